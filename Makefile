@@ -1,0 +1,83 @@
+# pgarena: GNU make + pkg-config. `make` builds build/pgarena; `make check` installs what is
+# missing, builds a normal and an ASan+UBSan binary, starts a scratch PostgreSQL and runs
+# every test; `make demo` runs a short real benchmark against a scratch server.
+
+CC      ?= cc
+PKGS    := libpq jansson
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0)
+
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror
+CPPFLAGS_ALL = -Isrc -D_GNU_SOURCE -DPGARENA_VERSION='"$(VERSION)"' \
+               $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LIBS_ALL = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+
+# Two variants share the sources: release (build/) and sanitized (build/asan/).
+REL_CFLAGS  := -std=c11 -O2 -g $(WARN)
+ASAN_CFLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+               -fno-sanitize-recover=undefined $(WARN)
+
+LIB_SRC  := $(sort $(shell find src -name '*.c' ! -path src/main.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+
+REL_OBJ  := $(LIB_SRC:%.c=build/obj/%.o)
+ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o)
+
+.PHONY: all asan unit check demo clean format deps
+all: build/pgarena
+
+build/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
+
+build/asan/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
+
+build/libpgarena.a: $(REL_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+build/asan/libpgarena.a: $(ASAN_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+build/pgarena: build/obj/src/main.o build/libpgarena.a
+	$(CC) $(REL_CFLAGS) -o $@ $^ $(LIBS_ALL)
+
+build/asan/pgarena: build/asan/obj/src/main.o build/asan/libpgarena.a
+	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(LIBS_ALL)
+
+asan: build/asan/pgarena
+
+# Unit tests (cmocka): one binary per tests/unit/test_*.c, in both variants.
+build/tests/%: tests/unit/%.c build/libpgarena.a
+	@mkdir -p $(dir $@)
+	$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) $(shell pkg-config --cflags cmocka) -o $@ $^ \
+	    $(LIBS_ALL) $(shell pkg-config --libs cmocka)
+
+build/asan/tests/%: tests/unit/%.c build/asan/libpgarena.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) $(CPPFLAGS_ALL) $(shell pkg-config --cflags cmocka) -o $@ $^ \
+	    $(LIBS_ALL) $(shell pkg-config --libs cmocka)
+
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%) $(UNIT_SRC:tests/unit/%.c=build/asan/tests/%)
+unit: $(UNIT_BIN)
+
+deps:
+	@sh tests/ensure-deps.sh
+
+check:
+	@sh tests/ensure-deps.sh
+	@$(MAKE) --no-print-directory all asan unit
+	@bash tests/run-all.sh
+
+demo:
+	@sh tests/ensure-deps.sh
+	@$(MAKE) --no-print-directory all
+	./build/pgarena run --local -T 10 -c 4 -j 2 -w tpcb-like -o build/demo-result.json
+
+format:
+	clang-format -i $$(find src tests -name '*.[ch]')
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,16 @@
+#ifndef PGARENA_BASE_MEM_H
+#define PGARENA_BASE_MEM_H
+
+#include <stddef.h>
+
+/* Allocation that never returns NULL: out of memory aborts the process with a message,
+ * because no benchmark result is meaningful once the client cannot allocate. */
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* printf into a fresh heap string. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

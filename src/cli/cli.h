@@ -1,0 +1,19 @@
+#ifndef PGARENA_CLI_CLI_H
+#define PGARENA_CLI_CLI_H
+
+#include "base/err.h"
+
+/*
+ * The commands. Each parses its own options and returns 0 on success, -1 with e set (main
+ * prints "pgarena: MESSAGE" and exits with e->code), or 1 when a run was cut short after its
+ * result was written and reported (exit status 1, nothing more to print).
+ */
+int cli_init(int argc, char **argv, struct err *e);
+int cli_run(int argc, char **argv, struct err *e);
+int cli_show(int argc, char **argv, struct err *e);
+int cli_local(int argc, char **argv, struct err *e);
+
+/* Top-level usage (pgarena --help). */
+void cli_usage(void);
+
+#endif

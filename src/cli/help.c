@@ -1,0 +1,20 @@
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+void cli_usage(void)
+{
+    fputs("pgarena: PostgreSQL benchmark tool\n"
+          "\n"
+          "Usage:\n"
+          "  pgarena init    [CONN] [-w WORKLOAD] [-s SCALE] [-j JOBS] [--local]\n"
+          "  pgarena run     [CONN] [-w WORKLOAD] [-c CLIENTS] [-j THREADS] [-T S | -t N]\n"
+          "                  [-M simple|extended|prepared] [-P S] [-o RESULT.json] [--local]\n"
+          "  pgarena show    RESULT.json [--intervals]\n"
+          "  pgarena local   start|stop|status [--dir DIR]\n"
+          "  pgarena --help | --version ; pgarena COMMAND --help\n"
+          "\n"
+          "Workloads: tpcb-like (default), simple-update, select-only.\n"
+          "Try: pgarena run --local   (a complete benchmark against a scratch server)\n",
+          stdout);
+}

@@ -1,0 +1,274 @@
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/mem.h"
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "cli/init_int.h"
+#include "cli/run_int.h"
+#include "cli/session.h"
+#include "report/text.h"
+
+static const char usage[] =
+    "Usage: pgarena run [CONN] [-w WORKLOAD] [-s SCALE] [-c CLIENTS] [-j THREADS]\n"
+    "                   [-T SECONDS | -t TX_PER_CLIENT] [-M simple|extended|prepared]\n"
+    "                   [-P SECONDS] [-o RESULT.json] [--label TEXT] [--seed N] [--local] [-q]\n"
+    "\n"
+    "Run a workload, measure every transaction, print a summary and write a result file.\n"
+    "\n"
+    "  -w, --workload NAME   tpcb-like (default), simple-update, select-only\n"
+    "  -s, --scale N         scale for :scale (default: detected from pgbench_branches)\n"
+    "  -c, --clients N       concurrent client connections (default 1)\n"
+    "  -j, --jobs N          threads driving them (default 1)\n"
+    "  -T, --time S          run for S seconds (default 10)\n"
+    "  -t, --transactions N  run N transactions per client instead\n"
+    "  -M, --protocol P      simple (default), extended or prepared\n"
+    "  -P, --progress S      progress line every S seconds (default 1 on a terminal)\n"
+    "  -o, --output FILE     result file (default pgarena-WORKLOAD-TIME.json)\n"
+    "      --label TEXT      name of this setup, for compare\n"
+    "      --seed N          seed of the random draws\n"
+    "      --local           run against a scratch server, loading the workload first\n"
+    "  -q, --quiet           print only the summary\n"
+    "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
+
+enum { OPT_LABEL = 1, OPT_SEED, OPT_LOCAL, OPT_HELP };
+
+static int parse_protocol(const char *s, enum protocol *out, struct err *e)
+{
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(s, run_protocol_names[i]) == 0) {
+            *out = (enum protocol)i;
+            return 0;
+        }
+    }
+    return err_set(e, ERR_INPUT, "invalid value for -M: '%s' (expected simple, extended or prepared)",
+                   s);
+}
+
+/* Returns 1 when --help was printed. */
+static int parse_options(int argc, char **argv, struct run_opts *o, struct err *e)
+{
+    static const struct option longopts[] = {
+        {"workload", required_argument, NULL, 'w'}, {"scale", required_argument, NULL, 's'},
+        {"clients", required_argument, NULL, 'c'},  {"jobs", required_argument, NULL, 'j'},
+        {"time", required_argument, NULL, 'T'},     {"transactions", required_argument, NULL, 't'},
+        {"protocol", required_argument, NULL, 'M'}, {"progress", required_argument, NULL, 'P'},
+        {"output", required_argument, NULL, 'o'},   {"label", required_argument, NULL, OPT_LABEL},
+        {"seed", required_argument, NULL, OPT_SEED}, {"local", no_argument, NULL, OPT_LOCAL},
+        {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, OPT_HELP},
+        {"host", required_argument, NULL, 'h'},     {"port", required_argument, NULL, 'p'},
+        {"username", required_argument, NULL, 'U'}, {NULL, 0, NULL, 0}};
+    const char *workload = "tpcb-like";
+    int opt, got_T = 0;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":w:s:c:j:T:t:M:P:o:qh:p:U:", longopts, NULL)) != -1) {
+        if (args_conn_option(opt, optarg, &o->conn))
+            continue;
+        int rc = 0;
+        switch (opt) {
+        case 'w':
+            workload = optarg;
+            break;
+        case 's':
+            rc = args_int("-s", optarg, 1, 1000000, &o->scale, e);
+            break;
+        case 'c':
+            rc = args_int("-c", optarg, 1, 100000, &o->clients, e);
+            break;
+        case 'j':
+            rc = args_int("-j", optarg, 1, 1024, &o->threads, e);
+            break;
+        case 'T':
+            rc = args_int("-T", optarg, 1, 100000000, &o->duration_s, e);
+            got_T = 1;
+            break;
+        case 't':
+            rc = args_int("-t", optarg, 1, INT64_MAX / 2, &o->tx_per_client, e);
+            break;
+        case 'M':
+            rc = parse_protocol(optarg, &o->protocol, e);
+            break;
+        case 'P':
+            rc = args_int("-P", optarg, 1, 3600, &o->progress_s, e);
+            break;
+        case 'o':
+            o->output = optarg;
+            break;
+        case OPT_LABEL:
+            o->label = optarg;
+            break;
+        case OPT_SEED:
+            rc = args_int("--seed", optarg, 0, INT64_MAX, &o->seed, e);
+            o->seed_given = 1;
+            break;
+        case OPT_LOCAL:
+            o->local = 1;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case OPT_HELP:
+            fputs(usage, stdout);
+            return 1;
+        default:
+            return args_bad_option("run", argc, argv, optind, optopt, opt == ':', e);
+        }
+        if (rc < 0)
+            return -1;
+    }
+    if (args_positional(argc, argv, optind, &o->conn, "run", e) < 0)
+        return -1;
+    if (got_T && o->tx_per_client)
+        return err_set(e, ERR_INPUT, "run: -T and -t cannot be used together");
+    if (!o->tx_per_client && !got_T)
+        o->duration_s = 10;
+    o->workload = builtin_find(workload);
+    if (!o->workload)
+        return err_set(e, ERR_INPUT, "run: unknown workload '%s'", workload);
+    return 0;
+}
+
+/* A result path that cannot work is refused before anything runs. */
+static int check_output(struct run_opts *o, char *fallback, size_t size, struct err *e)
+{
+    if (!o->output) {
+        time_t t = time(NULL);
+        struct tm tm;
+        localtime_r(&t, &tm);
+        char stamp[32];
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+        snprintf(fallback, size, "pgarena-%s-%s.json", o->workload->name, stamp);
+        o->output = fallback;
+    }
+    char *copy = xstrdup(o->output);
+    const char *dir = dirname(copy);
+    int ok = access(dir, W_OK | X_OK) == 0;
+    free(copy);
+    if (!ok)
+        return err_set(e, ERR_INPUT, "run: cannot write the result file %s: directory %s",
+                       o->output, "is missing or not writable");
+    return 0;
+}
+
+/* Read what the run needs from the server before it starts: the scale and the version. */
+static int prepare_server(struct run_opts *o, struct err *e)
+{
+    PGconn *c = pg_connect(&o->conn, e);
+    if (!c)
+        return -1;
+    const char *v = PQparameterStatus(c, "server_version");
+    snprintf(o->server_version, sizeof o->server_version, "%s", v ? v : "");
+    char value[64];
+    struct err qe = {0};
+    int rc = 0;
+    if (pg_query_value(c, "SELECT count(*) FROM pgbench_branches", value, sizeof value, &qe) < 0)
+        rc = err_set(e, ERR_INPUT, "run: workload %s needs pgbench's tables (run pgarena init): %s",
+                     o->workload->name, qe.msg);
+    else if (o->scale == 0 && (o->scale = atoll(value)) < 1)
+        rc = err_set(e, ERR_INPUT, "run: pgbench_branches is empty (run pgarena init)");
+    PQfinish(c);
+    return rc;
+}
+
+static void print_progress(const struct engine_progress *p, void *arg)
+{
+    int tty = *(int *)arg;
+    fprintf(stderr, "%sprogress: %.1f s, %.1f tps, lat %.3f ms stddev %.3f, %llu failed%s",
+            tty ? "\r\033[K" : "", p->elapsed_s, (double)p->n_tx / p->period_s,
+            p->latency_mean_us / 1000.0, p->latency_stddev_us / 1000.0,
+            (unsigned long long)p->n_failed, tty ? "" : "\n");
+    fflush(stderr);
+}
+
+static int measure(struct run_opts *o, struct script_set *scripts, struct err *e)
+{
+    int tty = isatty(2);
+    if (o->progress_s == 0 && tty && !o->quiet)
+        o->progress_s = 1;
+    struct engine_config cfg = {
+        .conn = &o->conn,
+        .scripts = scripts,
+        .scale = o->scale,
+        .clients = (int)o->clients,
+        .threads = (int)o->threads,
+        .duration_s = o->duration_s,
+        .tx_per_client = o->tx_per_client,
+        .protocol = o->protocol,
+        .interval_us = 1000000,
+        .progress_s = o->quiet ? 0 : (double)o->progress_s,
+        .seed = (uint64_t)o->seed,
+        .progress = print_progress,
+        .progress_arg = &tty,
+    };
+    struct engine_result er;
+    clock_wall_iso8601(o->started_at, sizeof o->started_at);
+    if (engine_run(&cfg, &er, e) < 0)
+        return -1;
+    if (cfg.progress_s > 0 && tty)
+        fputs("\n", stderr);
+    struct result r;
+    run_build_result(o, scripts, &er, &r);
+    engine_result_free(&er);
+    report_text_summary(stdout, &r);
+    if (r.summary.failed > 0 && er.first_error[0])
+        fprintf(stderr, "pgarena: first failure: %s\n", er.first_error);
+    int rc = r.complete ? 0 : 1;
+    if (result_write(&r, o->output, e) < 0)
+        rc = -1;
+    else
+        printf("result:              %s\n", o->output);
+    if (rc == 1)
+        fprintf(stderr, "pgarena: run cut short (%s); the result file holds what was measured\n",
+                r.end_reason);
+    result_free(&r);
+    return rc;
+}
+
+int cli_run(int argc, char **argv, struct err *e)
+{
+    struct run_opts o = {.clients = 1, .threads = 1, .protocol = PROTO_SIMPLE};
+    struct script_set scripts;
+    struct local_server srv = {0};
+    char fallback[256];
+    int rc = parse_options(argc, argv, &o, e);
+    if (rc != 0)
+        goto out_opts;
+    rc = -1;
+    if (!o.seed_given)
+        o.seed = (int64_t)(clock_now_ns() & 0x7fffffff);
+    if (check_output(&o, fallback, sizeof fallback, e) < 0)
+        goto out_opts;
+    script_set_init(&scripts);
+    char *name = xasprintf("builtin: %s", o.workload->name);
+    int parsed = script_set_add(&scripts, name, o.workload->script, 1, e);
+    free(name);
+    if (parsed < 0)
+        goto out_scripts;
+    o.command = args_masked_command(argc, argv);
+    session_signals_install();
+    if (o.local) {
+        if (session_local_start(&srv, &o.conn, e) < 0)
+            goto out_scripts;
+        if (o.scale == 0)
+            o.scale = 1;
+        if (init_load(&o.conn, o.workload, o.scale, 1, (uint64_t)o.seed, o.quiet, e) < 0)
+            goto out_local;
+    }
+    if (prepare_server(&o, e) == 0)
+        rc = measure(&o, &scripts, e);
+out_local:
+    if (o.local)
+        session_local_stop(&srv);
+out_scripts:
+    script_set_free(&scripts);
+out_opts:
+    free(o.command);
+    pg_connopts_free(&o.conn);
+    return rc;
+}

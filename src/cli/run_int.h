@@ -1,0 +1,33 @@
+#ifndef PGARENA_CLI_RUN_INT_H
+#define PGARENA_CLI_RUN_INT_H
+
+/* Shared between the run command's files: the parsed options, and turning the engine's
+ * statistics into a result. */
+
+#include "engine/engine.h"
+#include "pg/pg.h"
+#include "result/result.h"
+#include "workload/builtin.h"
+#include "workload/script.h"
+
+struct run_opts {
+    struct pg_connopts conn;
+    const struct builtin_workload *workload;
+    int64_t scale; /* 0: detect from pgbench_branches */
+    int64_t clients, threads, duration_s, tx_per_client, progress_s, seed;
+    enum protocol protocol;
+    const char *output;
+    const char *label;
+    int quiet, local, seed_given;
+    char *command; /* masked */
+    char started_at[40];
+    char server_version[64];
+};
+
+/* Fill r from the run (r owns copies of everything). */
+void run_build_result(const struct run_opts *o, const struct script_set *scripts,
+                      const struct engine_result *er, struct result *r);
+
+extern const char *const run_protocol_names[];
+
+#endif

@@ -1,0 +1,132 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/mem.h"
+#include "cli/run_int.h"
+
+const char *const run_protocol_names[] = {"simple", "extended", "prepared"};
+
+static char *maybe_dup(const char *s)
+{
+    return s && *s ? xstrdup(s) : NULL;
+}
+
+static void client_info(struct result *r)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    r->client.hostname = xstrdup(host);
+    struct utsname u;
+    if (uname(&u) == 0)
+        r->client.os = xasprintf("%s %s %s", u.sysname, u.release, u.machine);
+    r->client.cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    struct sysinfo si;
+    if (sysinfo(&si) == 0)
+        r->client.memory_bytes = (int64_t)si.totalram * si.mem_unit;
+    r->client.pgarena_version = xstrdup(PGARENA_VERSION);
+    int v = PQlibVersion();
+    r->client.libpq_version = xasprintf("%d.%d", v / 10000, v % 100);
+}
+
+static void fill_intervals(const struct engine_result *er, struct result *r)
+{
+    struct hist *h = hist_new();
+    double interval_s = (double)er->series.interval_us / 1e6;
+    double total_s = (double)er->duration_ns / NS_PER_S;
+    r->n_intervals = er->series.n;
+    r->intervals = xcalloc(r->n_intervals, sizeof *r->intervals);
+    for (size_t i = 0; i < r->n_intervals; i++) {
+        const struct interval *src = &er->series.items[i];
+        struct result_interval *it = &r->intervals[i];
+        it->t_s = (double)(i + 1) * interval_s;
+        it->duration_s = interval_s;
+        if (i + 1 == r->n_intervals && total_s < it->t_s && total_s > (double)i * interval_s) {
+            it->t_s = total_s; /* the last interval may be cut short */
+            it->duration_s = total_s - (double)i * interval_s;
+        }
+        it->transactions = src->n_tx;
+        it->failed = src->n_failed;
+        it->tps = it->duration_s > 0 ? (double)src->n_tx / it->duration_s : 0;
+        hist_reset(h);
+        hist_add_sparse(h, &src->latency);
+        it->p50_us = (double)hist_percentile(h, 50);
+        it->p99_us = (double)hist_percentile(h, 99);
+        it->max_us = (double)hist_max(h);
+        hist_to_sparse(h, &it->histogram);
+    }
+    hist_free(h);
+}
+
+static void fill_summary(const struct engine_result *er, struct result *r)
+{
+    r->summary.duration_s = (double)er->duration_ns / NS_PER_S;
+    r->summary.transactions = er->n_tx;
+    r->summary.failed = er->n_failed;
+    r->summary.retried = er->n_retried;
+    r->summary.tps = r->summary.duration_s > 0 ? (double)er->n_tx / r->summary.duration_s : 0;
+    static const enum pg_failure map[RESULT_N_ERRORS] = {
+        PGF_SERIALIZATION, PGF_DEADLOCK, PGF_CONNECTION, PGF_TIMEOUT, PGF_OTHER};
+    for (int k = 0; k < RESULT_N_ERRORS; k++)
+        r->summary.errors[k] = er->errors[map[k]];
+    summary_latency(er->latency, &r->summary.latency_us);
+    r->summary.under_100ms = hist_fraction_below(er->latency, 100 * 1000);
+    r->summary.under_1000ms = hist_fraction_below(er->latency, 1000 * 1000);
+    r->summary.under_5000ms = hist_fraction_below(er->latency, 5000 * 1000);
+    hist_to_sparse(er->latency, &r->histogram);
+}
+
+static const char *end_reason_name(enum end_reason why)
+{
+    switch (why) {
+    case END_FINISHED:
+        return "finished";
+    case END_INTERRUPTED:
+        return "interrupted";
+    case END_SERVER_LOST:
+        return "server-lost";
+    default:
+        return "error";
+    }
+}
+
+void run_build_result(const struct run_opts *o, const struct script_set *scripts,
+                      const struct engine_result *er, struct result *r)
+{
+    char now[40];
+    memset(r, 0, sizeof *r);
+    r->label = maybe_dup(o->label);
+    r->started_at = xstrdup(o->started_at);
+    clock_wall_iso8601(now, sizeof now);
+    r->finished_at = xstrdup(now);
+    r->command = xstrdup(o->command);
+    r->complete = er->end_reason == END_FINISHED;
+    r->end_reason = xstrdup(end_reason_name(er->end_reason));
+    client_info(r);
+    r->server.version = maybe_dup(o->server_version);
+    r->workload.name = xstrdup(o->workload->name);
+    r->workload.scale = o->scale;
+    r->workload.n_scripts = (size_t)scripts->n_scripts;
+    r->workload.scripts = xcalloc(r->workload.n_scripts, sizeof *r->workload.scripts);
+    for (int i = 0; i < scripts->n_scripts; i++) {
+        r->workload.scripts[i].name = xstrdup(scripts->scripts[i].name);
+        r->workload.scripts[i].weight = scripts->scripts[i].weight;
+        r->workload.scripts[i].text = xstrdup(scripts->scripts[i].source);
+    }
+    r->options.clients = (int)o->clients;
+    r->options.threads = (int)(o->threads < o->clients ? o->threads : o->clients);
+    r->options.duration_s = (double)o->duration_s;
+    r->options.transactions_per_client = o->tx_per_client;
+    r->options.protocol = xstrdup(run_protocol_names[o->protocol]);
+    r->options.seed = (uint64_t)o->seed;
+    fill_summary(er, r);
+    fill_intervals(er, r);
+    r->n_clients = (size_t)er->n_clients;
+    r->clients = xcalloc(r->n_clients, sizeof *r->clients);
+    for (size_t i = 0; i < r->n_clients; i++)
+        r->clients[i] = (struct result_client){er->clients[i].n_tx, er->clients[i].n_failed};
+}

@@ -1,0 +1,248 @@
+#include "engine/engine_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "base/mem.h"
+
+atomic_int engine_stop_flag;
+int engine_stop_fd = -1;
+
+void engine_request_stop(void)
+{
+    atomic_store(&engine_stop_flag, 1);
+    if (engine_stop_fd >= 0) {
+        uint64_t one = 1;
+        ssize_t r = write(engine_stop_fd, &one, sizeof one);
+        (void)r;
+    }
+}
+
+static int max_params(const struct script_set *s)
+{
+    int m = 0;
+    for (int i = 0; i < s->n_scripts; i++)
+        for (int j = 0; j < s->scripts[i].n_cmds; j++)
+            if (s->scripts[i].cmds[j].n_params > m)
+                m = s->scripts[i].cmds[j].n_params;
+    return m;
+}
+
+/* Clients are dealt to threads in contiguous blocks, as pgbench does. */
+static void init_workers(struct run *run)
+{
+    const struct engine_config *cfg = run->cfg;
+    run->workers = xcalloc((size_t)run->n_workers, sizeof *run->workers);
+    int next_client = 0;
+    for (int t = 0; t < run->n_workers; t++) {
+        struct worker *w = &run->workers[t];
+        w->id = t;
+        w->run = run;
+        w->n_clients = cfg->clients / run->n_workers + (t < cfg->clients % run->n_workers);
+        w->clients = xcalloc((size_t)w->n_clients, sizeof *w->clients);
+        w->n_live = w->n_setup_pending = w->n_clients;
+        w->epfd = epoll_create1(EPOLL_CLOEXEC);
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+        epoll_ctl(w->epfd, EPOLL_CTL_ADD, engine_stop_fd, &ev);
+        w->latency = hist_new();
+        w->interval_latency = hist_new();
+        series_init(&w->series, cfg->interval_us);
+        for (int i = 0; i < w->n_clients; i++)
+            client_init(&w->clients[i], w, next_client++);
+    }
+}
+
+static void progress_tick(struct run *run, time_ns now, time_ns *last_ns, uint64_t last[4])
+{
+    uint64_t tx = 0, failed = 0;
+    double sum = 0, sumsq = 0;
+    for (int t = 0; t < run->n_workers; t++) {
+        struct worker *w = &run->workers[t];
+        tx += atomic_load_explicit(&w->prog_tx, memory_order_acquire);
+        failed += atomic_load_explicit(&w->prog_failed, memory_order_relaxed);
+        sum += atomic_load_explicit(&w->prog_sum_us, memory_order_relaxed);
+        sumsq += atomic_load_explicit(&w->prog_sumsq_us, memory_order_relaxed);
+    }
+    double prev_sum, prev_sumsq;
+    memcpy(&prev_sum, &last[2], sizeof prev_sum);
+    memcpy(&prev_sumsq, &last[3], sizeof prev_sumsq);
+    struct engine_progress p = {
+        .elapsed_s = (double)(now - run->start_ns) / NS_PER_S,
+        .period_s = (double)(now - *last_ns) / NS_PER_S,
+        .n_tx = tx - last[0],
+        .n_failed = failed - last[1],
+    };
+    if (p.n_tx > 0) {
+        double n = (double)p.n_tx, s = sum - prev_sum, s2 = sumsq - prev_sumsq;
+        p.latency_mean_us = s / n;
+        double var = s2 / n - p.latency_mean_us * p.latency_mean_us;
+        p.latency_stddev_us = var > 0 ? sqrt(var) : 0;
+    }
+    run->cfg->progress(&p, run->cfg->progress_arg);
+    last[0] = tx;
+    last[1] = failed;
+    memcpy(&last[2], &sum, sizeof sum);
+    memcpy(&last[3], &sumsq, sizeof sumsq);
+    *last_ns = now;
+}
+
+static void deadline(struct timespec *ts, time_ns wait)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    time_ns t = (time_ns)ts->tv_sec * NS_PER_S + ts->tv_nsec + wait;
+    ts->tv_sec = t / NS_PER_S;
+    ts->tv_nsec = t % NS_PER_S;
+}
+
+/* The main thread waits for the workers, waking for each progress line. */
+static void supervise(struct run *run)
+{
+    const struct engine_config *cfg = run->cfg;
+    time_ns period = cfg->progress && cfg->progress_s > 0 ? (time_ns)(cfg->progress_s * NS_PER_S)
+                                                          : 0;
+    time_ns last_ns = run->start_ns, next = run->start_ns + period;
+    uint64_t last[4] = {0};
+    pthread_mutex_lock(&run->mu);
+    while (run->n_finished < run->n_workers) {
+        struct timespec ts;
+        time_ns now = clock_now_ns();
+        if (period && now >= next) {
+            pthread_mutex_unlock(&run->mu);
+            progress_tick(run, now, &last_ns, last);
+            pthread_mutex_lock(&run->mu);
+            while (next <= now)
+                next += period;
+        }
+        deadline(&ts, period ? next - clock_now_ns() : 200 * NS_PER_MS);
+        pthread_cond_timedwait(&run->cv, &run->mu, &ts);
+    }
+    pthread_mutex_unlock(&run->mu);
+}
+
+static int start_or_abort(struct run *run, struct err *e)
+{
+    pthread_mutex_lock(&run->mu);
+    while (run->n_setup_done < run->n_workers)
+        pthread_cond_wait(&run->cv, &run->mu);
+    const char *why = NULL;
+    for (int t = 0; t < run->n_workers && !why; t++)
+        if (run->workers[t].setup_failed)
+            why = run->workers[t].error;
+    run->start_ns = clock_now_ns();
+    if (run->cfg->duration_s > 0)
+        run->end_ns = run->start_ns + run->cfg->duration_s * NS_PER_S;
+    run->go = why ? -1 : 1;
+    pthread_cond_broadcast(&run->cv);
+    pthread_mutex_unlock(&run->mu);
+    if (why)
+        return err_set(e, ERR_RUNTIME, "%s", why);
+    return 0;
+}
+
+static void collect(struct run *run, struct engine_result *out)
+{
+    const struct engine_config *cfg = run->cfg;
+    memset(out, 0, sizeof *out);
+    out->latency = hist_new();
+    series_init(&out->series, cfg->interval_us);
+    out->n_clients = cfg->clients;
+    out->clients = xcalloc((size_t)cfg->clients, sizeof *out->clients);
+    time_ns last = run->start_ns;
+    for (int t = 0; t < run->n_workers; t++) {
+        struct worker *w = &run->workers[t];
+        hist_add(out->latency, w->latency);
+        series_merge(&out->series, &w->series);
+        out->n_tx += w->n_tx;
+        out->n_failed += w->n_failed;
+        for (int k = 0; k < PGF__COUNT; k++)
+            out->errors[k] += w->errors[k];
+        if (w->last_completion > last)
+            last = w->last_completion;
+        if (!out->first_error[0] && w->error[0])
+            snprintf(out->first_error, sizeof out->first_error, "%s", w->error);
+        for (int i = 0; i < w->n_clients; i++) {
+            struct client *c = &w->clients[i];
+            out->clients[c->id] = (struct client_result){c->n_tx, c->n_failed};
+        }
+    }
+    /* A -T run lasts its duration, even when the last transaction ended a bit before. */
+    time_ns end = run->end_ns > last ? run->end_ns : last;
+    if (atomic_load(&engine_stop_flag))
+        end = clock_now_ns();
+    out->duration_ns = end - run->start_ns;
+    size_t n_intervals = (size_t)((out->duration_ns + cfg->interval_us * NS_PER_US - 1) /
+                                  (cfg->interval_us * NS_PER_US));
+    if (run->max_interval != SIZE_MAX && n_intervals > run->max_interval + 1)
+        n_intervals = run->max_interval + 1;
+    series_ensure(&out->series, n_intervals);
+    out->end_reason = END_FINISHED;
+    if (atomic_load(&engine_stop_flag))
+        out->end_reason = END_INTERRUPTED;
+    else if (out->errors[PGF_CONNECTION] > 0)
+        out->end_reason = END_SERVER_LOST;
+}
+
+static void free_workers(struct run *run)
+{
+    for (int t = 0; t < run->n_workers; t++) {
+        struct worker *w = &run->workers[t];
+        for (int i = 0; i < w->n_clients; i++)
+            client_free(&w->clients[i]);
+        free(w->clients);
+        hist_free(w->latency);
+        hist_free(w->interval_latency);
+        series_free(&w->series);
+        close(w->epfd);
+    }
+    free(run->workers);
+}
+
+int engine_run(const struct engine_config *cfg, struct engine_result *out, struct err *e)
+{
+    struct run run = {.cfg = cfg};
+    memset(out, 0, sizeof *out);
+    run.n_workers = cfg->threads < cfg->clients ? cfg->threads : cfg->clients;
+    if (run.n_workers < 1)
+        run.n_workers = 1;
+    run.max_params = max_params(cfg->scripts);
+    run.max_interval = SIZE_MAX;
+    if (cfg->duration_s > 0) /* late completions fold into the last interval */
+        run.max_interval = (size_t)((cfg->duration_s * 1000000 + cfg->interval_us - 1) /
+                                    cfg->interval_us) - 1;
+    atomic_store(&engine_stop_flag, 0);
+    engine_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    pthread_mutex_init(&run.mu, NULL);
+    pthread_cond_init(&run.cv, NULL);
+    init_workers(&run);
+    for (int t = 0; t < run.n_workers; t++)
+        pthread_create(&run.workers[t].thread, NULL, worker_main, &run.workers[t]);
+    int rc = start_or_abort(&run, e);
+    if (rc == 0)
+        supervise(&run);
+    for (int t = 0; t < run.n_workers; t++)
+        pthread_join(run.workers[t].thread, NULL);
+    if (rc == 0)
+        collect(&run, out);
+    free_workers(&run);
+    pthread_mutex_destroy(&run.mu);
+    pthread_cond_destroy(&run.cv);
+    int fd = engine_stop_fd;
+    engine_stop_fd = -1;
+    close(fd);
+    return rc;
+}
+
+void engine_result_free(struct engine_result *r)
+{
+    hist_free(r->latency);
+    series_free(&r->series);
+    free(r->clients);
+    memset(r, 0, sizeof *r);
+}

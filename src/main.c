@@ -1,0 +1,41 @@
+/* pgarena: dispatch to a command and map its error to the exit status. */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "cli/cli.h"
+
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv, struct err *e);
+};
+
+static const struct command commands[] = {
+    {"init", cli_init}, {"run", cli_run}, {"show", cli_show}, {"local", cli_local}, {NULL, NULL}};
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        cli_usage();
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("pgarena %s\n", PGARENA_VERSION);
+        return 0;
+    }
+    for (const struct command *c = commands; c->name; c++) {
+        if (strcmp(argv[1], c->name) != 0)
+            continue;
+        struct err e = {0};
+        /* Each command sees its own name as argv[0], as getopt expects. */
+        int rc = c->fn(argc - 1, argv + 1, &e);
+        if (rc < 0) {
+            fprintf(stderr, "pgarena: %s\n", e.msg);
+            return e.code ? (int)e.code : 1;
+        }
+        return rc;
+    }
+    fprintf(stderr, "pgarena: unknown command '%s' (see pgarena --help)\n", argv[1]);
+    return 2;
+}

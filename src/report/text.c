@@ -1,0 +1,78 @@
+#include "report/text.h"
+
+#include <math.h>
+
+/* Latencies print in milliseconds with three decimals, as pgbench prints them. */
+static double ms(double us)
+{
+    return us / 1000.0;
+}
+
+static void print_spread(FILE *out, const struct result *r)
+{
+    if (r->n_clients == 0)
+        return;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    double sum = 0, sumsq = 0;
+    for (size_t i = 0; i < r->n_clients; i++) {
+        uint64_t n = r->clients[i].transactions;
+        lo = n < lo ? n : lo;
+        hi = n > hi ? n : hi;
+        sum += (double)n;
+        sumsq += (double)n * (double)n;
+    }
+    double mean = sum / (double)r->n_clients;
+    double var = sumsq / (double)r->n_clients - mean * mean;
+    fprintf(out, "per client:          min %llu, max %llu, stddev %.1f transactions\n",
+            (unsigned long long)lo, (unsigned long long)hi, var > 0 ? sqrt(var) : 0.0);
+}
+
+void report_text_summary(FILE *out, const struct result *r)
+{
+    const struct latency_summary *l = &r->summary.latency_us;
+    fprintf(out, "workload:            %s (scale %lld)\n", r->workload.name ? r->workload.name : "?",
+            (long long)r->workload.scale);
+    if (r->label)
+        fprintf(out, "label:               %s\n", r->label);
+    if (r->server.version)
+        fprintf(out, "server:              PostgreSQL %s\n", r->server.version);
+    fprintf(out, "clients:             %d (threads %d), protocol %s\n", r->options.clients,
+            r->options.threads, r->options.protocol ? r->options.protocol : "?");
+    fprintf(out, "duration:            %.1f s%s\n", r->summary.duration_s,
+            r->complete ? "" : "  (INCOMPLETE: run was cut short)");
+    fprintf(out, "transactions:        %llu\n", (unsigned long long)r->summary.transactions);
+    fprintf(out, "failed:              %llu", (unsigned long long)r->summary.failed);
+    uint64_t total = r->summary.transactions + r->summary.failed;
+    if (total > 0)
+        fprintf(out, " (%.3f %%)", 100.0 * (double)r->summary.failed / (double)total);
+    if (r->summary.failed > 0) {
+        const char *sep = " [";
+        for (int k = 0; k < RESULT_N_ERRORS; k++) {
+            if (!r->summary.errors[k])
+                continue;
+            fprintf(out, "%s%s %llu", sep, result_error_names[k],
+                    (unsigned long long)r->summary.errors[k]);
+            sep = ", ";
+        }
+        fputs("]", out);
+    }
+    fputc('\n', out);
+    fprintf(out, "tps:                 %.2f\n", r->summary.tps);
+    fprintf(out,
+            "latency (ms):        min %.3f  mean %.3f  stddev %.3f\n"
+            "                     p50 %.3f  p90 %.3f  p95 %.3f  p99 %.3f  p99.9 %.3f  max %.3f\n",
+            ms(l->min), ms(l->mean), ms(l->stddev), ms(l->p50), ms(l->p90), ms(l->p95),
+            ms(l->p99), ms(l->p999), ms(l->max));
+    print_spread(out, r);
+}
+
+void report_text_intervals(FILE *out, const struct result *r)
+{
+    fprintf(out, "%8s %10s %8s %10s %10s %10s\n", "t_s", "tps", "failed", "p50_ms", "p99_ms",
+            "max_ms");
+    for (size_t i = 0; i < r->n_intervals; i++) {
+        const struct result_interval *it = &r->intervals[i];
+        fprintf(out, "%8.1f %10.1f %8llu %10.3f %10.3f %10.3f\n", it->t_s, it->tps,
+                (unsigned long long)it->failed, ms(it->p50_us), ms(it->p99_us), ms(it->max_us));
+    }
+}

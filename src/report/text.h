@@ -1,0 +1,14 @@
+#ifndef PGARENA_REPORT_TEXT_H
+#define PGARENA_REPORT_TEXT_H
+
+#include <stdio.h>
+
+#include "result/result.h"
+
+/* The human summary of a result, as `run` prints it at the end and `show` prints it again. */
+void report_text_summary(FILE *out, const struct result *r);
+
+/* One line per interval (show --intervals). */
+void report_text_intervals(FILE *out, const struct result *r);
+
+#endif

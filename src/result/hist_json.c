@@ -1,0 +1,62 @@
+#include "result/result_int.h"
+
+#include <string.h>
+
+#include "base/mem.h"
+
+json_t *result_hist_to_json(const struct hist_sparse *h)
+{
+    json_t *bins = json_array();
+    for (size_t i = 0; i < h->n_bins; i++)
+        json_array_append_new(bins, json_pack("[II]", (json_int_t)h->bins[i].value_us,
+                                              (json_int_t)h->bins[i].count));
+    return json_pack("{s:s, s:I, s:I, s:I, s:f, s:f, s:o}", "unit", "us", "count",
+                     (json_int_t)h->count, "min", (json_int_t)h->min_us, "max",
+                     (json_int_t)h->max_us, "sum", h->sum_us, "sumsq", h->sumsq_us, "bins",
+                     bins);
+}
+
+static int get_int(const json_t *o, const char *key, json_int_t *out)
+{
+    json_t *v = json_object_get(o, key);
+    if (!json_is_integer(v))
+        return -1;
+    *out = json_integer_value(v);
+    return 0;
+}
+
+int result_hist_from_json(const json_t *j, struct hist_sparse *out)
+{
+    memset(out, 0, sizeof *out);
+    json_int_t count, min, max;
+    json_t *bins = json_object_get(j, "bins");
+    if (!json_is_object(j) || get_int(j, "count", &count) < 0 || get_int(j, "min", &min) < 0 ||
+        get_int(j, "max", &max) < 0 || !json_is_array(bins) || count < 0)
+        return -1;
+    out->count = (uint64_t)count;
+    out->min_us = min;
+    out->max_us = max;
+    out->sum_us = json_number_value(json_object_get(j, "sum"));
+    out->sumsq_us = json_number_value(json_object_get(j, "sumsq"));
+    out->n_bins = json_array_size(bins);
+    out->bins = xcalloc(out->n_bins, sizeof *out->bins);
+    uint64_t total = 0;
+    for (size_t i = 0; i < out->n_bins; i++) {
+        json_t *b = json_array_get(bins, i);
+        json_t *v = json_array_get(b, 0), *c = json_array_get(b, 1);
+        if (!json_is_integer(v) || !json_is_integer(c) || json_integer_value(c) < 0 ||
+            json_integer_value(v) < 0 ||
+            (i > 0 && json_integer_value(v) <= out->bins[i - 1].value_us)) {
+            hist_sparse_free(out);
+            return -1;
+        }
+        out->bins[i].value_us = json_integer_value(v);
+        out->bins[i].count = (uint64_t)json_integer_value(c);
+        total += out->bins[i].count;
+    }
+    if (total != out->count) {
+        hist_sparse_free(out);
+        return -1;
+    }
+    return 0;
+}

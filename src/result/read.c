@@ -1,0 +1,207 @@
+#include "result/result.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "result/result_int.h"
+
+/* Reading is strict about what later commands rely on (format, version, summary, intervals,
+ * histogram) and lenient about the rest, which may be absent in files of other tools'
+ * making or of a later minor extension. */
+
+static char *dup_str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? xstrdup(s) : NULL;
+}
+
+static double num(const json_t *o, const char *key)
+{
+    return json_number_value(json_object_get(o, key));
+}
+
+static uint64_t count(const json_t *o, const char *key)
+{
+    json_int_t v = json_integer_value(json_object_get(o, key));
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+static void read_latency(const json_t *l, struct latency_summary *out)
+{
+    out->min = num(l, "min");
+    out->mean = num(l, "mean");
+    out->stddev = num(l, "stddev");
+    out->p50 = num(l, "p50");
+    out->p90 = num(l, "p90");
+    out->p95 = num(l, "p95");
+    out->p99 = num(l, "p99");
+    out->p999 = num(l, "p999");
+    out->max = num(l, "max");
+}
+
+static int read_summary(const json_t *s, struct result *r)
+{
+    if (!json_is_object(s) || !json_is_integer(json_object_get(s, "transactions")) ||
+        !json_is_number(json_object_get(s, "tps")) ||
+        !json_is_object(json_object_get(s, "latency_us")))
+        return -1;
+    r->summary.duration_s = num(s, "duration_s");
+    r->summary.transactions = count(s, "transactions");
+    r->summary.failed = count(s, "failed");
+    r->summary.retried = count(s, "retried");
+    r->summary.tps = num(s, "tps");
+    json_t *errors = json_object_get(s, "errors");
+    for (int k = 0; k < RESULT_N_ERRORS; k++)
+        r->summary.errors[k] = count(errors, result_error_names[k]);
+    read_latency(json_object_get(s, "latency_us"), &r->summary.latency_us);
+    json_t *under = json_object_get(s, "under_ms");
+    r->summary.under_100ms = num(under, "100");
+    r->summary.under_1000ms = num(under, "1000");
+    r->summary.under_5000ms = num(under, "5000");
+    return 0;
+}
+
+static int read_intervals(const json_t *a, struct result *r)
+{
+    if (!json_is_array(a))
+        return -1;
+    r->n_intervals = json_array_size(a);
+    r->intervals = xcalloc(r->n_intervals, sizeof *r->intervals);
+    for (size_t i = 0; i < r->n_intervals; i++) {
+        const json_t *o = json_array_get(a, i);
+        struct result_interval *it = &r->intervals[i];
+        if (!json_is_object(o) || !json_is_number(json_object_get(o, "t_s")))
+            return -1;
+        it->t_s = num(o, "t_s");
+        it->duration_s = num(o, "duration_s");
+        it->transactions = count(o, "transactions");
+        it->failed = count(o, "failed");
+        it->tps = num(o, "tps");
+        json_t *l = json_object_get(o, "latency_us");
+        it->p50_us = num(l, "p50");
+        it->p99_us = num(l, "p99");
+        it->max_us = num(l, "max");
+        json_t *h = json_object_get(o, "histogram");
+        if (h && result_hist_from_json(h, &it->histogram) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void read_context(const json_t *root, struct result *r)
+{
+    r->label = dup_str(root, "label");
+    r->started_at = dup_str(root, "started_at");
+    r->finished_at = dup_str(root, "finished_at");
+    r->command = dup_str(root, "command");
+    r->complete = json_is_true(json_object_get(root, "complete"));
+    r->end_reason = dup_str(root, "end_reason");
+    json_t *c = json_object_get(root, "client");
+    r->client.hostname = dup_str(c, "hostname");
+    r->client.os = dup_str(c, "os");
+    r->client.pgarena_version = dup_str(c, "pgarena_version");
+    r->client.libpq_version = dup_str(c, "libpq_version");
+    r->client.cpus = (int)count(c, "cpus");
+    r->client.memory_bytes = (int64_t)count(c, "memory_bytes");
+    r->server.version = dup_str(json_object_get(root, "server"), "version");
+    json_t *w = json_object_get(root, "workload");
+    r->workload.name = dup_str(w, "name");
+    r->workload.scale = (int64_t)count(w, "scale");
+    json_t *scripts = json_object_get(w, "scripts");
+    r->workload.n_scripts = json_array_size(scripts);
+    r->workload.scripts = xcalloc(r->workload.n_scripts, sizeof *r->workload.scripts);
+    for (size_t i = 0; i < r->workload.n_scripts; i++) {
+        json_t *s = json_array_get(scripts, i);
+        r->workload.scripts[i].name = dup_str(s, "name");
+        r->workload.scripts[i].weight = (int)count(s, "weight");
+        r->workload.scripts[i].text = dup_str(s, "text");
+    }
+    json_t *o = json_object_get(root, "options");
+    r->options.clients = (int)count(o, "clients");
+    r->options.threads = (int)count(o, "threads");
+    r->options.duration_s = num(o, "duration_s");
+    r->options.transactions_per_client = (int64_t)count(o, "transactions_per_client");
+    r->options.rate = num(o, "rate");
+    r->options.latency_limit_ms = num(o, "latency_limit_ms");
+    r->options.connect_per_tx = json_is_true(json_object_get(o, "connect_per_tx"));
+    r->options.protocol = dup_str(o, "protocol");
+    r->options.warmup_s = num(o, "warmup_s");
+    r->options.seed = count(o, "seed");
+    json_t *clients = json_object_get(root, "clients");
+    r->n_clients = json_array_size(clients);
+    r->clients = xcalloc(r->n_clients, sizeof *r->clients);
+    for (size_t i = 0; i < r->n_clients; i++) {
+        r->clients[i].transactions = count(json_array_get(clients, i), "transactions");
+        r->clients[i].failed = count(json_array_get(clients, i), "failed");
+    }
+}
+
+static int read_root(const json_t *root, const char *path, struct result *r, struct err *e)
+{
+    const char *format = json_string_value(json_object_get(root, "format"));
+    json_t *version = json_object_get(root, "version");
+    if (!json_is_object(root) || !format || strcmp(format, RESULT_FORMAT) != 0)
+        return err_set(e, ERR_INPUT, "%s: not a pgarena result file (format is not \"%s\")",
+                       path, RESULT_FORMAT);
+    if (!json_is_integer(version) || json_integer_value(version) < 1)
+        return err_set(e, ERR_INPUT, "%s: missing or invalid version", path);
+    if (json_integer_value(version) > RESULT_VERSION)
+        return err_set(e, ERR_INPUT,
+                       "%s: result file version %lld is newer than this pgarena reads (%d)", path,
+                       (long long)json_integer_value(version), RESULT_VERSION);
+    read_context(root, r);
+    if (read_summary(json_object_get(root, "summary"), r) < 0)
+        return err_set(e, ERR_INPUT, "%s: missing or invalid summary", path);
+    if (read_intervals(json_object_get(root, "intervals"), r) < 0)
+        return err_set(e, ERR_INPUT, "%s: invalid intervals", path);
+    if (result_hist_from_json(json_object_get(root, "histogram"), &r->histogram) < 0)
+        return err_set(e, ERR_INPUT, "%s: missing or invalid histogram", path);
+    return 0;
+}
+
+int result_read(const char *path, struct result *r, struct err *e)
+{
+    memset(r, 0, sizeof *r);
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        if (je.line <= 0)
+            return err_set(e, ERR_INPUT, "%s: %s", path, je.text);
+        return err_set(e, ERR_INPUT, "%s:%d:%d: invalid JSON: %s", path, je.line, je.column,
+                       je.text);
+    }
+    int rc = read_root(root, path, r, e);
+    json_decref(root);
+    if (rc < 0)
+        result_free(r);
+    return rc;
+}
+
+void result_free(struct result *r)
+{
+    free(r->label);
+    free(r->started_at);
+    free(r->finished_at);
+    free(r->command);
+    free(r->end_reason);
+    free(r->client.hostname);
+    free(r->client.os);
+    free(r->client.pgarena_version);
+    free(r->client.libpq_version);
+    free(r->server.version);
+    free(r->workload.name);
+    for (size_t i = 0; i < r->workload.n_scripts; i++) {
+        free(r->workload.scripts[i].name);
+        free(r->workload.scripts[i].text);
+    }
+    free(r->workload.scripts);
+    free(r->options.protocol);
+    for (size_t i = 0; i < r->n_intervals; i++)
+        hist_sparse_free(&r->intervals[i].histogram);
+    free(r->intervals);
+    hist_sparse_free(&r->histogram);
+    free(r->clients);
+    memset(r, 0, sizeof *r);
+}

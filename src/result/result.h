@@ -1,0 +1,105 @@
+#ifndef PGARENA_RESULT_RESULT_H
+#define PGARENA_RESULT_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "stats/hist.h"
+#include "stats/summary.h"
+
+/*
+ * The result file: a versioned JSON document (format "pgarena-result", version 1) written
+ * atomically, and read back for show, compare and report. DESIGN.md lists its stable paths.
+ * Ownership: struct result owns every string and array it points to (result_free). Strings
+ * may be NULL when absent.
+ */
+
+#define RESULT_FORMAT  "pgarena-result"
+#define RESULT_VERSION 1
+
+enum { RESULT_ERR_SERIALIZATION, RESULT_ERR_DEADLOCK, RESULT_ERR_CONNECTION, RESULT_ERR_TIMEOUT,
+       RESULT_ERR_OTHER, RESULT_N_ERRORS };
+
+extern const char *const result_error_names[RESULT_N_ERRORS];
+
+struct result_script {
+    char *name;
+    int weight;
+    char *text;
+};
+
+struct result_interval {
+    double t_s;        /* end of the interval, seconds since the measured start */
+    double duration_s; /* its length (the last one may be shorter) */
+    uint64_t transactions;
+    uint64_t failed;
+    double tps;
+    double p50_us, p99_us, max_us;
+    struct hist_sparse histogram;
+};
+
+struct result_client {
+    uint64_t transactions;
+    uint64_t failed;
+};
+
+struct result {
+    char *label;
+    char *started_at;
+    char *finished_at;
+    char *command; /* password masked */
+    int complete;
+    char *end_reason; /* "finished", "interrupted", "server-lost", "error" */
+
+    struct {
+        char *hostname, *os, *pgarena_version, *libpq_version;
+        int cpus;
+        int64_t memory_bytes;
+    } client;
+    struct {
+        char *version;
+    } server;
+    struct {
+        char *name;
+        int64_t scale;
+        size_t n_scripts;
+        struct result_script *scripts;
+    } workload;
+    struct {
+        int clients, threads;
+        double duration_s;
+        int64_t transactions_per_client;
+        double rate;
+        double latency_limit_ms;
+        int connect_per_tx;
+        char *protocol;
+        double warmup_s;
+        uint64_t seed;
+    } options;
+    struct {
+        double duration_s;
+        uint64_t transactions, failed, retried;
+        double tps;
+        uint64_t errors[RESULT_N_ERRORS];
+        struct latency_summary latency_us;
+        double under_100ms, under_1000ms, under_5000ms;
+    } summary;
+    size_t n_intervals;
+    struct result_interval *intervals;
+    struct hist_sparse histogram;
+    size_t n_clients;
+    struct result_client *clients;
+};
+
+void result_free(struct result *r);
+
+/* Write r to path atomically: a temporary file beside it, fsync, rename. On failure nothing
+ * is left at path (nor the temporary file); -1 with e set (ERR_RUNTIME). */
+int result_write(const struct result *r, const char *path, struct err *e);
+
+/* Read and validate a result file. -1 with e set (ERR_INPUT: "FILE: why") when the file is
+ * unreadable, not JSON, of another format, a future version, or missing a required path. */
+int result_read(const char *path, struct result *r, struct err *e);
+
+#endif

@@ -1,0 +1,53 @@
+#include "workload/builtin.h"
+
+#include <string.h>
+
+/* The scripts are pgbench's own (pgbench --show-script), so results compare like for like. */
+
+#define PGBENCH_RANDOM_VARS                                                                       \
+    "\\set aid random(1, 100000 * :scale)\n"                                                      \
+    "\\set bid random(1, 1 * :scale)\n"                                                           \
+    "\\set tid random(1, 10 * :scale)\n"                                                          \
+    "\\set delta random(-5000, 5000)\n"
+
+#define PGBENCH_ACCOUNT_UPDATE                                                                    \
+    "BEGIN;\n"                                                                                    \
+    "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n"                \
+    "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
+
+#define PGBENCH_HISTORY_INSERT                                                                    \
+    "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, "      \
+    ":delta, CURRENT_TIMESTAMP);\n"                                                               \
+    "END;\n"
+
+static const struct builtin_workload tpcb_like = {
+    "tpcb-like", "pgbench's TPC-B (sort of) transaction", DATASET_PGBENCH,
+    PGBENCH_RANDOM_VARS PGBENCH_ACCOUNT_UPDATE
+    "UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;\n"
+    "UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;\n"
+    PGBENCH_HISTORY_INSERT};
+
+static const struct builtin_workload simple_update = {
+    "simple-update", "pgbench -N: update accounts, insert history", DATASET_PGBENCH,
+    PGBENCH_RANDOM_VARS PGBENCH_ACCOUNT_UPDATE PGBENCH_HISTORY_INSERT};
+
+static const struct builtin_workload select_only = {
+    "select-only", "pgbench -S: one primary-key lookup", DATASET_PGBENCH,
+    "\\set aid random(1, 100000 * :scale)\n"
+    "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"};
+
+static const struct builtin_workload *const all[] = {&tpcb_like, &simple_update, &select_only,
+                                                     NULL};
+
+const struct builtin_workload *builtin_find(const char *name)
+{
+    for (int i = 0; all[i]; i++)
+        if (strcmp(all[i]->name, name) == 0)
+            return all[i];
+    return NULL;
+}
+
+const struct builtin_workload *const *builtin_all(void)
+{
+    return all;
+}

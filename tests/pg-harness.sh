@@ -1,0 +1,39 @@
+#!/bin/sh
+# Start or stop the tests' scratch PostgreSQL, independent of the code under test.
+#   tests/pg-harness.sh start DIR   -> prints the conninfo; server on a unix socket in DIR
+#   tests/pg-harness.sh stop DIR    -> stops it and removes DIR
+set -eu
+action=$1
+dir=$2
+bindir=$(pg_config --bindir 2>/dev/null || true)
+if [ ! -x "$bindir/initdb" ]; then
+    bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+fi
+as_pg() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+case "$action" in
+start)
+    mkdir -p "$dir"
+    chmod 700 "$dir"
+    [ "$(id -u)" = 0 ] && chown postgres: "$dir"
+    as_pg "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 -N >"$dir/initdb.log" 2>&1 ||
+        { cat "$dir/initdb.log" >&2; exit 1; }
+    # Small settings keep the tests light on a 2-core machine; max_connections leaves room
+    # for the many-client tests.
+    as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-k $dir -c listen_addresses='' -p 5432 -c max_connections=120" start >/dev/null ||
+        { tail -n 5 "$dir/server.log" >&2; exit 1; }
+    echo "host=$dir port=5432 user=postgres dbname=postgres"
+    ;;
+stop)
+    if [ -d "$dir/data" ]; then
+        as_pg "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+    fi
+    rm -rf "$dir"
+    ;;
+*)
+    echo "usage: $0 start|stop DIR" >&2
+    exit 2
+    ;;
+esac
