@@ -27,11 +27,13 @@ all: build/pgarena
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
+	@echo "CC $<"
+	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
 
 build/asan/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
+	@echo "CC (asan) $<"
+	@$(CC) $(ASAN_CFLAGS) $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
 
 build/libpgarena.a: $(REL_OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -40,22 +42,26 @@ build/asan/libpgarena.a: $(ASAN_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
 build/pgarena: build/obj/src/main.o build/libpgarena.a
-	$(CC) $(REL_CFLAGS) -o $@ $^ $(LIBS_ALL)
+	@echo "LD $@"
+	@$(CC) $(REL_CFLAGS) -o $@ $^ $(LIBS_ALL)
 
 build/asan/pgarena: build/asan/obj/src/main.o build/asan/libpgarena.a
-	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(LIBS_ALL)
+	@echo "LD $@"
+	@$(CC) $(ASAN_CFLAGS) -o $@ $^ $(LIBS_ALL)
 
 asan: build/asan/pgarena
 
 # Unit tests (cmocka): one binary per tests/unit/test_*.c, in both variants.
 build/tests/%: tests/unit/%.c build/libpgarena.a
 	@mkdir -p $(dir $@)
-	$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) $(shell pkg-config --cflags cmocka) -o $@ $^ \
+	@echo "LD $@"
+	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) $(shell pkg-config --cflags cmocka) -o $@ $^ \
 	    $(LIBS_ALL) $(shell pkg-config --libs cmocka)
 
 build/asan/tests/%: tests/unit/%.c build/asan/libpgarena.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) $(CPPFLAGS_ALL) $(shell pkg-config --cflags cmocka) -o $@ $^ \
+	@echo "LD $@"
+	@$(CC) $(ASAN_CFLAGS) $(CPPFLAGS_ALL) $(shell pkg-config --cflags cmocka) -o $@ $^ \
 	    $(LIBS_ALL) $(shell pkg-config --libs cmocka)
 
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%) $(UNIT_SRC:tests/unit/%.c=build/asan/tests/%)

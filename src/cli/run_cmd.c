@@ -214,10 +214,10 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         fputs("\n", stderr);
     struct result r;
     run_build_result(o, scripts, &er, &r);
-    engine_result_free(&er);
     report_text_summary(stdout, &r);
     if (r.summary.failed > 0 && er.first_error[0])
         fprintf(stderr, "pgarena: first failure: %s\n", er.first_error);
+    engine_result_free(&er);
     int rc = r.complete ? 0 : 1;
     if (result_write(&r, o->output, e) < 0)
         rc = -1;
@@ -237,8 +237,10 @@ int cli_run(int argc, char **argv, struct err *e)
     struct local_server srv = {0};
     char fallback[256];
     int rc = parse_options(argc, argv, &o, e);
-    if (rc != 0)
+    if (rc != 0) {
+        rc = rc > 0 ? 0 : -1; /* 1: --help was printed */
         goto out_opts;
+    }
     rc = -1;
     if (!o.seed_given)
         o.seed = (int64_t)(clock_now_ns() & 0x7fffffff);

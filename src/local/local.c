@@ -30,8 +30,9 @@ static const char *const artifacts[] = {
  * a signal handler can neither allocate nor format; armed is set last and cleared first. */
 static struct {
     volatile sig_atomic_t armed;
-    volatile sig_atomic_t pid; /* postmaster; 0 until known, then postmaster.pid is read */
-    int created;               /* this process created dir, so it goes too */
+    volatile sig_atomic_t pid;      /* postmaster; 0 until known, then postmaster.pid is read */
+    volatile sig_atomic_t starting; /* pg_ctl start is running */
+    int created;                    /* this process created dir, so it goes too */
     char dir[PATH_MAX];
     char pidfile[PATH_MAX];
     char paths[1 + N_ARTIFACTS][PATH_MAX]; /* data/ and the artifacts */
@@ -42,6 +43,7 @@ static void reg_arm(const char *dir, int created)
 {
     reg.armed = 0;
     reg.pid = 0;
+    reg.starting = 0;
     reg.created = created;
     if (local_fmt(reg.dir, sizeof reg.dir, "%s", dir) < 0 ||
         local_fmt(reg.pidfile, sizeof reg.pidfile, "%s/data/postmaster.pid", dir) < 0 ||
@@ -66,7 +68,8 @@ static void reg_disarm(const char *dir)
         reg.armed = 0;
 }
 
-/* Postmaster pid from the first line of postmaster.pid, async-signal-safely; 0 when unknown. */
+/* Postmaster pid from the first line of postmaster.pid, async-signal-safely; 0 when unknown
+ * (no file yet, or the server has not finished writing it). */
 static pid_t pidfile_read(const char *path)
 {
     char buf[16];
@@ -76,9 +79,55 @@ static pid_t pidfile_read(const char *path)
     ssize_t n = read(fd, buf, sizeof buf);
     close(fd);
     pid_t pid = 0;
-    for (ssize_t i = 0; i < n && i < 9 && buf[i] >= '0' && buf[i] <= '9'; i++)
+    for (ssize_t i = 0; i < n && i < 10; i++) {
+        if (buf[i] == '\n')
+            return pid;
+        if (buf[i] < '0' || buf[i] > '9')
+            return 0;
         pid = pid * 10 + (buf[i] - '0');
-    return pid;
+    }
+    return 0;
+}
+
+/* Sleep in a signal handler: poll is async-signal-safe, nanosleep is not listed as such. */
+static void sleep_ms(int ms)
+{
+    poll(NULL, 0, ms);
+}
+
+/* Stop the initdb or pg_ctl we are waiting for, and reap it, before deleting its files. */
+static void emergency_end_child(void)
+{
+    pid_t child = local_run_pid;
+    if (child <= 0)
+        return;
+    kill(child, SIGTERM);
+    for (int i = 0; i < 250; i++) {
+        pid_t r = waitpid(child, NULL, WNOHANG);
+        if (r == child || (r < 0 && errno != EINTR))
+            return;
+        sleep_ms(20);
+    }
+    kill(child, SIGKILL);
+    while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+        ;
+}
+
+static void emergency_end_postmaster(void)
+{
+    pid_t pid = reg.pid;
+    /* During pg_ctl start the postmaster may exist before its pid file does. */
+    for (int i = 0; pid <= 0 && i < (reg.starting ? 50 : 1); i++) {
+        pid = pidfile_read(reg.pidfile);
+        if (pid <= 0 && reg.starting)
+            sleep_ms(20);
+    }
+    if (pid <= 0 || kill(pid, SIGQUIT) < 0)
+        return;
+    /* Up to 2 s to take the backends down. The postmaster removes its pid file as it exits;
+     * checking the file too ends the wait when nobody reaps the zombie. */
+    for (int i = 0; i < 100 && kill(pid, 0) == 0 && access(reg.pidfile, F_OK) == 0; i++)
+        sleep_ms(20);
 }
 
 void local_emergency_cleanup(void)
@@ -87,13 +136,8 @@ void local_emergency_cleanup(void)
         return;
     reg.armed = 0;
     int saved_errno = errno;
-    pid_t pid = reg.pid > 0 ? (pid_t)reg.pid : pidfile_read(reg.pidfile);
-    if (pid > 0 && kill(pid, SIGQUIT) == 0) {
-        /* Give the postmaster up to 2 s to take its backends down. It removes postmaster.pid
-         * as it exits; checking the file too stops the wait when nobody reaps the zombie. */
-        for (int i = 0; i < 100 && kill(pid, 0) == 0 && access(reg.pidfile, F_OK) == 0; i++)
-            poll(NULL, 0, 20);
-    }
+    emergency_end_child();
+    emergency_end_postmaster();
     pid_t rm = fork();
     if (rm == 0) {
         execv(reg.argv[0], reg.argv);
@@ -306,7 +350,9 @@ static int server_start(const struct local_server *srv, const struct local_runas
         return err_set(e, ERR_RUNTIME, "path too long under %s", srv->dir);
     char *argv[] = {pg_ctl, "-D", data, "-l", log, "-w", "-t", "60", "-o", opts, "start", NULL};
     *started = 1;
+    reg.starting = 1;
     int rc = local_run(ra, argv, ctl_log, e);
+    reg.starting = 0;
     if (rc <= 0)
         return rc;
     /* The server's own log says why (FATAL: ...); pg_ctl's only says that it failed. */

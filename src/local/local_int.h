@@ -1,6 +1,7 @@
 #ifndef PGARENA_LOCAL_LOCAL_INT_H
 #define PGARENA_LOCAL_LOCAL_INT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -35,6 +36,10 @@ int local_run(const struct local_runas *ra, char *const argv[], const char *log_
 /* 1 when the user ra runs as may read, write and enter dir (it may not when a parent directory
  * is private to root, e.g. under /root); 1 as well when that cannot be checked. */
 int local_can_reach(const struct local_runas *ra, const char *dir);
+
+/* Pid of the program local_run is waiting for, 0 when none: local_emergency_cleanup lets it end
+ * before deleting the files it writes (initdb, for one, cleans up after itself on a signal). */
+extern volatile sig_atomic_t local_run_pid;
 
 /* The most telling line of a log: the last one mentioning FATAL, PANIC or error, else the last
  * non-empty one, without its newline. out is "" when the file is missing or empty. */

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+volatile sig_atomic_t local_run_pid;
+
 int local_fmt(char *out, size_t n, const char *fmt, ...)
 {
     va_list ap;
@@ -233,6 +235,7 @@ int local_run(const struct local_runas *ra, char *const argv[], const char *log_
         close(fds[0]);
         child_exec(ra, argv, log_path, fds[1]);
     }
+    local_run_pid = pid;
     close(fds[1]);
     struct child_fail f;
     ssize_t got;
@@ -241,7 +244,9 @@ int local_run(const struct local_runas *ra, char *const argv[], const char *log_
     while (got < 0 && errno == EINTR);
     close(fds[0]);
     int status;
-    if (wait_child(pid, &status) < 0)
+    int waited = wait_child(pid, &status);
+    local_run_pid = 0;
+    if (waited < 0)
         return err_set(e, ERR_RUNTIME, "cannot wait for %s: %s", argv[0], strerror(errno));
     if (got == (ssize_t)sizeof f && f.stage >= 0 && f.stage <= STAGE_EXEC)
         return err_set(e, ERR_RUNTIME, "cannot %s %s: %s", stage_what[f.stage], argv[0],

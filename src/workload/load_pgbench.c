@@ -45,14 +45,12 @@ static size_t account_row(char *out, int64_t row)
     return (size_t)(p + 4 - out);
 }
 
-/* Drop and create the four tables on c, in the caller's transaction. */
+/* Create the four tables on c, in the caller's transaction. */
 static int create_tables(struct load_ctx *x, PGconn *c, int scale, struct err *e)
 {
     const char *aid = scale >= SCALE_BIGINT ? "bigint" : "int";
     char sql[1024];
     snprintf(sql, sizeof sql,
-             DROP_SQL
-             ";\n"
              "create table pgbench_history(tid int,bid int,aid %s,delta int,mtime timestamp,"
              "filler char(22));\n"
              "create table pgbench_tellers(tid int not null,bid int,tbalance int,"
@@ -87,7 +85,10 @@ static int load_rows(struct load_ctx *x, PGconn *c, const struct pg_connopts *co
                                  account_row, 0, n_accounts};
 
     load_phase(x, "load", branches.end + tellers.end + accounts.end);
-    if (load_exec(x, c, "could not begin", "begin", e) < 0 ||
+    /* The drop commits on its own, as in pgbench, so that the old and the new dataset never
+     * need disk space together. */
+    if (load_exec(x, c, "could not drop the pgbench tables", DROP_SQL, e) < 0 ||
+        load_exec(x, c, "could not begin", "begin", e) < 0 ||
         create_tables(x, c, opt->scale, e) < 0 || load_copy(x, c, &branches, e) < 0 ||
         load_copy(x, c, &tellers, e) < 0)
         return -1;

@@ -1,0 +1,79 @@
+# Helpers for integration tests. Each test_* function runs in its own subshell with `set -e`,
+# in a fresh directory $T; it fails by calling `fail` or by any command failing.
+# PGARENA is the binary under test (the ASan+UBSan build), PGARENA_TEST_CONN the server.
+
+PSQL=$(pg_config --bindir 2>/dev/null)/psql
+[ -x "$PSQL" ] || PSQL=$(ls /usr/lib/postgresql/*/bin/psql | sort -V | tail -n 1)
+PGBENCH=$(dirname "$PSQL")/pgbench
+CONN=$PGARENA_TEST_CONN
+
+lib_setup() {
+    T=$(mktemp -d /tmp/pgarena-t-XXXXXX)
+    cd "$T"
+}
+
+lib_teardown() {
+    cd /
+    rm -rf "$T"
+}
+
+fail() {
+    echo "FAILED: $*" >&2
+    exit 1
+}
+
+# pga ARGS...: run pgarena; keeps stdout in $T/out, stderr in $T/err, status in $RC.
+# Any sanitizer report fails the test whatever the status.
+pga() {
+    set +e
+    "$PGARENA" "$@" >"$T/out" 2>"$T/err"
+    RC=$?
+    set -e
+    if grep -qE 'Sanitizer|runtime error:' "$T/err"; then
+        cat "$T/err" >&2
+        fail "sanitizer report from: pgarena $*"
+    fi
+    return 0
+}
+
+assert_rc() {
+    [ "$RC" -eq "$1" ] || { echo "--- stdout"; cat "$T/out"; echo "--- stderr"; cat "$T/err"; fail "exit status $RC, expected $1"; }
+}
+
+assert_out() {
+    grep -qE -- "$1" "$T/out" || { cat "$T/out"; fail "stdout does not match: $1"; }
+}
+
+assert_err() {
+    grep -qE -- "$1" "$T/err" || { cat "$T/err"; fail "stderr does not match: $1"; }
+}
+
+# One line on stderr beginning "pgarena: ", nothing on stdout.
+assert_one_error_line() {
+    [ ! -s "$T/out" ] || { cat "$T/out"; fail "stdout not empty"; }
+    [ "$(wc -l <"$T/err")" -eq 1 ] || { cat "$T/err"; fail "expected exactly one stderr line"; }
+    grep -q '^pgarena: ' "$T/err" || { cat "$T/err"; fail "stderr line does not begin with 'pgarena: '"; }
+}
+
+sql() {
+    "$PSQL" -X -q -At -v ON_ERROR_STOP=1 "${2:-$CONN}" -c "$1"
+}
+
+# jq-like checks with python: pyjson FILE EXPR  (d is the parsed document; EXPR must be true)
+pyjson() {
+    python3 - "$1" "$2" <<'PY' || fail "result check failed: $2"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = eval(sys.argv[2], {"d": d})
+if not ok:
+    print("false:", sys.argv[2], file=sys.stderr)
+    sys.exit(1)
+PY
+}
+
+# A database of its own for a test: newdb NAME -> prints its conninfo.
+newdb() {
+    sql "DROP DATABASE IF EXISTS $1" >/dev/null 2>&1
+    sql "CREATE DATABASE $1" >/dev/null
+    echo "${CONN% dbname=*} dbname=$1"
+}

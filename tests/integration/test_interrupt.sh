@@ -1,0 +1,39 @@
+# SIGINT/SIGTERM stop a run within a second and still write its result file.
+
+test_sigint_writes_incomplete_result() {
+    db=$(newdb pga_int)
+    pga init -s 1 -q "$db"
+    set +e
+    "$PGARENA" run -w select-only -c 2 -T 60 -q -o r.json "$db" >"$T/out" 2>"$T/err" &
+    pid=$!
+    sleep 3
+    t0=$(date +%s%N)
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    t1=$(date +%s%N)
+    set -e
+    [ $rc -eq 1 ] || { cat "$T/err"; fail "exit status $rc after SIGINT, expected 1"; }
+    [ $(( (t1 - t0) / 1000000 )) -lt 1500 ] || fail "took $(( (t1 - t0) / 1000000 )) ms to stop"
+    grep -q 'cut short' "$T/err" || fail "no message about the run being cut short"
+    grep -q '^transactions:' "$T/out" || fail "no summary printed"
+    pyjson r.json 'd["complete"] is False and d["end_reason"] == "interrupted"'
+    pyjson r.json 'd["summary"]["transactions"] > 0 and 1 <= len(d["intervals"]) <= 5'
+    pyjson r.json 'd["summary"]["duration_s"] < 10'
+    ! ls r.json.tmp-* >/dev/null 2>&1 || fail "temporary file left behind"
+}
+
+test_sigterm_also_writes_result() {
+    db=$(newdb pga_term)
+    pga init -s 1 -q "$db"
+    set +e
+    "$PGARENA" run -w select-only -c 2 -T 60 -q -o r.json "$db" >"$T/out" 2>"$T/err" &
+    pid=$!
+    sleep 2
+    kill -TERM $pid
+    wait $pid
+    rc=$?
+    set -e
+    [ $rc -eq 1 ] || fail "exit status $rc after SIGTERM, expected 1"
+    pyjson r.json 'd["complete"] is False'
+}

@@ -1,0 +1,54 @@
+# The scratch server: local start|status|stop, and --local on run and init.
+
+scratch_dirs() {
+    ls -d "${TMPDIR:-/tmp}"/pgarena-?????? 2>/dev/null | sort || true
+}
+
+test_local_start_status_stop() {
+    pga local start --dir "$T/srv"
+    assert_rc 0
+    conninfo=$(cat "$T/out")
+    echo "$conninfo" | grep -q "host=$T/srv" || fail "conninfo does not point into the directory: $conninfo"
+    [ "$(sql 'SELECT 42' "$conninfo")" = 42 ] || fail "cannot query the scratch server"
+    # Only a unix socket: no TCP listener.
+    [ "$(sql 'SHOW listen_addresses' "$conninfo")" = "" ] || fail "scratch server listens on TCP"
+    pga local status --dir "$T/srv"
+    assert_rc 0
+    assert_out '^running: '
+    pga local stop --dir "$T/srv"
+    assert_rc 0
+    [ ! -e "$T/srv" ] || fail "local stop left the directory"
+    pga local status --dir "$T/srv"
+    assert_rc 1
+    assert_one_error_line
+}
+
+test_run_local_is_complete_and_cleans_up() {
+    before=$(scratch_dirs)
+    pga run --local -w select-only -c 2 -j 2 -T 2 -q -o r.json
+    assert_rc 0
+    assert_out '^tps: '
+    assert_out '^transactions: +[1-9]'
+    pyjson r.json 'd["complete"] and d["summary"]["transactions"] > 0 and d["workload"]["scale"] == 1'
+    [ "$(scratch_dirs)" = "$before" ] || fail "run --local left a scratch directory behind"
+    ! pgrep -f "postgres -D ${TMPDIR:-/tmp}/pgarena-" >/dev/null || fail "a scratch server is still running"
+}
+
+test_run_local_interrupted_cleans_up() {
+    before=$(scratch_dirs)
+    set +e
+    "$PGARENA" run --local -w select-only -c 2 -T 60 -q -o r.json >"$T/out" 2>"$T/err" &
+    pid=$!
+    # Wait until the measured part has begun (the scratch server is up and loaded).
+    for _ in $(seq 1 100); do
+        [ -n "$(scratch_dirs | grep -vxF "$before")" ] && sleep 3 && break
+        sleep 0.1
+    done
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    set -e
+    [ $rc -eq 1 ] || { cat "$T/err"; fail "interrupted run --local exited $rc, expected 1"; }
+    pyjson r.json 'd["complete"] is False and d["end_reason"] == "interrupted"'
+    [ "$(scratch_dirs)" = "$before" ] || fail "interrupted run --local left a scratch directory behind"
+}
