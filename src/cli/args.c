@@ -8,8 +8,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 
-int args_int(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *out,
-             struct err *e)
+int args_int(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *out, struct err *e)
 {
     char *end;
     errno = 0;
@@ -65,12 +64,11 @@ int args_bad_option(const char *cmd, int argc, char **argv, int optind, int opto
     if (missing)
         return err_set(e, ERR_INPUT, "%s: option %s needs a value (see pgarena %s --help)", cmd,
                        name, cmd);
-    return err_set(e, ERR_INPUT, "%s: unknown option '%s' (see pgarena %s --help)", cmd, name,
-                   cmd);
+    return err_set(e, ERR_INPUT, "%s: unknown option '%s' (see pgarena %s --help)", cmd, name, cmd);
 }
 
 /* Replace the value after `key` (up to the next space, or a quoted value) with "***". */
-static void mask_conninfo_key(struct buf *out, const char *arg)
+static void mask_conninfo_key(struct buf *out, const char *arg, int in_uri)
 {
     const char *p = arg;
     while (*p) {
@@ -80,7 +78,7 @@ static void mask_conninfo_key(struct buf *out, const char *arg)
             return;
         }
         const char *q = hit + 8;
-        while (*q == ' ')
+        while (isspace((unsigned char)*q))
             q++;
         if (*q != '=' || (hit > arg && (isalnum((unsigned char)hit[-1]) || hit[-1] == '_'))) {
             buf_append(out, p, (size_t)(q - p));
@@ -88,7 +86,7 @@ static void mask_conninfo_key(struct buf *out, const char *arg)
             continue;
         }
         q++;
-        while (*q == ' ')
+        while (isspace((unsigned char)*q))
             q++;
         buf_append(out, p, (size_t)(q - p));
         buf_puts(out, "***");
@@ -99,7 +97,8 @@ static void mask_conninfo_key(struct buf *out, const char *arg)
             if (*q)
                 q++;
         } else {
-            while (*q && *q != ' ' && *q != '&')
+            /* '&' separates URI query parameters; in a conninfo it is part of the value. */
+            while (*q && !isspace((unsigned char)*q) && !(in_uri && *q == '&'))
                 q++;
         }
         p = q;
@@ -111,7 +110,9 @@ char *args_mask_password(const char *arg)
     struct buf out;
     buf_init(&out);
     const char *scheme = strstr(arg, "://");
-    if (scheme && (strncmp(arg, "postgresql://", 13) == 0 || strncmp(arg, "postgres://", 11) == 0)) {
+    int in_uri =
+        scheme && (strncmp(arg, "postgresql://", 13) == 0 || strncmp(arg, "postgres://", 11) == 0);
+    if (in_uri) {
         const char *auth = scheme + 3;
         const char *at = strchr(auth, '@');
         const char *slash = strchr(auth, '/');
@@ -122,7 +123,7 @@ char *args_mask_password(const char *arg)
             arg = at;
         }
     }
-    mask_conninfo_key(&out, arg);
+    mask_conninfo_key(&out, arg, in_uri);
     char *s = xstrdup(out.data);
     buf_free(&out);
     return s;

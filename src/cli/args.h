@@ -24,8 +24,8 @@ int args_positional(int argc, char **argv, int optind, struct pg_connopts *conn,
 int args_bad_option(const char *cmd, int argc, char **argv, int optind, int optopt, int missing,
                     struct err *e);
 
-/* The command line as one string with any password masked: password=... in a conninfo,
- * user:secret@ in a URI, and --password VALUE forms. Caller frees. */
+/* The command line as one string with any password masked: password=... in a conninfo or
+ * a URI query, and user:secret@ in a URI. Caller frees. */
 char *args_masked_command(int argc, char **argv);
 
 /* Mask passwords inside one argument (a conninfo or URI); caller frees. */

@@ -44,11 +44,12 @@ static void print_progress(const struct load_progress *p, void *arg)
     double remaining = frac > 0 ? elapsed / frac - elapsed : 0;
     if (strcmp(p->phase, "load") != 0) {
         fprintf(stderr, "%s%s (elapsed %.1f s)%s", ps->tty ? "\r\033[K" : "",
-                strcmp(p->phase, "keys") == 0 ? "creating primary keys" : "vacuum analyze",
-                elapsed, ps->tty ? "" : "\n");
+                strcmp(p->phase, "keys") == 0 ? "creating primary keys" : "vacuum analyze", elapsed,
+                ps->tty ? "" : "\n");
         return;
     }
-    fprintf(stderr, "%s%lld of %lld rows (%.0f %%), %.0f rows/s, elapsed %.1f s, remaining %.1f s%s",
+    fprintf(stderr,
+            "%s%lld of %lld rows (%.0f %%), %.0f rows/s, elapsed %.1f s, remaining %.1f s%s",
             ps->tty ? "\r\033[K" : "", (long long)p->rows_done, (long long)p->rows_total,
             100.0 * frac, elapsed > 0 ? (double)p->rows_done / elapsed : 0.0, elapsed, remaining,
             ps->tty ? "" : "\n");
@@ -77,13 +78,17 @@ int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl,
 
 int cli_init(int argc, char **argv, struct err *e)
 {
-    static const struct option longopts[] = {
-        {"workload", required_argument, NULL, 'w'}, {"scale", required_argument, NULL, 's'},
-        {"jobs", required_argument, NULL, 'j'},     {"seed", required_argument, NULL, 1},
-        {"local", no_argument, NULL, 2},            {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 3},             {"host", required_argument, NULL, 'h'},
-        {"port", required_argument, NULL, 'p'},     {"username", required_argument, NULL, 'U'},
-        {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"workload", required_argument, NULL, 'w'},
+                                             {"scale", required_argument, NULL, 's'},
+                                             {"jobs", required_argument, NULL, 'j'},
+                                             {"seed", required_argument, NULL, 1},
+                                             {"local", no_argument, NULL, 2},
+                                             {"quiet", no_argument, NULL, 'q'},
+                                             {"help", no_argument, NULL, 3},
+                                             {"host", required_argument, NULL, 'h'},
+                                             {"port", required_argument, NULL, 'p'},
+                                             {"username", required_argument, NULL, 'U'},
+                                             {NULL, 0, NULL, 0}};
     struct pg_connopts conn = {0};
     const char *workload = "tpcb-like";
     int64_t scale = 1, jobs = 1, seed = 0;

@@ -17,8 +17,9 @@ static const char usage[] =
 
 int cli_local(int argc, char **argv, struct err *e)
 {
-    static const struct option longopts[] = {
-        {"dir", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'H'}, {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"dir", required_argument, NULL, 'd'},
+                                             {"help", no_argument, NULL, 'H'},
+                                             {NULL, 0, NULL, 0}};
     const char *dir = NULL;
     int opt;
     opterr = 0;
@@ -33,7 +34,8 @@ int cli_local(int argc, char **argv, struct err *e)
         }
     }
     if (optind != argc - 1)
-        return err_set(e, ERR_INPUT, "local: expected start, stop or status (see pgarena local --help)");
+        return err_set(e, ERR_INPUT,
+                       "local: expected start, stop or status (see pgarena local --help)");
     const char *action = argv[optind];
     struct local_server srv = {0};
     if (strcmp(action, "start") == 0) {

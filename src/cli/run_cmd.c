@@ -47,23 +47,23 @@ static int parse_protocol(const char *s, enum protocol *out, struct err *e)
             return 0;
         }
     }
-    return err_set(e, ERR_INPUT, "invalid value for -M: '%s' (expected simple, extended or prepared)",
-                   s);
+    return err_set(e, ERR_INPUT,
+                   "invalid value for -M: '%s' (expected simple, extended or prepared)", s);
 }
 
 /* Returns 1 when --help was printed. */
 static int parse_options(int argc, char **argv, struct run_opts *o, struct err *e)
 {
     static const struct option longopts[] = {
-        {"workload", required_argument, NULL, 'w'}, {"scale", required_argument, NULL, 's'},
-        {"clients", required_argument, NULL, 'c'},  {"jobs", required_argument, NULL, 'j'},
-        {"time", required_argument, NULL, 'T'},     {"transactions", required_argument, NULL, 't'},
-        {"protocol", required_argument, NULL, 'M'}, {"progress", required_argument, NULL, 'P'},
-        {"output", required_argument, NULL, 'o'},   {"label", required_argument, NULL, OPT_LABEL},
+        {"workload", required_argument, NULL, 'w'},  {"scale", required_argument, NULL, 's'},
+        {"clients", required_argument, NULL, 'c'},   {"jobs", required_argument, NULL, 'j'},
+        {"time", required_argument, NULL, 'T'},      {"transactions", required_argument, NULL, 't'},
+        {"protocol", required_argument, NULL, 'M'},  {"progress", required_argument, NULL, 'P'},
+        {"output", required_argument, NULL, 'o'},    {"label", required_argument, NULL, OPT_LABEL},
         {"seed", required_argument, NULL, OPT_SEED}, {"local", no_argument, NULL, OPT_LOCAL},
-        {"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, OPT_HELP},
-        {"host", required_argument, NULL, 'h'},     {"port", required_argument, NULL, 'p'},
-        {"username", required_argument, NULL, 'U'}, {NULL, 0, NULL, 0}};
+        {"quiet", no_argument, NULL, 'q'},           {"help", no_argument, NULL, OPT_HELP},
+        {"host", required_argument, NULL, 'h'},      {"port", required_argument, NULL, 'p'},
+        {"username", required_argument, NULL, 'U'},  {NULL, 0, NULL, 0}};
     const char *workload = "tpcb-like";
     int opt, got_T = 0;
     opterr = 0;

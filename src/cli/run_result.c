@@ -69,8 +69,8 @@ static void fill_summary(const struct engine_result *er, struct result *r)
     r->summary.failed = er->n_failed;
     r->summary.retried = er->n_retried;
     r->summary.tps = r->summary.duration_s > 0 ? (double)er->n_tx / r->summary.duration_s : 0;
-    static const enum pg_failure map[RESULT_N_ERRORS] = {
-        PGF_SERIALIZATION, PGF_DEADLOCK, PGF_CONNECTION, PGF_TIMEOUT, PGF_OTHER};
+    static const enum pg_failure map[RESULT_N_ERRORS] = {PGF_SERIALIZATION, PGF_DEADLOCK,
+                                                         PGF_CONNECTION, PGF_TIMEOUT, PGF_OTHER};
     for (int k = 0; k < RESULT_N_ERRORS; k++)
         r->summary.errors[k] = er->errors[map[k]];
     summary_latency(er->latency, &r->summary.latency_us);

@@ -275,8 +275,8 @@ static int send_sql(struct client *c, const struct command *cmd)
     case PROTO_EXTENDED:
         if (bind_params(c, cmd) < 0)
             return -2;
-        sent = PQsendQueryParams(c->conn, cmd->sql_params, cmd->n_params, NULL,
-                                 c->param_values, NULL, NULL, 0);
+        sent = PQsendQueryParams(c->conn, cmd->sql_params, cmd->n_params, NULL, c->param_values,
+                                 NULL, NULL, 0);
         break;
     default: {
         if (bind_params(c, cmd) < 0)

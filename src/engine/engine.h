@@ -39,8 +39,8 @@ struct engine_config {
     int64_t duration_s;    /* -T; 0 when running a transaction count */
     int64_t tx_per_client; /* -t; 0 when running for a duration */
     enum protocol protocol;
-    int64_t interval_us;   /* length of one interval of the series */
-    double progress_s;     /* 0: no progress callback */
+    int64_t interval_us; /* length of one interval of the series */
+    double progress_s;   /* 0: no progress callback */
     uint64_t seed;
     void (*progress)(const struct engine_progress *p, void *arg);
     void *progress_arg;

@@ -14,17 +14,17 @@
 /* Client states. A client moves through them in client_advance; each state says what the
  * client waits for when client_advance returns in it. */
 enum client_state {
-    CS_CONNECTING,     /* PQconnectPoll in progress: waits for the socket as libpq asks */
-    CS_PREPARING,      /* prepared mode: send the next PREPARE, or finish setup */
-    CS_WAIT_PREPARE,   /* waits for a PREPARE's result */
-    CS_IDLE,           /* set up; waits for the run to start */
-    CS_START_TX,       /* choose a script and start a transaction, or finish */
-    CS_START_CMD,      /* run the current command: \set inline, SQL is sent */
-    CS_WAIT_RESULT,    /* waits for the results of the SQL command sent */
-    CS_ERROR,          /* a command failed: roll back if inside a transaction */
-    CS_WAIT_ROLLBACK,  /* waits for the ROLLBACK's result */
-    CS_END_TX,         /* record the transaction */
-    CS_FINISHED,       /* done (or lost): no more events */
+    CS_CONNECTING,    /* PQconnectPoll in progress: waits for the socket as libpq asks */
+    CS_PREPARING,     /* prepared mode: send the next PREPARE, or finish setup */
+    CS_WAIT_PREPARE,  /* waits for a PREPARE's result */
+    CS_IDLE,          /* set up; waits for the run to start */
+    CS_START_TX,      /* choose a script and start a transaction, or finish */
+    CS_START_CMD,     /* run the current command: \set inline, SQL is sent */
+    CS_WAIT_RESULT,   /* waits for the results of the SQL command sent */
+    CS_ERROR,         /* a command failed: roll back if inside a transaction */
+    CS_WAIT_ROLLBACK, /* waits for the ROLLBACK's result */
+    CS_END_TX,        /* record the transaction */
+    CS_FINISHED,      /* done (or lost): no more events */
 };
 
 struct worker;
@@ -33,20 +33,20 @@ struct client {
     int id; /* 0-based, global: :client_id */
     struct worker *w;
     PGconn *conn;
-    int fd;              /* socket registered with epoll, or -1 */
-    uint32_t events;     /* events registered for fd */
+    int fd;          /* socket registered with epoll, or -1 */
+    uint32_t events; /* events registered for fd */
     enum client_state state;
     struct rng rng;
     struct script_vars vars;
     const struct script *script;
-    int cmd;             /* index of the current command in script */
-    int prep_script;     /* prepared mode setup cursor */
+    int cmd;         /* index of the current command in script */
+    int prep_script; /* prepared mode setup cursor */
     int prep_cmd;
     time_ns tx_start;
     enum pg_failure failure; /* first failure of the current transaction */
     uint64_t n_tx;
     uint64_t n_failed;
-    struct buf sql;      /* simple mode: the command with values substituted */
+    struct buf sql; /* simple mode: the command with values substituted */
     const char **param_values;
     char (*param_text)[32];
 };
@@ -88,7 +88,7 @@ struct run {
     int go;           /* 1: start measuring; -1: abort before start */
     int n_finished;   /* workers whose loop ended */
     time_ns start_ns;
-    time_ns end_ns;   /* -T: when clients stop starting transactions; 0 otherwise */
+    time_ns end_ns;      /* -T: when clients stop starting transactions; 0 otherwise */
     size_t max_interval; /* intervals beyond are folded into the last (-T); SIZE_MAX otherwise */
     int max_params;
 };
@@ -108,8 +108,7 @@ void client_advance(struct client *c);
 void client_watch(struct client *c, uint32_t events);
 
 /* Record a finished transaction into the worker's statistics. */
-void worker_record(struct worker *w, time_ns start, time_ns end, int failed,
-                   enum pg_failure why);
+void worker_record(struct worker *w, time_ns start, time_ns end, int failed, enum pg_failure why);
 void *worker_main(void *arg);
 
 #endif

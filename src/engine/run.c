@@ -105,8 +105,8 @@ static void deadline(struct timespec *ts, time_ns wait)
 static void supervise(struct run *run)
 {
     const struct engine_config *cfg = run->cfg;
-    time_ns period = cfg->progress && cfg->progress_s > 0 ? (time_ns)(cfg->progress_s * NS_PER_S)
-                                                          : 0;
+    time_ns period =
+        cfg->progress && cfg->progress_s > 0 ? (time_ns)(cfg->progress_s * NS_PER_S) : 0;
     time_ns last_ns = run->start_ns, next = run->start_ns + period;
     uint64_t last[4] = {0};
     pthread_mutex_lock(&run->mu);
@@ -214,8 +214,8 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     run.max_params = max_params(cfg->scripts);
     run.max_interval = SIZE_MAX;
     if (cfg->duration_s > 0) /* late completions fold into the last interval */
-        run.max_interval = (size_t)((cfg->duration_s * 1000000 + cfg->interval_us - 1) /
-                                    cfg->interval_us) - 1;
+        run.max_interval =
+            (size_t)((cfg->duration_s * 1000000 + cfg->interval_us - 1) / cfg->interval_us) - 1;
     atomic_store(&engine_stop_flag, 0);
     engine_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     pthread_mutex_init(&run.mu, NULL);

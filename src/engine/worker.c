@@ -45,8 +45,7 @@ void worker_record(struct worker *w, time_ns start, time_ns end, int failed, enu
     double sum = atomic_load_explicit(&w->prog_sum_us, memory_order_relaxed);
     double sumsq = atomic_load_explicit(&w->prog_sumsq_us, memory_order_relaxed);
     atomic_store_explicit(&w->prog_sum_us, sum + (double)us, memory_order_relaxed);
-    atomic_store_explicit(&w->prog_sumsq_us, sumsq + (double)us * (double)us,
-                          memory_order_relaxed);
+    atomic_store_explicit(&w->prog_sumsq_us, sumsq + (double)us * (double)us, memory_order_relaxed);
     atomic_store_explicit(&w->prog_tx, w->n_tx, memory_order_release);
 }
 

@@ -243,8 +243,8 @@ static int dir_from_arg(struct local_server *srv, const char *arg, int *created,
         return err_set(e, ERR_RUNTIME, "cannot create %s: %s", abs, strerror(errno));
     if (!realpath(abs, real)) {
         err_set(e, ERR_RUNTIME, "cannot resolve %s: %s", abs, strerror(errno));
-    } else if (check_dir_name(real, e) == 0 && check_dir_free(real, e) == 0) {
-        memcpy(srv->dir, real, sizeof srv->dir);
+    } else if (check_dir_name(real, e) == 0 && check_dir_free(real, e) == 0 &&
+               local_fmt(srv->dir, sizeof srv->dir, "%s", real) == 0) {
         return 0;
     }
     if (*created)
@@ -272,8 +272,8 @@ static int dir_make_temp(struct local_server *srv, int *created, struct err *e)
     *created = 1;
     if (!realpath(tmpl, real)) {
         err_set(e, ERR_RUNTIME, "cannot resolve %s: %s", tmpl, strerror(errno));
-    } else if (check_dir_name(real, e) == 0) {
-        memcpy(srv->dir, real, sizeof srv->dir);
+    } else if (check_dir_name(real, e) == 0 &&
+               local_fmt(srv->dir, sizeof srv->dir, "%s", real) == 0) {
         return 0;
     }
     rmdir(tmpl);

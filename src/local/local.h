@@ -25,7 +25,8 @@ struct local_server {
 /* Create (dir_or_null == NULL: a fresh mkdtemp under $TMPDIR or /tmp; else that directory,
  * created like mkdir -p if missing, which must not hold a cluster or pgarena files yet) and start
  * a server, waiting until it accepts connections. Also registers the directory for
- * local_emergency_cleanup. Returns 0, or -1 with e set, having removed whatever it created:
+ * local_emergency_cleanup (one server per process: a later local_start replaces the
+ * registration). Returns 0, or -1 with e set, having removed whatever it created:
  * ERR_INPUT when the directory is unusable before anything ran (characters other than letters,
  * digits and /._-+,@:% since it goes on the server's command line; longer than a unix socket
  * path allows; already holds data/), else ERR_RUNTIME. As root, only a directory pgarena

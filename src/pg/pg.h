@@ -26,7 +26,8 @@ void pg_connopts_free(struct pg_connopts *o);
 
 /* NULL-terminated keyword/value arrays for PQconnectStartParams/PQconnectdbParams with
  * expand_dbname = 1. Arrays point into o; valid while o lives. */
-void pg_connopts_params(const struct pg_connopts *o, const char *keywords[8], const char *values[8]);
+void pg_connopts_params(const struct pg_connopts *o, const char *keywords[8],
+                        const char *values[8]);
 
 /* Blocking connect for setup work (init, scale detection). Returns NULL with e set
  * (ERR_RUNTIME, "could not connect to ...: reason") on failure. */

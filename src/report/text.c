@@ -30,8 +30,8 @@ static void print_spread(FILE *out, const struct result *r)
 void report_text_summary(FILE *out, const struct result *r)
 {
     const struct latency_summary *l = &r->summary.latency_us;
-    fprintf(out, "workload:            %s (scale %lld)\n", r->workload.name ? r->workload.name : "?",
-            (long long)r->workload.scale);
+    fprintf(out, "workload:            %s (scale %lld)\n",
+            r->workload.name ? r->workload.name : "?", (long long)r->workload.scale);
     if (r->label)
         fprintf(out, "label:               %s\n", r->label);
     if (r->server.version)
@@ -61,8 +61,8 @@ void report_text_summary(FILE *out, const struct result *r)
     fprintf(out,
             "latency (ms):        min %.3f  mean %.3f  stddev %.3f\n"
             "                     p50 %.3f  p90 %.3f  p95 %.3f  p99 %.3f  p99.9 %.3f  max %.3f\n",
-            ms(l->min), ms(l->mean), ms(l->stddev), ms(l->p50), ms(l->p90), ms(l->p95),
-            ms(l->p99), ms(l->p999), ms(l->max));
+            ms(l->min), ms(l->mean), ms(l->stddev), ms(l->p50), ms(l->p90), ms(l->p95), ms(l->p99),
+            ms(l->p999), ms(l->max));
     print_spread(out, r);
 }
 

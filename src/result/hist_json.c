@@ -1,5 +1,6 @@
 #include "result/result_int.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "base/mem.h"
@@ -8,12 +9,17 @@ json_t *result_hist_to_json(const struct hist_sparse *h)
 {
     json_t *bins = json_array();
     for (size_t i = 0; i < h->n_bins; i++)
-        json_array_append_new(bins, json_pack("[II]", (json_int_t)h->bins[i].value_us,
-                                              (json_int_t)h->bins[i].count));
-    return json_pack("{s:s, s:I, s:I, s:I, s:f, s:f, s:o}", "unit", "us", "count",
-                     (json_int_t)h->count, "min", (json_int_t)h->min_us, "max",
-                     (json_int_t)h->max_us, "sum", h->sum_us, "sumsq", h->sumsq_us, "bins",
-                     bins);
+        json_array_append_new(
+            bins, json_pack("[II]", (json_int_t)h->bins[i].value_us, (json_int_t)h->bins[i].count));
+    json_t *o = json_object();
+    json_object_set_new(o, "unit", json_string("us"));
+    json_object_set_new(o, "count", json_integer((json_int_t)h->count));
+    json_object_set_new(o, "min", json_integer((json_int_t)h->min_us));
+    json_object_set_new(o, "max", json_integer((json_int_t)h->max_us));
+    json_object_set_new(o, "sum", isfinite(h->sum_us) ? json_real(h->sum_us) : json_null());
+    json_object_set_new(o, "sumsq", isfinite(h->sumsq_us) ? json_real(h->sumsq_us) : json_null());
+    json_object_set_new(o, "bins", bins);
+    return o;
 }
 
 static int get_int(const json_t *o, const char *key, json_int_t *out)

@@ -44,7 +44,7 @@ static void read_latency(const json_t *l, struct latency_summary *out)
 static int read_summary(const json_t *s, struct result *r)
 {
     if (!json_is_object(s) || !json_is_integer(json_object_get(s, "transactions")) ||
-        !json_is_number(json_object_get(s, "tps")) ||
+        !(json_is_number(json_object_get(s, "tps")) || json_is_null(json_object_get(s, "tps"))) ||
         !json_is_object(json_object_get(s, "latency_us")))
         return -1;
     r->summary.duration_s = num(s, "duration_s");
@@ -143,8 +143,8 @@ static int read_root(const json_t *root, const char *path, struct result *r, str
     const char *format = json_string_value(json_object_get(root, "format"));
     json_t *version = json_object_get(root, "version");
     if (!json_is_object(root) || !format || strcmp(format, RESULT_FORMAT) != 0)
-        return err_set(e, ERR_INPUT, "%s: not a pgarena result file (format is not \"%s\")",
-                       path, RESULT_FORMAT);
+        return err_set(e, ERR_INPUT, "%s: not a pgarena result file (format is not \"%s\")", path,
+                       RESULT_FORMAT);
     if (!json_is_integer(version) || json_integer_value(version) < 1)
         return err_set(e, ERR_INPUT, "%s: missing or invalid version", path);
     if (json_integer_value(version) > RESULT_VERSION)

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,58 +13,118 @@
 #include "base/mem.h"
 #include "result/result_int.h"
 
-const char *const result_error_names[RESULT_N_ERRORS] = {"serialization", "deadlock",
-                                                         "connection", "timeout", "other"};
+const char *const result_error_names[RESULT_N_ERRORS] = {"serialization", "deadlock", "connection",
+                                                         "timeout", "other"};
+
+/* Builders that never fail: jansson refuses NaN, infinities and invalid UTF-8, and a
+ * refused value must not silently drop a field from a result someone paid for. */
 
 static json_t *str_or_null(const char *s)
 {
-    return s ? json_string(s) : json_null();
+    if (!s)
+        return json_null();
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    char *copy = xstrdup(s); /* not UTF-8: keep the ASCII, mark the rest */
+    for (char *p = copy; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    j = json_string(copy);
+    free(copy);
+    return j ? j : json_null();
+}
+
+static json_t *real(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static void set(json_t *o, const char *key, json_t *v)
+{
+    json_object_set_new(o, key, v ? v : json_null());
+}
+
+static void set_num(json_t *o, const char *key, double v)
+{
+    set(o, key, real(v));
+}
+
+static void set_int(json_t *o, const char *key, int64_t v)
+{
+    set(o, key, json_integer((json_int_t)v));
+}
+
+static void set_str(json_t *o, const char *key, const char *s)
+{
+    set(o, key, str_or_null(s));
 }
 
 static json_t *latency_json(const struct latency_summary *l)
 {
-    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "min", l->min, "mean",
-                     l->mean, "stddev", l->stddev, "p50", l->p50, "p90", l->p90, "p95", l->p95,
-                     "p99", l->p99, "p999", l->p999, "max", l->max);
+    json_t *o = json_object();
+    set_num(o, "min", l->min);
+    set_num(o, "mean", l->mean);
+    set_num(o, "stddev", l->stddev);
+    set_num(o, "p50", l->p50);
+    set_num(o, "p90", l->p90);
+    set_num(o, "p95", l->p95);
+    set_num(o, "p99", l->p99);
+    set_num(o, "p999", l->p999);
+    set_num(o, "max", l->max);
+    return o;
 }
 
 static json_t *summary_json(const struct result *r)
 {
-    json_t *errors = json_object();
+    json_t *o = json_object(), *errors = json_object(), *under = json_object();
+    set_num(o, "duration_s", r->summary.duration_s);
+    set_int(o, "transactions", (int64_t)r->summary.transactions);
+    set_int(o, "failed", (int64_t)r->summary.failed);
+    set_int(o, "retried", (int64_t)r->summary.retried);
+    set_num(o, "tps", r->summary.tps);
     for (int k = 0; k < RESULT_N_ERRORS; k++)
-        json_object_set_new(errors, result_error_names[k],
-                            json_integer((json_int_t)r->summary.errors[k]));
-    return json_pack("{s:f, s:I, s:I, s:I, s:f, s:o, s:o, s:{s:f, s:f, s:f}}", "duration_s",
-                     r->summary.duration_s, "transactions", (json_int_t)r->summary.transactions,
-                     "failed", (json_int_t)r->summary.failed, "retried",
-                     (json_int_t)r->summary.retried, "tps", r->summary.tps, "errors", errors,
-                     "latency_us", latency_json(&r->summary.latency_us), "under_ms", "100",
-                     r->summary.under_100ms, "1000", r->summary.under_1000ms, "5000",
-                     r->summary.under_5000ms);
+        set_int(errors, result_error_names[k], (int64_t)r->summary.errors[k]);
+    set(o, "errors", errors);
+    set(o, "latency_us", latency_json(&r->summary.latency_us));
+    set_num(under, "100", r->summary.under_100ms);
+    set_num(under, "1000", r->summary.under_1000ms);
+    set_num(under, "5000", r->summary.under_5000ms);
+    set(o, "under_ms", under);
+    return o;
 }
 
 static json_t *workload_json(const struct result *r)
 {
-    json_t *scripts = json_array();
+    json_t *o = json_object(), *scripts = json_array();
     for (size_t i = 0; i < r->workload.n_scripts; i++) {
         const struct result_script *s = &r->workload.scripts[i];
-        json_array_append_new(scripts, json_pack("{s:o, s:i, s:o}", "name", str_or_null(s->name),
-                                                 "weight", s->weight, "text",
-                                                 str_or_null(s->text)));
+        json_t *js = json_object();
+        set_str(js, "name", s->name);
+        set_int(js, "weight", s->weight);
+        set_str(js, "text", s->text);
+        json_array_append_new(scripts, js);
     }
-    return json_pack("{s:o, s:I, s:o}", "name", str_or_null(r->workload.name), "scale",
-                     (json_int_t)r->workload.scale, "scripts", scripts);
+    set_str(o, "name", r->workload.name);
+    set_int(o, "scale", r->workload.scale);
+    set(o, "scripts", scripts);
+    return o;
 }
 
 static json_t *options_json(const struct result *r)
 {
-    return json_pack("{s:i, s:i, s:f, s:I, s:f, s:f, s:b, s:o, s:f, s:I}", "clients",
-                     r->options.clients, "threads", r->options.threads, "duration_s",
-                     r->options.duration_s, "transactions_per_client",
-                     (json_int_t)r->options.transactions_per_client, "rate", r->options.rate,
-                     "latency_limit_ms", r->options.latency_limit_ms, "connect_per_tx",
-                     r->options.connect_per_tx, "protocol", str_or_null(r->options.protocol),
-                     "warmup_s", r->options.warmup_s, "seed", (json_int_t)r->options.seed);
+    json_t *o = json_object();
+    set_int(o, "clients", r->options.clients);
+    set_int(o, "threads", r->options.threads);
+    set_num(o, "duration_s", r->options.duration_s);
+    set_int(o, "transactions_per_client", r->options.transactions_per_client);
+    set_num(o, "rate", r->options.rate);
+    set_num(o, "latency_limit_ms", r->options.latency_limit_ms);
+    set(o, "connect_per_tx", json_boolean(r->options.connect_per_tx));
+    set_str(o, "protocol", r->options.protocol);
+    set_num(o, "warmup_s", r->options.warmup_s);
+    set_int(o, "seed", (int64_t)r->options.seed);
+    return o;
 }
 
 static json_t *intervals_json(const struct result *r)
@@ -71,12 +132,18 @@ static json_t *intervals_json(const struct result *r)
     json_t *a = json_array();
     for (size_t i = 0; i < r->n_intervals; i++) {
         const struct result_interval *it = &r->intervals[i];
-        json_array_append_new(
-            a, json_pack("{s:f, s:f, s:I, s:I, s:f, s:{s:f, s:f, s:f}, s:o}", "t_s", it->t_s,
-                         "duration_s", it->duration_s, "transactions",
-                         (json_int_t)it->transactions, "failed", (json_int_t)it->failed, "tps",
-                         it->tps, "latency_us", "p50", it->p50_us, "p99", it->p99_us, "max",
-                         it->max_us, "histogram", result_hist_to_json(&it->histogram)));
+        json_t *o = json_object(), *lat = json_object();
+        set_num(o, "t_s", it->t_s);
+        set_num(o, "duration_s", it->duration_s);
+        set_int(o, "transactions", (int64_t)it->transactions);
+        set_int(o, "failed", (int64_t)it->failed);
+        set_num(o, "tps", it->tps);
+        set_num(lat, "p50", it->p50_us);
+        set_num(lat, "p99", it->p99_us);
+        set_num(lat, "max", it->max_us);
+        set(o, "latency_us", lat);
+        set(o, "histogram", result_hist_to_json(&it->histogram));
+        json_array_append_new(a, o);
     }
     return a;
 }
@@ -84,34 +151,47 @@ static json_t *intervals_json(const struct result *r)
 static json_t *clients_json(const struct result *r)
 {
     json_t *a = json_array();
-    for (size_t i = 0; i < r->n_clients; i++)
-        json_array_append_new(a, json_pack("{s:I, s:I}", "transactions",
-                                           (json_int_t)r->clients[i].transactions, "failed",
-                                           (json_int_t)r->clients[i].failed));
+    for (size_t i = 0; i < r->n_clients; i++) {
+        json_t *o = json_object();
+        set_int(o, "transactions", (int64_t)r->clients[i].transactions);
+        set_int(o, "failed", (int64_t)r->clients[i].failed);
+        json_array_append_new(a, o);
+    }
     return a;
+}
+
+static json_t *client_json(const struct result *r)
+{
+    json_t *o = json_object();
+    set_str(o, "hostname", r->client.hostname);
+    set_str(o, "os", r->client.os);
+    set_int(o, "cpus", r->client.cpus);
+    set_int(o, "memory_bytes", r->client.memory_bytes);
+    set_str(o, "pgarena_version", r->client.pgarena_version);
+    set_str(o, "libpq_version", r->client.libpq_version);
+    return o;
 }
 
 static json_t *result_json(const struct result *r)
 {
-    json_t *root = json_pack(
-        "{s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:o}", "format", RESULT_FORMAT, "version",
-        RESULT_VERSION, "label", str_or_null(r->label), "started_at", str_or_null(r->started_at),
-        "finished_at", str_or_null(r->finished_at), "command", str_or_null(r->command), "complete",
-        r->complete, "end_reason", str_or_null(r->end_reason));
-    json_object_set_new(
-        root, "client",
-        json_pack("{s:o, s:o, s:i, s:I, s:o, s:o}", "hostname", str_or_null(r->client.hostname),
-                  "os", str_or_null(r->client.os), "cpus", r->client.cpus, "memory_bytes",
-                  (json_int_t)r->client.memory_bytes, "pgarena_version",
-                  str_or_null(r->client.pgarena_version), "libpq_version",
-                  str_or_null(r->client.libpq_version)));
-    json_object_set_new(root, "server", json_pack("{s:o}", "version", str_or_null(r->server.version)));
-    json_object_set_new(root, "workload", workload_json(r));
-    json_object_set_new(root, "options", options_json(r));
-    json_object_set_new(root, "summary", summary_json(r));
-    json_object_set_new(root, "intervals", intervals_json(r));
-    json_object_set_new(root, "histogram", result_hist_to_json(&r->histogram));
-    json_object_set_new(root, "clients", clients_json(r));
+    json_t *root = json_object(), *server = json_object();
+    set_str(root, "format", RESULT_FORMAT);
+    set_int(root, "version", RESULT_VERSION);
+    set_str(root, "label", r->label);
+    set_str(root, "started_at", r->started_at);
+    set_str(root, "finished_at", r->finished_at);
+    set_str(root, "command", r->command);
+    set(root, "complete", json_boolean(r->complete));
+    set_str(root, "end_reason", r->end_reason);
+    set(root, "client", client_json(r));
+    set_str(server, "version", r->server.version);
+    set(root, "server", server);
+    set(root, "workload", workload_json(r));
+    set(root, "options", options_json(r));
+    set(root, "summary", summary_json(r));
+    set(root, "intervals", intervals_json(r));
+    set(root, "histogram", result_hist_to_json(&r->histogram));
+    set(root, "clients", clients_json(r));
     return root;
 }
 

@@ -4,28 +4,28 @@
 
 /* The scripts are pgbench's own (pgbench --show-script), so results compare like for like. */
 
-#define PGBENCH_RANDOM_VARS                                                                       \
-    "\\set aid random(1, 100000 * :scale)\n"                                                      \
-    "\\set bid random(1, 1 * :scale)\n"                                                           \
-    "\\set tid random(1, 10 * :scale)\n"                                                          \
+#define PGBENCH_RANDOM_VARS                                                                        \
+    "\\set aid random(1, 100000 * :scale)\n"                                                       \
+    "\\set bid random(1, 1 * :scale)\n"                                                            \
+    "\\set tid random(1, 10 * :scale)\n"                                                           \
     "\\set delta random(-5000, 5000)\n"
 
-#define PGBENCH_ACCOUNT_UPDATE                                                                    \
-    "BEGIN;\n"                                                                                    \
-    "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n"                \
+#define PGBENCH_ACCOUNT_UPDATE                                                                     \
+    "BEGIN;\n"                                                                                     \
+    "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;\n"                 \
     "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"
 
-#define PGBENCH_HISTORY_INSERT                                                                    \
-    "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, "      \
-    ":delta, CURRENT_TIMESTAMP);\n"                                                               \
+#define PGBENCH_HISTORY_INSERT                                                                     \
+    "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, "         \
+    ":delta, CURRENT_TIMESTAMP);\n"                                                                \
     "END;\n"
 
 static const struct builtin_workload tpcb_like = {
     "tpcb-like", "pgbench's TPC-B (sort of) transaction", DATASET_PGBENCH,
     PGBENCH_RANDOM_VARS PGBENCH_ACCOUNT_UPDATE
     "UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;\n"
-    "UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;\n"
-    PGBENCH_HISTORY_INSERT};
+    "UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = "
+    ":bid;\n" PGBENCH_HISTORY_INSERT};
 
 static const struct builtin_workload simple_update = {
     "simple-update", "pgbench -N: update accounts, insert history", DATASET_PGBENCH,

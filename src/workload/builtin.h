@@ -12,7 +12,7 @@ struct builtin_workload {
     const char *name;        /* as given to -w / -b */
     const char *description; /* one line for --help */
     enum dataset dataset;
-    const char *script;      /* pgbench script text */
+    const char *script; /* pgbench script text */
 };
 
 /* The workload called `name`, or NULL. */

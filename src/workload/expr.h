@@ -12,9 +12,9 @@ enum expr_kind { EX_INT, EX_VAR, EX_NEG, EX_ADD, EX_SUB, EX_MUL, EX_DIV, EX_MOD,
 
 struct expr {
     enum expr_kind kind;
-    int64_t ival;         /* EX_INT */
-    int var;              /* EX_VAR */
-    struct expr *a, *b;   /* operands; EX_RANDOM: lo, hi */
+    int64_t ival;       /* EX_INT */
+    int var;            /* EX_VAR */
+    struct expr *a, *b; /* operands; EX_RANDOM: lo, hi */
 };
 
 struct script_set;

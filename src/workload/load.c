@@ -25,6 +25,8 @@ void load_ctx_init(struct load_ctx *x, const struct load_options *opt)
     atomic_init(&x->rows_done, 0);
     atomic_init(&x->abort, 0);
     x->last_report_ns = 0;
+    x->last_rows = -1;
+    x->last_phase = NULL;
 }
 
 static void report(struct load_ctx *x, int force)
@@ -32,10 +34,14 @@ static void report(struct load_ctx *x, int force)
     if (!x->opt->progress)
         return;
     time_ns now = clock_now_ns();
+    struct load_progress p = {atomic_load(&x->rows_done), x->rows_total, x->phase};
+    if (force && p.rows_done == x->last_rows && p.phase == x->last_phase)
+        return;
     if (!force && x->last_report_ns && now - x->last_report_ns < REPORT_EVERY_NS)
         return;
     x->last_report_ns = now;
-    struct load_progress p = {atomic_load(&x->rows_done), x->rows_total, x->phase};
+    x->last_rows = p.rows_done;
+    x->last_phase = p.phase;
     x->opt->progress(&p, x->opt->progress_arg);
 }
 
@@ -99,6 +105,19 @@ PGconn *load_connect(const struct pg_connopts *conn, struct err *e)
     return c;
 }
 
+/* The server's message, with its DETAIL when there is one: "cannot drop desired object(s)"
+ * alone does not say that a view depends on pgbench_accounts. */
+static int result_failed(PGconn *c, const PGresult *r, const char *what, struct err *e)
+{
+    char line[512];
+    pg_error_line(c, r, line, sizeof line);
+    const char *detail = PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL);
+    if (!detail)
+        return err_set(e, ERR_RUNTIME, "%s: %s", what, line);
+    int n = (int)strcspn(detail, "\n");
+    return err_set(e, ERR_RUNTIME, "%s: %s (%.*s)", what, line, n, detail);
+}
+
 /* Collect the results of the statement in flight; the first failure goes into e. */
 static int drain_results(PGconn *c, const char *what, struct err *e)
 {
@@ -106,11 +125,8 @@ static int drain_results(PGconn *c, const char *what, struct err *e)
     PGresult *r;
     while ((r = PQgetResult(c)) != NULL) {
         ExecStatusType st = PQresultStatus(r);
-        if (rc == 0 && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-            char line[512];
-            pg_error_line(c, r, line, sizeof line);
-            rc = err_set(e, ERR_RUNTIME, "%s: %s", what, line);
-        }
+        if (rc == 0 && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+            rc = result_failed(c, r, what, e);
         PQclear(r);
     }
     return rc;
@@ -187,11 +203,8 @@ static int copy_start(PGconn *c, const char *sql, struct err *e)
 {
     PGresult *r = PQexec(c, sql);
     int ok = PQresultStatus(r) == PGRES_COPY_IN;
-    if (!ok) {
-        char line[512];
-        pg_error_line(c, r, line, sizeof line);
-        err_set(e, ERR_RUNTIME, "%s: %s", sql, line);
-    }
+    if (!ok)
+        result_failed(c, r, sql, e);
     PQclear(r);
     return ok ? 0 : -1;
 }

@@ -23,9 +23,9 @@ struct load_progress {
 typedef void (*load_progress_fn)(const struct load_progress *p, void *arg);
 
 struct load_options {
-    int scale;                /* pgbench scale: 1 branch, 10 tellers, 100000 accounts each */
-    int jobs;                 /* connections to load with */
-    uint64_t seed;            /* for data that is random (none in pgbench's tables) */
+    int scale;                 /* pgbench scale: 1 branch, 10 tellers, 100000 accounts each */
+    int jobs;                  /* connections to load with */
+    uint64_t seed;             /* for data that is random (none in pgbench's tables) */
     load_progress_fn progress; /* may be NULL; called at most every ~100 ms and at the end */
     void *progress_arg;
     /* Set asynchronously (signal handler) to ask the loader to stop early: it returns -1

@@ -26,6 +26,8 @@ struct load_ctx {
     _Atomic int64_t rows_done;
     atomic_int abort; /* set on interruption or when a worker failed: workers stop */
     time_ns last_report_ns;
+    int64_t last_rows; /* what the last report said, so the phase end does not repeat it */
+    const char *last_phase;
 };
 
 /* Longest COPY text line a row generator may write, newline included. */

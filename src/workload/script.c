@@ -75,7 +75,8 @@ static void compile_sql(struct script_set *set, struct command *c)
             }
             continue;
         }
-        if (*p == ':' && is_ident_char(p[1])) {
+        /* pgbench variable names start with a letter or '_', so [1:2] is a slice. */
+        if (*p == ':' && (isalpha((unsigned char)p[1]) || p[1] == '_')) {
             int n = 1;
             while (is_ident_char(p[n]))
                 n++;
@@ -196,6 +197,13 @@ static void add_sql(struct parse_ctx *cx, const char *start, const char *end, in
     compile_sql(cx->set, c);
 }
 
+static int line_starts_meta(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return *p == '\\';
+}
+
 /* Walks the text once: meta-commands are whole lines; SQL runs to a ';' outside quotes and
  * comments, across lines. */
 static int parse_text(struct parse_ctx *cx, const char *text)
@@ -231,6 +239,12 @@ static int parse_text(struct parse_ctx *cx, const char *text)
             sql_start = q, sql_line = line, p = q;
         }
         char ch = *p;
+        if (!quote && p > text && p[-1] == '\n' && line_starts_meta(p)) {
+            /* A meta-command ends an SQL command left without ';', as in pgbench. */
+            add_sql(cx, sql_start, p, sql_line);
+            sql_start = NULL;
+            continue;
+        }
         if (quote) {
             if (ch == quote)
                 quote = 0;

@@ -37,14 +37,14 @@ enum cmd_kind {
 
 struct command {
     enum cmd_kind kind;
-    int line;           /* 1-based line in the script, for messages and statement stats */
-    char *text;         /* the command as written (trimmed), for reports */
+    int line;   /* 1-based line in the script, for messages and statement stats */
+    char *text; /* the command as written (trimmed), for reports */
     /* CMD_SQL */
     int n_parts;
     struct sql_part *parts; /* for simple mode: text with values substituted */
     char *sql_params;       /* for extended/prepared mode: :var replaced by $1, $2 ... */
     int n_params;
-    int *param_vars;        /* variable of each $n */
+    int *param_vars; /* variable of each $n */
     /* CMD_SET */
     int var;
     struct expr *expr;

@@ -1,0 +1,589 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "stats/hist.h"
+#include "result/result.h"
+
+/* Each test gets a fresh directory under /tmp, removed with whatever is left in it. */
+struct fixture {
+    char dir[64];
+    char path[128]; /* dir/result.json */
+};
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    snprintf(f->dir, sizeof f->dir, "/tmp/pgarena-test-XXXXXX");
+    if (!mkdtemp(f->dir)) {
+        free(f);
+        return -1;
+    }
+    snprintf(f->path, sizeof f->path, "%s/result.json", f->dir);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    DIR *d = opendir(f->dir);
+    struct dirent *de;
+    char p[512];
+    while (d && (de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+            snprintf(p, sizeof p, "%s/%s", f->dir, de->d_name);
+            unlink(p);
+        }
+    }
+    if (d)
+        closedir(d);
+    rmdir(f->dir);
+    free(f);
+    return 0;
+}
+
+/* Names in dir other than "." and "..", space-separated and sorted by readdir order. */
+static int dir_entries(const char *dir, char *names, size_t size)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *de;
+    int n = 0;
+    names[0] = '\0';
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        n++;
+        strncat(names, de->d_name, size - strlen(names) - 2);
+        strcat(names, " ");
+    }
+    closedir(d);
+    return n;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs(text, fp);
+    assert_int_equal(fclose(fp), 0);
+}
+
+static void sparse_of(struct hist_sparse *out, const int64_t *v, size_t n)
+{
+    struct hist *h = hist_new();
+    for (size_t i = 0; i < n; i++)
+        hist_record(h, v[i]);
+    hist_to_sparse(h, out);
+    hist_free(h);
+}
+
+/* A result with every field set to something distinct (values exact in binary). */
+static void fill_result(struct result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->label = strdup("nightly \"quoted\" run");
+    r->started_at = strdup("2024-05-01T10:00:00Z");
+    r->finished_at = strdup("2024-05-01T10:01:05Z");
+    r->command = strdup("pgarena run -c 4 'host=db password=***'");
+    r->complete = 1;
+    r->end_reason = strdup("finished");
+    r->client.hostname = strdup("bench-1");
+    r->client.os = strdup("Linux 6.1 x86_64");
+    r->client.pgarena_version = strdup("0.1.0-3-gabcdef");
+    r->client.libpq_version = strdup("16.2");
+    r->client.cpus = 8;
+    r->client.memory_bytes = 16LL << 30;
+    r->server.version = strdup("PostgreSQL 16.2 on x86_64");
+    r->workload.name = strdup("tpcb-like");
+    r->workload.scale = 10;
+    r->workload.n_scripts = 2;
+    r->workload.scripts = calloc(2, sizeof *r->workload.scripts);
+    r->workload.scripts[0].name = strdup("builtin: tpcb-like");
+    r->workload.scripts[0].weight = 3;
+    r->workload.scripts[0].text = strdup("\\set aid random(1, 100000 * :scale)\nBEGIN;\nEND;\n");
+    r->workload.scripts[1].name = strdup("caf\xc3\xa9.sql");
+    r->workload.scripts[1].weight = 1;
+    r->workload.scripts[1].text = strdup("SELECT 'a\tb', \"x\";\n-- \xe2\x82\xac\n");
+    r->options.clients = 4;
+    r->options.threads = 2;
+    r->options.duration_s = 60.5;
+    r->options.transactions_per_client = 1000;
+    r->options.rate = 250.25;
+    r->options.latency_limit_ms = 12.5;
+    r->options.connect_per_tx = 1;
+    r->options.protocol = strdup("prepared");
+    r->options.warmup_s = 5;
+    r->options.seed = 9007199254740993ULL; /* 2^53 + 1: not exact as a double */
+    r->summary.duration_s = 60.125;
+    r->summary.transactions = 123456;
+    r->summary.failed = 78;
+    r->summary.retried = 9;
+    r->summary.tps = 2053.25;
+    for (int k = 0; k < RESULT_N_ERRORS; k++)
+        r->summary.errors[k] = 10 + (uint64_t)k;
+    r->summary.latency_us = (struct latency_summary){.min = 100,
+                                                     .mean = 1500.5,
+                                                     .stddev = 250.75,
+                                                     .p50 = 1400,
+                                                     .p90 = 2000,
+                                                     .p95 = 2500,
+                                                     .p99 = 4000,
+                                                     .p999 = 9000,
+                                                     .max = 50000};
+    r->summary.under_100ms = 0.5;
+    r->summary.under_1000ms = 0.75;
+    r->summary.under_5000ms = 1;
+    static const int64_t v0[] = {100, 300, 300, 5000, 50000, 1 << 20};
+    static const int64_t v2[] = {7};
+    r->n_intervals = 3;
+    r->intervals = calloc(3, sizeof *r->intervals);
+    for (size_t i = 0; i < 3; i++) {
+        struct result_interval *it = &r->intervals[i];
+        it->t_s = (double)(i + 1);
+        it->duration_s = i == 2 ? 0.5 : 1;
+        it->transactions = 1000 + i;
+        it->failed = i;
+        it->tps = 1000.5 + (double)i;
+        it->p50_us = 1200 + (double)i;
+        it->p99_us = 3000.25;
+        it->max_us = 50000;
+    }
+    sparse_of(&r->intervals[0].histogram, v0, 6);
+    /* interval 1 keeps an empty histogram */
+    sparse_of(&r->intervals[2].histogram, v2, 1);
+    static const int64_t all[] = {100, 300, 300, 5000, 50000, 1 << 20, 7};
+    sparse_of(&r->histogram, all, 7);
+    r->n_clients = 3;
+    r->clients = calloc(3, sizeof *r->clients);
+    for (size_t i = 0; i < 3; i++)
+        r->clients[i] = (struct result_client){40000 + i, i * 2};
+}
+
+static void assert_str(const char *a, const char *b)
+{
+    if (!a || !b)
+        assert_ptr_equal(a, b);
+    else
+        assert_string_equal(a, b);
+}
+
+#define assert_double(a, b)                                                                        \
+    do {                                                                                           \
+        if (!((a) == (b)))                                                                         \
+            fail_msg("%s: %.17g != %.17g", #a, (double)(a), (double)(b));                          \
+    } while (0)
+
+static void assert_sparse(const struct hist_sparse *a, const struct hist_sparse *b)
+{
+    assert_int_equal(a->n_bins, b->n_bins);
+    for (size_t i = 0; i < a->n_bins; i++) {
+        assert_int_equal(a->bins[i].value_us, b->bins[i].value_us);
+        assert_int_equal(a->bins[i].count, b->bins[i].count);
+    }
+    assert_int_equal(a->count, b->count);
+    assert_int_equal(a->min_us, b->min_us);
+    assert_int_equal(a->max_us, b->max_us);
+    assert_double(a->sum_us, b->sum_us);
+    assert_double(a->sumsq_us, b->sumsq_us);
+}
+
+static void assert_result_equal(const struct result *a, const struct result *b)
+{
+    assert_str(a->label, b->label);
+    assert_str(a->started_at, b->started_at);
+    assert_str(a->finished_at, b->finished_at);
+    assert_str(a->command, b->command);
+    assert_int_equal(a->complete, b->complete);
+    assert_str(a->end_reason, b->end_reason);
+    assert_str(a->client.hostname, b->client.hostname);
+    assert_str(a->client.os, b->client.os);
+    assert_str(a->client.pgarena_version, b->client.pgarena_version);
+    assert_str(a->client.libpq_version, b->client.libpq_version);
+    assert_int_equal(a->client.cpus, b->client.cpus);
+    assert_int_equal(a->client.memory_bytes, b->client.memory_bytes);
+    assert_str(a->server.version, b->server.version);
+    assert_str(a->workload.name, b->workload.name);
+    assert_int_equal(a->workload.scale, b->workload.scale);
+    assert_int_equal(a->workload.n_scripts, b->workload.n_scripts);
+    for (size_t i = 0; i < a->workload.n_scripts; i++) {
+        assert_str(a->workload.scripts[i].name, b->workload.scripts[i].name);
+        assert_int_equal(a->workload.scripts[i].weight, b->workload.scripts[i].weight);
+        assert_str(a->workload.scripts[i].text, b->workload.scripts[i].text);
+    }
+    assert_int_equal(a->options.clients, b->options.clients);
+    assert_int_equal(a->options.threads, b->options.threads);
+    assert_double(a->options.duration_s, b->options.duration_s);
+    assert_int_equal(a->options.transactions_per_client, b->options.transactions_per_client);
+    assert_double(a->options.rate, b->options.rate);
+    assert_double(a->options.latency_limit_ms, b->options.latency_limit_ms);
+    assert_int_equal(a->options.connect_per_tx, b->options.connect_per_tx);
+    assert_str(a->options.protocol, b->options.protocol);
+    assert_double(a->options.warmup_s, b->options.warmup_s);
+    assert_true(a->options.seed == b->options.seed);
+    assert_double(a->summary.duration_s, b->summary.duration_s);
+    assert_int_equal(a->summary.transactions, b->summary.transactions);
+    assert_int_equal(a->summary.failed, b->summary.failed);
+    assert_int_equal(a->summary.retried, b->summary.retried);
+    assert_double(a->summary.tps, b->summary.tps);
+    for (int k = 0; k < RESULT_N_ERRORS; k++)
+        assert_int_equal(a->summary.errors[k], b->summary.errors[k]);
+    const struct latency_summary *la = &a->summary.latency_us, *lb = &b->summary.latency_us;
+    assert_double(la->min, lb->min);
+    assert_double(la->mean, lb->mean);
+    assert_double(la->stddev, lb->stddev);
+    assert_double(la->p50, lb->p50);
+    assert_double(la->p90, lb->p90);
+    assert_double(la->p95, lb->p95);
+    assert_double(la->p99, lb->p99);
+    assert_double(la->p999, lb->p999);
+    assert_double(la->max, lb->max);
+    assert_double(a->summary.under_100ms, b->summary.under_100ms);
+    assert_double(a->summary.under_1000ms, b->summary.under_1000ms);
+    assert_double(a->summary.under_5000ms, b->summary.under_5000ms);
+    assert_int_equal(a->n_intervals, b->n_intervals);
+    for (size_t i = 0; i < a->n_intervals; i++) {
+        const struct result_interval *x = &a->intervals[i], *y = &b->intervals[i];
+        assert_double(x->t_s, y->t_s);
+        assert_double(x->duration_s, y->duration_s);
+        assert_int_equal(x->transactions, y->transactions);
+        assert_int_equal(x->failed, y->failed);
+        assert_double(x->tps, y->tps);
+        assert_double(x->p50_us, y->p50_us);
+        assert_double(x->p99_us, y->p99_us);
+        assert_double(x->max_us, y->max_us);
+        assert_sparse(&x->histogram, &y->histogram);
+    }
+    assert_sparse(&a->histogram, &b->histogram);
+    assert_int_equal(a->n_clients, b->n_clients);
+    for (size_t i = 0; i < a->n_clients; i++) {
+        assert_int_equal(a->clients[i].transactions, b->clients[i].transactions);
+        assert_int_equal(a->clients[i].failed, b->clients[i].failed);
+    }
+}
+
+static void test_round_trip(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, back;
+    struct err e = {0};
+    fill_result(&r);
+    assert_int_equal(r.histogram.n_bins, 6);
+    assert_int_equal(result_write(&r, f->path, &e), 0);
+    /* Only the target is left: no temporary file beside it. */
+    char names[256];
+    assert_int_equal(dir_entries(f->dir, names, sizeof names), 1);
+    assert_string_equal(names, "result.json ");
+    if (result_read(f->path, &back, &e) != 0)
+        fail_msg("read back failed: %s", e.msg);
+    assert_result_equal(&r, &back);
+    result_free(&back);
+
+    /* Absent strings stay absent; no scripts, intervals or clients is fine. */
+    struct result sparse;
+    memset(&sparse, 0, sizeof sparse);
+    sparse.summary.transactions = 1;
+    sparse.end_reason = strdup("interrupted");
+    assert_int_equal(result_write(&sparse, f->path, &e), 0);
+    assert_int_equal(result_read(f->path, &back, &e), 0);
+    assert_result_equal(&sparse, &back);
+    assert_null(back.label);
+    assert_int_equal(back.complete, 0);
+    result_free(&back);
+    result_free(&sparse);
+
+    /* Writing again replaces the file. */
+    assert_int_equal(result_write(&r, f->path, &e), 0);
+    assert_int_equal(dir_entries(f->dir, names, sizeof names), 1);
+    assert_int_equal(result_read(f->path, &back, &e), 0);
+    assert_string_equal(back.label, r.label);
+    result_free(&back);
+    result_free(&r);
+    assert_null(r.label);
+    assert_null(r.intervals);
+}
+
+static void test_file_is_json(void **state)
+{
+    struct fixture *f = *state;
+    struct result r;
+    struct err e = {0};
+    fill_result(&r);
+    assert_int_equal(result_write(&r, f->path, &e), 0);
+    result_free(&r);
+    json_error_t je;
+    json_t *root = json_load_file(f->path, 0, &je);
+    if (!root)
+        fail_msg("not JSON: %d:%d: %s", je.line, je.column, je.text);
+    assert_true(json_is_object(root));
+    assert_string_equal(json_string_value(json_object_get(root, "format")), "pgarena-result");
+    json_t *version = json_object_get(root, "version");
+    assert_true(json_is_integer(version));
+    assert_int_equal(json_integer_value(version), 1);
+    json_t *bins = json_object_get(json_object_get(root, "histogram"), "bins");
+    assert_int_equal(json_array_size(bins), 6);
+    assert_int_equal(json_integer_value(json_array_get(json_array_get(bins, 0), 0)), 7);
+    assert_int_equal(json_array_size(json_object_get(root, "intervals")), 3);
+    json_decref(root);
+}
+
+static void test_write_missing_dir(void **state)
+{
+    struct fixture *f = *state;
+    struct result r;
+    struct err e = {0};
+    char path[256], sub[200], names[256];
+    fill_result(&r);
+    snprintf(sub, sizeof sub, "%s/missing", f->dir);
+    snprintf(path, sizeof path, "%s/result.json", sub);
+    assert_int_equal(result_write(&r, path, &e), -1);
+    assert_int_equal(e.code, ERR_RUNTIME);
+    assert_non_null(strstr(e.msg, path));
+    assert_int_equal(access(path, F_OK), -1);
+    assert_int_equal(access(sub, F_OK), -1);
+    assert_int_equal(dir_entries(f->dir, names, sizeof names), 0);
+
+    /* The rename fails when the target is a directory: the temporary file goes too. */
+    assert_int_equal(mkdir(sub, 0700), 0);
+    e.code = ERR_NONE;
+    assert_int_equal(result_write(&r, sub, &e), -1);
+    assert_int_equal(e.code, ERR_RUNTIME);
+    assert_int_equal(dir_entries(f->dir, names, sizeof names), 1);
+    assert_string_equal(names, "missing ");
+    assert_int_equal(rmdir(sub), 0);
+    result_free(&r);
+}
+
+/* result_read(path) must fail with ERR_INPUT and "PATH:..." (then prefix_more, if any). */
+static void expect_rejected(const char *path, const char *prefix_more, const char *why)
+{
+    struct result r;
+    struct err e = {0};
+    memset(&r, 0xab, sizeof r); /* whatever the caller had */
+    if (result_read(path, &r, &e) == 0) {
+        result_free(&r);
+        fail_msg("%s: accepted", why);
+    }
+    assert_int_equal(e.code, ERR_INPUT);
+    size_t n = strlen(path);
+    if (strncmp(e.msg, path, n) != 0 || e.msg[n] != ':')
+        fail_msg("%s: message does not start with the path: %s", why, e.msg);
+    if (prefix_more && strncmp(e.msg + n, prefix_more, strlen(prefix_more)) != 0)
+        fail_msg("%s: message lacks '%s' after the path: %s", why, prefix_more, e.msg);
+    result_free(&r); /* safe after a failed read */
+}
+
+static void test_read_rejects_bad_files(void **state)
+{
+    struct fixture *f = *state;
+    char path[256];
+    snprintf(path, sizeof path, "%s/absent.json", f->dir);
+    expect_rejected(path, NULL, "missing file");
+    write_text(f->path, "");
+    expect_rejected(f->path, NULL, "empty file");
+    write_text(f->path, "{\n  \"format\": \"pgarena-result\",\n  \"version\": nope\n}\n");
+    expect_rejected(f->path, ":3:", "invalid JSON");
+    write_text(f->path, "{\"format\": \"pgarena-result\", \"version\": 1,\n\"version\": 1}");
+    expect_rejected(f->path, ":2:", "duplicate key");
+    write_text(f->path, "[1, 2]");
+    expect_rejected(f->path, NULL, "an array");
+    write_text(f->path, "{\"format\": \"other-tool\", \"version\": 1}");
+    expect_rejected(f->path, NULL, "another format");
+}
+
+/* Write a good file, change its JSON with mutate, and expect the reader to reject it. */
+static void expect_mutation_rejected(const char *path, void (*mutate)(json_t *root),
+                                     const char *why)
+{
+    struct result r;
+    struct err e = {0};
+    fill_result(&r);
+    assert_int_equal(result_write(&r, path, &e), 0);
+    result_free(&r);
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    assert_non_null(root);
+    mutate(root);
+    assert_int_equal(json_dump_file(root, path, JSON_INDENT(1)), 0);
+    json_decref(root);
+    expect_rejected(path, NULL, why);
+}
+
+static json_t *hist_of(json_t *root, int interval)
+{
+    if (interval < 0)
+        return json_object_get(root, "histogram");
+    return json_object_get(json_array_get(json_object_get(root, "intervals"), (size_t)interval),
+                           "histogram");
+}
+
+static void mut_version_2(json_t *root)
+{
+    json_object_set_new(root, "version", json_integer(2));
+}
+
+static void mut_version_0(json_t *root)
+{
+    json_object_set_new(root, "version", json_integer(0));
+}
+
+static void mut_version_string(json_t *root)
+{
+    json_object_set_new(root, "version", json_string("1"));
+}
+
+static void mut_no_format(json_t *root)
+{
+    json_object_del(root, "format");
+}
+
+static void mut_no_summary(json_t *root)
+{
+    json_object_del(root, "summary");
+}
+
+static void mut_summary_not_object(json_t *root)
+{
+    json_object_set_new(root, "summary", json_integer(3));
+}
+
+static void mut_no_histogram(json_t *root)
+{
+    json_object_del(root, "histogram");
+}
+
+static void mut_count_mismatch(json_t *root)
+{
+    json_t *h = hist_of(root, -1);
+    json_object_set_new(h, "count",
+                        json_integer(json_integer_value(json_object_get(h, "count")) + 1));
+}
+
+static void mut_bins_unsorted(json_t *root)
+{
+    json_t *bins = json_object_get(hist_of(root, -1), "bins");
+    json_t *first = json_incref(json_array_get(bins, 0));
+    json_array_remove(bins, 0);
+    json_array_append_new(bins, first);
+}
+
+static void mut_interval_bin_duplicate(json_t *root)
+{
+    json_t *bins = json_object_get(hist_of(root, 0), "bins");
+    json_t *b0 = json_array_get(bins, 0), *b1 = json_array_get(bins, 1);
+    json_array_set(b1, 0, json_array_get(b0, 0));
+}
+
+static void mut_interval_negative_count(json_t *root)
+{
+    json_t *h = hist_of(root, 2);
+    json_array_set_new(json_array_get(json_object_get(h, "bins"), 0), 1, json_integer(-1));
+}
+
+static void mut_interval_bin_not_pair(json_t *root)
+{
+    json_array_set_new(json_object_get(hist_of(root, 0), "bins"), 1, json_string("x"));
+}
+
+static void mut_intervals_not_array(json_t *root)
+{
+    json_object_set_new(root, "intervals", json_object());
+}
+
+static void test_read_rejects_bad_documents(void **state)
+{
+    struct fixture *f = *state;
+    static const struct {
+        void (*mutate)(json_t *);
+        const char *why;
+    } cases[] = {
+        {mut_version_2, "future version"},
+        {mut_version_0, "version 0"},
+        {mut_version_string, "version as a string"},
+        {mut_no_format, "no format"},
+        {mut_no_summary, "missing summary"},
+        {mut_summary_not_object, "summary not an object"},
+        {mut_no_histogram, "missing histogram"},
+        {mut_count_mismatch, "bins not summing to count"},
+        {mut_bins_unsorted, "bins unsorted"},
+        {mut_interval_bin_duplicate, "interval bins repeated"},
+        {mut_interval_negative_count, "negative bin count"},
+        {mut_interval_bin_not_pair, "bin not a pair"},
+        {mut_intervals_not_array, "intervals not an array"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_mutation_rejected(f->path, cases[i].mutate, cases[i].why);
+    /* The future-version message says so. */
+    struct result r;
+    struct err e = {0};
+    expect_mutation_rejected(f->path, mut_version_2, "future version");
+    assert_int_equal(result_read(f->path, &r, &e), -1);
+    assert_non_null(strstr(e.msg, "version 2"));
+}
+
+/* Whatever result_write cannot represent, it must not report success for a file that
+ * result_read then rejects or reads back differently. */
+static void expect_write_consistent(const char *path, const struct result *r,
+                                    const struct result *expected)
+{
+    struct result back;
+    struct err e = {0};
+    if (result_write(r, path, &e) != 0) {
+        assert_int_equal(access(path, F_OK), -1);
+        return;
+    }
+    if (result_read(path, &back, &e) != 0)
+        fail_msg("write succeeded, read failed: %s", e.msg);
+    assert_result_equal(expected, &back);
+    result_free(&back);
+}
+
+/* Text that is not UTF-8 is written with its non-ASCII bytes as '?' rather than dropped;
+ * a NaN is written as null (read back as 0) rather than losing the summary. */
+static void test_write_unrepresentable_values(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, expected;
+    fill_result(&r);
+    fill_result(&expected);
+    free(r.workload.scripts[1].text);
+    r.workload.scripts[1].text = strdup("-- caf\xe9\nSELECT 1;\n");
+    free(expected.workload.scripts[1].text);
+    expected.workload.scripts[1].text = strdup("-- caf?\nSELECT 1;\n");
+    expect_write_consistent(f->path, &r, &expected);
+    result_free(&r);
+    fill_result(&r);
+    r.summary.tps = NAN;
+    expected.summary.tps = 0;
+    free(expected.workload.scripts[1].text);
+    expected.workload.scripts[1].text = strdup(r.workload.scripts[1].text);
+    expect_write_consistent(f->path, &r, &expected);
+    result_free(&r);
+    result_free(&expected);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_file_is_json, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_write_missing_dir, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_rejects_bad_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_rejects_bad_documents, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_write_unrepresentable_values, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
