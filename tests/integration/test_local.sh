@@ -5,6 +5,7 @@ scratch_dirs() {
 }
 
 test_local_start_status_stop() {
+    chmod 755 "$T" # the server runs as postgres when we are root
     pga local start --dir "$T/srv"
     assert_rc 0
     conninfo=$(cat "$T/out")
