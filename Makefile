@@ -55,13 +55,13 @@ asan: build/asan/pgarena
 build/tests/%: tests/unit/%.c build/libpgarena.a
 	@mkdir -p $(dir $@)
 	@echo "LD $@"
-	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) $(shell pkg-config --cflags cmocka) -o $@ $^ \
+	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -Itests/unit $(shell pkg-config --cflags cmocka) -o $@ $^ \
 	    $(LIBS_ALL) $(shell pkg-config --libs cmocka)
 
 build/asan/tests/%: tests/unit/%.c build/asan/libpgarena.a
 	@mkdir -p $(dir $@)
 	@echo "LD $@"
-	@$(CC) $(ASAN_CFLAGS) $(CPPFLAGS_ALL) $(shell pkg-config --cflags cmocka) -o $@ $^ \
+	@$(CC) $(ASAN_CFLAGS) $(CPPFLAGS_ALL) -Itests/unit $(shell pkg-config --cflags cmocka) -o $@ $^ \
 	    $(LIBS_ALL) $(shell pkg-config --libs cmocka)
 
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%) $(UNIT_SRC:tests/unit/%.c=build/asan/tests/%)

@@ -145,9 +145,7 @@ static int step_preparing(struct client *c)
             c->prep_cmd++;
             continue;
         }
-        char name[32];
-        snprintf(name, sizeof name, "P%d_%d", c->prep_script, c->prep_cmd);
-        if (!PQsendPrepare(c->conn, name, cmd->sql_params, cmd->n_params, NULL) ||
+        if (!PQsendPrepare(c->conn, cmd->stmt_name, cmd->sql_params, cmd->n_params, NULL) ||
             flush_or_fail(c) < 0) {
             setup_failed(c, "could not prepare statement");
             return 0;
@@ -278,15 +276,12 @@ static int send_sql(struct client *c, const struct command *cmd)
         sent = PQsendQueryParams(c->conn, cmd->sql_params, cmd->n_params, NULL, c->param_values,
                                  NULL, NULL, 0);
         break;
-    default: {
+    default:
         if (bind_params(c, cmd) < 0)
             return -2;
-        char name[32];
-        snprintf(name, sizeof name, "P%d_%d", (int)(c->script - run->cfg->scripts->scripts),
-                 c->cmd);
-        sent = PQsendQueryPrepared(c->conn, name, cmd->n_params, c->param_values, NULL, NULL, 0);
+        sent = PQsendQueryPrepared(c->conn, cmd->stmt_name, cmd->n_params, c->param_values, NULL,
+                                   NULL, 0);
         break;
-    }
     }
     if (!sent || flush_or_fail(c) < 0)
         return -1;

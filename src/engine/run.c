@@ -219,7 +219,13 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     atomic_store(&engine_stop_flag, 0);
     engine_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     pthread_mutex_init(&run.mu, NULL);
-    pthread_cond_init(&run.cv, NULL);
+    /* Deadlines are monotonic; a default (realtime) condition variable would read them as
+     * 1970 and return at once, spinning the main thread for the whole run. */
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&run.cv, &attr);
+    pthread_condattr_destroy(&attr);
     init_workers(&run);
     for (int t = 0; t < run.n_workers; t++)
         pthread_create(&run.workers[t].thread, NULL, worker_main, &run.workers[t]);

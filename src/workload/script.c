@@ -23,6 +23,7 @@ static void command_free(struct command *c)
         free(c->parts[i].text);
     free(c->parts);
     free(c->sql_params);
+    free(c->stmt_name);
     free(c->param_vars);
     expr_free(c->expr);
 }
@@ -289,6 +290,9 @@ int script_set_add(struct script_set *s, const char *name, const char *text, int
         free(sc->source);
         return -1;
     }
+    for (int j = 0; j < sc->n_cmds; j++)
+        if (sc->cmds[j].kind == CMD_SQL)
+            sc->cmds[j].stmt_name = xasprintf("P%d_%d", s->n_scripts, j);
     s->n_scripts++;
     s->total_weight += weight;
     return 0;

@@ -43,6 +43,7 @@ struct command {
     int n_parts;
     struct sql_part *parts; /* for simple mode: text with values substituted */
     char *sql_params;       /* for extended/prepared mode: :var replaced by $1, $2 ... */
+    char *stmt_name;        /* prepared mode: "P<script>_<command>", unique in the set */
     int n_params;
     int *param_vars; /* variable of each $n */
     /* CMD_SET */

@@ -32,7 +32,7 @@ test_run_local_is_complete_and_cleans_up() {
     assert_out '^transactions: +[1-9]'
     pyjson r.json 'd["complete"] and d["summary"]["transactions"] > 0 and d["workload"]["scale"] == 1'
     [ "$(scratch_dirs)" = "$before" ] || fail "run --local left a scratch directory behind"
-    ! pgrep -f "postgres -D ${TMPDIR:-/tmp}/pgarena-" >/dev/null || fail "a scratch server is still running"
+    ! pgrep -f "postgres -D ${TMPDIR:-/tmp}/pgarena-[A-Za-z0-9]{6}/data" >/dev/null || fail "a scratch server is still running"
 }
 
 test_run_local_interrupted_cleans_up() {

@@ -4,6 +4,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "sparse_assert.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,17 +179,7 @@ static void test_percentiles_small_samples(void **state)
 
 static void assert_sparse_equal(const struct hist_sparse *a, const struct hist_sparse *b)
 {
-    assert_int_equal(a->n_bins, b->n_bins);
-    for (size_t i = 0; i < a->n_bins; i++) {
-        assert_int_equal(a->bins[i].value_us, b->bins[i].value_us);
-        assert_int_equal(a->bins[i].count, b->bins[i].count);
-    }
-    assert_int_equal(a->count, b->count);
-    assert_int_equal(a->min_us, b->min_us);
-    assert_int_equal(a->max_us, b->max_us);
-    /* Sums of integers stay exact below 2^53, which every test keeps to; squares round. */
-    assert_true(a->sum_us == b->sum_us);
-    assert_true(fabs(a->sumsq_us - b->sumsq_us) <= 1e-12 * fabs(a->sumsq_us));
+    assert_sparse_equal_tol(a, b, 1e-12); /* squares round */
 }
 
 static void assert_hist_equal(const struct hist *a, const struct hist *b)

@@ -4,6 +4,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "sparse_assert.h"
+
 #include <dirent.h>
 #include <jansson.h>
 #include <math.h>
@@ -189,16 +191,7 @@ static void assert_str(const char *a, const char *b)
 
 static void assert_sparse(const struct hist_sparse *a, const struct hist_sparse *b)
 {
-    assert_int_equal(a->n_bins, b->n_bins);
-    for (size_t i = 0; i < a->n_bins; i++) {
-        assert_int_equal(a->bins[i].value_us, b->bins[i].value_us);
-        assert_int_equal(a->bins[i].count, b->bins[i].count);
-    }
-    assert_int_equal(a->count, b->count);
-    assert_int_equal(a->min_us, b->min_us);
-    assert_int_equal(a->max_us, b->max_us);
-    assert_double(a->sum_us, b->sum_us);
-    assert_double(a->sumsq_us, b->sumsq_us);
+    assert_sparse_equal_tol(a, b, 0);
 }
 
 static void assert_result_equal(const struct result *a, const struct result *b)

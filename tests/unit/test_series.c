@@ -4,6 +4,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "sparse_assert.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,17 +17,7 @@
 
 static void assert_sparse_equal(const struct hist_sparse *a, const struct hist_sparse *b)
 {
-    assert_int_equal(a->n_bins, b->n_bins);
-    for (size_t i = 0; i < a->n_bins; i++) {
-        assert_int_equal(a->bins[i].value_us, b->bins[i].value_us);
-        assert_int_equal(a->bins[i].count, b->bins[i].count);
-    }
-    assert_int_equal(a->count, b->count);
-    assert_int_equal(a->min_us, b->min_us);
-    assert_int_equal(a->max_us, b->max_us);
-    /* Sums of integers below 2^53 are exact in a double, whatever the order. */
-    assert_true(a->sum_us == b->sum_us);
-    assert_true(a->sumsq_us == b->sumsq_us);
+    assert_sparse_equal_tol(a, b, 0);
 }
 
 static void assert_series_equal(const struct series *a, const struct series *b)
