@@ -7,6 +7,10 @@
 
 #include "base/mem.h"
 
+/* Reconnection backoff after a lost connection: doubles from the first to the last. */
+#define BACKOFF_FIRST_NS (100 * NS_PER_MS)
+#define BACKOFF_MAX_NS   (1000 * NS_PER_MS)
+
 void client_init(struct client *c, struct worker *w, int id)
 {
     const struct engine_config *cfg = w->run->cfg;
@@ -14,7 +18,9 @@ void client_init(struct client *c, struct worker *w, int id)
     c->id = id;
     c->w = w;
     c->fd = -1;
+    c->timer_slot = -1;
     c->state = CS_CONNECTING;
+    c->resume = CS_IDLE;
     /* Each client draws from its own stream, so a seeded run repeats its values. */
     rng_seed(&c->rng, cfg->seed * 1000003ULL + (uint64_t)id);
     script_vars_init(&c->vars, cfg->scripts);
@@ -45,8 +51,12 @@ void client_watch(struct client *c, uint32_t events)
         epoll_ctl(c->w->epfd, EPOLL_CTL_DEL, c->fd, NULL);
         c->fd = -1;
     }
-    if (fd < 0)
+    if (fd < 0 || events == 0) {
+        if (c->fd >= 0)
+            epoll_ctl(c->w->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+        c->fd = -1;
         return;
+    }
     struct epoll_event ev = {.events = events, .data.ptr = c};
     if (c->fd < 0) {
         epoll_ctl(c->w->epfd, EPOLL_CTL_ADD, fd, &ev);
@@ -58,6 +68,39 @@ void client_watch(struct client *c, uint32_t events)
     }
 }
 
+static void set_timer(struct client *c, time_ns when)
+{
+    timers_set(&c->w->timers, c, &c->timer_slot, when);
+}
+
+static void finish(struct client *c)
+{
+    timers_cancel(&c->w->timers, &c->timer_slot);
+    client_watch(c, 0);
+    if (c->lost) {
+        c->lost = 0;
+        atomic_fetch_sub(&c->w->n_lost, 1);
+    }
+    c->state = CS_FINISHED;
+    c->w->n_live--;
+}
+
+static void note_error(struct client *c, const char *msg)
+{
+    if (!c->w->error[0])
+        snprintf(c->w->error, sizeof c->w->error, "%s", msg);
+}
+
+static void close_connection(struct client *c)
+{
+    client_watch(c, 0);
+    if (c->conn)
+        PQfinish(c->conn);
+    c->conn = NULL;
+}
+
+/* Setup failures (before the run) abort the whole run: a benchmark whose clients cannot all
+ * connect would measure something else. */
 static void setup_failed(struct client *c, const char *what)
 {
     struct worker *w = c->w;
@@ -68,29 +111,83 @@ static void setup_failed(struct client *c, const char *what)
     }
     w->setup_failed = 1;
     w->n_setup_pending--;
-    w->n_live--;
-    client_watch(c, 0);
+    close_connection(c);
     c->state = CS_FINISHED;
+    w->n_live--;
 }
 
-int client_connect(struct client *c)
+/* A connection lost during the run: wait a little, then connect again. */
+static void lost_connection(struct client *c)
+{
+    close_connection(c);
+    c->tx_deadline = 0;
+    if (!c->lost) {
+        c->lost = 1;
+        atomic_fetch_add(&c->w->n_lost, 1);
+        c->backoff_ns = BACKOFF_FIRST_NS;
+    } else if ((c->backoff_ns *= 2) > BACKOFF_MAX_NS) {
+        c->backoff_ns = BACKOFF_MAX_NS;
+    }
+    c->state = CS_RECONNECT_WAIT;
+    set_timer(c, clock_now_ns() + c->backoff_ns);
+}
+
+static int start_connect(struct client *c)
 {
     const char *kw[8], *val[8];
     pg_connopts_params(c->w->run->cfg->conn, kw, val);
+    c->connect_start = clock_now_ns();
     c->conn = PQconnectStartParams(kw, val, 1);
-    if (!c->conn || PQstatus(c->conn) == CONNECTION_BAD) {
-        setup_failed(c, "could not connect to server");
+    if (!c->conn || PQstatus(c->conn) == CONNECTION_BAD)
         return -1;
-    }
+    c->state = CS_CONNECTING;
     client_watch(c, EPOLLOUT);
     return 0;
 }
 
-static void setup_done(struct client *c)
+int client_connect(struct client *c)
 {
-    c->state = CS_IDLE;
-    c->w->n_setup_pending--;
+    c->resume = CS_IDLE;
+    if (start_connect(c) < 0) {
+        setup_failed(c, "could not connect to server");
+        return -1;
+    }
+    return 0;
+}
+
+static void connected(struct client *c)
+{
+    if (c->resume == CS_IDLE) {
+        c->w->n_setup_pending--;
+    } else if (c->lost) {
+        c->lost = 0;
+        atomic_fetch_sub(&c->w->n_lost, 1);
+    }
+    if (c->resume == CS_START_CMD) { /* -C: the connection is part of the transaction */
+        c->w->n_connects++;
+        c->w->connect_time_ns += clock_now_ns() - c->connect_start;
+    }
+    c->state = c->resume;
     client_watch(c, EPOLLIN);
+}
+
+/* A failure to connect or prepare: fatal during setup, else counted and retried later. */
+static void connect_failed(struct client *c, const char *what)
+{
+    if (c->resume == CS_IDLE) {
+        setup_failed(c, what);
+        return;
+    }
+    char line[200];
+    pg_error_line(c->conn, NULL, line, sizeof line);
+    note_error(c, line);
+    if (c->resume == CS_START_CMD) { /* -C: this transaction fails */
+        c->failure = PGF_CONNECTION;
+        worker_record(c->w, c->tx_start, clock_now_ns(), 1, PGF_CONNECTION);
+        c->n_done++;
+    }
+    /* A failed reconnect is not a transaction: only the transaction it lost was counted. */
+    lost_connection(c);
 }
 
 /* Returns 1 to go on in the state machine, 0 to wait. */
@@ -105,17 +202,18 @@ static int step_connecting(struct client *c)
         return 0;
     case PGRES_POLLING_OK:
         if (PQsetnonblocking(c->conn, 1) != 0) {
-            setup_failed(c, "could not set the connection non-blocking");
+            connect_failed(c, "could not set the connection non-blocking");
             return 0;
         }
-        client_watch(c, EPOLLIN);
-        if (c->w->run->cfg->protocol == PROTO_PREPARED)
+        if (c->w->run->cfg->protocol == PROTO_PREPARED) {
+            c->prep_script = c->prep_cmd = 0;
             c->state = CS_PREPARING;
-        else
-            setup_done(c);
+            return 1;
+        }
+        connected(c);
         return 1;
     default:
-        setup_failed(c, "could not connect to server");
+        connect_failed(c, "could not connect to server");
         return 0;
     }
 }
@@ -147,18 +245,19 @@ static int step_preparing(struct client *c)
         }
         if (!PQsendPrepare(c->conn, cmd->stmt_name, cmd->sql_params, cmd->n_params, NULL) ||
             flush_or_fail(c) < 0) {
-            setup_failed(c, "could not prepare statement");
+            connect_failed(c, "could not prepare statement");
             return 0;
         }
         c->state = CS_WAIT_PREPARE;
         return 0;
     }
-    setup_done(c);
-    return 0;
+    connected(c);
+    return 1;
 }
 
 /* Read what has arrived. Returns 1 when every result of the command is in (ok tells whether
- * they all succeeded, failure why not), 0 to wait for more, -1 when the connection broke. */
+ * they all succeeded, c->failure why not), 0 to wait for more, -1 when the connection
+ * broke. */
 static int drain_results(struct client *c, int *ok)
 {
     if (c->events & EPOLLOUT) {
@@ -178,9 +277,10 @@ static int drain_results(struct client *c, int *ok)
         ExecStatusType st = PQresultStatus(res);
         if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY) {
             if (*ok) {
-                c->failure = pg_classify(c->conn, res);
-                if (!c->w->error[0])
-                    pg_error_line(c->conn, res, c->w->error, sizeof c->w->error);
+                c->failure = c->cancelled ? PGF_TIMEOUT : pg_classify(c->conn, res);
+                char line[256];
+                pg_error_line(c->conn, res, line, sizeof line);
+                note_error(c, line);
             }
             *ok = 0;
         }
@@ -194,7 +294,7 @@ static int step_wait_prepare(struct client *c)
     int ok = 1;
     int r = drain_results(c, &ok);
     if (r < 0 || (r == 1 && !ok)) {
-        setup_failed(c, "could not prepare statement");
+        connect_failed(c, "could not prepare statement");
         return 0;
     }
     if (r == 0)
@@ -204,23 +304,75 @@ static int step_wait_prepare(struct client *c)
     return 1;
 }
 
-static int step_start_tx(struct client *c)
+static int run_over(const struct client *c, time_ns now)
 {
-    struct run *run = c->w->run;
-    time_ns now = clock_now_ns();
+    const struct run *run = c->w->run;
     int64_t target = run->cfg->tx_per_client;
-    if (atomic_load_explicit(&engine_stop_flag, memory_order_relaxed) ||
-        (target > 0 && (int64_t)(c->n_tx + c->n_failed) >= target) ||
-        (run->end_ns > 0 && now >= run->end_ns)) {
-        c->state = CS_FINISHED;
-        c->w->n_live--;
-        client_watch(c, 0);
+    return atomic_load_explicit(&engine_stop_flag, memory_order_relaxed) ||
+           (target > 0 && (int64_t)c->n_done >= target) || (run->end_ns > 0 && now >= run->end_ns);
+}
+
+/* -R: take the next scheduled start; with --latency-limit, skip the starts that are already
+ * too late to make it, as pgbench does. Returns 0 to wait for the start, 1 to go on. */
+static int take_schedule(struct client *c, time_ns now)
+{
+    const struct engine_config *cfg = c->w->run->cfg;
+    if (!c->scheduled) {
+        c->sched_at = sched_next(&c->w->sched);
+        c->scheduled = 1;
+    }
+    while (cfg->latency_limit_us > 0 && c->sched_at < now - cfg->latency_limit_us * NS_PER_US) {
+        if (c->sched_at >= c->w->run->start_ns)
+            c->w->n_skipped++;
+        c->n_done++;
+        if (run_over(c, now))
+            return 1;
+        c->sched_at = sched_next(&c->w->sched);
+    }
+    if (c->sched_at > now) {
+        c->state = CS_THROTTLE;
+        set_timer(c, c->sched_at);
         return 0;
     }
-    c->script = script_choose(run->cfg->scripts, &c->rng);
-    c->cmd = 0;
+    return 1;
+}
+
+static int step_start_tx(struct client *c)
+{
+    const struct engine_config *cfg = c->w->run->cfg;
+    time_ns now = clock_now_ns();
+    if (cfg->rate > 0 && !run_over(c, now) && !take_schedule(c, now))
+        return 0;
+    if (run_over(c, now) || (cfg->rate > 0 && c->w->run->end_ns > 0 &&
+                             c->sched_at >= c->w->run->end_ns)) {
+        finish(c);
+        return 0;
+    }
     c->tx_start = now;
+    if (cfg->rate > 0) {
+        c->tx_start = c->sched_at; /* latency counts from the intended start */
+        c->scheduled = 0;
+        if (now >= c->w->run->start_ns)
+            hist_record(c->w->lag, (now - c->sched_at) / NS_PER_US);
+    }
+    c->script = script_choose(cfg->scripts, &c->rng);
+    c->script_idx = (int)(c->script - cfg->scripts->scripts);
+    c->tx_rng = c->rng;
+    c->tries = 1;
+    c->cmd = 0;
     c->failure = PGF_NONE;
+    c->cancelled = 0;
+    c->tx_deadline = cfg->timeout_us > 0 ? now + cfg->timeout_us * NS_PER_US : 0;
+    if (c->tx_deadline)
+        set_timer(c, c->tx_deadline);
+    if (!c->conn) { /* -C, or a connection not yet back */
+        c->resume = CS_START_CMD;
+        if (start_connect(c) < 0) {
+            connect_failed(c, "could not connect to server");
+            return 0;
+        }
+        return 1;
+    }
     c->state = CS_START_CMD;
     return 1;
 }
@@ -255,16 +407,15 @@ static int build_simple_sql(struct client *c, const struct command *cmd)
 static void fail_command(struct client *c, enum pg_failure why, const char *msg)
 {
     c->failure = why;
-    if (!c->w->error[0])
-        snprintf(c->w->error, sizeof c->w->error, "%s", msg);
+    note_error(c, msg);
     c->state = CS_ERROR;
 }
 
+/* 0 sent, -1 connection failure, -2 an unset variable. */
 static int send_sql(struct client *c, const struct command *cmd)
 {
-    const struct run *run = c->w->run;
     int sent;
-    switch (run->cfg->protocol) {
+    switch (c->w->run->cfg->protocol) {
     case PROTO_SIMPLE:
         if (build_simple_sql(c, cmd) < 0)
             return -2;
@@ -273,8 +424,8 @@ static int send_sql(struct client *c, const struct command *cmd)
     case PROTO_EXTENDED:
         if (bind_params(c, cmd) < 0)
             return -2;
-        sent = PQsendQueryParams(c->conn, cmd->sql_params, cmd->n_params, NULL, c->param_values,
-                                 NULL, NULL, 0);
+        sent = PQsendQueryParams(c->conn, cmd->sql_params, cmd->n_params, NULL,
+                                 c->param_values, NULL, NULL, 0);
         break;
     default:
         if (bind_params(c, cmd) < 0)
@@ -302,6 +453,7 @@ static int step_start_cmd(struct client *c)
             c->cmd++;
             continue;
         }
+        c->cmd_start = clock_now_ns();
         int r = send_sql(c, cmd);
         if (r == -2) {
             fail_command(c, PGF_OTHER, "undefined variable in SQL command");
@@ -318,7 +470,7 @@ static int step_start_cmd(struct client *c)
     return 1;
 }
 
-static int step_wait_result(struct client *c, enum client_state next_ok)
+static int step_wait_result(struct client *c)
 {
     int ok = c->failure == PGF_NONE;
     int r = drain_results(c, &ok);
@@ -328,51 +480,145 @@ static int step_wait_result(struct client *c, enum client_state next_ok)
     }
     if (r == 0)
         return 0;
-    if (!ok && c->state == CS_WAIT_RESULT) {
+    if (!ok) {
         c->state = CS_ERROR;
         return 1;
     }
-    if (c->state == CS_WAIT_RESULT)
-        c->cmd++;
-    c->state = next_ok;
+    worker_record_statement(c->w, c->script_idx, c->cmd, clock_now_ns() - c->cmd_start);
+    c->cmd++;
+    c->state = CS_START_CMD;
     return 1;
 }
 
-/* A failed command ends the transaction; roll back what the script had begun. */
+static int retryable(const struct client *c)
+{
+    return (c->failure == PGF_SERIALIZATION || c->failure == PGF_DEADLOCK) &&
+           c->tries < c->w->run->cfg->max_tries && !run_over(c, clock_now_ns());
+}
+
+/* After a failed try (rolled back): retry with the same random draws, or give up. */
+static int after_failed_try(struct client *c)
+{
+    if (!retryable(c)) {
+        c->state = CS_END_TX;
+        return 1;
+    }
+    if (c->tries == 1)
+        c->w->n_retried++;
+    c->w->n_retries++;
+    c->tries++;
+    c->rng = c->tx_rng;
+    c->cmd = 0;
+    c->failure = PGF_NONE;
+    c->state = CS_START_CMD;
+    return 1;
+}
+
+/* A failed command ends the try; roll back what the script had begun. */
 static int step_error(struct client *c)
 {
-    if (PQstatus(c->conn) != CONNECTION_OK) {
-        /* Reconnecting comes with the failure-handling work; the client stops here. */
+    if (c->failure == PGF_CONNECTION || !c->conn || PQstatus(c->conn) != CONNECTION_OK) {
         worker_record(c->w, c->tx_start, clock_now_ns(), 1, PGF_CONNECTION);
-        c->n_failed++;
-        c->state = CS_FINISHED;
-        c->w->n_live--;
-        client_watch(c, 0);
+        c->n_done++;
+        lost_connection(c);
         return 0;
     }
     PGTransactionStatusType ts = PQtransactionStatus(c->conn);
     if (ts == PQTRANS_INERROR || ts == PQTRANS_INTRANS) {
         if (!PQsendQuery(c->conn, "ROLLBACK") || flush_or_fail(c) < 0) {
             c->failure = PGF_CONNECTION;
-            return 1; /* the connection check above ends the client */
+            return 1;
         }
         c->state = CS_WAIT_ROLLBACK;
         return 0;
     }
-    c->state = CS_END_TX;
-    return 1;
+    return after_failed_try(c);
+}
+
+static int step_wait_rollback(struct client *c)
+{
+    int ok = 0; /* the try has failed already; the rollback's own result does not matter */
+    int r = drain_results(c, &ok);
+    if (r < 0) {
+        c->failure = PGF_CONNECTION;
+        c->state = CS_ERROR;
+        return 1;
+    }
+    if (r == 0)
+        return 0;
+    return after_failed_try(c);
 }
 
 static int step_end_tx(struct client *c)
 {
+    struct worker *w = c->w;
     int failed = c->failure != PGF_NONE;
-    worker_record(c->w, c->tx_start, clock_now_ns(), failed, c->failure);
-    if (failed)
-        c->n_failed++;
-    else
-        c->n_tx++;
+    if (c->tx_deadline)
+        timers_cancel(&w->timers, &c->timer_slot);
+    c->tx_deadline = 0;
+    if (worker_record(w, c->tx_start, clock_now_ns(), failed, c->failure)) {
+        if (failed)
+            c->n_failed++;
+        else
+            c->n_tx++;
+    }
+    c->n_done++;
+    if (w->run->cfg->connect_per_tx)
+        close_connection(c);
     c->state = CS_START_TX;
     return 1;
+}
+
+void client_on_timer(struct client *c, time_ns now)
+{
+    switch (c->state) {
+    case CS_THROTTLE:
+        c->state = CS_START_TX;
+        break;
+    case CS_RECONNECT_WAIT:
+        if (run_over(c, now)) {
+            finish(c);
+            return;
+        }
+        c->resume = CS_START_TX;
+        if (start_connect(c) < 0) {
+            connect_failed(c, "could not connect to server");
+            return;
+        }
+        break;
+    case CS_WAIT_RESULT:
+    case CS_WAIT_ROLLBACK:
+    case CS_CONNECTING:
+    case CS_PREPARING:
+    case CS_WAIT_PREPARE:
+        if (!c->tx_deadline || now < c->tx_deadline)
+            return;
+        if (!c->cancelled && c->state == CS_WAIT_RESULT) {
+            /* --timeout: ask the server to cancel; the error that comes back counts as a
+             * timeout. If nothing comes back within another timeout, give up on the
+             * connection. */
+            c->cancelled = 1;
+            cancel_request(c->conn);
+            c->tx_deadline = now + c->w->run->cfg->timeout_us * NS_PER_US;
+            set_timer(c, c->tx_deadline);
+            return;
+        }
+        note_error(c, "transaction timed out");
+        worker_record(c->w, c->tx_start, now, 1, PGF_TIMEOUT);
+        c->n_done++;
+        c->tx_deadline = 0;
+        lost_connection(c);
+        return;
+    default:
+        return;
+    }
+    client_advance(c);
+}
+
+void client_finish_if_idle(struct client *c)
+{
+    if (c->state == CS_THROTTLE || c->state == CS_RECONNECT_WAIT || c->state == CS_IDLE)
+        finish(c);
 }
 
 /* Each step returns 1 to continue in the state machine and 0 to return to the event loop,
@@ -398,13 +644,13 @@ void client_advance(struct client *c)
             more = step_start_cmd(c);
             break;
         case CS_WAIT_RESULT:
-            more = step_wait_result(c, CS_START_CMD);
+            more = step_wait_result(c);
             break;
         case CS_ERROR:
             more = step_error(c);
             break;
         case CS_WAIT_ROLLBACK:
-            more = step_wait_result(c, CS_END_TX);
+            more = step_wait_rollback(c);
             break;
         case CS_END_TX:
             more = step_end_tx(c);
@@ -416,6 +662,8 @@ void client_advance(struct client *c)
                 PQconsumeInput(c->conn);
             more = 0;
             break;
+        case CS_THROTTLE:
+        case CS_RECONNECT_WAIT:
         case CS_FINISHED:
             more = 0;
             break;

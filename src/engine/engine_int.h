@@ -10,21 +10,26 @@
 #include "base/buf.h"
 #include "base/rng.h"
 #include "engine/engine.h"
+#include "engine/sched.h"
+#include "engine/timers.h"
+#include "stats/series.h"
 
 /* Client states. A client moves through them in client_advance; each state says what the
  * client waits for when client_advance returns in it. */
 enum client_state {
-    CS_CONNECTING,    /* PQconnectPoll in progress: waits for the socket as libpq asks */
-    CS_PREPARING,     /* prepared mode: send the next PREPARE, or finish setup */
-    CS_WAIT_PREPARE,  /* waits for a PREPARE's result */
-    CS_IDLE,          /* set up; waits for the run to start */
-    CS_START_TX,      /* choose a script and start a transaction, or finish */
-    CS_START_CMD,     /* run the current command: \set inline, SQL is sent */
-    CS_WAIT_RESULT,   /* waits for the results of the SQL command sent */
-    CS_ERROR,         /* a command failed: roll back if inside a transaction */
-    CS_WAIT_ROLLBACK, /* waits for the ROLLBACK's result */
-    CS_END_TX,        /* record the transaction */
-    CS_FINISHED,      /* done (or lost): no more events */
+    CS_CONNECTING,     /* PQconnectPoll in progress: waits for the socket as libpq asks */
+    CS_PREPARING,      /* prepared mode: send the next PREPARE, or go on to c->resume */
+    CS_WAIT_PREPARE,   /* waits for a PREPARE's result */
+    CS_IDLE,           /* set up; waits for the run to start */
+    CS_START_TX,       /* take a scheduled start, choose a script, start a transaction */
+    CS_THROTTLE,       /* -R: waits (timer) for the scheduled start */
+    CS_START_CMD,      /* run the current command: \set inline, SQL is sent */
+    CS_WAIT_RESULT,    /* waits for the results of the SQL command sent */
+    CS_ERROR,          /* a command failed: roll back if inside a transaction */
+    CS_WAIT_ROLLBACK,  /* waits for the ROLLBACK's result, then retries or ends */
+    CS_END_TX,         /* record the transaction */
+    CS_RECONNECT_WAIT, /* connection lost: waits (timer) out a backoff, then reconnects */
+    CS_FINISHED,       /* done: no more events */
 };
 
 struct worker;
@@ -36,46 +41,75 @@ struct client {
     int fd;          /* socket registered with epoll, or -1 */
     uint32_t events; /* events registered for fd */
     enum client_state state;
+    enum client_state resume; /* where to go once connected and prepared */
+    int timer_slot;           /* in the worker's timer heap, -1 when none */
+    int lost;                 /* counted in the worker's n_lost */
+    time_ns backoff_ns;
     struct rng rng;
+    struct rng tx_rng; /* state at the transaction's first try: retries repeat its draws */
     struct script_vars vars;
     const struct script *script;
+    int script_idx;
     int cmd;         /* index of the current command in script */
     int prep_script; /* prepared mode setup cursor */
     int prep_cmd;
-    time_ns tx_start;
-    enum pg_failure failure; /* first failure of the current transaction */
+    int scheduled;          /* -R: sched_at holds a start not yet used */
+    time_ns sched_at;
+    time_ns tx_start;       /* intended start: latency counts from here */
+    time_ns tx_deadline;    /* --timeout: when to cancel, 0 when none */
+    time_ns cmd_start;
+    time_ns connect_start;
+    int tries;
+    int cancelled;           /* a cancel was sent for the current command */
+    enum pg_failure failure; /* first failure of the current try */
     uint64_t n_tx;
     uint64_t n_failed;
-    struct buf sql; /* simple mode: the command with values substituted */
+    uint64_t n_done; /* transactions finished or skipped, for -t */
+    struct buf sql;  /* simple mode: the command with values substituted */
     const char **param_values;
     char (*param_text)[32];
 };
 
 struct run;
 
+/* Per SQL command: successful executions in the measured part. */
+struct stmt_stats {
+    uint64_t count;
+    double sum_us;
+    struct hist *latency;
+};
+
 struct worker {
     int id;
     pthread_t thread;
     struct run *run;
     int epfd;
+    int timerfd;
+    time_ns timer_armed; /* deadline the timerfd is set to, 0 when disarmed */
+    struct timers timers;
+    struct sched sched;
     int n_clients;
     struct client *clients;
     int n_live;          /* clients not yet CS_FINISHED */
     int n_setup_pending; /* clients still connecting/preparing */
     int setup_failed;
+    int swept;           /* clients idle at the end of a -T run were finished */
     char error[256];
 
-    /* Statistics, owned by this thread; the progress counters are read by the main thread. */
+    /* Statistics, owned by this thread; the atomics are read by the main thread. */
     struct hist *latency;
-    struct hist *interval_latency;
-    size_t cur_interval;
-    uint64_t cur_tx, cur_failed;
+    struct hist *lag;
     struct series series;
+    struct series_recorder recorder;
+    struct stmt_stats *stmts; /* indexed by run->cmd_base[script] + command */
     uint64_t errors[PGF__COUNT];
-    uint64_t n_tx, n_failed;
+    uint64_t n_tx, n_failed, n_retried, n_retries, n_skipped, n_late;
+    uint64_t n_connects;
+    time_ns connect_time_ns;
     time_ns last_completion;
     _Atomic uint64_t prog_tx, prog_failed;
     _Atomic double prog_sum_us, prog_sumsq_us;
+    atomic_int n_lost; /* clients whose connection is lost and not yet back */
 };
 
 struct run {
@@ -85,12 +119,16 @@ struct run {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     int n_setup_done; /* workers whose clients are all set up (or failed) */
-    int go;           /* 1: start measuring; -1: abort before start */
+    int go;           /* 1: start; -1: abort before start */
     int n_finished;   /* workers whose loop ended */
-    time_ns start_ns;
-    time_ns end_ns;      /* -T: when clients stop starting transactions; 0 otherwise */
-    size_t max_interval; /* intervals beyond are folded into the last (-T); SIZE_MAX otherwise */
+    time_ns go_ns;    /* clients start (warmup begins) */
+    time_ns start_ns; /* the measured part begins: after the warmup */
+    time_ns end_ns;   /* -T: when clients stop starting transactions; 0 otherwise */
+    size_t max_interval;
     int max_params;
+    int n_cmds;     /* commands of all scripts */
+    int *cmd_base;  /* per script: index of its first command in a flat array */
+    atomic_int server_lost; /* every client lost for too long: the run was stopped */
 };
 
 /* Set when a stop is requested; read by workers each loop pass. */
@@ -100,15 +138,27 @@ extern int engine_stop_fd;
 
 void client_init(struct client *c, struct worker *w, int id);
 void client_free(struct client *c);
-/* Start the asynchronous connection; -1 with w->error set. */
+/* Start the asynchronous connection for setup; -1 when it cannot even start. */
 int client_connect(struct client *c);
 /* Advance the state machine as far as it can go without waiting. */
 void client_advance(struct client *c);
+/* The client's timer fired (schedule, backoff or timeout). */
+void client_on_timer(struct client *c, time_ns now);
+/* Finish a client that waits for nothing but time (end of a -T run). */
+void client_finish_if_idle(struct client *c);
 /* Register interest in the socket (EPOLLIN, EPOLLOUT), following socket changes. */
 void client_watch(struct client *c, uint32_t events);
 
-/* Record a finished transaction into the worker's statistics. */
-void worker_record(struct worker *w, time_ns start, time_ns end, int failed, enum pg_failure why);
+/* Record a finished transaction; returns 1 when it counted (after the warmup). */
+int worker_record(struct worker *w, time_ns start, time_ns end, int failed, enum pg_failure why);
+void worker_record_statement(struct worker *w, int script, int command, time_ns elapsed);
 void *worker_main(void *arg);
+/* Add the worker's timerfd to its epoll set. */
+void worker_watch_timerfd(struct worker *w);
+
+/* Send a cancel request for conn without blocking the caller (a helper thread does it). */
+void cancel_request(PGconn *conn);
+void cancel_start(void);
+void cancel_stop(void);
 
 #endif

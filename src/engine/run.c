@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "base/mem.h"
@@ -35,6 +36,31 @@ static int max_params(const struct script_set *s)
     return m;
 }
 
+/* Commands are numbered across scripts, so per-statement statistics are one flat array. */
+static void number_commands(struct run *run)
+{
+    const struct script_set *set = run->cfg->scripts;
+    run->cmd_base = xcalloc((size_t)set->n_scripts, sizeof *run->cmd_base);
+    for (int i = 0; i < set->n_scripts; i++) {
+        run->cmd_base[i] = run->n_cmds;
+        run->n_cmds += set->scripts[i].n_cmds;
+    }
+}
+
+static void init_worker_stats(struct worker *w)
+{
+    const struct script_set *set = w->run->cfg->scripts;
+    w->latency = hist_new();
+    w->lag = hist_new();
+    series_init(&w->series, w->run->cfg->interval_us);
+    series_recorder_init(&w->recorder, &w->series);
+    w->stmts = xcalloc((size_t)w->run->n_cmds, sizeof *w->stmts);
+    for (int i = 0; i < set->n_scripts; i++)
+        for (int j = 0; j < set->scripts[i].n_cmds; j++)
+            if (set->scripts[i].cmds[j].kind == CMD_SQL)
+                w->stmts[w->run->cmd_base[i] + j].latency = hist_new();
+}
+
 /* Clients are dealt to threads in contiguous blocks, as pgbench does. */
 static void init_workers(struct run *run)
 {
@@ -51,9 +77,10 @@ static void init_workers(struct run *run)
         w->epfd = epoll_create1(EPOLL_CLOEXEC);
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
         epoll_ctl(w->epfd, EPOLL_CTL_ADD, engine_stop_fd, &ev);
-        w->latency = hist_new();
-        w->interval_latency = hist_new();
-        series_init(&w->series, cfg->interval_us);
+        w->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+        worker_watch_timerfd(w);
+        timers_init(&w->timers);
+        init_worker_stats(w);
         for (int i = 0; i < w->n_clients; i++)
             client_init(&w->clients[i], w, next_client++);
     }
@@ -101,26 +128,51 @@ static void deadline(struct timespec *ts, time_ns wait)
     ts->tv_nsec = t % NS_PER_S;
 }
 
-/* The main thread waits for the workers, waking for each progress line. */
+/* Every client lost for this long ends the run: the server is not coming back. */
+#define SERVER_LOST_NS (10 * NS_PER_S)
+
+static void check_server_lost(struct run *run, time_ns now, time_ns *lost_since)
+{
+    int lost = 0;
+    for (int t = 0; t < run->n_workers; t++)
+        lost += atomic_load(&run->workers[t].n_lost);
+    if (lost < run->cfg->clients) {
+        *lost_since = 0;
+        return;
+    }
+    if (*lost_since == 0)
+        *lost_since = now;
+    else if (now - *lost_since >= SERVER_LOST_NS && !atomic_load(&run->server_lost)) {
+        atomic_store(&run->server_lost, 1);
+        engine_request_stop();
+    }
+}
+
+/* The main thread waits for the workers, waking for each progress line and to watch for a
+ * server that is gone. */
 static void supervise(struct run *run)
 {
     const struct engine_config *cfg = run->cfg;
-    time_ns period =
-        cfg->progress && cfg->progress_s > 0 ? (time_ns)(cfg->progress_s * NS_PER_S) : 0;
-    time_ns last_ns = run->start_ns, next = run->start_ns + period;
+    time_ns period = cfg->progress && cfg->progress_s > 0 ? (time_ns)(cfg->progress_s * NS_PER_S)
+                                                          : 0;
+    time_ns last_ns = run->start_ns, next = run->start_ns + period, lost_since = 0;
     uint64_t last[4] = {0};
     pthread_mutex_lock(&run->mu);
     while (run->n_finished < run->n_workers) {
         struct timespec ts;
         time_ns now = clock_now_ns();
+        pthread_mutex_unlock(&run->mu);
         if (period && now >= next) {
-            pthread_mutex_unlock(&run->mu);
             progress_tick(run, now, &last_ns, last);
-            pthread_mutex_lock(&run->mu);
             while (next <= now)
                 next += period;
         }
-        deadline(&ts, period ? next - clock_now_ns() : 200 * NS_PER_MS);
+        check_server_lost(run, now, &lost_since);
+        pthread_mutex_lock(&run->mu);
+        time_ns wait = 500 * NS_PER_MS;
+        if (period && next - clock_now_ns() < wait)
+            wait = next - clock_now_ns();
+        deadline(&ts, wait > 0 ? wait : 0);
         pthread_cond_timedwait(&run->cv, &run->mu, &ts);
     }
     pthread_mutex_unlock(&run->mu);
@@ -135,7 +187,8 @@ static int start_or_abort(struct run *run, struct err *e)
     for (int t = 0; t < run->n_workers && !why; t++)
         if (run->workers[t].setup_failed)
             why = run->workers[t].error;
-    run->start_ns = clock_now_ns();
+    run->go_ns = clock_now_ns();
+    run->start_ns = run->go_ns + run->cfg->warmup_s * NS_PER_S;
     if (run->cfg->duration_s > 0)
         run->end_ns = run->start_ns + run->cfg->duration_s * NS_PER_S;
     run->go = why ? -1 : 1;
@@ -146,47 +199,88 @@ static int start_or_abort(struct run *run, struct err *e)
     return 0;
 }
 
+static void collect_statements(struct run *run, struct engine_result *out)
+{
+    const struct script_set *set = run->cfg->scripts;
+    struct hist *h = hist_new();
+    out->statements = xcalloc((size_t)run->n_cmds, sizeof *out->statements);
+    for (int i = 0; i < set->n_scripts; i++) {
+        for (int j = 0; j < set->scripts[i].n_cmds; j++) {
+            int k = run->cmd_base[i] + j;
+            if (set->scripts[i].cmds[j].kind != CMD_SQL)
+                continue;
+            struct statement_result *st = &out->statements[out->n_statements++];
+            double sum = 0;
+            hist_reset(h);
+            st->script = i;
+            st->command = j;
+            for (int t = 0; t < run->n_workers; t++) {
+                st->count += run->workers[t].stmts[k].count;
+                sum += run->workers[t].stmts[k].sum_us;
+                hist_add(h, run->workers[t].stmts[k].latency);
+            }
+            st->mean_us = st->count ? sum / (double)st->count : 0;
+            st->p99_us = hist_percentile(h, 99);
+        }
+    }
+    hist_free(h);
+}
+
+static void collect_worker(struct worker *w, struct engine_result *out, time_ns *last)
+{
+    hist_add(out->latency, w->latency);
+    hist_add(out->lag, w->lag);
+    series_merge(&out->series, &w->series);
+    out->n_tx += w->n_tx;
+    out->n_failed += w->n_failed;
+    out->n_retried += w->n_retried;
+    out->n_retries += w->n_retries;
+    out->n_skipped += w->n_skipped;
+    out->n_late += w->n_late;
+    out->n_connects += w->n_connects;
+    out->connect_time_ns += w->connect_time_ns;
+    for (int k = 0; k < PGF__COUNT; k++)
+        out->errors[k] += w->errors[k];
+    if (w->last_completion > *last)
+        *last = w->last_completion;
+    if (!out->first_error[0] && w->error[0])
+        snprintf(out->first_error, sizeof out->first_error, "%s", w->error);
+    for (int i = 0; i < w->n_clients; i++) {
+        struct client *c = &w->clients[i];
+        out->clients[c->id] = (struct client_result){c->n_tx, c->n_failed};
+    }
+}
+
 static void collect(struct run *run, struct engine_result *out)
 {
     const struct engine_config *cfg = run->cfg;
     memset(out, 0, sizeof *out);
     out->latency = hist_new();
+    out->lag = hist_new();
     series_init(&out->series, cfg->interval_us);
     out->n_clients = cfg->clients;
     out->clients = xcalloc((size_t)cfg->clients, sizeof *out->clients);
     time_ns last = run->start_ns;
-    for (int t = 0; t < run->n_workers; t++) {
-        struct worker *w = &run->workers[t];
-        hist_add(out->latency, w->latency);
-        series_merge(&out->series, &w->series);
-        out->n_tx += w->n_tx;
-        out->n_failed += w->n_failed;
-        for (int k = 0; k < PGF__COUNT; k++)
-            out->errors[k] += w->errors[k];
-        if (w->last_completion > last)
-            last = w->last_completion;
-        if (!out->first_error[0] && w->error[0])
-            snprintf(out->first_error, sizeof out->first_error, "%s", w->error);
-        for (int i = 0; i < w->n_clients; i++) {
-            struct client *c = &w->clients[i];
-            out->clients[c->id] = (struct client_result){c->n_tx, c->n_failed};
-        }
-    }
-    /* A -T run lasts its duration, even when the last transaction ended a bit before. */
+    for (int t = 0; t < run->n_workers; t++)
+        collect_worker(&run->workers[t], out, &last);
+    collect_statements(run, out);
+    /* A -T run lasts its duration, even when the last transaction ended a bit before; a run
+     * that was stopped lasts until the stop. */
     time_ns end = run->end_ns > last ? run->end_ns : last;
-    if (atomic_load(&engine_stop_flag))
+    int stopped = atomic_load(&engine_stop_flag);
+    if (stopped)
         end = clock_now_ns();
-    out->duration_ns = end - run->start_ns;
-    size_t n_intervals = (size_t)((out->duration_ns + cfg->interval_us * NS_PER_US - 1) /
-                                  (cfg->interval_us * NS_PER_US));
+    out->duration_ns = end > run->start_ns ? end - run->start_ns : 0;
+    int64_t interval_ns = cfg->interval_us * NS_PER_US;
+    size_t n_intervals = (size_t)((out->duration_ns + interval_ns - 1) / interval_ns);
     if (run->max_interval != SIZE_MAX && n_intervals > run->max_interval + 1)
         n_intervals = run->max_interval + 1;
     series_ensure(&out->series, n_intervals);
     out->end_reason = END_FINISHED;
-    if (atomic_load(&engine_stop_flag))
-        out->end_reason = END_INTERRUPTED;
-    else if (out->errors[PGF_CONNECTION] > 0)
+    if (atomic_load(&run->server_lost))
         out->end_reason = END_SERVER_LOST;
+    else if (stopped)
+        out->end_reason = END_INTERRUPTED;
 }
 
 static void free_workers(struct run *run)
@@ -197,11 +291,18 @@ static void free_workers(struct run *run)
             client_free(&w->clients[i]);
         free(w->clients);
         hist_free(w->latency);
-        hist_free(w->interval_latency);
+        hist_free(w->lag);
+        series_recorder_free(&w->recorder);
         series_free(&w->series);
+        for (int k = 0; k < run->n_cmds; k++)
+            hist_free(w->stmts[k].latency);
+        free(w->stmts);
+        timers_free(&w->timers);
+        close(w->timerfd);
         close(w->epfd);
     }
     free(run->workers);
+    free(run->cmd_base);
 }
 
 int engine_run(const struct engine_config *cfg, struct engine_result *out, struct err *e)
@@ -212,6 +313,7 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     if (run.n_workers < 1)
         run.n_workers = 1;
     run.max_params = max_params(cfg->scripts);
+    number_commands(&run);
     run.max_interval = SIZE_MAX;
     if (cfg->duration_s > 0) /* late completions fold into the last interval */
         run.max_interval =
@@ -227,6 +329,7 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     pthread_cond_init(&run.cv, &attr);
     pthread_condattr_destroy(&attr);
     init_workers(&run);
+    cancel_start();
     for (int t = 0; t < run.n_workers; t++)
         pthread_create(&run.workers[t].thread, NULL, worker_main, &run.workers[t]);
     int rc = start_or_abort(&run, e);
@@ -234,6 +337,7 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
         supervise(&run);
     for (int t = 0; t < run.n_workers; t++)
         pthread_join(run.workers[t].thread, NULL);
+    cancel_stop();
     if (rc == 0)
         collect(&run, out);
     free_workers(&run);
@@ -248,6 +352,8 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
 void engine_result_free(struct engine_result *r)
 {
     hist_free(r->latency);
+    hist_free(r->lag);
+    free(r->statements);
     series_free(&r->series);
     free(r->clients);
     memset(r, 0, sizeof *r);

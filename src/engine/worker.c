@@ -4,65 +4,112 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 #define MAX_EVENTS 128
 
-/* Transactions are put into intervals by completion time; when one completes in a later
- * interval, the interval that was filling is snapshotted (sparse) into the worker's series. */
-static void flush_interval(struct worker *w)
-{
-    if (w->cur_tx || w->cur_failed || hist_count(w->interval_latency))
-        series_add(&w->series, w->cur_interval, w->cur_tx, w->cur_failed, w->interval_latency);
-    hist_reset(w->interval_latency);
-    w->cur_tx = w->cur_failed = 0;
-}
+/* epoll data for the worker's timerfd; the stop eventfd uses NULL, clients themselves. */
+static char timer_marker;
 
-void worker_record(struct worker *w, time_ns start, time_ns end, int failed, enum pg_failure why)
+int worker_record(struct worker *w, time_ns start, time_ns end, int failed, enum pg_failure why)
 {
     const struct run *run = w->run;
-    time_ns since = end - run->start_ns;
-    size_t idx = since > 0 ? (size_t)(since / (run->cfg->interval_us * NS_PER_US)) : 0;
-    if (idx > run->max_interval)
-        idx = run->max_interval;
-    if (idx != w->cur_interval) {
-        flush_interval(w);
-        w->cur_interval = idx;
-    }
+    if (end < run->start_ns)
+        return 0; /* warmup */
     w->last_completion = end;
     if (failed) {
-        w->cur_failed++;
+        series_recorder_add(&w->recorder, end, 1, 0);
         w->n_failed++;
         w->errors[why]++;
         atomic_store_explicit(&w->prog_failed, w->n_failed, memory_order_relaxed);
-        return;
+        return 1;
     }
     int64_t us = (end - start) / NS_PER_US;
     hist_record(w->latency, us);
-    hist_record(w->interval_latency, us);
-    w->cur_tx++;
+    series_recorder_add(&w->recorder, end, 0, us);
     w->n_tx++;
+    if (run->cfg->latency_limit_us > 0 && us > run->cfg->latency_limit_us)
+        w->n_late++;
     /* Only this thread writes these; the main thread reads them for the progress line. */
     double sum = atomic_load_explicit(&w->prog_sum_us, memory_order_relaxed);
     double sumsq = atomic_load_explicit(&w->prog_sumsq_us, memory_order_relaxed);
     atomic_store_explicit(&w->prog_sum_us, sum + (double)us, memory_order_relaxed);
-    atomic_store_explicit(&w->prog_sumsq_us, sumsq + (double)us * (double)us, memory_order_relaxed);
+    atomic_store_explicit(&w->prog_sumsq_us, sumsq + (double)us * (double)us,
+                          memory_order_relaxed);
     atomic_store_explicit(&w->prog_tx, w->n_tx, memory_order_release);
+    return 1;
+}
+
+void worker_record_statement(struct worker *w, int script, int command, time_ns elapsed)
+{
+    if (clock_now_ns() < w->run->start_ns)
+        return;
+    struct stmt_stats *st = &w->stmts[w->run->cmd_base[script] + command];
+    int64_t us = elapsed / NS_PER_US;
+    st->count++;
+    st->sum_us += (double)us;
+    hist_record(st->latency, us);
+}
+
+/* The timerfd follows the earliest client deadline, and the end of a -T run. */
+static void arm_timer(struct worker *w)
+{
+    time_ns next = timers_next(&w->timers);
+    if (w->run->end_ns > 0 && !w->swept && (next < 0 || w->run->end_ns < next))
+        next = w->run->end_ns;
+    if (next == w->timer_armed || (next < 0 && w->timer_armed == 0))
+        return;
+    struct itimerspec its = {0};
+    if (next > 0) {
+        its.it_value.tv_sec = next / NS_PER_S;
+        its.it_value.tv_nsec = next % NS_PER_S;
+    }
+    timerfd_settime(w->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
+    w->timer_armed = next > 0 ? next : 0;
+}
+
+static void fire_timers(struct worker *w)
+{
+    uint64_t expirations;
+    ssize_t r = read(w->timerfd, &expirations, sizeof expirations);
+    (void)r;
+    w->timer_armed = 0;
+    time_ns now = clock_now_ns();
+    struct client *c;
+    while ((c = timers_pop_due(&w->timers, now)) != NULL)
+        client_on_timer(c, now);
+    if (w->run->end_ns > 0 && now >= w->run->end_ns && !w->swept) {
+        /* The end of a -T run: clients waiting only for time stop now. */
+        w->swept = 1;
+        for (int i = 0; i < w->n_clients; i++)
+            client_finish_if_idle(&w->clients[i]);
+    }
+}
+
+void worker_watch_timerfd(struct worker *w)
+{
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &timer_marker};
+    epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->timerfd, &ev);
 }
 
 /* One pass of epoll: advance every client with an event. Returns -1 on a stop request. */
 static int poll_once(struct worker *w, int timeout_ms)
 {
     struct epoll_event ev[MAX_EVENTS];
+    arm_timer(w);
     int n = epoll_wait(w->epfd, ev, MAX_EVENTS, timeout_ms);
     if (n < 0 && errno != EINTR)
         return 0;
     int stop = 0;
     for (int i = 0; i < n; i++) {
-        if (ev[i].data.ptr == NULL) {
+        void *p = ev[i].data.ptr;
+        if (p == NULL)
             stop = 1;
-            continue;
-        }
-        client_advance(ev[i].data.ptr);
+        else if (p == &timer_marker)
+            fire_timers(w);
+        else
+            client_advance(p);
     }
     return stop || atomic_load_explicit(&engine_stop_flag, memory_order_relaxed) ? -1 : 0;
 }
@@ -94,18 +141,28 @@ static void wait_for_start(struct worker *w)
 
 static void measure(struct worker *w)
 {
-    w->cur_interval = 0;
+    const struct run *run = w->run;
+    series_recorder_start(&w->recorder, run->start_ns, run->max_interval);
+    if (run->cfg->rate > 0)
+        sched_init(&w->sched, run->cfg->rate / run->n_workers, run->go_ns,
+                   run->cfg->seed * 7919ULL + (uint64_t)w->id);
     for (int i = 0; i < w->n_clients; i++) {
-        w->clients[i].state = CS_START_TX;
-        client_advance(&w->clients[i]);
+        struct client *c = &w->clients[i];
+        if (run->cfg->connect_per_tx) {
+            /* The setup connection only proved the server reachable: -C connects anew
+             * inside each transaction. */
+            client_watch(c, 0);
+            PQfinish(c->conn);
+            c->conn = NULL;
+        }
+        c->state = CS_START_TX;
+        client_advance(c);
     }
     while (w->n_live > 0) {
-        /* No timer is needed in a closed loop: every live client waits on its socket. The
-         * bounded wait only guards against a missed wake-up. */
         if (poll_once(w, 1000) < 0)
             break;
     }
-    flush_interval(w);
+    series_recorder_flush(&w->recorder);
 }
 
 void *worker_main(void *arg)

@@ -1,5 +1,6 @@
 #include "stats/series.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,4 +53,52 @@ void series_merge(struct series *dst, const struct series *src)
         dst->items[i].n_failed += src->items[i].n_failed;
         hist_sparse_merge(&dst->items[i].latency, &src->items[i].latency);
     }
+}
+
+void series_recorder_init(struct series_recorder *r, struct series *s)
+{
+    memset(r, 0, sizeof *r);
+    r->series = s;
+    r->current = hist_new();
+    r->max_idx = SIZE_MAX;
+}
+
+void series_recorder_start(struct series_recorder *r, time_ns start_ns, size_t max_idx)
+{
+    r->start_ns = start_ns;
+    r->max_idx = max_idx;
+    r->cur_idx = 0;
+}
+
+void series_recorder_flush(struct series_recorder *r)
+{
+    if (r->cur_tx || r->cur_failed)
+        series_add(r->series, r->cur_idx, r->cur_tx, r->cur_failed, r->current);
+    hist_reset(r->current);
+    r->cur_tx = r->cur_failed = 0;
+}
+
+void series_recorder_add(struct series_recorder *r, time_ns end_ns, int failed,
+                         int64_t latency_us)
+{
+    time_ns since = end_ns - r->start_ns;
+    size_t idx = since > 0 ? (size_t)(since / (r->series->interval_us * NS_PER_US)) : 0;
+    if (idx > r->max_idx)
+        idx = r->max_idx;
+    if (idx != r->cur_idx) {
+        series_recorder_flush(r);
+        r->cur_idx = idx;
+    }
+    if (failed) {
+        r->cur_failed++;
+        return;
+    }
+    hist_record(r->current, latency_us);
+    r->cur_tx++;
+}
+
+void series_recorder_free(struct series_recorder *r)
+{
+    hist_free(r->current);
+    r->current = NULL;
 }

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/clock.h"
 #include "stats/hist.h"
 
 /*
@@ -37,5 +38,31 @@ void series_add(struct series *s, size_t idx, uint64_t n_tx, uint64_t n_failed,
 
 /* Add every interval of src into dst. */
 void series_merge(struct series *dst, const struct series *src);
+
+/*
+ * Fills a series as completions arrive, in the order one worker sees them: each completion
+ * belongs to the interval of its completion time; the interval being filled is kept dense
+ * and snapshotted (sparse) into the series when a completion falls into a later one.
+ * Completions past max_idx (the late tail of a -T run) fold into the last interval.
+ * Ownership: the recorder owns its dense histogram; the series is borrowed.
+ */
+struct series_recorder {
+    struct series *series;
+    struct hist *current;
+    size_t cur_idx;
+    uint64_t cur_tx, cur_failed;
+    time_ns start_ns;
+    size_t max_idx;
+};
+
+void series_recorder_init(struct series_recorder *r, struct series *s);
+/* Set where interval 0 begins and the last interval index (SIZE_MAX: unbounded). */
+void series_recorder_start(struct series_recorder *r, time_ns start_ns, size_t max_idx);
+/* A completion at end_ns; latency_us is ignored for a failure. end_ns >= start_ns. */
+void series_recorder_add(struct series_recorder *r, time_ns end_ns, int failed,
+                         int64_t latency_us);
+/* Snapshot the interval being filled into the series. */
+void series_recorder_flush(struct series_recorder *r);
+void series_recorder_free(struct series_recorder *r);
 
 #endif

@@ -1,7 +1,6 @@
 #ifndef PGARENA_WORKLOAD_LOAD_INT_H
 #define PGARENA_WORKLOAD_LOAD_INT_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -11,20 +10,18 @@
 #include "workload/load.h"
 
 /*
- * Machinery shared by the loaders (load.c): throttled progress, interruption, statements
- * that can be cancelled, and COPY streams fed from a row generator, serially on one
- * connection or split into ranges over several. Ownership: a struct load_ctx borrows its
- * options; PGconn * passed in stay the caller's.
+ * Machinery shared by the loaders (load.c): throttled progress, interruption, statements that
+ * can be cancelled, and COPY streams fed from a row generator. Ownership: a struct load_ctx
+ * borrows its options; a PGconn * passed in stays the caller's.
  */
 
-/* One loader run: the current phase and its counters. The atomics are shared with worker
- * threads during a parallel COPY; everything else belongs to the calling thread. */
+/* One loader run: the current phase and its counters. */
 struct load_ctx {
     const struct load_options *opt;
     const char *phase;
     int64_t rows_total;
-    _Atomic int64_t rows_done;
-    atomic_int abort; /* set on interruption or when a worker failed: workers stop */
+    int64_t rows_done;
+    int stopped; /* sticky: once seen, stop_requested stays honoured */
     time_ns last_report_ns;
     int64_t last_rows; /* what the last report said, so the phase end does not repeat it */
     const char *last_phase;
@@ -47,33 +44,30 @@ struct load_copy {
 
 void load_ctx_init(struct load_ctx *x, const struct load_options *opt);
 
-/* Start a phase: counters reset to 0 of rows_total, reported (throttled). */
+/* Start a phase: its count goes to 0 of rows_total, and is reported (throttled). */
 void load_phase(struct load_ctx *x, const char *phase, int64_t rows_total);
 
 /* Add rows to the phase's count and report (throttled). */
 void load_advance(struct load_ctx *x, int64_t rows);
 
-/* Report the end of the phase, regardless of the throttle. */
+/* Report the end of the phase, bypassing the throttle (unless that report was just made). */
 void load_phase_end(struct load_ctx *x);
 
-/* Whether the run should stop (calling thread only: reads opt->stop_requested). */
+/* Whether the caller asked to stop. */
 int load_stopped(struct load_ctx *x);
 
 /* Connect for loading: pg_connect, with the server's notices ("table ... does not exist,
  * skipping") discarded, since nothing below main may print. */
 PGconn *load_connect(const struct pg_connopts *conn, struct err *e);
 
-/* Run one statement, reporting progress while it runs; on interruption cancels it and fails
- * with "interrupted". The error otherwise carries the server's message, prefixed by what. */
+/* Run one or more statements, reporting progress while they run; on interruption cancel them
+ * and fail with "interrupted". Otherwise an error carries the server's message (and its
+ * DETAIL), prefixed by what. */
 int load_exec(struct load_ctx *x, PGconn *c, const char *what, const char *sql, struct err *e);
 
-/* Stream cp on c from the calling thread, counting rows into the phase. */
+/* Stream cp on c in chunks, counting rows into the phase; stops between chunks when asked,
+ * making the server fail the COPY, and returns -1 with "interrupted". */
 int load_copy(struct load_ctx *x, PGconn *c, const struct load_copy *cp, struct err *e);
-
-/* Stream cp over `jobs` new connections, each its own contiguous range of rows, in threads;
- * the calling thread reports progress and watches for interruption. */
-int load_copy_parallel(struct load_ctx *x, const struct pg_connopts *conn, int jobs,
-                       const struct load_copy *cp, struct err *e);
 
 /* Decimal digits of v at p; returns the end. For row generators (faster than snprintf). */
 char *load_put_int(char *p, int64_t v);
