@@ -13,6 +13,10 @@
 int args_int(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *out,
              struct err *e);
 
+/* A finite decimal number in [lo, hi], nothing after it. */
+int args_double(const char *opt, const char *text, double lo, double hi, double *out,
+                struct err *e);
+
 /* Connection options -h -p -U; returns 1 if opt was one of them (stored), else 0. */
 int args_conn_option(int opt, const char *value, struct pg_connopts *conn);
 

@@ -18,7 +18,9 @@
 static const char usage[] =
     "Usage: pgarena run [CONN] [-w WORKLOAD] [-s SCALE] [-c CLIENTS] [-j THREADS]\n"
     "                   [-T SECONDS | -t TX_PER_CLIENT] [-M simple|extended|prepared]\n"
-    "                   [-P SECONDS] [-o RESULT.json] [--label TEXT] [--seed N] [--local] [-q]\n"
+    "                   [-R TPS] [--latency-limit MS] [--warmup S] [--max-tries N]\n"
+    "                   [--timeout MS] [-C] [-r] [-P SECONDS] [-o RESULT.json]\n"
+    "                   [--label TEXT] [--seed N] [--local] [-q]\n"
     "\n"
     "Run a workload, measure every transaction, print a summary and write a result file.\n"
     "\n"
@@ -31,13 +33,56 @@ static const char usage[] =
     "  -M, --protocol P      simple (default), extended or prepared\n"
     "  -P, --progress S      progress line every S seconds (default 1 on a terminal)\n"
     "  -o, --output FILE     result file (default pgarena-WORKLOAD-TIME.json)\n"
+    "  -R, --rate TPS        open loop: start TPS transactions per second (Poisson arrivals);\n"
+    "                        latency counts from the scheduled start\n"
+    "      --latency-limit MS  count transactions over MS; with -R, skip those already late\n"
+    "      --warmup S        run S seconds first and count none of them\n"
+    "      --max-tries N     tries of a transaction failing on serialization or deadlock (1)\n"
+    "      --timeout MS      cancel a transaction running longer, counted as a timeout\n"
+    "  -C, --connect         open a new connection for every transaction\n"
+    "  -r, --report-per-command  print the latency of each statement\n"
     "      --label TEXT      name of this setup, for compare\n"
     "      --seed N          seed of the random draws\n"
     "      --local           run against a scratch server, loading the workload first\n"
     "  -q, --quiet           print only the summary\n"
     "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
 
-enum { OPT_LABEL = 1, OPT_SEED, OPT_LOCAL, OPT_HELP };
+enum {
+    OPT_LABEL = 1,
+    OPT_SEED,
+    OPT_LOCAL,
+    OPT_HELP,
+    OPT_WARMUP,
+    OPT_LATENCY_LIMIT,
+    OPT_MAX_TRIES,
+    OPT_TIMEOUT
+};
+
+/* The options that shape measurement; returns 1 if opt was one of them, -1 on a bad value. */
+static int parse_measure_option(int opt, const char *arg, struct run_opts *o, struct err *e)
+{
+    switch (opt) {
+    case 'R':
+        return args_double("-R", arg, 0.001, 1e9, &o->rate, e) < 0 ? -1 : 1;
+    case OPT_LATENCY_LIMIT:
+        return args_double("--latency-limit", arg, 0.001, 1e9, &o->latency_limit_ms, e) < 0 ? -1
+                                                                                            : 1;
+    case OPT_WARMUP:
+        return args_int("--warmup", arg, 0, 100000000, &o->warmup_s, e) < 0 ? -1 : 1;
+    case OPT_MAX_TRIES:
+        return args_int("--max-tries", arg, 1, 1000000, &o->max_tries, e) < 0 ? -1 : 1;
+    case OPT_TIMEOUT:
+        return args_int("--timeout", arg, 1, 100000000, &o->timeout_ms, e) < 0 ? -1 : 1;
+    case 'C':
+        o->connect_per_tx = 1;
+        return 1;
+    case 'r':
+        o->per_statement = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
 
 static int parse_protocol(const char *s, enum protocol *out, struct err *e)
 {
@@ -55,22 +100,43 @@ static int parse_protocol(const char *s, enum protocol *out, struct err *e)
 static int parse_options(int argc, char **argv, struct run_opts *o, struct err *e)
 {
     static const struct option longopts[] = {
-        {"workload", required_argument, NULL, 'w'},  {"scale", required_argument, NULL, 's'},
-        {"clients", required_argument, NULL, 'c'},   {"jobs", required_argument, NULL, 'j'},
-        {"time", required_argument, NULL, 'T'},      {"transactions", required_argument, NULL, 't'},
-        {"protocol", required_argument, NULL, 'M'},  {"progress", required_argument, NULL, 'P'},
-        {"output", required_argument, NULL, 'o'},    {"label", required_argument, NULL, OPT_LABEL},
-        {"seed", required_argument, NULL, OPT_SEED}, {"local", no_argument, NULL, OPT_LOCAL},
-        {"quiet", no_argument, NULL, 'q'},           {"help", no_argument, NULL, OPT_HELP},
-        {"host", required_argument, NULL, 'h'},      {"port", required_argument, NULL, 'p'},
-        {"username", required_argument, NULL, 'U'},  {NULL, 0, NULL, 0}};
+        {"workload", required_argument, NULL, 'w'},
+        {"scale", required_argument, NULL, 's'},
+        {"clients", required_argument, NULL, 'c'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"time", required_argument, NULL, 'T'},
+        {"transactions", required_argument, NULL, 't'},
+        {"protocol", required_argument, NULL, 'M'},
+        {"progress", required_argument, NULL, 'P'},
+        {"output", required_argument, NULL, 'o'},
+        {"label", required_argument, NULL, OPT_LABEL},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"local", no_argument, NULL, OPT_LOCAL},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"host", required_argument, NULL, 'h'},
+        {"port", required_argument, NULL, 'p'},
+        {"username", required_argument, NULL, 'U'},
+        {"rate", required_argument, NULL, 'R'},
+        {"latency-limit", required_argument, NULL, OPT_LATENCY_LIMIT},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"max-tries", required_argument, NULL, OPT_MAX_TRIES},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"connect", no_argument, NULL, 'C'},
+        {"report-per-command", no_argument, NULL, 'r'},
+        {NULL, 0, NULL, 0}};
     const char *workload = "tpcb-like";
     int opt, got_T = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":w:s:c:j:T:t:M:P:o:qh:p:U:", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":w:s:c:j:T:t:M:P:o:qh:p:U:R:Cr", longopts, NULL)) !=
+           -1) {
         if (args_conn_option(opt, optarg, &o->conn))
             continue;
-        int rc = 0;
+        int rc = parse_measure_option(opt, optarg, o, e);
+        if (rc < 0)
+            return -1;
+        if (rc > 0)
+            continue;
         switch (opt) {
         case 'w':
             workload = optarg;
@@ -128,6 +194,8 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         return err_set(e, ERR_INPUT, "run: -T and -t cannot be used together");
     if (!o->tx_per_client && !got_T)
         o->duration_s = 10;
+    if (o->latency_limit_ms > 0 && o->timeout_ms > 0 && o->timeout_ms < o->latency_limit_ms)
+        return err_set(e, ERR_INPUT, "run: --timeout is shorter than --latency-limit");
     o->workload = builtin_find(workload);
     if (!o->workload)
         return err_set(e, ERR_INPUT, "run: unknown workload '%s'", workload);
@@ -203,6 +271,12 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         .interval_us = 1000000,
         .progress_s = o->quiet ? 0 : (double)o->progress_s,
         .seed = (uint64_t)o->seed,
+        .rate = o->rate,
+        .latency_limit_us = (int64_t)(o->latency_limit_ms * 1000),
+        .warmup_s = o->warmup_s,
+        .max_tries = (int)o->max_tries,
+        .timeout_us = o->timeout_ms * 1000,
+        .connect_per_tx = o->connect_per_tx,
         .progress = print_progress,
         .progress_arg = &tty,
     };
@@ -215,6 +289,8 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
     struct result r;
     run_build_result(o, scripts, &er, &r);
     report_text_summary(stdout, &r);
+    if (o->per_statement)
+        report_text_statements(stdout, &r);
     if (r.summary.failed > 0 && er.first_error[0])
         fprintf(stderr, "pgarena: first failure: %s\n", er.first_error);
     engine_result_free(&er);
@@ -232,7 +308,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
 
 int cli_run(int argc, char **argv, struct err *e)
 {
-    struct run_opts o = {.clients = 1, .threads = 1, .protocol = PROTO_SIMPLE};
+    struct run_opts o = {.clients = 1, .threads = 1, .protocol = PROTO_SIMPLE, .max_tries = 1};
     struct script_set scripts;
     struct local_server srv = {0};
     char fallback[256];

@@ -16,6 +16,9 @@ struct run_opts {
     int64_t scale; /* 0: detect from pgbench_branches */
     int64_t clients, threads, duration_s, tx_per_client, progress_s, seed;
     enum protocol protocol;
+    double rate, latency_limit_ms;
+    int64_t warmup_s, max_tries, timeout_ms;
+    int connect_per_tx, per_statement;
     const char *output;
     const char *label;
     int quiet, local, seed_given;

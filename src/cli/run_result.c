@@ -78,6 +78,36 @@ static void fill_summary(const struct engine_result *er, struct result *r)
     r->summary.under_1000ms = hist_fraction_below(er->latency, 1000 * 1000);
     r->summary.under_5000ms = hist_fraction_below(er->latency, 5000 * 1000);
     hist_to_sparse(er->latency, &r->histogram);
+    r->summary.skipped = er->n_skipped;
+    r->summary.late = er->n_late;
+    r->summary.retries = er->n_retries;
+    r->summary.lag_mean_us = hist_mean(er->lag);
+    r->summary.lag_p99_us = (double)hist_percentile(er->lag, 99);
+    r->summary.lag_max_us = (double)hist_max(er->lag);
+    r->summary.connections = er->n_connects;
+    if (er->n_connects > 0) {
+        /* As pgbench: the clients' connection time, shared out, comes off the duration. */
+        double conn_s = (double)er->connect_time_ns / NS_PER_S;
+        double per_client_s = conn_s / (er->n_clients > 0 ? er->n_clients : 1);
+        double net_s = r->summary.duration_s - per_client_s;
+        r->summary.connect_mean_us = conn_s * 1e6 / (double)er->n_connects;
+        r->summary.tps_excluding_connect = net_s > 0 ? (double)er->n_tx / net_s : 0;
+    }
+}
+
+static void fill_statements(const struct script_set *scripts, const struct engine_result *er,
+                            struct result *r)
+{
+    r->n_statements = (size_t)er->n_statements;
+    r->statements = xcalloc(r->n_statements, sizeof *r->statements);
+    for (size_t i = 0; i < r->n_statements; i++) {
+        const struct statement_result *src = &er->statements[i];
+        const struct script *sc = &scripts->scripts[src->script];
+        const struct command *cmd = &sc->cmds[src->command];
+        r->statements[i] =
+            (struct result_statement){xstrdup(sc->name), cmd->line,    xstrdup(cmd->text),
+                                      src->count,        src->mean_us, (double)src->p99_us};
+    }
 }
 
 static const char *end_reason_name(enum end_reason why)
@@ -123,7 +153,12 @@ void run_build_result(const struct run_opts *o, const struct script_set *scripts
     r->options.transactions_per_client = o->tx_per_client;
     r->options.protocol = xstrdup(run_protocol_names[o->protocol]);
     r->options.seed = (uint64_t)o->seed;
+    r->options.rate = o->rate;
+    r->options.latency_limit_ms = o->latency_limit_ms;
+    r->options.connect_per_tx = o->connect_per_tx;
+    r->options.warmup_s = (double)o->warmup_s;
     fill_summary(er, r);
+    fill_statements(scripts, er, r);
     fill_intervals(er, r);
     r->n_clients = (size_t)er->n_clients;
     r->clients = xcalloc(r->n_clients, sizeof *r->clients);

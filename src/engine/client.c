@@ -343,8 +343,8 @@ static int step_start_tx(struct client *c)
     time_ns now = clock_now_ns();
     if (cfg->rate > 0 && !run_over(c, now) && !take_schedule(c, now))
         return 0;
-    if (run_over(c, now) || (cfg->rate > 0 && c->w->run->end_ns > 0 &&
-                             c->sched_at >= c->w->run->end_ns)) {
+    if (run_over(c, now) ||
+        (cfg->rate > 0 && c->w->run->end_ns > 0 && c->sched_at >= c->w->run->end_ns)) {
         finish(c);
         return 0;
     }
@@ -424,8 +424,8 @@ static int send_sql(struct client *c, const struct command *cmd)
     case PROTO_EXTENDED:
         if (bind_params(c, cmd) < 0)
             return -2;
-        sent = PQsendQueryParams(c->conn, cmd->sql_params, cmd->n_params, NULL,
-                                 c->param_values, NULL, NULL, 0);
+        sent = PQsendQueryParams(c->conn, cmd->sql_params, cmd->n_params, NULL, c->param_values,
+                                 NULL, NULL, 0);
         break;
     default:
         if (bind_params(c, cmd) < 0)
@@ -484,7 +484,7 @@ static int step_wait_result(struct client *c)
         c->state = CS_ERROR;
         return 1;
     }
-    worker_record_statement(c->w, c->script_idx, c->cmd, clock_now_ns() - c->cmd_start);
+    worker_record_statement(c->w, c->script_idx, c->cmd, c->cmd_start, clock_now_ns());
     c->cmd++;
     c->state = CS_START_CMD;
     return 1;

@@ -39,8 +39,8 @@ struct engine_config {
     int64_t duration_s;    /* -T; 0 when running a transaction count */
     int64_t tx_per_client; /* -t; 0 when running for a duration */
     enum protocol protocol;
-    int64_t interval_us;   /* length of one interval of the series */
-    double progress_s;     /* 0: no progress callback */
+    int64_t interval_us; /* length of one interval of the series */
+    double progress_s;   /* 0: no progress callback */
     uint64_t seed;
     double rate;              /* -R: transactions per second over all clients; 0: closed loop */
     int64_t latency_limit_us; /* --latency-limit; 0: none */
@@ -61,7 +61,7 @@ struct client_result {
 
 /* Per SQL command of the scripts: successful executions, from send to last result. */
 struct statement_result {
-    int script; /* index in the script set */
+    int script;  /* index in the script set */
     int command; /* index in the script */
     uint64_t count;
     double mean_us;
@@ -72,10 +72,10 @@ struct engine_result {
     time_ns duration_ns; /* measured part: from its start to the end (or last completion) */
     uint64_t n_tx;       /* successful transactions */
     uint64_t n_failed;
-    uint64_t n_retried;  /* transactions that needed more than one try */
-    uint64_t n_retries;  /* tries beyond the first, in all */
-    uint64_t n_skipped;  /* -R with --latency-limit: skipped, already late */
-    uint64_t n_late;     /* successful, but over --latency-limit */
+    uint64_t n_retried; /* transactions that needed more than one try */
+    uint64_t n_retries; /* tries beyond the first, in all */
+    uint64_t n_skipped; /* -R with --latency-limit: skipped, already late */
+    uint64_t n_late;    /* successful, but over --latency-limit */
     uint64_t errors[PGF__COUNT];
     struct hist *latency; /* successful transactions, microseconds */
     struct hist *lag;     /* -R: start delay behind the schedule, microseconds */

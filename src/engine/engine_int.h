@@ -53,10 +53,10 @@ struct client {
     int cmd;         /* index of the current command in script */
     int prep_script; /* prepared mode setup cursor */
     int prep_cmd;
-    int scheduled;          /* -R: sched_at holds a start not yet used */
+    int scheduled; /* -R: sched_at holds a start not yet used */
     time_ns sched_at;
-    time_ns tx_start;       /* intended start: latency counts from here */
-    time_ns tx_deadline;    /* --timeout: when to cancel, 0 when none */
+    time_ns tx_start;    /* intended start: latency counts from here */
+    time_ns tx_deadline; /* --timeout: when to cancel, 0 when none */
     time_ns cmd_start;
     time_ns connect_start;
     int tries;
@@ -93,7 +93,7 @@ struct worker {
     int n_live;          /* clients not yet CS_FINISHED */
     int n_setup_pending; /* clients still connecting/preparing */
     int setup_failed;
-    int swept;           /* clients idle at the end of a -T run were finished */
+    int swept; /* clients idle at the end of a -T run were finished */
     char error[256];
 
     /* Statistics, owned by this thread; the atomics are read by the main thread. */
@@ -126,8 +126,8 @@ struct run {
     time_ns end_ns;   /* -T: when clients stop starting transactions; 0 otherwise */
     size_t max_interval;
     int max_params;
-    int n_cmds;     /* commands of all scripts */
-    int *cmd_base;  /* per script: index of its first command in a flat array */
+    int n_cmds;             /* commands of all scripts */
+    int *cmd_base;          /* per script: index of its first command in a flat array */
     atomic_int server_lost; /* every client lost for too long: the run was stopped */
 };
 
@@ -151,7 +151,7 @@ void client_watch(struct client *c, uint32_t events);
 
 /* Record a finished transaction; returns 1 when it counted (after the warmup). */
 int worker_record(struct worker *w, time_ns start, time_ns end, int failed, enum pg_failure why);
-void worker_record_statement(struct worker *w, int script, int command, time_ns elapsed);
+void worker_record_statement(struct worker *w, int script, int command, time_ns start, time_ns end);
 void *worker_main(void *arg);
 /* Add the worker's timerfd to its epoll set. */
 void worker_watch_timerfd(struct worker *w);

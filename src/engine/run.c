@@ -153,8 +153,8 @@ static void check_server_lost(struct run *run, time_ns now, time_ns *lost_since)
 static void supervise(struct run *run)
 {
     const struct engine_config *cfg = run->cfg;
-    time_ns period = cfg->progress && cfg->progress_s > 0 ? (time_ns)(cfg->progress_s * NS_PER_S)
-                                                          : 0;
+    time_ns period =
+        cfg->progress && cfg->progress_s > 0 ? (time_ns)(cfg->progress_s * NS_PER_S) : 0;
     time_ns last_ns = run->start_ns, next = run->start_ns + period, lost_since = 0;
     uint64_t last[4] = {0};
     pthread_mutex_lock(&run->mu);

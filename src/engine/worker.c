@@ -35,18 +35,17 @@ int worker_record(struct worker *w, time_ns start, time_ns end, int failed, enum
     double sum = atomic_load_explicit(&w->prog_sum_us, memory_order_relaxed);
     double sumsq = atomic_load_explicit(&w->prog_sumsq_us, memory_order_relaxed);
     atomic_store_explicit(&w->prog_sum_us, sum + (double)us, memory_order_relaxed);
-    atomic_store_explicit(&w->prog_sumsq_us, sumsq + (double)us * (double)us,
-                          memory_order_relaxed);
+    atomic_store_explicit(&w->prog_sumsq_us, sumsq + (double)us * (double)us, memory_order_relaxed);
     atomic_store_explicit(&w->prog_tx, w->n_tx, memory_order_release);
     return 1;
 }
 
-void worker_record_statement(struct worker *w, int script, int command, time_ns elapsed)
+void worker_record_statement(struct worker *w, int script, int command, time_ns start, time_ns end)
 {
-    if (clock_now_ns() < w->run->start_ns)
-        return;
+    if (end < w->run->start_ns)
+        return; /* warmup */
     struct stmt_stats *st = &w->stmts[w->run->cmd_base[script] + command];
-    int64_t us = elapsed / NS_PER_US;
+    int64_t us = (end - start) / NS_PER_US;
     st->count++;
     st->sum_us += (double)us;
     hist_record(st->latency, us);

@@ -38,6 +38,13 @@ void report_text_summary(FILE *out, const struct result *r)
         fprintf(out, "server:              PostgreSQL %s\n", r->server.version);
     fprintf(out, "clients:             %d (threads %d), protocol %s\n", r->options.clients,
             r->options.threads, r->options.protocol ? r->options.protocol : "?");
+    if (r->options.rate > 0)
+        fprintf(out,
+                "mode:                open loop at %.1f tps; latency from the scheduled start\n",
+                r->options.rate);
+    else
+        fprintf(out, "mode:                closed loop (latency excludes queueing: use -R for "
+                     "open loop)\n");
     fprintf(out, "duration:            %.1f s%s\n", r->summary.duration_s,
             r->complete ? "" : "  (INCOMPLETE: run was cut short)");
     fprintf(out, "transactions:        %llu\n", (unsigned long long)r->summary.transactions);
@@ -57,13 +64,39 @@ void report_text_summary(FILE *out, const struct result *r)
         fputs("]", out);
     }
     fputc('\n', out);
+    if (r->summary.retried > 0)
+        fprintf(out, "retried:             %llu transactions (%llu retries)\n",
+                (unsigned long long)r->summary.retried, (unsigned long long)r->summary.retries);
+    if (r->options.latency_limit_ms > 0)
+        fprintf(out, "over %.1f ms:        %llu, skipped: %llu\n", r->options.latency_limit_ms,
+                (unsigned long long)r->summary.late, (unsigned long long)r->summary.skipped);
     fprintf(out, "tps:                 %.2f\n", r->summary.tps);
+    if (r->options.connect_per_tx)
+        fprintf(out, "connections:         %llu, mean %.3f ms; tps without connecting %.2f\n",
+                (unsigned long long)r->summary.connections, ms(r->summary.connect_mean_us),
+                r->summary.tps_excluding_connect);
     fprintf(out,
             "latency (ms):        min %.3f  mean %.3f  stddev %.3f\n"
             "                     p50 %.3f  p90 %.3f  p95 %.3f  p99 %.3f  p99.9 %.3f  max %.3f\n",
             ms(l->min), ms(l->mean), ms(l->stddev), ms(l->p50), ms(l->p90), ms(l->p95), ms(l->p99),
             ms(l->p999), ms(l->max));
+    if (r->options.rate > 0)
+        fprintf(out, "schedule lag (ms):   mean %.3f  p99 %.3f  max %.3f\n",
+                ms(r->summary.lag_mean_us), ms(r->summary.lag_p99_us), ms(r->summary.lag_max_us));
+    fprintf(out, "under 100 ms / 1 s / 5 s: %.2f %% / %.2f %% / %.2f %%\n",
+            100 * r->summary.under_100ms, 100 * r->summary.under_1000ms,
+            100 * r->summary.under_5000ms);
     print_spread(out, r);
+}
+
+void report_text_statements(FILE *out, const struct result *r)
+{
+    fprintf(out, "statement latencies (ms):\n%10s %10s %10s  %s\n", "count", "mean", "p99", "sql");
+    for (size_t i = 0; i < r->n_statements; i++) {
+        const struct result_statement *st = &r->statements[i];
+        fprintf(out, "%10llu %10.3f %10.3f  %s\n", (unsigned long long)st->count, ms(st->mean_us),
+                ms(st->p99_us), st->sql ? st->sql : "");
+    }
 }
 
 void report_text_intervals(FILE *out, const struct result *r)

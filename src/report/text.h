@@ -8,6 +8,9 @@
 /* The human summary of a result, as `run` prints it at the end and `show` prints it again. */
 void report_text_summary(FILE *out, const struct result *r);
 
+/* Per-statement latencies (run -r). */
+void report_text_statements(FILE *out, const struct result *r);
+
 /* One line per interval (show --intervals). */
 void report_text_intervals(FILE *out, const struct result *r);
 

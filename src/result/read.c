@@ -60,6 +60,16 @@ static int read_summary(const json_t *s, struct result *r)
     r->summary.under_100ms = num(under, "100");
     r->summary.under_1000ms = num(under, "1000");
     r->summary.under_5000ms = num(under, "5000");
+    r->summary.skipped = count(s, "skipped");
+    r->summary.late = count(s, "late");
+    r->summary.retries = count(s, "retries");
+    json_t *lag = json_object_get(s, "lag_us"), *conn = json_object_get(s, "connections");
+    r->summary.lag_mean_us = num(lag, "mean");
+    r->summary.lag_p99_us = num(lag, "p99");
+    r->summary.lag_max_us = num(lag, "max");
+    r->summary.connections = count(conn, "count");
+    r->summary.connect_mean_us = num(conn, "mean_us");
+    r->summary.tps_excluding_connect = num(conn, "tps_excluding_connect");
     return 0;
 }
 
@@ -88,6 +98,22 @@ static int read_intervals(const json_t *a, struct result *r)
             return -1;
     }
     return 0;
+}
+
+static void read_statements(const json_t *a, struct result *r)
+{
+    r->n_statements = json_array_size(a);
+    r->statements = xcalloc(r->n_statements, sizeof *r->statements);
+    for (size_t i = 0; i < r->n_statements; i++) {
+        const json_t *o = json_array_get(a, i);
+        struct result_statement *st = &r->statements[i];
+        st->script = dup_str(o, "script");
+        st->line = (int)count(o, "line");
+        st->sql = dup_str(o, "sql");
+        st->count = count(o, "count");
+        st->mean_us = num(json_object_get(o, "latency_us"), "mean");
+        st->p99_us = num(json_object_get(o, "latency_us"), "p99");
+    }
 }
 
 static void read_context(const json_t *root, struct result *r)
@@ -136,6 +162,7 @@ static void read_context(const json_t *root, struct result *r)
         r->clients[i].transactions = count(json_array_get(clients, i), "transactions");
         r->clients[i].failed = count(json_array_get(clients, i), "failed");
     }
+    read_statements(json_object_get(root, "statements"), r);
 }
 
 static int read_root(const json_t *root, const char *path, struct result *r, struct err *e)
@@ -203,5 +230,10 @@ void result_free(struct result *r)
     free(r->intervals);
     hist_sparse_free(&r->histogram);
     free(r->clients);
+    for (size_t i = 0; i < r->n_statements; i++) {
+        free(r->statements[i].script);
+        free(r->statements[i].sql);
+    }
+    free(r->statements);
     memset(r, 0, sizeof *r);
 }

@@ -45,6 +45,14 @@ struct result_interval {
     struct hist_sparse histogram;
 };
 
+struct result_statement {
+    char *script; /* the script's name */
+    int line;     /* line of the command in the script */
+    char *sql;
+    uint64_t count;
+    double mean_us, p99_us;
+};
+
 struct result_client {
     uint64_t transactions;
     uint64_t failed;
@@ -90,12 +98,23 @@ struct result {
         uint64_t errors[RESULT_N_ERRORS];
         struct latency_summary latency_us;
         double under_100ms, under_1000ms, under_5000ms;
+        uint64_t skipped; /* -R with --latency-limit: not started, already too late */
+        uint64_t late;    /* successful but over --latency-limit */
+        uint64_t retries; /* tries beyond the first, in all */
+        /* -R: how far behind the schedule transactions started */
+        double lag_mean_us, lag_p99_us, lag_max_us;
+        /* -C: connections opened, their mean time, and tps without that time */
+        uint64_t connections;
+        double connect_mean_us;
+        double tps_excluding_connect;
     } summary;
     size_t n_intervals;
     struct result_interval *intervals;
     struct hist_sparse histogram;
     size_t n_clients;
     struct result_client *clients;
+    size_t n_statements;
+    struct result_statement *statements;
 };
 
 void result_free(struct result *r);

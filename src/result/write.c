@@ -91,6 +91,18 @@ static json_t *summary_json(const struct result *r)
     set_num(under, "1000", r->summary.under_1000ms);
     set_num(under, "5000", r->summary.under_5000ms);
     set(o, "under_ms", under);
+    set_int(o, "skipped", (int64_t)r->summary.skipped);
+    set_int(o, "late", (int64_t)r->summary.late);
+    set_int(o, "retries", (int64_t)r->summary.retries);
+    json_t *lag = json_object(), *conn = json_object();
+    set_num(lag, "mean", r->summary.lag_mean_us);
+    set_num(lag, "p99", r->summary.lag_p99_us);
+    set_num(lag, "max", r->summary.lag_max_us);
+    set(o, "lag_us", lag);
+    set_int(conn, "count", (int64_t)r->summary.connections);
+    set_num(conn, "mean_us", r->summary.connect_mean_us);
+    set_num(conn, "tps_excluding_connect", r->summary.tps_excluding_connect);
+    set(o, "connections", conn);
     return o;
 }
 
@@ -160,6 +172,24 @@ static json_t *clients_json(const struct result *r)
     return a;
 }
 
+static json_t *statements_json(const struct result *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < r->n_statements; i++) {
+        const struct result_statement *st = &r->statements[i];
+        json_t *o = json_object(), *lat = json_object();
+        set_str(o, "script", st->script);
+        set_int(o, "line", st->line);
+        set_str(o, "sql", st->sql);
+        set_int(o, "count", (int64_t)st->count);
+        set_num(lat, "mean", st->mean_us);
+        set_num(lat, "p99", st->p99_us);
+        set(o, "latency_us", lat);
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 static json_t *client_json(const struct result *r)
 {
     json_t *o = json_object();
@@ -192,6 +222,7 @@ static json_t *result_json(const struct result *r)
     set(root, "intervals", intervals_json(r));
     set(root, "histogram", result_hist_to_json(&r->histogram));
     set(root, "clients", clients_json(r));
+    set(root, "statements", statements_json(r));
     return root;
 }
 

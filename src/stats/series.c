@@ -78,8 +78,7 @@ void series_recorder_flush(struct series_recorder *r)
     r->cur_tx = r->cur_failed = 0;
 }
 
-void series_recorder_add(struct series_recorder *r, time_ns end_ns, int failed,
-                         int64_t latency_us)
+void series_recorder_add(struct series_recorder *r, time_ns end_ns, int failed, int64_t latency_us)
 {
     time_ns since = end_ns - r->start_ns;
     size_t idx = since > 0 ? (size_t)(since / (r->series->interval_us * NS_PER_US)) : 0;

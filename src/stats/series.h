@@ -59,8 +59,7 @@ void series_recorder_init(struct series_recorder *r, struct series *s);
 /* Set where interval 0 begins and the last interval index (SIZE_MAX: unbounded). */
 void series_recorder_start(struct series_recorder *r, time_ns start_ns, size_t max_idx);
 /* A completion at end_ns; latency_us is ignored for a failure. end_ns >= start_ns. */
-void series_recorder_add(struct series_recorder *r, time_ns end_ns, int failed,
-                         int64_t latency_us);
+void series_recorder_add(struct series_recorder *r, time_ns end_ns, int failed, int64_t latency_us);
 /* Snapshot the interval being filled into the series. */
 void series_recorder_flush(struct series_recorder *r);
 void series_recorder_free(struct series_recorder *r);

@@ -1,0 +1,141 @@
+# Measurement you can trust: open loop without coordinated omission, failures by class,
+# retries, timeouts, reconnects, -C, warmup, per-statement latencies.
+
+measure_db() {
+    db=$(newdb "$1")
+    pga init -s 1 -q "$db"
+    assert_rc 0
+    echo "$db"
+}
+
+# Another session holds a lock on a table for $2 seconds, starting after $1 seconds.
+stall_later() {
+    (sleep "$1"; sql "BEGIN; LOCK pgbench_accounts IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep($2); COMMIT;" "$3" >/dev/null) &
+}
+
+test_stall_shows_in_open_loop_tail() {
+    db=$(measure_db pga_stall)
+    stall_later 2 2 "$db"
+    pga run -w select-only -c 4 -j 2 -T 6 -R 200 -q -o r.json "$db"
+    wait
+    assert_rc 0
+    assert_out 'open loop at 200'
+    # The 2 s stall is in the tail: nothing started on schedule could finish during it.
+    pyjson r.json 'd["summary"]["latency_us"]["max"] >= 1800000'
+    pyjson r.json 'd["summary"]["latency_us"]["p99"] >= 1500000'
+    pyjson r.json 'd["summary"]["lag_us"]["max"] >= 1500000'
+    # Open loop: the count follows the schedule, not the server (rate x duration = 1200).
+    pyjson r.json '1000 <= d["summary"]["transactions"] <= 1400'
+    pyjson r.json 'min(i["transactions"] for i in d["intervals"]) < 50 and max(i["latency_us"]["max"] for i in d["intervals"]) >= 1800000'
+    pyjson r.json 'd["options"]["rate"] == 200'
+}
+
+test_closed_loop_hides_less_than_it_seems() {
+    # The same stall in a closed loop: the clients simply wait, so few transactions see it.
+    # This documents why -R exists: the closed loop's p50 stays tiny while the open loop's
+    # tail shows the stall (test above).
+    db=$(measure_db pga_closed)
+    stall_later 1 2 "$db"
+    pga run -w select-only -c 2 -T 4 -q -o r.json "$db"
+    wait
+    assert_rc 0
+    assert_out 'closed loop'
+    pyjson r.json 'd["summary"]["latency_us"]["max"] >= 1800000 and d["summary"]["latency_us"]["p50"] < 100000'
+}
+
+test_latency_limit_skips_late_transactions() {
+    db=$(measure_db pga_skip)
+    stall_later 1 2 "$db"
+    pga run -w select-only -c 2 -T 4 -R 200 --latency-limit 100 -q -o r.json "$db"
+    wait
+    assert_rc 0
+    pyjson r.json 'd["summary"]["skipped"] > 50 and d["summary"]["late"] > 0'
+    pyjson r.json 'd["options"]["latency_limit_ms"] == 100'
+    assert_out 'skipped: [1-9]'
+}
+
+test_serialization_failures_counted_and_retried() {
+    db=$(measure_db pga_serial)
+    sql "ALTER DATABASE pga_serial SET default_transaction_isolation = serializable"
+    pga run -c 6 -j 2 -T 3 -q -o r1.json "$db"
+    assert_rc 0
+    pyjson r1.json 'd["summary"]["errors"]["serialization"] > 0'
+    pyjson r1.json 'd["summary"]["failed"] == sum(d["summary"]["errors"].values())'
+    pyjson r1.json 'd["summary"]["retried"] == 0'
+    assert_out 'serialization [0-9]+'
+    pga run -c 6 -j 2 -T 3 --max-tries 20 -q -o r2.json "$db"
+    assert_rc 0
+    pyjson r2.json 'd["summary"]["retried"] > 0 and d["summary"]["retries"] >= d["summary"]["retried"]'
+    # Retries turn failures into successes.
+    python3 -c "
+import json
+a = json.load(open('r1.json'))['summary']; b = json.load(open('r2.json'))['summary']
+fa = a['failed'] / (a['failed'] + a['transactions']); fb = b['failed'] / (b['failed'] + b['transactions'])
+assert fb < fa, (fa, fb)
+" || fail "retries did not lower the failure rate"
+}
+
+test_timeout_cancels_and_counts() {
+    db=$(measure_db pga_timeout)
+    stall_later 1 3 "$db"
+    pga run -w select-only -c 2 -T 5 --timeout 500 -q -o r.json "$db"
+    wait
+    assert_rc 0
+    pyjson r.json 'd["summary"]["errors"]["timeout"] >= 2'
+    # Cancelled ones are failures, not slow successes.
+    pyjson r.json 'd["summary"]["latency_us"]["max"] < 1500000'
+    pyjson r.json 'd["complete"] is True'
+}
+
+test_lost_connections_reconnect() {
+    db=$(measure_db pga_lost)
+    (sleep 1.5; sql "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'pgarena' AND datname = 'pga_lost'" >/dev/null) &
+    pga run -w select-only -c 3 -j 2 -T 4 -q -o r.json "$db"
+    wait
+    assert_rc 0
+    pyjson r.json 'd["summary"]["errors"]["connection"] >= 1 and d["complete"] is True'
+    # Every client came back and went on.
+    pyjson r.json 'd["intervals"][-1]["transactions"] > 0'
+    pyjson r.json 'all(c["transactions"] > 0 for c in d["clients"])'
+}
+
+test_connect_per_transaction() {
+    db=$(measure_db pga_connect)
+    before=$(sql "SELECT sessions FROM pg_stat_database WHERE datname = 'pga_connect'")
+    pga run -w select-only -C -c 2 -t 25 -q -o r.json "$db"
+    assert_rc 0
+    after=$(sql "SELECT sessions FROM pg_stat_database WHERE datname = 'pga_connect'")
+    [ $((after - before)) -ge 50 ] || fail "only $((after - before)) sessions for 50 transactions with -C"
+    pyjson r.json 'd["options"]["connect_per_tx"] is True and d["summary"]["transactions"] == 50'
+    pyjson r.json 'd["summary"]["connections"]["count"] >= 48 and d["summary"]["connections"]["mean_us"] > 0'
+    pyjson r.json 'd["summary"]["connections"]["tps_excluding_connect"] > d["summary"]["tps"]'
+    assert_out 'tps without connecting'
+}
+
+test_warmup_is_not_counted() {
+    db=$(measure_db pga_warm)
+    before=$(sql "SELECT xact_commit FROM pg_stat_database WHERE datname = 'pga_warm'")
+    pga run -w select-only -c 2 --warmup 2 -T 2 -q -o r.json "$db"
+    assert_rc 0
+    sleep 0.6 # the statistics collector reports with a delay
+    after=$(sql "SELECT xact_commit FROM pg_stat_database WHERE datname = 'pga_warm'")
+    pyjson r.json 'len(d["intervals"]) == 2 and 1.9 < d["summary"]["duration_s"] < 3'
+    pyjson r.json 'd["options"]["warmup_s"] == 2'
+    # The server ran about twice as many transactions as were counted.
+    python3 -c "
+import json
+n = json.load(open('r.json'))['summary']['transactions']
+assert $((after - before)) > 1.5 * n, ($((after - before)), n)
+" || fail "warmup transactions seem to be counted"
+}
+
+test_per_statement_latencies() {
+    db=$(measure_db pga_stmt)
+    pga run -c 2 -t 30 -r -q -o r.json "$db"
+    assert_rc 0
+    assert_out 'statement latencies'
+    assert_out 'UPDATE pgbench_tellers'
+    pyjson r.json 'len(d["statements"]) == 7 and all(s["count"] == 60 for s in d["statements"])'
+    pyjson r.json '[s["line"] for s in d["statements"]] == [5, 6, 7, 8, 9, 10, 11]'
+    pyjson r.json 'all(0 < s["latency_us"]["mean"] <= s["latency_us"]["p99"] * 1.01 + 1 for s in d["statements"])'
+}
