@@ -12,6 +12,7 @@
 struct sched {
     double mean_gap_ns; /* 1e9 / rate */
     time_ns next;       /* the next arrival handed out */
+    double carry_ns;    /* fraction of a nanosecond not yet added: no drift at high rates */
     struct rng rng;
 };
 

@@ -37,3 +37,23 @@ test_sigterm_also_writes_result() {
     [ $rc -eq 1 ] || fail "exit status $rc after SIGTERM, expected 1"
     pyjson r.json 'd["complete"] is False'
 }
+
+test_second_sigint_exits_at_once_without_partial_file() {
+    db=$(newdb pga_int2)
+    pga init -s 1 -q "$db"
+    set +e
+    "$PGARENA" run -w select-only -c 2 -T 60 -q -o r.json "$db" >"$T/out" 2>"$T/err" &
+    pid=$!
+    sleep 2
+    kill -INT $pid
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    set -e
+    [ $rc -eq 1 ] || fail "exit status $rc after two SIGINTs, expected 1"
+    ! ls r.json.tmp-* >/dev/null 2>&1 || fail "temporary file left behind"
+    # Either the first interrupt got the file written, or nothing is there: never half a file.
+    if [ -e r.json ]; then
+        pyjson r.json 'd["format"] == "pgarena-result"'
+    fi
+}

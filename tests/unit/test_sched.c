@@ -17,12 +17,12 @@
 
 /* What a run of N_DRAWS arrivals looks like. */
 struct draw_stats {
-    double rate_per_s;     /* arrivals / elapsed since start */
-    double mean_gap_ns;    /* mean of the gaps (the first from start) */
-    double cv;             /* standard deviation / mean of the gaps */
-    double frac_above;     /* fraction of gaps above the target mean gap */
-    int monotonic;         /* every arrival >= the previous one */
-    int after_start;       /* every arrival >= start */
+    double rate_per_s;  /* arrivals / elapsed since start */
+    double mean_gap_ns; /* mean of the gaps (the first from start) */
+    double cv;          /* standard deviation / mean of the gaps */
+    double frac_above;  /* fraction of gaps above the target mean gap */
+    int monotonic;      /* every arrival >= the previous one */
+    int after_start;    /* every arrival >= start */
     time_ns first, last;
 };
 
@@ -228,6 +228,18 @@ static void test_rate_scales_gaps(void **state)
     }
 }
 
+/* At 1e8/s gaps average 10 ns: whole-nanosecond arrivals cannot keep the exponential's
+ * shape, but the mean rate must not drift (fractions of a nanosecond are carried). */
+static void test_rate_1e8(void **state)
+{
+    (void)state;
+    struct draw_stats d = draw(1e8, START_NS, 4, N_DRAWS);
+    assert_true(d.monotonic);
+    assert_rel_near(d.rate_per_s, 1e8, 0.01);
+    d = draw(5e8, START_NS, 5, N_DRAWS);
+    assert_rel_near(d.rate_per_s, 5e8, 0.01);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +248,7 @@ int main(void)
         cmocka_unit_test(test_rate_1000),
         cmocka_unit_test(test_rate_50),
         cmocka_unit_test(test_rate_1e6),
+        cmocka_unit_test(test_rate_1e8),
         cmocka_unit_test(test_fractional_rate),
         cmocka_unit_test(test_gaps_quantiles),
         cmocka_unit_test(test_same_seed_same_sequence),
