@@ -16,7 +16,8 @@
 #include "report/text.h"
 
 static const char usage[] =
-    "Usage: pgarena run [CONN] [-w WORKLOAD] [-s SCALE] [-c CLIENTS] [-j THREADS]\n"
+    "Usage: pgarena run [CONN] [-w WORKLOAD | -f FILE[@W]... | -b NAME[@W]...] [-D NAME=VALUE]\n"
+    "                   [-s SCALE] [-c CLIENTS] [-j THREADS]\n"
     "                   [-T SECONDS | -t TX_PER_CLIENT] [-M simple|extended|prepared]\n"
     "                   [-R TPS] [--latency-limit MS] [--warmup S] [--max-tries N]\n"
     "                   [--timeout MS] [-C] [-r] [-P SECONDS] [-o RESULT.json]\n"
@@ -25,6 +26,9 @@ static const char usage[] =
     "Run a workload, measure every transaction, print a summary and write a result file.\n"
     "\n"
     "  -w, --workload NAME   tpcb-like (default), simple-update, select-only\n"
+    "  -f, --file FILE[@W]   a script in pgbench's language, with weight W (repeatable)\n"
+    "  -b, --builtin NAME[@W]  a built-in script, with weight W (repeatable, mixes with -f)\n"
+    "  -D, --define NAME=VALUE  set a variable for the scripts\n"
     "  -s, --scale N         scale for :scale (default: detected from pgbench_branches)\n"
     "  -c, --clients N       concurrent client connections (default 1)\n"
     "  -j, --jobs N          threads driving them (default 1)\n"
@@ -124,12 +128,15 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"connect", no_argument, NULL, 'C'},
         {"report-per-command", no_argument, NULL, 'r'},
+        {"file", required_argument, NULL, 'f'},
+        {"builtin", required_argument, NULL, 'b'},
+        {"define", required_argument, NULL, 'D'},
         {NULL, 0, NULL, 0}};
     const char *workload = "tpcb-like";
     int opt, got_T = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":w:s:c:j:T:t:M:P:o:qh:p:U:R:Cr", longopts, NULL)) !=
-           -1) {
+    while ((opt = getopt_long(argc, argv, ":w:s:c:j:T:t:M:P:o:qh:p:U:R:Crf:b:D:", longopts,
+                              NULL)) != -1) {
         if (args_conn_option(opt, optarg, &o->conn))
             continue;
         int rc = parse_measure_option(opt, optarg, o, e);
@@ -140,6 +147,12 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         switch (opt) {
         case 'w':
             workload = optarg;
+            o->workload_given = 1;
+            break;
+        case 'f':
+        case 'b':
+        case 'D':
+            rc = run_add_spec(o, (char)opt, optarg, e);
             break;
         case 's':
             rc = args_int("-s", optarg, 1, 1000000, &o->scale, e);
@@ -196,6 +209,8 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         o->duration_s = 10;
     if (o->latency_limit_ms > 0 && o->timeout_ms > 0 && o->timeout_ms < o->latency_limit_ms)
         return err_set(e, ERR_INPUT, "run: --timeout is shorter than --latency-limit");
+    if (o->workload_given && o->n_specs > 0)
+        return err_set(e, ERR_INPUT, "run: -w cannot be combined with -f or -b");
     o->workload = builtin_find(workload);
     if (!o->workload)
         return err_set(e, ERR_INPUT, "run: unknown workload '%s'", workload);
@@ -211,7 +226,8 @@ static int check_output(struct run_opts *o, char *fallback, size_t size, struct 
         localtime_r(&t, &tm);
         char stamp[32];
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-        snprintf(fallback, size, "pgarena-%s-%s.json", o->workload->name, stamp);
+        snprintf(fallback, size, "pgarena-%s-%s.json", o->n_specs ? "custom" : o->workload->name,
+                 stamp);
         o->output = fallback;
     }
     char *copy = xstrdup(o->output);
@@ -235,11 +251,16 @@ static int prepare_server(struct run_opts *o, struct err *e)
     char value[64];
     struct err qe = {0};
     int rc = 0;
-    if (pg_query_value(c, "SELECT count(*) FROM pgbench_branches", value, sizeof value, &qe) < 0)
+    if (!o->needs_pgbench) { /* custom scripts: :scale is -s, or 1 as in pgbench */
+        if (o->scale == 0)
+            o->scale = 1;
+    } else if (pg_query_value(c, "SELECT count(*) FROM pgbench_branches", value, sizeof value,
+                              &qe) < 0) {
         rc = err_set(e, ERR_INPUT, "run: workload %s needs pgbench's tables (run pgarena init): %s",
-                     o->workload->name, qe.msg);
-    else if (o->scale == 0 && (o->scale = atoll(value)) < 1)
+                     o->workload_name, qe.msg);
+    } else if (o->scale == 0 && (o->scale = atoll(value)) < 1) {
         rc = err_set(e, ERR_INPUT, "run: pgbench_branches is empty (run pgarena init)");
+    }
     PQfinish(c);
     return rc;
 }
@@ -323,10 +344,7 @@ int cli_run(int argc, char **argv, struct err *e)
     if (check_output(&o, fallback, sizeof fallback, e) < 0)
         goto out_opts;
     script_set_init(&scripts);
-    char *name = xasprintf("builtin: %s", o.workload->name);
-    int parsed = script_set_add(&scripts, name, o.workload->script, 1, e);
-    free(name);
-    if (parsed < 0)
+    if (run_build_scripts(&o, &scripts, e) < 0)
         goto out_scripts;
     o.command = args_masked_command(argc, argv);
     session_signals_install();
@@ -335,7 +353,8 @@ int cli_run(int argc, char **argv, struct err *e)
             goto out_scripts;
         if (o.scale == 0)
             o.scale = 1;
-        if (init_load(&o.conn, o.workload, o.scale, 1, (uint64_t)o.seed, o.quiet, e) < 0)
+        if (o.needs_pgbench &&
+            init_load(&o.conn, o.workload, o.scale, 1, (uint64_t)o.seed, o.quiet, e) < 0)
             goto out_local;
     }
     if (prepare_server(&o, e) == 0)

@@ -10,10 +10,25 @@
 #include "workload/builtin.h"
 #include "workload/script.h"
 
+#define RUN_MAX_SPECS 64
+
+/* A -f FILE[@WEIGHT] or -b NAME[@WEIGHT] as given, and -D NAME=VALUE. */
+struct script_spec {
+    char kind; /* 'f' or 'b' */
+    const char *arg;
+};
+
 struct run_opts {
     struct pg_connopts conn;
-    const struct builtin_workload *workload;
-    int64_t scale; /* 0: detect from pgbench_branches */
+    const struct builtin_workload *workload; /* -w, or NULL with -f/-b */
+    int workload_given;
+    int n_specs;
+    struct script_spec specs[RUN_MAX_SPECS];
+    int n_defines;
+    const char *defines[RUN_MAX_SPECS];
+    const char *workload_name; /* for the result: the built-in's name, or "custom" */
+    int needs_pgbench;         /* a built-in script on pgbench's tables is used */
+    int64_t scale;             /* 0: detect from pgbench_branches */
     int64_t clients, threads, duration_s, tx_per_client, progress_s, seed;
     enum protocol protocol;
     double rate, latency_limit_ms;
@@ -32,5 +47,16 @@ void run_build_result(const struct run_opts *o, const struct script_set *scripts
                       const struct engine_result *er, struct result *r);
 
 extern const char *const run_protocol_names[];
+
+/* Remember a -f, -b or -D argument (checked when the scripts are built). */
+int run_add_spec(struct run_opts *o, char kind, const char *arg, struct err *e);
+
+/* The scripts of the run: the -w workload, or the -f and -b scripts with their weights, and
+ * the -D variables; also sets workload_name and needs_pgbench. -1 with e (ERR_INPUT) for an
+ * unreadable or invalid script. */
+int run_build_scripts(struct run_opts *o, struct script_set *set, struct err *e);
+
+/* Read a whole file into a fresh string (caller frees); -1 with e (ERR_INPUT). */
+int cli_read_file(const char *path, char **out, struct err *e);
 
 #endif

@@ -138,7 +138,7 @@ void run_build_result(const struct run_opts *o, const struct script_set *scripts
     r->end_reason = xstrdup(end_reason_name(er->end_reason));
     client_info(r);
     r->server.version = maybe_dup(o->server_version);
-    r->workload.name = xstrdup(o->workload->name);
+    r->workload.name = xstrdup(o->workload_name);
     r->workload.scale = o->scale;
     r->workload.n_scripts = (size_t)scripts->n_scripts;
     r->workload.scripts = xcalloc(r->workload.n_scripts, sizeof *r->workload.scripts);

@@ -6,6 +6,7 @@
 #include <sys/epoll.h>
 
 #include "base/mem.h"
+#include "workload/funcs.h"
 
 /* Reconnection backoff after a lost connection: doubles from the first to the last. */
 #define BACKOFF_FIRST_NS (100 * NS_PER_MS)
@@ -26,6 +27,12 @@ void client_init(struct client *c, struct worker *w, int id)
     script_vars_init(&c->vars, cfg->scripts);
     script_vars_set(&c->vars, SCRIPT_VAR_SCALE, cfg->scale);
     script_vars_set(&c->vars, SCRIPT_VAR_CLIENT_ID, id);
+    /* As pgbench: the same default seed (for hash and permute) in every client. */
+    uint64_t seed_state = cfg->seed;
+    script_vars_set(&c->vars, SCRIPT_VAR_DEFAULT_SEED,
+                    (int64_t)(seed_state * 0x9e3779b97f4a7c15ULL));
+    script_vars_set(&c->vars, SCRIPT_VAR_RANDOM_SEED, (int64_t)cfg->seed);
+    c->pipe_cmds = xcalloc((size_t)(w->run->n_cmds > 0 ? w->run->n_cmds : 1), sizeof(int));
     buf_init(&c->sql);
     int n = w->run->max_params > 0 ? w->run->max_params : 1;
     c->param_values = xcalloc((size_t)n, sizeof *c->param_values);
@@ -38,6 +45,10 @@ void client_free(struct client *c)
         PQfinish(c->conn);
     c->conn = NULL;
     script_vars_free(&c->vars);
+    if (c->held)
+        PQclear(c->held);
+    c->held = NULL;
+    free(c->pipe_cmds);
     buf_free(&c->sql);
     free(c->param_values);
     free(c->param_text);
@@ -255,10 +266,82 @@ static int step_preparing(struct client *c)
     return 1;
 }
 
+/* \gset, \aset: the columns of the result's last row become variables (prefix + column
+ * name). Only variables some command reads exist; other columns are skipped. */
+static void store_row(struct client *c, const struct command *cmd, const PGresult *res)
+{
+    const struct script_set *set = c->w->run->cfg->scripts;
+    int row = PQntuples(res) - 1;
+    size_t plen = strlen(cmd->gset_prefix);
+    for (int f = 0; f < PQnfields(res); f++) {
+        const char *col = PQfname(res, f);
+        for (int v = 0; v < set->n_vars; v++) {
+            const char *name = set->var_names[v];
+            if (strncmp(name, cmd->gset_prefix, plen) != 0 || strcmp(name + plen, col) != 0)
+                continue;
+            if (PQgetisnull(res, row, f))
+                script_vars_set_value(&c->vars, v, value_null());
+            else
+                script_vars_set_text(&c->vars, v, PQgetvalue(res, row, f));
+            break;
+        }
+    }
+}
+
+/* One result of cmd (NULL: a PREPARE or ROLLBACK). Takes ownership of res. */
+static void take_result(struct client *c, const struct command *cmd, PGresult *res, int *ok)
+{
+    ExecStatusType st = PQresultStatus(res);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY) {
+        if (*ok) {
+            c->failure = c->cancelled ? PGF_TIMEOUT : pg_classify(c->conn, res);
+            char line[256];
+            pg_error_line(c->conn, res, line, sizeof line);
+            note_error(c, line);
+        }
+        *ok = 0;
+    } else if (st == PGRES_TUPLES_OK && cmd && cmd->gset != GSET_NONE && *ok) {
+        if (cmd->gset == GSET_ALL) {
+            if (PQntuples(res) > 0)
+                store_row(c, cmd, res);
+        } else {
+            if (c->held)
+                PQclear(c->held);
+            c->held = res; /* applied once the command's last result is known */
+            return;
+        }
+    }
+    PQclear(res);
+}
+
+/* All of cmd's results are in: apply a held \gset result. */
+static void end_results(struct client *c, const struct command *cmd, int *ok)
+{
+    if (!cmd || cmd->gset != GSET_LAST || !*ok) {
+        if (c->held)
+            PQclear(c->held);
+        c->held = NULL;
+        return;
+    }
+    int rows = c->held ? PQntuples(c->held) : -1;
+    if (rows == 1) {
+        store_row(c, cmd, c->held);
+    } else {
+        char msg[100];
+        snprintf(msg, sizeof msg, "\\gset expects one row, got %d", rows < 0 ? 0 : rows);
+        note_error(c, msg);
+        c->failure = PGF_OTHER;
+        *ok = 0;
+    }
+    if (c->held)
+        PQclear(c->held);
+    c->held = NULL;
+}
+
 /* Read what has arrived. Returns 1 when every result of the command is in (ok tells whether
  * they all succeeded, c->failure why not), 0 to wait for more, -1 when the connection
  * broke. */
-static int drain_results(struct client *c, int *ok)
+static int drain_results(struct client *c, const struct command *cmd, int *ok)
 {
     if (c->events & EPOLLOUT) {
         int r = PQflush(c->conn);
@@ -272,19 +355,11 @@ static int drain_results(struct client *c, int *ok)
         return -1;
     while (!PQisBusy(c->conn)) {
         PGresult *res = PQgetResult(c->conn);
-        if (!res)
+        if (!res) {
+            end_results(c, cmd, ok);
             return 1;
-        ExecStatusType st = PQresultStatus(res);
-        if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY) {
-            if (*ok) {
-                c->failure = c->cancelled ? PGF_TIMEOUT : pg_classify(c->conn, res);
-                char line[256];
-                pg_error_line(c->conn, res, line, sizeof line);
-                note_error(c, line);
-            }
-            *ok = 0;
         }
-        PQclear(res);
+        take_result(c, cmd, res, ok);
     }
     return 0;
 }
@@ -292,7 +367,7 @@ static int drain_results(struct client *c, int *ok)
 static int step_wait_prepare(struct client *c)
 {
     int ok = 1;
-    int r = drain_results(c, &ok);
+    int r = drain_results(c, NULL, &ok);
     if (r < 0 || (r == 1 && !ok)) {
         connect_failed(c, "could not prepare statement");
         return 0;
@@ -381,10 +456,10 @@ static int step_start_tx(struct client *c)
 static int bind_params(struct client *c, const struct command *cmd)
 {
     for (int i = 0; i < cmd->n_params; i++) {
-        if (script_var_text(&c->vars, cmd->param_vars[i], c->param_text[i],
-                            sizeof c->param_text[i]) < 0)
+        c->param_values[i] =
+            script_var_sql(&c->vars, cmd->param_vars[i], c->param_text[i], sizeof c->param_text[i]);
+        if (!c->param_values[i])
             return -1;
-        c->param_values[i] = c->param_text[i];
     }
     return 0;
 }
@@ -396,9 +471,10 @@ static int build_simple_sql(struct client *c, const struct command *cmd)
         buf_puts(&c->sql, cmd->parts[i].text);
         if (cmd->parts[i].var >= 0) {
             char v[32];
-            if (script_var_text(&c->vars, cmd->parts[i].var, v, sizeof v) < 0)
+            const char *text = script_var_sql(&c->vars, cmd->parts[i].var, v, sizeof v);
+            if (!text)
                 return -1;
-            buf_puts(&c->sql, v);
+            buf_puts(&c->sql, text);
         }
     }
     return 0;
@@ -439,41 +515,200 @@ static int send_sql(struct client *c, const struct command *cmd)
     return 0;
 }
 
-static int step_start_cmd(struct client *c)
+static int exec_set(struct client *c, const struct command *cmd)
 {
-    const struct script_set *set = c->w->run->cfg->scripts;
-    while (c->cmd < c->script->n_cmds) {
-        const struct command *cmd = &c->script->cmds[c->cmd];
-        if (cmd->kind == CMD_SET) {
-            char msg[200];
-            if (script_exec_set(set, cmd, &c->vars, &c->rng, msg, sizeof msg) < 0) {
-                fail_command(c, PGF_OTHER, msg);
-                return 1;
-            }
-            c->cmd++;
-            continue;
-        }
-        c->cmd_start = clock_now_ns();
-        int r = send_sql(c, cmd);
-        if (r == -2) {
-            fail_command(c, PGF_OTHER, "undefined variable in SQL command");
-            return 1;
-        }
-        if (r < 0) {
-            fail_command(c, PGF_CONNECTION, PQerrorMessage(c->conn));
-            return 1;
-        }
-        c->state = CS_WAIT_RESULT;
+    char msg[200];
+    struct value v;
+    if (script_eval(c->w->run->cfg->scripts, cmd, &c->vars, &c->rng, &v, msg, sizeof msg) < 0) {
+        fail_command(c, PGF_OTHER, msg);
+        return -1;
+    }
+    script_vars_set_value(&c->vars, cmd->var, v);
+    return 0;
+}
+
+/* Evaluate an \if or \elif condition: 1 true, 0 false, -1 failed. */
+static int condition(struct client *c, const struct command *cmd)
+{
+    char msg[200];
+    struct value v;
+    int t;
+    if (script_eval(c->w->run->cfg->scripts, cmd, &c->vars, &c->rng, &v, msg, sizeof msg) < 0 ||
+        script_truth(&v, &t, msg, sizeof msg) < 0) {
+        fail_command(c, PGF_OTHER, msg);
+        return -1;
+    }
+    return t;
+}
+
+/* \if chains: a false condition jumps to the next \elif (evaluated there), \else or
+ * \endif; reaching \elif or \else from a branch that ran jumps past the \endif. */
+static int exec_branch(struct client *c, const struct command *cmd)
+{
+    const struct command *cmds = c->script->cmds;
+    if (cmd->kind == CMD_ELIF || cmd->kind == CMD_ELSE) {
+        c->cmd = cmd->endif + 1;
         return 0;
     }
-    c->state = CS_END_TX;
+    if (cmd->kind == CMD_ENDIF) {
+        c->cmd++;
+        return 0;
+    }
+    int k = c->cmd;
+    for (;;) {
+        int t = cmds[k].kind == CMD_IF || cmds[k].kind == CMD_ELIF ? condition(c, &cmds[k]) : 1;
+        if (t < 0)
+            return -1;
+        if (t) {
+            c->cmd = k + 1;
+            return 0;
+        }
+        k = cmds[k].next_branch;
+    }
+}
+
+static int start_sleep(struct client *c, const struct command *cmd)
+{
+    int64_t n = cmd->sleep_value;
+    if (cmd->sleep_var >= 0) {
+        char msg[200];
+        struct value v;
+        if (script_var_value(&c->vars, c->w->run->cfg->scripts, cmd->sleep_var, &v, msg,
+                             sizeof msg) < 0 ||
+            value_to_int(&v, &n, msg, sizeof msg) < 0) {
+            fail_command(c, PGF_OTHER, msg);
+            return 1;
+        }
+    }
+    c->sleep_until = clock_now_ns() + (n > 0 ? n : 0) * cmd->sleep_unit_us * NS_PER_US;
+    set_timer(c,
+              c->tx_deadline && c->tx_deadline < c->sleep_until ? c->tx_deadline : c->sleep_until);
+    c->state = CS_SLEEP;
+    return 0;
+}
+
+static int exec_pipeline(struct client *c, const struct command *cmd)
+{
+    if (cmd->kind == CMD_PIPELINE_START) {
+        if (!PQenterPipelineMode(c->conn)) {
+            fail_command(c, PGF_OTHER, "could not enter pipeline mode");
+            return 1;
+        }
+        c->pipe_head = c->pipe_tail = 0;
+        c->cmd++;
+        return 1;
+    }
+    if (!PQpipelineSync(c->conn) || flush_or_fail(c) < 0) {
+        fail_command(c, PGF_CONNECTION, PQerrorMessage(c->conn));
+        return 1;
+    }
+    c->state = CS_WAIT_PIPELINE;
+    return 0;
+}
+
+static int exec_sql(struct client *c, const struct command *cmd)
+{
+    c->cmd_start = clock_now_ns();
+    int r = send_sql(c, cmd);
+    if (r == -2) {
+        fail_command(c, PGF_OTHER, "undefined variable in SQL command");
+        return 1;
+    }
+    if (r < 0) {
+        fail_command(c, PGF_CONNECTION, PQerrorMessage(c->conn));
+        return 1;
+    }
+    if (PQpipelineStatus(c->conn) != PQ_PIPELINE_OFF) { /* results come at \endpipeline */
+        c->pipe_cmds[c->pipe_tail++] = c->cmd++;
+        return 1;
+    }
+    c->state = CS_WAIT_RESULT;
+    return 0;
+}
+
+static int step_start_cmd(struct client *c)
+{
+    while (c->cmd < c->script->n_cmds && c->state == CS_START_CMD) {
+        const struct command *cmd = &c->script->cmds[c->cmd];
+        switch (cmd->kind) {
+        case CMD_SET:
+            if (exec_set(c, cmd) == 0)
+                c->cmd++;
+            break;
+        case CMD_IF:
+        case CMD_ELIF:
+        case CMD_ELSE:
+        case CMD_ENDIF:
+            exec_branch(c, cmd);
+            break;
+        case CMD_SLEEP:
+            return start_sleep(c, cmd);
+        case CMD_PIPELINE_START:
+        case CMD_PIPELINE_END:
+            if (!exec_pipeline(c, cmd))
+                return 0;
+            break;
+        case CMD_SQL:
+            if (!exec_sql(c, cmd))
+                return 0;
+            break;
+        }
+    }
+    if (c->state == CS_START_CMD)
+        c->state = CS_END_TX;
+    return 1;
+}
+
+/* Results of a pipeline, command by command (NULL between them), up to its sync. */
+static int step_wait_pipeline(struct client *c)
+{
+    int ok = c->failure == PGF_NONE;
+    if (c->events & EPOLLOUT) {
+        int r = PQflush(c->conn);
+        if (r < 0 || (r == 0 && (client_watch(c, EPOLLIN), 0)))
+            goto lost;
+        if (r == 1)
+            return 0;
+    }
+    if (!PQconsumeInput(c->conn))
+        goto lost;
+    while (!PQisBusy(c->conn)) {
+        PGresult *res = PQgetResult(c->conn);
+        const struct command *cmd =
+            c->pipe_head < c->pipe_tail ? &c->script->cmds[c->pipe_cmds[c->pipe_head]] : NULL;
+        if (!res) {
+            end_results(c, cmd, &ok);
+            if (c->pipe_head < c->pipe_tail)
+                c->pipe_head++;
+            continue;
+        }
+        if (PQresultStatus(res) != PGRES_PIPELINE_SYNC) {
+            take_result(c, cmd, res, &ok);
+            continue;
+        }
+        PQclear(res);
+        PQexitPipelineMode(c->conn);
+        if (!ok || c->pipe_discard) {
+            c->pipe_discard = 0;
+            if (c->failure == PGF_NONE)
+                c->failure = PGF_OTHER;
+            c->state = CS_ERROR;
+            return 1;
+        }
+        c->cmd++; /* past \endpipeline */
+        c->state = CS_START_CMD;
+        return 1;
+    }
+    return 0;
+lost:
+    fail_command(c, PGF_CONNECTION, PQerrorMessage(c->conn));
     return 1;
 }
 
 static int step_wait_result(struct client *c)
 {
     int ok = c->failure == PGF_NONE;
-    int r = drain_results(c, &ok);
+    int r = drain_results(c, &c->script->cmds[c->cmd], &ok);
     if (r < 0) {
         fail_command(c, PGF_CONNECTION, PQerrorMessage(c->conn));
         return 1;
@@ -523,6 +758,20 @@ static int step_error(struct client *c)
         lost_connection(c);
         return 0;
     }
+    if (c->held) {
+        PQclear(c->held);
+        c->held = NULL;
+    }
+    if (PQpipelineStatus(c->conn) != PQ_PIPELINE_OFF) {
+        /* Read what the pipeline still owes, up to a sync, before rolling back. */
+        if (!PQpipelineSync(c->conn) || flush_or_fail(c) < 0) {
+            c->failure = PGF_CONNECTION;
+            return 1;
+        }
+        c->pipe_discard = 1;
+        c->state = CS_WAIT_PIPELINE;
+        return 0;
+    }
     PGTransactionStatusType ts = PQtransactionStatus(c->conn);
     if (ts == PQTRANS_INERROR || ts == PQTRANS_INTRANS) {
         if (!PQsendQuery(c->conn, "ROLLBACK") || flush_or_fail(c) < 0) {
@@ -538,7 +787,7 @@ static int step_error(struct client *c)
 static int step_wait_rollback(struct client *c)
 {
     int ok = 0; /* the try has failed already; the rollback's own result does not matter */
-    int r = drain_results(c, &ok);
+    int r = drain_results(c, NULL, &ok);
     if (r < 0) {
         c->failure = PGF_CONNECTION;
         c->state = CS_ERROR;
@@ -586,7 +835,22 @@ void client_on_timer(struct client *c, time_ns now)
             return;
         }
         break;
+    case CS_SLEEP:
+        if (now >= c->sleep_until) {
+            c->cmd++;
+            c->state = CS_START_CMD;
+            if (c->tx_deadline)
+                set_timer(c, c->tx_deadline);
+            break;
+        }
+        /* --timeout during a \sleep: the transaction fails, and is rolled back. */
+        note_error(c, "transaction timed out");
+        c->failure = PGF_TIMEOUT;
+        c->tx_deadline = 0;
+        c->state = CS_ERROR;
+        break;
     case CS_WAIT_RESULT:
+    case CS_WAIT_PIPELINE:
     case CS_WAIT_ROLLBACK:
     case CS_CONNECTING:
     case CS_PREPARING:
@@ -652,6 +916,9 @@ void client_advance(struct client *c)
         case CS_WAIT_ROLLBACK:
             more = step_wait_rollback(c);
             break;
+        case CS_WAIT_PIPELINE:
+            more = step_wait_pipeline(c);
+            break;
         case CS_END_TX:
             more = step_end_tx(c);
             break;
@@ -663,6 +930,7 @@ void client_advance(struct client *c)
             more = 0;
             break;
         case CS_THROTTLE:
+        case CS_SLEEP:
         case CS_RECONNECT_WAIT:
         case CS_FINISHED:
             more = 0;

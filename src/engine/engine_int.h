@@ -25,6 +25,9 @@ enum client_state {
     CS_THROTTLE,       /* -R: waits (timer) for the scheduled start */
     CS_START_CMD,      /* run the current command: \set inline, SQL is sent */
     CS_WAIT_RESULT,    /* waits for the results of the SQL command sent */
+    CS_SLEEP,          /* \sleep: waits (timer) until sleep_until */
+    CS_WAIT_PIPELINE,  /* \endpipeline (or an error in a pipeline): waits for every result
+                        * up to the pipeline's sync */
     CS_ERROR,          /* a command failed: roll back if inside a transaction */
     CS_WAIT_ROLLBACK,  /* waits for the ROLLBACK's result, then retries or ends */
     CS_END_TX,         /* record the transaction */
@@ -58,6 +61,11 @@ struct client {
     time_ns tx_start;    /* intended start: latency counts from here */
     time_ns tx_deadline; /* --timeout: when to cancel, 0 when none */
     time_ns cmd_start;
+    time_ns sleep_until;
+    PGresult *held; /* \gset: the last result with rows, applied when the command ends */
+    int *pipe_cmds; /* pipeline: commands sent whose results are still to come */
+    int pipe_head, pipe_tail;
+    int pipe_discard; /* an error in a pipeline: read up to the sync, then fail */
     time_ns connect_start;
     int tries;
     int cancelled;           /* a cancel was sent for the current command */

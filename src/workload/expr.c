@@ -5,174 +5,558 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/mem.h"
 #include "workload/script.h"
 
-/* Recursive descent: sum := term (('+'|'-') term)* ; term := unary (('*'|'/'|'%') unary)* ;
- * unary := '-' unary | primary ; primary := INT | :var | name '(' args ')' | '(' sum ')' */
+/*
+ * A hand-written lexer and precedence-climbing parser for pgbench's expression grammar.
+ * Levels, loosest first (as pgbench takes them from PostgreSQL's grammar):
+ *   1 OR   2 AND   3 NOT (prefix)   4 IS, ISNULL, NOTNULL   5 = <> != < <= > >=
+ *   6 & | # << >> and prefix ~   7 + -   8 * / %   9 prefix + -
+ * Comparisons and IS do not chain (a = b = c is an error), as in pgbench.
+ */
+
+#define MAX_ARGS 64
+
+enum tok {
+    T_END,
+    T_INT,
+    T_DOUBLE,
+    T_TRUE,
+    T_FALSE,
+    T_NULL,
+    T_VAR,
+    T_IDENT,
+    T_MAXINT_PLUS_ONE,
+    T_AND,
+    T_OR,
+    T_NOT,
+    T_IS,
+    T_ISNULL,
+    T_NOTNULL,
+    T_CASE,
+    T_WHEN,
+    T_THEN,
+    T_ELSE,
+    T_ENDKW,
+    T_LPAREN,
+    T_RPAREN,
+    T_COMMA,
+    T_PLUS,
+    T_MINUS,
+    T_STAR,
+    T_SLASH,
+    T_PERCENT,
+    T_LT,
+    T_LE,
+    T_GT,
+    T_GE,
+    T_EQ,
+    T_NE,
+    T_AMP,
+    T_BAR,
+    T_HASH,
+    T_TILDE,
+    T_SHL,
+    T_SHR,
+    T_BAD
+};
 
 struct parser {
-    const char *p;
+    const char *text;
+    const char *p;      /* next character to lex */
+    enum tok tok;       /* current token */
+    const char *tok_at; /* where it starts */
+    size_t tok_len;
+    int64_t ival;
+    double dval;
     struct script_set *set;
     char *msg;
-    unsigned long msg_size;
+    size_t msg_size;
+    size_t err_at;
     int failed;
 };
 
-static struct expr *parse_sum(struct parser *ps);
+static const struct {
+    const char *word;
+    enum tok tok;
+} keywords[] = {{"and", T_AND},       {"or", T_OR},           {"not", T_NOT},   {"is", T_IS},
+                {"isnull", T_ISNULL}, {"notnull", T_NOTNULL}, {"null", T_NULL}, {"true", T_TRUE},
+                {"false", T_FALSE},   {"case", T_CASE},       {"when", T_WHEN}, {"then", T_THEN},
+                {"else", T_ELSE},     {"end", T_ENDKW}};
 
-static struct expr *node(enum expr_kind k, struct expr *a, struct expr *b)
+static struct expr *fail_at(struct parser *ps, const char *at, const char *what)
 {
-    struct expr *x = xcalloc(1, sizeof *x);
-    x->kind = k;
-    x->a = a;
-    x->b = b;
-    return x;
-}
-
-static void skip_space(struct parser *ps)
-{
-    while (*ps->p == ' ' || *ps->p == '\t')
-        ps->p++;
-}
-
-static struct expr *fail(struct parser *ps, const char *what)
-{
-    if (!ps->failed)
+    if (!ps->failed) {
         snprintf(ps->msg, ps->msg_size, "%s", what);
+        ps->err_at = (size_t)(at - ps->text);
+    }
     ps->failed = 1;
     return NULL;
 }
 
-static int ident_len(const char *p)
+static int is_ident_start(char c)
 {
-    int n = 0;
-    while (isalnum((unsigned char)p[n]) || p[n] == '_')
-        n++;
-    return n;
+    return isalpha((unsigned char)c) || c == '_';
 }
 
-static struct expr *parse_call(struct parser *ps, const char *name, int len)
+static int is_ident_char(char c)
 {
-    if (len != 6 || strncmp(name, "random", 6) != 0)
-        return fail(ps, "unknown function");
-    ps->p++; /* '(' */
-    struct expr *lo = parse_sum(ps);
-    skip_space(ps);
-    if (!lo || *ps->p != ',') {
-        expr_free(lo);
-        return fail(ps, "random() takes two arguments");
-    }
-    ps->p++;
-    struct expr *hi = parse_sum(ps);
-    skip_space(ps);
-    if (!hi || *ps->p != ')') {
-        expr_free(lo);
-        expr_free(hi);
-        return fail(ps, "expected ')'");
-    }
-    ps->p++;
-    return node(EX_RANDOM, lo, hi);
+    return isalnum((unsigned char)c) || c == '_';
 }
 
-static struct expr *parse_primary(struct parser *ps)
+static void skip_space(struct parser *ps)
 {
-    skip_space(ps);
-    const char *p = ps->p;
-    if (isdigit((unsigned char)*p)) {
-        errno = 0;
-        char *end;
-        long long v = strtoll(p, &end, 10);
-        if (errno == ERANGE)
-            return fail(ps, "integer constant out of range");
-        struct expr *x = node(EX_INT, NULL, NULL);
-        x->ival = v;
-        ps->p = end;
-        return x;
-    }
-    if (*p == ':' && ident_len(p + 1) > 0) {
-        int n = ident_len(p + 1);
-        char *name = xstrndup(p + 1, (size_t)n);
-        struct expr *x = node(EX_VAR, NULL, NULL);
-        x->var = script_var_index(ps->set, name);
-        free(name);
-        ps->p = p + 1 + n;
-        return x;
-    }
-    if (*p == '(') {
-        ps->p++;
-        struct expr *x = parse_sum(ps);
-        skip_space(ps);
-        if (!x || *ps->p != ')') {
-            expr_free(x);
-            return fail(ps, "expected ')'");
-        }
-        ps->p++;
-        return x;
-    }
-    if (isalpha((unsigned char)*p)) {
-        int n = ident_len(p);
-        ps->p = p + n;
-        skip_space(ps);
-        if (*ps->p != '(') {
-            ps->p = p;
-            return fail(ps, "unexpected name (variables are written :name)");
-        }
-        return parse_call(ps, p, n);
-    }
-    return fail(ps, *p ? "syntax error" : "unexpected end of expression");
-}
-
-static struct expr *parse_unary(struct parser *ps)
-{
-    skip_space(ps);
-    if (*ps->p == '-') {
-        ps->p++;
-        struct expr *a = parse_unary(ps);
-        return a ? node(EX_NEG, a, NULL) : NULL;
-    }
-    if (*ps->p == '+') {
-        ps->p++;
-        return parse_unary(ps);
-    }
-    return parse_primary(ps);
-}
-
-static struct expr *parse_binary(struct parser *ps, int level)
-{
-    struct expr *a = level ? parse_unary(ps) : parse_binary(ps, 1);
-    while (a) {
-        skip_space(ps);
+    for (;;) {
         char c = *ps->p;
-        enum expr_kind k;
-        if (level == 0 && (c == '+' || c == '-'))
-            k = c == '+' ? EX_ADD : EX_SUB;
-        else if (level == 1 && (c == '*' || c == '/' || c == '%'))
-            k = c == '*' ? EX_MUL : c == '/' ? EX_DIV : EX_MOD;
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+            ps->p++;
+        else if (c == '\\' && (ps->p[1] == '\n' || (ps->p[1] == '\r' && ps->p[2] == '\n')))
+            ps->p += ps->p[1] == '\n' ? 2 : 3; /* a continuation line */
         else
-            break;
+            return;
+    }
+}
+
+static enum tok lex_number(struct parser *ps)
+{
+    const char *s = ps->p;
+    const char *e = s;
+    int is_double = 0;
+    while (isdigit((unsigned char)*e))
+        e++;
+    if (*e == '.') {
+        is_double = 1;
+        e++;
+        while (isdigit((unsigned char)*e))
+            e++;
+    }
+    if ((*e == 'e' || *e == 'E') &&
+        (isdigit((unsigned char)e[1]) ||
+         ((e[1] == '+' || e[1] == '-') && isdigit((unsigned char)e[2])))) {
+        is_double = 1;
+        e += 2;
+        while (isdigit((unsigned char)*e))
+            e++;
+    }
+    ps->p = e;
+    if (is_double) {
+        ps->dval = strtod(s, NULL);
+        return T_DOUBLE;
+    }
+    if ((size_t)(e - s) == 19 && strncmp(s, "9223372036854775808", 19) == 0)
+        return T_MAXINT_PLUS_ONE; /* only valid after a unary minus */
+    errno = 0;
+    long long v = strtoll(s, NULL, 10);
+    if (errno == ERANGE)
+        return T_BAD;
+    ps->ival = v;
+    return T_INT;
+}
+
+static enum tok lex_word(struct parser *ps)
+{
+    const char *s = ps->p;
+    while (is_ident_char(*ps->p))
         ps->p++;
-        struct expr *b = level ? parse_unary(ps) : parse_binary(ps, 1);
-        if (!b) {
-            expr_free(a);
+    size_t n = (size_t)(ps->p - s);
+    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+        if (strlen(keywords[i].word) == n && strncasecmp(s, keywords[i].word, n) == 0)
+            return keywords[i].tok;
+    return T_IDENT;
+}
+
+static enum tok lex_operator(struct parser *ps)
+{
+    const char *p = ps->p;
+    static const struct {
+        const char *op;
+        enum tok tok;
+    } two[] = {{"<=", T_LE}, {">=", T_GE},  {"<>", T_NE},
+               {"!=", T_NE}, {"<<", T_SHL}, {">>", T_SHR}};
+    for (size_t i = 0; i < sizeof two / sizeof two[0]; i++) {
+        if (p[0] == two[i].op[0] && p[1] == two[i].op[1]) {
+            ps->p += 2;
+            return two[i].tok;
+        }
+    }
+    static const char one[] = "(),+-*/%<>=&|#~";
+    static const enum tok one_tok[] = {T_LPAREN, T_RPAREN, T_COMMA,   T_PLUS, T_MINUS,
+                                       T_STAR,   T_SLASH,  T_PERCENT, T_LT,   T_GT,
+                                       T_EQ,     T_AMP,    T_BAR,     T_HASH, T_TILDE};
+    const char *hit = *p ? strchr(one, *p) : NULL;
+    if (!hit)
+        return T_BAD;
+    ps->p++;
+    return one_tok[hit - one];
+}
+
+static void next(struct parser *ps)
+{
+    skip_space(ps);
+    ps->tok_at = ps->p;
+    char c = *ps->p;
+    if (!c)
+        ps->tok = T_END;
+    else if (isdigit((unsigned char)c) || (c == '.' && isdigit((unsigned char)ps->p[1])))
+        ps->tok = lex_number(ps);
+    else if (c == ':' && is_ident_char(ps->p[1])) {
+        ps->p++;
+        while (is_ident_char(*ps->p))
+            ps->p++;
+        ps->tok = T_VAR;
+    } else if (is_ident_start(c))
+        ps->tok = lex_word(ps);
+    else
+        ps->tok = lex_operator(ps);
+    ps->tok_len = (size_t)(ps->p - ps->tok_at);
+}
+
+static struct expr *new_node(enum expr_kind kind, int n_args)
+{
+    struct expr *x = xcalloc(1, sizeof *x);
+    x->kind = kind;
+    x->n_args = n_args;
+    if (n_args > 0)
+        x->args = xcalloc((size_t)n_args, sizeof *x->args);
+    return x;
+}
+
+static struct expr *constant(struct value v)
+{
+    struct expr *x = new_node(EX_CONST, 0);
+    x->constant = v;
+    return x;
+}
+
+static struct expr *variable(struct script_set *set, const char *name, size_t len)
+{
+    char *s = xstrndup(name, len);
+    struct expr *x = new_node(EX_VAR, 0);
+    x->var = script_var_index(set, s);
+    free(s);
+    return x;
+}
+
+static struct expr *func2(enum func_id f, struct expr *a, struct expr *b)
+{
+    struct expr *x = new_node(EX_FUNC, b ? 2 : 1);
+    x->func = f;
+    x->args[0] = a;
+    if (b)
+        x->args[1] = b;
+    return x;
+}
+
+static struct expr *parse(struct parser *ps, int min_level);
+
+static struct expr *parse_call(struct parser *ps)
+{
+    const char *name = ps->tok_at;
+    size_t len = ps->tok_len;
+    const struct func_def *def = func_lookup(name, len);
+    if (!def)
+        return fail_at(ps, name, "unknown function");
+    next(ps); /* '(' */
+    next(ps);
+    struct expr *args[MAX_ARGS];
+    int n = 0;
+    while (ps->tok != T_RPAREN) {
+        if (n == MAX_ARGS) {
+            for (int i = 0; i < n; i++)
+                expr_free(args[i]);
+            return fail_at(ps, ps->tok_at, "too many arguments");
+        }
+        if (n > 0) {
+            if (ps->tok != T_COMMA)
+                break;
+            next(ps);
+        }
+        if (!(args[n] = parse(ps, 0)))
+            break;
+        n++;
+    }
+    if (ps->failed || ps->tok != T_RPAREN || n < def->min_args ||
+        (def->max_args >= 0 && n > def->max_args)) {
+        for (int i = 0; i < n; i++)
+            expr_free(args[i]);
+        if (ps->failed)
+            return NULL;
+        return fail_at(ps, ps->tok != T_RPAREN ? ps->tok_at : name,
+                       ps->tok != T_RPAREN ? "expected ',' or ')'" : "wrong number of arguments");
+    }
+    next(ps);
+    /* As pgbench: a left-out seed of a hash or permute is :default_seed. */
+    int seeded = (def->id == FN_HASH || def->id == FN_HASH_FNV1A || def->id == FN_HASH_MURMUR2) ? 2
+                 : def->id == FN_PERMUTE                                                        ? 3
+                                                                                                : 0;
+    int total = seeded && n == seeded - 1 ? n + 1 : n;
+    struct expr *x = new_node(EX_FUNC, total);
+    x->func = def->id;
+    memcpy(x->args, args, sizeof args[0] * (size_t)n);
+    if (total > n)
+        x->args[n] = variable(ps->set, "default_seed", 12);
+    return x;
+}
+
+static struct expr *parse_case(struct parser *ps)
+{
+    struct expr *parts[MAX_ARGS];
+    int n = 0;
+    next(ps);
+    while (ps->tok == T_WHEN && n + 3 <= MAX_ARGS) {
+        next(ps);
+        if (!(parts[n++] = parse(ps, 0)))
+            goto bad;
+        if (ps->tok != T_THEN) {
+            fail_at(ps, ps->tok_at, "expected THEN");
+            goto bad;
+        }
+        next(ps);
+        if (!(parts[n++] = parse(ps, 0)))
+            goto bad;
+    }
+    if (n == 0) {
+        fail_at(ps, ps->tok_at, "expected WHEN");
+        goto bad;
+    }
+    if (ps->tok == T_ELSE) {
+        next(ps);
+        if (!(parts[n++] = parse(ps, 0)))
+            goto bad;
+    } else {
+        parts[n++] = constant(value_null());
+    }
+    if (ps->tok != T_ENDKW) {
+        fail_at(ps, ps->tok_at, "expected END");
+        goto bad;
+    }
+    next(ps);
+    struct expr *x = new_node(EX_CASE, n);
+    memcpy(x->args, parts, sizeof parts[0] * (size_t)n);
+    return x;
+bad:
+    for (int i = 0; i < n; i++)
+        expr_free(parts[i]);
+    return NULL;
+}
+
+static struct expr *parse_prefix(struct parser *ps)
+{
+    const char *at = ps->tok_at;
+    struct expr *x;
+    switch (ps->tok) {
+    case T_INT:
+        x = constant(value_int(ps->ival));
+        next(ps);
+        return x;
+    case T_DOUBLE:
+        x = constant(value_double(ps->dval));
+        next(ps);
+        return x;
+    case T_TRUE:
+    case T_FALSE:
+        x = constant(value_bool(ps->tok == T_TRUE));
+        next(ps);
+        return x;
+    case T_NULL:
+        next(ps);
+        return constant(value_null());
+    case T_VAR:
+        x = variable(ps->set, ps->tok_at + 1, ps->tok_len - 1);
+        next(ps);
+        return x;
+    case T_LPAREN:
+        next(ps);
+        x = parse(ps, 0);
+        if (x && ps->tok != T_RPAREN) {
+            expr_free(x);
+            return fail_at(ps, ps->tok_at, "expected ')'");
+        }
+        next(ps);
+        return x;
+    case T_PLUS:
+        next(ps);
+        return parse(ps, 9);
+    case T_MINUS:
+        next(ps);
+        if (ps->tok == T_MAXINT_PLUS_ONE) { /* -9223372036854775808 is a valid constant */
+            next(ps);
+            return constant(value_int(INT64_MIN));
+        }
+        x = parse(ps, 9);
+        return x ? func2(FN_NEG, x, NULL) : NULL;
+    case T_TILDE:
+        next(ps);
+        x = parse(ps, 7);
+        return x ? func2(FN_BITNOT, x, NULL) : NULL;
+    case T_NOT:
+        next(ps);
+        x = parse(ps, 3);
+        return x ? func2(FN_NOT, x, NULL) : NULL;
+    case T_CASE:
+        return parse_case(ps);
+    case T_IDENT: {
+        const char *save_p = ps->p;
+        skip_space(ps);
+        int call = *ps->p == '(';
+        ps->p = save_p;
+        if (call)
+            return parse_call(ps);
+        return fail_at(ps, at,
+                       "unexpected name (variables are written :name, functions name(...))");
+    }
+    case T_MAXINT_PLUS_ONE:
+    case T_BAD:
+        return fail_at(ps, at,
+                       *at && isdigit((unsigned char)*at) ? "bigint constant overflow"
+                                                          : "syntax error");
+    case T_END:
+        return fail_at(ps, at, "unexpected end of expression");
+    default:
+        return fail_at(ps, at, "syntax error");
+    }
+}
+
+/* The level of an infix token, 0 if it is none. */
+static int infix_level(enum tok t)
+{
+    switch (t) {
+    case T_OR:
+        return 1;
+    case T_AND:
+        return 2;
+    case T_IS:
+    case T_ISNULL:
+    case T_NOTNULL:
+        return 4;
+    case T_EQ:
+    case T_NE:
+    case T_LT:
+    case T_LE:
+    case T_GT:
+    case T_GE:
+        return 5;
+    case T_AMP:
+    case T_BAR:
+    case T_HASH:
+    case T_SHL:
+    case T_SHR:
+        return 6;
+    case T_PLUS:
+    case T_MINUS:
+        return 7;
+    case T_STAR:
+    case T_SLASH:
+    case T_PERCENT:
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+/* x IS [NOT] NULL|TRUE|FALSE, x ISNULL, x NOTNULL */
+static struct expr *parse_is(struct parser *ps, struct expr *lhs)
+{
+    enum tok t = ps->tok;
+    next(ps);
+    if (t == T_ISNULL)
+        return func2(FN_IS, lhs, constant(value_null()));
+    if (t == T_NOTNULL)
+        return func2(FN_NOT, func2(FN_IS, lhs, constant(value_null())), NULL);
+    int negate = 0;
+    if (ps->tok == T_NOT) {
+        negate = 1;
+        next(ps);
+    }
+    struct value v;
+    if (ps->tok == T_NULL)
+        v = value_null();
+    else if (ps->tok == T_TRUE || ps->tok == T_FALSE)
+        v = value_bool(ps->tok == T_TRUE);
+    else {
+        expr_free(lhs);
+        return fail_at(ps, ps->tok_at, "expected NULL, TRUE or FALSE after IS");
+    }
+    next(ps);
+    struct expr *x = func2(FN_IS, lhs, constant(v));
+    return negate ? func2(FN_NOT, x, NULL) : x;
+}
+
+static struct expr *make_infix(enum tok t, struct expr *l, struct expr *r)
+{
+    struct expr *x;
+    switch (t) {
+    case T_OR:
+    case T_AND:
+        x = new_node(t == T_OR ? EX_OR : EX_AND, 2);
+        x->args[0] = l;
+        x->args[1] = r;
+        return x;
+    case T_GT: /* a > b is b < a, as in pgbench */
+        return func2(FN_LT, r, l);
+    case T_GE:
+        return func2(FN_LE, r, l);
+    default:
+        break;
+    }
+    static const struct {
+        enum tok t;
+        enum func_id f;
+    } map[] = {{T_EQ, FN_EQ},      {T_NE, FN_NE},         {T_LT, FN_LT},       {T_LE, FN_LE},
+               {T_AMP, FN_BITAND}, {T_BAR, FN_BITOR},     {T_HASH, FN_BITXOR}, {T_SHL, FN_LSHIFT},
+               {T_SHR, FN_RSHIFT}, {T_PLUS, FN_ADD},      {T_MINUS, FN_SUB},   {T_STAR, FN_MUL},
+               {T_SLASH, FN_DIV},  {T_PERCENT, FN_MOD_OP}};
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (map[i].t == t)
+            return func2(map[i].f, l, r);
+    return NULL;
+}
+
+static struct expr *parse(struct parser *ps, int min_level)
+{
+    struct expr *lhs = parse_prefix(ps);
+    int last_nonassoc = 0;
+    while (lhs) {
+        int level = infix_level(ps->tok);
+        if (level == 0 || level < min_level)
+            break;
+        if ((level == 4 || level == 5) && last_nonassoc == level) {
+            expr_free(lhs);
+            return fail_at(ps, ps->tok_at, "syntax error (comparisons do not chain)");
+        }
+        if (level == 4) {
+            lhs = parse_is(ps, lhs);
+            last_nonassoc = 4;
+            continue;
+        }
+        enum tok t = ps->tok;
+        next(ps);
+        struct expr *rhs = parse(ps, level + 1);
+        if (!rhs) {
+            expr_free(lhs);
             return NULL;
         }
-        a = node(k, a, b);
+        lhs = make_infix(t, lhs, rhs);
+        last_nonassoc = level == 5 ? 5 : 0;
     }
-    return a;
+    return lhs;
 }
 
-static struct expr *parse_sum(struct parser *ps)
+struct expr *expr_parse(const char *text, struct script_set *s, char *msg, size_t msg_size,
+                        size_t *err_at)
 {
-    return parse_binary(ps, 0);
-}
-
-struct expr *expr_parse(const char **p, struct script_set *s, char *msg, unsigned long msg_size)
-{
-    struct parser ps = {.p = *p, .set = s, .msg = msg, .msg_size = msg_size};
-    struct expr *x = parse_sum(&ps);
-    *p = ps.p;
+    struct parser ps = {.text = text, .p = text, .set = s, .msg = msg, .msg_size = msg_size};
+    next(&ps);
+    struct expr *x = parse(&ps, 0);
+    if (x && ps.tok != T_END) {
+        expr_free(x);
+        x = fail_at(&ps, ps.tok_at, "unexpected text after expression");
+    }
+    if (!x && err_at)
+        *err_at = ps.err_at;
     return x;
 }
 
@@ -180,81 +564,100 @@ void expr_free(struct expr *x)
 {
     if (!x)
         return;
-    expr_free(x->a);
-    expr_free(x->b);
+    for (int i = 0; i < x->n_args; i++)
+        expr_free(x->args[i]);
+    free(x->args);
     free(x);
 }
 
-static int arith(enum expr_kind k, int64_t a, int64_t b, int64_t *out, char *msg,
-                 unsigned long msg_size)
+struct eval {
+    const struct script_set *set;
+    const struct script_vars *vars;
+    struct rng *rng;
+    char *msg;
+    size_t msg_size;
+};
+
+static int eval(const struct expr *x, struct eval *ev, struct value *out);
+
+/* pgbench's truth of a CASE condition: null is false, else the value as a boolean. */
+static int truth(const struct value *v, int *out, struct eval *ev)
 {
-    int overflow = 0;
-    switch (k) {
-    case EX_ADD:
-        overflow = __builtin_add_overflow(a, b, out);
-        break;
-    case EX_SUB:
-        overflow = __builtin_sub_overflow(a, b, out);
-        break;
-    case EX_MUL:
-        overflow = __builtin_mul_overflow(a, b, out);
-        break;
-    case EX_DIV:
-    case EX_MOD:
-        if (b == 0) {
-            snprintf(msg, msg_size, "division by zero");
-            return -1;
-        }
-        if (b == -1) { /* INT64_MIN / -1 overflows; % -1 is always 0 */
-            *out = 0;
-            if (k == EX_DIV)
-                overflow = __builtin_sub_overflow((int64_t)0, a, out);
-            break;
-        }
-        *out = k == EX_DIV ? a / b : a % b;
-        break;
-    default:
-        break;
+    if (v->type == VAL_NULL) {
+        *out = 0;
+        return 0;
     }
-    if (overflow) {
-        snprintf(msg, msg_size, "bigint out of range");
+    return value_to_bool(v, out, ev->msg, ev->msg_size);
+}
+
+/* AND and OR: a null operand gives null; the right side is evaluated only when needed. */
+static int eval_logic(const struct expr *x, struct eval *ev, struct value *out)
+{
+    struct value a;
+    int b;
+    if (eval(x->args[0], ev, &a) < 0)
         return -1;
+    if (a.type == VAL_NULL) {
+        *out = value_null();
+        return 0;
     }
+    if (value_to_bool(&a, &b, ev->msg, ev->msg_size) < 0)
+        return -1;
+    if (b == (x->kind == EX_OR)) {
+        *out = value_bool(b);
+        return 0;
+    }
+    if (eval(x->args[1], ev, &a) < 0)
+        return -1;
+    if (a.type == VAL_NULL) {
+        *out = value_null();
+        return 0;
+    }
+    if (value_to_bool(&a, &b, ev->msg, ev->msg_size) < 0)
+        return -1;
+    *out = value_bool(b);
     return 0;
 }
 
-int expr_eval(const struct expr *x, const int64_t *vals, const unsigned char *is_set,
-              char *const *var_names, struct rng *r, int64_t *out, char *msg,
-              unsigned long msg_size)
+static int eval_case(const struct expr *x, struct eval *ev, struct value *out)
 {
-    int64_t a = 0, b = 0;
+    for (int i = 0; i + 1 < x->n_args; i += 2) {
+        struct value cond;
+        int t;
+        if (eval(x->args[i], ev, &cond) < 0 || truth(&cond, &t, ev) < 0)
+            return -1;
+        if (t)
+            return eval(x->args[i + 1], ev, out);
+    }
+    return eval(x->args[x->n_args - 1], ev, out);
+}
+
+static int eval(const struct expr *x, struct eval *ev, struct value *out)
+{
     switch (x->kind) {
-    case EX_INT:
-        *out = x->ival;
+    case EX_CONST:
+        *out = x->constant;
         return 0;
     case EX_VAR:
-        if (!is_set[x->var]) {
-            snprintf(msg, msg_size, "undefined variable \"%s\"", var_names[x->var]);
-            return -1;
-        }
-        *out = vals[x->var];
-        return 0;
-    default:
+        return script_var_value(ev->vars, ev->set, x->var, out, ev->msg, ev->msg_size);
+    case EX_AND:
+    case EX_OR:
+        return eval_logic(x, ev, out);
+    case EX_CASE:
+        return eval_case(x, ev, out);
+    case EX_FUNC:
         break;
     }
-    if (expr_eval(x->a, vals, is_set, var_names, r, &a, msg, msg_size) < 0)
-        return -1;
-    if (x->kind == EX_NEG)
-        return arith(EX_SUB, 0, a, out, msg, msg_size);
-    if (expr_eval(x->b, vals, is_set, var_names, r, &b, msg, msg_size) < 0)
-        return -1;
-    if (x->kind == EX_RANDOM) {
-        if (a > b) {
-            snprintf(msg, msg_size, "empty range given to random");
+    struct value args[MAX_ARGS];
+    for (int i = 0; i < x->n_args; i++)
+        if (eval(x->args[i], ev, &args[i]) < 0)
             return -1;
-        }
-        *out = rng_range(r, a, b);
-        return 0;
-    }
-    return arith(x->kind, a, b, out, msg, msg_size);
+    return func_eval(x->func, x->n_args, args, ev->rng, out, ev->msg, ev->msg_size);
+}
+
+int expr_eval(const struct expr *x, const struct script_set *s, const struct script_vars *vars,
+              struct rng *r, struct value *out, char *msg, size_t msg_size)
+{
+    struct eval ev = {s, vars, r, msg, msg_size};
+    return eval(x, &ev, out);
 }

@@ -1,32 +1,41 @@
 #ifndef PGARENA_WORKLOAD_EXPR_H
 #define PGARENA_WORKLOAD_EXPR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/rng.h"
+#include "workload/funcs.h"
+#include "workload/value.h"
 
-/* \set expressions: a tree parsed from text, evaluated per client. Private to workload/.
- * Ownership: expr_free frees a whole tree. */
+/*
+ * pgbench's expression language (\set, \if, \elif): a tree parsed from text and evaluated per
+ * client. Operators and functions are evaluated by funcs.c; AND, OR and CASE are lazy and
+ * handled here. Private to workload/. Ownership: expr_free frees a whole tree.
+ */
 
-enum expr_kind { EX_INT, EX_VAR, EX_NEG, EX_ADD, EX_SUB, EX_MUL, EX_DIV, EX_MOD, EX_RANDOM };
+enum expr_kind { EX_CONST, EX_VAR, EX_FUNC, EX_AND, EX_OR, EX_CASE };
 
 struct expr {
     enum expr_kind kind;
-    int64_t ival;       /* EX_INT */
-    int var;            /* EX_VAR */
-    struct expr *a, *b; /* operands; EX_RANDOM: lo, hi */
+    struct value constant; /* EX_CONST */
+    int var;               /* EX_VAR */
+    enum func_id func;     /* EX_FUNC */
+    int n_args;            /* EX_FUNC, EX_AND, EX_OR (2), EX_CASE (when, then, ..., else) */
+    struct expr **args;
 };
 
 struct script_set;
+struct script_vars;
 
-/* Parse an expression starting at *p (advanced past it). Returns NULL with a message and the
- * offending position in *p on error. Variables are resolved through script_var_index. */
-struct expr *expr_parse(const char **p, struct script_set *s, char *msg, unsigned long msg_size);
+/* Parse an expression from text (which ends at its NUL). Returns NULL with msg set and *err_at
+ * the offset of the offending character. Variables are resolved through script_var_index. */
+struct expr *expr_parse(const char *text, struct script_set *s, char *msg, size_t msg_size,
+                        size_t *err_at);
 
-/* Evaluate with the client's variable values; -1 with msg on a runtime error. */
-int expr_eval(const struct expr *x, const int64_t *vals, const unsigned char *is_set,
-              char *const *var_names, struct rng *r, int64_t *out, char *msg,
-              unsigned long msg_size);
+/* Evaluate with a client's variables; -1 with msg on a runtime error. */
+int expr_eval(const struct expr *x, const struct script_set *s, const struct script_vars *vars,
+              struct rng *r, struct value *out, char *msg, size_t msg_size);
 
 void expr_free(struct expr *x);
 

@@ -1,26 +1,28 @@
 #ifndef PGARENA_WORKLOAD_SCRIPT_H
 #define PGARENA_WORKLOAD_SCRIPT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/err.h"
 #include "base/rng.h"
+#include "workload/value.h"
 
 /*
- * Transaction scripts in pgbench's language: SQL commands with :variables and meta-commands.
- * This is the compiled form the engine runs; the parser fills it from script text.
- *
- * Supported so far: SQL commands (several per line, multi-line, ';'-terminated), :var
- * substitution (`::` is a cast, not a variable), and `\set VAR EXPR` where EXPR has integer
- * constants, :variables, + - * / %, unary minus, parentheses and random(lo, hi).
+ * Transaction scripts in pgbench's language, compiled into the commands the engine runs:
+ * SQL (several per line, multi-line, ';'-terminated, `\;` joining a compound command) with
+ * :variables (`::` is a cast), and the meta-commands \set, \sleep, \gset, \aset, \if, \elif,
+ * \else, \endif, \startpipeline and \endpipeline. \shell and \setshell are refused.
  *
  * Ownership: a struct script_set owns its scripts, commands and strings (script_set_free).
- * Per-client state (struct script_vars) is owned by the client.
+ * Per-client state (struct script_vars) is owned by the client and owns its texts.
  */
 
 /* Variables are numbered once per script set, so clients keep values in a flat array. */
-#define SCRIPT_VAR_SCALE     0
-#define SCRIPT_VAR_CLIENT_ID 1
+#define SCRIPT_VAR_SCALE        0
+#define SCRIPT_VAR_CLIENT_ID    1
+#define SCRIPT_VAR_DEFAULT_SEED 2
+#define SCRIPT_VAR_RANDOM_SEED  3
 
 struct expr;
 
@@ -31,8 +33,22 @@ struct sql_part {
 };
 
 enum cmd_kind {
-    CMD_SQL, /* send sql to the server */
-    CMD_SET, /* \set var expr */
+    CMD_SQL,            /* send sql to the server */
+    CMD_SET,            /* \set var expr */
+    CMD_SLEEP,          /* \sleep N [us|ms|s] */
+    CMD_IF,             /* \if expr */
+    CMD_ELIF,           /* \elif expr */
+    CMD_ELSE,           /* \else */
+    CMD_ENDIF,          /* \endif */
+    CMD_PIPELINE_START, /* \startpipeline */
+    CMD_PIPELINE_END,   /* \endpipeline */
+};
+
+/* What to keep of an SQL command's results. */
+enum gset_kind {
+    GSET_NONE,
+    GSET_LAST, /* \gset: the last result must have one row; its columns become variables */
+    GSET_ALL,  /* \aset: every result's columns (last row; none if no row) */
 };
 
 struct command {
@@ -43,12 +59,22 @@ struct command {
     int n_parts;
     struct sql_part *parts; /* for simple mode: text with values substituted */
     char *sql_params;       /* for extended/prepared mode: :var replaced by $1, $2 ... */
-    char *stmt_name;        /* prepared mode: "P<script>_<command>", unique in the set */
     int n_params;
     int *param_vars; /* variable of each $n */
-    /* CMD_SET */
+    char *stmt_name; /* prepared mode: "P<script>_<command>", unique in the set */
+    enum gset_kind gset;
+    char *gset_prefix; /* "" when none */
+    /* CMD_SET: var and expr; CMD_IF, CMD_ELIF: expr */
     int var;
     struct expr *expr;
+    /* CMD_SLEEP: a constant or a variable, times unit_us */
+    int64_t sleep_value;
+    int sleep_var; /* -1: constant */
+    int64_t sleep_unit_us;
+    /* CMD_IF, CMD_ELIF, CMD_ELSE: the next \elif, \else or \endif of the same \if; and for
+     * all four the index of that \endif */
+    int next_branch;
+    int endif;
 };
 
 struct script {
@@ -57,6 +83,12 @@ struct script {
     int weight;
     int n_cmds;
     struct command *cmds;
+    int uses_pipeline;
+};
+
+struct script_define {
+    int var;
+    char *text;
 };
 
 struct script_set {
@@ -65,22 +97,35 @@ struct script_set {
     int total_weight;
     int n_vars;
     char **var_names; /* var_names[SCRIPT_VAR_SCALE] == "scale" ... */
+    int n_defines;    /* -D NAME=VALUE, set in every client */
+    struct script_define *defines;
 };
 
-/* Per-client variable values. */
+/* A client's variable: unset, a value (from \set), or a text (from \gset, \aset or -D, which
+ * is read as a number when an expression uses it, as pgbench does). */
+enum var_state { VAR_UNSET, VAR_VALUE, VAR_TEXT };
+
+struct var_slot {
+    enum var_state state;
+    struct value value;
+    char *text;
+};
+
 struct script_vars {
     int n;
-    int64_t *value;
-    unsigned char *is_set;
+    struct var_slot *slot;
 };
 
 void script_set_init(struct script_set *s);
 void script_set_free(struct script_set *s);
 
 /* Parse `text` (named `name` in messages) and add it with `weight`. On a syntax error returns
- * -1 with e set to ERR_INPUT and "NAME:LINE:COL: message". */
+ * -1 with e set to ERR_INPUT and "NAME:LINE:COL: message: the offending line". */
 int script_set_add(struct script_set *s, const char *name, const char *text, int weight,
                    struct err *e);
+
+/* -D NAME=VALUE: every client starts with NAME set to the text VALUE. */
+void script_set_define(struct script_set *s, const char *name, const char *text);
 
 /* Index of variable `name`, creating it if absent. */
 int script_var_index(struct script_set *s, const char *name);
@@ -88,16 +133,30 @@ int script_var_index(struct script_set *s, const char *name);
 void script_vars_init(struct script_vars *v, const struct script_set *s);
 void script_vars_free(struct script_vars *v);
 void script_vars_set(struct script_vars *v, int var, int64_t value);
+void script_vars_set_value(struct script_vars *v, int var, struct value value);
+void script_vars_set_text(struct script_vars *v, int var, const char *text);
+
+/* The value of a variable for an expression; -1 with msg when unset or not a number. */
+int script_var_value(const struct script_vars *v, const struct script_set *s, int var,
+                     struct value *out, char *msg, size_t msg_size);
+
+/* The text a variable substitutes as into SQL: its own text, or its value formatted into buf.
+ * NULL when the variable is unset. */
+const char *script_var_sql(const struct script_vars *v, int var, char *buf, size_t buf_size);
 
 /* Pick a script by weight. */
 const struct script *script_choose(const struct script_set *s, struct rng *r);
 
-/* Run a \set: evaluate and store. -1 with msg (runtime error: undefined variable, division by
- * zero, overflow) on failure. */
-int script_exec_set(const struct script_set *s, const struct command *c, struct script_vars *v,
-                    struct rng *r, char *msg, unsigned long msg_size);
+/* Evaluate a \set, \if or \elif expression; -1 with msg on a runtime error (undefined
+ * variable, division by zero, overflow...). */
+int script_eval(const struct script_set *s, const struct command *c, struct script_vars *v,
+                struct rng *r, struct value *out, char *msg, size_t msg_size);
 
-/* Text value of variable var into out (>= 24 bytes); -1 when it is not set. */
-int script_var_text(const struct script_vars *v, int var, char *out, unsigned long out_size);
+/* Truth of an \if or \elif result as pgbench takes it (null is false). -1 with msg when the
+ * value is not a boolean-like value. */
+int script_truth(const struct value *v, int *out, char *msg, size_t msg_size);
+
+/* A script with \startpipeline cannot run with the simple protocol: -1 with e (ERR_INPUT). */
+int script_set_check_protocol(const struct script_set *s, int simple_protocol, struct err *e);
 
 #endif

@@ -1,0 +1,140 @@
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/mem.h"
+#include "cli/args.h"
+#include "cli/run_int.h"
+
+int cli_read_file(const char *path, char **out, struct err *e)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return err_set(e, ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
+    struct buf b;
+    buf_init(&b);
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_append(&b, chunk, n);
+    int failed = ferror(f);
+    fclose(f);
+    if (failed || memchr(b.data, '\0', b.len)) {
+        buf_free(&b);
+        return err_set(e, ERR_INPUT, "cannot read %s: %s", path,
+                       failed ? "read error" : "not a text file");
+    }
+    *out = b.data;
+    return 0;
+}
+
+int run_add_spec(struct run_opts *o, char kind, const char *arg, struct err *e)
+{
+    if (kind == 'D') {
+        const char *eq = strchr(arg, '=');
+        if (!eq || eq == arg)
+            return err_set(e, ERR_INPUT, "invalid -D '%s' (expected NAME=VALUE)", arg);
+        if (o->n_defines == RUN_MAX_SPECS)
+            return err_set(e, ERR_INPUT, "too many -D options");
+        o->defines[o->n_defines++] = arg;
+        return 0;
+    }
+    if (o->n_specs == RUN_MAX_SPECS)
+        return err_set(e, ERR_INPUT, "too many -f and -b options");
+    o->specs[o->n_specs++] = (struct script_spec){kind, arg};
+    return 0;
+}
+
+/* Split "NAME@WEIGHT": the weight, or 1 without one. */
+static int split_weight(const char *arg, char **name, int64_t *weight, struct err *e)
+{
+    const char *at = strrchr(arg, '@');
+    *weight = 1;
+    if (!at || !at[1] || strspn(at + 1, "0123456789") != strlen(at + 1)) {
+        *name = xstrdup(arg);
+        return 0;
+    }
+    if (args_int("script weight", at + 1, 0, 1000000, weight, e) < 0)
+        return -1;
+    *name = xstrndup(arg, (size_t)(at - arg));
+    return 0;
+}
+
+/* A built-in by its name or a unique prefix of it, as pgbench's -b. */
+static const struct builtin_workload *builtin_by_prefix(const char *name, struct err *e)
+{
+    const struct builtin_workload *hit = builtin_find(name);
+    if (hit)
+        return hit;
+    int n = 0;
+    for (const struct builtin_workload *const *b = builtin_all(); *b; b++) {
+        if (strncmp((*b)->name, name, strlen(name)) == 0) {
+            hit = *b;
+            n++;
+        }
+    }
+    if (n == 1)
+        return hit;
+    err_set(e, ERR_INPUT, "%s built-in script '%s'", n ? "ambiguous" : "unknown", name);
+    return NULL;
+}
+
+static int add_spec(struct run_opts *o, const struct script_spec *sp, struct script_set *set,
+                    struct err *e)
+{
+    char *name;
+    int64_t weight;
+    if (split_weight(sp->arg, &name, &weight, e) < 0)
+        return -1;
+    int rc = -1;
+    if (sp->kind == 'b') {
+        const struct builtin_workload *b = builtin_by_prefix(name, e);
+        if (b) {
+            char *label = xasprintf("builtin: %s", b->name);
+            rc = script_set_add(set, label, b->script, (int)weight, e);
+            free(label);
+            o->needs_pgbench |= b->dataset == DATASET_PGBENCH;
+            if (o->n_specs == 1)
+                o->workload_name = b->name;
+        }
+    } else {
+        char *text;
+        if (cli_read_file(name, &text, e) == 0) {
+            rc = script_set_add(set, name, text, (int)weight, e);
+            free(text);
+        }
+    }
+    free(name);
+    return rc;
+}
+
+int run_build_scripts(struct run_opts *o, struct script_set *set, struct err *e)
+{
+    if (o->n_specs == 0) {
+        char *label = xasprintf("builtin: %s", o->workload->name);
+        int rc = script_set_add(set, label, o->workload->script, 1, e);
+        free(label);
+        o->workload_name = o->workload->name;
+        o->needs_pgbench = o->workload->dataset == DATASET_PGBENCH;
+        if (rc < 0)
+            return -1;
+    }
+    o->workload_name = o->workload_name ? o->workload_name : "custom";
+    for (int i = 0; i < o->n_specs; i++)
+        if (add_spec(o, &o->specs[i], set, e) < 0)
+            return -1;
+    if (o->n_specs > 1)
+        o->workload_name = "custom";
+    if (set->total_weight <= 0)
+        return err_set(e, ERR_INPUT, "run: the scripts' weights add up to zero");
+    for (int i = 0; i < o->n_defines; i++) {
+        const char *eq = strchr(o->defines[i], '=');
+        char *var = xstrndup(o->defines[i], (size_t)(eq - o->defines[i]));
+        script_set_define(set, var, eq + 1);
+        free(var);
+    }
+    return script_set_check_protocol(set, o->protocol == PROTO_SIMPLE, e);
+}

@@ -1,0 +1,14 @@
+#ifndef PGARENA_WORKLOAD_SCRIPT_INT_H
+#define PGARENA_WORKLOAD_SCRIPT_INT_H
+
+/* Shared inside workload/ between the script set (script.c) and its parser. */
+
+#include "workload/script.h"
+
+/* Parse text into sc's commands; -1 with e set (ERR_INPUT, "NAME:LINE:COL: ..."). */
+int script_parse(struct script_set *set, struct script *sc, const char *name, const char *text,
+                 struct err *e);
+
+void script_command_free(struct command *c);
+
+#endif
