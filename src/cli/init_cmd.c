@@ -12,12 +12,14 @@
 #include "workload/load.h"
 
 static const char usage[] =
-    "Usage: pgarena init [CONN] [-w WORKLOAD] [-s SCALE] [-j JOBS] [--seed N] [--local] [-q]\n"
+    "Usage: pgarena init [CONN] [-w WORKLOAD | -f INIT.sql] [-s SCALE] [-j JOBS] [--seed N] [--local] [-q]\n"
     "\n"
     "Create and load a workload's tables (pgbench's tables for tpcb-like, simple-update and\n"
     "select-only), then build primary keys and VACUUM ANALYZE.\n"
     "\n"
     "  -w, --workload NAME   tpcb-like (default), simple-update, select-only\n"
+    "  -f, --file FILE       run an init script (pgbench's language) instead of a workload's\n"
+    "                        loader; :scale is -s\n"
     "  -s, --scale N         pgbench scale: N branches, 10*N tellers, 100000*N accounts\n"
     "  -j, --jobs N          connections to load with (default 1)\n"
     "      --seed N          seed for generated data\n"
@@ -88,18 +90,23 @@ int cli_init(int argc, char **argv, struct err *e)
                                              {"host", required_argument, NULL, 'h'},
                                              {"port", required_argument, NULL, 'p'},
                                              {"username", required_argument, NULL, 'U'},
+                                             {"file", required_argument, NULL, 'f'},
                                              {NULL, 0, NULL, 0}};
+    const char *init_file = NULL;
     struct pg_connopts conn = {0};
     const char *workload = "tpcb-like";
     int64_t scale = 1, jobs = 1, seed = 0;
     int local = 0, quiet = 0, opt, rc = -1;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":w:s:j:qh:p:U:", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":w:s:j:qh:p:U:f:", longopts, NULL)) != -1) {
         if (args_conn_option(opt, optarg, &conn))
             continue;
         switch (opt) {
         case 'w':
             workload = optarg;
+            break;
+        case 'f':
+            init_file = optarg;
             break;
         case 's':
             if (args_int("-s", optarg, 1, 1000000, &scale, e) < 0)
@@ -139,7 +146,10 @@ int cli_init(int argc, char **argv, struct err *e)
     struct local_server srv = {0};
     if (local && session_local_start(&srv, &conn, e) < 0)
         goto out;
-    rc = init_load(&conn, wl, scale, jobs, (uint64_t)seed, quiet, e);
+    if (init_file)
+        rc = init_run_script(&conn, init_file, scale, (uint64_t)seed, e);
+    else
+        rc = init_load(&conn, wl, scale, jobs, (uint64_t)seed, quiet, e);
     if (local)
         session_local_stop(&srv);
 out:

@@ -12,4 +12,8 @@
 int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl, int64_t scale,
               int64_t jobs, uint64_t seed, int quiet, struct err *e);
 
+/* init -f FILE: run an init script once (pgbench's language, simple protocol). */
+int init_run_script(const struct pg_connopts *conn, const char *path, int64_t scale,
+                    uint64_t seed, struct err *e);
+
 #endif

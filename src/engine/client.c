@@ -143,6 +143,12 @@ static void lost_connection(struct client *c)
     set_timer(c, clock_now_ns() + c->backoff_ns);
 }
 
+static void ignore_notice(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
 static int start_connect(struct client *c)
 {
     const char *kw[8], *val[8];
@@ -151,6 +157,8 @@ static int start_connect(struct client *c)
     c->conn = PQconnectStartParams(kw, val, 1);
     if (!c->conn || PQstatus(c->conn) == CONNECTION_BAD)
         return -1;
+    /* Server notices (NOTICE, WARNING) would be printed by libpq from every client. */
+    PQsetNoticeProcessor(c->conn, ignore_notice, NULL);
     c->state = CS_CONNECTING;
     client_watch(c, EPOLLOUT);
     return 0;
