@@ -39,7 +39,7 @@ if ! PGARENA_TEST_CONN=$(sh tests/pg-harness.sh start "$pgdir"); then
     note_fail "pg-harness start"
 else
     export PGARENA_TEST_CONN PGARENA_TEST_PGDIR=$pgdir
-    export PGARENA=${PGARENA:-$top/build/asan/pgarena}
+    export PGARENA=${PGARENA:-$top/build/asan/pgarena} PGARENA_TEST_TOP=$top
     for f in tests/integration/test_*.sh; do
         for name in $(grep -oE '^test_[a-z0-9_]+' "$f"); do
             log=$(mktemp /tmp/pgarena-testlog-XXXXXX)
