@@ -22,7 +22,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 REL_OBJ  := $(LIB_SRC:%.c=build/obj/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o)
 
-.PHONY: all asan unit check demo clean format deps
+.PHONY: all asan unit check demo clean format deps fuzz
 all: build/pgarena
 
 build/obj/%.o: %.c
@@ -79,6 +79,22 @@ demo:
 	@sh tests/ensure-deps.sh
 	@$(MAKE) --no-print-directory all
 	./build/pgarena run --local -T 10 -c 4 -j 2 -w tpcb-like -o build/demo-result.json
+
+# libFuzzer targets (clang): each runs FUZZ_SECONDS on its seed corpus; findings (crash-*,
+# leak-*) are written to build/fuzz/ and the target fails.
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+build/fuzz/fuzz_script: tests/fuzz/fuzz_script.c $(LIB_SRC)
+	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: needs clang: apt-get install -y clang"; exit 1; }
+	@mkdir -p $(dir $@)
+	@echo "LD $@"
+	@$(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS_ALL) -o $@ $^ $(LIBS_ALL)
+
+fuzz: build/fuzz/fuzz_script
+	@mkdir -p build/fuzz/corpus_script
+	cd build/fuzz && ./fuzz_script -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=5 \
+	    -print_final_stats=1 corpus_script ../../tests/fuzz/corpus_script >fuzz_script.log 2>&1; \
+	    rc=$$?; tail -n 25 fuzz_script.log; exit $$rc
 
 format:
 	clang-format -i $$(find src tests -name '*.[ch]')

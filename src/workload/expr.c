@@ -652,7 +652,10 @@ static int eval(const struct expr *x, struct eval *ev, struct value *out)
     for (int i = 0; i < x->n_args; i++)
         if (eval(x->args[i], ev, &args[i]) < 0)
             return -1;
-    return func_eval(x->func, x->n_args, args, ev->rng, out, ev->msg, ev->msg_size);
+    int rc = func_eval(x->func, x->n_args, args, ev->rng, out, ev->msg, ev->msg_size);
+    if (rc == 0 && x->func == FN_DEBUG) /* debug() shows its argument, as in pgbench */
+        fprintf(stderr, "debug: %s\n", ev->msg);
+    return rc;
 }
 
 int expr_eval(const struct expr *x, const struct script_set *s, const struct script_vars *vars,

@@ -344,8 +344,8 @@ static int arith(enum func_id id, const struct value *l, const struct value *r, 
 
 /* Shifts behave as pgbench's native `<<`/`>>` on 64-bit hardware: the count is taken modulo
  * 64, left shifts wrap, right shifts are arithmetic. Done in unsigned to stay defined C. */
-static int bitwise(enum func_id id, const struct value *l, const struct value *r,
-                   struct value *out, char *msg, size_t msg_size)
+static int bitwise(enum func_id id, const struct value *l, const struct value *r, struct value *out,
+                   char *msg, size_t msg_size)
 {
     int64_t li, ri;
     if (value_to_int(l, &li, msg, msg_size) < 0 || value_to_int(r, &ri, msg, msg_size) < 0)
@@ -366,7 +366,7 @@ static int bitwise(enum func_id id, const struct value *l, const struct value *r
         *out = value_int((int64_t)(lu << count));
         break;
     default: /* FN_RSHIFT: sign-fill, as gcc's >> on a negative int64_t */
-        *out = value_int(li < 0 ? (int64_t)~(~lu >> count) : (int64_t)(lu >> count));
+        *out = value_int(li < 0 ? (int64_t) ~(~lu >> count) : (int64_t)(lu >> count));
         break;
     }
     return 0;
@@ -374,8 +374,8 @@ static int bitwise(enum func_id id, const struct value *l, const struct value *r
 
 /* least/greatest: double if any argument is, else int; the comparisons mirror pgbench's
  * Min/Max macros (so a NaN wins only when it is the newer argument). */
-static int extremum(int greatest, int nargs, const struct value *args, struct value *out,
-                    char *msg, size_t msg_size)
+static int extremum(int greatest, int nargs, const struct value *args, struct value *out, char *msg,
+                    size_t msg_size)
 {
     int have_double = 0;
     for (int i = 0; i < nargs; i++)
@@ -475,8 +475,8 @@ static int logical_not(const struct value *v, struct value *out, char *msg, size
 
 /* Operators that are sugar in pgbench's grammar: -x is 0 - x (so -0.0 gives 0 and
  * -INT64_MIN a "sub" overflow), ~x is -1 # x, a > b is b < a, a >= b is b <= a. */
-static int operator_sugar(enum func_id id, const struct value *args, struct value *out,
-                          char *msg, size_t msg_size)
+static int operator_sugar(enum func_id id, const struct value *args, struct value *out, char *msg,
+                          size_t msg_size)
 {
     struct value pair[2];
     switch (id) {

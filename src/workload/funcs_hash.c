@@ -6,10 +6,10 @@
 
 #include "workload/funcs_int.h"
 
-#define FNV_PRIME       UINT64_C(0x100000001b3)
-#define FNV_OFFSET      UINT64_C(0xcbf29ce484222325)
-#define MURMUR_MUL      UINT64_C(0xc6a4a7935bd1e995)
-#define MURMUR_SHIFT    47
+#define FNV_PRIME    UINT64_C(0x100000001b3)
+#define FNV_OFFSET   UINT64_C(0xcbf29ce484222325)
+#define MURMUR_MUL   UINT64_C(0xc6a4a7935bd1e995)
+#define MURMUR_SHIFT 47
 
 /* FNV-1a over the 8 little-endian bytes of the value; the seed is mixed into the basis. */
 static int64_t hash_fnv1a(int64_t value, int64_t seed)

@@ -21,7 +21,7 @@ int funcs_eval_hash(enum func_id id, const struct value *args, struct value *out
                     size_t msg_size);
 
 /* random (2 arguments), random_exponential, random_gaussian, random_zipfian (3). */
-int funcs_eval_random(enum func_id id, const struct value *args, struct rng *rng,
-                      struct value *out, char *msg, size_t msg_size);
+int funcs_eval_random(enum func_id id, const struct value *args, struct rng *rng, struct value *out,
+                      char *msg, size_t msg_size);
 
 #endif

@@ -88,8 +88,8 @@ static int check_param(enum func_id id, double param, char *msg, size_t msg_size
     return 0;
 }
 
-int funcs_eval_random(enum func_id id, const struct value *args, struct rng *rng,
-                      struct value *out, char *msg, size_t msg_size)
+int funcs_eval_random(enum func_id id, const struct value *args, struct rng *rng, struct value *out,
+                      char *msg, size_t msg_size)
 {
     int64_t lo, hi, delta;
     double param = 0.0;

@@ -156,12 +156,12 @@ static const char *dollar_tag_end(const char *p)
 }
 
 /* Skip a quoted or commented span starting at p; returns where scanning resumes, or NULL
- * if it is not closed. */
-static const char *skip_span(const char *p)
+ * if it is not closed. e_string: the quote follows an E (E'...' takes backslash escapes). */
+static const char *skip_span(const char *p, int e_string)
 {
     if (*p == '\'' || *p == '"') {
         char q = *p;
-        int backslash_escapes = q == '\'' && (p[-1] == 'E' || p[-1] == 'e');
+        int backslash_escapes = q == '\'' && e_string;
         for (p++; *p; p++) {
             if (backslash_escapes && *p == '\\' && p[1])
                 p++;
@@ -214,7 +214,7 @@ static const char *scan_sql(struct parse *ps, const char *p, struct buf *sql)
     const char *start = p;
     while (*p) {
         if (opens_span(p, start)) {
-            const char *end = skip_span(p);
+            const char *end = skip_span(p, p > ps->text && (p[-1] == 'E' || p[-1] == 'e'));
             if (!end) {
                 error_at(ps, p,
                          *p == '\'' || *p == '"' || *p == '$' ? "unterminated quoted string"
@@ -475,7 +475,7 @@ static const char *skip_between(const char *p)
         while (isspace((unsigned char)*p))
             p++;
         if ((p[0] == '-' && p[1] == '-') || (p[0] == '/' && p[1] == '*')) {
-            const char *end = skip_span(p);
+            const char *end = skip_span(p, 0);
             if (!end)
                 return p; /* scan_sql reports the unterminated comment */
             p = end;
