@@ -295,7 +295,8 @@ static struct expr *parse_call(struct parser *ps)
     int total = seeded && n == seeded - 1 ? n + 1 : n;
     struct expr *x = new_node(EX_FUNC, total);
     x->func = def->id;
-    memcpy(x->args, args, sizeof args[0] * (size_t)n);
+    if (n > 0)
+        memcpy(x->args, args, sizeof args[0] * (size_t)n);
     if (total > n)
         x->args[n] = variable(ps->set, "default_seed", 12);
     return x;

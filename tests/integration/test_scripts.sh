@@ -190,3 +190,18 @@ test_examples_run() {
         pyjson r.json 'd["summary"]["failed"] == 0'
     done
 }
+
+# Deterministic functions give pgbench's values: both tools run the same script, each into
+# its own table, and the tables are compared.
+test_deterministic_functions_match_pgbench() {
+    db=$(newdb pga_det)
+    sql "CREATE TABLE by_pgbench (k text, v text); CREATE TABLE by_pgarena (k text, v text)" "$db"
+    script=$PGARENA_TEST_TOP/tests/data/deterministic.sql
+    "$PGBENCH" -n -t 1 -D tbl=by_pgbench -f "$script" "$db" >pgbench.out 2>&1 || { cat pgbench.out; fail "pgbench failed on the corpus"; }
+    pga run -t 1 -D tbl=by_pgarena -f "$script" -q -o r.json "$db"
+    assert_rc 0
+    pyjson r.json 'd["summary"]["transactions"] == 1'
+    [ "$(sql "SELECT count(*) FROM by_pgbench" "$db")" = 38 ] || fail "pgbench did not store 38 values"
+    diff=$(sql "(SELECT k, v FROM by_pgbench EXCEPT SELECT k, v FROM by_pgarena) UNION ALL (SELECT k, v FROM by_pgarena EXCEPT SELECT k, v FROM by_pgbench) ORDER BY 1" "$db")
+    [ -z "$diff" ] || fail "values differ from pgbench's: $diff"
+}
