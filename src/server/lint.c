@@ -119,26 +119,28 @@ static int is_off(const struct srv_setting *s)
     return s && s->value && strcmp(s->value, "off") == 0;
 }
 
-/* Settings that give up durability or maintenance: the numbers hold for no real server. */
+/* Settings that give up durability or maintenance when off: the numbers hold for no real
+ * server. */
 static void lint_durability(struct lint *l)
 {
-    const struct srv_setting *s;
-    if (is_off(s = get(l, "fsync")))
-        warn(l, s->name, s->value,
-             xstrdup("the server does not flush writes to disk: a crash can corrupt the "
-                     "database, and the results are not valid for a durable setup"));
-    if (is_off(s = get(l, "full_page_writes")))
-        warn(l, s->name, s->value,
-             xstrdup("pages torn by a crash cannot be repaired, so data is at risk, and writes "
-                     "cost less than in a durable setup"));
-    if (is_off(s = get(l, "synchronous_commit")))
-        warn(l, s->name, s->value,
-             xstrdup("commits return before their WAL is on disk: a crash loses recent "
-                     "transactions, and commit latency is lower than in a durable setup"));
-    if (is_off(s = get(l, "autovacuum")))
-        warn(l, s->name, s->value,
-             xstrdup("dead rows are never cleaned up, so tables and indexes bloat and longer "
-                     "runs slow down in a way a maintained server does not"));
+    static const struct {
+        const char *name, *why;
+    } rules[] = {
+        {"fsync", "the server does not flush writes to disk: a crash can corrupt the database, "
+                  "and the results are not valid for a durable setup"},
+        {"full_page_writes", "pages torn by a crash cannot be repaired, so data is at risk, and "
+                             "writes cost less than in a durable setup"},
+        {"synchronous_commit", "commits return before their WAL is on disk: a crash loses recent "
+                               "transactions, and commit latency is lower than in a durable "
+                               "setup"},
+        {"autovacuum", "dead rows are never cleaned up, so tables and indexes bloat and longer "
+                       "runs slow down in a way a maintained server does not"},
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        const struct srv_setting *s = get(l, rules[i].name);
+        if (is_off(s))
+            warn(l, s->name, s->value, xstrdup(rules[i].why));
+    }
 }
 
 /* Connections an ordinary user may open: max_connections minus the reserved ones. */
