@@ -192,6 +192,17 @@ static void read_server_stats(const json_t *s, struct result *r)
     }
 }
 
+/* What the machine and the server were: client details, server, server_stats. */
+static void read_environment(const json_t *root, struct result *r)
+{
+    json_t *c = json_object_get(root, "client");
+    r->client.kernel = dup_str(c, "kernel");
+    r->client.cpu_model = dup_str(c, "cpu_model");
+    r->client.distribution = dup_str(c, "distribution");
+    read_server(root, r);
+    read_server_stats(json_object_get(root, "server_stats"), r);
+}
+
 static void read_context(const json_t *root, struct result *r)
 {
     r->label = dup_str(root, "label");
@@ -207,11 +218,7 @@ static void read_context(const json_t *root, struct result *r)
     r->client.libpq_version = dup_str(c, "libpq_version");
     r->client.cpus = (int)count(c, "cpus");
     r->client.memory_bytes = (int64_t)count(c, "memory_bytes");
-    r->client.kernel = dup_str(c, "kernel");
-    r->client.cpu_model = dup_str(c, "cpu_model");
-    r->client.distribution = dup_str(c, "distribution");
-    read_server(root, r);
-    read_server_stats(json_object_get(root, "server_stats"), r);
+    read_environment(root, r);
     json_t *w = json_object_get(root, "workload");
     r->workload.name = dup_str(w, "name");
     r->workload.scale = (int64_t)count(w, "scale");
