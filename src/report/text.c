@@ -69,7 +69,10 @@ static void print_server_stats(FILE *out, const struct result *r)
     int64_t commits = stat_value(r, "xact_commit"), wal = stat_value(r, "wal_bytes");
     int64_t checkpoints = stat_value(r, "checkpoints");
     fputs("server stats:        ", out);
-    fprintf(out, commits >= 0 ? "%lld commits" : "? commits", (long long)commits);
+    if (commits >= 0)
+        fprintf(out, "%lld commits", (long long)commits);
+    else
+        fputs("? commits", out);
     if (wal >= 0)
         fprintf(out, ", WAL %.1f MB", (double)wal / (1024.0 * 1024.0));
     if (checkpoints >= 0)
