@@ -16,7 +16,8 @@
 #include "report/text.h"
 
 static const char usage[] =
-    "Usage: pgarena run [CONN] [-w WORKLOAD] [-s SCALE] [-c CLIENTS] [-j THREADS]\n"
+    "Usage: pgarena run [CONN] [-w WORKLOAD] [-s SCALE | --tables N --table-size ROWS]\n"
+    "                   [-c CLIENTS] [-j THREADS]\n"
     "                   [-T SECONDS | -t TX_PER_CLIENT] [-M simple|extended|prepared]\n"
     "                   [-R TPS] [--latency-limit MS] [--warmup S] [--max-tries N]\n"
     "                   [--timeout MS] [-C] [-r] [-P SECONDS] [-o RESULT.json]\n"
@@ -24,8 +25,12 @@ static const char usage[] =
     "\n"
     "Run a workload, measure every transaction, print a summary and write a result file.\n"
     "\n"
-    "  -w, --workload NAME   tpcb-like (default), simple-update, select-only\n"
+    "  -w, --workload NAME   tpcb-like (default), simple-update, select-only (pgbench's);\n"
+    "                        oltp-read-write, oltp-read-only, oltp-point-select,\n"
+    "                        oltp-write-only (sysbench's, one script per table)\n"
     "  -s, --scale N         scale for :scale (default: detected from pgbench_branches)\n"
+    "      --tables N        sysbench tables (default: detected, sbtest1..N)\n"
+    "      --table-size ROWS rows per sysbench table (default: detected from sbtest1)\n"
     "  -c, --clients N       concurrent client connections (default 1)\n"
     "  -j, --jobs N          threads driving them (default 1)\n"
     "  -T, --time S          run for S seconds (default 10)\n"
@@ -55,7 +60,9 @@ enum {
     OPT_WARMUP,
     OPT_LATENCY_LIMIT,
     OPT_MAX_TRIES,
-    OPT_TIMEOUT
+    OPT_TIMEOUT,
+    OPT_TABLES,
+    OPT_TABLE_SIZE
 };
 
 /* The options that shape measurement; returns 1 if opt was one of them, -1 on a bad value. */
@@ -73,6 +80,10 @@ static int parse_measure_option(int opt, const char *arg, struct run_opts *o, st
         return args_int("--max-tries", arg, 1, 1000000, &o->max_tries, e) < 0 ? -1 : 1;
     case OPT_TIMEOUT:
         return args_int("--timeout", arg, 1, 100000000, &o->timeout_ms, e) < 0 ? -1 : 1;
+    case OPT_TABLES:
+        return args_int("--tables", arg, 1, 100000, &o->tables, e) < 0 ? -1 : 1;
+    case OPT_TABLE_SIZE:
+        return args_int("--table-size", arg, 1, INT32_MAX, &o->table_size, e) < 0 ? -1 : 1;
     case 'C':
         o->connect_per_tx = 1;
         return 1;
@@ -124,6 +135,8 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"connect", no_argument, NULL, 'C'},
         {"report-per-command", no_argument, NULL, 'r'},
+        {"tables", required_argument, NULL, OPT_TABLES},
+        {"table-size", required_argument, NULL, OPT_TABLE_SIZE},
         {NULL, 0, NULL, 0}};
     const char *workload = "tpcb-like";
     int opt, got_T = 0;
@@ -199,7 +212,7 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
     o->workload = builtin_find(workload);
     if (!o->workload)
         return err_set(e, ERR_INPUT, "run: unknown workload '%s'", workload);
-    return 0;
+    return run_check_sizes(o, e);
 }
 
 /* A result path that cannot work is refused before anything runs. */
@@ -235,7 +248,10 @@ static int prepare_server(struct run_opts *o, struct err *e)
     char value[64];
     struct err qe = {0};
     int rc = 0;
-    if (pg_query_value(c, "SELECT count(*) FROM pgbench_branches", value, sizeof value, &qe) < 0)
+    if (o->workload->dataset == DATASET_SYSBENCH)
+        rc = run_sysbench_detect(c, o, e);
+    else if (pg_query_value(c, "SELECT count(*) FROM pgbench_branches", value, sizeof value, &qe) <
+             0)
         rc = err_set(e, ERR_INPUT, "run: workload %s needs pgbench's tables (run pgarena init): %s",
                      o->workload->name, qe.msg);
     else if (o->scale == 0 && (o->scale = atoll(value)) < 1)
@@ -323,22 +339,27 @@ int cli_run(int argc, char **argv, struct err *e)
     if (check_output(&o, fallback, sizeof fallback, e) < 0)
         goto out_opts;
     script_set_init(&scripts);
-    char *name = xasprintf("builtin: %s", o.workload->name);
-    int parsed = script_set_add(&scripts, name, o.workload->script, 1, e);
-    free(name);
-    if (parsed < 0)
-        goto out_scripts;
+    if (o.workload->script) { /* sysbench's scripts are made once the tables are known */
+        char *name = xasprintf("builtin: %s", o.workload->name);
+        int parsed = script_set_add(&scripts, name, o.workload->script, 1, e);
+        free(name);
+        if (parsed < 0)
+            goto out_scripts;
+    }
     o.command = args_masked_command(argc, argv);
     session_signals_install();
     if (o.local) {
         if (session_local_start(&srv, &o.conn, e) < 0)
             goto out_scripts;
-        if (o.scale == 0)
-            o.scale = 1;
-        if (init_load(&o.conn, o.workload, o.scale, 1, (uint64_t)o.seed, o.quiet, e) < 0)
+        struct load_options lo = {.scale = o.scale ? (int)o.scale : 1,
+                                  .tables = o.tables ? (int)o.tables : 1,
+                                  .table_size = o.table_size ? o.table_size : 10000,
+                                  .jobs = init_default_jobs(),
+                                  .seed = (uint64_t)o.seed};
+        if (init_load(&o.conn, o.workload, &lo, o.quiet, e) < 0)
             goto out_local;
     }
-    if (prepare_server(&o, e) == 0)
+    if (prepare_server(&o, e) == 0 && run_sysbench_scripts(&o, &scripts, e) == 0)
         rc = measure(&o, &scripts, e);
 out_local:
     if (o.local)

@@ -13,7 +13,8 @@
 struct run_opts {
     struct pg_connopts conn;
     const struct builtin_workload *workload;
-    int64_t scale; /* 0: detect from pgbench_branches */
+    int64_t scale;              /* 0: detect from pgbench_branches */
+    int64_t tables, table_size; /* sysbench workloads; 0: detect from sbtest1..N */
     int64_t clients, threads, duration_s, tx_per_client, progress_s, seed;
     enum protocol protocol;
     double rate, latency_limit_ms;
@@ -32,5 +33,16 @@ void run_build_result(const struct run_opts *o, const struct script_set *scripts
                       const struct engine_result *er, struct result *r);
 
 extern const char *const run_protocol_names[];
+
+/* -s for pgbench's workloads, --tables/--table-size for sysbench's: the others are errors. */
+int run_check_sizes(const struct run_opts *o, struct err *e);
+
+/* For a sysbench workload: the tables (sbtest1..N) and rows per table that the options do not
+ * give, from the server: N from the sbtest tables present, rows from max(id) of sbtest1.
+ * Sets o->scale to 1. ERR_INPUT when there are no such tables. No-op for other workloads. */
+int run_sysbench_detect(PGconn *c, struct run_opts *o, struct err *e);
+
+/* For a sysbench workload: one script per table, equal weights. No-op for other workloads. */
+int run_sysbench_scripts(const struct run_opts *o, struct script_set *s, struct err *e);
 
 #endif
