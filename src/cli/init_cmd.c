@@ -38,6 +38,8 @@ static const char usage[] =
 struct progress_state {
     time_ns start, last;
     int tty;
+    int64_t last_done; /* the count last printed, in last_phase: ends are printed once */
+    const char *last_phase;
 };
 
 static void print_progress(const struct load_progress *p, void *arg)
@@ -46,10 +48,15 @@ static void print_progress(const struct load_progress *p, void *arg)
     time_ns now = clock_now_ns();
     int load = strcmp(p->phase, "load") == 0;
     int end = load ? p->rows_done >= p->rows_total : p->steps_done >= p->steps_total;
+    int64_t done = load ? p->rows_done : p->steps_done;
+    if (end && ps->last_phase && strcmp(ps->last_phase, p->phase) == 0 && ps->last_done == done)
+        return;
     /* Off a terminal, one line per second is plenty for a log. */
     if (!ps->tty && !end && now - ps->last < NS_PER_S)
         return;
     ps->last = now;
+    ps->last_phase = p->phase;
+    ps->last_done = done;
     double elapsed = (double)(now - ps->start) / NS_PER_S;
     const char *lead = ps->tty ? "\r\033[K" : "", *tail = ps->tty ? "" : "\n";
     if (!load) {
@@ -74,7 +81,7 @@ static void print_notice(const char *message, void *arg)
 int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl,
               struct load_options *opt, int quiet, struct err *e)
 {
-    struct progress_state ps = {clock_now_ns(), 0, isatty(2)};
+    struct progress_state ps = {clock_now_ns(), 0, isatty(2), -1, NULL};
     opt->progress = quiet ? NULL : print_progress;
     opt->progress_arg = &ps;
     opt->notice = quiet ? NULL : print_notice;
