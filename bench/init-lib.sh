@@ -30,7 +30,7 @@ start_server() {
 # A new empty database for the next run, and a checkpoint so that the previous run's dirty
 # pages are not written during this one.
 fresh_db() {
-    "$psql_" -X -q "$conn" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" \
+    "$psql_" -X -q "$conn" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" \
         -c "CHECKPOINT" >/dev/null || die "could not recreate database $db"
 }
 
@@ -41,7 +41,9 @@ time_run() {
     t0=$(date +%s.%N)
     "run_$1" >"$work/$1-$2.log" 2>&1 || { tail -n 20 "$work/$1-$2.log" >&2; die "$1 failed (round $2)"; }
     t1=$(date +%s.%N)
-    awk -v r="$2" -v t="$1" -v a="$t0" -v b="$t1" 'BEGIN { printf "%-5s  %-8s  %8.2f\n", r, t, b - a }' |
+    local label=$1
+    [ "$1" = peer ] && label=$peer_name
+    awk -v r="$2" -v t="$label" -v a="$t0" -v b="$t1" 'BEGIN { printf "%-5s  %-8s  %8.2f\n", r, t, b - a }' |
         tee -a "$work/results"
 }
 
@@ -53,6 +55,7 @@ median() {
 # rounds_and_ratio PEER AIM: alternate the two tools, then the medians and the ratio.
 rounds_and_ratio() {
     local peer=$1 aim=$2
+    peer_name=$peer
     : >"$work/results"
     printf '%-5s  %-8s  %8s\n' round tool wall_s
     for ((r = 1; r <= rounds; r++)); do
@@ -62,7 +65,7 @@ rounds_and_ratio() {
     done
     local a b
     a=$(median pgarena)
-    b=$(median peer)
+    b=$(median "$peer")
     echo
     printf 'median wall time: pgarena %.2f s, %s %.2f s\n' "$a" "$peer" "$b"
     awk -v a="$a" -v b="$b" -v p="$peer" -v aim="$aim" 'BEGIN {
