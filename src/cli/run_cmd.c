@@ -17,7 +17,7 @@
 
 static const char usage[] =
     "Usage: pgarena run [CONN] [-w WORKLOAD | -f FILE[@W]... | -b NAME[@W]...] [-D NAME=VALUE]\n"
-    "                   [-s SCALE] [-c CLIENTS] [-j THREADS]\n"
+    "                   [-s SCALE | --tables N --table-size ROWS] [-c CLIENTS] [-j THREADS]\n"
     "                   [-T SECONDS | -t TX_PER_CLIENT] [-M simple|extended|prepared]\n"
     "                   [-R TPS] [--latency-limit MS] [--warmup S] [--max-tries N]\n"
     "                   [--timeout MS] [-C] [-r] [-P SECONDS] [-o RESULT.json]\n"
@@ -25,11 +25,15 @@ static const char usage[] =
     "\n"
     "Run a workload, measure every transaction, print a summary and write a result file.\n"
     "\n"
-    "  -w, --workload NAME   tpcb-like (default), simple-update, select-only\n"
+    "  -w, --workload NAME   tpcb-like (default), simple-update, select-only (pgbench's);\n"
+    "                        oltp-read-write, oltp-read-only, oltp-point-select,\n"
+    "                        oltp-write-only (sysbench's, one script per table)\n"
     "  -f, --file FILE[@W]   a script in pgbench's language, with weight W (repeatable)\n"
     "  -b, --builtin NAME[@W]  a built-in script, with weight W (repeatable, mixes with -f)\n"
     "  -D, --define NAME=VALUE  set a variable for the scripts\n"
     "  -s, --scale N         scale for :scale (default: detected from pgbench_branches)\n"
+    "      --tables N        sysbench tables (default: detected, sbtest1..N)\n"
+    "      --table-size ROWS rows per sysbench table (default: detected from sbtest1)\n"
     "  -c, --clients N       concurrent client connections (default 1)\n"
     "  -j, --jobs N          threads driving them (default 1)\n"
     "  -T, --time S          run for S seconds (default 10)\n"
@@ -59,7 +63,9 @@ enum {
     OPT_WARMUP,
     OPT_LATENCY_LIMIT,
     OPT_MAX_TRIES,
-    OPT_TIMEOUT
+    OPT_TIMEOUT,
+    OPT_TABLES,
+    OPT_TABLE_SIZE
 };
 
 /* The options that shape measurement; returns 1 if opt was one of them, -1 on a bad value. */
@@ -77,6 +83,10 @@ static int parse_measure_option(int opt, const char *arg, struct run_opts *o, st
         return args_int("--max-tries", arg, 1, 1000000, &o->max_tries, e) < 0 ? -1 : 1;
     case OPT_TIMEOUT:
         return args_int("--timeout", arg, 1, 100000000, &o->timeout_ms, e) < 0 ? -1 : 1;
+    case OPT_TABLES:
+        return args_int("--tables", arg, 1, 100000, &o->tables, e) < 0 ? -1 : 1;
+    case OPT_TABLE_SIZE:
+        return args_int("--table-size", arg, 1, INT32_MAX, &o->table_size, e) < 0 ? -1 : 1;
     case 'C':
         o->connect_per_tx = 1;
         return 1;
@@ -131,6 +141,8 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         {"file", required_argument, NULL, 'f'},
         {"builtin", required_argument, NULL, 'b'},
         {"define", required_argument, NULL, 'D'},
+        {"tables", required_argument, NULL, OPT_TABLES},
+        {"table-size", required_argument, NULL, OPT_TABLE_SIZE},
         {NULL, 0, NULL, 0}};
     const char *workload = "tpcb-like";
     int opt, got_T = 0;
@@ -214,7 +226,7 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
     o->workload = builtin_find(workload);
     if (!o->workload)
         return err_set(e, ERR_INPUT, "run: unknown workload '%s'", workload);
-    return 0;
+    return run_check_sizes(o, e);
 }
 
 /* A result path that cannot work is refused before anything runs. */
@@ -252,7 +264,9 @@ static int prepare_server(struct run_opts *o, struct err *e)
     char value[64];
     struct err qe = {0};
     int rc = 0;
-    if (!o->needs_pgbench) { /* custom scripts: :scale is -s, or 1 as in pgbench */
+    if (o->n_specs == 0 && o->workload->dataset == DATASET_SYSBENCH) {
+        rc = run_sysbench_detect(c, o, e);
+    } else if (!o->needs_pgbench) { /* custom scripts: :scale is -s, or 1 as in pgbench */
         if (o->scale == 0)
             o->scale = 1;
     } else if (pg_query_value(c, "SELECT count(*) FROM pgbench_branches", value, sizeof value,
@@ -350,20 +364,23 @@ int cli_run(int argc, char **argv, struct err *e)
     if (check_output(&o, fallback, sizeof fallback, e) < 0)
         goto out_opts;
     script_set_init(&scripts);
-    if (run_build_scripts(&o, &scripts, e) < 0)
+    if (run_build_scripts(&o, &scripts, e) < 0) /* sysbench's come once the tables are known */
         goto out_scripts;
     o.command = args_masked_command(argc, argv);
     session_signals_install();
     if (o.local) {
         if (session_local_start(&srv, &o.conn, e) < 0)
             goto out_scripts;
-        if (o.scale == 0)
-            o.scale = 1;
-        if (o.needs_pgbench &&
-            init_load(&o.conn, o.workload, o.scale, 1, (uint64_t)o.seed, o.quiet, e) < 0)
+        struct load_options lo = {.scale = o.scale ? (int)o.scale : 1,
+                                  .tables = o.tables ? (int)o.tables : 1,
+                                  .table_size = o.table_size ? o.table_size : 10000,
+                                  .jobs = init_default_jobs(),
+                                  .seed = (uint64_t)o.seed};
+        /* Custom scripts bring their own tables; built-in ones get their dataset loaded. */
+        if ((o.n_specs == 0 || o.needs_pgbench) && init_load(&o.conn, o.workload, &lo, o.quiet, e) < 0)
             goto out_local;
     }
-    if (prepare_server(&o, e) == 0)
+    if (prepare_server(&o, e) == 0 && run_sysbench_scripts(&o, &scripts, e) == 0)
         rc = measure(&o, &scripts, e);
 out_local:
     if (o.local)
