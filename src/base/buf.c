@@ -1,5 +1,6 @@
 #include "base/buf.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,4 +69,13 @@ void buf_printf(struct buf *b, const char *fmt, ...)
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
     b->len += (size_t)n;
+}
+
+int buf_read_all(struct buf *b, FILE *f)
+{
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_append(b, chunk, n);
+    return ferror(f) ? (errno ? errno : EIO) : 0;
 }

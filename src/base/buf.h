@@ -2,6 +2,7 @@
 #define PGARENA_BASE_BUF_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* A growable, always NUL-terminated byte buffer; the buffer owns data. */
 struct buf {
@@ -17,5 +18,7 @@ void buf_append(struct buf *b, const char *s, size_t n);
 void buf_puts(struct buf *b, const char *s);
 void buf_putc(struct buf *b, char c);
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append everything left to read from f; 0, or the errno of a read error. */
+int buf_read_all(struct buf *b, FILE *f);
 
 #endif

@@ -16,11 +16,7 @@ int cli_read_file(const char *path, char **out, struct err *e)
         return err_set(e, ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
     struct buf b;
     buf_init(&b);
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_append(&b, chunk, n);
-    int failed = ferror(f);
+    int failed = buf_read_all(&b, f);
     fclose(f);
     if (failed || memchr(b.data, '\0', b.len)) {
         buf_free(&b);

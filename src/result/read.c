@@ -1,9 +1,12 @@
 #include "result/result.h"
 
+#include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/mem.h"
 #include "result/result_int.h"
 
@@ -275,21 +278,35 @@ static int read_root(const json_t *root, const char *path, struct result *r, str
     return 0;
 }
 
-int result_read(const char *path, struct result *r, struct err *e)
+int result_read_text(const char *text, size_t len, const char *name, struct result *r,
+                     struct err *e)
 {
     memset(r, 0, sizeof *r);
     json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!root) {
-        if (je.line <= 0)
-            return err_set(e, ERR_INPUT, "%s: %s", path, je.text);
-        return err_set(e, ERR_INPUT, "%s:%d:%d: invalid JSON: %s", path, je.line, je.column,
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return err_set(e, ERR_INPUT, "%s:%d:%d: invalid JSON: %s", name, je.line, je.column,
                        je.text);
-    }
-    int rc = read_root(root, path, r, e);
+    int rc = read_root(root, name, r, e);
     json_decref(root);
     if (rc < 0)
         result_free(r);
+    return rc;
+}
+
+int result_read(const char *path, struct result *r, struct err *e)
+{
+    memset(r, 0, sizeof *r);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return err_set(e, ERR_INPUT, "%s: unable to open %s: %s", path, path, strerror(errno));
+    struct buf b;
+    buf_init(&b);
+    int failed = buf_read_all(&b, f);
+    fclose(f);
+    int rc = failed ? err_set(e, ERR_INPUT, "%s: cannot read: %s", path, strerror(failed))
+                    : result_read_text(b.data, b.len, path, r, e);
+    buf_free(&b);
     return rc;
 }
 

@@ -173,4 +173,9 @@ int result_write(const struct result *r, const char *path, struct err *e);
  * unreadable, not JSON, of another format, a future version, or missing a required path. */
 int result_read(const char *path, struct result *r, struct err *e);
 
+/* The same from len bytes of JSON text in memory (no NUL needed); name stands for the file in
+ * messages. */
+int result_read_text(const char *text, size_t len, const char *name, struct result *r,
+                     struct err *e);
+
 #endif

@@ -397,6 +397,41 @@ static void test_read_rejects_bad_files(void **state)
     expect_rejected(f->path, NULL, "another format");
 }
 
+/* result_read_text reads exactly len bytes (no NUL needed) and names the text in messages. */
+static void test_read_text(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, back;
+    struct err e = {0};
+    fill_result(&r);
+    assert_int_equal(result_write(&r, f->path, &e), 0);
+    FILE *in = fopen(f->path, "r");
+    assert_non_null(in);
+    char *text = malloc(1 << 16);
+    size_t len = fread(text, 1, (1 << 16) - 8, in);
+    fclose(in);
+    assert_true(len > 0 && len < (1 << 16) - 8);
+    memcpy(text + len, "garbage!", 8); /* after len: must not be read */
+    if (result_read_text(text, len, "mem", &back, &e) != 0)
+        fail_msg("read from memory failed: %s", e.msg);
+    assert_result_equal(&r, &back);
+    result_free(&back);
+
+    assert_int_equal(result_read_text(text, len / 2, "half", &back, &e), -1);
+    assert_int_equal(e.code, ERR_INPUT);
+    assert_int_equal(strncmp(e.msg, "half:", 5), 0);
+    text[len / 2] = '\0'; /* a NUL byte inside the text is not JSON */
+    assert_int_equal(result_read_text(text, len, "nul", &back, &e), -1);
+    assert_int_equal(strncmp(e.msg, "nul:", 4), 0);
+    assert_int_equal(result_read_text("", 0, "empty", &back, &e), -1);
+    assert_int_equal(strncmp(e.msg, "empty:", 6), 0);
+    free(text);
+    result_free(&r);
+
+    /* A directory opens but cannot be read. */
+    expect_rejected(f->dir, ": cannot read", "a directory");
+}
+
 /* Write a good file, change its JSON with mutate, and expect the reader to reject it. */
 static void expect_mutation_rejected(const char *path, void (*mutate)(json_t *root),
                                      const char *why)
@@ -704,6 +739,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_file_is_json, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_missing_dir, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_rejects_bad_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_rejects_bad_documents, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_unrepresentable_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_environment_round_trip, setup, teardown),
