@@ -80,21 +80,34 @@ demo:
 	@$(MAKE) --no-print-directory all
 	./build/pgarena run --local -T 10 -c 4 -j 2 -w tpcb-like -o build/demo-result.json
 
-# libFuzzer targets (clang): each runs FUZZ_SECONDS on its seed corpus; findings (crash-*,
-# leak-*) are written to build/fuzz/ and the target fails.
+# libFuzzer targets (clang): tests/fuzz/fuzz_NAME.c over the library built with the fuzzer's
+# coverage and ASan+UBSan. `make fuzz` runs each for FUZZ_SECONDS from its seed corpus
+# tests/fuzz/corpus_NAME (tests/fuzz/run.sh); a finding (crash-*, leak-*, timeout-*, oom-*)
+# is written to build/fuzz/findings/ and make fails.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-build/fuzz/fuzz_script: tests/fuzz/fuzz_script.c $(LIB_SRC)
-	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: needs clang: apt-get install -y clang"; exit 1; }
-	@mkdir -p $(dir $@)
-	@echo "LD $@"
-	@$(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined $(CPPFLAGS_ALL) -o $@ $^ $(LIBS_ALL)
+FUZZ_TARGETS := script result cli
+FUZZ_CFLAGS := -std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+               -fno-sanitize-recover=undefined $(WARN)
+FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
+FUZZ_BIN := $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 
-fuzz: build/fuzz/fuzz_script
-	@mkdir -p build/fuzz/corpus_script
-	cd build/fuzz && ./fuzz_script -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=5 \
-	    -print_final_stats=1 corpus_script ../../tests/fuzz/corpus_script >fuzz_script.log 2>&1; \
-	    rc=$$?; tail -n 25 fuzz_script.log; exit $$rc
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "CC (fuzz) $<"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
+
+build/fuzz/libpgarena.a: $(FUZZ_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c build/fuzz/libpgarena.a
+	@echo "LD $@"
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(CPPFLAGS_ALL) -o $@ $^ $(LIBS_ALL)
+
+fuzz:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: needs clang: apt-get install -y clang"; exit 1; }
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 format:
 	clang-format -i $$(find src tests -name '*.[ch]')

@@ -6,6 +6,7 @@
 #include "base/clock.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/cli_int.h"
 #include "cli/init_int.h"
 #include "cli/session.h"
 #include "workload/builtin.h"
@@ -246,24 +247,41 @@ static int check_options(const struct init_opts *o, const struct builtin_workloa
     return 0;
 }
 
+/* Parse and check the options; 1 when --help was printed, -1 with e set. */
+static int parse_and_check(int argc, char **argv, struct init_opts *o,
+                           const struct builtin_workload **wl, struct err *e)
+{
+    *o = (struct init_opts){.workload = "tpcb-like"};
+    o->load = (struct load_options){
+        .scale = 1, .tables = 1, .table_size = 10000, .jobs = init_default_jobs()};
+    int rc = parse_options(argc, argv, o, e);
+    if (rc != 0)
+        return rc;
+    *wl = builtin_find(o->workload);
+    if (!*wl)
+        return err_set(e, ERR_INPUT, "init: unknown workload '%s'", o->workload);
+    return check_options(o, *wl, e);
+}
+
+int cli_init_parse(int argc, char **argv, struct err *e)
+{
+    struct init_opts o;
+    const struct builtin_workload *wl;
+    int rc = parse_and_check(argc, argv, &o, &wl, e);
+    pg_connopts_free(&o.conn);
+    return rc < 0 ? -1 : 0;
+}
+
 int cli_init(int argc, char **argv, struct err *e)
 {
-    struct init_opts o = {.workload = "tpcb-like"};
-    o.load = (struct load_options){
-        .scale = 1, .tables = 1, .table_size = 10000, .jobs = init_default_jobs()};
-    int rc = parse_options(argc, argv, &o, e);
+    struct init_opts o;
+    const struct builtin_workload *wl;
+    int rc = parse_and_check(argc, argv, &o, &wl, e);
     if (rc != 0) {
         rc = rc > 0 ? 0 : -1; /* 1: --help was printed */
         goto out;
     }
     rc = -1;
-    const struct builtin_workload *wl = builtin_find(o.workload);
-    if (!wl) {
-        err_set(e, ERR_INPUT, "init: unknown workload '%s'", o.workload);
-        goto out;
-    }
-    if (check_options(&o, wl, e) < 0)
-        goto out;
     session_signals_install();
     struct local_server srv = {0};
     if (o.local && session_local_start(&srv, &o.conn, e) < 0)

@@ -4,6 +4,7 @@
 
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/cli_int.h"
 #include "local/local.h"
 
 static const char usage[] =
@@ -15,20 +16,21 @@ static const char usage[] =
     "  status   say whether the server in DIR runs, and its conninfo\n"
     "  stop     stop the server in DIR and remove DIR\n";
 
-int cli_local(int argc, char **argv, struct err *e)
+/* The action and --dir, checked; 1 when --help was printed, -1 with e set. */
+static int parse_options(int argc, char **argv, const char **action, const char **dir,
+                         struct err *e)
 {
     static const struct option longopts[] = {{"dir", required_argument, NULL, 'd'},
                                              {"help", no_argument, NULL, 'H'},
                                              {NULL, 0, NULL, 0}};
-    const char *dir = NULL;
     int opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
         if (opt == 'd') {
-            dir = optarg;
+            *dir = optarg;
         } else if (opt == 'H') {
             fputs(usage, stdout);
-            return 0;
+            return 1;
         } else {
             return args_bad_option("local", argc, argv, optind, optopt, opt == ':', e);
         }
@@ -36,7 +38,28 @@ int cli_local(int argc, char **argv, struct err *e)
     if (optind != argc - 1)
         return err_set(e, ERR_INPUT,
                        "local: expected start, stop or status (see pgarena local --help)");
-    const char *action = argv[optind];
+    *action = argv[optind];
+    if (strcmp(*action, "start") != 0 && strcmp(*action, "stop") != 0 &&
+        strcmp(*action, "status") != 0)
+        return err_set(e, ERR_INPUT, "local: unknown action '%s' (expected start, stop or status)",
+                       *action);
+    if (!*dir && strcmp(*action, "start") != 0)
+        return err_set(e, ERR_INPUT, "local %s: --dir DIR is required", *action);
+    return 0;
+}
+
+int cli_local_parse(int argc, char **argv, struct err *e)
+{
+    const char *action, *dir = NULL;
+    return parse_options(argc, argv, &action, &dir, e) < 0 ? -1 : 0;
+}
+
+int cli_local(int argc, char **argv, struct err *e)
+{
+    const char *action, *dir = NULL;
+    int rc = parse_options(argc, argv, &action, &dir, e);
+    if (rc != 0)
+        return rc > 0 ? 0 : -1;
     struct local_server srv = {0};
     if (strcmp(action, "start") == 0) {
         if (local_start(&srv, dir, e) < 0)
@@ -44,11 +67,6 @@ int cli_local(int argc, char **argv, struct err *e)
         printf("%s\n", srv.conninfo);
         return 0;
     }
-    if (strcmp(action, "stop") != 0 && strcmp(action, "status") != 0)
-        return err_set(e, ERR_INPUT, "local: unknown action '%s' (expected start, stop or status)",
-                       action);
-    if (!dir)
-        return err_set(e, ERR_INPUT, "local %s: --dir DIR is required", action);
     if (local_attach(&srv, dir, e) < 0)
         return -1;
     if (strcmp(action, "status") == 0) {

@@ -10,6 +10,7 @@
 #include "base/mem.h"
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "cli/cli_int.h"
 #include "cli/init_int.h"
 #include "cli/run_int.h"
 #include "cli/session.h"
@@ -347,9 +348,40 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
     return rc;
 }
 
+static void opts_init(struct run_opts *o)
+{
+    *o = (struct run_opts){.clients = 1, .threads = 1, .protocol = PROTO_SIMPLE, .max_tries = 1};
+}
+
+/* The checks cli_run makes before anything starts, but -f files are not read (a fuzzed file
+ * name could be /dev/zero): their scripts are checked when a run starts. */
+int cli_run_parse(int argc, char **argv, struct err *e)
+{
+    struct run_opts o;
+    opts_init(&o);
+    char fallback[256];
+    int rc = parse_options(argc, argv, &o, e);
+    if (rc == 0)
+        rc = check_output(&o, fallback, sizeof fallback, e);
+    int reads_files = 0;
+    for (int i = 0; i < o.n_specs; i++)
+        reads_files |= o.specs[i].kind == 'f';
+    if (rc == 0 && !reads_files) {
+        struct script_set scripts;
+        script_set_init(&scripts);
+        rc = run_build_scripts(&o, &scripts, e);
+        script_set_free(&scripts);
+    }
+    if (rc == 0)
+        free(args_masked_command(argc, argv));
+    pg_connopts_free(&o.conn);
+    return rc < 0 ? -1 : 0;
+}
+
 int cli_run(int argc, char **argv, struct err *e)
 {
-    struct run_opts o = {.clients = 1, .threads = 1, .protocol = PROTO_SIMPLE, .max_tries = 1};
+    struct run_opts o;
+    opts_init(&o);
     struct script_set scripts;
     struct local_server srv = {0};
     char fallback[256];
@@ -377,7 +409,8 @@ int cli_run(int argc, char **argv, struct err *e)
                                   .jobs = init_default_jobs(),
                                   .seed = (uint64_t)o.seed};
         /* Custom scripts bring their own tables; built-in ones get their dataset loaded. */
-        if ((o.n_specs == 0 || o.needs_pgbench) && init_load(&o.conn, o.workload, &lo, o.quiet, e) < 0)
+        if ((o.n_specs == 0 || o.needs_pgbench) &&
+            init_load(&o.conn, o.workload, &lo, o.quiet, e) < 0)
             goto out_local;
     }
     if (prepare_server(&o, e) == 0 && run_sysbench_scripts(&o, &scripts, e) == 0)

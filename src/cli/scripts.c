@@ -88,7 +88,11 @@ static int add_spec(struct run_opts *o, const struct script_spec *sp, struct scr
     int rc = -1;
     if (sp->kind == 'b') {
         const struct builtin_workload *b = builtin_by_prefix(name, e);
-        if (b) {
+        /* sysbench's have one generated script per table, made once the tables are known. */
+        if (b && !b->script) {
+            err_set(e, ERR_INPUT, "-b %s: a sysbench workload is one script per table: use -w %s",
+                    b->name, b->name);
+        } else if (b) {
             char *label = xasprintf("builtin: %s", b->name);
             rc = script_set_add(set, label, b->script, (int)weight, e);
             free(label);

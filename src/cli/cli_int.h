@@ -1,0 +1,13 @@
+#ifndef PGARENA_CLI_CLI_INT_H
+#define PGARENA_CLI_CLI_INT_H
+
+#include "base/err.h"
+
+/* Shared inside cli/: each command's option parsing and checking alone (for cli_parse_only),
+ * with the arguments and results of cli_parse_only. */
+int cli_init_parse(int argc, char **argv, struct err *e);
+int cli_run_parse(int argc, char **argv, struct err *e);
+int cli_show_parse(int argc, char **argv, struct err *e);
+int cli_local_parse(int argc, char **argv, struct err *e);
+
+#endif

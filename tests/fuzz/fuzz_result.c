@@ -1,0 +1,61 @@
+/* libFuzzer target: the result-file reader must never crash, leak or misbehave on any input;
+ * a file is either read or refused with "NAME: why". What show, compare and report do with a
+ * file that was read (print it, merge its histograms, take percentiles) must be safe too. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/text.h"
+#include "result/result.h"
+#include "stats/hist.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static FILE *devnull;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    devnull = fopen("/dev/null", "w");
+    return devnull ? 0 : -1;
+}
+
+/* Merge every histogram of the file into one, as compare does, and read percentiles. */
+static void use_histograms(const struct result *r)
+{
+    struct hist *all = hist_new();
+    struct hist_sparse merged = {0};
+    hist_add_sparse(all, &r->histogram);
+    for (size_t i = 0; i < r->n_intervals; i++) {
+        hist_add_sparse(all, &r->intervals[i].histogram);
+        hist_sparse_merge(&merged, &r->intervals[i].histogram);
+    }
+    hist_add_sparse(all, &merged);
+    static const double ps[] = {0, 50, 99, 99.9, 100};
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+        (void)hist_percentile(all, ps[i]);
+    (void)hist_mean(all);
+    (void)hist_stddev(all);
+    (void)hist_fraction_below(all, 100000);
+    hist_sparse_free(&merged);
+    hist_free(all);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct result r;
+    struct err e = {0};
+    if (result_read_text((const char *)data, size, "fuzz.json", &r, &e) == 0) {
+        report_text_summary(devnull, &r);
+        report_text_statements(devnull, &r);
+        report_text_intervals(devnull, &r);
+        use_histograms(&r);
+        result_free(&r);
+    } else if (e.code != ERR_INPUT || strncmp(e.msg, "fuzz.json:", 10) != 0) {
+        abort(); /* every refusal names the file */
+    }
+    return 0;
+}
