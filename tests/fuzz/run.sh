@@ -38,7 +38,7 @@ for t in "$@"; do
             "$log" | head -n 8 | sed 's/^/    /'
     else
         echo "fuzz_$t: ${execs:-?} executions in ${elapsed} s (${rate:-?}/s), $seeds seeds," \
-            "$units new corpus inputs, no findings"
+            "$units inputs in build/fuzz/corpus_$t, no findings"
     fi
 done
 exit $rc
