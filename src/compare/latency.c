@@ -178,8 +178,10 @@ void cmp_lat_ci(const struct cmp_lat *la, const struct cmp_lat *lb, size_t b, co
                 size_t nq, int r, uint64_t seed, struct cmp_ci *out)
 {
     for (size_t k = 0; k < nq; k++) {
-        out[k] = (struct cmp_ci){cmp_lat_quantile(la, qs[k]), cmp_lat_quantile(lb, qs[k]), NAN, NAN,
-                                 NAN};
+        /* An empty side has no quantile at all, rather than one of 0. */
+        double va = la->total > 0 ? cmp_lat_quantile(la, qs[k]) : NAN;
+        double vb = lb->total > 0 ? cmp_lat_quantile(lb, qs[k]) : NAN;
+        out[k] = (struct cmp_ci){va, vb, NAN, NAN, NAN};
         if (out[k].a > 0 && out[k].b > 0)
             out[k].est = out[k].b / out[k].a;
     }
