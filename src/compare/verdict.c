@@ -118,8 +118,8 @@ void cmp_judge_metric(struct cmp_metric *m, double l, double u, const struct cmp
         return;
     default:
         if (j->single)
-            set(m, CMP_INCONCLUSIVE,
-                "CI reaches past %s both ways; repeat each side, or run longer", j->margin_text);
+            set(m, CMP_INCONCLUSIVE, "the CI reaches past %s; repeat each side, or run longer",
+                j->margin_text);
         else
             projection(m, j);
         return;

@@ -75,23 +75,33 @@ static void print_window(FILE *out, const struct cmp_report *rep, const struct c
     (void)rep;
 }
 
+/* A change in percent: one decimal, none from 100 % on (where it means nothing). */
+static int format_pct(char *buf, size_t size, double v)
+{
+    return snprintf(buf, size, fabs(v) < 100 ? "%+.1f%%" : "%+.0f%%", v);
+}
+
+#define ROW "%-12s %13s %13s %9s  %-21s %s\n"
+
 static void print_metric(FILE *out, enum cmp_metric_id id, const struct cmp_metric *m)
 {
-    char a[32], b[32], change[32], ci[64];
+    char a[32], b[32], change[32], ci[64] = "-";
     format_value(a, sizeof a, id, m->a);
     format_value(b, sizeof b, id, m->b);
     if (isnan(m->change_pct))
         snprintf(change, sizeof change, "-");
     else
-        snprintf(change, sizeof change, "%+.1f%%", m->change_pct);
-    if (isnan(m->ci_low_pct) || isnan(m->ci_high_pct))
-        snprintf(ci, sizeof ci, "-");
-    else
-        snprintf(ci, sizeof ci, "[%+.1f%%, %+.1f%%]", m->ci_low_pct, m->ci_high_pct);
-    fprintf(out, "%-13s %14s %14s %8s   %-19s %s\n", metric_titles[id], a, b, change, ci,
-            cmp_verdict_names[m->verdict]);
+        format_pct(change, sizeof change, m->change_pct);
+    if (!isnan(m->ci_low_pct) && !isnan(m->ci_high_pct)) {
+        int n = snprintf(ci, sizeof ci, "[");
+        n += format_pct(ci + n, sizeof ci - (size_t)n, m->ci_low_pct);
+        n += snprintf(ci + n, sizeof ci - (size_t)n, ", ");
+        n += format_pct(ci + n, sizeof ci - (size_t)n, m->ci_high_pct);
+        snprintf(ci + n, sizeof ci - (size_t)n, "]");
+    }
+    fprintf(out, ROW, metric_titles[id], a, b, change, ci, cmp_verdict_names[m->verdict]);
     if (m->detail[0])
-        print_wrapped(out, "", 14, m->detail);
+        print_wrapped(out, "", 13, m->detail);
 }
 
 static void print_outcome(FILE *out, const struct cmp_report *rep, const struct cmp_outcome *o)
@@ -100,8 +110,7 @@ static void print_outcome(FILE *out, const struct cmp_report *rep, const struct 
     fprintf(out, "\nB = %s (%zu trial%s) against A = %s\n", b->label, b->n_trials,
             b->n_trials == 1 ? "" : "s", rep->sides[0].label);
     print_window(out, rep, o);
-    fprintf(out, "\n%-13s %14s %14s %8s   %-19s %s\n", "metric", "A", "B", "change",
-            "95% CI of change", "verdict");
+    fprintf(out, "\n" ROW, "metric", "A", "B", "change", "95% CI of change", "verdict");
     for (int k = 0; k < CMP_N_METRICS; k++)
         print_metric(out, (enum cmp_metric_id)k, &o->metrics[k]);
     if (!isnan(o->mwu_p)) {
