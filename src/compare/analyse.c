@@ -405,18 +405,12 @@ static void trial_figs_free(struct trial_figs *f)
         free(f->q[k]);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median(const double *x, size_t n)
 {
     double *v = xmalloc(n * sizeof *v);
     for (size_t i = 0; i < n; i++)
         v[i] = x[i];
-    qsort(v, n, sizeof *v, cmp_double);
+    cmp_sort(v, n);
     double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     free(v);
     return m;

@@ -81,18 +81,15 @@ static double prefix_replicate(const struct prefix *pf, const size_t *starts, si
     return total;
 }
 
-static double mean_of(const double *x, size_t n)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += x[i];
-    return n ? s / (double)n : 0;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+void cmp_sort(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
 }
 
 void cmp_pct_interval(double *v, size_t n, double *lo, double *hi)
@@ -101,39 +98,94 @@ void cmp_pct_interval(double *v, size_t n, double *lo, double *hi)
     for (size_t i = 0; i < n; i++)
         if (!isnan(v[i]))
             v[k++] = v[i];
-    qsort(v, k, sizeof *v, cmp_double);
+    cmp_sort(v, k);
     *lo = cmp_pct7(v, k, 0.025);
     *hi = cmp_pct7(v, k, 0.975);
+}
+
+/* One side of a bootstrap: a ratio of sums over the resampled intervals, num / den, where no
+ * den means the number of intervals (so the value is a mean). */
+struct boot_side {
+    size_t n;
+    struct prefix num, den;
+    int has_den;
+    size_t *starts;
+};
+
+static void side_init(struct boot_side *s, const double *num, const double *den, size_t n, size_t b)
+{
+    s->n = n;
+    prefix_init(&s->num, num, n);
+    s->has_den = den != NULL;
+    if (den)
+        prefix_init(&s->den, den, n);
+    s->starts = xmalloc((n / b + 1) * sizeof *s->starts);
+}
+
+static void side_free(struct boot_side *s)
+{
+    free(s->num.p);
+    if (s->has_den)
+        free(s->den.p);
+    free(s->starts);
+}
+
+/* The value over the whole series (k = 0) or over the replicate drawn last. */
+static double side_value(const struct boot_side *s, const size_t *starts, size_t k, size_t b)
+{
+    double num = k ? prefix_replicate(&s->num, starts, k, b) : s->num.p[s->n];
+    double den = !s->has_den ? (double)s->n
+                 : k         ? prefix_replicate(&s->den, starts, k, b)
+                             : s->den.p[s->n];
+    return den > 0 ? num / den : 0;
+}
+
+static double side_draw(struct boot_side *s, size_t b, struct rng *g)
+{
+    size_t k = cmp_cbb_starts(s->n, b, g, s->starts);
+    return side_value(s, s->starts, k, b);
+}
+
+static double log_ratio(double va, double vb)
+{
+    return va > 0 && vb > 0 ? log(vb / va) : NAN;
+}
+
+static double difference(double va, double vb)
+{
+    return vb - va;
+}
+
+/* R replicates, each drawing all of A's blocks then all of B's, combined into one statistic;
+ * its 95 % percentile interval into out->lo, out->hi and the sides' values into out->a, b. */
+static void bootstrap(struct boot_side *a, struct boot_side *b, size_t blk, int r, uint64_t seed,
+                      double (*combine)(double va, double vb), struct cmp_ci *out)
+{
+    out->a = side_value(a, NULL, 0, blk);
+    out->b = side_value(b, NULL, 0, blk);
+    double *v = xmalloc((size_t)r * sizeof *v);
+    struct rng g;
+    rng_seed(&g, seed);
+    for (int i = 0; i < r; i++) {
+        double va = side_draw(a, blk, &g);
+        v[i] = combine(va, side_draw(b, blk, &g));
+    }
+    cmp_pct_interval(v, (size_t)r, &out->lo, &out->hi);
+    free(v);
 }
 
 void cmp_ratio_ci(const double *xa, size_t na, const double *xb, size_t nb, size_t b, int r,
                   uint64_t seed, struct cmp_ci *out)
 {
-    out->a = mean_of(xa, na);
-    out->b = mean_of(xb, nb);
+    struct boot_side sa, sb;
+    side_init(&sa, xa, NULL, na, b);
+    side_init(&sb, xb, NULL, nb, b);
+    bootstrap(&sa, &sb, b, r, seed, log_ratio, out);
     out->est = out->b / out->a;
-    struct prefix pa, pb;
-    prefix_init(&pa, xa, na);
-    prefix_init(&pb, xb, nb);
-    size_t *sa = xmalloc((na / b + 1) * sizeof *sa), *sb = xmalloc((nb / b + 1) * sizeof *sb);
-    double *lr = xmalloc((size_t)r * sizeof *lr);
-    struct rng g;
-    rng_seed(&g, seed);
-    for (int i = 0; i < r; i++) {
-        size_t ka = cmp_cbb_starts(na, b, &g, sa);
-        size_t kb = cmp_cbb_starts(nb, b, &g, sb);
-        double ma = prefix_replicate(&pa, sa, ka, b) / (double)na;
-        double mb = prefix_replicate(&pb, sb, kb, b) / (double)nb;
-        lr[i] = ma > 0 && mb > 0 ? log(mb / ma) : NAN;
-    }
-    cmp_pct_interval(lr, (size_t)r, &out->lo, &out->hi);
     out->lo = exp(out->lo);
     out->hi = exp(out->hi);
-    free(lr);
-    free(sa);
-    free(sb);
-    free(pa.p);
-    free(pb.p);
+    side_free(&sa);
+    side_free(&sb);
 }
 
 void cmp_hac_ci(double mean_a, double s2lr_a, size_t na, double mean_b, double s2lr_b, size_t nb,
@@ -148,41 +200,14 @@ void cmp_hac_ci(double mean_a, double s2lr_a, size_t na, double mean_b, double s
     out->hi = out->est * exp(1.96 * se);
 }
 
-static double ratio_or_zero(double num, double den)
-{
-    return den > 0 ? num / den : 0;
-}
-
 void cmp_rate_diff_ci(const double *fa, const double *ta, const double *fb, const double *tb,
                       size_t n, size_t b, int r, uint64_t seed, struct cmp_ci *out)
 {
-    struct prefix pfa, pta, pfb, ptb;
-    prefix_init(&pfa, fa, n);
-    prefix_init(&pta, ta, n);
-    prefix_init(&pfb, fb, n);
-    prefix_init(&ptb, tb, n);
-    out->a = ratio_or_zero(pfa.p[n], pta.p[n]);
-    out->b = ratio_or_zero(pfb.p[n], ptb.p[n]);
+    struct boot_side sa, sb;
+    side_init(&sa, fa, ta, n, b);
+    side_init(&sb, fb, tb, n, b);
+    bootstrap(&sa, &sb, b, r, seed, difference, out);
     out->est = out->b - out->a;
-    size_t *sa = xmalloc((n / b + 1) * sizeof *sa), *sb = xmalloc((n / b + 1) * sizeof *sb);
-    double *d = xmalloc((size_t)r * sizeof *d);
-    struct rng g;
-    rng_seed(&g, seed);
-    for (int i = 0; i < r; i++) {
-        size_t ka = cmp_cbb_starts(n, b, &g, sa);
-        size_t kb = cmp_cbb_starts(n, b, &g, sb);
-        double ra =
-            ratio_or_zero(prefix_replicate(&pfa, sa, ka, b), prefix_replicate(&pta, sa, ka, b));
-        double rb =
-            ratio_or_zero(prefix_replicate(&pfb, sb, kb, b), prefix_replicate(&ptb, sb, kb, b));
-        d[i] = rb - ra;
-    }
-    cmp_pct_interval(d, (size_t)r, &out->lo, &out->hi);
-    free(d);
-    free(sa);
-    free(sb);
-    free(pfa.p);
-    free(pta.p);
-    free(pfb.p);
-    free(ptb.p);
+    side_free(&sa);
+    side_free(&sb);
 }

@@ -23,6 +23,9 @@ uint64_t cmp_rng_below(struct rng *g, uint64_t n);
 /* Type-7 percentile (NumPy's and R's default) of v[0..n) sorted ascending; p in [0, 1]. */
 double cmp_pct7(const double *v, size_t n, double p);
 
+/* Sort v[0..n) ascending (no NaNs). */
+void cmp_sort(double *v, size_t n);
+
 /* The 95 % percentile interval of replicates v[0..n): drops NaNs (replicates that had nothing
  * to measure), sorts v in place, gives the type-7 2.5 and 97.5 percentiles (NaN if none left). */
 void cmp_pct_interval(double *v, size_t n, double *lo, double *hi);

@@ -99,12 +99,6 @@ static double *u_distribution(size_t m, size_t n)
     return dist;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Tie correction sum of (t^3 - t) over groups of equal values. */
 static double tie_term(const double *a, size_t na, const double *b, size_t nb)
 {
@@ -112,7 +106,7 @@ static double tie_term(const double *a, size_t na, const double *b, size_t nb)
     double *all = xmalloc(n * sizeof *all);
     memcpy(all, a, na * sizeof *all);
     memcpy(all + na, b, nb * sizeof *all);
-    qsort(all, n, sizeof *all, cmp_double);
+    cmp_sort(all, n);
     double sum = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i;
