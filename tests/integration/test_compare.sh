@@ -1,7 +1,7 @@
 # compare: synthetic result files with known differences (deterministic), bad input, and real
 # runs against the server (interleaved A/A trials, a side slowed by a server-side delay).
 
-# synth OUT LABEL SECONDS TPS LATENCY_US SEED [--clients N] [--server V] [--fail SHARE]
+# synth OUT LABEL SECONDS TPS LATENCY_US SEED [--clients N] [--server V] [--setting NAME=VALUE]
 # A result file of SECONDS one-second intervals: throughput TPS with 3 % AR(1) noise,
 # lognormal latencies around LATENCY_US (exact bins below 2048 us), from a fixed seed.
 synth() {
@@ -14,6 +14,7 @@ for name, kind in [("out", str), ("label", str), ("seconds", int), ("tps", float
 p.add_argument("--clients", type=int, default=2)
 p.add_argument("--server", default="17.0")
 p.add_argument("--fail", type=float, default=0.0)
+p.add_argument("--setting", action="append", default=[])
 a = p.parse_args()
 rng = random.Random(a.seed)
 
@@ -43,7 +44,8 @@ doc = {"format": "pgarena-result", "version": 1, "label": a.label, "complete": T
        "end_reason": "finished", "started_at": "2024-05-01T10:00:00Z",
        "finished_at": "2024-05-01T10:05:00Z", "command": "synthetic",
        "client": {"hostname": "synth", "os": "Linux", "cpus": 2},
-       "server": {"version": a.server},
+       "server": {"version": a.server,
+                  "settings": dict(kv.split("=", 1) for kv in a.setting)},
        "workload": {"name": "select-only", "scale": 1, "scripts": []},
        "options": {"clients": a.clients, "threads": 1, "protocol": "simple", "seed": a.seed},
        "summary": {"duration_s": float(a.seconds), "transactions": len(every),
@@ -134,17 +136,25 @@ test_compare_trials_and_sides() {
 }
 
 test_compare_lists_environment_differences() {
-    synth a.json pg16 60 1000 800 1 --server 16.4 --clients 2
-    synth b.json pg17 60 1000 800 2 --server 17.0 --clients 4
+    synth a.json pg16 60 1000 800 1 --server 16.4 --clients 2 --setting work_mem=4MB --setting jit=off
+    synth b.json pg17 60 1000 800 2 --server 17.0 --clients 4 --setting work_mem=64MB --setting jit=off
     pga compare a.json b.json
     assert_rc 0
     assert_out '^environment differences:'
     assert_out '^  server\.version +A 16\.4 +B 17\.0$'
+    assert_out '^  server\.settings\.work_mem +A 4MB +B 64MB$'
+    ! grep -q 'settings\.jit' "$T/out" || fail "an equal setting is listed as a difference"
     assert_out '^  options\.clients +A 2 +B 4  !$'
     assert_out 'not like for like: options\.clients differs \(pg16: 2; pg17: 4\)'
     ! grep -q 'options\.seed' "$T/out" || fail "the seed is listed as a difference"
     pga compare a.json b.json --json
     pyjson "$T/out" 'any("options.clients" in w for w in d["warnings"])'
+    # show gives the environment too, settings included whatever they are.
+    pga show a.json
+    assert_rc 0
+    assert_out '^server settings: +work_mem = 4MB$'
+    assert_out '^ +jit = off$'
+    assert_out '^client: +synth \(Linux, 2 cpus'
 }
 
 test_compare_bad_input() {
@@ -222,4 +232,8 @@ test_compare_real_runs() {
     assert_out 'provisional: one trial per side'
     assert_out 'between-run noise is unknown'
     assert_out 'environment differences: none recorded'
+    pga show A1.json
+    assert_rc 0
+    assert_out '^started: +[0-9]{4}-'
+    assert_out '^client: .* pgarena .* libpq [0-9]'
 }
