@@ -265,9 +265,8 @@ static void analyse_single(struct pair *p)
     const char *capped = NULL;
     if (len < MIN_WINDOW) {
         snprintf(cap, sizeof cap,
-                 "window of %zu intervals, too short for a within-run CI "
-                 "(needs %d)",
-                 len, MIN_WINDOW);
+                 "window of %zu interval%s, too short for a within-run CI (needs %d)", len,
+                 len == 1 ? "" : "s", MIN_WINDOW);
         capped = cap;
     } else if (len / b < MIN_BLOCKS) {
         snprintf(cap, sizeof cap,
