@@ -125,6 +125,10 @@ int cmp_compare(const struct result *runs, const char *const *paths, size_t n,
     memset(out, 0, sizeof *out);
     out->cfg = *cfg;
     group_sides(runs, paths, n, out);
+    if (out->n_sides == 0) {
+        cmp_report_free(out);
+        return err_set(e, ERR_INPUT, "compare: no result files");
+    }
     if (out->n_sides < 2) {
         err_set(e, ERR_INPUT,
                 "compare: every file has the label '%s', so they are trials of one setup: give "
