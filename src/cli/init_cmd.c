@@ -290,6 +290,16 @@ int cli_init(int argc, char **argv, struct err *e)
         rc = init_run_script(&o.conn, o.init_file, o.load.scale, o.load.seed, e);
     else
         rc = init_load(&o.conn, wl, &o.load, o.quiet, e);
+    if (rc < 0 && session_interrupted && !o.init_file) {
+        if (wl->dataset == DATASET_SYSBENCH)
+            err_set(e, ERR_RUNTIME,
+                    "init interrupted: tables sbtest1..sbtest%d are incomplete; run init again",
+                    o.load.tables);
+        else
+            err_set(e, ERR_RUNTIME,
+                    "init interrupted: tables pgbench_accounts, pgbench_branches, "
+                    "pgbench_history and pgbench_tellers are incomplete; run init again");
+    }
     if (o.local)
         session_local_stop(&srv);
 out:

@@ -17,7 +17,7 @@ int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl,
 int init_default_jobs(void);
 
 /* init -f FILE: run an init script once (pgbench's language, simple protocol). */
-int init_run_script(const struct pg_connopts *conn, const char *path, int64_t scale,
-                    uint64_t seed, struct err *e);
+int init_run_script(const struct pg_connopts *conn, const char *path, int64_t scale, uint64_t seed,
+                    struct err *e);
 
 #endif

@@ -2,6 +2,7 @@
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -243,6 +244,10 @@ static int check_output(struct run_opts *o, char *fallback, size_t size, struct 
                  stamp);
         o->output = fallback;
     }
+    struct stat st;
+    if (stat(o->output, &st) == 0 && !S_ISREG(st.st_mode))
+        return err_set(e, ERR_INPUT, "run: cannot write the result file %s: not a regular file",
+                       o->output);
     char *copy = xstrdup(o->output);
     const char *dir = dirname(copy);
     int ok = access(dir, W_OK | X_OK) == 0;
@@ -277,8 +282,13 @@ static int prepare_server(struct run_opts *o, struct err *e)
     } else if (o->scale == 0 && (o->scale = atoll(value)) < 1) {
         rc = err_set(e, ERR_INPUT, "run: pgbench_branches is empty (run pgarena init)");
     }
-    if (rc == 0)
+    if (rc == 0) {
+        struct err ignored = {0};
+        if (pg_query_value(c, "SHOW max_connections", o->max_connections, sizeof o->max_connections,
+                           &ignored) < 0)
+            o->max_connections[0] = '\0';
         run_env_before(o, c);
+    }
     PQfinish(c);
     return rc;
 }
@@ -323,8 +333,13 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
     };
     struct engine_result er;
     clock_wall_iso8601(o->started_at, sizeof o->started_at);
-    if (engine_run(&cfg, &er, e) < 0)
+    if (engine_run(&cfg, &er, e) < 0) {
+        if (strstr(e->msg, "too many clients") && o->max_connections[0])
+            err_set(e, ERR_RUNTIME,
+                    "the server refused connections: %lld clients, max_connections = %s (%s)",
+                    (long long)o->clients, o->max_connections, "too many clients already");
         return -1;
+    }
     if (cfg.progress_s > 0 && tty)
         fputs("\n", stderr);
     struct result r;

@@ -36,8 +36,8 @@ struct run_opts {
     struct script_spec specs[RUN_MAX_SPECS];
     int n_defines;
     const char *defines[RUN_MAX_SPECS];
-    const char *workload_name; /* for the result: the built-in's name, or "custom" */
-    int needs_pgbench;         /* a built-in script on pgbench's tables is used */
+    const char *workload_name;  /* for the result: the built-in's name, or "custom" */
+    int needs_pgbench;          /* a built-in script on pgbench's tables is used */
     int64_t scale;              /* 0: detect from pgbench_branches */
     int64_t tables, table_size; /* sysbench workloads; 0: detect from sbtest1..N */
     int64_t clients, threads, duration_s, tx_per_client, progress_s, seed;
@@ -51,6 +51,7 @@ struct run_opts {
     char *command; /* masked */
     char started_at[40];
     char server_version[64];
+    char max_connections[16]; /* SHOW max_connections before the run, "" if unknown */
     struct run_env env;
 };
 

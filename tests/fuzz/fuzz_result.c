@@ -1,16 +1,44 @@
 /* libFuzzer target: the result-file reader must never crash, leak or misbehave on any input;
- * a file is either read or refused with "NAME: why". What show, compare and report do with a
- * file that was read (print it, merge its histograms, take percentiles) must be safe too. */
+ * a file is either read or refused with "NAME: why". What show and compare do with a file
+ * that was read (print it, merge its histograms, take percentiles, compare it with itself
+ * under another label) must be safe too. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
+#include "compare/compare.h"
+#include "report/compare_out.h"
 #include "report/text.h"
 #include "result/result.h"
 #include "stats/hist.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
+/* compare A (the file) with B (the same file labelled B), with few bootstrap resamples. */
+static void use_compare(const uint8_t *data, size_t size, const struct result *a)
+{
+    struct result runs[2];
+    struct err e = {0};
+    runs[0] = *a;
+    if (result_read_text((const char *)data, size, "b.json", &runs[1], &e) < 0)
+        abort(); /* the same text read twice */
+    free(runs[1].label);
+    runs[1].label = xstrdup(a->label && strcmp(a->label, "B") == 0 ? "C" : "B");
+    const char *paths[2] = {"a.json", "b.json"};
+    struct cmp_config cfg = {.seed = 1, .margin = CMP_DEFAULT_MARGIN, .resamples = 20};
+    struct cmp_report rep;
+    if (cmp_compare(runs, paths, 2, &cfg, &rep, &e) == 0) {
+        report_compare_text(devnull, &rep);
+        if (report_compare_json(devnull, &rep, &e) < 0 && e.code == ERR_NONE)
+            abort();
+        cmp_report_free(&rep);
+    } else if (e.code != ERR_INPUT || !e.msg[0]) {
+        abort();
+    }
+    result_free(&runs[1]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static FILE *devnull;
@@ -50,9 +78,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct err e = {0};
     if (result_read_text((const char *)data, size, "fuzz.json", &r, &e) == 0) {
         report_text_summary(devnull, &r);
+        report_text_environment(devnull, &r);
         report_text_statements(devnull, &r);
         report_text_intervals(devnull, &r);
         use_histograms(&r);
+        use_compare(data, size, &r);
         result_free(&r);
     } else if (e.code != ERR_INPUT || strncmp(e.msg, "fuzz.json:", 10) != 0) {
         abort(); /* every refusal names the file */

@@ -59,10 +59,10 @@ test_environment_recorded() {
     assert_out '^warning: +checkpoint_timeout=5min: .*checkpoints'
     assert_out '^warning: +shared_buffers=.*in-memory'
     # show prints the same short form from the file.
-    grep -E '^(server|settings changed|warning)' "$T/out" >run.txt
+    grep -E '^(server:|server stats|settings changed|warning)' "$T/out" >run.txt
     pga show r.json
     assert_rc 0
-    grep -E '^(server|settings changed|warning)' "$T/out" >show.txt
+    grep -E '^(server:|server stats|settings changed|warning)' "$T/out" >show.txt
     diff run.txt show.txt || fail "show prints another environment than run"
 }
 

@@ -40,6 +40,7 @@ static void test_accepts(void **state)
         "init -s 10 --partitions 4 --partition-method hash",
         "init -w oltp-read-only --tables 4",
         "show r.json --intervals",
+        "compare a.json b.json c.json --json --fail-if-worse --seed 1 --margin 5",
         "local start",
         "local stop --dir /tmp/d",
     };
@@ -75,7 +76,9 @@ static void test_refuses(void **state)
         {"show a.json b.json", "expected one result file"},
         {"local status", "--dir DIR is required"},
         {"local restart --dir /tmp/d", "unknown action 'restart'"},
-        {"compare a.json b.json", "unknown command 'compare'"},
+        {"compare a.json", "expected at least two result files"},
+        {"compare --margin 80 a.json b.json", "invalid value for --margin"},
+        {"report a.json", "unknown command 'report'"},
     };
     for (size_t i = 0; i < N_OF(bad); i++) {
         struct err e = {0};
