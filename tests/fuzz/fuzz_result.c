@@ -15,30 +15,6 @@
 #include "stats/hist.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
-/* compare A (the file) with B (the same file labelled B), with few bootstrap resamples. */
-static void use_compare(const uint8_t *data, size_t size, const struct result *a)
-{
-    struct result runs[2];
-    struct err e = {0};
-    runs[0] = *a;
-    if (result_read_text((const char *)data, size, "b.json", &runs[1], &e) < 0)
-        abort(); /* the same text read twice */
-    free(runs[1].label);
-    runs[1].label = xstrdup(a->label && strcmp(a->label, "B") == 0 ? "C" : "B");
-    const char *paths[2] = {"a.json", "b.json"};
-    struct cmp_config cfg = {.seed = 1, .margin = CMP_DEFAULT_MARGIN, .resamples = 20};
-    struct cmp_report rep;
-    if (cmp_compare(runs, paths, 2, &cfg, &rep, &e) == 0) {
-        report_compare_text(devnull, &rep);
-        if (report_compare_json(devnull, &rep, &e) < 0 && e.code == ERR_NONE)
-            abort();
-        cmp_report_free(&rep);
-    } else if (e.code != ERR_INPUT || !e.msg[0]) {
-        abort();
-    }
-    result_free(&runs[1]);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static FILE *devnull;
@@ -70,6 +46,30 @@ static void use_histograms(const struct result *r)
     (void)hist_fraction_below(all, 100000);
     hist_sparse_free(&merged);
     hist_free(all);
+}
+
+/* compare A (the file) with B (the same file labelled B), with few bootstrap resamples. */
+static void use_compare(const uint8_t *data, size_t size, const struct result *a)
+{
+    struct result runs[2];
+    struct err e = {0};
+    runs[0] = *a;
+    if (result_read_text((const char *)data, size, "b.json", &runs[1], &e) < 0)
+        abort(); /* the same text read twice */
+    free(runs[1].label);
+    runs[1].label = xstrdup(a->label && strcmp(a->label, "B") == 0 ? "C" : "B");
+    const char *paths[2] = {"a.json", "b.json"};
+    struct cmp_config cfg = {.seed = 1, .margin = CMP_DEFAULT_MARGIN, .resamples = 20};
+    struct cmp_report rep;
+    if (cmp_compare(runs, paths, 2, &cfg, &rep, &e) == 0) {
+        report_compare_text(devnull, &rep);
+        if (report_compare_json(devnull, &rep, &e) < 0 && e.code == ERR_NONE)
+            abort();
+        cmp_report_free(&rep);
+    } else if (e.code != ERR_INPUT || !e.msg[0]) {
+        abort();
+    }
+    result_free(&runs[1]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
