@@ -12,6 +12,7 @@ int cli_init(int argc, char **argv, struct err *e);
 int cli_run(int argc, char **argv, struct err *e);
 int cli_show(int argc, char **argv, struct err *e);
 int cli_local(int argc, char **argv, struct err *e);
+int cli_report(int argc, char **argv, struct err *e);
 
 /* Top-level usage (pgarena --help). */
 void cli_usage(void);
