@@ -255,7 +255,8 @@ static int check_output(struct run_opts *o, char *fallback, size_t size, struct 
     return 0;
 }
 
-/* Read what the run needs from the server before it starts: the scale and the version. */
+/* Read what the run needs from the server before it starts: the scale and the version, and
+ * the environment the result records. */
 static int prepare_server(struct run_opts *o, struct err *e)
 {
     PGconn *c = pg_connect(&o->conn, e);
@@ -276,6 +277,8 @@ static int prepare_server(struct run_opts *o, struct err *e)
     } else if (o->scale == 0 && (o->scale = atoll(value)) < 1) {
         rc = err_set(e, ERR_INPUT, "run: pgbench_branches is empty (run pgarena init)");
     }
+    if (rc == 0)
+        run_env_before(o, c);
     PQfinish(c);
     return rc;
 }
@@ -315,6 +318,8 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         .connect_per_tx = o->connect_per_tx,
         .progress = print_progress,
         .progress_arg = &tty,
+        .measure_start = run_env_measure_start,
+        .measure_start_arg = o,
     };
     struct engine_result er;
     clock_wall_iso8601(o->started_at, sizeof o->started_at);
@@ -324,6 +329,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         fputs("\n", stderr);
     struct result r;
     run_build_result(o, scripts, &er, &r);
+    run_env_after(o, &er, &r);
     report_text_summary(stdout, &r);
     if (o->per_statement)
         report_text_statements(stdout, &r);
@@ -388,6 +394,7 @@ out_scripts:
     script_set_free(&scripts);
 out_opts:
     free(o.command);
+    run_env_free(&o.env);
     pg_connopts_free(&o.conn);
     return rc;
 }

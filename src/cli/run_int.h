@@ -7,6 +7,7 @@
 #include "engine/engine.h"
 #include "pg/pg.h"
 #include "result/result.h"
+#include "server/server.h"
 #include "workload/builtin.h"
 #include "workload/script.h"
 
@@ -16,6 +17,15 @@
 struct script_spec {
     char kind; /* 'f' or 'b' */
     const char *arg;
+};
+
+/* The environment read around the run (run_env.c). */
+struct run_env {
+    struct srv_env env;
+    int have_env;
+    struct srv_stats before; /* at the start of the measured part */
+    int have_before;
+    time_ns capture_ns; /* time spent reading the server, before and after */
 };
 
 struct run_opts {
@@ -41,6 +51,7 @@ struct run_opts {
     char *command; /* masked */
     char started_at[40];
     char server_version[64];
+    struct run_env env;
 };
 
 /* Fill r from the run (r owns copies of everything). */
@@ -59,5 +70,19 @@ int run_build_scripts(struct run_opts *o, struct script_set *set, struct err *e)
 
 /* Read a whole file into a fresh string (caller frees); -1 with e (ERR_INPUT). */
 int cli_read_file(const char *path, char **out, struct err *e);
+
+/* Before the run, on the setup connection c: the server's environment, and its statistics
+ * unless a warmup comes first. Failures are noted on stderr; the run goes on without. */
+void run_env_before(struct run_opts *o, PGconn *c);
+
+/* The engine's measure_start callback (arg: struct run_opts): after a warmup, read the
+ * statistics on a connection of its own. */
+void run_env_measure_start(void *arg);
+
+/* After the run: read the statistics again on a new connection once the clients' backends
+ * are gone, and fill r's client machine, server, server_stats and warnings. */
+void run_env_after(struct run_opts *o, const struct engine_result *er, struct result *r);
+
+void run_env_free(struct run_env *env);
 
 #endif

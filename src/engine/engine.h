@@ -50,6 +50,10 @@ struct engine_config {
     int connect_per_tx;       /* -C */
     void (*progress)(const struct engine_progress *p, void *arg);
     void *progress_arg;
+    /* With --warmup: called once on the main thread when the measured part begins, while the
+     * clients run (pgarena reads the server's statistics there); NULL: none. */
+    void (*measure_start)(void *arg);
+    void *measure_start_arg;
 };
 
 enum end_reason { END_FINISHED, END_INTERRUPTED, END_SERVER_LOST, END_ERROR };

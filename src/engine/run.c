@@ -157,11 +157,16 @@ static void supervise(struct run *run)
         cfg->progress && cfg->progress_s > 0 ? (time_ns)(cfg->progress_s * NS_PER_S) : 0;
     time_ns last_ns = run->start_ns, next = run->start_ns + period, lost_since = 0;
     uint64_t last[4] = {0};
+    int start_due = cfg->measure_start && cfg->warmup_s > 0;
     pthread_mutex_lock(&run->mu);
     while (run->n_finished < run->n_workers) {
         struct timespec ts;
         time_ns now = clock_now_ns();
         pthread_mutex_unlock(&run->mu);
+        if (start_due && now >= run->start_ns) {
+            start_due = 0;
+            cfg->measure_start(cfg->measure_start_arg);
+        }
         if (period && now >= next) {
             progress_tick(run, now, &last_ns, last);
             while (next <= now)
@@ -172,6 +177,8 @@ static void supervise(struct run *run)
         time_ns wait = 500 * NS_PER_MS;
         if (period && next - clock_now_ns() < wait)
             wait = next - clock_now_ns();
+        if (start_due && run->start_ns - clock_now_ns() < wait)
+            wait = run->start_ns - clock_now_ns();
         deadline(&ts, wait > 0 ? wait : 0);
         pthread_cond_timedwait(&run->cv, &run->mu, &ts);
     }

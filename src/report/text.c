@@ -1,6 +1,7 @@
 #include "report/text.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Latencies print in milliseconds with three decimals, as pgbench prints them. */
 static double ms(double us)
@@ -27,6 +28,69 @@ static void print_spread(FILE *out, const struct result *r)
             (unsigned long long)lo, (unsigned long long)hi, var > 0 ? sqrt(var) : 0.0);
 }
 
+/* The short form of the environment: version and location, the settings changed from
+ * PostgreSQL's defaults, and the run's server statistics in one line. */
+static void print_server(FILE *out, const struct result *r)
+{
+    if (!r->server.version)
+        return;
+    fprintf(out, "server:              PostgreSQL %s", r->server.version);
+    if (r->server.location)
+        fprintf(out, ", %s", r->server.location);
+    if (r->server.rtt_us > 0)
+        fprintf(out, ", round trip %.3f ms", ms(r->server.rtt_us));
+    fputc('\n', out);
+    if (r->server.n_settings > 0) {
+        const char *sep = "";
+        fputs("settings changed:    ", out);
+        for (size_t i = 0; i < r->server.n_settings; i++) {
+            const struct result_setting *st = &r->server.settings[i];
+            if (!st->non_default)
+                continue;
+            fprintf(out, "%s%s=%s", sep, st->name, st->value ? st->value : "");
+            sep = ", ";
+        }
+        fputs(*sep ? "\n" : "none (PostgreSQL's defaults)\n", out);
+    }
+}
+
+static int64_t stat_value(const struct result *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_server_stats; i++)
+        if (r->server_stats[i].known && strcmp(r->server_stats[i].name, name) == 0)
+            return r->server_stats[i].value;
+    return -1;
+}
+
+static void print_server_stats(FILE *out, const struct result *r)
+{
+    if (r->n_server_stats == 0)
+        return;
+    int64_t commits = stat_value(r, "xact_commit"), wal = stat_value(r, "wal_bytes");
+    int64_t checkpoints = stat_value(r, "checkpoints");
+    fputs("server stats:        ", out);
+    if (commits >= 0)
+        fprintf(out, "%lld commits", (long long)commits);
+    else
+        fputs("? commits", out);
+    if (wal >= 0)
+        fprintf(out, ", WAL %.1f MB", (double)wal / (1024.0 * 1024.0));
+    if (checkpoints >= 0)
+        fprintf(out, ", %lld checkpoints", (long long)checkpoints);
+    if (r->cache_hit_ratio >= 0)
+        fprintf(out, ", cache hit %.2f %%", 100 * r->cache_hit_ratio);
+    fputc('\n', out);
+}
+
+static void print_warnings(FILE *out, const struct result *r)
+{
+    for (size_t i = 0; i < r->server.n_warnings; i++) {
+        const struct result_warning *w = &r->server.warnings[i];
+        fprintf(out, "warning:             %s=%s: %s\n", w->setting ? w->setting : "?",
+                w->value ? w->value : "", w->message ? w->message : "");
+    }
+}
+
 void report_text_summary(FILE *out, const struct result *r)
 {
     const struct latency_summary *l = &r->summary.latency_us;
@@ -34,8 +98,7 @@ void report_text_summary(FILE *out, const struct result *r)
             r->workload.name ? r->workload.name : "?", (long long)r->workload.scale);
     if (r->label)
         fprintf(out, "label:               %s\n", r->label);
-    if (r->server.version)
-        fprintf(out, "server:              PostgreSQL %s\n", r->server.version);
+    print_server(out, r);
     fprintf(out, "clients:             %d (threads %d), protocol %s\n", r->options.clients,
             r->options.threads, r->options.protocol ? r->options.protocol : "?");
     if (r->options.rate > 0)
@@ -87,6 +150,8 @@ void report_text_summary(FILE *out, const struct result *r)
             100 * r->summary.under_100ms, 100 * r->summary.under_1000ms,
             100 * r->summary.under_5000ms);
     print_spread(out, r);
+    print_server_stats(out, r);
+    print_warnings(out, r);
 }
 
 void report_text_statements(FILE *out, const struct result *r)

@@ -116,6 +116,93 @@ static void read_statements(const json_t *a, struct result *r)
     }
 }
 
+/* An integer that may be null or absent: -1 then. */
+static int64_t known_int(const json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) && json_integer_value(v) >= 0 ? (int64_t)json_integer_value(v) : -1;
+}
+
+static double known_num(const json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : -1;
+}
+
+static void read_settings(const json_t *s, const json_t *changed, struct result *r)
+{
+    const char *name;
+    json_t *v;
+    r->server.settings = xcalloc(json_object_size(s), sizeof *r->server.settings);
+    json_object_foreach((json_t *)s, name, v)
+    {
+        struct result_setting *st = &r->server.settings[r->server.n_settings++];
+        st->name = xstrdup(name);
+        st->value = json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
+        for (size_t i = 0; i < json_array_size(changed); i++) {
+            const char *c = json_string_value(json_array_get(changed, i));
+            if (c && strcmp(c, name) == 0)
+                st->non_default = 1;
+        }
+    }
+}
+
+static void read_server(const json_t *root, struct result *r)
+{
+    json_t *s = json_object_get(root, "server"), *a;
+    r->server.version = dup_str(s, "version");
+    read_settings(json_object_get(s, "settings"), json_object_get(s, "non_default_settings"), r);
+    r->server.database_size_bytes = known_int(s, "database_size_bytes");
+    r->server.dataset_bytes = known_int(s, "dataset_bytes");
+    a = json_object_get(s, "tables");
+    r->server.tables = xcalloc(json_array_size(a), sizeof *r->server.tables);
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *t = json_array_get(a, i);
+        r->server.tables[r->server.n_tables++] = (struct result_table){
+            dup_str(t, "name"), known_int(t, "bytes"), known_int(t, "index_bytes")};
+    }
+    r->server.location = dup_str(s, "location");
+    json_t *ssl = json_object_get(s, "ssl");
+    r->server.ssl = json_is_boolean(ssl) ? json_is_true(ssl) : -1;
+    r->server.rtt_us = known_num(s, "rtt_us");
+    r->server.capture_ms = known_num(s, "capture_ms");
+    a = json_object_get(s, "warnings");
+    r->server.warnings = xcalloc(json_array_size(a), sizeof *r->server.warnings);
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        json_t *w = json_array_get(a, i);
+        r->server.warnings[r->server.n_warnings++] = (struct result_warning){
+            dup_str(w, "setting"), dup_str(w, "value"), dup_str(w, "message")};
+    }
+}
+
+/* Every integer or null member is a counter; cache_hit_ratio is the one fraction. */
+static void read_server_stats(const json_t *s, struct result *r)
+{
+    const char *name;
+    json_t *v;
+    r->cache_hit_ratio = known_num(s, "cache_hit_ratio");
+    r->server_stats = xcalloc(json_object_size(s), sizeof *r->server_stats);
+    json_object_foreach((json_t *)s, name, v)
+    {
+        if (strcmp(name, "cache_hit_ratio") == 0 || !(json_is_integer(v) || json_is_null(v)))
+            continue;
+        r->server_stats[r->n_server_stats++] = (struct result_stat){
+            xstrdup(name), json_is_integer(v) ? (int64_t)json_integer_value(v) : 0,
+            json_is_integer(v)};
+    }
+}
+
+/* What the machine and the server were: client details, server, server_stats. */
+static void read_environment(const json_t *root, struct result *r)
+{
+    json_t *c = json_object_get(root, "client");
+    r->client.kernel = dup_str(c, "kernel");
+    r->client.cpu_model = dup_str(c, "cpu_model");
+    r->client.distribution = dup_str(c, "distribution");
+    read_server(root, r);
+    read_server_stats(json_object_get(root, "server_stats"), r);
+}
+
 static void read_context(const json_t *root, struct result *r)
 {
     r->label = dup_str(root, "label");
@@ -131,7 +218,7 @@ static void read_context(const json_t *root, struct result *r)
     r->client.libpq_version = dup_str(c, "libpq_version");
     r->client.cpus = (int)count(c, "cpus");
     r->client.memory_bytes = (int64_t)count(c, "memory_bytes");
-    r->server.version = dup_str(json_object_get(root, "server"), "version");
+    read_environment(root, r);
     json_t *w = json_object_get(root, "workload");
     r->workload.name = dup_str(w, "name");
     r->workload.scale = (int64_t)count(w, "scale");
@@ -206,6 +293,29 @@ int result_read(const char *path, struct result *r, struct err *e)
     return rc;
 }
 
+static void result_server_free(struct result *r)
+{
+    free(r->server.version);
+    for (size_t i = 0; i < r->server.n_settings; i++) {
+        free(r->server.settings[i].name);
+        free(r->server.settings[i].value);
+    }
+    free(r->server.settings);
+    for (size_t i = 0; i < r->server.n_tables; i++)
+        free(r->server.tables[i].name);
+    free(r->server.tables);
+    free(r->server.location);
+    for (size_t i = 0; i < r->server.n_warnings; i++) {
+        free(r->server.warnings[i].setting);
+        free(r->server.warnings[i].value);
+        free(r->server.warnings[i].message);
+    }
+    free(r->server.warnings);
+    for (size_t i = 0; i < r->n_server_stats; i++)
+        free(r->server_stats[i].name);
+    free(r->server_stats);
+}
+
 void result_free(struct result *r)
 {
     free(r->label);
@@ -217,7 +327,10 @@ void result_free(struct result *r)
     free(r->client.os);
     free(r->client.pgarena_version);
     free(r->client.libpq_version);
-    free(r->server.version);
+    free(r->client.kernel);
+    free(r->client.cpu_model);
+    free(r->client.distribution);
+    result_server_free(r);
     free(r->workload.name);
     for (size_t i = 0; i < r->workload.n_scripts; i++) {
         free(r->workload.scripts[i].name);

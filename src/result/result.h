@@ -58,6 +58,35 @@ struct result_client {
     uint64_t failed;
 };
 
+/* server.settings: a setting as SHOW prints it, and whether it differs from PostgreSQL's
+ * built-in default (listed in server.non_default_settings). */
+struct result_setting {
+    char *name;
+    char *value;
+    int non_default;
+};
+
+/* server.warnings[]: a setting or fact that makes the numbers lie or the data unsafe. */
+struct result_warning {
+    char *setting;
+    char *value;
+    char *message;
+};
+
+/* server.tables[]: a user table of the benchmark's database, before the run. */
+struct result_table {
+    char *name;
+    int64_t bytes;       /* heap and TOAST */
+    int64_t index_bytes; /* all its indexes */
+};
+
+/* server_stats: one delta over the measured part; known is 0 when it could not be read. */
+struct result_stat {
+    char *name;
+    int64_t value;
+    int known;
+};
+
 struct result {
     char *label;
     char *started_at;
@@ -68,12 +97,29 @@ struct result {
 
     struct {
         char *hostname, *os, *pgarena_version, *libpq_version;
+        char *kernel, *cpu_model, *distribution; /* NULL when unknown */
         int cpus;
         int64_t memory_bytes;
     } client;
     struct {
         char *version;
+        size_t n_settings;
+        struct result_setting *settings;
+        int64_t database_size_bytes; /* -1 unknown */
+        int64_t dataset_bytes;       /* all user tables with indexes; -1 unknown */
+        size_t n_tables;
+        struct result_table *tables;
+        char *location;    /* "local", "remote" or NULL (unknown) */
+        int ssl;           /* -1 unknown */
+        double rtt_us;     /* round trip of a trivial query before the run; < 0 unknown */
+        double capture_ms; /* time spent reading all this, before and after; < 0 unknown */
+        size_t n_warnings;
+        struct result_warning *warnings;
     } server;
+    /* Deltas of the server's statistics over the measured part (n_server_stats == 0: none). */
+    size_t n_server_stats;
+    struct result_stat *server_stats;
+    double cache_hit_ratio; /* of those deltas; < 0 unknown */
     struct {
         char *name;
         int64_t scale;

@@ -199,12 +199,78 @@ static json_t *client_json(const struct result *r)
     set_int(o, "memory_bytes", r->client.memory_bytes);
     set_str(o, "pgarena_version", r->client.pgarena_version);
     set_str(o, "libpq_version", r->client.libpq_version);
+    set_str(o, "kernel", r->client.kernel);
+    set_str(o, "cpu_model", r->client.cpu_model);
+    set_str(o, "distribution", r->client.distribution);
+    return o;
+}
+
+/* Sizes, times and counts below zero mean "unknown" and are written as null. */
+static void set_known_int(json_t *o, const char *key, int64_t v)
+{
+    set(o, key, v >= 0 ? json_integer((json_int_t)v) : json_null());
+}
+
+static void set_known_num(json_t *o, const char *key, double v)
+{
+    set(o, key, v >= 0 ? real(v) : json_null());
+}
+
+static json_t *server_json(const struct result *r)
+{
+    json_t *o = json_object(), *settings = json_object(), *changed = json_array();
+    json_t *tables = json_array(), *warnings = json_array();
+    set_str(o, "version", r->server.version);
+    for (size_t i = 0; i < r->server.n_settings; i++) {
+        const struct result_setting *st = &r->server.settings[i];
+        set_str(settings, st->name, st->value);
+        if (st->non_default)
+            json_array_append_new(changed, str_or_null(st->name));
+    }
+    set(o, "settings", settings);
+    set(o, "non_default_settings", changed);
+    set_known_int(o, "database_size_bytes", r->server.database_size_bytes);
+    set_known_int(o, "dataset_bytes", r->server.dataset_bytes);
+    for (size_t i = 0; i < r->server.n_tables; i++) {
+        json_t *t = json_object();
+        set_str(t, "name", r->server.tables[i].name);
+        set_known_int(t, "bytes", r->server.tables[i].bytes);
+        set_known_int(t, "index_bytes", r->server.tables[i].index_bytes);
+        json_array_append_new(tables, t);
+    }
+    set(o, "tables", tables);
+    set_str(o, "location", r->server.location);
+    set(o, "ssl", r->server.ssl < 0 ? json_null() : json_boolean(r->server.ssl));
+    set_known_num(o, "rtt_us", r->server.rtt_us);
+    set_known_num(o, "capture_ms", r->server.capture_ms);
+    for (size_t i = 0; i < r->server.n_warnings; i++) {
+        json_t *w = json_object();
+        set_str(w, "setting", r->server.warnings[i].setting);
+        set_str(w, "value", r->server.warnings[i].value);
+        set_str(w, "message", r->server.warnings[i].message);
+        json_array_append_new(warnings, w);
+    }
+    set(o, "warnings", warnings);
+    return o;
+}
+
+/* null when no statistics were read at all. */
+static json_t *server_stats_json(const struct result *r)
+{
+    if (r->n_server_stats == 0)
+        return json_null();
+    json_t *o = json_object();
+    for (size_t i = 0; i < r->n_server_stats; i++) {
+        const struct result_stat *st = &r->server_stats[i];
+        set(o, st->name, st->known ? json_integer((json_int_t)st->value) : json_null());
+    }
+    set_known_num(o, "cache_hit_ratio", r->cache_hit_ratio);
     return o;
 }
 
 static json_t *result_json(const struct result *r)
 {
-    json_t *root = json_object(), *server = json_object();
+    json_t *root = json_object();
     set_str(root, "format", RESULT_FORMAT);
     set_int(root, "version", RESULT_VERSION);
     set_str(root, "label", r->label);
@@ -214,8 +280,8 @@ static json_t *result_json(const struct result *r)
     set(root, "complete", json_boolean(r->complete));
     set_str(root, "end_reason", r->end_reason);
     set(root, "client", client_json(r));
-    set_str(server, "version", r->server.version);
-    set(root, "server", server);
+    set(root, "server", server_json(r));
+    set(root, "server_stats", server_stats_json(r));
     set(root, "workload", workload_json(r));
     set(root, "options", options_json(r));
     set(root, "summary", summary_json(r));

@@ -568,6 +568,135 @@ static void test_write_unrepresentable_values(void **state)
     result_free(&expected);
 }
 
+/* The environment: server settings, sizes, tables, warnings, statistics deltas. */
+static void fill_environment(struct result *r)
+{
+    static const char *const settings[][2] = {{"fsync", "off"}, {"shared_buffers", "128MB"}};
+    r->client.kernel = strdup("6.1.0-18-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1");
+    r->client.cpu_model = strdup("AMD EPYC 7B13");
+    r->client.distribution = strdup("Debian GNU/Linux 12 (bookworm)");
+    r->server.n_settings = 2;
+    r->server.settings = calloc(2, sizeof *r->server.settings);
+    for (size_t i = 0; i < 2; i++)
+        r->server.settings[i] =
+            (struct result_setting){strdup(settings[i][0]), strdup(settings[i][1]), i == 0};
+    r->server.database_size_bytes = 5LL << 32;
+    r->server.dataset_bytes = -1;
+    r->server.n_tables = 1;
+    r->server.tables = calloc(1, sizeof *r->server.tables);
+    r->server.tables[0] = (struct result_table){strdup("pgbench_accounts"), 1 << 20, 1 << 18};
+    r->server.location = strdup("remote");
+    r->server.ssl = 1;
+    r->server.rtt_us = 250.5;
+    r->server.capture_ms = 12.25;
+    r->server.n_warnings = 1;
+    r->server.warnings = calloc(1, sizeof *r->server.warnings);
+    r->server.warnings[0] = (struct result_warning){strdup("fsync"), strdup("off"),
+                                                    strdup("a crash can corrupt the database")};
+    r->n_server_stats = 2;
+    r->server_stats = calloc(2, sizeof *r->server_stats);
+    r->server_stats[0] = (struct result_stat){strdup("xact_commit"), 123456, 1};
+    r->server_stats[1] = (struct result_stat){strdup("wal_bytes"), 0, 0};
+    r->cache_hit_ratio = 0.875;
+}
+
+static void assert_environment_equal(const struct result *a, const struct result *b)
+{
+    assert_str(a->client.kernel, b->client.kernel);
+    assert_str(a->client.cpu_model, b->client.cpu_model);
+    assert_str(a->client.distribution, b->client.distribution);
+    assert_int_equal(a->server.n_settings, b->server.n_settings);
+    for (size_t i = 0; i < a->server.n_settings; i++) {
+        assert_str(a->server.settings[i].name, b->server.settings[i].name);
+        assert_str(a->server.settings[i].value, b->server.settings[i].value);
+        assert_int_equal(a->server.settings[i].non_default, b->server.settings[i].non_default);
+    }
+    assert_int_equal(a->server.database_size_bytes, b->server.database_size_bytes);
+    assert_int_equal(a->server.dataset_bytes, b->server.dataset_bytes);
+    assert_int_equal(a->server.n_tables, b->server.n_tables);
+    for (size_t i = 0; i < a->server.n_tables; i++) {
+        assert_str(a->server.tables[i].name, b->server.tables[i].name);
+        assert_int_equal(a->server.tables[i].bytes, b->server.tables[i].bytes);
+        assert_int_equal(a->server.tables[i].index_bytes, b->server.tables[i].index_bytes);
+    }
+    assert_str(a->server.location, b->server.location);
+    assert_int_equal(a->server.ssl, b->server.ssl);
+    assert_double(a->server.rtt_us, b->server.rtt_us);
+    assert_double(a->server.capture_ms, b->server.capture_ms);
+    assert_int_equal(a->server.n_warnings, b->server.n_warnings);
+    for (size_t i = 0; i < a->server.n_warnings; i++) {
+        assert_str(a->server.warnings[i].setting, b->server.warnings[i].setting);
+        assert_str(a->server.warnings[i].value, b->server.warnings[i].value);
+        assert_str(a->server.warnings[i].message, b->server.warnings[i].message);
+    }
+    assert_int_equal(a->n_server_stats, b->n_server_stats);
+    for (size_t i = 0; i < a->n_server_stats; i++) {
+        assert_str(a->server_stats[i].name, b->server_stats[i].name);
+        assert_int_equal(a->server_stats[i].known, b->server_stats[i].known);
+        assert_int_equal(a->server_stats[i].value, b->server_stats[i].value);
+    }
+    assert_double(a->cache_hit_ratio, b->cache_hit_ratio);
+}
+
+static void test_environment_round_trip(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, back;
+    struct err e = {0};
+    fill_result(&r);
+    fill_environment(&r);
+    assert_int_equal(result_write(&r, f->path, &e), 0);
+    if (result_read(f->path, &back, &e) != 0)
+        fail_msg("read back failed: %s", e.msg);
+    assert_result_equal(&r, &back);
+    assert_environment_equal(&r, &back);
+    result_free(&back);
+    result_free(&r);
+
+    /* DESIGN.md's paths: settings{name: value}, warnings[{setting, value, message}], unknown
+     * numbers as null. */
+    json_t *root = json_load_file(f->path, 0, NULL);
+    json_t *server = json_object_get(root, "server"),
+           *stats = json_object_get(root, "server_stats");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(server, "settings"), "shared_buffers")),
+        "128MB");
+    assert_string_equal(
+        json_string_value(json_array_get(json_object_get(server, "non_default_settings"), 0)),
+        "fsync");
+    assert_true(json_is_null(json_object_get(server, "dataset_bytes")));
+    json_t *w = json_array_get(json_object_get(server, "warnings"), 0);
+    assert_string_equal(json_string_value(json_object_get(w, "setting")), "fsync");
+    assert_string_equal(json_string_value(json_object_get(w, "value")), "off");
+    assert_int_equal(json_integer_value(json_object_get(stats, "xact_commit")), 123456);
+    assert_true(json_is_null(json_object_get(stats, "wal_bytes")));
+    json_decref(root);
+}
+
+/* A file without the environment (an earlier pgarena) reads with everything unknown. */
+static void test_environment_absent(void **state)
+{
+    struct fixture *f = *state;
+    struct result r;
+    struct err e = {0};
+    write_text(f->path, "{\"format\": \"pgarena-result\", \"version\": 1, \"server\": "
+                        "{\"version\": \"15.1\"}, \"summary\": {\"transactions\": 1, "
+                        "\"tps\": 1.0, \"latency_us\": {}}, \"intervals\": [], \"histogram\": "
+                        "{\"unit\": \"us\", \"count\": 0, \"min\": 0, \"max\": 0, "
+                        "\"bins\": []}}");
+    if (result_read(f->path, &r, &e) != 0)
+        fail_msg("read failed: %s", e.msg);
+    assert_string_equal(r.server.version, "15.1");
+    assert_int_equal(r.server.n_settings, 0);
+    assert_int_equal(r.server.n_warnings, 0);
+    assert_int_equal(r.n_server_stats, 0);
+    assert_int_equal(r.server.database_size_bytes, -1);
+    assert_int_equal(r.server.ssl, -1);
+    assert_null(r.server.location);
+    assert_true(r.cache_hit_ratio < 0 && r.server.rtt_us < 0);
+    result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -577,6 +706,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_rejects_bad_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_rejects_bad_documents, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_unrepresentable_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_environment_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_environment_absent, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,25 @@
+#ifndef PGARENA_SERVER_SERVER_INT_H
+#define PGARENA_SERVER_SERVER_INT_H
+
+/* Shared inside server/: running a catalog query, reading its values, the client's
+ * addresses. */
+
+#include <stdint.h>
+
+#include "server/server.h"
+
+/* PQexec expecting rows; NULL with e set (the server's message) otherwise. The caller
+ * PQclears the result. */
+PGresult *srv_query(PGconn *c, const char *sql, struct err *e);
+
+/* A value as an integer; -1 when NULL or not a number (sizes and counters are >= 0). */
+int64_t srv_value_int(const PGresult *r, int row, int col);
+
+/* A value as a new string, NULL when NULL. */
+char *srv_value_dup(const PGresult *r, int row, int col);
+
+/* The client's interface addresses as text, in a new array of new strings; returns the
+ * count. */
+size_t srv_own_addresses(char ***out);
+
+#endif

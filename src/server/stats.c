@@ -1,0 +1,154 @@
+#include "server/server.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "server/server_int.h"
+
+/* Server statistics before and after the measured part. Each reading is three small queries
+ * on the caller's connection, so a failing one (a standby has no WAL position, a view moved
+ * between versions) loses only its own counters. */
+
+const char *const srv_stat_names[SRV_N_STATS] = {"xact_commit",
+                                                 "xact_rollback",
+                                                 "blks_hit",
+                                                 "blks_read",
+                                                 "tup_returned",
+                                                 "tup_fetched",
+                                                 "tup_inserted",
+                                                 "tup_updated",
+                                                 "tup_deleted",
+                                                 "deadlocks",
+                                                 "conflicts",
+                                                 "temp_files",
+                                                 "temp_bytes",
+                                                 "wal_bytes",
+                                                 "checkpoints",
+                                                 "checkpoints_timed",
+                                                 "checkpoints_requested",
+                                                 "buffers_checkpoint",
+                                                 "buffers_clean",
+                                                 "buffers_backend"};
+
+/* Run sql and store its one row's columns into the counters listed in slots. */
+static int read_into(PGconn *c, const char *sql, const enum srv_stat *slots, int n,
+                     struct srv_stats *out, struct err *e)
+{
+    PGresult *r = srv_query(c, sql, e);
+    if (!r)
+        return -1;
+    for (int i = 0; i < n && i < PQnfields(r); i++)
+        out->v[slots[i]] = srv_value_int(r, 0, i);
+    PQclear(r);
+    return 0;
+}
+
+static int read_database(PGconn *c, struct srv_stats *out, struct err *e)
+{
+    static const enum srv_stat slots[] = {
+        SRV_XACT_COMMIT, SRV_XACT_ROLLBACK, SRV_BLKS_HIT,    SRV_BLKS_READ,   SRV_TUP_RETURNED,
+        SRV_TUP_FETCHED, SRV_TUP_INSERTED,  SRV_TUP_UPDATED, SRV_TUP_DELETED, SRV_DEADLOCKS,
+        SRV_CONFLICTS,   SRV_TEMP_FILES,    SRV_TEMP_BYTES};
+    return read_into(c,
+                     "SELECT xact_commit, xact_rollback, blks_hit, blks_read, tup_returned, "
+                     "tup_fetched, tup_inserted, tup_updated, tup_deleted, deadlocks, conflicts, "
+                     "temp_files, temp_bytes FROM pg_stat_database "
+                     "WHERE datname = current_database()",
+                     slots, (int)(sizeof slots / sizeof slots[0]), out, e);
+}
+
+/* The WAL position as bytes since 0/0: its difference is the WAL written, by every
+ * database. */
+static int read_wal(PGconn *c, struct srv_stats *out, struct err *e)
+{
+    static const enum srv_stat slots[] = {SRV_WAL_BYTES};
+    return read_into(c,
+                     "SELECT CASE WHEN pg_is_in_recovery() THEN NULL "
+                     "ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') END",
+                     slots, 1, out, e);
+}
+
+static int read_checkpoints(PGconn *c, int version_num, struct srv_stats *out, struct err *e)
+{
+    static const enum srv_stat slots[] = {SRV_CHECKPOINTS_TIMED, SRV_CHECKPOINTS_REQUESTED,
+                                          SRV_BUFFERS_CHECKPOINT, SRV_BUFFERS_CLEAN,
+                                          SRV_BUFFERS_BACKEND};
+    /* PostgreSQL 17 moved checkpoints to pg_stat_checkpointer and backend writes to
+     * pg_stat_io. */
+    const char *sql =
+        version_num >= 170000
+            ? "SELECT k.num_timed, k.num_requested, k.buffers_written, b.buffers_clean, "
+              "(SELECT sum(writes) FROM pg_stat_io WHERE backend_type = 'client backend') "
+              "FROM pg_stat_checkpointer k, pg_stat_bgwriter b"
+            : "SELECT checkpoints_timed, checkpoints_req, buffers_checkpoint, buffers_clean, "
+              "buffers_backend FROM pg_stat_bgwriter";
+    if (read_into(c, sql, slots, (int)(sizeof slots / sizeof slots[0]), out, e) < 0)
+        return -1;
+    int64_t t = out->v[SRV_CHECKPOINTS_TIMED], q = out->v[SRV_CHECKPOINTS_REQUESTED];
+    out->v[SRV_CHECKPOINTS] = t >= 0 && q >= 0 ? t + q : -1;
+    return 0;
+}
+
+int srv_stats_read(PGconn *c, int version_num, struct srv_stats *out, struct err *e)
+{
+    for (int i = 0; i < SRV_N_STATS; i++)
+        out->v[i] = -1;
+    struct err later = {0};
+    int failed = 0;
+    failed += read_database(c, out, e) < 0;
+    failed += read_wal(c, out, failed ? &later : e) < 0;
+    failed += read_checkpoints(c, version_num, out, failed ? &later : e) < 0;
+    return failed;
+}
+
+void srv_stats_flush_own(PGconn *c, int version_num)
+{
+    if (version_num < 150000)
+        return;
+    /* Superusers only by default; a failed call would count as a rollback. */
+    PGresult *r = PQexec(c, "SELECT CASE WHEN has_function_privilege("
+                            "'pg_stat_force_next_flush()', 'EXECUTE') "
+                            "THEN pg_stat_force_next_flush() END");
+    PQclear(r);
+}
+
+void srv_stats_delta(const struct srv_stats *before, const struct srv_stats *after,
+                     struct srv_stats *delta)
+{
+    for (int i = 0; i < SRV_N_STATS; i++) {
+        int64_t a = before->v[i], b = after->v[i];
+        delta->v[i] = a >= 0 && b >= a ? b - a : -1;
+    }
+}
+
+double srv_cache_hit_ratio(const struct srv_stats *d)
+{
+    int64_t hit = d->v[SRV_BLKS_HIT], read = d->v[SRV_BLKS_READ];
+    if (hit < 0 || read < 0 || hit + read == 0)
+        return -1;
+    return (double)hit / (double)(hit + read);
+}
+
+int srv_wait_backends(PGconn *c, int n_other, time_ns timeout_ns)
+{
+    time_ns deadline = clock_now_ns() + timeout_ns;
+    for (;;) {
+        struct err ignored = {0};
+        PGresult *r = srv_query(c,
+                                "SELECT count(*) FROM pg_stat_activity "
+                                "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                                "AND backend_type = 'client backend'",
+                                &ignored);
+        if (!r)
+            return -1;
+        int64_t n = srv_value_int(r, 0, 0);
+        PQclear(r);
+        if (n <= n_other)
+            return 0;
+        if (clock_now_ns() >= deadline)
+            return -1;
+        struct timespec pause = {0, 5 * NS_PER_MS};
+        nanosleep(&pause, NULL);
+    }
+}
