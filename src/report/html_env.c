@@ -2,11 +2,17 @@
 #include "report/html_int.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/mem.h"
 #include "report/fmt.h"
+
+static int same_text(const char *a, const char *b)
+{
+    return (a == NULL) == (b == NULL) && (!a || strcmp(a, b) == 0);
+}
 
 static void push(struct report_env *env, size_t *cap, const char *path, char *value)
 {
@@ -35,6 +41,39 @@ static void push_num(struct report_env *env, size_t *cap, const char *path, doub
     push(env, cap, path, xasprintf("%g", v));
 }
 
+/* Unknown sizes and times are below zero in the model and absent here. */
+static void push_known(struct report_env *env, size_t *cap, const char *path, double v)
+{
+    if (v >= 0)
+        push_num(env, cap, path, v);
+}
+
+static void push_known_int(struct report_env *env, size_t *cap, const char *path, int64_t v)
+{
+    if (v >= 0)
+        push_int(env, cap, path, v);
+}
+
+static void server_from_model(const struct result *r, struct report_env *env, size_t *cap)
+{
+    char path[300];
+    push_str(env, cap, "server.version", r->server.version);
+    for (size_t i = 0; i < r->server.n_settings; i++) {
+        snprintf(path, sizeof path, "server.settings.%s", r->server.settings[i].name);
+        push_str(env, cap, path, r->server.settings[i].value);
+    }
+    for (size_t i = 0; i < r->server.n_settings; i++)
+        if (r->server.settings[i].non_default)
+            push_str(env, cap, "server.non_default_settings", r->server.settings[i].name);
+    push_known_int(env, cap, "server.database_size_bytes", r->server.database_size_bytes);
+    push_known_int(env, cap, "server.dataset_bytes", r->server.dataset_bytes);
+    push_str(env, cap, "server.location", r->server.location);
+    if (r->server.ssl >= 0)
+        push_str(env, cap, "server.ssl", r->server.ssl ? "true" : "false");
+    push_known(env, cap, "server.rtt_us", r->server.rtt_us);
+    push_known(env, cap, "server.capture_ms", r->server.capture_ms);
+}
+
 /* The model's environment, in the order and under the paths of the result file. */
 static void env_from_model(const struct result *r, struct report_env *env, size_t *cap)
 {
@@ -44,7 +83,10 @@ static void env_from_model(const struct result *r, struct report_env *env, size_
     push_int(env, cap, "client.memory_bytes", r->client.memory_bytes);
     push_str(env, cap, "client.pgarena_version", r->client.pgarena_version);
     push_str(env, cap, "client.libpq_version", r->client.libpq_version);
-    push_str(env, cap, "server.version", r->server.version);
+    push_str(env, cap, "client.kernel", r->client.kernel);
+    push_str(env, cap, "client.cpu_model", r->client.cpu_model);
+    push_str(env, cap, "client.distribution", r->client.distribution);
+    server_from_model(r, env, cap);
     push_str(env, cap, "workload.name", r->workload.name);
     push_int(env, cap, "workload.scale", r->workload.scale);
     for (size_t i = 0; i < r->workload.n_scripts; i++) {
@@ -81,20 +123,33 @@ void report_env_free(struct report_env *env)
     memset(env, 0, sizeof *env);
 }
 
-/* Shown elsewhere in the report (warnings, scripts). */
-static int shown_elsewhere(const char *path)
+static int in_list(const char *const *list, const char *path)
 {
-    return strncmp(path, "server.warnings", 15) == 0 || strcmp(path, "workload.scripts.text") == 0;
-}
-
-/* Differ between any two runs without meaning anything, as compare sees it. */
-static int expected_to_differ(const char *path)
-{
-    static const char *const noise[] = {"options.seed", "server.database_size_bytes", NULL};
-    for (const char *const *p = noise; *p; p++)
-        if (strcmp(*p, path) == 0)
+    for (; *list; list++)
+        if (strcmp(*list, path) == 0)
             return 1;
     return 0;
+}
+
+/* Shown elsewhere in the report (warnings, scripts), or detail that the table does not need
+ * (each table's size: dataset_bytes sums them). */
+static int left_out(const char *path)
+{
+    static const char *const paths[] = {"server.warnings.setting",   "server.warnings.value",
+                                        "server.warnings.message",   "workload.scripts.text",
+                                        "server.tables.name",        "server.tables.bytes",
+                                        "server.tables.index_bytes", NULL};
+    return in_list(paths, path);
+}
+
+/* Differ between any two runs without meaning anything: the seed, sizes that grow as a
+ * benchmark writes, and times of the capture itself. */
+static int expected_to_differ(const char *path)
+{
+    static const char *const noise[] = {"options.seed",         "server.database_size_bytes",
+                                        "server.dataset_bytes", "server.rtt_us",
+                                        "server.capture_ms",    NULL};
+    return in_list(noise, path);
 }
 
 /* One row of the table: a path and its value in each run (NULL: absent). */
@@ -130,7 +185,7 @@ static void table_build(struct env_table *t, const struct report_env *envs, size
     for (size_t r = 0; r < n_runs; r++) {
         for (size_t i = 0; i < envs[r].n; i++) {
             const struct report_env_item *it = &envs[r].items[i];
-            if (shown_elsewhere(it->path))
+            if (left_out(it->path))
                 continue;
             struct env_row *row = row_for(t, it->path);
             char *old = row->values[r];
@@ -154,11 +209,9 @@ static int row_differs(const struct env_row *row, size_t n_runs)
 {
     if (expected_to_differ(row->path))
         return 0;
-    for (size_t r = 1; r < n_runs; r++) {
-        const char *a = row->values[0], *b = row->values[r];
-        if ((a == NULL) != (b == NULL) || (a && strcmp(a, b) != 0))
+    for (size_t r = 1; r < n_runs; r++)
+        if (!same_text(row->values[0], row->values[r]))
             return 1;
-    }
     return 0;
 }
 
@@ -168,6 +221,10 @@ static void put_value(struct report_doc *d, const char *path, const char *v)
     size_t len = strlen(path);
     char *end;
     long long bytes = strtoll(v, &end, 10);
+    if (strcmp(v, "null") == 0) { /* the file's way of saying it could not be read */
+        buf_puts(d->out, "<span class=\"meta\">unknown</span>");
+        return;
+    }
     report_escape(d->out, v);
     if (len > 6 && strcmp(path + len - 6, "_bytes") == 0 && *end == '\0' && bytes >= 1024) {
         static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
@@ -247,11 +304,9 @@ static int same_scripts(const struct result *a, const struct result *b)
 {
     if (a->workload.n_scripts != b->workload.n_scripts)
         return 0;
-    for (size_t i = 0; i < a->workload.n_scripts; i++) {
-        const char *x = a->workload.scripts[i].text, *y = b->workload.scripts[i].text;
-        if ((x == NULL) != (y == NULL) || (x && strcmp(x, y) != 0))
+    for (size_t i = 0; i < a->workload.n_scripts; i++)
+        if (!same_text(a->workload.scripts[i].text, b->workload.scripts[i].text))
             return 0;
-    }
     return 1;
 }
 
@@ -280,6 +335,69 @@ static void scripts(struct report_doc *d)
     }
 }
 
+/* The run's statistic of that name, or NULL. */
+static const struct result_stat *stat_of(const struct result *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_server_stats; i++)
+        if (strcmp(r->server_stats[i].name, name) == 0)
+            return &r->server_stats[i];
+    return NULL;
+}
+
+static void stat_cell(struct report_doc *d, const struct result *r, const struct result_stat *st)
+{
+    char n[48], per[48];
+    if (!st || !st->known) {
+        buf_puts(d->out, "<td><span class=\"meta\">unknown</span></td>");
+        return;
+    }
+    buf_printf(d->out, "<td>%s", report_fmt_count(n, sizeof n, (uint64_t)st->value));
+    if (r->summary.transactions > 0 && st->value > 0)
+        buf_printf(d->out, " <span class=\"meta\">(%s/tx)</span>",
+                   report_fmt_num(per, sizeof per,
+                                  (double)st->value / (double)r->summary.transactions, 3));
+    buf_puts(d->out, "</td>");
+}
+
+/* What the server did during the measured part (server_stats), per run. */
+static void server_activity(struct report_doc *d)
+{
+    size_t first = d->in->n;
+    for (size_t r = d->in->n; r-- > 0;)
+        if (d->in->runs[r].n_server_stats > 0)
+            first = r;
+    if (first == d->in->n)
+        return;
+    buf_puts(d->out, "<h3>Server activity during the measured part</h3>\n<div class=\"scroll\">"
+                     "<table class=\"num\"><thead><tr><th>statistic</th>");
+    for (size_t r = 0; r < d->in->n; r++) {
+        buf_puts(d->out, "<th>");
+        report_swatch(d, d->side_of[r]);
+        report_escape(d->out, report_run_label(d, r));
+        buf_puts(d->out, "</th>");
+    }
+    buf_puts(d->out, "</tr></thead><tbody>\n");
+    const struct result *model = &d->in->runs[first];
+    for (size_t i = 0; i < model->n_server_stats; i++) {
+        buf_puts(d->out, "<tr><th>");
+        report_escape(d->out, model->server_stats[i].name);
+        buf_puts(d->out, "</th>");
+        for (size_t r = 0; r < d->in->n; r++)
+            stat_cell(d, &d->in->runs[r], stat_of(&d->in->runs[r], model->server_stats[i].name));
+        buf_puts(d->out, "</tr>\n");
+    }
+    buf_puts(d->out, "<tr><th>cache hit ratio</th>");
+    for (size_t r = 0; r < d->in->n; r++) {
+        char n[32];
+        double ratio = d->in->runs[r].cache_hit_ratio;
+        if (ratio >= 0)
+            buf_printf(d->out, "<td>%s%%</td>", report_fmt_sig(n, sizeof n, 100 * ratio, 4));
+        else
+            buf_puts(d->out, "<td>-</td>");
+    }
+    buf_puts(d->out, "</tr>\n</tbody></table></div>\n");
+}
+
 void report_html_environment(struct report_doc *d)
 {
     struct report_env *envs = xcalloc(d->in->n, sizeof *envs);
@@ -291,6 +409,7 @@ void report_html_environment(struct report_doc *d)
     lead(d, &t);
     table_html(d, &t);
     scripts(d);
+    server_activity(d);
     report_section_end(d);
     table_free(&t);
     for (size_t r = 0; r < d->in->n; r++)
@@ -298,7 +417,22 @@ void report_html_environment(struct report_doc *d)
     free(envs);
 }
 
-/* Warnings about the runs themselves, as <li> items; returns how many. */
+/* Whether an earlier trial of the same setup raised the same warning: say it once. */
+static int said_before(const struct report_doc *d, size_t r, const struct result_warning *w)
+{
+    for (size_t p = 0; p < r; p++) {
+        const struct result *run = &d->in->runs[p];
+        for (size_t k = 0; d->side_of[p] == d->side_of[r] && k < run->server.n_warnings; k++) {
+            const struct result_warning *o = &run->server.warnings[k];
+            if (same_text(o->setting, w->setting) && same_text(o->value, w->value) &&
+                same_text(o->message, w->message))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Warnings about the runs and their servers, as <li> items; returns how many. */
 static size_t run_warnings(struct report_doc *d)
 {
     size_t n = 0;
@@ -315,7 +449,27 @@ static size_t run_warnings(struct report_doc *d)
         buf_puts(d->out, "); its numbers cover only what was measured.</li>\n");
         n++;
     }
-    /* SEAM(issue 6): the server's warnings about its settings (server.warnings[]). */
+    for (size_t r = 0; r < d->in->n; r++) {
+        const struct result *run = &d->in->runs[r];
+        for (size_t k = 0; k < run->server.n_warnings; k++) {
+            const struct result_warning *w = &run->server.warnings[k];
+            if (said_before(d, r, w))
+                continue;
+            n++;
+            buf_puts(d->out, "<li>");
+            report_escape(d->out, report_run_label(d, r));
+            if (w->setting) {
+                buf_puts(d->out, " (<code>");
+                report_escape(d->out, w->setting);
+                buf_puts(d->out, w->value ? " = " : "");
+                report_escape(d->out, w->value);
+                buf_puts(d->out, "</code>)");
+            }
+            buf_puts(d->out, ": ");
+            report_escape(d->out, w->message);
+            buf_puts(d->out, "</li>\n");
+        }
+    }
     return n;
 }
 
