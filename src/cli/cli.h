@@ -6,11 +6,13 @@
 /*
  * The commands. Each parses its own options and returns 0 on success, -1 with e set (main
  * prints "pgarena: MESSAGE" and exits with e->code), or 1 when a run was cut short after its
- * result was written and reported (exit status 1, nothing more to print).
+ * result was written and reported (exit status 1, nothing more to print); compare returns 3
+ * when --fail-if-worse finds a metric worse.
  */
 int cli_init(int argc, char **argv, struct err *e);
 int cli_run(int argc, char **argv, struct err *e);
 int cli_show(int argc, char **argv, struct err *e);
+int cli_compare(int argc, char **argv, struct err *e);
 int cli_local(int argc, char **argv, struct err *e);
 int cli_report(int argc, char **argv, struct err *e);
 

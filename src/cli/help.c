@@ -11,6 +11,7 @@ void cli_usage(void)
           "  pgarena run     [CONN] [-w WORKLOAD] [-c CLIENTS] [-j THREADS] [-T S | -t N]\n"
           "                  [-M simple|extended|prepared] [-P S] [-o RESULT.json] [--local]\n"
           "  pgarena show    RESULT.json [--intervals]\n"
+          "  pgarena compare A.json B.json [MORE.json...] [--json] [--fail-if-worse]\n"
           "  pgarena report  RESULT.json... -o REPORT.html\n"
           "  pgarena local   start|stop|status [--dir DIR]\n"
           "  pgarena --help | --version ; pgarena COMMAND --help\n"

@@ -8,7 +8,7 @@
 
 static const char usage[] = "Usage: pgarena show RESULT.json [--intervals]\n"
                             "\n"
-                            "Print the summary of a result file again.\n"
+                            "Print the summary of a result file again, and its environment.\n"
                             "\n"
                             "      --intervals   also print one line per interval\n";
 
@@ -35,6 +35,7 @@ int cli_show(int argc, char **argv, struct err *e)
     if (result_read(argv[optind], &r, e) < 0)
         return -1;
     report_text_summary(stdout, &r);
+    report_text_environment(stdout, &r);
     if (intervals)
         report_text_intervals(stdout, &r);
     result_free(&r);

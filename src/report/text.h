@@ -11,6 +11,10 @@ void report_text_summary(FILE *out, const struct result *r);
 /* Per-statement latencies (run -r). */
 void report_text_statements(FILE *out, const struct result *r);
 
+/* Where and how the result was measured: times, command, client machine, and any server
+ * settings and warnings the file records (show). */
+void report_text_environment(FILE *out, const struct result *r);
+
 /* One line per interval (show --intervals). */
 void report_text_intervals(FILE *out, const struct result *r);
 

@@ -266,6 +266,7 @@ static int read_root(const json_t *root, const char *path, struct result *r, str
                        "%s: result file version %lld is newer than this pgarena reads (%d)", path,
                        (long long)json_integer_value(version), RESULT_VERSION);
     read_context(root, r);
+    result_env_read(root, r);
     if (read_summary(json_object_get(root, "summary"), r) < 0)
         return err_set(e, ERR_INPUT, "%s: missing or invalid summary", path);
     if (read_intervals(json_object_get(root, "intervals"), r) < 0)
@@ -348,5 +349,6 @@ void result_free(struct result *r)
         free(r->statements[i].sql);
     }
     free(r->statements);
+    result_env_free(r);
     memset(r, 0, sizeof *r);
 }

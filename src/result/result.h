@@ -87,6 +87,14 @@ struct result_stat {
     int known;
 };
 
+/* One scalar of the environment sections (client, server, workload, options) of a file, by
+ * its dotted path ("options.clients", "server.settings.work_mem"). Elements of an array share
+ * the array's path ("server.warnings.message" once per warning). */
+struct result_env_item {
+    char *path;
+    char *value;
+};
+
 struct result {
     char *label;
     char *started_at;
@@ -161,6 +169,10 @@ struct result {
     struct result_client *clients;
     size_t n_statements;
     struct result_statement *statements;
+    /* Filled by result_read only: every environment scalar in file order, so that compare
+     * can diff environments generically, including fields this version does not model. */
+    size_t n_env;
+    struct result_env_item *env;
 };
 
 void result_free(struct result *r);

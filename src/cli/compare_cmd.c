@@ -1,0 +1,107 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/mem.h"
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "compare/compare.h"
+#include "report/compare_out.h"
+#include "result/result.h"
+
+static const char usage[] =
+    "Usage: pgarena compare A.json B.json [MORE.json...] [--json] [--fail-if-worse]\n"
+    "                       [--seed N] [--margin PCT]\n"
+    "\n"
+    "Is B faster than A, by how much, and is it real? Files are grouped into setups by their\n"
+    "label (run --label): files sharing a label are trials of one setup, and the first label\n"
+    "is the baseline A. For throughput, latency p50/p95/p99 and the failure rate it prints A,\n"
+    "B, the change, its 95% confidence interval and a verdict: better, worse,\n"
+    "no-meaningful-difference or inconclusive.\n"
+    "\n"
+    "      --json           print the comparison as JSON\n"
+    "      --fail-if-worse  exit with status 3 when any metric is worse\n"
+    "      --seed N         seed of the bootstrap resampling (default 42)\n"
+    "      --margin PCT     changes within +-PCT %% are no meaningful difference (default 2)\n";
+
+enum { OPT_JSON = 1, OPT_FAIL, OPT_SEED, OPT_MARGIN, OPT_HELP };
+
+struct compare_opts {
+    int json, fail_if_worse;
+    struct cmp_config cfg;
+};
+
+/* Returns 1 when --help was printed. */
+static int parse_options(int argc, char **argv, struct compare_opts *o, struct err *e)
+{
+    static const struct option longopts[] = {{"json", no_argument, NULL, OPT_JSON},
+                                             {"fail-if-worse", no_argument, NULL, OPT_FAIL},
+                                             {"seed", required_argument, NULL, OPT_SEED},
+                                             {"margin", required_argument, NULL, OPT_MARGIN},
+                                             {"help", no_argument, NULL, OPT_HELP},
+                                             {NULL, 0, NULL, 0}};
+    int opt;
+    int64_t seed;
+    double margin;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        switch (opt) {
+        case OPT_JSON:
+            o->json = 1;
+            break;
+        case OPT_FAIL:
+            o->fail_if_worse = 1;
+            break;
+        case OPT_SEED:
+            if (args_int("--seed", optarg, 0, INT64_MAX, &seed, e) < 0)
+                return -1;
+            o->cfg.seed = (uint64_t)seed;
+            break;
+        case OPT_MARGIN:
+            if (args_double("--margin", optarg, 0.1, 50, &margin, e) < 0)
+                return -1;
+            o->cfg.margin = margin / 100;
+            break;
+        case OPT_HELP:
+            fputs(usage, stdout);
+            return 1;
+        default:
+            return args_bad_option("compare", argc, argv, optind, optopt, opt == ':', e);
+        }
+    }
+    if (argc - optind < 2)
+        return err_set(e, ERR_INPUT,
+                       "compare: expected at least two result files (see pgarena compare --help)");
+    return 0;
+}
+
+int cli_compare(int argc, char **argv, struct err *e)
+{
+    struct compare_opts o = {.cfg = {.seed = CMP_DEFAULT_SEED,
+                                     .margin = CMP_DEFAULT_MARGIN,
+                                     .resamples = CMP_RESAMPLES}};
+    int rc = parse_options(argc, argv, &o, e);
+    if (rc != 0)
+        return rc > 0 ? 0 : -1;
+    size_t n = (size_t)(argc - optind), n_read = 0;
+    const char *const *paths = (const char *const *)argv + optind;
+    struct result *runs = xcalloc(n, sizeof *runs);
+    rc = 0;
+    while (n_read < n && rc == 0)
+        if ((rc = result_read(paths[n_read], &runs[n_read], e)) == 0)
+            n_read++;
+    struct cmp_report rep;
+    if (rc == 0 && (rc = cmp_compare(runs, paths, n, &o.cfg, &rep, e)) == 0) {
+        if (o.json)
+            rc = report_compare_json(stdout, &rep, e);
+        else
+            report_compare_text(stdout, &rep);
+        if (rc == 0 && o.fail_if_worse && cmp_any_worse(&rep))
+            rc = 3; /* DESIGN.md: a metric significantly worse */
+        cmp_report_free(&rep);
+    }
+    for (size_t i = 0; i < n_read; i++)
+        result_free(&runs[i]);
+    free(runs);
+    return rc;
+}

@@ -1,0 +1,199 @@
+/* compare's entry: sides from labels, runs as series, one analysis per side against A. */
+#include "compare/compare.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "compare/cmp_int.h"
+
+const char *const cmp_metric_names[CMP_N_METRICS] = {"tps", "latency_p50", "latency_p95",
+                                                     "latency_p99", "failure_rate"};
+
+void cmp_warn(struct cmp_report *rep, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg;
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = xstrdup(fmt);
+    va_end(ap);
+    for (size_t i = 0; i < rep->n_warnings; i++) {
+        if (strcmp(rep->warnings[i], msg) == 0) { /* said once is enough */
+            free(msg);
+            return;
+        }
+    }
+    rep->warnings = xrealloc(rep->warnings, (rep->n_warnings + 1) * sizeof *rep->warnings);
+    rep->warnings[rep->n_warnings++] = msg;
+}
+
+/* A file without a label is a setup of its own, named by its path. */
+static const char *label_of(const struct result *r, const char *path)
+{
+    return r->label && *r->label ? r->label : path;
+}
+
+static void group_sides(const struct result *runs, const char *const *paths, size_t n,
+                        struct cmp_report *rep)
+{
+    rep->sides = xcalloc(n, sizeof *rep->sides);
+    for (size_t i = 0; i < n; i++) {
+        const char *label = label_of(&runs[i], paths[i]);
+        size_t s = 0;
+        while (s < rep->n_sides && strcmp(rep->sides[s].label, label) != 0)
+            s++;
+        struct cmp_side *side = &rep->sides[s];
+        if (s == rep->n_sides) {
+            side->label = xstrdup(label);
+            side->runs = xcalloc(n, sizeof *side->runs);
+            side->paths = xcalloc(n, sizeof *side->paths);
+            rep->n_sides++;
+        }
+        side->runs[side->n_trials] = &runs[i];
+        side->paths[side->n_trials++] = paths[i];
+    }
+}
+
+/* The run's complete intervals as series, and its warm-up. A last interval shorter than the
+ * first is a partial one (the run ended inside it) and is left out (§1). */
+static int prepare_run(struct cmp_run *cr, const struct result *r, const char *path, struct err *e)
+{
+    memset(cr, 0, sizeof *cr);
+    cr->r = r;
+    cr->path = path;
+    size_t n = r->n_intervals;
+    cr->interval_s = n > 0 && r->intervals[0].duration_s > 0 ? r->intervals[0].duration_s : 1;
+    if (n > 1 && r->intervals[n - 1].duration_s < 0.999 * cr->interval_s)
+        n--;
+    if (n == 0)
+        return err_set(e, ERR_INPUT, "%s: no complete interval to compare", path);
+    cr->n = n;
+    cr->tps = xmalloc(n * sizeof *cr->tps);
+    cr->failed = xmalloc(n * sizeof *cr->failed);
+    cr->total = xmalloc(n * sizeof *cr->total);
+    for (size_t t = 0; t < n; t++) {
+        const struct result_interval *it = &r->intervals[t];
+        cr->tps[t] = it->duration_s > 0 ? (double)it->transactions / it->duration_s : it->tps;
+        cr->failed[t] = (double)it->failed;
+        cr->total[t] = (double)(it->transactions + it->failed);
+    }
+    cmp_mser5(cr->tps, n, &cr->mser, NULL, NULL);
+    return 0;
+}
+
+static void free_run(struct cmp_run *cr)
+{
+    free(cr->tps);
+    free(cr->failed);
+    free(cr->total);
+}
+
+/* Warnings about single runs, given once whatever the number of comparisons. */
+static void warn_runs(struct cmp_report *rep, const struct cmp_side_runs *sr)
+{
+    int short_runs = 0;
+    double interval_s = sr[0].runs[0].interval_s;
+    for (size_t s = 0; s < rep->n_sides; s++) {
+        for (size_t i = 0; i < sr[s].n; i++) {
+            const struct cmp_run *r = &sr[s].runs[i];
+            if (!r->r->complete)
+                cmp_warn(rep, "%s: the run was cut short (%s)", r->path,
+                         r->r->end_reason ? r->r->end_reason : "incomplete");
+            if (r->mser.flags & CMP_MSER_UNCERTAIN)
+                cmp_warn(rep,
+                         "%s: steady state uncertain: MSER-5 would cut %.0f s, past half the "
+                         "run (a dip or a slow drift?); a longer run would tell",
+                         r->path, (double)r->mser.d_global * r->interval_s);
+            short_runs |= (r->mser.flags & CMP_MSER_TOO_SHORT) != 0;
+            if (fabs(r->interval_s - interval_s) > 0.01 * interval_s)
+                cmp_warn(rep, "%s: intervals of %g s, not %g s as in %s: windows do not align",
+                         r->path, r->interval_s, interval_s, sr[0].runs[0].path);
+        }
+    }
+    if (short_runs)
+        cmp_warn(rep, "runs shorter than 50 intervals: too short to detect a warm-up, none left "
+                      "out (use run --warmup, or run longer)");
+}
+
+int cmp_compare(const struct result *runs, const char *const *paths, size_t n,
+                const struct cmp_config *cfg, struct cmp_report *out, struct err *e)
+{
+    memset(out, 0, sizeof *out);
+    out->cfg = *cfg;
+    group_sides(runs, paths, n, out);
+    if (out->n_sides == 0) {
+        cmp_report_free(out);
+        return err_set(e, ERR_INPUT, "compare: no result files");
+    }
+    if (out->n_sides < 2) {
+        err_set(e, ERR_INPUT,
+                "compare: every file has the label '%s', so they are trials of one setup: give "
+                "the setups different labels (run --label)",
+                out->sides[0].label);
+        cmp_report_free(out);
+        return -1;
+    }
+    struct cmp_side_runs *sr = xcalloc(out->n_sides, sizeof *sr);
+    int rc = 0;
+    for (size_t s = 0; s < out->n_sides && rc == 0; s++) {
+        sr[s].runs = xcalloc(out->sides[s].n_trials, sizeof *sr[s].runs);
+        for (size_t i = 0; i < out->sides[s].n_trials && rc == 0; i++, sr[s].n++)
+            rc = prepare_run(&sr[s].runs[i], out->sides[s].runs[i], out->sides[s].paths[i], e);
+    }
+    if (rc == 0) {
+        warn_runs(out, sr);
+        out->n_outcomes = out->n_sides - 1;
+        out->outcomes = xcalloc(out->n_outcomes, sizeof *out->outcomes);
+        for (size_t s = 1; s < out->n_sides; s++) {
+            out->outcomes[s - 1].side = s;
+            cmp_analyse(out, &sr[0], &sr[s], &out->outcomes[s - 1]);
+        }
+        for (size_t s = 0; s < out->n_sides; s++)
+            cmp_env_check_side(out, s);
+        for (size_t s = 1; s < out->n_sides; s++)
+            cmp_env_diff(out, s);
+    }
+    for (size_t s = 0; s < out->n_sides; s++) {
+        for (size_t i = 0; i < sr[s].n; i++)
+            free_run(&sr[s].runs[i]);
+        free(sr[s].runs);
+    }
+    free(sr);
+    if (rc < 0)
+        cmp_report_free(out);
+    return rc;
+}
+
+int cmp_any_worse(const struct cmp_report *rep)
+{
+    for (size_t i = 0; i < rep->n_outcomes; i++)
+        for (int k = 0; k < CMP_N_METRICS; k++)
+            if (rep->outcomes[i].metrics[k].verdict == CMP_WORSE)
+                return 1;
+    return 0;
+}
+
+void cmp_report_free(struct cmp_report *rep)
+{
+    for (size_t s = 0; s < rep->n_sides; s++) {
+        free(rep->sides[s].label);
+        free(rep->sides[s].runs);
+        free(rep->sides[s].paths);
+    }
+    free(rep->sides);
+    free(rep->outcomes);
+    for (size_t i = 0; i < rep->n_diffs; i++) {
+        free(rep->diffs[i].path);
+        free(rep->diffs[i].a);
+        free(rep->diffs[i].b);
+    }
+    free(rep->diffs);
+    for (size_t i = 0; i < rep->n_warnings; i++)
+        free(rep->warnings[i]);
+    free(rep->warnings);
+    memset(rep, 0, sizeof *rep);
+}

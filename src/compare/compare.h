@@ -1,0 +1,106 @@
+#ifndef PGARENA_COMPARE_COMPARE_H
+#define PGARENA_COMPARE_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "result/result.h"
+
+/*
+ * Is B faster than A, by how much, and is it real? Result files are grouped into sides by
+ * label (files sharing one are trials of one setup; the first label is the baseline A), and
+ * every other side is compared with A on throughput, latency p50/p95/p99 and failure rate as
+ * COMPARE-METHOD.md describes; what differs between the environments is listed too.
+ * Ownership: struct cmp_report owns everything it points to (cmp_report_free), except the
+ * results and paths it was given, which must outlive it.
+ */
+
+#define CMP_DEFAULT_SEED   42
+#define CMP_DEFAULT_MARGIN 0.02 /* +-2 %: no meaningful difference inside it */
+#define CMP_RESAMPLES      2000 /* bootstrap replicates, fixed so that results are stable */
+
+struct cmp_config {
+    uint64_t seed;
+    double margin; /* relative equivalence margin delta, e.g. 0.02 */
+    int resamples;
+};
+
+enum cmp_metric_id { CMP_TPS, CMP_P50, CMP_P95, CMP_P99, CMP_FAILURE_RATE, CMP_N_METRICS };
+
+/* "tps", "latency_p50", "latency_p95", "latency_p99", "failure_rate" (DESIGN.md). */
+extern const char *const cmp_metric_names[CMP_N_METRICS];
+
+enum cmp_verdict { CMP_BETTER, CMP_WORSE, CMP_NO_DIFFERENCE, CMP_INCONCLUSIVE };
+
+/* "better", "worse", "no-meaningful-difference", "inconclusive". */
+extern const char *const cmp_verdict_names[4];
+
+/* One metric of one comparison. NAN marks what is unknown or undefined. */
+struct cmp_metric {
+    double a, b; /* tps; latency in microseconds; failure rate as a fraction of transactions */
+    double change_pct;              /* of B against A */
+    double ci_low_pct, ci_high_pct; /* 95 % CI of the change */
+    enum cmp_verdict verdict;
+    char detail[200]; /* one line: why this verdict, or what would settle it */
+};
+
+/* A setup: the files that share a label. */
+struct cmp_side {
+    char *label;
+    size_t n_trials;
+    const struct result **runs; /* borrowed */
+    const char **paths;         /* borrowed */
+};
+
+/* The analysis window, common to every run of a comparison. */
+struct cmp_window {
+    double start_s, end_s;                 /* seconds from the measured start */
+    double warmup_a_min_s, warmup_a_max_s; /* warm-up left out, over A's trials */
+    double warmup_b_min_s, warmup_b_max_s;
+    int auto_warmup; /* 0 when the runs were too short to look for a warm-up */
+    size_t block;    /* bootstrap block in intervals (one trial per side), else 0 */
+    double interval_s;
+    double n_eff_a, n_eff_b; /* independent samples the window is worth (one trial) */
+};
+
+/* Side `side` (>= 1) against side 0. */
+struct cmp_outcome {
+    size_t side;
+    struct cmp_window window;
+    struct cmp_metric metrics[CMP_N_METRICS];
+    double mwu_p;     /* Mann-Whitney p on trial throughputs (secondary), NAN with one trial */
+    double mwu_min_p; /* the smallest p these trial counts can give */
+};
+
+/* A path of the environment whose values differ between A and a side. */
+struct cmp_diff {
+    size_t side;
+    char *path;
+    char *a, *b; /* the distinct values of each side joined by ", "; "(absent)" */
+    int unfair;  /* it makes the comparison not like for like (also a warning) */
+};
+
+struct cmp_report {
+    struct cmp_config cfg;
+    size_t n_sides;
+    struct cmp_side *sides;
+    size_t n_outcomes; /* n_sides - 1, in side order */
+    struct cmp_outcome *outcomes;
+    size_t n_diffs;
+    struct cmp_diff *diffs;
+    size_t n_warnings;
+    char **warnings;
+};
+
+/* Compare runs[0..n) (read from paths[0..n)). -1 with e set (ERR_INPUT) when they form fewer
+ * than two sides or a run holds no complete interval; else 0 and out filled. */
+int cmp_compare(const struct result *runs, const char *const *paths, size_t n,
+                const struct cmp_config *cfg, struct cmp_report *out, struct err *e);
+
+/* Whether any metric of any comparison is `worse` (for --fail-if-worse). */
+int cmp_any_worse(const struct cmp_report *rep);
+
+void cmp_report_free(struct cmp_report *rep);
+
+#endif

@@ -1,0 +1,127 @@
+/* From a confidence interval to a verdict word and its one-line detail (COMPARE-METHOD.md §5). */
+#include "compare/cmp_int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+const char *const cmp_verdict_names[4] = {"better", "worse", "no-meaningful-difference",
+                                          "inconclusive"};
+
+enum cmp_class cmp_classify(double l, double u, double null, double lo, double up)
+{
+    if (l > up)
+        return CMP_C_BETTER;
+    if (u < lo)
+        return CMP_C_WORSE;
+    if (l > null && u <= up)
+        return CMP_C_BETTER_NEGLIGIBLE;
+    if (u < null && l >= lo)
+        return CMP_C_WORSE_NEGLIGIBLE;
+    if (l > null)
+        return CMP_C_BETTER_SMALL;
+    if (u < null)
+        return CMP_C_WORSE_SMALL;
+    if (lo <= l && u <= up)
+        return CMP_C_EQUIVALENT;
+    return CMP_C_INCONCLUSIVE;
+}
+
+static void set(struct cmp_metric *m, enum cmp_verdict v, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set(struct cmp_metric *m, enum cmp_verdict v, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    m->verdict = v;
+    vsnprintf(m->detail, sizeof m->detail, fmt, ap);
+    va_end(ap);
+}
+
+/* An inconclusive trial comparison: how many trials per side would settle it (§6), from the
+ * between-run spread, the current estimate and the margin, all on the analysis scale. */
+static void projection(struct cmp_metric *m, const struct cmp_judge *j)
+{
+    const char *noisy = "over %d trials per side needed: too noisy for %s (use a quieter machine, "
+                        "interleave, or widen --margin)";
+    if (j->d <= j->margin) {
+        int eq = cmp_trials_needed(j->spread, j->margin - j->d);
+        if (eq)
+            set(m, CMP_INCONCLUSIVE, "about %d trials per side would show whether it is inside %s",
+                eq, j->margin_text);
+        else
+            set(m, CMP_INCONCLUSIVE, noisy, CMP_MAX_TRIALS, j->margin_text);
+        return;
+    }
+    int dir = cmp_trials_needed(j->spread, j->d);
+    int size = cmp_trials_needed(j->spread, j->d - j->margin);
+    if (!dir)
+        set(m, CMP_INCONCLUSIVE, noisy, CMP_MAX_TRIALS, j->margin_text);
+    else if (!size)
+        set(m, CMP_INCONCLUSIVE,
+            "about %d trials per side would settle the direction (over %d to size it beyond %s)",
+            dir, CMP_MAX_TRIALS, j->margin_text);
+    else if (size == dir)
+        set(m, CMP_INCONCLUSIVE, "about %d trials per side would settle it", dir);
+    else
+        set(m, CMP_INCONCLUSIVE,
+            "about %d trials per side would settle the direction, %d its size beyond %s", dir, size,
+            j->margin_text);
+}
+
+void cmp_judge_metric(struct cmp_metric *m, double l, double u, const struct cmp_judge *j)
+{
+    if (j->hard) {
+        set(m, CMP_INCONCLUSIVE, "%s", j->hard);
+        return;
+    }
+    if (isnan(l) || isnan(u)) {
+        set(m, CMP_INCONCLUSIVE, "no interval could be computed");
+        return;
+    }
+    enum cmp_class c = cmp_classify(l, u, j->null, j->lo, j->up);
+    const char *prov = j->single ? "; provisional: one trial per side" : "";
+    enum cmp_verdict dir = l > j->null ? CMP_BETTER : CMP_WORSE;
+    if (j->cap) {
+        /* Gates make small differences unjudgeable, not a halving of throughput. */
+        if (l > j->gross_up || u < j->gross_lo)
+            set(m, dir, "far beyond run-to-run noise although %s%s", j->cap, prov);
+        else
+            set(m, CMP_INCONCLUSIVE, "%s", j->cap);
+        return;
+    }
+    switch (c) {
+    case CMP_C_BETTER:
+    case CMP_C_WORSE:
+        if (j->single)
+            set(m, dir, "provisional: one trial per side");
+        else
+            set(m, dir, "beyond the %s margin", j->margin_text);
+        return;
+    case CMP_C_BETTER_NEGLIGIBLE:
+    case CMP_C_WORSE_NEGLIGIBLE:
+        set(m, CMP_NO_DIFFERENCE, "real but inside %s%s", j->margin_text, prov);
+        return;
+    case CMP_C_EQUIVALENT:
+        set(m, CMP_NO_DIFFERENCE, "inside %s%s", j->margin_text, prov);
+        return;
+    case CMP_C_BETTER_SMALL:
+    case CMP_C_WORSE_SMALL:
+        /* Within one run the direction is clear, but between-run noise, unknown with one
+         * trial per side, is usually larger than a difference this close to the margin. */
+        if (j->single)
+            set(m, CMP_INCONCLUSIVE, "B %s within these runs, size uncertain; repeat each side",
+                dir == CMP_BETTER ? "better" : "worse");
+        else
+            set(m, dir, "size uncertain: the CI reaches inside %s", j->margin_text);
+        return;
+    default:
+        if (j->single)
+            set(m, CMP_INCONCLUSIVE, "the CI reaches past %s; repeat each side, or run longer",
+                j->margin_text);
+        else
+            projection(m, j);
+        return;
+    }
+}

@@ -1,0 +1,212 @@
+#include "report/compare_out.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#define WIDTH 100
+
+static const char *const metric_titles[CMP_N_METRICS] = {"tps", "latency p50", "latency p95",
+                                                         "latency p99", "failure rate"};
+
+/* A metric's value with its unit; "-" when unknown. */
+static void format_value(char *buf, size_t size, enum cmp_metric_id id, double v)
+{
+    if (isnan(v))
+        snprintf(buf, size, "-");
+    else if (id == CMP_TPS)
+        snprintf(buf, size, "%.1f tps", v);
+    else if (id == CMP_FAILURE_RATE)
+        snprintf(buf, size, "%.3f%%", 100 * v);
+    else
+        snprintf(buf, size, "%.3f ms", v / 1000);
+}
+
+/* Print text indented by indent, wrapped at word boundaries to fit WIDTH columns. */
+static void print_wrapped(FILE *out, const char *lead, int indent, const char *text)
+{
+    int col = fprintf(out, "%*s%s", indent, "", lead);
+    int start = col;
+    while (*text) {
+        size_t word = strcspn(text, " ");
+        if (col > start && col + 1 + (int)word > WIDTH) {
+            col = fprintf(out, "\n%*s", start, "") - 1;
+        } else if (col > start) {
+            fputc(' ', out);
+            col++;
+        }
+        col += fprintf(out, "%.*s", (int)word, text);
+        text += word;
+        text += strspn(text, " ");
+    }
+    fputc('\n', out);
+}
+
+/* "10 s", or "5-20 s" over several trials. */
+static const char *span(char *buf, size_t size, double lo, double hi)
+{
+    if (lo == hi)
+        snprintf(buf, size, "%.0f s", lo);
+    else
+        snprintf(buf, size, "%.0f-%.0f s", lo, hi);
+    return buf;
+}
+
+static void print_window(FILE *out, const struct cmp_report *rep, const struct cmp_outcome *o)
+{
+    const struct cmp_window *w = &o->window;
+    char text[400], wa[40], wb[40];
+    int n = snprintf(text, sizeof text, "%.0f s to %.0f s of every run (%.0f s);", w->start_s,
+                     w->end_s, w->end_s - w->start_s);
+    if (!w->auto_warmup)
+        n += snprintf(text + n, sizeof text - (size_t)n,
+                      " no warm-up detection (runs too short), nothing left out;");
+    else
+        n += snprintf(text + n, sizeof text - (size_t)n, " warm-up left out (MSER-5): A %s, B %s;",
+                      span(wa, sizeof wa, w->warmup_a_min_s, w->warmup_a_max_s),
+                      span(wb, sizeof wb, w->warmup_b_min_s, w->warmup_b_max_s));
+    if (w->block > 0)
+        snprintf(text + n, sizeof text - (size_t)n,
+                 " block bootstrap in blocks of %.0f s, n_eff %.1f / %.1f",
+                 (double)w->block * w->interval_s, w->n_eff_a, w->n_eff_b);
+    else
+        snprintf(text + n, sizeof text - (size_t)n, " trials compared by Welch's t on logs");
+    print_wrapped(out, "window  ", 0, text);
+    (void)rep;
+}
+
+/* A change in percent: one decimal, none from 100 % on (where it means nothing). */
+static int format_pct(char *buf, size_t size, double v)
+{
+    return snprintf(buf, size, fabs(v) < 100 ? "%+.1f%%" : "%+.0f%%", v);
+}
+
+#define ROW "%-12s %13s %13s %9s  %-21s %s\n"
+
+static void print_metric(FILE *out, enum cmp_metric_id id, const struct cmp_metric *m)
+{
+    char a[32], b[32], change[32], ci[64] = "-";
+    format_value(a, sizeof a, id, m->a);
+    format_value(b, sizeof b, id, m->b);
+    if (isnan(m->change_pct))
+        snprintf(change, sizeof change, "-");
+    else
+        format_pct(change, sizeof change, m->change_pct);
+    if (!isnan(m->ci_low_pct) && !isnan(m->ci_high_pct)) {
+        int n = snprintf(ci, sizeof ci, "[");
+        n += format_pct(ci + n, sizeof ci - (size_t)n, m->ci_low_pct);
+        n += snprintf(ci + n, sizeof ci - (size_t)n, ", ");
+        n += format_pct(ci + n, sizeof ci - (size_t)n, m->ci_high_pct);
+        snprintf(ci + n, sizeof ci - (size_t)n, "]");
+    }
+    fprintf(out, ROW, metric_titles[id], a, b, change, ci, cmp_verdict_names[m->verdict]);
+    if (m->detail[0])
+        print_wrapped(out, "", 13, m->detail);
+}
+
+static void print_outcome(FILE *out, const struct cmp_report *rep, const struct cmp_outcome *o)
+{
+    const struct cmp_side *b = &rep->sides[o->side];
+    fprintf(out, "\nB = %s (%zu trial%s) against A = %s\n", b->label, b->n_trials,
+            b->n_trials == 1 ? "" : "s", rep->sides[0].label);
+    print_window(out, rep, o);
+    fprintf(out, "\n" ROW, "metric", "A", "B", "change", "95% CI of change", "verdict");
+    for (int k = 0; k < CMP_N_METRICS; k++)
+        print_metric(out, (enum cmp_metric_id)k, &o->metrics[k]);
+    if (!isnan(o->mwu_p)) {
+        char text[200];
+        snprintf(text, sizeof text,
+                 "secondary: Mann-Whitney p = %.3f on trial throughputs (the smallest p "
+                 "possible with these trial counts is %.3f)",
+                 o->mwu_p, o->mwu_min_p);
+        print_wrapped(out, "", 0, text);
+    }
+}
+
+/* A value for the differences table: one line, cut to width. */
+static void cell(char *buf, size_t width, const char *s)
+{
+    size_t n = 0;
+    for (; s[n] && n + 1 < width; n++)
+        buf[n] = s[n] == '\n' || s[n] == '\t' ? ' ' : s[n];
+    buf[n] = '\0';
+    if (s[n] && n >= 3)
+        memcpy(buf + n - 3, "...", 3);
+}
+
+static void print_diffs(FILE *out, const struct cmp_report *rep)
+{
+    fprintf(out, "\nenvironment differences%s\n", rep->n_diffs ? ":" : ": none recorded");
+    for (size_t i = 0; i < rep->n_diffs; i++) {
+        const struct cmp_diff *d = &rep->diffs[i];
+        char path[31], a[33], b[33];
+        cell(path, sizeof path, d->path);
+        cell(a, sizeof a, d->a);
+        cell(b, sizeof b, d->b);
+        if (rep->n_sides > 2)
+            fprintf(out, "  %-30s %-32s %s: %s%s\n", path, a, rep->sides[d->side].label, b,
+                    d->unfair ? "  !" : "");
+        else
+            fprintf(out, "  %-30s A %-32s B %s%s\n", path, a, b, d->unfair ? "  !" : "");
+    }
+}
+
+void report_compare_text(FILE *out, const struct cmp_report *rep)
+{
+    const struct cmp_side *a = &rep->sides[0];
+    fprintf(out, "compare  A = %s (baseline, %zu trial%s)\n", a->label, a->n_trials,
+            a->n_trials == 1 ? "" : "s");
+    char text[300];
+    snprintf(text, sizeof text,
+             "95%% confidence intervals of B against A; changes within ±%g%% are no meaningful "
+             "difference; %d bootstrap resamples, seed %llu",
+             100 * rep->cfg.margin, rep->cfg.resamples, (unsigned long long)rep->cfg.seed);
+    print_wrapped(out, "method   ", 0, text);
+    for (size_t i = 0; i < rep->n_outcomes; i++)
+        print_outcome(out, rep, &rep->outcomes[i]);
+    print_diffs(out, rep);
+    if (rep->n_warnings)
+        fprintf(out, "\nwarnings:\n");
+    for (size_t i = 0; i < rep->n_warnings; i++)
+        print_wrapped(out, "! ", 2, rep->warnings[i]);
+}
+
+static json_t *number(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *metric_json(const struct cmp_report *rep, const struct cmp_outcome *o, int k)
+{
+    const struct cmp_metric *m = &o->metrics[k];
+    json_t *j = json_object();
+    json_object_set_new(j, "name", json_string(cmp_metric_names[k]));
+    if (rep->n_sides > 2)
+        json_object_set_new(j, "side", json_string(rep->sides[o->side].label));
+    json_object_set_new(j, "a", number(m->a));
+    json_object_set_new(j, "b", number(m->b));
+    json_object_set_new(j, "change_pct", number(m->change_pct));
+    json_object_set_new(j, "ci_low_pct", number(m->ci_low_pct));
+    json_object_set_new(j, "ci_high_pct", number(m->ci_high_pct));
+    json_object_set_new(j, "verdict", json_string(cmp_verdict_names[m->verdict]));
+    json_object_set_new(j, "detail", json_string(m->detail));
+    return j;
+}
+
+int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
+{
+    json_t *metrics = json_array(), *warnings = json_array();
+    for (size_t i = 0; i < rep->n_outcomes; i++)
+        for (int k = 0; k < CMP_N_METRICS; k++)
+            json_array_append_new(metrics, metric_json(rep, &rep->outcomes[i], k));
+    for (size_t i = 0; i < rep->n_warnings; i++)
+        json_array_append_new(warnings, json_string(rep->warnings[i]));
+    json_t *root = json_object();
+    json_object_set_new(root, "metrics", metrics);
+    json_object_set_new(root, "warnings", warnings);
+    int rc = json_dumpf(root, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
+    json_decref(root);
+    if (rc < 0)
+        return err_set(e, ERR_RUNTIME, "compare: cannot write the JSON output");
+    return 0;
+}
