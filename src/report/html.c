@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/mem.h"
+#include "compare/compare.h"
 #include "report/fmt.h"
 #include "report/html_int.h"
 #include "report/svg.h"
@@ -303,15 +304,25 @@ int report_html_write(const struct result *runs, const char *const *paths, size_
                       const char *title, const char *html_path, struct err *e)
 {
     struct report_input in = {.n = n, .runs = runs, .paths = paths, .title = title};
+    struct cmp_report cmp;
+    struct err ce = {0};
     int several = 0;
     for (size_t i = 1; i < n; i++)
         several |= strcmp(label_of(&runs[i], paths[i]), label_of(&runs[0], paths[0])) != 0;
-    if (several) /* SEAM(issue 7): cmp_compare */
-        in.no_cmp_reason = "this pgarena was built without compare";
+    struct cmp_config cfg = {
+        .seed = CMP_DEFAULT_SEED, .margin = CMP_DEFAULT_MARGIN, .resamples = CMP_RESAMPLES};
+    /* A comparison that cannot be made (a run without a complete interval) leaves the rest
+     * of the report as useful as ever: it says why instead. */
+    if (several && cmp_compare(runs, paths, n, &cfg, &cmp, &ce) == 0)
+        in.cmp = &cmp;
+    else if (several)
+        in.no_cmp_reason = ce.msg;
     struct buf out;
     buf_init(&out);
     report_html(&out, &in);
     int rc = write_atomic(html_path, out.data, out.len, e);
     buf_free(&out);
+    if (in.cmp)
+        cmp_report_free(&cmp);
     return rc;
 }

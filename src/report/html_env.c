@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "compare/compare.h"
 #include "report/fmt.h"
 
 static int same_text(const char *a, const char *b)
@@ -109,8 +110,12 @@ void report_env_of(const struct result *r, struct report_env *out)
 {
     size_t cap = 0;
     memset(out, 0, sizeof *out);
-    /* SEAM(issue 7): the environment result_read flattened, when there is one. */
-    env_from_model(r, out, &cap);
+    if (r->n_env == 0) { /* not read from a file: a run's own result */
+        env_from_model(r, out, &cap);
+        return;
+    }
+    for (size_t i = 0; i < r->n_env; i++)
+        push_str(out, &cap, r->env[i].path, r->env[i].value);
 }
 
 void report_env_free(struct report_env *env)
@@ -239,6 +244,16 @@ static void put_value(struct report_doc *d, const char *path, const char *v)
     }
 }
 
+/* Whether compare found that a difference at path makes the comparison not like for like. */
+static int unfair(const struct report_doc *d, const char *path)
+{
+    const struct cmp_report *cmp = d->in->cmp;
+    for (size_t i = 0; cmp && i < cmp->n_diffs; i++)
+        if (cmp->diffs[i].unfair && strcmp(cmp->diffs[i].path, path) == 0)
+            return 1;
+    return 0;
+}
+
 static void table_html(struct report_doc *d, const struct env_table *t)
 {
     buf_puts(d->out, "<div class=\"scroll\"><table class=\"env\"><thead><tr><th>entry</th>");
@@ -258,6 +273,8 @@ static void table_html(struct report_doc *d, const struct env_table *t)
         const struct env_row *row = &t->rows[i];
         buf_printf(d->out, "<tr%s><th>", row_differs(row, t->n_runs) ? " class=\"diff\"" : "");
         report_escape(d->out, row->path);
+        if (unfair(d, row->path))
+            buf_puts(d->out, " <span class=\"verdict v-worse\">not like for like</span>");
         buf_puts(d->out, "</th>");
         for (size_t r = 0; r < t->n_runs; r++) {
             buf_puts(d->out, "<td>");

@@ -226,6 +226,61 @@ static void test_empty_run(void **state)
     free(html);
 }
 
+/* report_html_write into a fresh directory; returns the document (caller frees). */
+static char *write_and_read(const struct result *runs, const char *const *paths, size_t n)
+{
+    char dir[] = "/tmp/pgarena-report-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *out = xasprintf("%s/r.html", dir);
+    struct err e = {0};
+    assert_int_equal(report_html_write(runs, paths, n, NULL, out, &e), 0);
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    struct buf b;
+    buf_init(&b);
+    char chunk[4096];
+    for (size_t got; (got = fread(chunk, 1, sizeof chunk, f)) > 0;)
+        buf_append(&b, chunk, got);
+    fclose(f);
+    unlink(out);
+    rmdir(dir);
+    free(out);
+    return b.data;
+}
+
+static void test_comparison(void **state)
+{
+    (void)state;
+    struct result runs[3];
+    make_run(&runs[0], "A", 1000, 200, 0);
+    make_run(&runs[1], "B", 1500, 100, 0);
+    make_run(&runs[2], "C", 800, 300, 1);
+    const char *paths[] = {"a.json", "b.json", "c.json"};
+    char *html = write_and_read(runs, paths, 3);
+    assert_self_contained(html);
+    /* compare's table for each setup against A: five metrics, each with a verdict. */
+    assert_int_equal(count_of(html, "<table class=\"num cmp\">"), 2);
+    assert_int_equal(count_of(html, "<tr class=\"metric\">"), 10);
+    assert_int_equal(count_of(html, "<td><span class=\"verdict v-"), 10);
+    assert_int_equal(count_of(html, "<td class=\"ci\"><svg"), 8); /* no rate change in A, B */
+    assert_non_null(strstr(html, "<tr class=\"metric\"><th>throughput</th><td>1,039 tps</td>"
+                                 "<td>1,539 tps</td><td>+48.1%</td>"));
+    assert_non_null(strstr(html, "The baseline of the comparison."));
+    assert_int_equal(count_of(html, "<b>Against A:</b>"), 2);
+    assert_int_equal(count_of(html, "<svg class=\"chart\""), 6); /* C failed: failures too */
+    free(html);
+
+    /* A run without an interval cannot be compared: the report says why, and goes on. */
+    runs[1].n_intervals = 0;
+    html = write_and_read(runs, paths, 2);
+    assert_non_null(strstr(html, "<p>No comparison: b.json: no complete interval to compare</p>"));
+    assert_non_null(strstr(html, "id=\"distribution\""));
+    free(html);
+    runs[1].n_intervals = N_INTERVALS;
+    for (int i = 0; i < 3; i++)
+        result_free(&runs[i]);
+}
+
 static void test_write(void **state)
 {
     (void)state;
@@ -269,6 +324,7 @@ int main(void)
         cmocka_unit_test(test_trials_share_a_style),
         cmocka_unit_test(test_environment_differences),
         cmocka_unit_test(test_empty_run),
+        cmocka_unit_test(test_comparison),
         cmocka_unit_test(test_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
