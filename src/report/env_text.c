@@ -28,10 +28,7 @@ void report_text_environment(FILE *out, const struct result *r)
                 (double)r->client.memory_bytes / (1 << 30),
                 r->client.pgarena_version ? r->client.pgarena_version : "?",
                 r->client.libpq_version ? r->client.libpq_version : "?");
-    /* Whatever the file records of the server beyond its version (settings, warnings),
-     * generically: files of later versions may hold more. */
+    /* Every setting the file records, generically: files of later versions may hold more.
+     * (The summary before gives the warnings and the settings changed from the defaults.) */
     print_prefixed(out, r, "server settings:", "server.settings.");
-    for (size_t i = 0; i < r->n_env; i++)
-        if (strcmp(r->env[i].path, "server.warnings.message") == 0)
-            fprintf(out, "server warning:      %s\n", r->env[i].value);
 }
