@@ -434,7 +434,8 @@ void report_html_environment(struct report_doc *d)
     free(envs);
 }
 
-/* Whether an earlier trial of the same setup raised the same warning: say it once. */
+/* Whether an earlier trial of the same setup raised a warning on the same setting and value:
+ * say it once (its message may differ in a measured number, a size). */
 static int said_before(const struct report_doc *d, size_t r, const struct result_warning *w)
 {
     for (size_t p = 0; p < r; p++) {
@@ -442,7 +443,7 @@ static int said_before(const struct report_doc *d, size_t r, const struct result
         for (size_t k = 0; d->side_of[p] == d->side_of[r] && k < run->server.n_warnings; k++) {
             const struct result_warning *o = &run->server.warnings[k];
             if (same_text(o->setting, w->setting) && same_text(o->value, w->value) &&
-                same_text(o->message, w->message))
+                (o->setting || same_text(o->message, w->message)))
                 return 1;
         }
     }
@@ -492,18 +493,24 @@ static size_t run_warnings(struct report_doc *d)
 
 void report_html_warnings(struct report_doc *d)
 {
-    struct buf items, *out = d->out;
-    buf_init(&items);
-    d->out = &items; /* gathered first: an empty list would say nothing */
-    size_t n = run_warnings(d);
-    n += report_cmp_warnings(d);
+    struct buf runs, cmp, *out = d->out;
+    buf_init(&runs);
+    buf_init(&cmp);
+    d->out = &runs; /* gathered first: an empty list would say nothing */
+    size_t n_runs = run_warnings(d);
+    d->out = &cmp;
+    size_t n_cmp = report_cmp_warnings(d);
     d->out = out;
     report_section_begin(d, "warnings", "Warnings");
-    if (n > 0)
-        buf_printf(d->out, "<ul class=\"warn\">\n%s</ul>\n", items.data);
-    else
+    if (n_runs > 0)
+        buf_printf(d->out, "<h3>The runs and their servers</h3>\n<ul class=\"warn\">\n%s</ul>\n",
+                   runs.data);
+    if (n_cmp > 0)
+        buf_printf(d->out, "<h3>The comparison</h3>\n<ul class=\"warn\">\n%s</ul>\n", cmp.data);
+    if (n_runs + n_cmp == 0)
         buf_puts(d->out, "<p>None: every run finished, and nothing about the servers or the "
                          "comparison called for a warning.</p>\n");
     report_section_end(d);
-    buf_free(&items);
+    buf_free(&runs);
+    buf_free(&cmp);
 }

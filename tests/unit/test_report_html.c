@@ -74,6 +74,14 @@ static void make_run(struct result *r, const char *label, double tps, int64_t ba
     hist_free(all);
 }
 
+static void add_warning(struct result *r, const char *setting, const char *value, const char *msg)
+{
+    r->server.warnings =
+        xrealloc(r->server.warnings, (r->server.n_warnings + 1) * sizeof *r->server.warnings);
+    r->server.warnings[r->server.n_warnings++] = (struct result_warning){
+        .setting = xstrdup(setting), .value = xstrdup(value), .message = xstrdup(msg)};
+}
+
 static size_t count_of(const char *s, const char *needle)
 {
     size_t n = 0;
@@ -172,6 +180,10 @@ static void test_trials_share_a_style(void **state)
     make_run(&runs[1], "B", 1100, 200, 0);
     make_run(&runs[2], "A", 1010, 210, 0);
     const char *paths[] = {"a1.json", "b.json", "a2.json"};
+    /* A warning on one setting: once per setup, whatever the numbers in its message. */
+    add_warning(&runs[0], "shared_buffers", "128MB", "the dataset (78.7 MB) fits <in> memory");
+    add_warning(&runs[2], "shared_buffers", "128MB", "the dataset (81.1 MB) fits <in> memory");
+    add_warning(&runs[1], "shared_buffers", "128MB", "the dataset (80.0 MB) fits <in> memory");
     struct report_input in = {.n = 3, .runs = runs, .paths = paths};
     struct buf b;
     buf_init(&b);
@@ -186,6 +198,10 @@ static void test_trials_share_a_style(void **state)
     buf_free(&b);
     char *html = render(runs, paths, 3, NULL, NULL);
     assert_non_null(strstr(html, ">A (2 runs)</text>"));
+    assert_int_equal(count_of(html, "<li>A (<code>shared_buffers = 128MB</code>): the dataset "
+                                    "(78.7 MB) fits &lt;in&gt; memory</li>"),
+                     1);
+    assert_int_equal(count_of(html, "(<code>shared_buffers = 128MB</code>)"), 2);
     /* Environments side by side: a column per run, each trial named by its file. */
     assert_non_null(strstr(html, "a2.json</span></th>"));
     free(html);
