@@ -75,10 +75,12 @@ void report_verdict_sentence(struct report_doc *d, size_t side)
         char change[24], ci[64];
         buf_printf(d->out, "%s%s <span class=\"verdict %s\">%s</span>", k ? "; " : "",
                    metric_titles[k], verdict_class[m->verdict], verdict_text(m->verdict));
-        if (!isnan(m->change_pct))
+        if (!isnan(m->change_pct) && !isnan(m->ci_low_pct) && !isnan(m->ci_high_pct))
             buf_printf(d->out, " (%s, 95%% CI %s)",
                        report_fmt_change(change, sizeof change, m->change_pct),
                        ci_text(ci, sizeof ci, m));
+        else if (!isnan(m->change_pct))
+            buf_printf(d->out, " (%s)", report_fmt_change(change, sizeof change, m->change_pct));
     }
     buf_puts(d->out, ".");
 }
