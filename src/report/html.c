@@ -53,7 +53,7 @@ static const char style[] =
     ".v-none{background:#ececec;color:#333;border-color:#ccc}\n"
     ".v-inconclusive{background:#fff;color:#333;border:1px dashed #888}\n"
     ".run{margin:0 0 .9em}\n"
-    ".run p{margin:.1em 0 0}\n"
+    ".run p,.run ul{margin:.1em 0 0}\n"
     ".warn li{margin:.2em 0}\n"
     "pre{white-space:pre-wrap;font-size:.85em;background:#f6f6f6;padding:8px;margin:.3em 0}\n"
     "footer{margin-top:2.5em;color:#666;font-size:.8em;border-top:1px solid #ddd;"
@@ -124,6 +124,15 @@ void report_swatch(struct report_doc *d, size_t side)
                "aria-hidden=\"true\"><line x1=\"1\" y1=\"5\" x2=\"25\" y2=\"5\" stroke=\"%s\" "
                "stroke-width=\"3\" stroke-dasharray=\"%s\"/></svg>",
                svg_color(side), svg_dash(side));
+}
+
+void report_run_heading(struct report_doc *d, size_t i)
+{
+    const struct report_side *side = &d->sides[d->side_of[i]];
+    buf_puts(d->out, "<tr><th>");
+    report_swatch(d, d->side_of[i]);
+    report_escape(d->out, side->n > 1 ? d->in->paths[i] : side->label);
+    buf_puts(d->out, "</th>");
 }
 
 /* "A vs B vs C", or the one setup's name. */
@@ -208,27 +217,50 @@ static void describe_outcome(struct buf *b, const struct result *r)
                    r->end_reason ? r->end_reason : "incomplete");
 }
 
+/* A setup's runs: one paragraph when it has one run, else the setup once and a line per run
+ * (trials share the setup; compare warns when they do not). */
+static void side_summary(struct report_doc *d, size_t s, struct buf *text)
+{
+    const struct report_side *side = &d->sides[s];
+    buf_puts(d->out, "<div class=\"run\"><h3>");
+    report_swatch(d, s);
+    report_escape(d->out, side->label);
+    buf_puts(d->out, " <span class=\"meta\">");
+    if (side->n > 1)
+        buf_printf(d->out, "%zu runs", side->n);
+    else
+        report_escape(d->out, d->in->paths[side->runs[0]]);
+    buf_puts(d->out, "</span></h3><p>");
+    buf_reset(text);
+    describe_setup(text, &d->in->runs[side->runs[0]]);
+    if (side->n == 1)
+        describe_outcome(text, &d->in->runs[side->runs[0]]);
+    report_escape(d->out, text->data);
+    report_verdict_sentence(d, s);
+    buf_puts(d->out, "</p>\n");
+    if (side->n > 1) {
+        buf_puts(d->out, "<ul>\n");
+        for (size_t k = 0; k < side->n; k++) {
+            buf_reset(text);
+            describe_outcome(text, &d->in->runs[side->runs[k]]);
+            buf_puts(d->out, "<li>");
+            report_escape(d->out, d->in->paths[side->runs[k]]);
+            buf_puts(d->out, ": ");
+            report_escape(d->out, text->data);
+            buf_puts(d->out, "</li>\n");
+        }
+        buf_puts(d->out, "</ul>\n");
+    }
+    buf_puts(d->out, "</div>\n");
+}
+
 static void summary(struct report_doc *d)
 {
     report_section_begin(d, "summary", "Summary");
     struct buf text;
     buf_init(&text);
-    for (size_t i = 0; i < d->in->n; i++) {
-        const struct result *r = &d->in->runs[i];
-        buf_puts(d->out, "<div class=\"run\"><h3>");
-        report_swatch(d, d->side_of[i]);
-        report_escape(d->out, report_run_label(d, i));
-        buf_puts(d->out, " <span class=\"meta\">");
-        report_escape(d->out, d->in->paths[i]);
-        buf_puts(d->out, "</span></h3><p>");
-        buf_reset(&text);
-        describe_setup(&text, r);
-        describe_outcome(&text, r);
-        report_escape(d->out, text.data);
-        if (d->sides[d->side_of[i]].runs[0] == i) /* once per setup */
-            report_verdict_sentence(d, d->side_of[i]);
-        buf_puts(d->out, "</p></div>\n");
-    }
+    for (size_t s = 0; s < d->n_sides; s++)
+        side_summary(d, s, &text);
     buf_free(&text);
     report_section_end(d);
 }

@@ -136,7 +136,7 @@ static void over_time_chart(struct report_doc *d, enum over_time what, const cha
         }
     }
     int latency = what != OT_TPS && what != OT_FAILED;
-    struct svg_axis x = {.lo = -warmup_s, .hi = end_s, .title = "time (s)", .max_ticks = 8};
+    struct svg_axis x = {.lo = -warmup_s, .hi = end_s, .title = "time (s)", .max_ticks = 10};
     struct svg_axis y = {.lo = 0,
                          .hi = top > 0 ? top : 1,
                          .fmt = latency ? SVG_FMT_LATENCY : SVG_FMT_NUMBER,
@@ -191,7 +191,7 @@ void report_html_over_time(struct report_doc *d)
 /* The percentiles of each run as a table beside the plot. */
 static void percentile_table(struct report_doc *d)
 {
-    static const char *const heads[] = {"p50", "p90", "p95", "p99", "p99.9", "max"};
+    static const char *const heads[] = {"p50", "p90", "p99", "p99.9", "max"};
     buf_puts(d->out, "<div class=\"fig\"><h3>Percentiles</h3><div class=\"scroll\">"
                      "<table class=\"num\"><thead><tr><th>run</th>");
     for (size_t k = 0; k < sizeof heads / sizeof *heads; k++)
@@ -199,12 +199,9 @@ static void percentile_table(struct report_doc *d)
     buf_puts(d->out, "</tr></thead><tbody>\n");
     for (size_t i = 0; i < d->in->n; i++) {
         const struct latency_summary *l = &d->in->runs[i].summary.latency_us;
-        double v[] = {l->p50, l->p90, l->p95, l->p99, l->p999, l->max};
+        double v[] = {l->p50, l->p90, l->p99, l->p999, l->max};
         char text[48];
-        buf_puts(d->out, "<tr><th>");
-        report_swatch(d, d->side_of[i]);
-        report_escape(d->out, report_run_label(d, i));
-        buf_puts(d->out, "</th>");
+        report_run_heading(d, i);
         for (size_t k = 0; k < sizeof v / sizeof *v; k++)
             buf_printf(d->out, "<td>%s</td>", report_fmt_latency(text, sizeof text, v[k]));
         buf_puts(d->out, "</tr>\n");
@@ -291,10 +288,7 @@ static void failure_table(struct report_doc *d)
     for (size_t i = 0; i < d->in->n; i++) {
         const struct result *r = &d->in->runs[i];
         char text[48];
-        buf_puts(d->out, "<tr><th>");
-        report_swatch(d, d->side_of[i]);
-        report_escape(d->out, report_run_label(d, i));
-        buf_puts(d->out, "</th>");
+        report_run_heading(d, i);
         for (int k = 0; k < RESULT_N_ERRORS; k++)
             buf_printf(d->out, "<td>%s</td>",
                        report_fmt_count(text, sizeof text, r->summary.errors[k]));

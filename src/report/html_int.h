@@ -45,6 +45,10 @@ void report_section_end(struct report_doc *d);
 /* A coloured line swatch for side s, as the charts draw it (inline SVG). */
 void report_swatch(struct report_doc *d, size_t side);
 
+/* A table row's heading for run i: its swatch and setup, or its file for one of several
+ * trials of a setup. Opens the row: "<tr><th>...</th>". */
+void report_run_heading(struct report_doc *d, size_t i);
+
 /* Charts (html_charts.c). */
 
 struct report_point {
