@@ -25,7 +25,7 @@ void report_escape(struct buf *b, const char *s)
             buf_puts(b, "&#39;");
             break;
         default:
-            if (c >= 0x20 || c == '\t' || c == '\n')
+            if ((c >= 0x20 && c != 0x7f) || c == '\t' || c == '\n')
                 buf_putc(b, (char)c);
         }
     }
