@@ -93,7 +93,8 @@ build/fuzz/fuzz_script: tests/fuzz/fuzz_script.c $(LIB_SRC)
 fuzz: build/fuzz/fuzz_script
 	@mkdir -p build/fuzz/corpus_script
 	cd build/fuzz && ./fuzz_script -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=5 \
-	    -print_final_stats=1 corpus_script ../../tests/fuzz/corpus_script >fuzz_script.log 2>&1; \
+	    -print_final_stats=1 corpus_script ../../tests/fuzz/corpus_script ../../examples \
+	    >fuzz_script.log 2>&1; \
 	    rc=$$?; tail -n 25 fuzz_script.log; exit $$rc
 
 format:

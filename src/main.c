@@ -1,4 +1,5 @@
 /* pgarena: dispatch to a command and map its error to the exit status. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,9 @@ static const struct command commands[] = {
 
 int main(int argc, char **argv)
 {
+    /* A write over a file-size limit fails with EFBIG and is reported like any failed write
+     * (the result file is never left half-written) instead of killing the process. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         cli_usage();

@@ -2,6 +2,8 @@
 # Start or stop the tests' scratch PostgreSQL, independent of the code under test.
 #   tests/pg-harness.sh start DIR   -> prints the conninfo; server on a unix socket in DIR
 #   tests/pg-harness.sh stop DIR    -> stops it and removes DIR
+# and, for fault tests: halt DIR (immediate shutdown, keeps DIR), resume DIR (start it again),
+# freeze DIR / thaw DIR (SIGSTOP / SIGCONT the postmaster and every backend: a hung server).
 set -eu
 action=$1
 dir=$2
@@ -32,8 +34,21 @@ stop)
     fi
     rm -rf "$dir"
     ;;
+halt)
+    as_pg "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null
+    ;;
+resume)
+    as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+        -o "-k $dir -c listen_addresses='' -p 5432 -c max_connections=120" start >/dev/null
+    ;;
+freeze|thaw)
+    pm=$(head -n 1 "$dir/data/postmaster.pid")
+    sig=STOP
+    [ "$action" = thaw ] && sig=CONT
+    kill -$sig "$pm" $(pgrep -P "$pm")
+    ;;
 *)
-    echo "usage: $0 start|stop DIR" >&2
+    echo "usage: $0 start|stop|halt|resume|freeze|thaw DIR" >&2
     exit 2
     ;;
 esac

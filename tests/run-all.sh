@@ -44,7 +44,7 @@ else
         for name in $(grep -oE '^test_[a-z0-9_]+' "$f"); do
             log=$(mktemp /tmp/pgarena-testlog-XXXXXX)
             start=$(date +%s)
-            ( set -e; . tests/integration/lib.sh; . "$f"; lib_setup; "$name"; lib_teardown ) >"$log" 2>&1
+            ( set -e; . tests/integration/lib.sh; . "$f"; lib_setup; trap lib_teardown EXIT; "$name" ) >"$log" 2>&1
             rc=$?
             secs=$(( $(date +%s) - start ))
             if [ $rc -eq 0 ]; then

@@ -7,7 +7,8 @@ void cli_usage(void)
     fputs("pgarena: PostgreSQL benchmark tool\n"
           "\n"
           "Usage:\n"
-          "  pgarena init    [CONN] [-w WORKLOAD] [-s SCALE] [-j JOBS] [--local]\n"
+          "  pgarena init    [CONN] [-w WORKLOAD] [-s SCALE | --tables N --table-size ROWS]\n"
+          "                  [--partitions N] [-j JOBS] [--force] [--local]\n"
           "  pgarena run     [CONN] [-w WORKLOAD] [-c CLIENTS] [-j THREADS] [-T S | -t N]\n"
           "                  [-M simple|extended|prepared] [-P S] [-o RESULT.json] [--local]\n"
           "  pgarena show    RESULT.json [--intervals]\n"
@@ -16,7 +17,9 @@ void cli_usage(void)
           "  pgarena local   start|stop|status [--dir DIR]\n"
           "  pgarena --help | --version ; pgarena COMMAND --help\n"
           "\n"
-          "Workloads: tpcb-like (default), simple-update, select-only.\n"
+          "Workloads: tpcb-like (default), simple-update, select-only (pgbench's);\n"
+          "           oltp-read-write, oltp-read-only, oltp-point-select, oltp-write-only\n"
+          "           (sysbench's).\n"
           "Try: pgarena run --local   (a complete benchmark against a scratch server)\n",
           stdout);
 }

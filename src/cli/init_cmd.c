@@ -12,17 +12,27 @@
 #include "workload/load.h"
 
 static const char usage[] =
-    "Usage: pgarena init [CONN] [-w WORKLOAD | -f INIT.sql] [-s SCALE] [-j JOBS] [--seed N] [--local] [-q]\n"
+    "Usage: pgarena init [CONN] [-w WORKLOAD | -f INIT.sql] [-s SCALE] [--partitions N]\n"
+    "                    [--partition-method range|hash] [--tables N] [--table-size ROWS]\n"
+    "                    [-j JOBS] [--seed N] [--force] [--local] [-q]\n"
     "\n"
-    "Create and load a workload's tables (pgbench's tables for tpcb-like, simple-update and\n"
-    "select-only), then build primary keys and VACUUM ANALYZE.\n"
+    "Create and load a workload's tables over several connections at once, then VACUUM\n"
+    "ANALYZE them and build their keys and indexes. Only the workload's own tables are\n"
+    "dropped and recreated; a table of one of their names in another shape is an error.\n"
     "\n"
-    "  -w, --workload NAME   tpcb-like (default), simple-update, select-only\n"
+    "  -w, --workload NAME   tpcb-like (default), simple-update, select-only: pgbench's tables;\n"
+    "                        oltp-read-write, oltp-read-only, oltp-point-select,\n"
+    "                        oltp-write-only: sysbench's tables sbtest1..N\n"
     "  -f, --file FILE       run an init script (pgbench's language) instead of a workload's\n"
     "                        loader; :scale is -s\n"
     "  -s, --scale N         pgbench scale: N branches, 10*N tellers, 100000*N accounts\n"
-    "  -j, --jobs N          connections to load with (default 1)\n"
-    "      --seed N          seed for generated data\n"
+    "      --partitions N    partition pgbench_accounts into N partitions (as pgbench)\n"
+    "      --partition-method range|hash   (default range)\n"
+    "      --tables N        sysbench tables (default 1)\n"
+    "      --table-size ROWS rows per sysbench table (default 10000)\n"
+    "  -j, --jobs N          connections to load with (default: the number of CPUs)\n"
+    "      --seed N          seed for generated data (sysbench's tables)\n"
+    "      --force           replace same-named tables even if not in the expected shape\n"
     "      --local           load into a scratch server (started and removed afterwards)\n"
     "  -q, --quiet           no progress line\n"
     "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
@@ -30,47 +40,56 @@ static const char usage[] =
 struct progress_state {
     time_ns start, last;
     int tty;
+    int64_t last_done; /* the count last printed, in last_phase: ends are printed once */
+    const char *last_phase;
 };
 
 static void print_progress(const struct load_progress *p, void *arg)
 {
     struct progress_state *ps = arg;
     time_ns now = clock_now_ns();
-    int done = p->rows_done >= p->rows_total && strcmp(p->phase, "load") == 0;
+    int load = strcmp(p->phase, "load") == 0;
+    int end = load ? p->rows_done >= p->rows_total : p->steps_done >= p->steps_total;
+    int64_t done = load ? p->rows_done : p->steps_done;
+    if (end && ps->last_phase && strcmp(ps->last_phase, p->phase) == 0 && ps->last_done == done)
+        return;
     /* Off a terminal, one line per second is plenty for a log. */
-    if (!ps->tty && !done && now - ps->last < NS_PER_S)
+    if (!ps->tty && !end && now - ps->last < NS_PER_S)
         return;
     ps->last = now;
+    ps->last_phase = p->phase;
+    ps->last_done = done;
     double elapsed = (double)(now - ps->start) / NS_PER_S;
-    double frac = p->rows_total > 0 ? (double)p->rows_done / (double)p->rows_total : 1.0;
-    double remaining = frac > 0 ? elapsed / frac - elapsed : 0;
-    if (strcmp(p->phase, "load") != 0) {
-        fprintf(stderr, "%s%s (elapsed %.1f s)%s", ps->tty ? "\r\033[K" : "",
-                strcmp(p->phase, "keys") == 0 ? "creating primary keys" : "vacuum analyze", elapsed,
-                ps->tty ? "" : "\n");
+    const char *lead = ps->tty ? "\r\033[K" : "", *tail = ps->tty ? "" : "\n";
+    if (!load) {
+        fprintf(stderr, "%svacuum, keys and indexes: %d of %d done (elapsed %.1f s)%s", lead,
+                p->steps_done, p->steps_total, elapsed, tail);
         return;
     }
+    double frac = p->rows_total > 0 ? (double)p->rows_done / (double)p->rows_total : 1.0;
+    double remaining = frac > 0 ? elapsed / frac - elapsed : 0;
     fprintf(stderr,
-            "%s%lld of %lld rows (%.0f %%), %.0f rows/s, elapsed %.1f s, remaining %.1f s%s",
-            ps->tty ? "\r\033[K" : "", (long long)p->rows_done, (long long)p->rows_total,
-            100.0 * frac, elapsed > 0 ? (double)p->rows_done / elapsed : 0.0, elapsed, remaining,
-            ps->tty ? "" : "\n");
+            "%s%lld of %lld rows (%.0f %%), %.0f rows/s, elapsed %.1f s, remaining %.1f s%s", lead,
+            (long long)p->rows_done, (long long)p->rows_total, 100.0 * frac,
+            elapsed > 0 ? (double)p->rows_done / elapsed : 0.0, elapsed, remaining, tail);
 }
 
-int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl, int64_t scale,
-              int64_t jobs, uint64_t seed, int quiet, struct err *e)
+static void print_notice(const char *message, void *arg)
 {
-    struct progress_state ps = {clock_now_ns(), 0, isatty(2)};
-    struct load_options opt = {
-        .scale = (int)scale,
-        .jobs = (int)jobs,
-        .seed = seed,
-        .progress = quiet ? NULL : print_progress,
-        .progress_arg = &ps,
-        .stop_requested = &session_interrupted,
-    };
-    (void)wl; /* every built-in so far uses pgbench's dataset */
-    int rc = load_pgbench(conn, &opt, e);
+    (void)arg;
+    fprintf(stderr, "%s\n", message);
+}
+
+int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl,
+              struct load_options *opt, int quiet, struct err *e)
+{
+    struct progress_state ps = {clock_now_ns(), 0, isatty(2), -1, NULL};
+    opt->progress = quiet ? NULL : print_progress;
+    opt->progress_arg = &ps;
+    opt->notice = quiet ? NULL : print_notice;
+    opt->stop_requested = &session_interrupted;
+    int rc =
+        wl->dataset == DATASET_SYSBENCH ? load_sysbench(conn, opt, e) : load_pgbench(conn, opt, e);
     if (!quiet && ps.tty)
         fputs("\n", stderr);
     if (rc == 0 && !quiet)
@@ -78,81 +97,194 @@ int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl,
     return rc;
 }
 
-int cli_init(int argc, char **argv, struct err *e)
+int init_default_jobs(void)
 {
-    static const struct option longopts[] = {{"workload", required_argument, NULL, 'w'},
-                                             {"scale", required_argument, NULL, 's'},
-                                             {"jobs", required_argument, NULL, 'j'},
-                                             {"seed", required_argument, NULL, 1},
-                                             {"local", no_argument, NULL, 2},
-                                             {"quiet", no_argument, NULL, 'q'},
-                                             {"help", no_argument, NULL, 3},
-                                             {"host", required_argument, NULL, 'h'},
-                                             {"port", required_argument, NULL, 'p'},
-                                             {"username", required_argument, NULL, 'U'},
-                                             {"file", required_argument, NULL, 'f'},
-                                             {NULL, 0, NULL, 0}};
-    const char *init_file = NULL;
-    struct pg_connopts conn = {0};
-    const char *workload = "tpcb-like";
-    int64_t scale = 1, jobs = 1, seed = 0;
-    int local = 0, quiet = 0, opt, rc = -1;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
+enum {
+    OPT_SEED = 1,
+    OPT_LOCAL,
+    OPT_HELP,
+    OPT_PARTITIONS,
+    OPT_PARTITION_METHOD,
+    OPT_TABLES,
+    OPT_TABLE_SIZE,
+    OPT_FORCE
+};
+
+/* What init was asked, before it is checked against the workload. */
+struct init_opts {
+    struct pg_connopts conn;
+    const char *workload;
+    const char *init_file; /* -f */
+    struct load_options load;
+    int local, quiet;
+    int got_scale, got_partitions, got_method, got_tables, got_size;
+};
+
+/* The options about the dataset's size and shape; 1 if opt was one, -1 on a bad value. */
+static int parse_size_option(int opt, const char *arg, struct init_opts *o, struct err *e)
+{
+    int64_t v = 0;
+    int rc = 1;
+    switch (opt) {
+    case 's':
+        rc = args_int("-s", arg, 1, 1000000, &v, e) < 0 ? -1 : (o->load.scale = (int)v, 1);
+        o->got_scale = 1;
+        break;
+    case OPT_PARTITIONS:
+        rc = args_int("--partitions", arg, 0, 100000, &v, e) < 0 ? -1
+                                                                 : (o->load.partitions = (int)v, 1);
+        o->got_partitions = 1;
+        break;
+    case OPT_PARTITION_METHOD:
+        if (strcmp(arg, "range") != 0 && strcmp(arg, "hash") != 0)
+            return err_set(e, ERR_INPUT,
+                           "invalid value for --partition-method: '%s' (expected range or hash)",
+                           arg);
+        o->load.partition_method = strcmp(arg, "hash") == 0 ? LOAD_PART_HASH : LOAD_PART_RANGE;
+        o->got_method = 1;
+        break;
+    case OPT_TABLES:
+        rc = args_int("--tables", arg, 1, 100000, &v, e) < 0 ? -1 : (o->load.tables = (int)v, 1);
+        o->got_tables = 1;
+        break;
+    case OPT_TABLE_SIZE:
+        rc = args_int("--table-size", arg, 1, INT32_MAX, &o->load.table_size, e) < 0 ? -1 : 1;
+        o->got_size = 1;
+        break;
+    default:
+        return 0;
+    }
+    return rc;
+}
+
+/* Returns 1 when --help was printed. */
+static int parse_options(int argc, char **argv, struct init_opts *o, struct err *e)
+{
+    static const struct option longopts[] = {
+        {"workload", required_argument, NULL, 'w'},
+        {"scale", required_argument, NULL, 's'},
+        {"jobs", required_argument, NULL, 'j'},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"local", no_argument, NULL, OPT_LOCAL},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"partitions", required_argument, NULL, OPT_PARTITIONS},
+        {"partition-method", required_argument, NULL, OPT_PARTITION_METHOD},
+        {"tables", required_argument, NULL, OPT_TABLES},
+        {"table-size", required_argument, NULL, OPT_TABLE_SIZE},
+        {"force", no_argument, NULL, OPT_FORCE},
+        {"host", required_argument, NULL, 'h'},
+        {"port", required_argument, NULL, 'p'},
+        {"username", required_argument, NULL, 'U'},
+        {"file", required_argument, NULL, 'f'},
+        {NULL, 0, NULL, 0}};
+    int opt;
+    int64_t v;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":w:s:j:qh:p:U:f:", longopts, NULL)) != -1) {
-        if (args_conn_option(opt, optarg, &conn))
+        if (args_conn_option(opt, optarg, &o->conn))
+            continue;
+        int rc = parse_size_option(opt, optarg, o, e);
+        if (rc < 0)
+            return -1;
+        if (rc > 0)
             continue;
         switch (opt) {
         case 'w':
-            workload = optarg;
+            o->workload = optarg;
             break;
         case 'f':
-            init_file = optarg;
-            break;
-        case 's':
-            if (args_int("-s", optarg, 1, 1000000, &scale, e) < 0)
-                goto out;
+            o->init_file = optarg;
             break;
         case 'j':
-            if (args_int("-j", optarg, 1, 1024, &jobs, e) < 0)
-                goto out;
+            if (args_int("-j", optarg, 1, 1024, &v, e) < 0)
+                return -1;
+            o->load.jobs = (int)v;
             break;
-        case 1:
-            if (args_int("--seed", optarg, 0, INT64_MAX, &seed, e) < 0)
-                goto out;
+        case OPT_SEED:
+            if (args_int("--seed", optarg, 0, INT64_MAX, &v, e) < 0)
+                return -1;
+            o->load.seed = (uint64_t)v;
             break;
-        case 2:
-            local = 1;
+        case OPT_FORCE:
+            o->load.force = 1;
+            break;
+        case OPT_LOCAL:
+            o->local = 1;
             break;
         case 'q':
-            quiet = 1;
+            o->quiet = 1;
             break;
-        case 3:
+        case OPT_HELP:
             fputs(usage, stdout);
-            rc = 0;
-            goto out;
+            return 1;
         default:
-            args_bad_option("init", argc, argv, optind, optopt, opt == ':', e);
-            goto out;
+            return args_bad_option("init", argc, argv, optind, optopt, opt == ':', e);
         }
     }
-    if (args_positional(argc, argv, optind, &conn, "init", e) < 0)
-        goto out;
-    const struct builtin_workload *wl = builtin_find(workload);
-    if (!wl) {
-        err_set(e, ERR_INPUT, "init: unknown workload '%s'", workload);
+    return args_positional(argc, argv, optind, &o->conn, "init", e);
+}
+
+/* Options that do not fit the workload's dataset are usage errors, as in pgbench. */
+static int check_options(const struct init_opts *o, const struct builtin_workload *wl,
+                         struct err *e)
+{
+    if (wl->dataset == DATASET_SYSBENCH && (o->got_scale || o->got_partitions || o->got_method))
+        return err_set(e, ERR_INPUT,
+                       "init: %s uses sysbench's tables: give --tables and --table-size, not %s",
+                       wl->name, o->got_scale ? "-s" : "--partitions or --partition-method");
+    if (wl->dataset == DATASET_PGBENCH && (o->got_tables || o->got_size))
+        return err_set(e, ERR_INPUT,
+                       "init: %s uses pgbench's tables: give -s, not --tables or --table-size",
+                       wl->name);
+    if (o->got_method && o->load.partitions < 1)
+        return err_set(e, ERR_INPUT, "init: --partition-method requires --partitions above 0");
+    return 0;
+}
+
+int cli_init(int argc, char **argv, struct err *e)
+{
+    struct init_opts o = {.workload = "tpcb-like"};
+    o.load = (struct load_options){
+        .scale = 1, .tables = 1, .table_size = 10000, .jobs = init_default_jobs()};
+    int rc = parse_options(argc, argv, &o, e);
+    if (rc != 0) {
+        rc = rc > 0 ? 0 : -1; /* 1: --help was printed */
         goto out;
     }
+    rc = -1;
+    const struct builtin_workload *wl = builtin_find(o.workload);
+    if (!wl) {
+        err_set(e, ERR_INPUT, "init: unknown workload '%s'", o.workload);
+        goto out;
+    }
+    if (check_options(&o, wl, e) < 0)
+        goto out;
     session_signals_install();
     struct local_server srv = {0};
-    if (local && session_local_start(&srv, &conn, e) < 0)
+    if (o.local && session_local_start(&srv, &o.conn, e) < 0)
         goto out;
-    if (init_file)
-        rc = init_run_script(&conn, init_file, scale, (uint64_t)seed, e);
+    if (o.init_file)
+        rc = init_run_script(&o.conn, o.init_file, o.load.scale, o.load.seed, e);
     else
-        rc = init_load(&conn, wl, scale, jobs, (uint64_t)seed, quiet, e);
-    if (local)
+        rc = init_load(&o.conn, wl, &o.load, o.quiet, e);
+    if (rc < 0 && session_interrupted && !o.init_file) {
+        if (wl->dataset == DATASET_SYSBENCH)
+            err_set(e, ERR_RUNTIME,
+                    "init interrupted: tables sbtest1..sbtest%d are incomplete; run init again",
+                    o.load.tables);
+        else
+            err_set(e, ERR_RUNTIME,
+                    "init interrupted: tables pgbench_accounts, pgbench_branches, "
+                    "pgbench_history and pgbench_tellers are incomplete; run init again");
+    }
+    if (o.local)
         session_local_stop(&srv);
 out:
-    pg_connopts_free(&conn);
+    pg_connopts_free(&o.conn);
     return rc;
 }

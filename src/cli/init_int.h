@@ -6,14 +6,18 @@
 #include "base/err.h"
 #include "pg/pg.h"
 #include "workload/builtin.h"
+#include "workload/load.h"
 
-/* Load a built-in workload's dataset with a progress line on stderr; shared by init and
- * run --local. */
-int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl, int64_t scale,
-              int64_t jobs, uint64_t seed, int quiet, struct err *e);
+/* Load a built-in workload's dataset (sizes, jobs, seed and force from opt; the callbacks
+ * are set here) with a progress line on stderr; shared by init and run --local. */
+int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl,
+              struct load_options *opt, int quiet, struct err *e);
+
+/* init's default -j: the number of CPUs online. */
+int init_default_jobs(void);
 
 /* init -f FILE: run an init script once (pgbench's language, simple protocol). */
-int init_run_script(const struct pg_connopts *conn, const char *path, int64_t scale,
-                    uint64_t seed, struct err *e);
+int init_run_script(const struct pg_connopts *conn, const char *path, int64_t scale, uint64_t seed,
+                    struct err *e);
 
 #endif

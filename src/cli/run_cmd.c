@@ -2,6 +2,7 @@
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,7 +19,7 @@
 
 static const char usage[] =
     "Usage: pgarena run [CONN] [-w WORKLOAD | -f FILE[@W]... | -b NAME[@W]...] [-D NAME=VALUE]\n"
-    "                   [-s SCALE] [-c CLIENTS] [-j THREADS]\n"
+    "                   [-s SCALE | --tables N --table-size ROWS] [-c CLIENTS] [-j THREADS]\n"
     "                   [-T SECONDS | -t TX_PER_CLIENT] [-M simple|extended|prepared]\n"
     "                   [-R TPS] [--latency-limit MS] [--warmup S] [--max-tries N]\n"
     "                   [--timeout MS] [-C] [-r] [-P SECONDS] [-o RESULT.json]\n"
@@ -26,11 +27,15 @@ static const char usage[] =
     "\n"
     "Run a workload, measure every transaction, print a summary and write a result file.\n"
     "\n"
-    "  -w, --workload NAME   tpcb-like (default), simple-update, select-only\n"
+    "  -w, --workload NAME   tpcb-like (default), simple-update, select-only (pgbench's);\n"
+    "                        oltp-read-write, oltp-read-only, oltp-point-select,\n"
+    "                        oltp-write-only (sysbench's, one script per table)\n"
     "  -f, --file FILE[@W]   a script in pgbench's language, with weight W (repeatable)\n"
     "  -b, --builtin NAME[@W]  a built-in script, with weight W (repeatable, mixes with -f)\n"
     "  -D, --define NAME=VALUE  set a variable for the scripts\n"
     "  -s, --scale N         scale for :scale (default: detected from pgbench_branches)\n"
+    "      --tables N        sysbench tables (default: detected, sbtest1..N)\n"
+    "      --table-size ROWS rows per sysbench table (default: detected from sbtest1)\n"
     "  -c, --clients N       concurrent client connections (default 1)\n"
     "  -j, --jobs N          threads driving them (default 1)\n"
     "  -T, --time S          run for S seconds (default 10)\n"
@@ -62,6 +67,8 @@ enum {
     OPT_LATENCY_LIMIT,
     OPT_MAX_TRIES,
     OPT_TIMEOUT,
+    OPT_TABLES,
+    OPT_TABLE_SIZE,
     OPT_REPORT
 };
 
@@ -80,6 +87,10 @@ static int parse_measure_option(int opt, const char *arg, struct run_opts *o, st
         return args_int("--max-tries", arg, 1, 1000000, &o->max_tries, e) < 0 ? -1 : 1;
     case OPT_TIMEOUT:
         return args_int("--timeout", arg, 1, 100000000, &o->timeout_ms, e) < 0 ? -1 : 1;
+    case OPT_TABLES:
+        return args_int("--tables", arg, 1, 100000, &o->tables, e) < 0 ? -1 : 1;
+    case OPT_TABLE_SIZE:
+        return args_int("--table-size", arg, 1, INT32_MAX, &o->table_size, e) < 0 ? -1 : 1;
     case 'C':
         o->connect_per_tx = 1;
         return 1;
@@ -135,6 +146,8 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         {"file", required_argument, NULL, 'f'},
         {"builtin", required_argument, NULL, 'b'},
         {"define", required_argument, NULL, 'D'},
+        {"tables", required_argument, NULL, OPT_TABLES},
+        {"table-size", required_argument, NULL, OPT_TABLE_SIZE},
         {NULL, 0, NULL, 0}};
     const char *workload = "tpcb-like";
     int opt, got_T = 0;
@@ -221,7 +234,7 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
     o->workload = builtin_find(workload);
     if (!o->workload)
         return err_set(e, ERR_INPUT, "run: unknown workload '%s'", workload);
-    return 0;
+    return run_check_sizes(o, e);
 }
 
 /* Whether the directory of path lets us create files in it. */
@@ -246,6 +259,10 @@ static int check_output(struct run_opts *o, char *fallback, size_t size, struct 
                  stamp);
         o->output = fallback;
     }
+    struct stat st;
+    if (stat(o->output, &st) == 0 && !S_ISREG(st.st_mode))
+        return err_set(e, ERR_INPUT, "run: cannot write the result file %s: not a regular file",
+                       o->output);
     if (!dir_writable(o->output))
         return err_set(e, ERR_INPUT, "run: cannot write the result file %s: directory %s",
                        o->output, "is missing or not writable");
@@ -267,7 +284,9 @@ static int prepare_server(struct run_opts *o, struct err *e)
     char value[64];
     struct err qe = {0};
     int rc = 0;
-    if (!o->needs_pgbench) { /* custom scripts: :scale is -s, or 1 as in pgbench */
+    if (o->n_specs == 0 && o->workload->dataset == DATASET_SYSBENCH) {
+        rc = run_sysbench_detect(c, o, e);
+    } else if (!o->needs_pgbench) { /* custom scripts: :scale is -s, or 1 as in pgbench */
         if (o->scale == 0)
             o->scale = 1;
     } else if (pg_query_value(c, "SELECT count(*) FROM pgbench_branches", value, sizeof value,
@@ -277,8 +296,13 @@ static int prepare_server(struct run_opts *o, struct err *e)
     } else if (o->scale == 0 && (o->scale = atoll(value)) < 1) {
         rc = err_set(e, ERR_INPUT, "run: pgbench_branches is empty (run pgarena init)");
     }
-    if (rc == 0)
+    if (rc == 0) {
+        struct err ignored = {0};
+        if (pg_query_value(c, "SHOW max_connections", o->max_connections, sizeof o->max_connections,
+                           &ignored) < 0)
+            o->max_connections[0] = '\0';
         run_env_before(o, c);
+    }
     PQfinish(c);
     return rc;
 }
@@ -323,8 +347,13 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
     };
     struct engine_result er;
     clock_wall_iso8601(o->started_at, sizeof o->started_at);
-    if (engine_run(&cfg, &er, e) < 0)
+    if (engine_run(&cfg, &er, e) < 0) {
+        if (strstr(e->msg, "too many clients") && o->max_connections[0])
+            err_set(e, ERR_RUNTIME,
+                    "the server refused connections: %lld clients, max_connections = %s (%s)",
+                    (long long)o->clients, o->max_connections, "too many clients already");
         return -1;
+    }
     if (cfg.progress_s > 0 && tty)
         fputs("\n", stderr);
     struct result r;
@@ -372,20 +401,24 @@ int cli_run(int argc, char **argv, struct err *e)
     if (check_output(&o, fallback, sizeof fallback, e) < 0)
         goto out_opts;
     script_set_init(&scripts);
-    if (run_build_scripts(&o, &scripts, e) < 0)
+    if (run_build_scripts(&o, &scripts, e) < 0) /* sysbench's come once the tables are known */
         goto out_scripts;
     o.command = args_masked_command(argc, argv);
     session_signals_install();
     if (o.local) {
         if (session_local_start(&srv, &o.conn, e) < 0)
             goto out_scripts;
-        if (o.scale == 0)
-            o.scale = 1;
-        if (o.needs_pgbench &&
-            init_load(&o.conn, o.workload, o.scale, 1, (uint64_t)o.seed, o.quiet, e) < 0)
+        struct load_options lo = {.scale = o.scale ? (int)o.scale : 1,
+                                  .tables = o.tables ? (int)o.tables : 1,
+                                  .table_size = o.table_size ? o.table_size : 10000,
+                                  .jobs = init_default_jobs(),
+                                  .seed = (uint64_t)o.seed};
+        /* Custom scripts bring their own tables; built-in ones get their dataset loaded. */
+        if ((o.n_specs == 0 || o.needs_pgbench) &&
+            init_load(&o.conn, o.workload, &lo, o.quiet, e) < 0)
             goto out_local;
     }
-    if (prepare_server(&o, e) == 0)
+    if (prepare_server(&o, e) == 0 && run_sysbench_scripts(&o, &scripts, e) == 0)
         rc = measure(&o, &scripts, e);
 out_local:
     if (o.local)

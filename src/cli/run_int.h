@@ -30,15 +30,16 @@ struct run_env {
 
 struct run_opts {
     struct pg_connopts conn;
-    const struct builtin_workload *workload; /* -w, or NULL with -f/-b */
+    const struct builtin_workload *workload; /* -w (unused with -f/-b) */
     int workload_given;
     int n_specs;
     struct script_spec specs[RUN_MAX_SPECS];
     int n_defines;
     const char *defines[RUN_MAX_SPECS];
-    const char *workload_name; /* for the result: the built-in's name, or "custom" */
-    int needs_pgbench;         /* a built-in script on pgbench's tables is used */
-    int64_t scale;             /* 0: detect from pgbench_branches */
+    const char *workload_name;  /* for the result: the built-in's name, or "custom" */
+    int needs_pgbench;          /* a built-in script on pgbench's tables is used */
+    int64_t scale;              /* 0: detect from pgbench_branches */
+    int64_t tables, table_size; /* sysbench workloads; 0: detect from sbtest1..N */
     int64_t clients, threads, duration_s, tx_per_client, progress_s, seed;
     enum protocol protocol;
     double rate, latency_limit_ms;
@@ -51,6 +52,7 @@ struct run_opts {
     char *command; /* masked */
     char started_at[40];
     char server_version[64];
+    char max_connections[16]; /* SHOW max_connections before the run, "" if unknown */
     struct run_env env;
 };
 
@@ -84,5 +86,16 @@ void run_env_measure_start(void *arg);
 void run_env_after(struct run_opts *o, const struct engine_result *er, struct result *r);
 
 void run_env_free(struct run_env *env);
+
+/* -s for pgbench's workloads, --tables/--table-size for sysbench's: the others are errors. */
+int run_check_sizes(const struct run_opts *o, struct err *e);
+
+/* For a sysbench workload: the tables (sbtest1..N) and rows per table that the options do not
+ * give, from the server: N from the sbtest tables present, rows from max(id) of sbtest1.
+ * Sets o->scale to 1. ERR_INPUT when there are no such tables. No-op for other workloads. */
+int run_sysbench_detect(PGconn *c, struct run_opts *o, struct err *e);
+
+/* For a sysbench workload: one script per table, equal weights. No-op for other workloads. */
+int run_sysbench_scripts(const struct run_opts *o, struct script_set *s, struct err *e);
 
 #endif

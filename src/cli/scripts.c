@@ -114,11 +114,13 @@ static int add_spec(struct run_opts *o, const struct script_spec *sp, struct scr
 int run_build_scripts(struct run_opts *o, struct script_set *set, struct err *e)
 {
     if (o->n_specs == 0) {
+        o->workload_name = o->workload->name;
+        o->needs_pgbench = o->workload->dataset == DATASET_PGBENCH;
+        if (!o->workload->script) /* sysbench's: one script per table, made later */
+            return 0;
         char *label = xasprintf("builtin: %s", o->workload->name);
         int rc = script_set_add(set, label, o->workload->script, 1, e);
         free(label);
-        o->workload_name = o->workload->name;
-        o->needs_pgbench = o->workload->dataset == DATASET_PGBENCH;
         if (rc < 0)
             return -1;
     }

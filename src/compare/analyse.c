@@ -8,7 +8,7 @@
 
 #include "base/mem.h"
 
-#define MIN_WINDOW  50    /* intervals: MSER-5 needs 10 batches of 5 */
+#define MIN_RUN     50    /* intervals: MSER-5 needs 10 batches of 5 (§5, TOO_SHORT) */
 #define MIN_BLOCKS  20    /* bootstrap blocks a within-run interval needs (§3.2) */
 #define DRIFT_MIN   20    /* intervals below which halves say nothing */
 #define FAIL_GATE   0.001 /* failure share above which tps counts different work (§5) */
@@ -263,10 +263,11 @@ static void analyse_single(struct pair *p)
     p->o->window.n_eff_b = lb.n_eff;
     char cap[200];
     const char *capped = NULL;
-    if (len < MIN_WINDOW) {
+    size_t shortest = ra->n < rb->n ? ra->n : rb->n;
+    if (shortest < MIN_RUN) {
         snprintf(cap, sizeof cap,
-                 "window of %zu interval%s, too short for a within-run CI (needs %d)", len,
-                 len == 1 ? "" : "s", MIN_WINDOW);
+                 "runs of %zu interval%s, too short for a within-run CI (needs %d)", shortest,
+                 shortest == 1 ? "" : "s", MIN_RUN);
         capped = cap;
     } else if (len / b < MIN_BLOCKS) {
         snprintf(cap, sizeof cap,

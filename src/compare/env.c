@@ -7,16 +7,11 @@
 #include "base/buf.h"
 #include "base/mem.h"
 
-/* Paths that differ between any two runs without meaning anything: the seed, sizes that grow
- * as a benchmark writes, and the times of the environment capture itself. */
-static const char *const ignored[] = {"options.seed",
-                                      "server.database_size_bytes",
-                                      "server.dataset_bytes",
-                                      "server.tables.bytes",
-                                      "server.tables.index_bytes",
-                                      "server.rtt_us",
-                                      "server.capture_ms",
-                                      NULL};
+/* Paths that differ between any two runs without meaning anything. */
+static const char *const ignored[] = {
+    "options.seed",        "server.database_size_bytes", "server.dataset_bytes",
+    "server.tables.bytes", "server.tables.index_bytes",  "server.rtt_us",
+    "server.capture_ms",   "server.other_backends",      NULL};
 
 /* Paths that make a comparison not like for like when they differ: the load offered and the
  * data it runs on. Server version and settings are what people compare, so they are listed

@@ -8,6 +8,10 @@
 #include "base/mem.h"
 #include "workload/funcs.h"
 
+/* A connection attempt (with its PREPAREs) that takes longer than this fails: a server that
+ * accepts and then never answers must not hold a client forever. */
+#define CONNECT_TIMEOUT_NS (10 * NS_PER_S)
+
 /* Reconnection backoff after a lost connection: doubles from the first to the last. */
 #define BACKOFF_FIRST_NS (100 * NS_PER_MS)
 #define BACKOFF_MAX_NS   (1000 * NS_PER_MS)
@@ -159,6 +163,9 @@ static int start_connect(struct client *c)
         return -1;
     /* Server notices (NOTICE, WARNING) would be printed by libpq from every client. */
     PQsetNoticeProcessor(c->conn, ignore_notice, NULL);
+    c->connect_deadline = c->connect_start + CONNECT_TIMEOUT_NS;
+    set_timer(c, c->tx_deadline && c->tx_deadline < c->connect_deadline ? c->tx_deadline
+                                                                        : c->connect_deadline);
     c->state = CS_CONNECTING;
     client_watch(c, EPOLLOUT);
     return 0;
@@ -176,6 +183,11 @@ int client_connect(struct client *c)
 
 static void connected(struct client *c)
 {
+    c->connect_deadline = 0;
+    if (c->tx_deadline)
+        set_timer(c, c->tx_deadline);
+    else
+        timers_cancel(&c->w->timers, &c->timer_slot);
     if (c->resume == CS_IDLE) {
         c->w->n_setup_pending--;
     } else if (c->lost) {
@@ -857,12 +869,20 @@ void client_on_timer(struct client *c, time_ns now)
         c->tx_deadline = 0;
         c->state = CS_ERROR;
         break;
-    case CS_WAIT_RESULT:
-    case CS_WAIT_PIPELINE:
-    case CS_WAIT_ROLLBACK:
     case CS_CONNECTING:
     case CS_PREPARING:
     case CS_WAIT_PREPARE:
+        if (c->connect_deadline && now >= c->connect_deadline) {
+            c->connect_deadline = 0;
+            connect_failed(c, "timed out connecting to server");
+            return;
+        }
+        if (c->connect_deadline) /* woken for the transaction's deadline, not ours */
+            set_timer(c, c->connect_deadline);
+        /* fall through */
+    case CS_WAIT_RESULT:
+    case CS_WAIT_PIPELINE:
+    case CS_WAIT_ROLLBACK:
         if (!c->tx_deadline || now < c->tx_deadline)
             return;
         if (!c->cancelled && c->state == CS_WAIT_RESULT) {

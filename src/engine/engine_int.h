@@ -67,6 +67,7 @@ struct client {
     int pipe_head, pipe_tail;
     int pipe_discard; /* an error in a pipeline: read up to the sync, then fail */
     time_ns connect_start;
+    time_ns connect_deadline; /* a connection attempt that takes longer fails */
     int tries;
     int cancelled;           /* a cancel was sent for the current command */
     enum pg_failure failure; /* first failure of the current try */

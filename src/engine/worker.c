@@ -113,13 +113,19 @@ static int poll_once(struct worker *w, int timeout_ms)
     return stop || atomic_load_explicit(&engine_stop_flag, memory_order_relaxed) ? -1 : 0;
 }
 
-/* Connect every client at once (asynchronously) and wait until all are ready or failed. */
+/* Connections being opened at once per worker: a unix socket's listen backlog (pgbouncer's
+ * is 128) refuses a non-blocking connect beyond it instead of queueing it. */
+#define MAX_CONNECTING 32
+
+/* Connect the clients asynchronously, a batch at a time, until all are ready or one failed. */
 static void setup_clients(struct worker *w)
 {
-    for (int i = 0; i < w->n_clients; i++)
-        if (client_connect(&w->clients[i]) < 0)
-            return;
+    int started = 0;
     while (w->n_setup_pending > 0 && !w->setup_failed) {
+        int done = w->n_clients - w->n_setup_pending;
+        while (started < w->n_clients && started - done < MAX_CONNECTING)
+            if (client_connect(&w->clients[started++]) < 0)
+                return;
         if (poll_once(w, 100) < 0) {
             snprintf(w->error, sizeof w->error, "interrupted while connecting");
             w->setup_failed = 1;

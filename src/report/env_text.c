@@ -28,7 +28,8 @@ void report_text_environment(FILE *out, const struct result *r)
                 (double)r->client.memory_bytes / (1 << 30),
                 r->client.pgarena_version ? r->client.pgarena_version : "?",
                 r->client.libpq_version ? r->client.libpq_version : "?");
-    /* Every setting the file records, generically: files of later versions may hold more.
-     * (The summary before gives the warnings and the settings changed from the defaults.) */
+    /* Whatever the file records of the server beyond its version (settings, warnings),
+     * generically: files of later versions may hold more. */
     print_prefixed(out, r, "server settings:", "server.settings.");
+    /* server.warnings are in the summary already. */
 }

@@ -25,19 +25,39 @@ static const struct builtin_workload tpcb_like = {
     PGBENCH_RANDOM_VARS PGBENCH_ACCOUNT_UPDATE
     "UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;\n"
     "UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = "
-    ":bid;\n" PGBENCH_HISTORY_INSERT};
+    ":bid;\n" PGBENCH_HISTORY_INSERT,
+    0};
 
 static const struct builtin_workload simple_update = {
     "simple-update", "pgbench -N: update accounts, insert history", DATASET_PGBENCH,
-    PGBENCH_RANDOM_VARS PGBENCH_ACCOUNT_UPDATE PGBENCH_HISTORY_INSERT};
+    PGBENCH_RANDOM_VARS PGBENCH_ACCOUNT_UPDATE PGBENCH_HISTORY_INSERT, 0};
 
 static const struct builtin_workload select_only = {
     "select-only", "pgbench -S: one primary-key lookup", DATASET_PGBENCH,
     "\\set aid random(1, 100000 * :scale)\n"
-    "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n"};
+    "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n",
+    0};
 
-static const struct builtin_workload *const all[] = {&tpcb_like, &simple_update, &select_only,
-                                                     NULL};
+/* sysbench 1.0's OLTP scripts (oltp_read_write.lua and friends); see builtin_sysbench.c. */
+static const struct builtin_workload oltp_read_write = {
+    "oltp-read-write", "sysbench oltp_read_write: 10 point selects, 4 ranges, 4 writes",
+    DATASET_SYSBENCH, NULL, SB_POINT_SELECTS | SB_RANGES | SB_WRITES | SB_TRX};
+
+static const struct builtin_workload oltp_read_only = {
+    "oltp-read-only", "sysbench oltp_read_only: 10 point selects, 4 ranges", DATASET_SYSBENCH, NULL,
+    SB_POINT_SELECTS | SB_RANGES | SB_TRX};
+
+static const struct builtin_workload oltp_point_select = {
+    "oltp-point-select", "sysbench oltp_point_select: 1 primary-key lookup", DATASET_SYSBENCH, NULL,
+    SB_POINT_SELECTS | SB_ONE_POINT};
+
+static const struct builtin_workload oltp_write_only = {
+    "oltp-write-only", "sysbench oltp_write_only: 2 updates, delete + insert", DATASET_SYSBENCH,
+    NULL, SB_WRITES | SB_TRX};
+
+static const struct builtin_workload *const all[] = {
+    &tpcb_like,      &simple_update,     &select_only,     &oltp_read_write,
+    &oltp_read_only, &oltp_point_select, &oltp_write_only, NULL};
 
 const struct builtin_workload *builtin_find(const char *name)
 {

@@ -12,54 +12,13 @@
  * costs vanish, small enough that a stop request is noticed within milliseconds. */
 #define LOAD_CHUNK (64 * 1024)
 
-#define REPORT_EVERY_NS (100 * NS_PER_MS)
-#define POLL_MS         50
-
-void load_ctx_init(struct load_ctx *x, const struct load_options *opt)
-{
-    *x = (struct load_ctx){.opt = opt, .phase = "load", .last_rows = -1};
-}
-
-static void report(struct load_ctx *x, int force)
-{
-    if (!x->opt->progress)
-        return;
-    time_ns now = clock_now_ns();
-    if (force && x->rows_done == x->last_rows && x->phase == x->last_phase)
-        return;
-    if (!force && x->last_report_ns && now - x->last_report_ns < REPORT_EVERY_NS)
-        return;
-    x->last_report_ns = now;
-    x->last_rows = x->rows_done;
-    x->last_phase = x->phase;
-    struct load_progress p = {x->rows_done, x->rows_total, x->phase};
-    x->opt->progress(&p, x->opt->progress_arg);
-}
-
-void load_phase(struct load_ctx *x, const char *phase, int64_t rows_total)
-{
-    x->phase = phase;
-    x->rows_total = rows_total;
-    x->rows_done = 0;
-    report(x, 0);
-}
-
-void load_advance(struct load_ctx *x, int64_t rows)
-{
-    x->rows_done += rows;
-    report(x, 0);
-}
-
-void load_phase_end(struct load_ctx *x)
-{
-    report(x, 1);
-}
+#define POLL_MS 50
 
 int load_stopped(struct load_ctx *x)
 {
     if (x->opt->stop_requested && *x->opt->stop_requested)
-        x->stopped = 1;
-    return x->stopped;
+        atomic_store(&x->stopped, 1);
+    return atomic_load(&x->stopped);
 }
 
 char *load_put_int(char *p, int64_t v)
@@ -136,9 +95,8 @@ static void cancel(PGconn *c)
     }
 }
 
-/* Wait for the statement in flight without blocking inside libpq, so that progress keeps
- * coming and a stop request can cancel a long CREATE INDEX or VACUUM. Returns 1 when it
- * cancelled the statement. */
+/* Wait for the statement in flight without blocking inside libpq, so that a stop request
+ * can cancel a long CREATE INDEX or VACUUM. Returns 1 when it cancelled the statement. */
 static int wait_result(struct load_ctx *x, PGconn *c, const char *what, struct err *e)
 {
     int cancelled = 0;
@@ -153,7 +111,6 @@ static int wait_result(struct load_ctx *x, PGconn *c, const char *what, struct e
             return err_set(e, ERR_RUNTIME, "%s: poll: %s", what, strerror(errno));
         if (n > 0 && !PQconsumeInput(c))
             return conn_failed(c, what, e);
-        report(x, 0);
     }
     return cancelled;
 }
@@ -207,14 +164,17 @@ int load_copy(struct load_ctx *x, PGconn *c, const struct load_copy *cp, struct 
             rc = 1;
             break;
         }
-        int64_t from = row;
+        int64_t sent = 0;
         size_t len = 0;
-        while (row < cp->end && len < LOAD_CHUNK)
-            len += cp->row(buf + len, row++);
-        if (PQputCopyData(c, buf, (int)len) != 1)
+        while (row < cp->end && len < LOAD_CHUNK) {
+            size_t n = cp->row(cp->arg, buf + len, row++);
+            len += n;
+            sent += n > 0;
+        }
+        if (len > 0 && PQputCopyData(c, buf, (int)len) != 1)
             rc = conn_failed(c, "COPY", e);
         else
-            load_advance(x, row - from);
+            atomic_fetch_add(&x->rows_done, sent);
     }
     free(buf);
     if (rc == 1)

@@ -12,9 +12,15 @@ lib_setup() {
     cd "$T"
 }
 
+# Runs as the test's EXIT trap, so it also cleans up after a failed test. A test that starts
+# something of its own (a server) puts the command that stops it in LIB_CLEANUP.
 lib_teardown() {
+    if [ -n "${LIB_CLEANUP:-}" ]; then
+        eval "$LIB_CLEANUP" >/dev/null 2>&1 || true
+    fi
     cd /
     rm -rf "$T"
+    return 0
 }
 
 fail() {

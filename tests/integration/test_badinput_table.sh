@@ -1,0 +1,31 @@
+# The bad-input table (tests/data/bad-input.table): every case exits with its status, prints
+# one line on stderr beginning "pgarena: " and nothing on stdout, under ASan and UBSan.
+
+make_bad_files() {
+    : >empty.json
+    echo 'this is not json' >notjson.json
+    echo '{"format": "pgarena-result", "version": 1, "summary": {' >truncated.json
+    echo '{"format": "other-tool", "version": 1}' >other.json
+    echo '{"format": "pgarena-result", "version": 99}' >future.json
+    echo '{"format": "pgarena-result"}' >noversion.json
+    echo '{"format": "pgarena-result", "version": 1, "intervals": [], "histogram": {"count": 0, "min": 0, "max": 0, "bins": []}}' >nosummary.json
+    cp nosummary.json a.json
+    cp nosummary.json b.json
+    echo 'SELECT 1;' >x.sql
+}
+
+test_bad_input_table() {
+    make_bad_files
+    n=0
+    while IFS='|' read -r status args pattern; do
+        case "$status" in '#'* | '') continue ;; esac
+        n=$((n + 1))
+        eval "set -- $args"
+        pga "$@"
+        [ "$RC" -eq "$status" ] || { cat "$T/err"; fail "case $n ($args): exit $RC, expected $status"; }
+        assert_one_error_line
+        [ -z "$pattern" ] || grep -qE -- "$pattern" "$T/err" || { cat "$T/err"; fail "case $n ($args): stderr does not match $pattern"; }
+    done <"$PGARENA_TEST_TOP/tests/data/bad-input.table"
+    [ "$n" -ge 40 ] || fail "only $n cases"
+    echo "$n cases"
+}

@@ -1,0 +1,142 @@
+# Faults: the server stops, restarts, hangs or refuses; the result file cannot be written;
+# init is interrupted. Nothing measured is lost, and the run says what happened.
+# Each test has a server of its own, since it stops or freezes it.
+
+fault_server() {
+    mkdir -p "$T/srv"
+    chmod 755 "$T"
+    FCONN=$(sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" start "$T/srv")
+    LIB_CLEANUP='sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" thaw "$T/srv"; sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" stop "$T/srv"'
+    pga init -s 1 -q "$FCONN"
+    assert_rc 0
+}
+
+harness() {
+    sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" "$1" "$T/srv"
+}
+
+# Run pgarena in the background; $PID is its process.
+pga_bg() {
+    "$PGARENA" "$@" >"$T/out" 2>"$T/err" &
+    PID=$!
+}
+
+pga_wait() {
+    set +e
+    wait $PID
+    RC=$?
+    set -e
+    if grep -qE 'Sanitizer|runtime error:' "$T/err"; then
+        cat "$T/err" >&2
+        fail "sanitizer report"
+    fi
+}
+
+test_server_gone_for_good_cuts_the_run_short() {
+    fault_server
+    pga_bg run -w select-only -c 4 -j 2 -T 60 -q -o r.json "$FCONN"
+    sleep 2
+    harness halt
+    t0=$(date +%s)
+    pga_wait
+    t1=$(date +%s)
+    assert_rc 1
+    [ $((t1 - t0)) -ge 9 ] && [ $((t1 - t0)) -le 15 ] || fail "gave up after $((t1 - t0)) s, expected about 10"
+    assert_err 'server-lost'
+    grep -q '^transactions:' "$T/out" || fail "no summary printed"
+    pyjson r.json 'd["complete"] is False and d["end_reason"] == "server-lost"'
+    pyjson r.json 'd["summary"]["errors"]["connection"] >= 1 and d["summary"]["transactions"] > 0'
+    # The intervals show the run, then nothing.
+    pyjson r.json 'd["intervals"][0]["transactions"] > 0 and d["intervals"][-1]["transactions"] == 0'
+    pyjson r.json 'sum(i["failed"] for i in d["intervals"]) == d["summary"]["failed"]'
+}
+
+test_server_restart_clients_reconnect() {
+    fault_server
+    pga_bg run -w select-only -c 4 -j 2 -T 9 -q -o r.json "$FCONN"
+    sleep 2
+    harness halt
+    sleep 3
+    harness resume
+    pga_wait
+    assert_rc 0
+    pyjson r.json 'd["complete"] is True and d["summary"]["errors"]["connection"] >= 1'
+    # A gap in the middle, and throughput back afterwards.
+    pyjson r.json 'min(i["transactions"] for i in d["intervals"][2:5]) == 0'
+    pyjson r.json 'd["intervals"][-1]["transactions"] > 0.3 * d["intervals"][0]["transactions"]'
+    pyjson r.json 'all(c["transactions"] > 0 for c in d["clients"])'
+}
+
+test_hung_server_timeouts_or_tail() {
+    fault_server
+    pga_bg run -w select-only -c 2 -T 7 --timeout 1000 -q -o r1.json "$FCONN"
+    sleep 2
+    harness freeze
+    sleep 3
+    harness thaw
+    pga_wait
+    assert_rc 0
+    pyjson r1.json 'd["summary"]["errors"]["timeout"] >= 1 and d["complete"] is True'
+    pyjson r1.json 'd["intervals"][-1]["transactions"] > 0'
+    # Without --timeout the hang is in the latency tail.
+    pga_bg run -w select-only -c 2 -T 7 -q -o r2.json "$FCONN"
+    sleep 2
+    harness freeze
+    sleep 3
+    harness thaw
+    pga_wait
+    assert_rc 0
+    pyjson r2.json 'd["summary"]["latency_us"]["max"] >= 2500000 and d["summary"]["failed"] == 0'
+}
+
+test_more_clients_than_the_server_accepts() {
+    fault_server
+    pga run -w select-only -c 125 -j 2 -T 2 -q -o r.json "$FCONN"
+    assert_rc 1
+    assert_one_error_line
+    assert_err 'max_connections = 120'
+    [ ! -e r.json ] || fail "a result file was written for a run that never started"
+}
+
+test_result_file_that_cannot_be_written() {
+    pga run -w select-only -T 1 -q -o /dev/full "$CONN"
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'not a regular file'
+    [ -c /dev/full ] || fail "/dev/full was replaced"
+    pga run -w select-only -T 1 -q -o "$T/missing/r.json" "$CONN"
+    assert_rc 2
+    assert_one_error_line
+    # A write that fails at the end (file size limit): the summary is printed, exit 1, and
+    # neither the file nor a temporary one is left.
+    db=$(newdb pga_efbig)
+    pga init -s 1 -q "$db"
+    set +e
+    (ulimit -f 1; exec "$PGARENA" run -w select-only -c 2 -T 2 -q -o big.json "$db") >"$T/out" 2>"$T/err"
+    RC=$?
+    set -e
+    assert_rc 1
+    assert_out '^transactions: +[1-9]'
+    assert_err 'cannot write result file'
+    [ ! -e big.json ] || fail "a partial result file was left"
+    ! ls big.json.tmp-* >/dev/null 2>&1 || fail "a temporary file was left"
+}
+
+test_sigint_during_init() {
+    db=$(newdb pga_initint)
+    pga_bg init -s 40 -j 2 "$db"
+    # Interrupt once the load has visibly started.
+    for _ in $(seq 1 100); do
+        grep -q 'rows' "$T/err" && break
+        sleep 0.05
+    done
+    kill -INT $PID
+    pga_wait
+    assert_rc 1
+    assert_err 'interrupted'
+    assert_err 'pgbench_'
+    # The next init works, and pgbench runs on it.
+    pga init -s 1 -q "$db"
+    assert_rc 0
+    [ "$(sql "SELECT count(*) FROM pgbench_accounts" "$db")" = 100000 ] || fail "init after an interrupted init is incomplete"
+}
