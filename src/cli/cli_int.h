@@ -9,6 +9,7 @@ int cli_init_parse(int argc, char **argv, struct err *e);
 int cli_run_parse(int argc, char **argv, struct err *e);
 int cli_show_parse(int argc, char **argv, struct err *e);
 int cli_compare_parse(int argc, char **argv, struct err *e);
+int cli_report_parse(int argc, char **argv, struct err *e);
 int cli_local_parse(int argc, char **argv, struct err *e);
 
 #endif

@@ -13,6 +13,7 @@ void cli_usage(void)
           "                  [-M simple|extended|prepared] [-P S] [-o RESULT.json] [--local]\n"
           "  pgarena show    RESULT.json [--intervals]\n"
           "  pgarena compare A.json B.json [MORE.json...] [--json] [--fail-if-worse]\n"
+          "  pgarena report  RESULT.json... -o REPORT.html\n"
           "  pgarena local   start|stop|status [--dir DIR]\n"
           "  pgarena --help | --version ; pgarena COMMAND --help\n"
           "\n"

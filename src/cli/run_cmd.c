@@ -15,6 +15,7 @@
 #include "cli/init_int.h"
 #include "cli/run_int.h"
 #include "cli/session.h"
+#include "report/html.h"
 #include "report/text.h"
 
 static const char usage[] =
@@ -23,7 +24,7 @@ static const char usage[] =
     "                   [-T SECONDS | -t TX_PER_CLIENT] [-M simple|extended|prepared]\n"
     "                   [-R TPS] [--latency-limit MS] [--warmup S] [--max-tries N]\n"
     "                   [--timeout MS] [-C] [-r] [-P SECONDS] [-o RESULT.json]\n"
-    "                   [--label TEXT] [--seed N] [--local] [-q]\n"
+    "                   [--label TEXT] [--report REPORT.html] [--seed N] [--local] [-q]\n"
     "\n"
     "Run a workload, measure every transaction, print a summary and write a result file.\n"
     "\n"
@@ -52,6 +53,7 @@ static const char usage[] =
     "  -C, --connect         open a new connection for every transaction\n"
     "  -r, --report-per-command  print the latency of each statement\n"
     "      --label TEXT      name of this setup, for compare\n"
+    "      --report FILE     also write an HTML report of the run (see pgarena report)\n"
     "      --seed N          seed of the random draws\n"
     "      --local           run against a scratch server, loading the workload first\n"
     "  -q, --quiet           print only the summary\n"
@@ -67,7 +69,8 @@ enum {
     OPT_MAX_TRIES,
     OPT_TIMEOUT,
     OPT_TABLES,
-    OPT_TABLE_SIZE
+    OPT_TABLE_SIZE,
+    OPT_REPORT
 };
 
 /* The options that shape measurement; returns 1 if opt was one of them, -1 on a bad value. */
@@ -126,6 +129,7 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         {"progress", required_argument, NULL, 'P'},
         {"output", required_argument, NULL, 'o'},
         {"label", required_argument, NULL, OPT_LABEL},
+        {"report", required_argument, NULL, OPT_REPORT},
         {"seed", required_argument, NULL, OPT_SEED},
         {"local", no_argument, NULL, OPT_LOCAL},
         {"quiet", no_argument, NULL, 'q'},
@@ -196,6 +200,9 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         case OPT_LABEL:
             o->label = optarg;
             break;
+        case OPT_REPORT:
+            o->report = optarg;
+            break;
         case OPT_SEED:
             rc = args_int("--seed", optarg, 0, INT64_MAX, &o->seed, e);
             o->seed_given = 1;
@@ -231,7 +238,16 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
     return run_check_sizes(o, e);
 }
 
-/* A result path that cannot work is refused before anything runs. */
+/* Whether the directory of path lets us create files in it. */
+static int dir_writable(const char *path)
+{
+    char *copy = xstrdup(path);
+    int ok = access(dirname(copy), W_OK | X_OK) == 0;
+    free(copy);
+    return ok;
+}
+
+/* A result or report path that cannot work is refused before anything runs. */
 static int check_output(struct run_opts *o, char *fallback, size_t size, struct err *e)
 {
     if (!o->output) {
@@ -248,13 +264,12 @@ static int check_output(struct run_opts *o, char *fallback, size_t size, struct 
     if (stat(o->output, &st) == 0 && !S_ISREG(st.st_mode))
         return err_set(e, ERR_INPUT, "run: cannot write the result file %s: not a regular file",
                        o->output);
-    char *copy = xstrdup(o->output);
-    const char *dir = dirname(copy);
-    int ok = access(dir, W_OK | X_OK) == 0;
-    free(copy);
-    if (!ok)
+    if (!dir_writable(o->output))
         return err_set(e, ERR_INPUT, "run: cannot write the result file %s: directory %s",
                        o->output, "is missing or not writable");
+    if (o->report && !dir_writable(o->report))
+        return err_set(e, ERR_INPUT, "run: cannot write the report %s: directory %s", o->report,
+                       "is missing or not writable");
     return 0;
 }
 
@@ -356,6 +371,13 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         rc = -1;
     else
         printf("result:              %s\n", o->output);
+    if (rc >= 0 && o->report) {
+        const char *path = o->output;
+        if (report_html_write(&r, &path, 1, NULL, o->report, e) < 0)
+            rc = -1;
+        else
+            printf("report:              %s\n", o->report);
+    }
     if (rc == 1)
         fprintf(stderr, "pgarena: run cut short (%s); the result file holds what was measured\n",
                 r.end_reason);

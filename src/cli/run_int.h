@@ -47,6 +47,7 @@ struct run_opts {
     int connect_per_tx, per_statement;
     const char *output;
     const char *label;
+    const char *report; /* --report: the HTML file, or NULL */
     int quiet, local, seed_given;
     char *command; /* masked */
     char started_at[40];

@@ -28,8 +28,9 @@ static const char *const unfair[] = {"workload.name",
                                      "options.transactions_per_client",
                                      NULL};
 
-#define WARNINGS_PATH "server.warnings.message"
-#define ABSENT        "(absent)"
+#define WARNINGS_PATH        "server.warnings.message"
+#define WARNING_SETTING_PATH "server.warnings.setting"
+#define ABSENT               "(absent)"
 
 static int in_list(const char *const *list, const char *s)
 {
@@ -79,11 +80,6 @@ static void side_values(const struct cmp_side *side, const char *path, struct va
     out->v = v;
 }
 
-static int has_value(const struct values *vs, const char *s)
-{
-    return bsearch(&s, vs->v, vs->n, sizeof *vs->v, cmp_str) != NULL;
-}
-
 static char *joined(const struct values *vs)
 {
     struct buf b;
@@ -120,18 +116,59 @@ static size_t all_paths(const struct cmp_side *const *sides, int n_sides, const 
     return n;
 }
 
-/* A server warning (fsync=off, ...) on one side only makes the sides unlike. */
+/* A side's server warnings: what each is about (its setting, else its message) and its
+ * message. The flattened environment gives a warning's setting before its message. */
+struct side_warnings {
+    size_t n;
+    const char **key, **message; /* borrowed from the results */
+};
+
+static void warnings_of(const struct cmp_side *side, struct side_warnings *out)
+{
+    size_t cap = 0;
+    memset(out, 0, sizeof *out);
+    for (size_t t = 0; t < side->n_trials; t++) {
+        const struct result *r = side->runs[t];
+        const char *setting = NULL;
+        for (size_t i = 0; i < r->n_env; i++) {
+            if (strcmp(r->env[i].path, WARNING_SETTING_PATH) == 0) {
+                setting = r->env[i].value;
+                continue;
+            }
+            if (strcmp(r->env[i].path, WARNINGS_PATH) != 0)
+                continue;
+            if (out->n == cap) {
+                cap = cap ? 2 * cap : 8;
+                out->key = xrealloc(out->key, cap * sizeof *out->key);
+                out->message = xrealloc(out->message, cap * sizeof *out->message);
+            }
+            out->key[out->n] = setting ? setting : r->env[i].value;
+            out->message[out->n++] = r->env[i].value;
+            setting = NULL;
+        }
+    }
+}
+
+/* A server warning (fsync=off, ...) on one side only makes the sides unlike. Warnings are
+ * matched by their setting: their messages carry measured sizes that differ run to run. */
 static void warn_one_sided(struct cmp_report *rep, const struct cmp_side *x,
                            const struct cmp_side *y)
 {
-    struct values vx, vy;
-    side_values(x, WARNINGS_PATH, &vx);
-    side_values(y, WARNINGS_PATH, &vy);
-    for (size_t i = 0; i < vx.n; i++)
-        if (strcmp(vx.v[i], ABSENT) != 0 && !has_value(&vy, vx.v[i]))
-            cmp_warn(rep, "not like for like: a server warning on %s only: %s", x->label, vx.v[i]);
-    free(vx.v);
-    free(vy.v);
+    struct side_warnings wx, wy;
+    warnings_of(x, &wx);
+    warnings_of(y, &wy);
+    for (size_t i = 0; i < wx.n; i++) {
+        size_t k = 0;
+        while (k < wy.n && strcmp(wy.key[k], wx.key[i]) != 0)
+            k++;
+        if (k == wy.n)
+            cmp_warn(rep, "not like for like: a server warning on %s only: %s", x->label,
+                     wx.message[i]);
+    }
+    free(wx.key);
+    free(wx.message);
+    free(wy.key);
+    free(wy.message);
 }
 
 static void add_diff(struct cmp_report *rep, size_t side, const char *path, char *a, char *b)

@@ -1,15 +1,17 @@
 /* libFuzzer target: the result-file reader must never crash, leak or misbehave on any input;
- * a file is either read or refused with "NAME: why". What show and compare do with a file
+ * a file is either read or refused with "NAME: why". What show, compare and report do with a file
  * that was read (print it, merge its histograms, take percentiles, compare it with itself
- * under another label) must be safe too. */
+ * under another label, write the HTML report) must be safe too. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/mem.h"
 #include "compare/compare.h"
 #include "report/compare_out.h"
+#include "report/html.h"
 #include "report/text.h"
 #include "result/result.h"
 #include "stats/hist.h"
@@ -48,7 +50,20 @@ static void use_histograms(const struct result *r)
     hist_free(all);
 }
 
-/* compare A (the file) with B (the same file labelled B), with few bootstrap resamples. */
+/* The HTML report of runs[0..n), into memory. */
+static void use_report(const struct result *runs, size_t n, const struct cmp_report *cmp,
+                       const char *no_cmp_reason)
+{
+    static const char *const paths[2] = {"a.json", "b.json"};
+    struct report_input in = {n, runs, paths, cmp, no_cmp_reason, NULL};
+    struct buf out;
+    buf_init(&out);
+    report_html(&out, &in);
+    buf_free(&out);
+}
+
+/* compare A (the file) with B (the same file labelled B), with few bootstrap resamples, and
+ * report both. */
 static void use_compare(const uint8_t *data, size_t size, const struct result *a)
 {
     struct result runs[2];
@@ -65,9 +80,12 @@ static void use_compare(const uint8_t *data, size_t size, const struct result *a
         report_compare_text(devnull, &rep);
         if (report_compare_json(devnull, &rep, &e) < 0 && e.code == ERR_NONE)
             abort();
+        use_report(runs, 2, &rep, NULL);
         cmp_report_free(&rep);
     } else if (e.code != ERR_INPUT || !e.msg[0]) {
         abort();
+    } else {
+        use_report(runs, 2, NULL, e.msg);
     }
     result_free(&runs[1]);
 }
@@ -82,6 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         report_text_statements(devnull, &r);
         report_text_intervals(devnull, &r);
         use_histograms(&r);
+        use_report(&r, 1, NULL, NULL);
         use_compare(data, size, &r);
         result_free(&r);
     } else if (e.code != ERR_INPUT || strncmp(e.msg, "fuzz.json:", 10) != 0) {

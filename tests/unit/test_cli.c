@@ -41,6 +41,7 @@ static void test_accepts(void **state)
         "init -w oltp-read-only --tables 4",
         "show r.json --intervals",
         "compare a.json b.json c.json --json --fail-if-worse --seed 1 --margin 5",
+        "report a.json b.json -o r.html --title T",
         "local start",
         "local stop --dir /tmp/d",
     };
@@ -78,7 +79,9 @@ static void test_refuses(void **state)
         {"local restart --dir /tmp/d", "unknown action 'restart'"},
         {"compare a.json", "expected at least two result files"},
         {"compare --margin 80 a.json b.json", "invalid value for --margin"},
-        {"report a.json", "unknown command 'report'"},
+        {"report a.json", "-o REPORT.html is required"},
+        {"report -o r.html", "expected one result file or more"},
+        {"bench a.json", "unknown command 'bench'"},
     };
     for (size_t i = 0; i < N_OF(bad); i++) {
         struct err e = {0};

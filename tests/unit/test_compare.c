@@ -260,6 +260,25 @@ static void test_environment_diff(void **state)
     assert_true(has_warning(f, "server warning on a only: fsync is off"));
 }
 
+/* The same warning on both sides, its measured size aside, is no difference. */
+static void test_warnings_matched_by_setting(void **state)
+{
+    struct fixture *f = *state;
+    add(f, "a.json", &(struct spec){"a", 20, 1000, 0, 0, 1});
+    add(f, "b.json", &(struct spec){"b", 20, 1000, 0, 0, 2});
+    set_env(&f->runs[0],
+            (const char *[]){"server.warnings.setting", "shared_buffers", "server.warnings.value",
+                             "128MB", "server.warnings.message", "the dataset (81 MB) fits", NULL});
+    set_env(&f->runs[1],
+            (const char *[]){"server.warnings.setting", "shared_buffers", "server.warnings.value",
+                             "128MB", "server.warnings.message", "the dataset (86 MB) fits",
+                             "server.warnings.setting", "fsync", "server.warnings.value", "off",
+                             "server.warnings.message", "fsync is off", NULL});
+    assert_int_equal(compare(f), 0);
+    assert_false(has_warning(f, "the dataset"));
+    assert_true(has_warning(f, "not like for like: a server warning on b only: fsync is off"));
+}
+
 static void test_trials_that_differ(void **state)
 {
     struct fixture *f = *state;
@@ -355,6 +374,7 @@ int main(void)
         T(test_failures_gate_tps),
         T(test_thin_tail_not_judged),
         T(test_environment_diff),
+        T(test_warnings_matched_by_setting),
         T(test_trials_that_differ),
         T(test_json_shape),
         T(test_text_fits_100_columns),

@@ -1,0 +1,84 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/mem.h"
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "cli/cli_int.h"
+#include "report/html.h"
+#include "result/result.h"
+
+static const char usage[] =
+    "Usage: pgarena report RESULT.json... -o REPORT.html [--title TEXT]\n"
+    "\n"
+    "Write one self-contained HTML file (it needs no network to view, and prints) with a\n"
+    "summary of each run, throughput and latency over time, the latency distribution, the\n"
+    "comparison of the setups with confidence intervals and verdicts, the environments side\n"
+    "by side, warnings and failures. Files are grouped into setups by label as compare\n"
+    "groups them: files sharing a label are trials of one setup, the first label is the\n"
+    "baseline A.\n"
+    "\n"
+    "  -o, --output FILE   the HTML file to write (required)\n"
+    "      --title TEXT    the report's title (default: the labels, \"A vs B\")\n";
+
+enum { OPT_TITLE = 1, OPT_HELP };
+
+struct report_opts {
+    const char *output, *title;
+};
+
+/* Returns 1 when --help was printed. */
+static int parse_options(int argc, char **argv, struct report_opts *o, struct err *e)
+{
+    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+                                             {"title", required_argument, NULL, OPT_TITLE},
+                                             {"help", no_argument, NULL, OPT_HELP},
+                                             {NULL, 0, NULL, 0}};
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":o:", longopts, NULL)) != -1) {
+        if (opt == 'o') {
+            o->output = optarg;
+        } else if (opt == OPT_TITLE) {
+            o->title = optarg;
+        } else if (opt == OPT_HELP) {
+            fputs(usage, stdout);
+            return 1;
+        } else {
+            return args_bad_option("report", argc, argv, optind, optopt, opt == ':', e);
+        }
+    }
+    if (optind >= argc)
+        return err_set(e, ERR_INPUT,
+                       "report: expected one result file or more (see pgarena report --help)");
+    if (!o->output)
+        return err_set(e, ERR_INPUT, "report: -o REPORT.html is required");
+    return 0;
+}
+
+int cli_report_parse(int argc, char **argv, struct err *e)
+{
+    struct report_opts o = {0};
+    return parse_options(argc, argv, &o, e) < 0 ? -1 : 0;
+}
+
+int cli_report(int argc, char **argv, struct err *e)
+{
+    struct report_opts o = {0};
+    int rc = parse_options(argc, argv, &o, e);
+    if (rc != 0)
+        return rc > 0 ? 0 : -1;
+    size_t n = (size_t)(argc - optind), n_read = 0;
+    const char *const *paths = (const char *const *)argv + optind;
+    struct result *runs = xcalloc(n, sizeof *runs);
+    while (n_read < n && rc == 0)
+        if ((rc = result_read(paths[n_read], &runs[n_read], e)) == 0)
+            n_read++;
+    if (rc == 0 && (rc = report_html_write(runs, paths, n, o.title, o.output, e)) == 0)
+        printf("report: %s\n", o.output);
+    for (size_t i = 0; i < n_read; i++)
+        result_free(&runs[i]);
+    free(runs);
+    return rc;
+}
