@@ -29,17 +29,47 @@
 
 enum func_id {
     /* operators */
-    FN_ADD, FN_SUB, FN_MUL, FN_DIV, FN_MOD_OP, /* + - * / % */
-    FN_NEG,                                    /* unary -, computed as 0 - x */
-    FN_EQ, FN_NE, FN_LT, FN_LE, FN_GT, FN_GE,  /* = <> (or !=) < <= > >= */
-    FN_NOT,                                    /* NOT (boolean) */
-    FN_BITAND, FN_BITOR, FN_BITXOR, FN_BITNOT, /* & | # ~ */
-    FN_LSHIFT, FN_RSHIFT,                      /* << >> */
-    FN_IS,                                     /* a IS b, b being NULL, TRUE or FALSE */
+    FN_ADD,
+    FN_SUB,
+    FN_MUL,
+    FN_DIV,
+    FN_MOD_OP, /* + - * / % */
+    FN_NEG,    /* unary -, computed as 0 - x */
+    FN_EQ,
+    FN_NE,
+    FN_LT,
+    FN_LE,
+    FN_GT,
+    FN_GE,  /* = <> (or !=) < <= > >= */
+    FN_NOT, /* NOT (boolean) */
+    FN_BITAND,
+    FN_BITOR,
+    FN_BITXOR,
+    FN_BITNOT, /* & | # ~ */
+    FN_LSHIFT,
+    FN_RSHIFT, /* << >> */
+    FN_IS,     /* a IS b, b being NULL, TRUE or FALSE */
     /* functions, callable by name */
-    FN_ABS, FN_DEBUG, FN_DOUBLE, FN_EXP, FN_GREATEST, FN_HASH, FN_HASH_FNV1A,
-    FN_HASH_MURMUR2, FN_INT, FN_LEAST, FN_LN, FN_MOD, FN_PERMUTE, FN_PI, FN_POW,
-    FN_RANDOM, FN_RANDOM_EXPONENTIAL, FN_RANDOM_GAUSSIAN, FN_RANDOM_ZIPFIAN, FN_SQRT,
+    FN_ABS,
+    FN_DEBUG,
+    FN_DOUBLE,
+    FN_EXP,
+    FN_GREATEST,
+    FN_HASH,
+    FN_HASH_FNV1A,
+    FN_HASH_MURMUR2,
+    FN_INT,
+    FN_LEAST,
+    FN_LN,
+    FN_MOD,
+    FN_PERMUTE,
+    FN_PI,
+    FN_POW,
+    FN_RANDOM,
+    FN_RANDOM_EXPONENTIAL,
+    FN_RANDOM_GAUSSIAN,
+    FN_RANDOM_ZIPFIAN,
+    FN_SQRT,
     FN__COUNT
 };
 

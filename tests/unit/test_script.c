@@ -408,9 +408,9 @@ static void test_random_bounds_and_mean(void **state)
     rng_seed(&r, 1);
     char msg[128];
     int64_t out;
-    assert_int_equal(eval("random(-9223372036854775807 - 1, 9223372036854775807)", &r, &out, msg,
-                          sizeof msg),
-                     -1);
+    assert_int_equal(
+        eval("random(-9223372036854775807 - 1, 9223372036854775807)", &r, &out, msg, sizeof msg),
+        -1);
     assert_non_null(strstr(msg, "random range is too large"));
 }
 
