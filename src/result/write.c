@@ -139,25 +139,20 @@ static json_t *options_json(const struct result *r)
     return o;
 }
 
-static json_t *intervals_json(const struct result *r)
+static json_t *interval_json(const struct result_interval *it)
 {
-    json_t *a = json_array();
-    for (size_t i = 0; i < r->n_intervals; i++) {
-        const struct result_interval *it = &r->intervals[i];
-        json_t *o = json_object(), *lat = json_object();
-        set_num(o, "t_s", it->t_s);
-        set_num(o, "duration_s", it->duration_s);
-        set_int(o, "transactions", (int64_t)it->transactions);
-        set_int(o, "failed", (int64_t)it->failed);
-        set_num(o, "tps", it->tps);
-        set_num(lat, "p50", it->p50_us);
-        set_num(lat, "p99", it->p99_us);
-        set_num(lat, "max", it->max_us);
-        set(o, "latency_us", lat);
-        set(o, "histogram", result_hist_to_json(&it->histogram));
-        json_array_append_new(a, o);
-    }
-    return a;
+    json_t *o = json_object(), *lat = json_object();
+    set_num(o, "t_s", it->t_s);
+    set_num(o, "duration_s", it->duration_s);
+    set_int(o, "transactions", (int64_t)it->transactions);
+    set_int(o, "failed", (int64_t)it->failed);
+    set_num(o, "tps", it->tps);
+    set_num(lat, "p50", it->p50_us);
+    set_num(lat, "p99", it->p99_us);
+    set_num(lat, "max", it->max_us);
+    set(o, "latency_us", lat);
+    set(o, "histogram", result_hist_to_json(&it->histogram));
+    return o;
 }
 
 static json_t *clients_json(const struct result *r)
@@ -285,7 +280,6 @@ static json_t *result_json(const struct result *r)
     set(root, "workload", workload_json(r));
     set(root, "options", options_json(r));
     set(root, "summary", summary_json(r));
-    set(root, "intervals", intervals_json(r));
     set(root, "histogram", result_hist_to_json(&r->histogram));
     set(root, "clients", clients_json(r));
     set(root, "statements", statements_json(r));
@@ -318,20 +312,55 @@ static void sync_dir(const char *path)
     free(copy);
 }
 
-int result_write(const struct result *r, const char *path, struct err *e)
+static int write_str(int fd, const char *s)
+{
+    return write_all(fd, s, strlen(s));
+}
+
+/* The document without its intervals, then the intervals one at a time: a long run has
+ * thousands of interval histograms, and a jansson tree of them all costs ~17 times the memory
+ * the run itself kept for them. Returns 0, or -1 with errno set. */
+static int write_document(int fd, const struct result *r)
 {
     json_t *root = result_json(r);
-    char *text = root ? json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+    char *head = root ? json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(root);
-    if (!text)
-        return err_set(e, ERR_RUNTIME, "could not build the result document");
+    char *close_brace = head ? strrchr(head, '}') : NULL;
+    if (!close_brace) {
+        free(head);
+        errno = ENOMEM;
+        return -1;
+    }
+    int rc = write_all(fd, head, (size_t)(close_brace - head));
+    free(head);
+    if (rc == 0)
+        rc = write_str(fd, ",\n \"intervals\": [");
+    for (size_t i = 0; rc == 0 && i < r->n_intervals; i++) {
+        json_t *o = interval_json(&r->intervals[i]);
+        char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        json_decref(o);
+        if (!text) {
+            errno = ENOMEM;
+            return -1;
+        }
+        rc = write_str(fd, i ? ",\n  " : "\n  ");
+        if (rc == 0)
+            rc = write_all(fd, text, strlen(text));
+        free(text);
+    }
+    if (rc == 0)
+        rc = write_str(fd, "\n ]\n}\n");
+    return rc;
+}
+
+int result_write(const struct result *r, const char *path, struct err *e)
+{
     char *tmp = xasprintf("%s.tmp-%ld", path, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int rc = -1;
     if (fd < 0) {
         err_set(e, ERR_RUNTIME, "cannot write result file %s: %s", path, strerror(errno));
-    } else if (write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0 ||
-               fsync(fd) < 0) {
+    } else if (write_document(fd, r) < 0 || fsync(fd) < 0) {
         err_set(e, ERR_RUNTIME, "cannot write result file %s: %s", path, strerror(errno));
     } else {
         int closed = close(fd);
@@ -349,6 +378,5 @@ int result_write(const struct result *r, const char *path, struct err *e)
         unlink(tmp);
     }
     free(tmp);
-    free(text);
     return rc;
 }
