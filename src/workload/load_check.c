@@ -131,3 +131,18 @@ int load_check_and_notify(const struct pg_connopts *conn, const struct load_opti
     buf_free(&existing);
     return rc;
 }
+
+int load_checked_run(const struct pg_connopts *conn, const struct load_options *opt,
+                     const struct load_expect *ex, int n,
+                     void (*build)(struct load_plan *p, const struct load_options *opt),
+                     struct err *e)
+{
+    if (load_check_and_notify(conn, opt, ex, n, e) < 0)
+        return -1;
+    struct load_plan plan;
+    load_plan_init(&plan);
+    build(&plan, opt);
+    int rc = load_run(conn, opt, &plan, e);
+    load_plan_free(&plan);
+    return rc;
+}

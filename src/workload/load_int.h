@@ -125,6 +125,13 @@ int load_check_tables(PGconn *c, const struct load_expect *ex, int n, int force,
 int load_check_and_notify(const struct pg_connopts *conn, const struct load_options *opt,
                           const struct load_expect *ex, int n, struct err *e);
 
+/* The steps every loader ends with: check the tables it would replace (load_check_and_notify),
+ * then build its plan with `build` and run it. */
+int load_checked_run(const struct pg_connopts *conn, const struct load_options *opt,
+                     const struct load_expect *ex, int n,
+                     void (*build)(struct load_plan *p, const struct load_options *opt),
+                     struct err *e);
+
 /* PostgreSQL's hash partition of an int4 (bigint = 0) or int8 key: the remainder, in
  * [0, modulus), of `for values with (modulus M, remainder R)` that holds the key. */
 int load_hash_partition(int64_t key, int bigint, int modulus);

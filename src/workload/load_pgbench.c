@@ -299,15 +299,8 @@ int load_pgbench(const struct pg_connopts *conn, const struct load_options *opt,
     struct load_expect *ex = xcalloc((size_t)opt->partitions + 4, sizeof *ex);
     char(*names)[64] = xcalloc((size_t)opt->partitions + 1, 64);
     int n = expectations(opt, ex, names);
-    int rc = load_check_and_notify(conn, opt, ex, n, e);
+    int rc = load_checked_run(conn, opt, ex, n, build_plan, e);
     free(ex);
     free(names);
-    if (rc < 0)
-        return -1;
-    struct load_plan plan;
-    load_plan_init(&plan);
-    build_plan(&plan, opt);
-    rc = load_run(conn, opt, &plan, e);
-    load_plan_free(&plan);
     return rc;
 }

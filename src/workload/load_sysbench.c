@@ -160,15 +160,8 @@ int load_sysbench(const struct pg_connopts *conn, const struct load_options *opt
         snprintf(names[t - 1], 32, "sbtest%d", t);
         ex[t - 1] = (struct load_expect){names[t - 1], sb_shape, NULL};
     }
-    int rc = load_check_and_notify(conn, opt, ex, opt->tables, e);
+    int rc = load_checked_run(conn, opt, ex, opt->tables, build_plan, e);
     free(ex);
     free(names);
-    if (rc < 0)
-        return -1;
-    struct load_plan plan;
-    load_plan_init(&plan);
-    build_plan(&plan, opt);
-    rc = load_run(conn, opt, &plan, e);
-    load_plan_free(&plan);
     return rc;
 }
