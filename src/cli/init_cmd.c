@@ -15,7 +15,7 @@
 static const char usage[] =
     "Usage: pgarena init [CONN] [-w WORKLOAD | -f INIT.sql] [-s SCALE] [--partitions N]\n"
     "                    [--partition-method range|hash] [--tables N] [--table-size ROWS]\n"
-    "                    [-j JOBS] [--seed N] [--force] [--local] [-q]\n"
+    "                    [--warehouses W] [-j JOBS] [--seed N] [--force] [--local] [-q]\n"
     "\n"
     "Create and load a workload's tables over several connections at once, then VACUUM\n"
     "ANALYZE them and build their keys and indexes. Only the workload's own tables are\n"
@@ -23,14 +23,17 @@ static const char usage[] =
     "\n"
     "  -w, --workload NAME   tpcb-like (default), simple-update, select-only: pgbench's tables;\n"
     "                        oltp-read-write, oltp-read-only, oltp-point-select,\n"
-    "                        oltp-write-only: sysbench's tables sbtest1..N\n"
+    "                        oltp-write-only: sysbench's tables sbtest1..N;\n"
+    "                        tpcc: TPC-C's nine tables\n"
     "  -f, --file FILE       run an init script (pgbench's language) instead of a workload's\n"
     "                        loader; :scale is -s\n"
     "  -s, --scale N         pgbench scale: N branches, 10*N tellers, 100000*N accounts\n"
-    "      --partitions N    partition pgbench_accounts into N partitions (as pgbench)\n"
+    "      --partitions N    partition pgbench_accounts into N partitions (as pgbench);\n"
+    "                        tpcc: hash-partition order_line and stock by warehouse\n"
     "      --partition-method range|hash   (default range)\n"
     "      --tables N        sysbench tables (default 1)\n"
     "      --table-size ROWS rows per sysbench table (default 10000)\n"
+    "      --warehouses W    TPC-C warehouses (tpcc; default 1)\n"
     "  -j, --jobs N          connections to load with (default: the number of CPUs)\n"
     "      --seed N          seed for generated data (sysbench's tables)\n"
     "      --force           replace same-named tables even if not in the expected shape\n"
@@ -89,8 +92,9 @@ int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl,
     opt->progress_arg = &ps;
     opt->notice = quiet ? NULL : print_notice;
     opt->stop_requested = &session_interrupted;
-    int rc =
-        wl->dataset == DATASET_SYSBENCH ? load_sysbench(conn, opt, e) : load_pgbench(conn, opt, e);
+    int rc = wl->dataset == DATASET_SYSBENCH ? load_sysbench(conn, opt, e)
+             : wl->dataset == DATASET_TPCC    ? load_tpcc(conn, opt, e)
+                                              : load_pgbench(conn, opt, e);
     if (!quiet && ps.tty)
         fputs("\n", stderr);
     if (rc == 0 && !quiet)
@@ -112,7 +116,8 @@ enum {
     OPT_PARTITION_METHOD,
     OPT_TABLES,
     OPT_TABLE_SIZE,
-    OPT_FORCE
+    OPT_FORCE,
+    OPT_WAREHOUSES
 };
 
 /* What init was asked, before it is checked against the workload. */
@@ -122,7 +127,7 @@ struct init_opts {
     const char *init_file; /* -f */
     struct load_options load;
     int local, quiet;
-    int got_scale, got_partitions, got_method, got_tables, got_size;
+    int got_scale, got_partitions, got_method, got_tables, got_size, got_warehouses;
 };
 
 /* The options about the dataset's size and shape; 1 if opt was one, -1 on a bad value. */
@@ -156,6 +161,11 @@ static int parse_size_option(int opt, const char *arg, struct init_opts *o, stru
         rc = args_int("--table-size", arg, 1, INT32_MAX, &o->load.table_size, e) < 0 ? -1 : 1;
         o->got_size = 1;
         break;
+    case OPT_WAREHOUSES:
+        rc = args_int("--warehouses", arg, 1, 100000, &v, e) < 0 ? -1
+                                                                 : (o->load.warehouses = (int)v, 1);
+        o->got_warehouses = 1;
+        break;
     default:
         return 0;
     }
@@ -178,6 +188,7 @@ static int parse_options(int argc, char **argv, struct init_opts *o, struct err 
         {"tables", required_argument, NULL, OPT_TABLES},
         {"table-size", required_argument, NULL, OPT_TABLE_SIZE},
         {"force", no_argument, NULL, OPT_FORCE},
+        {"warehouses", required_argument, NULL, OPT_WAREHOUSES},
         {"host", required_argument, NULL, 'h'},
         {"port", required_argument, NULL, 'p'},
         {"username", required_argument, NULL, 'U'},
@@ -234,6 +245,14 @@ static int parse_options(int argc, char **argv, struct init_opts *o, struct err 
 static int check_options(const struct init_opts *o, const struct builtin_workload *wl,
                          struct err *e)
 {
+    if (wl->dataset == DATASET_TPCC &&
+        (o->got_scale || o->got_tables || o->got_size || o->got_method))
+        return err_set(e, ERR_INPUT,
+                       "init: tpcc uses TPC-C's tables: give --warehouses (and --partitions), "
+                       "not %s",
+                       o->got_scale ? "-s" : o->got_method ? "--partition-method" : "--tables or --table-size");
+    if (wl->dataset != DATASET_TPCC && o->got_warehouses)
+        return err_set(e, ERR_INPUT, "init: --warehouses is for -w tpcc, not %s", wl->name);
     if (wl->dataset == DATASET_SYSBENCH && (o->got_scale || o->got_partitions || o->got_method))
         return err_set(e, ERR_INPUT,
                        "init: %s uses sysbench's tables: give --tables and --table-size, not %s",
@@ -253,7 +272,7 @@ static int parse_and_check(int argc, char **argv, struct init_opts *o,
 {
     *o = (struct init_opts){.workload = "tpcb-like"};
     o->load = (struct load_options){
-        .scale = 1, .tables = 1, .table_size = 10000, .jobs = init_default_jobs()};
+        .scale = 1, .tables = 1, .table_size = 10000, .warehouses = 1, .jobs = init_default_jobs()};
     int rc = parse_options(argc, argv, o, e);
     if (rc != 0)
         return rc;
@@ -291,7 +310,11 @@ int cli_init(int argc, char **argv, struct err *e)
     else
         rc = init_load(&o.conn, wl, &o.load, o.quiet, e);
     if (rc < 0 && session_interrupted && !o.init_file) {
-        if (wl->dataset == DATASET_SYSBENCH)
+        if (wl->dataset == DATASET_TPCC)
+            err_set(e, ERR_RUNTIME,
+                    "init interrupted: the TPC-C tables (warehouse, district, customer, history, "
+                    "new_order, orders, order_line, item, stock) are incomplete; run init again");
+        else if (wl->dataset == DATASET_SYSBENCH)
             err_set(e, ERR_RUNTIME,
                     "init interrupted: tables sbtest1..sbtest%d are incomplete; run init again",
                     o.load.tables);

@@ -90,7 +90,7 @@ static int add_spec(struct run_opts *o, const struct script_spec *sp, struct scr
         const struct builtin_workload *b = builtin_by_prefix(name, e);
         /* sysbench's have one generated script per table, made once the tables are known. */
         if (b && !b->script) {
-            err_set(e, ERR_INPUT, "-b %s: a sysbench workload is one script per table: use -w %s",
+            err_set(e, ERR_INPUT, "-b %s: the workload's scripts are generated: use -w %s",
                     b->name, b->name);
         } else if (b) {
             char *label = xasprintf("builtin: %s", b->name);
@@ -116,7 +116,7 @@ int run_build_scripts(struct run_opts *o, struct script_set *set, struct err *e)
     if (o->n_specs == 0) {
         o->workload_name = o->workload->name;
         o->needs_pgbench = o->workload->dataset == DATASET_PGBENCH;
-        if (!o->workload->script) /* sysbench's: one script per table, made later */
+        if (!o->workload->script) /* sysbench's and tpcc's: made once the tables are known */
             return 0;
         char *label = xasprintf("builtin: %s", o->workload->name);
         int rc = script_set_add(set, label, o->workload->script, 1, e);

@@ -55,9 +55,14 @@ static const struct builtin_workload oltp_write_only = {
     "oltp-write-only", "sysbench oltp_write_only: 2 updates, delete + insert", DATASET_SYSBENCH,
     NULL, SB_WRITES | SB_TRX};
 
+/* TPC-C's five transactions; the scripts are generated (builtin_tpcc.c). */
+static const struct builtin_workload tpcc = {
+    "tpcc", "TPC-C: New-Order, Payment, Order-Status, Delivery, Stock-Level", DATASET_TPCC, NULL,
+    0};
+
 static const struct builtin_workload *const all[] = {
-    &tpcb_like,      &simple_update,     &select_only,     &oltp_read_write,
-    &oltp_read_only, &oltp_point_select, &oltp_write_only, NULL};
+    &tpcb_like,         &simple_update,   &select_only, &oltp_read_write, &oltp_read_only,
+    &oltp_point_select, &oltp_write_only, &tpcc,        NULL};
 
 const struct builtin_workload *builtin_find(const char *name)
 {

@@ -26,7 +26,7 @@ struct load_ctx {
 };
 
 /* Longest COPY text line a row generator may write, newline included. */
-#define LOAD_ROW_MAX 512
+#define LOAD_ROW_MAX 1024
 
 /* Writes row `row` (0-based) as one COPY text-format line, newline included, into out (room
  * for LOAD_ROW_MAX bytes) and returns its length; 0 skips the row (not this table's). May

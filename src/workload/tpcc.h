@@ -1,0 +1,94 @@
+#ifndef PGARENA_WORKLOAD_TPCC_H
+#define PGARENA_WORKLOAD_TPCC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "pg/pg.h"
+
+/*
+ * TPC-C (the workload `tpcc`): the NURand constants, the five transactions as scripts in
+ * pgbench's language (client-side SQL, or calls of the PL/pgSQL functions init installs), and
+ * the consistency conditions of clause 3.3.2. The loader is load_tpcc (load.h).
+ * Ownership: strings returned are the caller's to free.
+ */
+
+/* The C constants of NURand (clause 2.1.6): for C_LAST (A = 255), C_ID (1023), OL_I_ID
+ * (8191). */
+struct tpcc_consts {
+    int c_last, c_id, ol_i_id;
+};
+
+/* The load's constants, drawn from the seed. */
+void tpcc_consts_load(uint64_t seed, struct tpcc_consts *k);
+
+/* The run's constants from the load's: C_LAST at a difference the spec allows, the other
+ * two drawn anew (clause 2.1.6.1). */
+void tpcc_consts_run(uint64_t seed, const struct tpcc_consts *load, struct tpcc_consts *run);
+
+/* The text init records in the comment of table warehouse, and reading it back (-1 when the
+ * text is not one). */
+char *tpcc_consts_comment(const struct tpcc_consts *k);
+int tpcc_consts_parse(const char *text, struct tpcc_consts *k);
+
+/* CREATE FUNCTION statements of the five transactions (and tpcc_last_name), ';'-separated. */
+extern const char tpcc_procedures_sql[];
+
+enum tpcc_tx {
+    TPCC_NEW_ORDER,
+    TPCC_PAYMENT,
+    TPCC_ORDER_STATUS,
+    TPCC_DELIVERY,
+    TPCC_STOCK_LEVEL,
+    TPCC_N_TX
+};
+
+/* The scripts' names: "new-order", "payment", "order-status", "delivery", "stock-level". */
+extern const char *const tpcc_tx_names[TPCC_N_TX];
+
+/* The spec's mix (45/43/4/4/4). */
+extern const int tpcc_default_mix[TPCC_N_TX];
+
+struct tpcc_run {
+    int warehouses;      /* terminals are bound to warehouse client_id % warehouses + 1 */
+    int keying_thinking; /* \sleep the keying time before and the think time after */
+    int procedures;      /* call the PL/pgSQL functions instead of client-side SQL */
+    struct tpcc_consts c;
+};
+
+/* The script of one transaction. */
+char *tpcc_script(enum tpcc_tx tx, const struct tpcc_run *o);
+
+/* The statement by which a New-Order script rolls back, as it appears in the script; the
+ * number of its executions is the number of rolled-back New-Orders. */
+extern const char tpcc_rollback_sql[];
+
+/*
+ * What a database holds of TPC-C, read on c: the number of warehouses, the load's
+ * constants, whether the functions of --procedures are installed. ERR_INPUT naming what is
+ * missing when a table is absent or has other columns, or the tables are empty.
+ */
+struct tpcc_db {
+    int warehouses;
+    struct tpcc_consts load;
+    int has_constants; /* 0 when the comment is missing (a foreign loader): defaults used */
+    int has_procedures;
+};
+int tpcc_inspect(PGconn *c, struct tpcc_db *db, struct err *e);
+
+/* The server's sum(d_next_o_id): New-Orders committed so far plus a constant. */
+int tpcc_next_o_id_sum(PGconn *c, int64_t *out, struct err *e);
+
+/*
+ * The consistency conditions of clause 3.3.2 on c: 1 to 4, or with all 1 to 12 (11 only when
+ * no Delivery has run: when every district still has 2100 delivered orders' worth, i.e. when
+ * min(no_o_id) is 2101 everywhere). Returns 0 when all hold, 1 when one fails (failure: the
+ * condition and the warehouse/district, e.g. "condition 1 fails: warehouse 3: w_ytd
+ * 300010.00, sum(d_ytd) 300000.00"), -1 on an error (e). `checked` gets the conditions run,
+ * as "1 2 3 4" (for the report).
+ */
+int tpcc_check(PGconn *c, int all, char *failure, size_t failure_size, char *checked,
+               size_t checked_size, struct err *e);
+
+#endif

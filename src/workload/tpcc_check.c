@@ -1,0 +1,126 @@
+#include "workload/tpcc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "workload/tpcc_int.h"
+
+/*
+ * The consistency conditions of clause 3.3.2. Each is one query that returns the first
+ * violation it finds (warehouse, district, and the values that disagree), or '' when the
+ * condition holds everywhere; the server scans each table once per condition.
+ */
+
+#define FIRST(q) "select coalesce((" q " limit 1), '')"
+
+static const char *const conditions[12] = {
+    /* 1: W_YTD = sum(D_YTD) */
+    FIRST("select format('warehouse %s: w_ytd %s, sum(d_ytd) %s', w_id, w_ytd, s) "
+          "from warehouse left join (select d_w_id, sum(d_ytd) s from district group by d_w_id) "
+          "d on d_w_id = w_id where w_ytd is distinct from s order by w_id"),
+    /* 2: D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID) */
+    FIRST("select format('warehouse %s district %s: d_next_o_id - 1 = %s, max(o_id) %s, "
+          "max(no_o_id) %s', d_w_id, d_id, d_next_o_id - 1, mo, mno) from district "
+          "left join (select o_w_id, o_d_id, max(o_id) mo from orders group by 1, 2) o "
+          "on o_w_id = d_w_id and o_d_id = d_id "
+          "left join (select no_w_id, no_d_id, max(no_o_id) mno from new_order group by 1, 2) n "
+          "on no_w_id = d_w_id and no_d_id = d_id "
+          "where d_next_o_id - 1 is distinct from mo or d_next_o_id - 1 <> mno "
+          "order by d_w_id, d_id"),
+    /* 3: max(NO_O_ID) - min(NO_O_ID) + 1 = count(NEW-ORDER) */
+    FIRST("select format('warehouse %s district %s: max(no_o_id) - min(no_o_id) + 1 = %s, "
+          "count(*) %s', no_w_id, no_d_id, max(no_o_id) - min(no_o_id) + 1, count(*)) "
+          "from new_order group by no_w_id, no_d_id "
+          "having max(no_o_id) - min(no_o_id) + 1 <> count(*) order by 1"),
+    /* 4: sum(O_OL_CNT) = count(ORDER-LINE) */
+    FIRST("select format('warehouse %s district %s: sum(o_ol_cnt) %s, order_line rows %s', "
+          "w, d, s, n) from (select o_w_id w, o_d_id d, sum(o_ol_cnt) s from orders "
+          "group by 1, 2) o full join (select ol_w_id w, ol_d_id d, count(*) n from order_line "
+          "group by 1, 2) l using (w, d) where s is distinct from n order by w, d"),
+    /* 5: O_CARRIER_ID is null exactly for the orders with a NEW-ORDER row */
+    FIRST("select format('warehouse %s district %s order %s: o_carrier_id %s, %s', o_w_id, "
+          "o_d_id, o_id, coalesce(o_carrier_id::text, 'null'), case when no_o_id is null "
+          "then 'no new_order row' else 'a new_order row' end) from orders left join new_order "
+          "on no_w_id = o_w_id and no_d_id = o_d_id and no_o_id = o_id "
+          "where (o_carrier_id is null) <> (no_o_id is not null)"),
+    /* 6: O_OL_CNT = the order's ORDER-LINE rows */
+    FIRST("select format('warehouse %s district %s order %s: o_ol_cnt %s, order_line rows %s', "
+          "o_w_id, o_d_id, o_id, o_ol_cnt, coalesce(n, 0)) from orders left join (select "
+          "ol_w_id, ol_d_id, ol_o_id, count(*) n from order_line group by 1, 2, 3) l "
+          "on ol_w_id = o_w_id and ol_d_id = o_d_id and ol_o_id = o_id "
+          "where o_ol_cnt <> coalesce(n, 0)"),
+    /* 7: OL_DELIVERY_D is null exactly when the order's O_CARRIER_ID is */
+    FIRST("select format('warehouse %s district %s order %s line %s: ol_delivery_d %s, "
+          "o_carrier_id %s', ol_w_id, ol_d_id, ol_o_id, ol_number, "
+          "coalesce(ol_delivery_d::text, 'null'), coalesce(o_carrier_id::text, 'null')) "
+          "from order_line join orders on o_w_id = ol_w_id and o_d_id = ol_d_id and "
+          "o_id = ol_o_id where (ol_delivery_d is null) <> (o_carrier_id is null)"),
+    /* 8: W_YTD = sum(H_AMOUNT) */
+    FIRST("select format('warehouse %s: w_ytd %s, sum(h_amount) %s', w_id, w_ytd, s) "
+          "from warehouse left join (select h_w_id, sum(h_amount) s from history group by 1) h "
+          "on h_w_id = w_id where w_ytd is distinct from s order by w_id"),
+    /* 9: D_YTD = sum(H_AMOUNT) */
+    FIRST("select format('warehouse %s district %s: d_ytd %s, sum(h_amount) %s', d_w_id, "
+          "d_id, d_ytd, s) from district left join (select h_w_id, h_d_id, sum(h_amount) s "
+          "from history group by 1, 2) h on h_w_id = d_w_id and h_d_id = d_id "
+          "where d_ytd is distinct from s order by d_w_id, d_id"),
+    /* 10: C_BALANCE = sum(delivered OL_AMOUNT) - sum(H_AMOUNT) */
+    FIRST("select format('warehouse %s district %s customer %s: c_balance %s, delivered "
+          "sum(ol_amount) - sum(h_amount) %s', c_w_id, c_d_id, c_id, c_balance, "
+          "coalesce(d.s, 0) - coalesce(h.s, 0)) from customer "
+          "left join (select o_w_id, o_d_id, o_c_id, sum(ol_amount) s from orders join "
+          "order_line on ol_w_id = o_w_id and ol_d_id = o_d_id and ol_o_id = o_id "
+          "where ol_delivery_d is not null group by 1, 2, 3) d "
+          "on o_w_id = c_w_id and o_d_id = c_d_id and o_c_id = c_id "
+          "left join (select h_c_w_id, h_c_d_id, h_c_id, sum(h_amount) s from history "
+          "group by 1, 2, 3) h on h_c_w_id = c_w_id and h_c_d_id = c_d_id and h_c_id = c_id "
+          "where c_balance <> coalesce(d.s, 0) - coalesce(h.s, 0)"),
+    /* 11: count(ORDER) - count(NEW-ORDER) = 2100 */
+    FIRST("select format('warehouse %s district %s: count(orders) - count(new_order) = %s', "
+          "w, d, coalesce(o.n, 0) - coalesce(no.n, 0)) from (select o_w_id w, o_d_id d, "
+          "count(*) n from orders group by 1, 2) o full join (select no_w_id w, no_d_id d, "
+          "count(*) n from new_order group by 1, 2) no using (w, d) "
+          "where coalesce(o.n, 0) - coalesce(no.n, 0) <> 2100 order by w, d"),
+    /* 12: C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT) */
+    FIRST("select format('warehouse %s district %s customer %s: c_balance + c_ytd_payment %s, "
+          "delivered sum(ol_amount) %s', c_w_id, c_d_id, c_id, c_balance + c_ytd_payment, "
+          "coalesce(d.s, 0)) from customer left join (select o_w_id, o_d_id, o_c_id, "
+          "sum(ol_amount) s from orders join order_line on ol_w_id = o_w_id and "
+          "ol_d_id = o_d_id and ol_o_id = o_id where ol_delivery_d is not null "
+          "group by 1, 2, 3) d on o_w_id = c_w_id and o_d_id = c_d_id and o_c_id = c_id "
+          "where c_balance + c_ytd_payment <> coalesce(d.s, 0)"),
+};
+
+/* Delivery removes each district's oldest new order first: none has run while every
+ * district still has order 2101 undelivered. */
+static const char no_delivery_sql[] =
+    "select count(*) = 0 from district where not exists (select 1 from new_order "
+    "where no_w_id = d_w_id and no_d_id = d_id and no_o_id = 2101)";
+
+int tpcc_check(PGconn *c, int all, char *failure, size_t failure_size, char *checked,
+               size_t checked_size, struct err *e)
+{
+    char v[1024];
+    int n = all ? 12 : 4, skip11 = 0;
+    if (all) {
+        if (pg_query_value(c, no_delivery_sql, v, sizeof v, e) < 0)
+            return -1;
+        skip11 = strcmp(v, "t") != 0;
+    }
+    size_t used = 0;
+    checked[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (i == 10 && skip11)
+            continue;
+        if (pg_query_value(c, conditions[i], v, sizeof v, e) < 0)
+            return -1;
+        if (used < checked_size)
+            used += (size_t)snprintf(checked + used, checked_size - used, "%s%d", used ? " " : "",
+                                     i + 1);
+        if (v[0]) {
+            snprintf(failure, failure_size, "condition %d fails: %s", i + 1, v);
+            return 1;
+        }
+    }
+    return 0;
+}
