@@ -15,11 +15,12 @@ void cli_usage(void)
           "  pgarena compare A.json B.json [MORE.json...] [--json] [--fail-if-worse]\n"
           "  pgarena report  RESULT.json... -o REPORT.html\n"
           "  pgarena local   start|stop|status [--dir DIR]\n"
+          "  pgarena check   [CONN] -w tpcc [--all]\n"
           "  pgarena --help | --version ; pgarena COMMAND --help\n"
           "\n"
           "Workloads: tpcb-like (default), simple-update, select-only (pgbench's);\n"
           "           oltp-read-write, oltp-read-only, oltp-point-select, oltp-write-only\n"
-          "           (sysbench's).\n"
+          "           (sysbench's); tpcc (TPC-C: init --warehouses W).\n"
           "Try: pgarena run --local   (a complete benchmark against a scratch server)\n",
           stdout);
 }

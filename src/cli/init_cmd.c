@@ -93,8 +93,8 @@ int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl,
     opt->notice = quiet ? NULL : print_notice;
     opt->stop_requested = &session_interrupted;
     int rc = wl->dataset == DATASET_SYSBENCH ? load_sysbench(conn, opt, e)
-             : wl->dataset == DATASET_TPCC    ? load_tpcc(conn, opt, e)
-                                              : load_pgbench(conn, opt, e);
+             : wl->dataset == DATASET_TPCC   ? load_tpcc(conn, opt, e)
+                                             : load_pgbench(conn, opt, e);
     if (!quiet && ps.tty)
         fputs("\n", stderr);
     if (rc == 0 && !quiet)
@@ -250,7 +250,9 @@ static int check_options(const struct init_opts *o, const struct builtin_workloa
         return err_set(e, ERR_INPUT,
                        "init: tpcc uses TPC-C's tables: give --warehouses (and --partitions), "
                        "not %s",
-                       o->got_scale ? "-s" : o->got_method ? "--partition-method" : "--tables or --table-size");
+                       o->got_scale    ? "-s"
+                       : o->got_method ? "--partition-method"
+                                       : "--tables or --table-size");
     if (wl->dataset != DATASET_TPCC && o->got_warehouses)
         return err_set(e, ERR_INPUT, "init: --warehouses is for -w tpcc, not %s", wl->name);
     if (wl->dataset == DATASET_SYSBENCH && (o->got_scale || o->got_partitions || o->got_method))

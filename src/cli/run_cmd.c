@@ -25,12 +25,15 @@ static const char usage[] =
     "                   [-R TPS] [--latency-limit MS] [--warmup S] [--max-tries N]\n"
     "                   [--timeout MS] [-C] [-r] [-P SECONDS] [-o RESULT.json]\n"
     "                   [--label TEXT] [--report REPORT.html] [--seed N] [--local] [-q]\n"
+    "       pgarena run [CONN] -w tpcc [--warehouses W] [--mix 45,43,4,4,4] [--keying-thinking]\n"
+    "                   [--procedures] [-c TERMINALS] [run options]\n"
     "\n"
     "Run a workload, measure every transaction, print a summary and write a result file.\n"
     "\n"
     "  -w, --workload NAME   tpcb-like (default), simple-update, select-only (pgbench's);\n"
     "                        oltp-read-write, oltp-read-only, oltp-point-select,\n"
-    "                        oltp-write-only (sysbench's, one script per table)\n"
+    "                        oltp-write-only (sysbench's, one script per table);\n"
+    "                        tpcc (TPC-C's five transactions)\n"
     "  -f, --file FILE[@W]   a script in pgbench's language, with weight W (repeatable)\n"
     "  -b, --builtin NAME[@W]  a built-in script, with weight W (repeatable, mixes with -f)\n"
     "  -D, --define NAME=VALUE  set a variable for the scripts\n"
@@ -57,6 +60,14 @@ static const char usage[] =
     "      --seed N          seed of the random draws\n"
     "      --local           run against a scratch server, loading the workload first\n"
     "  -q, --quiet           print only the summary\n"
+    "tpcc:\n"
+    "      --warehouses W    warehouses to use (default: all that are loaded); terminal i\n"
+    "                        works on warehouse i % W + 1\n"
+    "      --mix N,P,O,D,S   New-Order, Payment, Order-Status, Delivery, Stock-Level weights\n"
+    "                        in percent (default 45,43,4,4,4)\n"
+    "      --keying-thinking the spec's keying and think times (else not TPC-C compliant)\n"
+    "      --procedures      call the PL/pgSQL functions init installed (else client-side SQL;\n"
+    "                        -M prepared and --max-tries 10 are tpcc's defaults)\n"
     "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
 
 enum {
@@ -149,15 +160,23 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         {"define", required_argument, NULL, 'D'},
         {"tables", required_argument, NULL, OPT_TABLES},
         {"table-size", required_argument, NULL, OPT_TABLE_SIZE},
+        {"warehouses", required_argument, NULL, RUN_OPT_WAREHOUSES},
+        {"mix", required_argument, NULL, RUN_OPT_MIX},
+        {"keying-thinking", no_argument, NULL, RUN_OPT_KEYING_THINKING},
+        {"procedures", no_argument, NULL, RUN_OPT_PROCEDURES},
         {NULL, 0, NULL, 0}};
     const char *workload = "tpcb-like";
-    int opt, got_T = 0;
+    int opt, got_T = 0, got_M = 0, got_tries = 0;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":w:s:c:j:T:t:M:P:o:qh:p:U:R:Crf:b:D:", longopts,
                               NULL)) != -1) {
         if (args_conn_option(opt, optarg, &o->conn))
             continue;
+        got_tries |= opt == OPT_MAX_TRIES;
+        got_M |= opt == 'M';
         int rc = parse_measure_option(opt, optarg, o, e);
+        if (rc == 0)
+            rc = run_tpcc_option(opt, optarg, o, e);
         if (rc < 0)
             return -1;
         if (rc > 0)
@@ -235,7 +254,9 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
     o->workload = builtin_find(workload);
     if (!o->workload)
         return err_set(e, ERR_INPUT, "run: unknown workload '%s'", workload);
-    return run_check_sizes(o, e);
+    if (run_tpcc_check_options(o, got_tries, got_M, e) < 0)
+        return -1;
+    return o->workload->dataset == DATASET_TPCC ? 0 : run_check_sizes(o, e);
 }
 
 /* Whether the directory of path lets us create files in it. */
@@ -287,6 +308,8 @@ static int prepare_server(struct run_opts *o, struct err *e)
     int rc = 0;
     if (o->n_specs == 0 && o->workload->dataset == DATASET_SYSBENCH) {
         rc = run_sysbench_detect(c, o, e);
+    } else if (o->n_specs == 0 && o->workload->dataset == DATASET_TPCC) {
+        rc = run_tpcc_prepare(c, o, e);
     } else if (!o->needs_pgbench) { /* custom scripts: :scale is -s, or 1 as in pgbench */
         if (o->scale == 0)
             o->scale = 1;
@@ -359,6 +382,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         fputs("\n", stderr);
     struct result r;
     run_build_result(o, scripts, &er, &r);
+    run_tpcc_result(o, &r);
     run_env_after(o, &er, &r);
     report_text_summary(stdout, &r);
     if (o->per_statement)
@@ -441,6 +465,7 @@ int cli_run(int argc, char **argv, struct err *e)
         if (session_local_start(&srv, &o.conn, e) < 0)
             goto out_scripts;
         struct load_options lo = {.scale = o.scale ? (int)o.scale : 1,
+                                  .warehouses = o.tpcc.warehouses ? (int)o.tpcc.warehouses : 1,
                                   .tables = o.tables ? (int)o.tables : 1,
                                   .table_size = o.table_size ? o.table_size : 10000,
                                   .jobs = init_default_jobs(),
@@ -450,7 +475,8 @@ int cli_run(int argc, char **argv, struct err *e)
             init_load(&o.conn, o.workload, &lo, o.quiet, e) < 0)
             goto out_local;
     }
-    if (prepare_server(&o, e) == 0 && run_sysbench_scripts(&o, &scripts, e) == 0)
+    if (prepare_server(&o, e) == 0 && run_sysbench_scripts(&o, &scripts, e) == 0 &&
+        run_tpcc_scripts(&o, &scripts, e) == 0)
         rc = measure(&o, &scripts, e);
 out_local:
     if (o.local)

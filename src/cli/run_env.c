@@ -41,6 +41,7 @@ void run_env_before(struct run_opts *o, PGconn *c)
 void run_env_measure_start(void *arg)
 {
     struct run_opts *o = arg;
+    run_tpcc_measure_start(o);
     time_ns start = clock_now_ns();
     struct err e = {0};
     PGconn *c = pg_connect(&o->conn, &e);

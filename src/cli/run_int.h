@@ -10,6 +10,7 @@
 #include "server/server.h"
 #include "workload/builtin.h"
 #include "workload/script.h"
+#include "workload/tpcc.h"
 
 #define RUN_MAX_SPECS 64
 
@@ -27,6 +28,21 @@ struct run_env {
     int have_before;
     time_ns capture_ns; /* time spent reading the server, before and after */
 };
+
+/* -w tpcc's options and what run reads of its database (run_tpcc.c). */
+struct run_tpcc {
+    int64_t warehouses; /* 0: all that are loaded */
+    int mix[TPCC_N_TX];
+    int mix_given, keying_thinking, procedures;
+    struct tpcc_db db;
+    int64_t before; /* sum(d_next_o_id) at the start of the measured part; -1 unknown */
+};
+
+/* The long options of -w tpcc (values above every other run option's). */
+enum { RUN_OPT_WAREHOUSES = 100, RUN_OPT_MIX, RUN_OPT_KEYING_THINKING, RUN_OPT_PROCEDURES };
+
+/* --max-tries for -w tpcc when not given: deadlocks between New-Orders are retried. */
+#define RUN_TPCC_MAX_TRIES 10
 
 struct run_opts {
     struct pg_connopts conn;
@@ -54,6 +70,7 @@ struct run_opts {
     char server_version[64];
     char max_connections[16]; /* SHOW max_connections before the run, "" if unknown */
     struct run_env env;
+    struct run_tpcc tpcc;
 };
 
 /* Fill r from the run (r owns copies of everything). */
@@ -97,5 +114,28 @@ int run_sysbench_detect(PGconn *c, struct run_opts *o, struct err *e);
 
 /* For a sysbench workload: one script per table, equal weights. No-op for other workloads. */
 int run_sysbench_scripts(const struct run_opts *o, struct script_set *s, struct err *e);
+
+/* A -w tpcc option: 1 when opt was one, -1 on a bad value, 0 when not one. */
+int run_tpcc_option(int opt, const char *arg, struct run_opts *o, struct err *e);
+
+/* After parsing: tpcc's options only with -w tpcc, not -s/--tables; its defaults (the mix,
+ * prepared statements, --max-tries) where the user gave none. */
+int run_tpcc_check_options(struct run_opts *o, int max_tries_given, int protocol_given,
+                           struct err *e);
+
+/* Before the run, on the setup connection: the tables (ERR_INPUT naming what is missing),
+ * the warehouses (detected, or checked against --warehouses), the functions for
+ * --procedures, and sum(d_next_o_id) when no warmup comes first. No-op for other workloads
+ * (the caller checks). */
+int run_tpcc_prepare(PGconn *c, struct run_opts *o, struct err *e);
+
+/* At the start of the measured part after a warmup: sum(d_next_o_id). */
+void run_tpcc_measure_start(struct run_opts *o);
+
+/* The five scripts with the mix as weights. No-op for other workloads. */
+int run_tpcc_scripts(const struct run_opts *o, struct script_set *s, struct err *e);
+
+/* After the run: summary.tpcc into r (reads sum(d_next_o_id) again). No-op for others. */
+void run_tpcc_result(const struct run_opts *o, struct result *r);
 
 #endif

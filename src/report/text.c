@@ -28,6 +28,22 @@ static void print_spread(FILE *out, const struct result *r)
             (unsigned long long)lo, (unsigned long long)hi, var > 0 ? sqrt(var) : 0.0);
 }
 
+/* TPC-C's figures, as HammerDB users read them: NOPM first. */
+static void print_tpcc(FILE *out, const struct result *r)
+{
+    const struct result_tpcc *t = &r->tpcc;
+    if (!t->present)
+        return;
+    fprintf(out, "NOPM:                %.0f (server: sum of d_next_o_id), %.0f (clients)\n",
+            t->nopm, t->nopm_client);
+    fprintf(out, "TPM:                 %.0f (all five transactions), %llu New-Orders rolled back\n",
+            t->tpm, (unsigned long long)t->new_order_rollbacks);
+    fprintf(out, "TPC-C:               %d warehouses, %s, %s\n", t->warehouses,
+            t->mode ? t->mode : "?",
+            t->keying_thinking ? "keying and thinking times"
+                               : "no keying or thinking times: not TPC-C compliant");
+}
+
 /* The short form of the environment: version and location, the settings changed from
  * PostgreSQL's defaults, and the run's server statistics in one line. */
 static void print_server(FILE *out, const struct result *r)
@@ -134,6 +150,7 @@ void report_text_summary(FILE *out, const struct result *r)
         fprintf(out, "over %.1f ms:        %llu, skipped: %llu\n", r->options.latency_limit_ms,
                 (unsigned long long)r->summary.late, (unsigned long long)r->summary.skipped);
     fprintf(out, "tps:                 %.2f\n", r->summary.tps);
+    print_tpcc(out, r);
     if (r->options.connect_per_tx)
         fprintf(out, "connections:         %llu, mean %.3f ms; tps without connecting %.2f\n",
                 (unsigned long long)r->summary.connections, ms(r->summary.connect_mean_us),

@@ -44,6 +44,21 @@ static void read_latency(const json_t *l, struct latency_summary *out)
     out->max = num(l, "max");
 }
 
+/* summary.tpcc, when the run was TPC-C's. */
+static void read_tpcc(const json_t *t, struct result_tpcc *out)
+{
+    if (!json_is_object(t))
+        return;
+    out->present = 1;
+    out->warehouses = (int)count(t, "warehouses");
+    out->nopm = num(t, "nopm");
+    out->nopm_client = num(t, "nopm_client");
+    out->tpm = num(t, "tpm");
+    out->new_order_rollbacks = count(t, "new_order_rollbacks");
+    out->mode = dup_str(t, "mode");
+    out->keying_thinking = json_is_true(json_object_get(t, "keying_thinking"));
+}
+
 static int read_summary(const json_t *s, struct result *r)
 {
     if (!json_is_object(s) || !json_is_integer(json_object_get(s, "transactions")) ||
@@ -73,6 +88,7 @@ static int read_summary(const json_t *s, struct result *r)
     r->summary.connections = count(conn, "count");
     r->summary.connect_mean_us = num(conn, "mean_us");
     r->summary.tps_excluding_connect = num(conn, "tps_excluding_connect");
+    read_tpcc(json_object_get(s, "tpcc"), &r->tpcc);
     return 0;
 }
 
@@ -336,6 +352,7 @@ static void result_server_free(struct result *r)
 
 void result_free(struct result *r)
 {
+    free(r->tpcc.mode);
     free(r->label);
     free(r->started_at);
     free(r->finished_at);

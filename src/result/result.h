@@ -53,6 +53,18 @@ struct result_statement {
     double mean_us, p99_us;
 };
 
+/* summary.tpcc: TPC-C's figures; present is 0 for other workloads. */
+struct result_tpcc {
+    int present;
+    int warehouses;
+    double nopm;        /* New-Orders per minute from the server's sum(d_next_o_id) */
+    double nopm_client; /* committed New-Orders the clients counted, per minute */
+    double tpm;         /* completed transactions of all five kinds per minute */
+    uint64_t new_order_rollbacks;
+    char *mode; /* "sql" or "procedures" */
+    int keying_thinking;
+};
+
 struct result_client {
     uint64_t transactions;
     uint64_t failed;
@@ -162,6 +174,7 @@ struct result {
         double connect_mean_us;
         double tps_excluding_connect;
     } summary;
+    struct result_tpcc tpcc;
     size_t n_intervals;
     struct result_interval *intervals;
     struct hist_sparse histogram;

@@ -75,6 +75,19 @@ static json_t *latency_json(const struct latency_summary *l)
     return o;
 }
 
+static json_t *tpcc_json(const struct result_tpcc *t)
+{
+    json_t *o = json_object();
+    set_int(o, "warehouses", t->warehouses);
+    set_num(o, "nopm", t->nopm);
+    set_num(o, "nopm_client", t->nopm_client);
+    set_num(o, "tpm", t->tpm);
+    set_int(o, "new_order_rollbacks", (int64_t)t->new_order_rollbacks);
+    set_str(o, "mode", t->mode);
+    set(o, "keying_thinking", json_boolean(t->keying_thinking));
+    return o;
+}
+
 static json_t *summary_json(const struct result *r)
 {
     json_t *o = json_object(), *errors = json_object(), *under = json_object();
@@ -103,6 +116,8 @@ static json_t *summary_json(const struct result *r)
     set_num(conn, "mean_us", r->summary.connect_mean_us);
     set_num(conn, "tps_excluding_connect", r->summary.tps_excluding_connect);
     set(o, "connections", conn);
+    if (r->tpcc.present)
+        set(o, "tpcc", tpcc_json(&r->tpcc));
     return o;
 }
 

@@ -61,8 +61,9 @@ static const struct builtin_workload tpcc = {
     0};
 
 static const struct builtin_workload *const all[] = {
-    &tpcb_like,         &simple_update,   &select_only, &oltp_read_write, &oltp_read_only,
-    &oltp_point_select, &oltp_write_only, &tpcc,        NULL};
+    &tpcb_like,       &simple_update,  &select_only,
+    &oltp_read_write, &oltp_read_only, &oltp_point_select,
+    &oltp_write_only, &tpcc,           NULL};
 
 const struct builtin_workload *builtin_find(const char *name)
 {

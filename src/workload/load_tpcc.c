@@ -168,8 +168,8 @@ static void add_finish(struct load_plan *p, const struct load_options *opt, int 
         /* The key is made of the unique index once the other index is built too: its
          * ACCESS EXCLUSIVE lock would wait for it anyway. */
         snprintf(sql, sizeof sql,
-                 "alter table %s add constraint %s_pkey primary key using index %s_pkey",
-                 tb->name, tb->name, tb->name);
+                 "alter table %s add constraint %s_pkey primary key using index %s_pkey", tb->name,
+                 tb->name, tb->name);
         int c = load_plan_sql(p, "could not create a primary key", sql);
         load_task_after(p, c, steps[0]);
         if (tb->index_sql)
@@ -199,8 +199,7 @@ static void build_plan(struct load_plan *p, const struct load_options *opt)
 int load_tpcc(const struct pg_connopts *conn, const struct load_options *opt, struct err *e)
 {
     if (opt->warehouses < 1)
-        return err_set(e, ERR_INPUT, "--warehouses must be at least 1, not %d",
-                       opt->warehouses);
+        return err_set(e, ERR_INPUT, "--warehouses must be at least 1, not %d", opt->warehouses);
     struct load_expect ex[TPCC_N_TABLES];
     struct buf shapes[TPCC_N_TABLES];
     for (int t = 0; t < TPCC_N_TABLES; t++) {

@@ -112,8 +112,7 @@ int tpcc_inspect(PGconn *c, struct tpcc_db *db, struct err *e)
 int tpcc_next_o_id_sum(PGconn *c, int64_t *out, struct err *e)
 {
     char v[64];
-    if (pg_query_value(c, "select coalesce(sum(d_next_o_id), 0) from district", v, sizeof v, e) <
-        0)
+    if (pg_query_value(c, "select coalesce(sum(d_next_o_id), 0) from district", v, sizeof v, e) < 0)
         return -1;
     *out = atoll(v);
     return 0;

@@ -14,15 +14,15 @@
  * need no escaping in COPY's text format. Nothing here allocates.
  */
 
-#define TPCC_ITEMS          100000
-#define TPCC_STOCK          100000 /* per warehouse */
-#define TPCC_DISTRICTS      10     /* per warehouse */
-#define TPCC_CUSTOMERS      3000   /* per district */
-#define TPCC_ORDERS         3000   /* per district */
-#define TPCC_FIRST_NEW      2101   /* orders from this id on are undelivered (new_order rows) */
-#define TPCC_MAX_LINES      15
-#define TPCC_UNUSED_ITEM    (TPCC_ITEMS + 1) /* New-Order's rollback: an item id not loaded */
-#define TPCC_LAST_NAME_MAX  16
+#define TPCC_ITEMS         100000
+#define TPCC_STOCK         100000 /* per warehouse */
+#define TPCC_DISTRICTS     10     /* per warehouse */
+#define TPCC_CUSTOMERS     3000   /* per district */
+#define TPCC_ORDERS        3000   /* per district */
+#define TPCC_FIRST_NEW     2101   /* orders from this id on are undelivered (new_order rows) */
+#define TPCC_MAX_LINES     15
+#define TPCC_UNUSED_ITEM   (TPCC_ITEMS + 1) /* New-Order's rollback: an item id not loaded */
+#define TPCC_LAST_NAME_MAX 16
 
 /* NURand(A, x, y) of clause 2.1.6 with the constant c. */
 int64_t tpcc_nurand(struct rng *r, int64_t a, int64_t x, int64_t y, int64_t c);

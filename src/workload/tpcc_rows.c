@@ -12,8 +12,17 @@
  * agree on every order's line count because both draw it from the same stream.
  */
 
-enum { TAG_ITEM = 1, TAG_WAREHOUSE, TAG_DISTRICT, TAG_CUSTOMER, TAG_HISTORY,
-       TAG_ORDERS, TAG_OL_CNT, TAG_ORDER_LINE, TAG_STOCK };
+enum {
+    TAG_ITEM = 1,
+    TAG_WAREHOUSE,
+    TAG_DISTRICT,
+    TAG_CUSTOMER,
+    TAG_HISTORY,
+    TAG_ORDERS,
+    TAG_OL_CNT,
+    TAG_ORDER_LINE,
+    TAG_STOCK
+};
 
 static void seed_stream(struct rng *r, uint64_t seed, int tag, int64_t w, int64_t d)
 {

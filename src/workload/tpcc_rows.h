@@ -26,10 +26,10 @@ struct tpcc_gen {
 };
 
 /* Rows per warehouse of each table (order_line: 15 slots per order, unused ones skipped). */
-#define TPCC_ROWS_DISTRICT   TPCC_DISTRICTS
-#define TPCC_ROWS_CUSTOMER   (TPCC_DISTRICTS * TPCC_CUSTOMERS)
-#define TPCC_ROWS_ORDERS     (TPCC_DISTRICTS * TPCC_ORDERS)
-#define TPCC_ROWS_NEW_ORDER  (TPCC_DISTRICTS * (TPCC_ORDERS - TPCC_FIRST_NEW + 1))
+#define TPCC_ROWS_DISTRICT    TPCC_DISTRICTS
+#define TPCC_ROWS_CUSTOMER    (TPCC_DISTRICTS * TPCC_CUSTOMERS)
+#define TPCC_ROWS_ORDERS      (TPCC_DISTRICTS * TPCC_ORDERS)
+#define TPCC_ROWS_NEW_ORDER   (TPCC_DISTRICTS * (TPCC_ORDERS - TPCC_FIRST_NEW + 1))
 #define TPCC_SLOTS_ORDER_LINE ((int64_t)TPCC_ROWS_ORDERS * TPCC_MAX_LINES)
 
 size_t tpcc_item_row(void *arg, char *out, int64_t row);

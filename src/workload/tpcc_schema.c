@@ -17,17 +17,25 @@
 
 #define ADDRESS(x)                                                                                 \
     {x "_street_1", VC(20)}, {x "_street_2", VC(20)}, {x "_city", VC(20)}, {x "_state", CH(2)},    \
-        {x "_zip", CH(9)}
+    {                                                                                              \
+        x "_zip", CH(9)                                                                            \
+    }
 
-static const struct tpcc_column warehouse_cols[] = {
-    {"w_id", ID}, {"w_name", VC(10)}, ADDRESS("w"), {"w_tax", "numeric(4,4)"},
-    {"w_ytd", "numeric(12,2)"}, {NULL, NULL}};
+static const struct tpcc_column warehouse_cols[] = {{"w_id", ID},
+                                                    {"w_name", VC(10)},
+                                                    ADDRESS("w"),
+                                                    {"w_tax", "numeric(4,4)"},
+                                                    {"w_ytd", "numeric(12,2)"},
+                                                    {NULL, NULL}};
 
-static const struct tpcc_column district_cols[] = {
-    {"d_id", ID},       {"d_w_id", ID},
-    {"d_name", VC(10)}, ADDRESS("d"),
-    {"d_tax", "numeric(4,4)"}, {"d_ytd", "numeric(12,2)"},
-    {"d_next_o_id", ID}, {NULL, NULL}};
+static const struct tpcc_column district_cols[] = {{"d_id", ID},
+                                                   {"d_w_id", ID},
+                                                   {"d_name", VC(10)},
+                                                   ADDRESS("d"),
+                                                   {"d_tax", "numeric(4,4)"},
+                                                   {"d_ytd", "numeric(12,2)"},
+                                                   {"d_next_o_id", ID},
+                                                   {NULL, NULL}};
 
 static const struct tpcc_column customer_cols[] = {{"c_id", ID},
                                                    {"c_d_id", ID},
@@ -48,44 +56,39 @@ static const struct tpcc_column customer_cols[] = {{"c_id", ID},
                                                    {"c_data", VC(500)},
                                                    {NULL, NULL}};
 
-static const struct tpcc_column history_cols[] = {
-    {"h_c_id", ID}, {"h_c_d_id", ID},   {"h_c_w_id", ID},           {"h_d_id", ID},
-    {"h_w_id", ID}, {"h_date", TS},     {"h_amount", "numeric(6,2)"}, {"h_data", VC(24)},
-    {NULL, NULL}};
+static const struct tpcc_column history_cols[] = {{"h_c_id", ID},
+                                                  {"h_c_d_id", ID},
+                                                  {"h_c_w_id", ID},
+                                                  {"h_d_id", ID},
+                                                  {"h_w_id", ID},
+                                                  {"h_date", TS},
+                                                  {"h_amount", "numeric(6,2)"},
+                                                  {"h_data", VC(24)},
+                                                  {NULL, NULL}};
 
 static const struct tpcc_column new_order_cols[] = {
     {"no_o_id", ID}, {"no_d_id", ID}, {"no_w_id", ID}, {NULL, NULL}};
 
 static const struct tpcc_column orders_cols[] = {
-    {"o_id", ID},      {"o_d_id", ID},       {"o_w_id", ID},   {"o_c_id", ID},
-    {"o_entry_d", TS}, {"o_carrier_id", ID}, {"o_ol_cnt", ID}, {"o_all_local", ID},
-    {NULL, NULL}};
+    {"o_id", ID},         {"o_d_id", ID},   {"o_w_id", ID},      {"o_c_id", ID}, {"o_entry_d", TS},
+    {"o_carrier_id", ID}, {"o_ol_cnt", ID}, {"o_all_local", ID}, {NULL, NULL}};
 
-static const struct tpcc_column order_line_cols[] = {{"ol_o_id", ID},
-                                                     {"ol_d_id", ID},
-                                                     {"ol_w_id", ID},
-                                                     {"ol_number", ID},
-                                                     {"ol_i_id", ID},
-                                                     {"ol_supply_w_id", ID},
-                                                     {"ol_delivery_d", TS},
-                                                     {"ol_quantity", ID},
-                                                     {"ol_amount", "numeric(6,2)"},
-                                                     {"ol_dist_info", CH(24)},
-                                                     {NULL, NULL}};
+static const struct tpcc_column order_line_cols[] = {
+    {"ol_o_id", ID},          {"ol_d_id", ID},     {"ol_w_id", ID},
+    {"ol_number", ID},        {"ol_i_id", ID},     {"ol_supply_w_id", ID},
+    {"ol_delivery_d", TS},    {"ol_quantity", ID}, {"ol_amount", "numeric(6,2)"},
+    {"ol_dist_info", CH(24)}, {NULL, NULL}};
 
-static const struct tpcc_column item_cols[] = {{"i_id", ID},
-                                               {"i_im_id", ID},
-                                               {"i_name", VC(24)},
-                                               {"i_price", "numeric(5,2)"},
-                                               {"i_data", VC(50)},
-                                               {NULL, NULL}};
+static const struct tpcc_column item_cols[] = {{"i_id", ID},       {"i_im_id", ID},
+                                               {"i_name", VC(24)}, {"i_price", "numeric(5,2)"},
+                                               {"i_data", VC(50)}, {NULL, NULL}};
 
 static const struct tpcc_column stock_cols[] = {
-    {"s_i_id", ID},         {"s_w_id", ID},         {"s_quantity", ID},     {"s_dist_01", CH(24)},
-    {"s_dist_02", CH(24)},  {"s_dist_03", CH(24)},  {"s_dist_04", CH(24)},  {"s_dist_05", CH(24)},
-    {"s_dist_06", CH(24)},  {"s_dist_07", CH(24)},  {"s_dist_08", CH(24)},  {"s_dist_09", CH(24)},
-    {"s_dist_10", CH(24)},  {"s_ytd", ID},          {"s_order_cnt", ID},    {"s_remote_cnt", ID},
-    {"s_data", VC(50)},     {NULL, NULL}};
+    {"s_i_id", ID},        {"s_w_id", ID},        {"s_quantity", ID},    {"s_dist_01", CH(24)},
+    {"s_dist_02", CH(24)}, {"s_dist_03", CH(24)}, {"s_dist_04", CH(24)}, {"s_dist_05", CH(24)},
+    {"s_dist_06", CH(24)}, {"s_dist_07", CH(24)}, {"s_dist_08", CH(24)}, {"s_dist_09", CH(24)},
+    {"s_dist_10", CH(24)}, {"s_ytd", ID},         {"s_order_cnt", ID},   {"s_remote_cnt", ID},
+    {"s_data", VC(50)},    {NULL, NULL}};
 
 /* Largest first: the pool of loading connections takes tasks in this order. */
 const struct tpcc_table tpcc_tables[TPCC_N_TABLES] = {
@@ -124,8 +127,9 @@ void tpcc_create_sql(const struct tpcc_table *t, int partitions, struct buf *b)
     if (partitions > 0 && t->partition_key) {
         buf_printf(b, " partition by hash (%s);\n", t->partition_key);
         for (int p = 1; p <= partitions; p++)
-            buf_printf(b, "create table %s_%d partition of %s for values with (modulus %d, "
-                          "remainder %d)%s",
+            buf_printf(b,
+                       "create table %s_%d partition of %s for values with (modulus %d, "
+                       "remainder %d)%s",
                        t->name, p, t->name, partitions, p - 1, p < partitions ? ";\n" : "");
     }
 }

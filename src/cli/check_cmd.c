@@ -1,0 +1,103 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "cli/cli_int.h"
+#include "workload/tpcc.h"
+
+static const char usage[] =
+    "Usage: pgarena check [CONN] -w tpcc [--all]\n"
+    "\n"
+    "Check TPC-C's consistency conditions (clause 3.3.2) over every warehouse: 1 to 4, or\n"
+    "with --all 1 to 12 (11 only while no Delivery has run). Exit status 0 when they hold,\n"
+    "1 naming the first condition that fails and its warehouse/district.\n"
+    "\n"
+    "  -w, --workload tpcc   the workload whose data to check (only tpcc has conditions)\n"
+    "      --all             all twelve conditions (reads every table; slower)\n"
+    "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
+
+enum { OPT_ALL = 1, OPT_HELP };
+
+struct check_opts {
+    struct pg_connopts conn;
+    const char *workload;
+    int all;
+};
+
+/* Returns 1 when --help was printed. */
+static int parse_options(int argc, char **argv, struct check_opts *o, struct err *e)
+{
+    static const struct option longopts[] = {{"workload", required_argument, NULL, 'w'},
+                                             {"all", no_argument, NULL, OPT_ALL},
+                                             {"help", no_argument, NULL, OPT_HELP},
+                                             {"host", required_argument, NULL, 'h'},
+                                             {"port", required_argument, NULL, 'p'},
+                                             {"username", required_argument, NULL, 'U'},
+                                             {NULL, 0, NULL, 0}};
+    int opt;
+    *o = (struct check_opts){.workload = NULL};
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":w:h:p:U:", longopts, NULL)) != -1) {
+        if (args_conn_option(opt, optarg, &o->conn))
+            continue;
+        switch (opt) {
+        case 'w':
+            o->workload = optarg;
+            break;
+        case OPT_ALL:
+            o->all = 1;
+            break;
+        case OPT_HELP:
+            fputs(usage, stdout);
+            return 1;
+        default:
+            return args_bad_option("check", argc, argv, optind, optopt, opt == ':', e);
+        }
+    }
+    if (args_positional(argc, argv, optind, &o->conn, "check", e) < 0)
+        return -1;
+    if (!o->workload)
+        return err_set(e, ERR_INPUT, "check: give the workload: -w tpcc");
+    if (strcmp(o->workload, "tpcc") != 0)
+        return err_set(e, ERR_INPUT,
+                       "check: workload '%s' has no consistency conditions (only tpcc)",
+                       o->workload);
+    return 0;
+}
+
+int cli_check_parse(int argc, char **argv, struct err *e)
+{
+    struct check_opts o;
+    int rc = parse_options(argc, argv, &o, e);
+    pg_connopts_free(&o.conn);
+    return rc < 0 ? -1 : 0;
+}
+
+int cli_check(int argc, char **argv, struct err *e)
+{
+    struct check_opts o;
+    int rc = parse_options(argc, argv, &o, e);
+    if (rc != 0) {
+        pg_connopts_free(&o.conn);
+        return rc > 0 ? 0 : -1;
+    }
+    PGconn *c = pg_connect(&o.conn, e);
+    pg_connopts_free(&o.conn);
+    if (!c)
+        return -1;
+    struct tpcc_db db;
+    char failure[1200], checked[64];
+    rc = tpcc_inspect(c, &db, e);
+    if (rc == 0)
+        rc = tpcc_check(c, o.all, failure, sizeof failure, checked, sizeof checked, e);
+    PQfinish(c);
+    if (rc == 1)
+        return err_set(e, ERR_RUNTIME, "check: %s", failure);
+    if (rc < 0)
+        return -1;
+    printf("consistency conditions %s hold (%d warehouses)%s\n", checked, db.warehouses,
+           o.all && !strstr(checked, "11") ? "; 11 not checked: Delivery has run" : "");
+    return 0;
+}
