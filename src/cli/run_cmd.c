@@ -364,6 +364,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         .max_tries = (int)o->max_tries,
         .timeout_us = o->timeout_ms * 1000,
         .connect_per_tx = o->connect_per_tx,
+        .sleep_is_terminal_time = o->tpcc.keying_thinking,
         .progress = print_progress,
         .progress_arg = &tty,
         .measure_start = run_env_measure_start,

@@ -38,8 +38,8 @@ struct run_tpcc {
     int64_t before; /* sum(d_next_o_id) at the start of the measured part; -1 unknown */
 };
 
-/* The long options of -w tpcc (values above every other run option's). */
-enum { RUN_OPT_WAREHOUSES = 100, RUN_OPT_MIX, RUN_OPT_KEYING_THINKING, RUN_OPT_PROCEDURES };
+/* The long options of -w tpcc (above every short option character and other long option). */
+enum { RUN_OPT_WAREHOUSES = 1000, RUN_OPT_MIX, RUN_OPT_KEYING_THINKING, RUN_OPT_PROCEDURES };
 
 /* --max-tries for -w tpcc when not given: deadlocks between New-Orders are retried. */
 #define RUN_TPCC_MAX_TRIES 10

@@ -108,8 +108,11 @@ int run_tpcc_prepare(PGconn *c, struct run_opts *o, struct err *e)
 {
     struct run_tpcc *t = &o->tpcc;
     if (tpcc_inspect(c, &t->db, e) < 0) {
-        if (e->code == ERR_INPUT)
-            err_set(e, ERR_INPUT, "run: %s", e->msg);
+        if (e->code == ERR_INPUT) {
+            char msg[sizeof e->msg];
+            snprintf(msg, sizeof msg, "%s", e->msg);
+            err_set(e, ERR_INPUT, "run: %s", msg);
+        }
         return -1;
     }
     if (t->warehouses > t->db.warehouses)

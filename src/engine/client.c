@@ -600,7 +600,8 @@ static int start_sleep(struct client *c, const struct command *cmd)
             return 1;
         }
     }
-    c->sleep_until = clock_now_ns() + (n > 0 ? n : 0) * cmd->sleep_unit_us * NS_PER_US;
+    c->sleep_start = clock_now_ns();
+    c->sleep_until = c->sleep_start + (n > 0 ? n : 0) * cmd->sleep_unit_us * NS_PER_US;
     set_timer(c,
               c->tx_deadline && c->tx_deadline < c->sleep_until ? c->tx_deadline : c->sleep_until);
     c->state = CS_SLEEP;
@@ -857,6 +858,8 @@ void client_on_timer(struct client *c, time_ns now)
         break;
     case CS_SLEEP:
         if (now >= c->sleep_until) {
+            if (c->w->run->cfg->sleep_is_terminal_time)
+                c->tx_start += now - c->sleep_start;
             c->cmd++;
             c->state = CS_START_CMD;
             if (c->tx_deadline)
@@ -907,10 +910,27 @@ void client_on_timer(struct client *c, time_ns now)
     client_advance(c);
 }
 
+/* Whether the transaction in progress has sent SQL already (its commands before this one). */
+static int sent_sql(const struct client *c)
+{
+    for (int k = 0; k < c->cmd; k++)
+        if (c->script->cmds[k].kind == CMD_SQL)
+            return 1;
+    return 0;
+}
+
 void client_finish_if_idle(struct client *c)
 {
-    if (c->state == CS_THROTTLE || c->state == CS_RECONNECT_WAIT || c->state == CS_IDLE)
+    if (c->state == CS_THROTTLE || c->state == CS_RECONNECT_WAIT || c->state == CS_IDLE) {
         finish(c);
+    } else if (c->state == CS_SLEEP && c->w->run->cfg->sleep_is_terminal_time) {
+        if (!sent_sql(c)) {
+            finish(c);
+            return;
+        }
+        c->sleep_until = clock_now_ns();
+        client_on_timer(c, c->sleep_until);
+    }
 }
 
 /* Each step returns 1 to continue in the state machine and 0 to return to the event loop,

@@ -48,6 +48,10 @@ struct engine_config {
     int max_tries;            /* --max-tries: tries of a serialization/deadlock failure (>= 1) */
     int64_t timeout_us;       /* --timeout: cancel a transaction running longer; 0: none */
     int connect_per_tx;       /* -C */
+    /* \sleep is a terminal's keying or think time (TPC-C): not part of the latency, and the
+     * end of a -T run cuts it short (a transaction that has sent nothing yet is dropped, one
+     * thinking after its SQL is recorded at once). */
+    int sleep_is_terminal_time;
     void (*progress)(const struct engine_progress *p, void *arg);
     void *progress_arg;
     /* With --warmup: called once on the main thread when the measured part begins, while the

@@ -62,8 +62,9 @@ struct client {
     time_ns tx_deadline; /* --timeout: when to cancel, 0 when none */
     time_ns cmd_start;
     time_ns sleep_until;
-    PGresult *held; /* \gset: the last result with rows, applied when the command ends */
-    int *pipe_cmds; /* pipeline: commands sent whose results are still to come */
+    time_ns sleep_start; /* when the current \sleep began */
+    PGresult *held;      /* \gset: the last result with rows, applied when the command ends */
+    int *pipe_cmds;      /* pipeline: commands sent whose results are still to come */
     int pipe_head, pipe_tail;
     int pipe_discard; /* an error in a pipeline: read up to the sync, then fail */
     time_ns connect_start;

@@ -86,7 +86,7 @@ static const char procs_sql[] =
 int tpcc_inspect(PGconn *c, struct tpcc_db *db, struct err *e)
 {
     memset(db, 0, sizeof *db);
-    for (int t = 0; t < TPCC_N_TABLES; t++)
+    for (int t = TPCC_N_TABLES - 1; t >= 0; t--) /* warehouse first */
         if (check_table(c, &tpcc_tables[t], e) < 0)
             return -1;
     char v[256];
