@@ -92,7 +92,7 @@ int cli_check(int argc, char **argv, struct err *e)
     rc = tpcc_inspect(c, &db, e);
     if (rc == 0)
         rc = tpcc_check(c, o.all, failure, sizeof failure, checked, sizeof checked, e);
-    PQfinish(c);
+    pg_disconnect(c);
     if (rc == 1)
         return err_set(e, ERR_RUNTIME, "check: %s", failure);
     if (rc < 0)

@@ -98,7 +98,7 @@ static int64_t next_o_id_sum(const struct run_opts *o)
     if (c && tpcc_next_o_id_sum(c, &v, &e) < 0)
         v = -1;
     if (c)
-        PQfinish(c);
+        pg_disconnect(c);
     if (v < 0)
         fprintf(stderr, "pgarena: could not read sum(d_next_o_id): %s\n", e.msg);
     return v;

@@ -136,3 +136,9 @@ enum pg_failure pg_classify(PGconn *c, const PGresult *res)
         return PGF_CONNECTION;
     return PGF_OTHER;
 }
+
+void pg_disconnect(PGconn *c)
+{
+    if (c)
+        PQfinish(c);
+}

@@ -33,6 +33,9 @@ void pg_connopts_params(const struct pg_connopts *o, const char *keywords[8],
  * (ERR_RUNTIME, "could not connect to ...: reason") on failure. */
 PGconn *pg_connect(const struct pg_connopts *o, struct err *e);
 
+/* Close a connection from pg_connect (NULL is ignored). */
+void pg_disconnect(PGconn *c);
+
 /* Run one or more statements; any result other than COMMAND_OK/TUPLES_OK fails with e set to
  * the server's message. */
 int pg_exec(PGconn *c, const char *sql, struct err *e);
