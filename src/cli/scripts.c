@@ -90,7 +90,9 @@ static int add_spec(struct run_opts *o, const struct script_spec *sp, struct scr
         const struct builtin_workload *b = builtin_by_prefix(name, e);
         /* sysbench's have one generated script per table, made once the tables are known. */
         if (b && !b->script) {
-            err_set(e, ERR_INPUT, "-b %s: the workload's scripts are generated: use -w %s", b->name,
+            err_set(e, ERR_INPUT, "-b %s: %s: use -w %s", b->name,
+                    b->dataset == DATASET_TPCC ? "TPC-C's five scripts are made from its tables"
+                                               : "a sysbench workload is one script per table",
                     b->name);
         } else if (b) {
             char *label = xasprintf("builtin: %s", b->name);

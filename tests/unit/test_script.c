@@ -74,11 +74,12 @@ static void test_builtins_parse(void **state)
         assert_int_equal(sc->cmds[0].line, 1);
         script_set_free(&s);
     }
-    assert_null(builtin_find("tpcc"));
+    assert_null(builtin_find("tpc"));
+    assert_int_equal(builtin_find("tpcc")->dataset, DATASET_TPCC);
     int n = 0;
     for (const struct builtin_workload *const *a = builtin_all(); *a; a++, n++)
         assert_ptr_equal(builtin_find((*a)->name), *a);
-    assert_int_equal(n, 7); /* 3 of pgbench, 4 of sysbench (test_load.c) */
+    assert_int_equal(n, 8); /* 3 of pgbench, 4 of sysbench (test_load.c), tpcc (test_tpcc.c) */
 }
 
 static void test_tpcb_like_commands(void **state)
