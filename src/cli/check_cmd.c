@@ -83,7 +83,7 @@ int cli_check(int argc, char **argv, struct err *e)
         pg_connopts_free(&o.conn);
         return rc > 0 ? 0 : -1;
     }
-    PGconn *c = pg_connect(&o.conn, e);
+    struct pg_conn *c = pg_connect(&o.conn, e);
     pg_connopts_free(&o.conn);
     if (!c)
         return -1;
@@ -92,7 +92,7 @@ int cli_check(int argc, char **argv, struct err *e)
     rc = tpcc_inspect(c, &db, e);
     if (rc == 0)
         rc = tpcc_check(c, o.all, failure, sizeof failure, checked, sizeof checked, e);
-    pg_disconnect(c);
+    pg_finish(c);
     if (rc == 1)
         return err_set(e, ERR_RUNTIME, "check: %s", failure);
     if (rc < 0)

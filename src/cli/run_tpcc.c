@@ -94,17 +94,17 @@ static int64_t next_o_id_sum(const struct run_opts *o)
 {
     struct err e = {0};
     int64_t v = -1;
-    PGconn *c = pg_connect(&o->conn, &e);
+    struct pg_conn *c = pg_connect(&o->conn, &e);
     if (c && tpcc_next_o_id_sum(c, &v, &e) < 0)
         v = -1;
     if (c)
-        pg_disconnect(c);
+        pg_finish(c);
     if (v < 0)
         fprintf(stderr, "pgarena: could not read sum(d_next_o_id): %s\n", e.msg);
     return v;
 }
 
-int run_tpcc_prepare(PGconn *c, struct run_opts *o, struct err *e)
+int run_tpcc_prepare(struct pg_conn *c, struct run_opts *o, struct err *e)
 {
     struct run_tpcc *t = &o->tpcc;
     if (tpcc_inspect(c, &t->db, e) < 0) {

@@ -75,10 +75,10 @@ struct tpcc_db {
     int has_constants; /* 0 when the comment is missing (a foreign loader): defaults used */
     int has_procedures;
 };
-int tpcc_inspect(PGconn *c, struct tpcc_db *db, struct err *e);
+int tpcc_inspect(struct pg_conn *c, struct tpcc_db *db, struct err *e);
 
 /* The server's sum(d_next_o_id): New-Orders committed so far plus a constant. */
-int tpcc_next_o_id_sum(PGconn *c, int64_t *out, struct err *e);
+int tpcc_next_o_id_sum(struct pg_conn *c, int64_t *out, struct err *e);
 
 /*
  * The consistency conditions of clause 3.3.2 on c: 1 to 4, or with all 1 to 12 (11 only when
@@ -88,7 +88,7 @@ int tpcc_next_o_id_sum(PGconn *c, int64_t *out, struct err *e);
  * 300010.00, sum(d_ytd) 300000.00"), -1 on an error (e). `checked` gets the conditions run,
  * as "1 2 3 4" (for the report).
  */
-int tpcc_check(PGconn *c, int all, char *failure, size_t failure_size, char *checked,
+int tpcc_check(struct pg_conn *c, int all, char *failure, size_t failure_size, char *checked,
                size_t checked_size, struct err *e);
 
 #endif

@@ -101,7 +101,7 @@ static const char no_delivery_sql[] =
     "select count(*) = 0 from district where not exists (select 1 from new_order "
     "where no_w_id = d_w_id and no_d_id = d_id and no_o_id = 2101)";
 
-int tpcc_check(PGconn *c, int all, char *failure, size_t failure_size, char *checked,
+int tpcc_check(struct pg_conn *c, int all, char *failure, size_t failure_size, char *checked,
                size_t checked_size, struct err *e)
 {
     char v[1024];

@@ -48,7 +48,7 @@ int tpcc_consts_parse(const char *text, struct tpcc_consts *k)
 }
 
 /* Each table must exist with TPC-C's columns: run's queries name them. */
-static int check_table(PGconn *c, const struct tpcc_table *t, struct err *e)
+static int check_table(struct pg_conn *c, const struct tpcc_table *t, struct err *e)
 {
     char sql[512], cols[2048];
     snprintf(sql, sizeof sql,
@@ -83,7 +83,7 @@ static const char procs_sql[] =
     "'tpcc_new_order', 'tpcc_customer_by_name', 'tpcc_payment', 'tpcc_order_status', "
     "'tpcc_delivery', 'tpcc_stock_level') and pg_function_is_visible(oid)";
 
-int tpcc_inspect(PGconn *c, struct tpcc_db *db, struct err *e)
+int tpcc_inspect(struct pg_conn *c, struct tpcc_db *db, struct err *e)
 {
     memset(db, 0, sizeof *db);
     for (int t = TPCC_N_TABLES - 1; t >= 0; t--) /* warehouse first */
@@ -109,7 +109,7 @@ int tpcc_inspect(PGconn *c, struct tpcc_db *db, struct err *e)
     return 0;
 }
 
-int tpcc_next_o_id_sum(PGconn *c, int64_t *out, struct err *e)
+int tpcc_next_o_id_sum(struct pg_conn *c, int64_t *out, struct err *e)
 {
     char v[64];
     if (pg_query_value(c, "select coalesce(sum(d_next_o_id), 0) from district", v, sizeof v, e) < 0)
