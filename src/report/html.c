@@ -212,6 +212,14 @@ static void describe_outcome(struct buf *b, const struct result *r)
         buf_printf(
             b, "%s failed (%s%%).", report_fmt_count(n, sizeof n, r->summary.failed),
             report_fmt_sig(p50, sizeof p50, 100.0 * (double)r->summary.failed / (double)all, 3));
+    if (r->tpcc.present)
+        buf_printf(b, " TPC-C, %d warehouses, %s: NOPM %s (server), %s (clients)%s.",
+                   r->tpcc.warehouses, r->tpcc.mode ? r->tpcc.mode : "?",
+                   report_fmt_sig(n, sizeof n, r->tpcc.nopm, 4),
+                   report_fmt_sig(p50, sizeof p50, r->tpcc.nopm_client, 4),
+                   r->tpcc.keying_thinking ? ""
+                                           : "; without keying and thinking times: not "
+                                             "TPC-C compliant");
     if (!r->complete)
         buf_printf(b, " The run was cut short (%s): these are the numbers up to then.",
                    r->end_reason ? r->end_reason : "incomplete");
