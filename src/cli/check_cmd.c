@@ -5,10 +5,11 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cli_int.h"
+#include "cli/init_int.h"
 #include "workload/tpcc.h"
 
 static const char usage[] =
-    "Usage: pgarena check [CONN] -w tpcc [--all]\n"
+    "Usage: pgarena check [CONN] -w tpcc [--all] [-j JOBS]\n"
     "\n"
     "Check TPC-C's consistency conditions (clause 3.3.2) over every warehouse: 1 to 4, or\n"
     "with --all 1 to 12 (11 only while no Delivery has run). Exit status 0 when they hold,\n"
@@ -16,6 +17,8 @@ static const char usage[] =
     "\n"
     "  -w, --workload tpcc   the workload whose data to check (only tpcc has conditions)\n"
     "      --all             all twelve conditions (reads every table; slower)\n"
+    "  -j, --jobs N          conditions checked at once, each on a connection of its own\n"
+    "                        (default: the number of CPUs)\n"
     "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
 
 enum { OPT_ALL = 1, OPT_HELP };
@@ -24,22 +27,22 @@ struct check_opts {
     struct pg_connopts conn;
     const char *workload;
     int all;
+    int jobs;
 };
 
 /* Returns 1 when --help was printed. */
 static int parse_options(int argc, char **argv, struct check_opts *o, struct err *e)
 {
-    static const struct option longopts[] = {{"workload", required_argument, NULL, 'w'},
-                                             {"all", no_argument, NULL, OPT_ALL},
-                                             {"help", no_argument, NULL, OPT_HELP},
-                                             {"host", required_argument, NULL, 'h'},
-                                             {"port", required_argument, NULL, 'p'},
-                                             {"username", required_argument, NULL, 'U'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"workload", required_argument, NULL, 'w'}, {"all", no_argument, NULL, OPT_ALL},
+        {"jobs", required_argument, NULL, 'j'},     {"help", no_argument, NULL, OPT_HELP},
+        {"host", required_argument, NULL, 'h'},     {"port", required_argument, NULL, 'p'},
+        {"username", required_argument, NULL, 'U'}, {NULL, 0, NULL, 0}};
     int opt;
-    *o = (struct check_opts){.workload = NULL};
+    *o = (struct check_opts){.workload = NULL, .jobs = init_default_jobs()};
+    int64_t v;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":w:h:p:U:", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":w:j:h:p:U:", longopts, NULL)) != -1) {
         if (args_conn_option(opt, optarg, &o->conn))
             continue;
         switch (opt) {
@@ -48,6 +51,11 @@ static int parse_options(int argc, char **argv, struct check_opts *o, struct err
             break;
         case OPT_ALL:
             o->all = 1;
+            break;
+        case 'j':
+            if (args_int("-j", optarg, 1, 64, &v, e) < 0)
+                return -1;
+            o->jobs = (int)v;
             break;
         case OPT_HELP:
             fputs(usage, stdout);
@@ -84,15 +92,18 @@ int cli_check(int argc, char **argv, struct err *e)
         return rc > 0 ? 0 : -1;
     }
     struct pg_conn *c = pg_connect(&o.conn, e);
-    pg_connopts_free(&o.conn);
-    if (!c)
+    if (!c) {
+        pg_connopts_free(&o.conn);
         return -1;
+    }
     struct tpcc_db db;
     char failure[1200], checked[64];
     rc = tpcc_inspect(c, &db, e);
-    if (rc == 0)
-        rc = tpcc_check(c, o.all, failure, sizeof failure, checked, sizeof checked, e);
     pg_finish(c);
+    if (rc == 0)
+        rc =
+            tpcc_check(&o.conn, o.all, o.jobs, failure, sizeof failure, checked, sizeof checked, e);
+    pg_connopts_free(&o.conn);
     if (rc == 1)
         return err_set(e, ERR_RUNTIME, "check: %s", failure);
     if (rc < 0)

@@ -81,14 +81,15 @@ int tpcc_inspect(struct pg_conn *c, struct tpcc_db *db, struct err *e);
 int tpcc_next_o_id_sum(struct pg_conn *c, int64_t *out, struct err *e);
 
 /*
- * The consistency conditions of clause 3.3.2 on c: 1 to 4, or with all 1 to 12 (11 only when
- * no Delivery has run: when every district still has 2100 delivered orders' worth, i.e. when
- * min(no_o_id) is 2101 everywhere). Returns 0 when all hold, 1 when one fails (failure: the
- * condition and the warehouse/district, e.g. "condition 1 fails: warehouse 3: w_ytd
+ * The consistency conditions of clause 3.3.2: 1 to 4, or with all 1 to 12 (11 only when no
+ * Delivery has run: every district still has order 2101 undelivered), over `jobs`
+ * connections at once (each condition one query on one connection; run it on a database no
+ * benchmark is writing). Returns 0 when all hold, 1 when one fails (failure: the first by
+ * number, with the warehouse/district, e.g. "condition 1 fails: warehouse 3: w_ytd
  * 300010.00, sum(d_ytd) 300000.00"), -1 on an error (e). `checked` gets the conditions run,
- * as "1 2 3 4" (for the report).
+ * as "1 2 3 4".
  */
-int tpcc_check(struct pg_conn *c, int all, char *failure, size_t failure_size, char *checked,
-               size_t checked_size, struct err *e);
+int tpcc_check(const struct pg_connopts *conn, int all, int jobs, char *failure,
+               size_t failure_size, char *checked, size_t checked_size, struct err *e);
 
 #endif
