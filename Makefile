@@ -90,7 +90,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/pgarena $(DESTDIR)$(MANDIR)/man1/pgarena.1 \
 	    $(DESTDIR)$(BASHCOMPDIR)/pgarena
 
-# The Debian package (debian/), built from this tree into ../ as dpkg-buildpackage does; too
+# The Debian package (debian/), written beside this tree as dpkg-buildpackage does; too
 # slow for make check. Needs debhelper: apt-get install -y debhelper devscripts.
 deb:
 	dpkg-buildpackage -us -uc -b

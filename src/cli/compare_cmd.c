@@ -115,7 +115,7 @@ int cli_compare(int argc, char **argv, struct err *e)
         else
             report_compare_text(stdout, &rep);
         if (rc == 0 && o.fail_if_worse && cmp_any_worse(&rep))
-            rc = 3; /* DESIGN.md: a metric significantly worse */
+            rc = 3; /* exit status 3: a metric significantly worse */
         cmp_report_free(&rep);
     }
     for (size_t i = 0; i < n_read; i++)
