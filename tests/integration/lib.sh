@@ -21,7 +21,7 @@ lib_teardown() {
     if [ -n "${LIB_CLEANUP:-}" ]; then
         eval "$LIB_CLEANUP" >/dev/null 2>&1 || true
     fi
-    if [ -d "$T" ]; then
+    if [ -d "$T" ] && [ -n "$(find "$T" -name '*.json' -print -quit 2>/dev/null)" ]; then
         /usr/bin/python3 "$PGARENA_TEST_TOP/tests/check-results.py" --dir "$T" >&2 || schema_rc=1
     fi
     cd /
