@@ -167,7 +167,10 @@ test_man_page_covers_every_option() {
     man=$PGARENA_TEST_TOP/docs/pgarena.1
     groff -man -ww -z "$man" >groff.out 2>&1 || fail "groff failed: $(cat groff.out)"
     [ ! -s groff.out ] || fail "groff warnings: $(cat groff.out)"
-    commands=$("$PGARENA" --help | sed -nE 's/^ +pgarena +([a-z][a-z-]*) .*/\1/p' | sort -u)
+    # Every command: those the top-level --help names and those main.c dispatches to.
+    commands=$({ "$PGARENA" --help | sed -nE 's/^ +pgarena +([a-z][a-z-]*) .*/\1/p'
+                 grep -oE '\{"[a-z][a-z-]*", *cli_' "$PGARENA_TEST_TOP/src/main.c" |
+                     sed -E 's/^\{"([^"]*)".*/\1/'; } | sort -u)
     [ "$(echo "$commands" | wc -l)" -ge 6 ] || fail "commands not found in --help: $commands"
     for c in $commands; do
         help_options "$c" >"opts-$c"
@@ -237,7 +240,11 @@ test_install_and_completion() {
         echo "compare-opts: $(c pgarena compare --c)"
         echo "report-o: $(c pgarena report -o "")"
     ' >comp.out 2>&1 || fail "bash could not load the completion: $(cat comp.out)"
-    grep -q '^commands: compare init local report run show' comp.out || fail "$(cat comp.out)"
+    expected=$("$PGARENA" --help | sed -nE 's/^ +pgarena +([a-z][a-z-]*) .*/\1/p' | sort -u | tr '\n' ' ')
+    grep -q "^commands: ${expected}--help --version$" comp.out || fail "expected commands $expected: $(cat comp.out)"
+    for c in init run show compare report local; do
+        case " $expected " in *" $c "*) ;; *) fail "completion misses the command $c" ;; esac
+    done
     grep -q '^run-opts: --workload$' comp.out || fail "$(cat comp.out)"
     grep -q '^workloads: oltp-read-write oltp-read-only$' comp.out || fail "$(cat comp.out)"
     grep -q '^builtins: simple-update select-only$' comp.out || fail "$(cat comp.out)"
