@@ -139,22 +139,25 @@ variant("v3.json", lambda e: e.update(version=3))
 variant("badtype.json", lambda e: e["summary"].update(transactions="many"))
 variant("badreason.json", lambda e: e.update(end_reason="tired"))
 variant("badbins.json", lambda e: e["intervals"][0]["histogram"].update(bins=[[1]]))
+variant("v2nohist.json", lambda e: e.update(version=2) or e["intervals"][0]["histogram"].pop("bins"))
 def v2(e):
     e["version"] = 2
     for it in e["intervals"]:
-        it["histogram"] = {"compact": "AAECAw==", "count": it["transactions"]}
+        h = it["histogram"]
+        it["histogram"] = {"count": h["count"], "min": h["min"], "max": h["max"],
+                           "sum": h["sum"], "sumsq": h["sumsq"], "compact": "AAECAw=="}
     e["summary"]["scripts"] = [{"name": "select-only", "transactions": 1}]
     e["summary"]["tpcc"] = {"warehouses": 1, "nopm": 10.5}
     e["something_new"] = {"nested": [1, 2]}
 variant("v2.json", v2)
 PY
     /usr/bin/python3 "$check" v2.json || fail "version 2 with additions does not validate"
-    for f in nosummary v3 badtype badreason badbins; do
+    for f in nosummary v3 badtype badreason badbins v2nohist; do
         ! /usr/bin/python3 "$check" $f.json >check.out || fail "$f.json validates"
         grep -q "does not match result.schema.json" check.out || fail "$f.json: $(cat check.out)"
     done
     # The fixtures above are not pgarena's work: lib_teardown validates only what it wrote.
-    rm -f nosummary.json v3.json badtype.json badreason.json badbins.json
+    rm -f nosummary.json v3.json badtype.json badreason.json badbins.json v2nohist.json
 }
 
 # Options named in a --help text: in its usage lines, option lines and CONN line.
