@@ -116,15 +116,17 @@ int sweep_parse_slo(const char *text, struct sweep_slo *slo, struct err *e)
             break;
     double v = 0, unit = 0;
     const char *num = le ? le + 2 : "";
-    size_t len = strlen(num);
+    size_t len = strlen(num), unit_len = 2;
     if (len > 2 && strcmp(num + len - 2, "ms") == 0)
         unit = 1000;
     else if (len > 2 && strcmp(num + len - 2, "us") == 0)
         unit = 1;
-    if (!le || i == n || unit == 0 || list_number(num, len - 2, 0, 1e-3, 1e9, &v) < 0)
+    else if (len > 1 && num[len - 1] == 's')
+        unit = 1e6, unit_len = 1;
+    if (!le || i == n || unit == 0 || list_number(num, len - unit_len, 0, 1e-3, 1e9, &v) < 0)
         return err_set(e, ERR_INPUT,
                        "invalid value for --slo: '%s' (expected QUANTILE<=LIMIT with QUANTILE "
-                       "p50, p95, p99, p99.9 or max and LIMIT in ms or us, e.g. 'p99<=5ms')",
+                       "p50, p95, p99, p99.9 or max and LIMIT in us, ms or s, e.g. 'p99<=5ms')",
                        text);
     slo->q = quantiles[i].q;
     slo->limit_us = v * unit;

@@ -253,8 +253,8 @@ static int check_options(struct sweep_opts *o, struct err *e)
         d->clients[0] = 1;
         d->n_clients = 1;
     }
-    if (!d->trials)
-        d->trials = 1;
+    if (!d->trials) /* a capacity search confirms its answer with three trials by default */
+        d->trials = o->max_rate ? 3 : 1;
     return 0;
 }
 

@@ -158,14 +158,24 @@ void sweep_figs_free(struct sweep_figs *f)
     memset(f, 0, sizeof *f);
 }
 
-int cmp_steady_figures(const struct result *r, double q, double *tps, double *quantile_us)
+/* The median latency of intervals [from, to) merged. */
+static double p50_of(const struct result *r, size_t from, size_t to)
+{
+    struct hist *h = hist_new();
+    for (size_t i = from; i < to; i++)
+        hist_add_sparse(h, &r->intervals[i].histogram);
+    double v = (double)hist_percentile(h, 50);
+    hist_free(h);
+    return v;
+}
+
+int cmp_steady_figures(const struct result *r, double q, struct cmp_steady *out)
 {
     size_t n = r->n_intervals;
-    /* Complete intervals only: the last one may be cut short or hold late completions. */
+    /* Whole intervals only: the last one may be cut short. */
     while (n > 0 && r->intervals[n - 1].duration_s < r->intervals[0].duration_s * 0.999)
         n--;
-    if (n > 2)
-        n--;
+    *out = (struct cmp_steady){0, 0, 0, 1};
     if (n == 0)
         return -1;
     double *x = xmalloc(n * sizeof *x);
@@ -183,8 +193,14 @@ int cmp_steady_figures(const struct result *r, double q, double *tps, double *qu
         secs += r->intervals[i].duration_s;
         hist_add_sparse(h, &r->intervals[i].histogram);
     }
-    *tps = secs > 0 ? tx / secs : 0;
-    *quantile_us = q >= 1 ? (double)hist_max(h) : (double)hist_percentile(h, q * 100);
+    out->tps = secs > 0 ? tx / secs : 0;
+    out->seconds = secs;
+    out->quantile_us = q >= 1 ? (double)hist_max(h) : (double)hist_percentile(h, q * 100);
     hist_free(h);
+    size_t third = (n - start) / 3;
+    if (third > 0) {
+        double first = p50_of(r, start, start + third), last = p50_of(r, n - third, n);
+        out->p50_growth = first > 0 ? last / first : 1;
+    }
     return secs > 0 ? 0 : -1;
 }

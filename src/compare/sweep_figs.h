@@ -47,8 +47,17 @@ int sweep_figs_build(const struct sweep_doc *d, const char *dir, struct sweep_fi
 void sweep_figs_free(struct sweep_figs *f);
 
 /* The steady part of a run: MSER-5 finds the warm-up from its per-second throughput and leaves
- * it out; over the rest, the achieved rate (committed transactions per second) and latency
- * quantile q (1: the maximum) in microseconds. -1 when no complete interval remains. */
-int cmp_steady_figures(const struct result *r, double q, double *tps, double *quantile_us);
+ * it out (runs too short for it lose their first interval); over the rest of its whole
+ * intervals: */
+struct cmp_steady {
+    double tps;         /* achieved rate: committed transactions per second */
+    double quantile_us; /* the latency quantile asked for (1: the maximum) */
+    double seconds;     /* its length */
+    double p50_growth;  /* median latency of its last third over its first (1 when too short):
+                         * an open loop whose queue grows has latency that climbs */
+};
+
+/* -1 when nothing remains. */
+int cmp_steady_figures(const struct result *r, double q, struct cmp_steady *out);
 
 #endif

@@ -41,7 +41,7 @@ static void change_cell(char *buf, size_t size, const struct cmp_metric *m)
 static void header(FILE *out, const struct sweep_doc *d)
 {
     fprintf(out, "%-7s", "clients");
-    if (d->n_rates)
+    if (d->n_rates || d->max_rate.have)
         fprintf(out, " %9s", "rate");
     if (d->n_scales)
         fprintf(out, " %6s", "scale");
@@ -69,7 +69,7 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
         const struct sweep_fig_point *p = &f->points[i];
         const struct sweep_cell *c = &d->cells[p->first];
         fprintf(out, "%7lld", (long long)c->clients);
-        if (d->n_rates)
+        if (d->n_rates || d->max_rate.have)
             fprintf(out, " %9g", c->rate);
         if (d->n_scales)
             fprintf(out, " %6lld", (long long)c->scale);

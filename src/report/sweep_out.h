@@ -26,4 +26,12 @@ int report_sweep_json(FILE *out, const struct sweep_doc *d, const struct sweep_f
 char *report_sweep_point(char *buf, size_t size, const struct sweep_doc *d,
                          const struct sweep_cell *c);
 
+/* The HTML report of a sweep to path (atomically): throughput against the swept axis (clients,
+ * else rate, else scale) per setup and combination of the other axes, with 95 % bands over the
+ * trials; p99 against throughput; the cell table with compare's verdicts; a capacity search's
+ * answer and steps. title NULL: "Sweep: A vs B". -1 with e set (ERR_INPUT) when it cannot be
+ * written. */
+int report_sweep_html_write(const struct sweep_doc *d, const struct sweep_figs *f,
+                            const char *title, const char *path, struct err *e);
+
 #endif
