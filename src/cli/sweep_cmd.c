@@ -30,13 +30,16 @@ static char *identity(int argc, char **argv)
 
 /* DIR: created if missing; a sweep.json of the same command is resumed, of another one refused
  * unless --force; anything else in it is refused. Sets *old when there is one to resume. */
-static int prepare_dir(struct sweep_exec *x, struct sweep_doc *old, int *have_old, struct err *e)
+static int prepare_dir(struct sweep_exec *x, struct sweep_doc *old, int *have_old, int *created,
+                       struct err *e)
 {
     const char *dir = x->o->dir;
     struct stat st;
     *have_old = 0;
     if (stat(dir, &st) != 0) {
-        if (mkdir(dir, 0777) != 0)
+        if (mkdir(dir, 0777) == 0)
+            *created = 1;
+        else
             return err_set(e, ERR_INPUT, "sweep: cannot create the directory %s: %s", dir,
                            strerror(errno));
     } else if (!S_ISDIR(st.st_mode)) {
@@ -242,8 +245,8 @@ int cli_sweep(int argc, char **argv, struct err *e)
     x.doc.command = identity(argc, argv);
     x.json_path = xasprintf("%s/sweep.json", o.dir);
     struct sweep_doc old;
-    int have_old = 0;
-    rc = prepare_dir(&x, &old, &have_old, e);
+    int have_old = 0, created = 0;
+    rc = prepare_dir(&x, &old, &have_old, &created, e);
     if (rc == 0) {
         if (!o.max_rate)
             plan_cells(&x.doc);
@@ -256,6 +259,11 @@ int cli_sweep(int argc, char **argv, struct err *e)
             sweep_doc_free(&old);
         session_signals_install();
         rc = execute(&x, e);
+        /* Refused before any cell ran (a --set that cannot be): leave no directory behind. */
+        if (rc < 0 && created && x.n_done == 0) {
+            unlink(x.json_path);
+            rmdir(o.dir);
+        }
     }
     if (rc >= 0) {
         struct err pe = {0};
