@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "report/compare_out.h"
 #include "report/fmt.h"
 
 char *report_sweep_point(char *buf, size_t size, const struct sweep_doc *d,
@@ -125,20 +126,6 @@ static json_t *number(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-static json_t *metric_json(const struct cmp_metric *m, int k)
-{
-    json_t *j = json_object();
-    json_object_set_new(j, "name", json_string(cmp_metric_names[k]));
-    json_object_set_new(j, "a", number(m->a));
-    json_object_set_new(j, "b", number(m->b));
-    json_object_set_new(j, "change_pct", number(m->change_pct));
-    json_object_set_new(j, "ci_low_pct", number(m->ci_low_pct));
-    json_object_set_new(j, "ci_high_pct", number(m->ci_high_pct));
-    json_object_set_new(j, "verdict", json_string(cmp_verdict_names[m->verdict]));
-    json_object_set_new(j, "detail", json_string(m->detail));
-    return j;
-}
-
 static json_t *point_json(const struct sweep_doc *d, const struct sweep_fig_point *p)
 {
     const struct sweep_cell *c = &d->cells[p->first];
@@ -168,7 +155,7 @@ static json_t *point_json(const struct sweep_doc *d, const struct sweep_fig_poin
         json_t *j = json_object(), *metrics = json_array();
         json_object_set_new(j, "side", json_string(d->setups[p->cmp_setup[k]].label));
         for (int m = 0; m < CMP_N_METRICS; m++)
-            json_array_append_new(metrics, metric_json(&p->cmp[k].metrics[m], m));
+            json_array_append_new(metrics, report_metric_json(&p->cmp[k].metrics[m], m, NULL));
         json_object_set_new(j, "metrics", metrics);
         json_array_append_new(cmps, j);
     }

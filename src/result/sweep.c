@@ -189,24 +189,27 @@ static char *str_dup(const json_t *o, const char *key)
     return xstrdup(s ? s : "");
 }
 
+static int64_t *int_array(const json_t *a, size_t *n)
+{
+    *n = json_array_size(a);
+    int64_t *v = xcalloc(*n + 1, sizeof *v);
+    for (size_t i = 0; i < *n; i++)
+        v[i] = json_integer_value(json_array_get(a, i));
+    return v;
+}
+
 static int read_axes(const json_t *axes, struct sweep_doc *d)
 {
     const json_t *c = json_object_get(axes, "clients"), *r = json_object_get(axes, "rate"),
                  *s = json_object_get(axes, "scale"), *sets = json_object_get(axes, "settings");
     if (!json_is_array(c) || !json_is_array(r) || !json_is_array(s) || !json_is_object(sets))
         return -1;
-    d->n_clients = json_array_size(c);
-    d->clients = xcalloc(d->n_clients + 1, sizeof *d->clients);
-    for (size_t i = 0; i < d->n_clients; i++)
-        d->clients[i] = json_integer_value(json_array_get(c, i));
+    d->clients = int_array(c, &d->n_clients);
+    d->scales = int_array(s, &d->n_scales);
     d->n_rates = json_array_size(r);
     d->rates = xcalloc(d->n_rates + 1, sizeof *d->rates);
     for (size_t i = 0; i < d->n_rates; i++)
         d->rates[i] = json_number_value(json_array_get(r, i));
-    d->n_scales = json_array_size(s);
-    d->scales = xcalloc(d->n_scales + 1, sizeof *d->scales);
-    for (size_t i = 0; i < d->n_scales; i++)
-        d->scales[i] = json_integer_value(json_array_get(s, i));
     d->n_sets = json_object_size(sets);
     d->sets = xcalloc(d->n_sets + 1, sizeof *d->sets);
     size_t k = 0;
