@@ -180,13 +180,22 @@ static void figure(struct sweep_page *p, const char *heading, const char *captio
     buf_puts(p->out, "</figcaption></figure>\n");
 }
 
+/* A change in percent; beyond +999 % only that (an interval so wide says nothing finer). */
+static const char *change(char *buf, size_t size, double pct)
+{
+    if (pct >= 1000) {
+        snprintf(buf, size, "&gt;+999%%");
+        return buf;
+    }
+    return report_fmt_change(buf, size, pct);
+}
+
 static void cell_change(struct buf *b, const struct cmp_metric *m)
 {
     char c[32], lo[32], hi[32];
     buf_printf(b, "<td>%s [%s, %s] <span class=\"verdict %s\">%s</span></td>",
-               report_fmt_change(c, sizeof c, m->change_pct),
-               report_fmt_change(lo, sizeof lo, m->ci_low_pct),
-               report_fmt_change(hi, sizeof hi, m->ci_high_pct),
+               change(c, sizeof c, m->change_pct), change(lo, sizeof lo, m->ci_low_pct),
+               change(hi, sizeof hi, m->ci_high_pct),
                m->verdict == CMP_BETTER          ? "v-better"
                : m->verdict == CMP_WORSE         ? "v-worse"
                : m->verdict == CMP_NO_DIFFERENCE ? "v-none"

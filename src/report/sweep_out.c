@@ -11,7 +11,7 @@
 char *report_sweep_point(char *buf, size_t size, const struct sweep_doc *d,
                          const struct sweep_cell *c)
 {
-    int n = snprintf(buf, size, "%lld clients", (long long)c->clients);
+    int n = snprintf(buf, size, "%lld client%s", (long long)c->clients, c->clients == 1 ? "" : "s");
     if (c->rate > 0 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, ", -R %g", c->rate);
     if (d->n_scales && n >= 0 && (size_t)n < size)
@@ -26,6 +26,8 @@ static void pct(char *buf, size_t size, double v)
 {
     if (!isfinite(v))
         snprintf(buf, size, "-");
+    else if (v >= 1000) /* an interval this wide says only "far wider than the change" */
+        snprintf(buf, size, ">+999%%");
     else
         snprintf(buf, size, fabs(v) < 100 ? "%+.1f%%" : "%+.0f%%", v);
 }
