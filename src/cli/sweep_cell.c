@@ -74,7 +74,7 @@ static int apply_settings(struct sweep_exec *x, const struct sweep_cell *c, stru
     for (size_t k = 0; k < c->n_settings && rc == 0; k++) {
         if (applied[k] && strcmp(applied[k], c->settings[k].value) == 0)
             continue;
-        rc = pg_alter_system(&conn, c->settings[k].name, c->settings[k].value, !x->local_conn, e);
+        rc = srv_alter_system(&conn, c->settings[k].name, c->settings[k].value, !x->local_conn, e);
         free(applied[k]);
         applied[k] = rc == 0 ? xstrdup(c->settings[k].value) : NULL;
         changed = 1;

@@ -138,7 +138,7 @@ static int check_settings(struct sweep_exec *x, struct err *e)
             conn.user = g->user ? xstrdup(g->user) : NULL;
             char ctx[64] = "";
             const char *name = x->doc.sets[k].name, *label = x->doc.setups[u].label;
-            int rc = pg_setting_context(&conn, name, ctx, sizeof ctx, e);
+            int rc = srv_setting_context(&conn, name, ctx, sizeof ctx, e);
             pg_connopts_free(&conn);
             if (rc < 0)
                 return -1;
@@ -168,7 +168,7 @@ static void reset_settings(struct sweep_exec *x)
             const char *c = sweep_setup_conn(x, u);
             conn.dbname = c ? xstrdup(c) : NULL;
             struct err e = {0};
-            if (pg_alter_system(&conn, x->doc.sets[k].name, NULL, 1, &e) < 0)
+            if (srv_alter_system(&conn, x->doc.sets[k].name, NULL, 1, &e) < 0)
                 fprintf(stderr, "pgarena: sweep: resetting %s on %s: %s\n", x->doc.sets[k].name,
                         x->doc.setups[u].label, e.msg);
             pg_connopts_free(&conn);

@@ -219,19 +219,4 @@ int pg_drain(struct pg_conn *c, const char *what, struct err *e);
 char *pg_quote_ident(const char *s);
 char *pg_quote_literal(const char *s);
 
-/* Close a connection (NULL is fine). */
-void pg_close(PGconn *c);
-
-/* The context of a server setting (pg_settings.context: "postmaster", "sighup", "user", ...)
- * into context, on a connection of its own. 0 found, 1 no such setting, -1 with e set when the
- * server cannot be asked. */
-int pg_setting_context(const struct pg_connopts *o, const char *name, char *context,
-                       unsigned long size, struct err *e);
-
-/* ALTER SYSTEM SET name = value (value NULL: ALTER SYSTEM RESET name) on a connection of its
- * own; with reload, then pg_reload_conf() and a wait (up to 2 s) until a new session sees the
- * new value. 0, or -1 with e set (ERR_RUNTIME, the server's message). */
-int pg_alter_system(const struct pg_connopts *o, const char *name, const char *value, int reload,
-                    struct err *e);
-
 #endif
