@@ -258,7 +258,7 @@ static void collect_worker(struct worker *w, struct engine_result *out, time_ns 
     }
 }
 
-static void collect(struct run *run, struct engine_result *out)
+void run_collect(struct run *run, struct engine_result *out)
 {
     const struct engine_config *cfg = run->cfg;
     memset(out, 0, sizeof *out);
@@ -290,7 +290,7 @@ static void collect(struct run *run, struct engine_result *out)
         out->end_reason = END_INTERRUPTED;
 }
 
-static void free_workers(struct run *run)
+void run_free(struct run *run)
 {
     for (int t = 0; t < run->n_workers; t++) {
         struct worker *w = &run->workers[t];
@@ -312,21 +312,29 @@ static void free_workers(struct run *run)
     free(run->cmd_base);
 }
 
+void run_init(struct run *run, const struct engine_config *cfg)
+{
+    memset(run, 0, sizeof *run);
+    run->cfg = cfg;
+    run->n_workers = cfg->threads < cfg->clients ? cfg->threads : cfg->clients;
+    if (run->n_workers < 1)
+        run->n_workers = 1;
+    run->max_params = max_params(cfg->scripts);
+    number_commands(run);
+    run->max_interval = SIZE_MAX;
+    if (cfg->duration_s > 0) /* late completions fold into the last interval */
+        run->max_interval =
+            (size_t)((cfg->duration_s * 1000000 + cfg->interval_us - 1) / cfg->interval_us) - 1;
+    init_workers(run);
+}
+
 int engine_run(const struct engine_config *cfg, struct engine_result *out, struct err *e)
 {
-    struct run run = {.cfg = cfg};
+    struct run run;
     memset(out, 0, sizeof *out);
-    run.n_workers = cfg->threads < cfg->clients ? cfg->threads : cfg->clients;
-    if (run.n_workers < 1)
-        run.n_workers = 1;
-    run.max_params = max_params(cfg->scripts);
-    number_commands(&run);
-    run.max_interval = SIZE_MAX;
-    if (cfg->duration_s > 0) /* late completions fold into the last interval */
-        run.max_interval =
-            (size_t)((cfg->duration_s * 1000000 + cfg->interval_us - 1) / cfg->interval_us) - 1;
     atomic_store(&engine_stop_flag, 0);
     engine_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    run_init(&run, cfg);
     pthread_mutex_init(&run.mu, NULL);
     /* Deadlines are monotonic; a default (realtime) condition variable would read them as
      * 1970 and return at once, spinning the main thread for the whole run. */
@@ -335,7 +343,6 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_cond_init(&run.cv, &attr);
     pthread_condattr_destroy(&attr);
-    init_workers(&run);
     cancel_start();
     for (int t = 0; t < run.n_workers; t++)
         pthread_create(&run.workers[t].thread, NULL, worker_main, &run.workers[t]);
@@ -346,8 +353,8 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
         pthread_join(run.workers[t].thread, NULL);
     cancel_stop();
     if (rc == 0)
-        collect(&run, out);
-    free_workers(&run);
+        run_collect(&run, out);
+    run_free(&run);
     pthread_mutex_destroy(&run.mu);
     pthread_cond_destroy(&run.cv);
     int fd = engine_stop_fd;
