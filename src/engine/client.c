@@ -1,5 +1,6 @@
 #include "engine/client_int.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,29 +52,72 @@ void client_free(struct client *c)
     free(c->param_text);
 }
 
-void client_watch(struct client *c, uint32_t events)
+/* Stop watching: only a socket still open is in the epoll set (closing one removes it). Its
+ * number may be another client's by now if libpq closed it, so it is removed only while it is
+ * still the connection's socket. */
+static void unwatch(struct client *c, int fd)
+{
+    if (c->fd >= 0 && fd == c->fd)
+        epoll_ctl(c->w->epfd, EPOLL_CTL_DEL, fd, NULL);
+    c->fd = -1;
+}
+
+static int watch_error(struct client *c, const char *what)
+{
+    char msg[200];
+    snprintf(msg, sizeof msg, "could not watch the connection's socket: epoll_ctl %s: %s", what,
+             strerror(errno));
+    client_note_error(c, msg);
+    c->fd = -1;
+    return -1;
+}
+
+/* Add fd, or update it when it is in the set already. */
+static int add_or_mod(struct client *c, int fd, uint32_t events)
+{
+    struct epoll_event ev = {.events = events, .data.ptr = c};
+    if (epoll_ctl(c->w->epfd, EPOLL_CTL_ADD, fd, &ev) == 0)
+        return 0;
+    if (errno != EEXIST)
+        return watch_error(c, "add");
+    if (epoll_ctl(c->w->epfd, EPOLL_CTL_MOD, fd, &ev) < 0)
+        return watch_error(c, "mod");
+    return 0;
+}
+
+int client_watch(struct client *c, uint32_t events)
 {
     int fd = c->conn ? pg_socket(c->conn) : -1;
-    if (fd != c->fd && c->fd >= 0) {
-        /* libpq may have closed the old socket already; ignore the error then. */
-        epoll_ctl(c->w->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-        c->fd = -1;
-    }
     if (fd < 0 || events == 0) {
-        if (c->fd >= 0)
-            epoll_ctl(c->w->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-        c->fd = -1;
-        return;
+        unwatch(c, fd);
+        return 0;
     }
-    struct epoll_event ev = {.events = events, .data.ptr = c};
-    if (c->fd < 0) {
-        epoll_ctl(c->w->epfd, EPOLL_CTL_ADD, fd, &ev);
-        c->fd = fd;
+    if (fd == c->fd) {
+        if (events == c->events)
+            return 0;
+        struct epoll_event ev = {.events = events, .data.ptr = c};
+        if (epoll_ctl(c->w->epfd, EPOLL_CTL_MOD, fd, &ev) < 0 && add_or_mod(c, fd, events) < 0)
+            return -1;
         c->events = events;
-    } else if (events != c->events) {
-        epoll_ctl(c->w->epfd, EPOLL_CTL_MOD, fd, &ev);
-        c->events = events;
+        return 0;
     }
+    if (add_or_mod(c, fd, events) < 0)
+        return -1;
+    c->fd = fd;
+    c->events = events;
+    return 0;
+}
+
+int client_watch_connecting(struct client *c, uint32_t events)
+{
+    int fd = pg_socket(c->conn);
+    if (fd < 0)
+        return -1;
+    if (add_or_mod(c, fd, events) < 0)
+        return -1;
+    c->fd = fd;
+    c->events = events;
+    return 0;
 }
 
 void client_set_timer(struct client *c, time_ns when)

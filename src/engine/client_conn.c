@@ -83,8 +83,7 @@ static int start_connect(struct client *c, time_ns now)
                             ? c->tx_deadline
                             : c->connect_deadline);
     c->state = CS_CONNECTING;
-    client_watch(c, EPOLLOUT);
-    return 0;
+    return client_watch_connecting(c, EPOLLOUT);
 }
 
 int client_connect(struct client *c, time_ns now)
@@ -120,17 +119,19 @@ static void connected(struct client *c, time_ns now)
         c->w->connect_time_ns += now - c->connect_start;
     }
     c->state = c->resume;
-    client_watch(c, EPOLLIN);
+    client_watch_connecting(c, EPOLLIN);
 }
 
 int client_step_connecting(struct client *c, time_ns now)
 {
     switch (pg_conn_poll(c->conn)) {
     case PG_POLL_READ:
-        client_watch(c, EPOLLIN);
+        if (client_watch_connecting(c, EPOLLIN) < 0)
+            connect_failed(c, "could not connect to server", now);
         return 0;
     case PG_POLL_WRITE:
-        client_watch(c, EPOLLOUT);
+        if (client_watch_connecting(c, EPOLLOUT) < 0)
+            connect_failed(c, "could not connect to server", now);
         return 0;
     case PG_POLL_OK:
         if (pg_set_nonblocking(c->conn) != 0) {

@@ -202,8 +202,14 @@ void client_advance(struct client *c, time_ns now);
 void client_on_timer(struct client *c, time_ns now);
 /* Finish a client that waits for nothing but time (end of a -T run). */
 void client_finish_if_idle(struct client *c);
-/* Register interest in the socket (EPOLLIN, EPOLLOUT), following socket changes. */
-void client_watch(struct client *c, uint32_t events);
+/* Register interest in the connection's socket (EPOLLIN, EPOLLOUT; 0: none). -1 when epoll
+ * refuses it. */
+int client_watch(struct client *c, uint32_t events);
+/* The same while connecting: libpq may have replaced the socket by a new one with the same
+ * number (moving to the next host or address), which is not in the epoll set although the
+ * number is, so it is registered anew at every step. -1 when epoll refuses it (the reason is
+ * the client's error). */
+int client_watch_connecting(struct client *c, uint32_t events);
 
 /* Record a finished transaction; returns 1 when it counted (after the warmup). */
 int worker_record(struct worker *w, time_ns start, time_ns end, int failed, enum pg_failure why);

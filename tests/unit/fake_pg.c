@@ -191,7 +191,7 @@ static struct pg_conn *f_start(const struct pg_connopts *o)
     if (c->how == FAKE_CONNECT_AT_ONCE) {
         snprintf(c->error, sizeof c->error, "invalid connection option \"bogus\"\n");
     } else {
-        c->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        c->fd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);
     }
     F.n_open++;
     return &c->base;
@@ -217,7 +217,7 @@ static enum pg_poll f_poll(struct pg_conn *pc)
     case FAKE_CONNECT_NEW_SOCKET:
         if (step == 0) {
             close(c->fd);
-            c->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+            c->fd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);
             return PG_POLL_WRITE;
         }
         step--;
