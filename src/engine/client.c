@@ -20,6 +20,7 @@ void client_init(struct client *c, struct worker *w, int id)
     c->w = w;
     c->fd = -1;
     c->timer_slot = -1;
+    c->tx_connect_ns = -1;
     c->state = CS_CONNECTING;
     c->resume = CS_IDLE;
     /* Each client draws from its own stream, so a seeded run repeats its values. */
@@ -32,7 +33,9 @@ void client_init(struct client *c, struct worker *w, int id)
     script_vars_set(&c->vars, SCRIPT_VAR_DEFAULT_SEED,
                     (int64_t)(seed_state * 0x9e3779b97f4a7c15ULL));
     script_vars_set(&c->vars, SCRIPT_VAR_RANDOM_SEED, (int64_t)cfg->seed);
-    c->pipe_cmds = xcalloc((size_t)(w->run->n_cmds > 0 ? w->run->n_cmds : 1), sizeof(int));
+    size_t n_cmds = (size_t)(w->run->n_cmds > 0 ? w->run->n_cmds : 1);
+    c->pipe_cmds = xcalloc(n_cmds, sizeof *c->pipe_cmds);
+    c->pipe_start = xcalloc(n_cmds, sizeof *c->pipe_start);
     buf_init(&c->sql);
     int n = w->run->max_params > 0 ? w->run->max_params : 1;
     c->param_values = xcalloc((size_t)n, sizeof *c->param_values);
@@ -47,6 +50,7 @@ void client_free(struct client *c)
     pg_result_free(c->held);
     c->held = NULL;
     free(c->pipe_cmds);
+    free(c->pipe_start);
     buf_free(&c->sql);
     free(c->param_values);
     free(c->param_text);
@@ -135,6 +139,25 @@ void client_finish(struct client *c)
     }
     c->state = CS_FINISHED;
     c->w->n_live--;
+    atomic_fetch_add(&c->w->n_clients_finished, 1);
+}
+
+void client_record_failure(struct client *c, time_ns now, enum pg_failure why)
+{
+    if (worker_record(c->w, c->tx_start, now, 1, why)) {
+        c->n_failed++;
+        client_count_connect(c);
+    }
+    c->tx_connect_ns = -1;
+    c->n_done++;
+}
+
+void client_count_connect(struct client *c)
+{
+    if (c->tx_connect_ns >= 0) {
+        c->w->n_connects++;
+        c->w->connect_time_ns += c->tx_connect_ns;
+    }
 }
 
 void client_note_error(struct client *c, const char *msg)

@@ -36,6 +36,7 @@ static void setup_failed(struct client *c, const char *what)
     client_close(c);
     c->state = CS_FINISHED;
     w->n_live--;
+    atomic_fetch_add(&w->n_clients_finished, 1);
 }
 
 void client_lost(struct client *c, time_ns now)
@@ -65,8 +66,7 @@ static void connect_failed(struct client *c, const char *what, time_ns now)
     client_note_error(c, line);
     if (c->resume == CS_START_CMD) { /* -C: this transaction fails */
         c->failure = PGF_CONNECTION;
-        worker_record(c->w, c->tx_start, now, 1, PGF_CONNECTION);
-        c->n_done++;
+        client_record_failure(c, now, PGF_CONNECTION);
     }
     /* A failed reconnect is not a transaction: only the transaction it lost was counted. */
     client_lost(c, now);
@@ -114,10 +114,8 @@ static void connected(struct client *c, time_ns now)
         c->lost = 0;
         atomic_fetch_sub(&c->w->n_lost, 1);
     }
-    if (c->resume == CS_START_CMD) { /* -C: the connection is part of the transaction */
-        c->w->n_connects++;
-        c->w->connect_time_ns += now - c->connect_start;
-    }
+    if (c->resume == CS_START_CMD) /* -C: counted with the transaction, if it counts */
+        c->tx_connect_ns = now - c->connect_start;
     c->state = c->resume;
     client_watch_connecting(c, EPOLLIN);
 }

@@ -17,6 +17,11 @@ void client_set_timer(struct client *c, time_ns when);
 void client_note_error(struct client *c, const char *msg);
 /* Move to CS_FINISHED: no timer, no socket. */
 void client_finish(struct client *c);
+/* The transaction ends failed at now, for why, outside CS_END_TX (connection lost, timed
+ * out): counted for the worker and the client. */
+void client_record_failure(struct client *c, time_ns now, enum pg_failure why);
+/* -C: the transaction counted, and so does the connection it made (its time included). */
+void client_count_connect(struct client *c);
 
 /* client_conn.c */
 int client_step_connecting(struct client *c, time_ns now);

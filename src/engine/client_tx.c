@@ -249,6 +249,7 @@ static int exec_sql(struct client *c, const struct command *cmd, time_ns now)
         return 1;
     }
     if (pg_in_pipeline(c->conn)) { /* results come at \endpipeline */
+        c->pipe_start[c->pipe_tail] = now;
         c->pipe_cmds[c->pipe_tail++] = c->cmd++;
         return 1;
     }
@@ -292,7 +293,6 @@ int client_step_start_cmd(struct client *c, time_ns now)
 /* Results of a pipeline, command by command (NULL between them), up to its sync. */
 int client_step_wait_pipeline(struct client *c, time_ns now)
 {
-    (void)now;
     int ok = c->failure == PGF_NONE;
     if (c->events & EPOLLOUT) {
         int r = pg_flush(c->conn);
@@ -309,8 +309,12 @@ int client_step_wait_pipeline(struct client *c, time_ns now)
             c->pipe_head < c->pipe_tail ? &c->script->cmds[c->pipe_cmds[c->pipe_head]] : NULL;
         if (!res) {
             client_end_results(c, cmd, &ok);
-            if (c->pipe_head < c->pipe_tail)
+            if (c->pipe_head < c->pipe_tail) {
+                if (ok && !c->pipe_discard)
+                    worker_record_statement(c->w, c->script_idx, c->pipe_cmds[c->pipe_head],
+                                            c->pipe_start[c->pipe_head], now);
                 c->pipe_head++;
+            }
             continue;
         }
         if (pg_result_status(res) != PG_RES_PIPELINE_SYNC) {
@@ -384,8 +388,7 @@ static int after_failed_try(struct client *c, time_ns now)
 int client_step_error(struct client *c, time_ns now)
 {
     if (c->failure == PGF_CONNECTION || !c->conn || !pg_conn_ok(c->conn)) {
-        worker_record(c->w, c->tx_start, now, 1, PGF_CONNECTION);
-        c->n_done++;
+        client_record_failure(c, now, PGF_CONNECTION);
         client_lost(c, now);
         return 0;
     }
@@ -439,7 +442,9 @@ int client_step_end_tx(struct client *c, time_ns now)
             c->n_failed++;
         else
             c->n_tx++;
+        client_count_connect(c);
     }
+    c->tx_connect_ns = -1;
     c->n_done++;
     if (w->run->cfg->connect_per_tx)
         client_close(c);
@@ -477,8 +482,7 @@ int client_tx_timer(struct client *c, time_ns now)
         return 0;
     }
     client_note_error(c, "transaction timed out");
-    worker_record(c->w, c->tx_start, now, 1, PGF_TIMEOUT);
-    c->n_done++;
+    client_record_failure(c, now, PGF_TIMEOUT);
     c->tx_deadline = 0;
     client_lost(c, now);
     return 0;

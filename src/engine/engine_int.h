@@ -109,9 +109,11 @@ struct client {
     time_ns sleep_until;
     struct pg_result *held; /* \gset: the last result with rows, applied when the command ends */
     int *pipe_cmds;         /* pipeline: commands sent whose results are still to come */
+    time_ns *pipe_start;    /* and when each was sent */
     int pipe_head, pipe_tail;
     int pipe_discard; /* an error in a pipeline: read up to the sync, then fail */
     time_ns connect_start;
+    time_ns tx_connect_ns;    /* -C: the time to connect for this transaction, -1: none */
     time_ns connect_deadline; /* a connection attempt that takes longer fails */
     int tries;
     int cancelled;           /* a cancel was sent for the current command */
@@ -163,7 +165,8 @@ struct worker {
     time_ns last_completion;
     _Atomic uint64_t prog_tx, prog_failed;
     _Atomic double prog_sum_us, prog_sumsq_us;
-    atomic_int n_lost; /* clients whose connection is lost and not yet back */
+    atomic_int n_lost;             /* clients whose connection is lost and not yet back */
+    atomic_int n_clients_finished; /* clients in CS_FINISHED */
 };
 
 struct run {
@@ -224,6 +227,10 @@ void worker_begin(struct worker *w, time_ns now);
 void run_init(struct run *run, const struct engine_config *cfg);
 void run_free(struct run *run);
 void run_collect(struct run *run, struct engine_result *out);
+/* The main thread's watch, at now: when every client still running has lost its connection
+ * for SERVER_LOST_NS, the run stops as server-lost. *lost_since keeps the state (0 at
+ * first). */
+void run_check_server_lost(struct run *run, time_ns now, time_ns *lost_since);
 /* Add the worker's timerfd to its epoll set. */
 void worker_watch_timerfd(struct worker *w);
 

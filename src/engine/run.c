@@ -131,12 +131,15 @@ static void deadline(struct timespec *ts, time_ns wait)
 /* Every client lost for this long ends the run: the server is not coming back. */
 #define SERVER_LOST_NS (10 * NS_PER_S)
 
-static void check_server_lost(struct run *run, time_ns now, time_ns *lost_since)
+void run_check_server_lost(struct run *run, time_ns now, time_ns *lost_since)
 {
-    int lost = 0;
-    for (int t = 0; t < run->n_workers; t++)
+    int lost = 0, running = run->cfg->clients;
+    for (int t = 0; t < run->n_workers; t++) {
         lost += atomic_load(&run->workers[t].n_lost);
-    if (lost < run->cfg->clients) {
+        running -= atomic_load(&run->workers[t].n_clients_finished);
+    }
+    /* Clients that finished (a -t run) wait for nothing: the run waits for the others. */
+    if (lost == 0 || lost < running) {
         *lost_since = 0;
         return;
     }
@@ -172,7 +175,7 @@ static void supervise(struct run *run)
             while (next <= now)
                 next += period;
         }
-        check_server_lost(run, now, &lost_since);
+        run_check_server_lost(run, now, &lost_since);
         pthread_mutex_lock(&run->mu);
         time_ns wait = 500 * NS_PER_MS;
         if (period && next - clock_now_ns() < wait)
@@ -271,6 +274,7 @@ void run_collect(struct run *run, struct engine_result *out)
     for (int t = 0; t < run->n_workers; t++)
         collect_worker(&run->workers[t], out, &last);
     collect_statements(run, out);
+    out->n_latency_out_of_range = hist_overflow(out->latency);
     /* A -T run lasts its duration, even when the last transaction ended a bit before; a run
      * that was stopped lasts until the stop. */
     time_ns end = run->end_ns > last ? run->end_ns : last;
