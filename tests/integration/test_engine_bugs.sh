@@ -42,7 +42,8 @@ SELECT pg_sleep(0.2);
 SQL
     "$PGARENA" run -f s.sql -c 2 -j 2 -t 50 -q -o r.json "$OCONN" >"$T/out" 2>"$T/err" &
     PID=$!
-    sleep 2
+    # Client 0's 50 short transactions are done by then; client 1's take 10 s.
+    sleep 3
     sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" halt "$T/srv"
     # Server-lost ends it about 10 s later; 40 s means it hangs.
     for _ in $(seq 1 40); do
