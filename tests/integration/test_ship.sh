@@ -139,22 +139,25 @@ variant("v3.json", lambda e: e.update(version=3))
 variant("badtype.json", lambda e: e["summary"].update(transactions="many"))
 variant("badreason.json", lambda e: e.update(end_reason="tired"))
 variant("badbins.json", lambda e: e["intervals"][0]["histogram"].update(bins=[[1]]))
+variant("v2nohist.json", lambda e: e.update(version=2) or e["intervals"][0]["histogram"].pop("bins"))
 def v2(e):
     e["version"] = 2
     for it in e["intervals"]:
-        it["histogram"] = {"compact": "AAECAw==", "count": it["transactions"]}
+        h = it["histogram"]
+        it["histogram"] = {"count": h["count"], "min": h["min"], "max": h["max"],
+                           "sum": h["sum"], "sumsq": h["sumsq"], "compact": "AAECAw=="}
     e["summary"]["scripts"] = [{"name": "select-only", "transactions": 1}]
     e["summary"]["tpcc"] = {"warehouses": 1, "nopm": 10.5}
     e["something_new"] = {"nested": [1, 2]}
 variant("v2.json", v2)
 PY
     /usr/bin/python3 "$check" v2.json || fail "version 2 with additions does not validate"
-    for f in nosummary v3 badtype badreason badbins; do
+    for f in nosummary v3 badtype badreason badbins v2nohist; do
         ! /usr/bin/python3 "$check" $f.json >check.out || fail "$f.json validates"
         grep -q "does not match result.schema.json" check.out || fail "$f.json: $(cat check.out)"
     done
     # The fixtures above are not pgarena's work: lib_teardown validates only what it wrote.
-    rm -f nosummary.json v3.json badtype.json badreason.json badbins.json
+    rm -f nosummary.json v3.json badtype.json badreason.json badbins.json v2nohist.json
 }
 
 # Options named in a --help text: in its usage lines, option lines and CONN line.
@@ -167,7 +170,10 @@ test_man_page_covers_every_option() {
     man=$PGARENA_TEST_TOP/docs/pgarena.1
     groff -man -ww -z "$man" >groff.out 2>&1 || fail "groff failed: $(cat groff.out)"
     [ ! -s groff.out ] || fail "groff warnings: $(cat groff.out)"
-    commands=$("$PGARENA" --help | sed -nE 's/^ +pgarena +([a-z][a-z-]*) .*/\1/p' | sort -u)
+    # Every command: those the top-level --help names and those main.c dispatches to.
+    commands=$({ "$PGARENA" --help | sed -nE 's/^ +pgarena +([a-z][a-z-]*) .*/\1/p'
+                 grep -oE '\{"[a-z][a-z-]*", *cli_' "$PGARENA_TEST_TOP/src/main.c" |
+                     sed -E 's/^\{"([^"]*)".*/\1/'; } | sort -u)
     [ "$(echo "$commands" | wc -l)" -ge 6 ] || fail "commands not found in --help: $commands"
     for c in $commands; do
         help_options "$c" >"opts-$c"
@@ -237,7 +243,11 @@ test_install_and_completion() {
         echo "compare-opts: $(c pgarena compare --c)"
         echo "report-o: $(c pgarena report -o "")"
     ' >comp.out 2>&1 || fail "bash could not load the completion: $(cat comp.out)"
-    grep -q '^commands: compare init local report run show' comp.out || fail "$(cat comp.out)"
+    expected=$("$PGARENA" --help | sed -nE 's/^ +pgarena +([a-z][a-z-]*) .*/\1/p' | sort -u | tr '\n' ' ')
+    grep -q "^commands: ${expected}--help --version$" comp.out || fail "expected commands $expected: $(cat comp.out)"
+    for c in init run show compare report local; do
+        case " $expected " in *" $c "*) ;; *) fail "completion misses the command $c" ;; esac
+    done
     grep -q '^run-opts: --workload$' comp.out || fail "$(cat comp.out)"
     grep -q '^workloads: oltp-read-write oltp-read-only$' comp.out || fail "$(cat comp.out)"
     grep -q '^builtins: simple-update select-only$' comp.out || fail "$(cat comp.out)"
