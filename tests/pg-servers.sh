@@ -83,6 +83,24 @@ make_certs() {
     return 0
 }
 
+# A fresh cluster in DIR/data: a copy of one initdb made once per machine and user (initdb
+# takes seconds on a loaded 2-core machine, a copy a fraction of one).
+init_cluster() {
+    template=${TMPDIR:-/tmp}/pgarena-test-cluster-$(id -u)-$("$bindir/postgres" -V | awk '{print $3}')
+    if [ ! -f "$template/PG_VERSION" ]; then
+        tmp=$(mktemp -d "$template.XXXXXX")
+        chmod 755 "$tmp"
+        [ "$(id -u)" = 0 ] && chown postgres: "$tmp"
+        as_pg "$bindir/initdb" -D "$tmp/data" -U postgres -A trust -E UTF8 -N >"$tmp/initdb.log" 2>&1 ||
+            { cat "$tmp/initdb.log" >&2; rm -rf "$tmp"; exit 1; }
+        # Another test may have made it meanwhile: the first rename wins.
+        mv -T "$tmp/data" "$template" 2>/dev/null || true
+        rm -rf "$tmp"
+    fi
+    as_pg cp -a "$template" "$1/data"
+    chmod 700 "$1/data"
+}
+
 pg_start() { # DIR: start the cluster in DIR/data with the options kept in DIR/pgopts
     as_pg "$bindir/pg_ctl" -D "$1/data" -l "$1/server.log" -w -t 60 -o "$(cat "$1/pgopts")" \
         start >/dev/null || { tail -n 5 "$1/server.log" >&2; exit 1; }
@@ -109,8 +127,7 @@ start)
     port=$(opt port "" "$@")
     [ -n "$port" ] || port=$(free_port "${addr%%,*}")
     prepare_dir "$dir"
-    as_pg "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 -N >"$dir/initdb.log" 2>&1 ||
-        { cat "$dir/initdb.log" >&2; exit 1; }
+    init_cluster "$dir"
     method=trust
     has scram "$@" && method=scram-sha-256
     kind=host
@@ -149,7 +166,7 @@ standby)
     [ -n "$port" ] || port=$(free_port "${addr%%,*}")
     read -r _ pport <"$primary/listen"
     prepare_dir "$dir"
-    as_pg "$bindir/pg_basebackup" -D "$dir/data" -R -X stream -c fast \
+    as_pg "$bindir/pg_basebackup" -D "$dir/data" -R -X stream -c fast -N \
         -d "host=$primary port=$pport user=postgres" >"$dir/basebackup.log" 2>&1 ||
         { cat "$dir/basebackup.log" >&2; exit 1; }
     [ -f "$primary/ca.crt" ] && cp "$primary/ca.crt" "$dir/ca.crt"

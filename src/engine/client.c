@@ -58,7 +58,7 @@ void client_free(struct client *c)
     free(c->param_text);
 }
 
-void client_watch(struct client *c, uint32_t events)
+int client_watch(struct client *c, uint32_t events)
 {
     int fd = c->conn ? PQsocket(c->conn) : -1;
     if (fd != c->fd && c->fd >= 0) {
@@ -70,17 +70,31 @@ void client_watch(struct client *c, uint32_t events)
         if (c->fd >= 0)
             epoll_ctl(c->w->epfd, EPOLL_CTL_DEL, c->fd, NULL);
         c->fd = -1;
-        return;
+        return 0;
     }
     struct epoll_event ev = {.events = events, .data.ptr = c};
     if (c->fd < 0) {
-        epoll_ctl(c->w->epfd, EPOLL_CTL_ADD, fd, &ev);
+        if (epoll_ctl(c->w->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+            return -1;
         c->fd = fd;
         c->events = events;
     } else if (events != c->events) {
-        epoll_ctl(c->w->epfd, EPOLL_CTL_MOD, fd, &ev);
+        if (epoll_ctl(c->w->epfd, EPOLL_CTL_MOD, fd, &ev) < 0)
+            return -1;
         c->events = events;
     }
+    return 0;
+}
+
+/* While connecting, libpq may move to another host or address of the conninfo: it closes the
+ * socket and opens a new one, often with the same fd number, which the kernel has already
+ * dropped from the epoll set. So every connection step registers the socket anew. */
+static int rewatch(struct client *c, uint32_t events)
+{
+    if (c->fd >= 0)
+        epoll_ctl(c->w->epfd, EPOLL_CTL_DEL, c->fd, NULL); /* ENOENT when it was closed */
+    c->fd = -1;
+    return client_watch(c, events);
 }
 
 static void set_timer(struct client *c, time_ns when)
@@ -167,8 +181,7 @@ static int start_connect(struct client *c)
     set_timer(c, c->tx_deadline && c->tx_deadline < c->connect_deadline ? c->tx_deadline
                                                                         : c->connect_deadline);
     c->state = CS_CONNECTING;
-    client_watch(c, EPOLLOUT);
-    return 0;
+    return rewatch(c, EPOLLOUT);
 }
 
 int client_connect(struct client *c)
@@ -226,10 +239,12 @@ static int step_connecting(struct client *c)
 {
     switch (PQconnectPoll(c->conn)) {
     case PGRES_POLLING_READING:
-        client_watch(c, EPOLLIN);
+        if (rewatch(c, EPOLLIN) < 0)
+            connect_failed(c, "could not watch the connection's socket");
         return 0;
     case PGRES_POLLING_WRITING:
-        client_watch(c, EPOLLOUT);
+        if (rewatch(c, EPOLLOUT) < 0)
+            connect_failed(c, "could not watch the connection's socket");
         return 0;
     case PGRES_POLLING_OK:
         if (PQsetnonblocking(c->conn, 1) != 0) {

@@ -155,8 +155,9 @@ void client_advance(struct client *c);
 void client_on_timer(struct client *c, time_ns now);
 /* Finish a client that waits for nothing but time (end of a -T run). */
 void client_finish_if_idle(struct client *c);
-/* Register interest in the socket (EPOLLIN, EPOLLOUT), following socket changes. */
-void client_watch(struct client *c, uint32_t events);
+/* Register interest in the socket (EPOLLIN, EPOLLOUT), following socket changes; -1 when
+ * epoll refuses it (errno set). */
+int client_watch(struct client *c, uint32_t events);
 
 /* Record a finished transaction; returns 1 when it counted (after the warmup). */
 int worker_record(struct worker *w, time_ns start, time_ns end, int failed, enum pg_failure why);
