@@ -169,7 +169,7 @@ static void ignore_notice(void *arg, const char *message)
 
 static int start_connect(struct client *c)
 {
-    const char *kw[8], *val[8];
+    const char *kw[PG_CONN_PARAMS], *val[PG_CONN_PARAMS];
     pg_connopts_params(c->w->run->cfg->conn, kw, val);
     c->connect_start = clock_now_ns();
     c->conn = PQconnectStartParams(kw, val, 1);
@@ -924,7 +924,16 @@ void client_on_timer(struct client *c, time_ns now)
 
 void client_finish_if_idle(struct client *c)
 {
-    if (c->state == CS_THROTTLE || c->state == CS_RECONNECT_WAIT || c->state == CS_IDLE)
+    /* A client reconnecting between transactions has nothing to finish either: without this,
+     * a server that does not answer (a partition) would hold the run past its end for as
+     * long as the connection attempt may take. */
+    int reconnecting =
+        (c->state == CS_CONNECTING || c->state == CS_PREPARING || c->state == CS_WAIT_PREPARE) &&
+        c->resume == CS_START_TX;
+    if (reconnecting)
+        close_connection(c);
+    if (reconnecting || c->state == CS_THROTTLE || c->state == CS_RECONNECT_WAIT ||
+        c->state == CS_IDLE)
         finish(c);
 }
 

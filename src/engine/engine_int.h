@@ -153,7 +153,8 @@ int client_connect(struct client *c);
 void client_advance(struct client *c);
 /* The client's timer fired (schedule, backoff or timeout). */
 void client_on_timer(struct client *c, time_ns now);
-/* Finish a client that waits for nothing but time (end of a -T run). */
+/* Finish a client that waits for nothing but time, or is only reopening its connection (end
+ * of a -T run). */
 void client_finish_if_idle(struct client *c);
 /* Register interest in the socket (EPOLLIN, EPOLLOUT), following socket changes; -1 when
  * epoll refuses it (errno set). */
