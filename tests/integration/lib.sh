@@ -42,6 +42,23 @@ pga() {
     return 0
 }
 
+# Run pgarena in the background; $PID is its process.
+pga_bg() {
+    "$PGARENA" "$@" >"$T/out" 2>"$T/err" &
+    PID=$!
+}
+
+pga_wait() {
+    set +e
+    wait $PID
+    RC=$?
+    set -e
+    if grep -qE 'Sanitizer|runtime error:' "$T/err"; then
+        cat "$T/err" >&2
+        fail "sanitizer report"
+    fi
+}
+
 assert_rc() {
     [ "$RC" -eq "$1" ] || { echo "--- stdout"; cat "$T/out"; echo "--- stderr"; cat "$T/err"; fail "exit status $RC, expected $1"; }
 }

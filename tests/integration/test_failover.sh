@@ -36,19 +36,13 @@ test_failover_to_promoted_standby() {
     fo_servers
     check_multi_host
     before=$(sql "SELECT count(*) FROM pgbench_history" "$STANDBY_LOCAL")
-    "$PGARENA" run -w tpcb-like -c 4 -j 2 -T 9 -q -o r.json "$HA target_session_attrs=read-write" \
-        >"$T/out" 2>"$T/err" &
-    pid=$!
+    pga_bg run -w tpcb-like -c 4 -j 2 -T 9 -q -o r.json "$HA target_session_attrs=read-write"
     sleep 3
     sh "$ps" halt "$T/primary"
     # Two seconds without any primary, so at least one whole 1 s interval sees nothing.
     sleep 2
     sh "$ps" promote "$T/standby"
-    set +e
-    wait $pid
-    RC=$?
-    set -e
-    ! grep -qE 'Sanitizer|runtime error:' "$T/err" || { cat "$T/err"; fail "sanitizer report"; }
+    pga_wait
     assert_rc 0
     pyjson r.json 'd["complete"] is True and d["end_reason"] == "finished"'
     pyjson r.json 'd["summary"]["errors"]["connection"] >= 1'
