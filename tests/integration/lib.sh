@@ -48,6 +48,18 @@ pga_bg() {
     PID=$!
 }
 
+# wait_progress N: wait (at most 60 s) until the background run has printed N progress lines
+# (run with -P 1, without -q): its clients are connected and the measured part has begun.
+wait_progress() {
+    for _ in $(seq 1 600); do
+        [ "$(grep -c '^progress:' "$T/err")" -ge "$1" ] && return 0
+        kill -0 $PID 2>/dev/null || break
+        sleep 0.1
+    done
+    cat "$T/err" >&2
+    fail "no $1 progress lines from the run"
+}
+
 pga_wait() {
     set +e
     wait $PID

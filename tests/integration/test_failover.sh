@@ -36,8 +36,8 @@ test_failover_to_promoted_standby() {
     fo_servers
     check_multi_host
     before=$(sql "SELECT count(*) FROM pgbench_history" "$STANDBY_LOCAL")
-    pga_bg run -w tpcb-like -c 4 -j 2 -T 9 -q -o r.json "$HA target_session_attrs=read-write"
-    sleep 3
+    pga_bg run -w tpcb-like -c 4 -j 2 -T 9 -P 1 -o r.json "$HA target_session_attrs=read-write"
+    wait_progress 2
     sh "$ps" halt "$T/primary"
     # Two seconds without any primary, so at least one whole 1 s interval sees nothing.
     sleep 2

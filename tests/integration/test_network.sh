@@ -71,15 +71,15 @@ EOF
 test_partition_ends_in_timeouts_and_reconnects() {
     net_server
     proxy 0
-    pga_bg run -w select-only -c 2 -j 2 -T 8 --timeout 500 -q -o r.json "$PROXY"
-    sleep 2
+    pga_bg run -w select-only -c 2 -j 2 -T 8 --timeout 500 -P 1 -o r.json "$PROXY"
+    wait_progress 2
     kill -USR1 $PROXY_PID # partition
     sleep 3
     kill -USR2 $PROXY_PID # healed
     t0=$(date +%s)
     pga_wait
     assert_rc 0
-    [ $(($(date +%s) - t0)) -le 8 ] || fail "the run ended $(($(date +%s) - t0)) s after the partition healed"
+    [ $(($(date +%s) - t0)) -le 15 ] || fail "the run ended $(($(date +%s) - t0)) s after the partition healed"
     pyjson r.json 'd["complete"] is True and d["summary"]["errors"]["timeout"] >= 1'
     # The gap, then transactions again on new connections.
     pyjson r.json 'min(i["transactions"] for i in d["intervals"][1:-1]) == 0'
@@ -105,12 +105,12 @@ ip link set lo up
 tcp=\$(sh '$ps' start '$T/srv')
 read -r _ port <'$T/srv/listen'
 '$PGARENA' init -s 1 -q "host=$T/srv port=\$port user=postgres dbname=postgres"
-'$PGARENA' run -w select-only -c 2 -j 2 -T 16 -q -o r.json "\$tcp" >'$T/out' 2>'$T/err' &
+'$PGARENA' run -w select-only -c 2 -j 2 -T 18 -P 1 -o r.json "\$tcp" >'$T/out' 2>'$T/err' &
 pid=\$!
-sleep 2
+until [ "\$(grep -c '^progress:' '$T/err')" -ge 2 ] || ! kill -0 \$pid; do sleep 0.1; done
 ip link set lo down
 date +%s.%N >down.t
-sleep 12
+sleep 14
 ip link set lo up
 set +e
 wait \$pid
