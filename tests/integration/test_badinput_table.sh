@@ -12,6 +12,8 @@ make_bad_files() {
     cp nosummary.json a.json
     cp nosummary.json b.json
     echo 'SELECT 1;' >x.sql
+    mkdir otherdir
+    echo '{"format": "other-tool"}' >otherdir/sweep.json
 }
 
 test_bad_input_table() {
