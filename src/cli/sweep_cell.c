@@ -126,11 +126,11 @@ static void progress(struct sweep_exec *x, const struct sweep_cell *c)
         snprintf(rate, sizeof rate, ", -R %g", c->rate);
     int tty = isatty(2);
     fprintf(stderr,
-            "%ssweep: cell %zu of %zu (%s, %lld clients%s, trial %d), elapsed %d:%02d, "
+            "%ssweep: cell %zu of %zu (%s, %lld client%s%s, trial %d), elapsed %d:%02d, "
             "remaining %s%s",
             tty ? "\r\033[K" : "", x->n_done + 1, x->n_todo, x->doc.setups[c->setup].label,
-            (long long)c->clients, rate, c->trial, (int)elapsed / 60, (int)elapsed % 60, remaining,
-            tty ? "" : "\n");
+            (long long)c->clients, c->clients == 1 ? "" : "s", rate, c->trial, (int)elapsed / 60,
+            (int)elapsed % 60, remaining, tty ? "" : "\n");
     fflush(stderr);
 }
 
@@ -206,7 +206,7 @@ int sweep_run_cell(struct sweep_exec *x, size_t k)
         /* The server is gone or refused: this cell fails, the sweep goes on. */
         if (!x->o->quiet && isatty(2))
             fputs("\n", stderr);
-        fprintf(stderr, "pgarena: sweep: %s, %lld clients, trial %d failed: %s\n",
+        fprintf(stderr, "pgarena: sweep: %s, %lld client(s), trial %d failed: %s\n",
                 x->doc.setups[c->setup].label, (long long)c->clients, c->trial,
                 rc < 0 ? e.msg : "the run was cut short");
         x->n_failed++;

@@ -122,7 +122,7 @@ test_sweep_setup_down() {
     pga sweep --setup "A=$db" --setup "B=host=$T port=1 connect_timeout=2" -c 1,2 -w select-only -T 1 -o s -q
     assert_rc 1
     pyjson s/sweep.json '[c["status"] for c in d["cells"]] == ["complete", "failed"] * 2'
-    assert_err 'B, 1 clients, trial 1 failed'
+    assert_err 'B, 1 client\(s\), trial 1 failed'
     assert_err '2 cells failed'
     assert_out '^ +1 \|'
 }
