@@ -212,7 +212,16 @@ static int sent_sql(const struct client *c)
 
 void client_finish_if_idle(struct client *c)
 {
-    if (c->state == CS_THROTTLE || c->state == CS_RECONNECT_WAIT || c->state == CS_IDLE) {
+    /* A client reconnecting between transactions has nothing to finish either: without this,
+     * a server that does not answer (a partition) would hold the run past its end for as
+     * long as the connection attempt may take. */
+    int reconnecting =
+        (c->state == CS_CONNECTING || c->state == CS_PREPARING || c->state == CS_WAIT_PREPARE) &&
+        c->resume == CS_START_TX;
+    if (reconnecting)
+        client_close(c);
+    if (reconnecting || c->state == CS_THROTTLE || c->state == CS_RECONNECT_WAIT ||
+        c->state == CS_IDLE) {
         client_finish(c);
     } else if (c->state == CS_SLEEP && c->w->run->cfg->sleep_is_terminal_time) {
         /* A terminal keying (nothing sent yet) stops; one thinking after its SQL is done. */
