@@ -15,6 +15,7 @@ void cli_usage(void)
           "  pgarena compare A.json B.json [MORE.json...] [--json] [--fail-if-worse]\n"
           "  pgarena report  RESULT.json... -o REPORT.html\n"
           "  pgarena local   start|stop|status [--dir DIR]\n"
+          "  pgarena recover RESULT.json   (the result of a killed run, from its journal)\n"
           "  pgarena --help | --version ; pgarena COMMAND --help\n"
           "\n"
           "Workloads: tpcb-like (default), simple-update, select-only (pgbench's);\n"

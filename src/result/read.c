@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
@@ -76,30 +77,35 @@ static int read_summary(const json_t *s, struct result *r)
     return 0;
 }
 
+int result_interval_from_json(const json_t *o, struct result_interval *it)
+{
+    memset(it, 0, sizeof *it);
+    if (!json_is_object(o) || !json_is_number(json_object_get(o, "t_s")))
+        return -1;
+    it->t_s = num(o, "t_s");
+    it->duration_s = num(o, "duration_s");
+    it->transactions = count(o, "transactions");
+    it->failed = count(o, "failed");
+    it->tps = num(o, "tps");
+    json_t *l = json_object_get(o, "latency_us");
+    it->p50_us = num(l, "p50");
+    it->p99_us = num(l, "p99");
+    it->max_us = num(l, "max");
+    json_t *h = json_object_get(o, "histogram");
+    if (h && result_hist_from_json(h, &it->histogram) < 0)
+        return -1;
+    return 0;
+}
+
 static int read_intervals(const json_t *a, struct result *r)
 {
     if (!json_is_array(a))
         return -1;
     r->n_intervals = json_array_size(a);
     r->intervals = xcalloc(r->n_intervals, sizeof *r->intervals);
-    for (size_t i = 0; i < r->n_intervals; i++) {
-        const json_t *o = json_array_get(a, i);
-        struct result_interval *it = &r->intervals[i];
-        if (!json_is_object(o) || !json_is_number(json_object_get(o, "t_s")))
+    for (size_t i = 0; i < r->n_intervals; i++)
+        if (result_interval_from_json(json_array_get(a, i), &r->intervals[i]) < 0)
             return -1;
-        it->t_s = num(o, "t_s");
-        it->duration_s = num(o, "duration_s");
-        it->transactions = count(o, "transactions");
-        it->failed = count(o, "failed");
-        it->tps = num(o, "tps");
-        json_t *l = json_object_get(o, "latency_us");
-        it->p50_us = num(l, "p50");
-        it->p99_us = num(l, "p99");
-        it->max_us = num(l, "max");
-        json_t *h = json_object_get(o, "histogram");
-        if (h && result_hist_from_json(h, &it->histogram) < 0)
-            return -1;
-    }
     return 0;
 }
 
@@ -299,6 +305,17 @@ int result_read(const char *path, struct result *r, struct err *e)
 {
     memset(r, 0, sizeof *r);
     FILE *f = fopen(path, "r");
+    if (!f && errno == ENOENT) {
+        char *journal = xasprintf("%s.journal", path);
+        int found = access(journal, F_OK) == 0;
+        free(journal);
+        if (found)
+            return err_set(e, ERR_INPUT,
+                           "%s: no such file, but %s.journal holds a run that did not end: "
+                           "run `pgarena recover %s` to make the result from it",
+                           path, path, path);
+        errno = ENOENT;
+    }
     if (!f)
         return err_set(e, ERR_INPUT, "%s: unable to open %s: %s", path, path, strerror(errno));
     struct buf b;
@@ -359,6 +376,7 @@ void result_free(struct result *r)
     for (size_t i = 0; i < r->n_intervals; i++)
         hist_sparse_free(&r->intervals[i].histogram);
     free(r->intervals);
+    free(r->journal);
     hist_sparse_free(&r->histogram);
     free(r->clients);
     for (size_t i = 0; i < r->n_statements; i++) {
