@@ -74,6 +74,9 @@ void run_sink_interval(const struct engine_interval *iv, void *arg)
 
 void run_sink_attach(struct run_sink *s, struct result *r)
 {
+    for (size_t i = 0; i < r->n_intervals; i++) /* none: the engine kept no series */
+        hist_sparse_free(&r->intervals[i].histogram);
+    free(r->intervals);
     r->intervals = s->mem;
     r->n_intervals = s->n_mem;
     s->mem = NULL;
