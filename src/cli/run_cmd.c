@@ -267,10 +267,7 @@ static int check_output(struct run_opts *o, char *fallback, size_t size, struct 
     if (!dir_writable(o->output))
         return err_set(e, ERR_INPUT, "run: cannot write the result file %s: directory %s",
                        o->output, "is missing or not writable");
-    char *journal = journal_path(o->output);
-    int left = access(journal, F_OK) == 0;
-    free(journal);
-    if (left)
+    if (journal_exists(o->output))
         return err_set(e, ERR_INPUT,
                        "run: %s.journal is left from a run that did not end: run `pgarena "
                        "recover %s`, or remove it",

@@ -246,8 +246,8 @@ static void single_latency(struct pair *p, size_t b, const char *cap)
     lat_window(rb, p->start, p->end, &lb);
     struct cmp_ci ci[N_QUANTILES];
     size_t g = lat_group(p->end - p->start);
-    cmp_lat_ci(&la, &lb, (b + g - 1) / g, quantiles, N_QUANTILES, p->rep->cfg.resamples, p->rep->cfg.seed + 1,
-               ci);
+    cmp_lat_ci(&la, &lb, (b + g - 1) / g, quantiles, N_QUANTILES, p->rep->cfg.resamples,
+               p->rep->cfg.seed + 1, ci);
     for (int k = 0; k < N_QUANTILES; k++) {
         char thin[160];
         double tail_a = (double)la.total * (1 - quantiles[k]);

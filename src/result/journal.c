@@ -28,19 +28,12 @@ char *journal_path(const char *result_path)
     return xasprintf("%s.journal", result_path);
 }
 
-static int write_line(int fd, const char *s, size_t n)
+int journal_exists(const char *result_path)
 {
-    /* One write for the whole line: a crash leaves at most the last line torn. */
-    while (n > 0) {
-        ssize_t w = write(fd, s, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        s += w;
-        n -= (size_t)w;
-    }
-    return 0;
+    char *path = journal_path(result_path);
+    int found = access(path, F_OK) == 0;
+    free(path);
+    return found;
 }
 
 struct journal *journal_create(const char *result_path, const struct result *header, struct err *e)
@@ -49,8 +42,9 @@ struct journal *journal_create(const char *result_path, const struct result *hea
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     char *text = NULL;
     if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 ||
-        (text = result_header_dumps(header)) == NULL || write_line(fd, text, strlen(text)) < 0 ||
-        write_line(fd, "\n", 1) < 0 || fsync(fd) < 0) {
+        (text = result_header_dumps(header)) == NULL ||
+        result_write_all(fd, text, strlen(text)) < 0 || result_write_all(fd, "\n", 1) < 0 ||
+        fsync(fd) < 0) {
         err_set(e, ERR_RUNTIME, "cannot write the journal %s: %s", path, strerror(errno));
         if (fd >= 0) {
             close(fd);
@@ -74,7 +68,8 @@ int journal_append(struct journal *j, const struct result_interval *it, struct e
     size_t n = strlen(text);
     text = xrealloc(text, n + 2);
     text[n] = '\n';
-    int rc = write_line(j->fd, text, n + 1);
+    /* One write for the whole line: a crash leaves at most the last line torn. */
+    int rc = result_write_all(j->fd, text, n + 1);
     free(text);
     if (rc < 0)
         return err_set(e, ERR_RUNTIME, "cannot write the journal %s: %s", j->path, strerror(errno));

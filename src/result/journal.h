@@ -22,6 +22,9 @@ struct journal;
 /* RESULT.json.journal for RESULT.json (caller frees). */
 char *journal_path(const char *result_path);
 
+/* Whether result_path has a journal (a run that did not end left it, or one is running). */
+int journal_exists(const char *result_path);
+
 /* Create the journal of result_path with header as line 1 (its intervals and journal fields
  * are ignored), and lock it so recover can tell a live run. NULL with e set (ERR_RUNTIME). */
 struct journal *journal_create(const char *result_path, const struct result *header, struct err *e);

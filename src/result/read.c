@@ -9,6 +9,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "result/journal.h"
 #include "result/result_int.h"
 
 /* Reading is strict about what later commands rely on (format, version, summary, intervals,
@@ -391,10 +392,7 @@ int result_read(const char *path, struct result *r, struct err *e)
     memset(r, 0, sizeof *r);
     FILE *f = fopen(path, "r");
     if (!f && errno == ENOENT) {
-        char *journal = xasprintf("%s.journal", path);
-        int found = access(journal, F_OK) == 0;
-        free(journal);
-        if (found)
+        if (journal_exists(path))
             return err_set(e, ERR_INPUT,
                            "%s: no such file, but %s.journal holds a run that did not end: "
                            "run `pgarena recover %s` to make the result from it",

@@ -15,7 +15,7 @@
  * may be NULL when absent.
  */
 
-#define RESULT_FORMAT  "pgarena-result"
+#define RESULT_FORMAT "pgarena-result"
 /* Version 2: interval histograms in compact form (stats/hist_compact.h); the reader reads 1
  * and 2. */
 #define RESULT_VERSION 2

@@ -16,6 +16,9 @@ json_t *result_hist_to_json_compact(const struct hist_sparse *h);
 /* Either form; -1 when the object is malformed (then out is empty). */
 int result_hist_from_json(const json_t *j, struct hist_sparse *out);
 
+/* write(2) all of s, retrying after EINTR; 0, or -1 with errno set. */
+int result_write_all(int fd, const char *s, size_t n);
+
 /* One interval as one line of compact JSON, as the result file and the journal hold it
  * (caller frees). */
 char *result_interval_dumps(const struct result_interval *it);

@@ -305,7 +305,7 @@ char *result_header_dumps(const struct result *r)
     return text;
 }
 
-static int write_all(int fd, const char *s, size_t n)
+int result_write_all(int fd, const char *s, size_t n)
 {
     while (n > 0) {
         ssize_t w = write(fd, s, n);
@@ -333,7 +333,7 @@ static void sync_dir(const char *path)
 
 static int write_str(int fd, const char *s)
 {
-    return write_all(fd, s, strlen(s));
+    return result_write_all(fd, s, strlen(s));
 }
 
 /* The first n interval lines of a journal (after its header line), as they are. Returns 0, or
@@ -356,7 +356,7 @@ static int copy_journal(int fd, const char *path, size_t n)
         }
         rc = write_str(fd, i ? ",\n  " : "\n  ");
         if (rc == 0)
-            rc = write_all(fd, line, (size_t)len - 1);
+            rc = result_write_all(fd, line, (size_t)len - 1);
     }
     free(line);
     fclose(f);
@@ -377,7 +377,7 @@ static int write_document(int fd, const struct result *r)
         errno = ENOMEM;
         return -1;
     }
-    int rc = write_all(fd, head, (size_t)(close_brace - head));
+    int rc = result_write_all(fd, head, (size_t)(close_brace - head));
     free(head);
     if (rc == 0)
         rc = write_str(fd, ",\n \"intervals\": [");
@@ -387,7 +387,7 @@ static int write_document(int fd, const struct result *r)
         char *text = result_interval_dumps(&r->intervals[i]);
         rc = write_str(fd, i + r->n_journal ? ",\n  " : "\n  ");
         if (rc == 0)
-            rc = write_all(fd, text, strlen(text));
+            rc = result_write_all(fd, text, strlen(text));
         free(text);
     }
     if (rc == 0)

@@ -94,15 +94,22 @@ void hist_compact_encode(const struct hist_sparse *s, struct buf *out)
 
 static int b64_value(char c)
 {
-    const char *p = c ? strchr(b64, c) : NULL;
-    return p ? (int)(p - b64) : -1;
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    return c == '+' ? 62 : c == '/' ? 63 : -1;
 }
 
-/* Base64 text to bytes; -1 on a character outside the alphabet or a bad length. */
-static int get_base64(const char *text, size_t len, struct buf *raw)
+/* Base64 text to bytes in raw (room for len / 4 * 3); their count, or -1 on a character
+ * outside the alphabet or a bad length. */
+static long get_base64(const char *text, size_t len, unsigned char *raw)
 {
     if (len % 4 != 0)
         return -1;
+    size_t n = 0;
     for (size_t i = 0; i < len; i += 4) {
         int v[4];
         int pad = 0;
@@ -116,10 +123,13 @@ static int get_base64(const char *text, size_t len, struct buf *raw)
         }
         uint32_t w =
             (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
-        char bytes[3] = {(char)(w >> 16), (char)(w >> 8), (char)w};
-        buf_append(raw, bytes, (size_t)(3 - pad));
+        raw[n++] = (unsigned char)(w >> 16);
+        if (pad < 2)
+            raw[n++] = (unsigned char)(w >> 8);
+        if (pad < 1)
+            raw[n++] = (unsigned char)w;
     }
-    return 0;
+    return (long)n;
 }
 
 static int get_varint(const unsigned char **p, const unsigned char *end, int64_t *out)
@@ -184,18 +194,17 @@ int hist_compact_decode(const char *text, size_t len, struct hist_sparse *out)
 {
     out->bins = NULL;
     out->n_bins = 0;
-    struct buf raw;
-    buf_init(&raw);
-    if (get_base64(text, len, &raw) < 0) {
-        buf_free(&raw);
-        return -1;
-    }
-    /* At most one pair per byte; counted first so the arrays are sized once. */
-    size_t *idx = xmalloc((raw.len + 1) * sizeof *idx);
-    uint64_t *cnt = xmalloc((raw.len + 1) * sizeof *cnt);
+    /* One scratch block (a 24-hour file decodes 86,400 of these): the bytes, then at most
+     * one (index, count) pair per byte. */
+    size_t cap = len / 4 * 3 + 1;
+    unsigned char *scratch = xmalloc(cap * (1 + sizeof(size_t) + sizeof(uint64_t)));
+    size_t *idx = (size_t *)(void *)scratch;
+    uint64_t *cnt = (uint64_t *)(void *)(scratch + cap * sizeof(size_t));
+    unsigned char *raw = scratch + cap * (sizeof(size_t) + sizeof(uint64_t));
+    long n_raw = get_base64(text, len, raw);
     size_t n = 0, next = 0;
-    const unsigned char *p = (const unsigned char *)raw.data, *end = p + raw.len;
-    int rc = 0;
+    const unsigned char *p = raw, *end = raw + (n_raw > 0 ? n_raw : 0);
+    int rc = n_raw < 0 ? -1 : 0;
     while (rc == 0 && p < end) {
         int64_t v;
         if (get_varint(&p, end, &v) < 0 || v == 0 || v < -(int64_t)C_COUNT) {
@@ -219,8 +228,6 @@ int hist_compact_decode(const char *text, size_t len, struct hist_sparse *out)
         out->bins = NULL;
         out->n_bins = 0;
     }
-    free(idx);
-    free(cnt);
-    buf_free(&raw);
+    free(scratch);
     return rc;
 }
