@@ -17,7 +17,9 @@ static const char usage[] =
     "Make the result file of a run that was killed (SIGKILL, out of memory, power loss)\n"
     "from its journal, RESULT.json.journal: every interval the journal holds, the summary\n"
     "rebuilt from them, complete false and end_reason \"killed\". The journal is removed\n"
-    "once the result is written.\n";
+    "once the result is written.\n"
+    "\n"
+    "      --help        print this help\n";
 
 /* 1 when --help was printed, -1 with e set. */
 static int parse_options(int argc, char **argv, const char **path, struct err *e)
