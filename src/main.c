@@ -11,10 +11,10 @@ struct command {
     int (*fn)(int argc, char **argv, struct err *e);
 };
 
-static const struct command commands[] = {{"init", cli_init},       {"run", cli_run},
-                                          {"show", cli_show},       {"compare", cli_compare},
-                                          {"report", cli_report},   {"local", cli_local},
-                                          {"recover", cli_recover}, {NULL, NULL}};
+static const struct command commands[] = {
+    {"init", cli_init},       {"run", cli_run},         {"show", cli_show},
+    {"compare", cli_compare}, {"report", cli_report},   {"local", cli_local},
+    {"sweep", cli_sweep},     {"recover", cli_recover}, {NULL, NULL}};
 
 int main(int argc, char **argv)
 {

@@ -4,6 +4,8 @@
 /* Shared between the run command's files: the parsed options, and turning the engine's
  * statistics into a result. */
 
+#include <getopt.h>
+
 #include "engine/engine.h"
 #include "pg/pg.h"
 #include "result/journal.h"
@@ -50,12 +52,28 @@ struct run_opts {
     const char *label;
     const char *report; /* --report: the HTML file, or NULL */
     int quiet, local, seed_given;
+    int embedded;  /* a sweep's cell: nothing on stdout, no progress, the sweep's signals */
     char *command; /* masked */
     char started_at[40];
     char server_version[64];
     char max_connections[16]; /* SHOW max_connections before the run, "" if unknown */
     struct run_env env;
 };
+
+/* run's option table (getopt_long) and short options: a sweep parses with them to pass every
+ * run option through to its cells. */
+extern const struct option run_longopts[];
+extern const char run_shortopts[];
+
+/* The run command on argv (argv[0] "run"): cli_run, or with embedded set a sweep's cell, which
+ * prints nothing on stdout, shows no progress, leaves signals to the sweep and only writes its
+ * result file. Returns as cli_run: 0, 1 when the run was cut short (its result written), -1
+ * with e set. The caller resets getopt (optind = 0) first. */
+int run_invoke(int argc, char **argv, int embedded, struct err *e);
+
+/* Parse run's options into o as the run command does (the caller resets getopt with optind = 0
+ * and frees o->conn). 0, 1 when --help was printed, -1 with e set (ERR_INPUT). */
+int run_opts_parse(int argc, char **argv, struct run_opts *o, struct err *e);
 
 /* Fill r from the run (r owns copies of everything). */
 void run_build_result(const struct run_opts *o, const struct script_set *scripts,

@@ -189,13 +189,12 @@ static json_t *number(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-static json_t *metric_json(const struct cmp_report *rep, const struct cmp_outcome *o, int k)
+json_t *report_metric_json(const struct cmp_metric *m, int k, const char *side)
 {
-    const struct cmp_metric *m = &o->metrics[k];
     json_t *j = json_object();
     json_object_set_new(j, "name", json_string(cmp_metric_names[k]));
-    if (rep->n_sides > 2)
-        json_object_set_new(j, "side", json_string(rep->sides[o->side].label));
+    if (side)
+        json_object_set_new(j, "side", json_string(side));
     json_object_set_new(j, "a", number(m->a));
     json_object_set_new(j, "b", number(m->b));
     json_object_set_new(j, "change_pct", number(m->change_pct));
@@ -211,7 +210,10 @@ int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
     json_t *metrics = json_array(), *warnings = json_array();
     for (size_t i = 0; i < rep->n_outcomes; i++)
         for (int k = 0; k < CMP_N_METRICS; k++)
-            json_array_append_new(metrics, metric_json(rep, &rep->outcomes[i], k));
+            json_array_append_new(
+                metrics, report_metric_json(
+                             &rep->outcomes[i].metrics[k], k,
+                             rep->n_sides > 2 ? rep->sides[rep->outcomes[i].side].label : NULL));
     for (size_t i = 0; i < rep->n_warnings; i++)
         json_array_append_new(warnings, json_string(rep->warnings[i]));
     json_t *root = json_object();

@@ -16,9 +16,6 @@ json_t *result_hist_to_json_compact(const struct hist_sparse *h);
 /* Either form; -1 when the object is malformed (then out is empty). */
 int result_hist_from_json(const json_t *j, struct hist_sparse *out);
 
-/* write(2) all of s, retrying after EINTR; 0, or -1 with errno set. */
-int result_write_all(int fd, const char *s, size_t n);
-
 /* One interval as one line of compact JSON, as the result file and the journal hold it
  * (caller frees). */
 char *result_interval_dumps(const struct result_interval *it);
@@ -33,5 +30,11 @@ int result_interval_from_json(const json_t *o, struct result_interval *it);
 /* Flatten the environment sections of root into r->env (r owns it; result_env_free). */
 void result_env_read(const json_t *root, struct result *r);
 void result_env_free(struct result *r);
+
+/* write() all of s[0..n) to fd, retrying on EINTR; -1 with errno set. */
+int result_write_all(int fd, const char *s, size_t n);
+
+/* fsync the directory holding path, so that a rename into it survives a crash. */
+void result_sync_dir(const char *path);
 
 #endif

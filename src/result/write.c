@@ -319,8 +319,7 @@ int result_write_all(int fd, const char *s, size_t n)
     return 0;
 }
 
-/* fsync the directory so the rename itself survives a crash. */
-static void sync_dir(const char *path)
+void result_sync_dir(const char *path)
 {
     char *copy = xstrdup(path);
     int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
@@ -411,7 +410,7 @@ int result_write(const struct result *r, const char *path, struct err *e)
             err_set(e, ERR_RUNTIME, "cannot write result file %s: %s", path, strerror(errno));
         } else {
             rc = 0;
-            sync_dir(path);
+            result_sync_dir(path);
         }
     }
     if (rc < 0) {

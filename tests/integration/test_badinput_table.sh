@@ -15,6 +15,8 @@ make_bad_files() {
     # A run killed before it wrote killed.json left its journal; and a journal that is not one.
     echo '{"format": "pgarena-result", "version": 2}' >killed.json.journal
     echo 'garbage' >notjournal.json.journal
+    mkdir otherdir
+    echo '{"format": "other-tool"}' >otherdir/sweep.json
 }
 
 test_bad_input_table() {
