@@ -396,6 +396,11 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         report_text_statements(stdout, &r);
     if (r.summary.failed > 0 && er.first_error[0] && !o->embedded)
         fprintf(stderr, "pgarena: first failure: %s\n", er.first_error);
+    if (er.n_latency_out_of_range > 0)
+        fprintf(stderr,
+                "pgarena: %llu transactions took longer than the latency histogram holds "
+                "(%lld s) and are missing from the latency figures\n",
+                (unsigned long long)er.n_latency_out_of_range, (long long)(HIST_MAX_US / 1000000));
     engine_result_free(&er);
     int rc = r.complete ? 0 : 1;
     int written = result_write(&r, o->output, e) == 0;

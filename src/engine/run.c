@@ -133,12 +133,15 @@ static void deadline(struct timespec *ts, time_ns wait)
 /* Every client lost for this long ends the run: the server is not coming back. */
 #define SERVER_LOST_NS (10 * NS_PER_S)
 
-static void check_server_lost(struct run *run, time_ns now, time_ns *lost_since)
+void run_check_server_lost(struct run *run, time_ns now, time_ns *lost_since)
 {
-    int lost = 0;
-    for (int t = 0; t < run->n_workers; t++)
+    int lost = 0, running = run->cfg->clients;
+    for (int t = 0; t < run->n_workers; t++) {
         lost += atomic_load(&run->workers[t].n_lost);
-    if (lost < run->cfg->clients) {
+        running -= atomic_load(&run->workers[t].n_clients_finished);
+    }
+    /* Clients that finished (a -t run) wait for nothing: the run waits for the others. */
+    if (lost == 0 || lost < running) {
         *lost_since = 0;
         return;
     }
@@ -213,7 +216,7 @@ static void supervise(struct run *run)
             while (next <= now)
                 next += period;
         }
-        check_server_lost(run, now, &lost_since);
+        run_check_server_lost(run, now, &lost_since);
         emit_closed(run, now);
         pthread_mutex_lock(&run->mu);
         time_ns wait = 500 * NS_PER_MS;
@@ -324,7 +327,7 @@ static void emit_rest(struct run *run, size_t n, time_ns duration_ns)
     }
 }
 
-static void collect(struct run *run, struct engine_result *out)
+void run_collect(struct run *run, struct engine_result *out)
 {
     const struct engine_config *cfg = run->cfg;
     memset(out, 0, sizeof *out);
@@ -337,6 +340,7 @@ static void collect(struct run *run, struct engine_result *out)
     for (int t = 0; t < run->n_workers; t++)
         collect_worker(&run->workers[t], out, &last);
     collect_statements(run, out);
+    out->n_latency_out_of_range = hist_overflow(out->latency);
     /* A -T run lasts its duration, even when the last transaction ended a bit before; a run
      * that was stopped lasts until the stop. */
     time_ns end = run->end_ns > last ? run->end_ns : last;
@@ -359,7 +363,7 @@ static void collect(struct run *run, struct engine_result *out)
         out->end_reason = END_INTERRUPTED;
 }
 
-static void free_workers(struct run *run)
+void run_free(struct run *run)
 {
     for (int t = 0; t < run->n_workers; t++) {
         struct worker *w = &run->workers[t];
@@ -382,21 +386,29 @@ static void free_workers(struct run *run)
     free(run->cmd_base);
 }
 
+void run_init(struct run *run, const struct engine_config *cfg)
+{
+    memset(run, 0, sizeof *run);
+    run->cfg = cfg;
+    run->n_workers = cfg->threads < cfg->clients ? cfg->threads : cfg->clients;
+    if (run->n_workers < 1)
+        run->n_workers = 1;
+    run->max_params = max_params(cfg->scripts);
+    number_commands(run);
+    run->max_interval = SIZE_MAX;
+    if (cfg->duration_s > 0) /* late completions fold into the last interval */
+        run->max_interval =
+            (size_t)((cfg->duration_s * 1000000 + cfg->interval_us - 1) / cfg->interval_us) - 1;
+    init_workers(run);
+}
+
 int engine_run(const struct engine_config *cfg, struct engine_result *out, struct err *e)
 {
-    struct run run = {.cfg = cfg};
+    struct run run;
     memset(out, 0, sizeof *out);
-    run.n_workers = cfg->threads < cfg->clients ? cfg->threads : cfg->clients;
-    if (run.n_workers < 1)
-        run.n_workers = 1;
-    run.max_params = max_params(cfg->scripts);
-    number_commands(&run);
-    run.max_interval = SIZE_MAX;
-    if (cfg->duration_s > 0) /* late completions fold into the last interval */
-        run.max_interval =
-            (size_t)((cfg->duration_s * 1000000 + cfg->interval_us - 1) / cfg->interval_us) - 1;
     atomic_store(&engine_stop_flag, 0);
     engine_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    run_init(&run, cfg);
     pthread_mutex_init(&run.mu, NULL);
     /* Deadlines are monotonic; a default (realtime) condition variable would read them as
      * 1970 and return at once, spinning the main thread for the whole run. */
@@ -405,7 +417,6 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_cond_init(&run.cv, &attr);
     pthread_condattr_destroy(&attr);
-    init_workers(&run);
     cancel_start();
     for (int t = 0; t < run.n_workers; t++)
         pthread_create(&run.workers[t].thread, NULL, worker_main, &run.workers[t]);
@@ -416,8 +427,8 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
         pthread_join(run.workers[t].thread, NULL);
     cancel_stop();
     if (rc == 0)
-        collect(&run, out);
-    free_workers(&run);
+        run_collect(&run, out);
+    run_free(&run);
     pthread_mutex_destroy(&run.mu);
     pthread_cond_destroy(&run.cv);
     int fd = engine_stop_fd;
