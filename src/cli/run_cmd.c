@@ -128,41 +128,42 @@ static int parse_protocol(const char *s, enum protocol *out, struct err *e)
 }
 
 /* run's options; a sweep passes them through to each cell's run. */
-const struct option run_longopts[] = {{"workload", required_argument, NULL, 'w'},
-                                      {"scale", required_argument, NULL, 's'},
-                                      {"clients", required_argument, NULL, 'c'},
-                                      {"jobs", required_argument, NULL, 'j'},
-                                      {"time", required_argument, NULL, 'T'},
-                                      {"transactions", required_argument, NULL, 't'},
-                                      {"protocol", required_argument, NULL, 'M'},
-                                      {"progress", required_argument, NULL, 'P'},
-                                      {"output", required_argument, NULL, 'o'},
-                                      {"label", required_argument, NULL, OPT_LABEL},
-                                      {"report", required_argument, NULL, OPT_REPORT},
-                                      {"seed", required_argument, NULL, OPT_SEED},
-                                      {"local", no_argument, NULL, OPT_LOCAL},
-                                      {"quiet", no_argument, NULL, 'q'},
-                                      {"help", no_argument, NULL, OPT_HELP},
-                                      {"host", required_argument, NULL, 'h'},
-                                      {"port", required_argument, NULL, 'p'},
-                                      {"username", required_argument, NULL, 'U'},
-                                      {"rate", required_argument, NULL, 'R'},
-                                      {"latency-limit", required_argument, NULL, OPT_LATENCY_LIMIT},
-                                      {"warmup", required_argument, NULL, OPT_WARMUP},
-                                      {"max-tries", required_argument, NULL, OPT_MAX_TRIES},
-                                      {"timeout", required_argument, NULL, OPT_TIMEOUT},
-                                      {"connect", no_argument, NULL, 'C'},
-                                      {"report-per-command", no_argument, NULL, 'r'},
-                                      {"file", required_argument, NULL, 'f'},
-                                      {"builtin", required_argument, NULL, 'b'},
-                                      {"define", required_argument, NULL, 'D'},
-                                      {"tables", required_argument, NULL, OPT_TABLES},
-                                      {"table-size", required_argument, NULL, OPT_TABLE_SIZE},
-                                      {"warehouses", required_argument, NULL, RUN_OPT_WAREHOUSES},
-                                      {"mix", required_argument, NULL, RUN_OPT_MIX},
-                                      {"keying-thinking", no_argument, NULL, RUN_OPT_KEYING_THINKING},
-                                      {"procedures", no_argument, NULL, RUN_OPT_PROCEDURES},
-                                      {NULL, 0, NULL, 0}};
+const struct option run_longopts[] = {
+    {"workload", required_argument, NULL, 'w'},
+    {"scale", required_argument, NULL, 's'},
+    {"clients", required_argument, NULL, 'c'},
+    {"jobs", required_argument, NULL, 'j'},
+    {"time", required_argument, NULL, 'T'},
+    {"transactions", required_argument, NULL, 't'},
+    {"protocol", required_argument, NULL, 'M'},
+    {"progress", required_argument, NULL, 'P'},
+    {"output", required_argument, NULL, 'o'},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"report", required_argument, NULL, OPT_REPORT},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"local", no_argument, NULL, OPT_LOCAL},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"host", required_argument, NULL, 'h'},
+    {"port", required_argument, NULL, 'p'},
+    {"username", required_argument, NULL, 'U'},
+    {"rate", required_argument, NULL, 'R'},
+    {"latency-limit", required_argument, NULL, OPT_LATENCY_LIMIT},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"max-tries", required_argument, NULL, OPT_MAX_TRIES},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"connect", no_argument, NULL, 'C'},
+    {"report-per-command", no_argument, NULL, 'r'},
+    {"file", required_argument, NULL, 'f'},
+    {"builtin", required_argument, NULL, 'b'},
+    {"define", required_argument, NULL, 'D'},
+    {"tables", required_argument, NULL, OPT_TABLES},
+    {"table-size", required_argument, NULL, OPT_TABLE_SIZE},
+    {"warehouses", required_argument, NULL, RUN_OPT_WAREHOUSES},
+    {"mix", required_argument, NULL, RUN_OPT_MIX},
+    {"keying-thinking", no_argument, NULL, RUN_OPT_KEYING_THINKING},
+    {"procedures", no_argument, NULL, RUN_OPT_PROCEDURES},
+    {NULL, 0, NULL, 0}};
 
 const char run_shortopts[] = ":w:s:c:j:T:t:M:P:o:qh:p:U:R:Crf:b:D:";
 
@@ -291,6 +292,11 @@ static int check_output(struct run_opts *o, char *fallback, size_t size, struct 
     if (!dir_writable(o->output))
         return err_set(e, ERR_INPUT, "run: cannot write the result file %s: directory %s",
                        o->output, "is missing or not writable");
+    if (journal_exists(o->output))
+        return err_set(e, ERR_INPUT,
+                       "run: %s.journal is left from a run that did not end: run `pgarena "
+                       "recover %s`, or remove it",
+                       o->output, o->output);
     if (o->report && !dir_writable(o->report))
         return err_set(e, ERR_INPUT, "run: cannot write the report %s: directory %s", o->report,
                        "is missing or not writable");
@@ -344,6 +350,20 @@ static void print_progress(const struct engine_progress *p, void *arg)
     fflush(stderr);
 }
 
+/* --report: from the file just written, which holds the intervals the run did not keep. */
+static int report_after_run(const struct run_opts *o, struct err *e)
+{
+    struct result back;
+    if (result_read(o->output, &back, e) < 0)
+        return -1;
+    const char *path = o->output;
+    int rc = report_html_write(&back, &path, 1, NULL, o->report, e);
+    result_free(&back);
+    if (rc == 0 && !o->embedded)
+        printf("report:              %s\n", o->report);
+    return rc;
+}
+
 /* Open files a run needs besides its clients' sockets. */
 #define FILES_BESIDES_CLIENTS 64
 
@@ -377,6 +397,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         .progress_arg = &tty,
         .measure_start = run_env_measure_start,
         .measure_start_arg = o,
+        .interval_done = run_sink_interval,
     };
     /* A socket per client, plus what the process itself keeps open (epoll, timers, files):
      * the common soft limit of 1024 files would refuse a thousand clients. */
@@ -386,8 +407,12 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
                        "%lld clients need %lld open files, the limit is %ld (ulimit -Hn)",
                        (long long)o->clients, (long long)o->clients + FILES_BESIDES_CLIENTS, files);
     struct engine_result er;
+    struct run_sink sink;
     clock_wall_iso8601(o->started_at, sizeof o->started_at);
+    run_sink_open(&sink, o, scripts);
+    cfg.interval_arg = &sink;
     if (engine_run(&cfg, &er, e) < 0) {
+        run_sink_close(&sink, 1); /* nothing ran: nothing to keep */
         if (strstr(e->msg, "too many clients") && o->max_connections[0])
             err_set(e, ERR_RUNTIME,
                     "the server refused connections: %lld clients, max_connections = %s (%s)",
@@ -399,6 +424,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
     struct result r;
     run_build_result(o, scripts, &er, &r);
     run_tpcc_result(o, &r);
+    run_sink_attach(&sink, &r);
     run_env_after(o, &er, &r);
     if (!o->embedded)
         report_text_summary(stdout, &r);
@@ -413,17 +439,14 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
                 (unsigned long long)er.n_latency_out_of_range, (long long)(HIST_MAX_US / 1000000));
     engine_result_free(&er);
     int rc = r.complete ? 0 : 1;
-    if (result_write(&r, o->output, e) < 0)
+    int written = result_write(&r, o->output, e) == 0;
+    run_sink_close(&sink, written);
+    if (!written)
         rc = -1;
     else if (!o->embedded)
         printf("result:              %s\n", o->output);
-    if (rc >= 0 && o->report) {
-        const char *path = o->output;
-        if (report_html_write(&r, &path, 1, NULL, o->report, e) < 0)
-            rc = -1;
-        else if (!o->embedded)
-            printf("report:              %s\n", o->report);
-    }
+    if (rc >= 0 && o->report && report_after_run(o, e) < 0)
+        rc = -1;
     if (rc == 1 && !o->embedded)
         fprintf(stderr, "pgarena: run cut short (%s); the result file holds what was measured\n",
                 r.end_reason);

@@ -156,8 +156,11 @@ struct worker {
     /* Statistics, owned by this thread; the atomics are read by the main thread. */
     struct hist *latency;
     struct hist *lag;
-    struct series series;
+    struct series series; /* guarded by series_mu: the main thread takes closed intervals */
+    pthread_mutex_t series_mu;
     struct series_recorder recorder;
+    int measuring;            /* the recorder is started: interval ends wake the worker */
+    _Atomic size_t open_idx;  /* intervals before it are in series (SIZE_MAX: done) */
     struct stmt_stats *stmts; /* indexed by run->cmd_base[script] + command */
     uint64_t errors[PGF__COUNT];
     uint64_t n_tx, n_failed, n_retried, n_retries, n_skipped, n_late;
@@ -183,6 +186,7 @@ struct run {
     time_ns start_ns; /* the measured part begins: after the warmup */
     time_ns end_ns;   /* -T: when clients stop starting transactions; 0 otherwise */
     size_t max_interval;
+    size_t n_emitted; /* intervals passed to cfg->interval_done so far */
     int max_params;
     int n_cmds;             /* commands of all scripts */
     int *cmd_base;          /* per script: index of its first command in a flat array */
