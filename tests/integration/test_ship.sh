@@ -147,7 +147,8 @@ def v2(e):
         it["histogram"] = {"count": h["count"], "min": h["min"], "max": h["max"],
                            "sum": h["sum"], "sumsq": h["sumsq"], "compact": "AAECAw=="}
     e["summary"]["scripts"] = [{"name": "select-only", "transactions": 1}]
-    e["summary"]["tpcc"] = {"warehouses": 1, "nopm": 10.5}
+    e["summary"]["tpcc"] = {"warehouses": 1, "nopm": 10.5, "nopm_client": 10.5, "tpm": 30.0,
+                            "new_order_rollbacks": 0, "mode": "sql", "keying_thinking": False}
     e["something_new"] = {"nested": [1, 2]}
 variant("v2.json", v2)
 PY
