@@ -214,7 +214,7 @@ static void connect_failed(struct client *c, const char *what)
     note_error(c, line);
     if (c->resume == CS_START_CMD) { /* -C: this transaction fails */
         c->failure = PGF_CONNECTION;
-        worker_record(c->w, c->tx_start, clock_now_ns(), 1, PGF_CONNECTION);
+        worker_record(c, c->tx_start, clock_now_ns(), 1, PGF_CONNECTION);
         c->n_done++;
     }
     /* A failed reconnect is not a transaction: only the transaction it lost was counted. */
@@ -773,7 +773,7 @@ static int after_failed_try(struct client *c)
 static int step_error(struct client *c)
 {
     if (c->failure == PGF_CONNECTION || !c->conn || PQstatus(c->conn) != CONNECTION_OK) {
-        worker_record(c->w, c->tx_start, clock_now_ns(), 1, PGF_CONNECTION);
+        worker_record(c, c->tx_start, clock_now_ns(), 1, PGF_CONNECTION);
         c->n_done++;
         lost_connection(c);
         return 0;
@@ -825,7 +825,7 @@ static int step_end_tx(struct client *c)
     if (c->tx_deadline)
         timers_cancel(&w->timers, &c->timer_slot);
     c->tx_deadline = 0;
-    if (worker_record(w, c->tx_start, clock_now_ns(), failed, c->failure)) {
+    if (worker_record(c, c->tx_start, clock_now_ns(), failed, c->failure)) {
         if (failed)
             c->n_failed++;
         else
@@ -896,7 +896,7 @@ void client_on_timer(struct client *c, time_ns now)
             return;
         }
         note_error(c, "transaction timed out");
-        worker_record(c->w, c->tx_start, now, 1, PGF_TIMEOUT);
+        worker_record(c, c->tx_start, now, 1, PGF_TIMEOUT);
         c->n_done++;
         c->tx_deadline = 0;
         lost_connection(c);

@@ -72,6 +72,13 @@ struct statement_result {
     int64_t p99_us;
 };
 
+/* Per script of the set: its transactions over the whole measured part. */
+struct script_result {
+    uint64_t n_tx;
+    uint64_t n_failed;
+    struct hist *latency; /* successful transactions, microseconds */
+};
+
 struct engine_result {
     time_ns duration_ns; /* measured part: from its start to the end (or last completion) */
     uint64_t n_tx;       /* successful transactions */
@@ -88,6 +95,8 @@ struct engine_result {
     struct client_result *clients;
     int n_statements;
     struct statement_result *statements;
+    int n_scripts; /* as the script set: scripts[i] is its script i */
+    struct script_result *scripts;
     uint64_t n_connects;     /* -C: connections opened during the measured part */
     time_ns connect_time_ns; /* -C: their total time */
     enum end_reason end_reason;

@@ -88,6 +88,12 @@ struct stmt_stats {
     struct hist *latency;
 };
 
+/* Per script: transactions in the measured part (merged into script_result after the run). */
+struct script_stats {
+    uint64_t n_tx, n_failed;
+    struct hist *latency;
+};
+
 struct worker {
     int id;
     pthread_t thread;
@@ -110,7 +116,8 @@ struct worker {
     struct hist *lag;
     struct series series;
     struct series_recorder recorder;
-    struct stmt_stats *stmts; /* indexed by run->cmd_base[script] + command */
+    struct stmt_stats *stmts;     /* indexed by run->cmd_base[script] + command */
+    struct script_stats *scripts; /* indexed by the client's script_idx */
     uint64_t errors[PGF__COUNT];
     uint64_t n_tx, n_failed, n_retried, n_retries, n_skipped, n_late;
     uint64_t n_connects;
@@ -158,8 +165,9 @@ void client_finish_if_idle(struct client *c);
 /* Register interest in the socket (EPOLLIN, EPOLLOUT), following socket changes. */
 void client_watch(struct client *c, uint32_t events);
 
-/* Record a finished transaction; returns 1 when it counted (after the warmup). */
-int worker_record(struct worker *w, time_ns start, time_ns end, int failed, enum pg_failure why);
+/* Record a finished transaction of client c (its current script); returns 1 when it counted
+ * (after the warmup). */
+int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum pg_failure why);
 void worker_record_statement(struct worker *w, int script, int command, time_ns start, time_ns end);
 void *worker_main(void *arg);
 /* Add the worker's timerfd to its epoll set. */

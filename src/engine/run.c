@@ -59,6 +59,11 @@ static void init_worker_stats(struct worker *w)
         for (int j = 0; j < set->scripts[i].n_cmds; j++)
             if (set->scripts[i].cmds[j].kind == CMD_SQL)
                 w->stmts[w->run->cmd_base[i] + j].latency = hist_new();
+    /* A histogram per script too: calloc'd pages stay untouched (and cost nothing) until a
+     * latency falls in them, so even one script per sysbench table is cheap. */
+    w->scripts = xcalloc((size_t)set->n_scripts, sizeof *w->scripts);
+    for (int i = 0; i < set->n_scripts; i++)
+        w->scripts[i].latency = hist_new();
 }
 
 /* Clients are dealt to threads in contiguous blocks, as pgbench does. */
@@ -233,6 +238,22 @@ static void collect_statements(struct run *run, struct engine_result *out)
     hist_free(h);
 }
 
+static void collect_scripts(struct run *run, struct engine_result *out)
+{
+    out->n_scripts = run->cfg->scripts->n_scripts;
+    out->scripts = xcalloc((size_t)out->n_scripts, sizeof *out->scripts);
+    for (int i = 0; i < out->n_scripts; i++) {
+        struct script_result *sr = &out->scripts[i];
+        sr->latency = hist_new();
+        for (int t = 0; t < run->n_workers; t++) {
+            const struct script_stats *ss = &run->workers[t].scripts[i];
+            sr->n_tx += ss->n_tx;
+            sr->n_failed += ss->n_failed;
+            hist_add(sr->latency, ss->latency);
+        }
+    }
+}
+
 static void collect_worker(struct worker *w, struct engine_result *out, time_ns *last)
 {
     hist_add(out->latency, w->latency);
@@ -271,6 +292,7 @@ static void collect(struct run *run, struct engine_result *out)
     for (int t = 0; t < run->n_workers; t++)
         collect_worker(&run->workers[t], out, &last);
     collect_statements(run, out);
+    collect_scripts(run, out);
     /* A -T run lasts its duration, even when the last transaction ended a bit before; a run
      * that was stopped lasts until the stop. */
     time_ns end = run->end_ns > last ? run->end_ns : last;
@@ -304,6 +326,9 @@ static void free_workers(struct run *run)
         for (int k = 0; k < run->n_cmds; k++)
             hist_free(w->stmts[k].latency);
         free(w->stmts);
+        for (int k = 0; k < run->cfg->scripts->n_scripts; k++)
+            hist_free(w->scripts[k].latency);
+        free(w->scripts);
         timers_free(&w->timers);
         close(w->timerfd);
         close(w->epfd);
@@ -361,6 +386,9 @@ void engine_result_free(struct engine_result *r)
     hist_free(r->latency);
     hist_free(r->lag);
     free(r->statements);
+    for (int i = 0; i < r->n_scripts; i++)
+        hist_free(r->scripts[i].latency);
+    free(r->scripts);
     series_free(&r->series);
     free(r->clients);
     memset(r, 0, sizeof *r);

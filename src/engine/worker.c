@@ -12,14 +12,17 @@
 /* epoll data for the worker's timerfd; the stop eventfd uses NULL, clients themselves. */
 static char timer_marker;
 
-int worker_record(struct worker *w, time_ns start, time_ns end, int failed, enum pg_failure why)
+int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum pg_failure why)
 {
+    struct worker *w = c->w;
     const struct run *run = w->run;
     if (end < run->start_ns)
         return 0; /* warmup */
     w->last_completion = end;
+    struct script_stats *ss = &w->scripts[c->script_idx];
     if (failed) {
         series_recorder_add(&w->recorder, end, 1, 0);
+        ss->n_failed++;
         w->n_failed++;
         w->errors[why]++;
         atomic_store_explicit(&w->prog_failed, w->n_failed, memory_order_relaxed);
@@ -27,6 +30,8 @@ int worker_record(struct worker *w, time_ns start, time_ns end, int failed, enum
     }
     int64_t us = (end - start) / NS_PER_US;
     hist_record(w->latency, us);
+    hist_record(ss->latency, us);
+    ss->n_tx++;
     series_recorder_add(&w->recorder, end, 0, us);
     w->n_tx++;
     if (run->cfg->latency_limit_us > 0 && us > run->cfg->latency_limit_us)

@@ -83,7 +83,9 @@ static int format_pct(char *buf, size_t size, double v)
 
 #define ROW "%-12s %13s %13s %9s  %-21s %s\n"
 
-static void print_metric(FILE *out, enum cmp_metric_id id, const struct cmp_metric *m)
+/* One row; its detail line unless it repeats the detail given last (said once is enough). */
+static void print_metric(FILE *out, enum cmp_metric_id id, const struct cmp_metric *m,
+                         const char *said)
 {
     char a[32], b[32], change[32], ci[64] = "-";
     format_value(a, sizeof a, id, m->a);
@@ -100,8 +102,24 @@ static void print_metric(FILE *out, enum cmp_metric_id id, const struct cmp_metr
         snprintf(ci + n, sizeof ci - (size_t)n, "]");
     }
     fprintf(out, ROW, metric_titles[id], a, b, change, ci, cmp_verdict_names[m->verdict]);
-    if (m->detail[0])
+    if (m->detail[0] && !(said && strcmp(said, m->detail) == 0))
         print_wrapped(out, "", 13, m->detail);
+}
+
+/* Per-script latency rows: the script's name, then its p50, p95 and p99 rows. */
+static void print_scripts(FILE *out, const struct cmp_outcome *o)
+{
+    if (o->n_scripts > 0)
+        fprintf(out, "\nper script (whole runs):\n");
+    const char *said = NULL;
+    for (size_t i = 0; i < o->n_scripts; i++) {
+        fprintf(out, "script %s\n", o->scripts[i].name);
+        for (int k = 0; k < CMP_N_SCRIPT_METRICS; k++) {
+            const struct cmp_metric *m = &o->scripts[i].metrics[k];
+            print_metric(out, (enum cmp_metric_id)(CMP_P50 + k), m, said);
+            said = m->detail;
+        }
+    }
 }
 
 static void print_outcome(FILE *out, const struct cmp_report *rep, const struct cmp_outcome *o)
@@ -112,7 +130,7 @@ static void print_outcome(FILE *out, const struct cmp_report *rep, const struct 
     print_window(out, rep, o);
     fprintf(out, "\n" ROW, "metric", "A", "B", "change", "95% CI of change", "verdict");
     for (int k = 0; k < CMP_N_METRICS; k++)
-        print_metric(out, (enum cmp_metric_id)k, &o->metrics[k]);
+        print_metric(out, (enum cmp_metric_id)k, &o->metrics[k], NULL);
     if (!isnan(o->mwu_p)) {
         char text[200];
         snprintf(text, sizeof text,
@@ -121,6 +139,7 @@ static void print_outcome(FILE *out, const struct cmp_report *rep, const struct 
                  o->mwu_p, o->mwu_min_p);
         print_wrapped(out, "", 0, text);
     }
+    print_scripts(out, o);
 }
 
 /* A value for the differences table: one line, cut to width. */
@@ -176,10 +195,13 @@ static json_t *number(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-static json_t *metric_json(const struct cmp_report *rep, const struct cmp_outcome *o, int k)
+/* One metric; script names the script of a per-script row (NULL for the whole run). */
+static json_t *metric_json(const struct cmp_report *rep, const struct cmp_outcome *o,
+                           const struct cmp_metric *m, int k, const char *script)
 {
-    const struct cmp_metric *m = &o->metrics[k];
     json_t *j = json_object();
+    if (script)
+        json_object_set_new(j, "script", json_string(script));
     json_object_set_new(j, "name", json_string(cmp_metric_names[k]));
     if (rep->n_sides > 2)
         json_object_set_new(j, "side", json_string(rep->sides[o->side].label));
@@ -195,14 +217,23 @@ static json_t *metric_json(const struct cmp_report *rep, const struct cmp_outcom
 
 int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
 {
-    json_t *metrics = json_array(), *warnings = json_array();
-    for (size_t i = 0; i < rep->n_outcomes; i++)
+    json_t *metrics = json_array(), *warnings = json_array(), *scripts = json_array();
+    for (size_t i = 0; i < rep->n_outcomes; i++) {
+        const struct cmp_outcome *o = &rep->outcomes[i];
         for (int k = 0; k < CMP_N_METRICS; k++)
-            json_array_append_new(metrics, metric_json(rep, &rep->outcomes[i], k));
+            json_array_append_new(metrics, metric_json(rep, o, &o->metrics[k], k, NULL));
+        for (size_t s = 0; s < o->n_scripts; s++)
+            for (int k = 0; k < CMP_N_SCRIPT_METRICS; k++)
+                json_array_append_new(scripts, metric_json(rep, o, &o->scripts[s].metrics[k],
+                                                           CMP_P50 + k, o->scripts[s].name));
+    }
     for (size_t i = 0; i < rep->n_warnings; i++)
         json_array_append_new(warnings, json_string(rep->warnings[i]));
     json_t *root = json_object();
     json_object_set_new(root, "metrics", metrics);
+    if (json_array_size(scripts) > 0) /* only when both sides ran the same scripts */
+        json_object_set_new(root, "scripts", json_incref(scripts));
+    json_decref(scripts);
     json_object_set_new(root, "warnings", warnings);
     int rc = json_dumpf(root, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
     json_decref(root);
