@@ -287,14 +287,23 @@ static int step_preparing(struct client *c)
 }
 
 /* \gset, \aset: the columns of the result's last row become variables (prefix + column
- * name). Only variables some command reads exist; other columns are skipped. */
-static void store_row(struct client *c, const struct command *cmd, const PGresult *res)
+ * name). Only variables some command reads exist; other columns are skipped. A column whose
+ * name is no variable name fails the command, as in pgbench. Returns 0, or -1 (failed). */
+static int store_row(struct client *c, const struct command *cmd, const PGresult *res)
 {
     const struct script_set *set = c->w->run->cfg->scripts;
     int row = PQntuples(res) - 1;
     size_t plen = strlen(cmd->gset_prefix);
     for (int f = 0; f < PQnfields(res); f++) {
         const char *col = PQfname(res, f);
+        if (!script_var_name_valid(cmd->gset_prefix, col)) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "error storing into variable %s%s: invalid variable name",
+                     cmd->gset_prefix, col);
+            note_error(c, msg);
+            c->failure = PGF_OTHER;
+            return -1;
+        }
         for (int v = 0; v < set->n_vars; v++) {
             const char *name = set->var_names[v];
             if (strncmp(name, cmd->gset_prefix, plen) != 0 || strcmp(name + plen, col) != 0)
@@ -306,6 +315,7 @@ static void store_row(struct client *c, const struct command *cmd, const PGresul
             break;
         }
     }
+    return 0;
 }
 
 /* One result of cmd (NULL: a PREPARE or ROLLBACK). Takes ownership of res. */
@@ -322,8 +332,8 @@ static void take_result(struct client *c, const struct command *cmd, PGresult *r
         *ok = 0;
     } else if (st == PGRES_TUPLES_OK && cmd && cmd->gset != GSET_NONE && *ok) {
         if (cmd->gset == GSET_ALL) {
-            if (PQntuples(res) > 0)
-                store_row(c, cmd, res);
+            if (PQntuples(res) > 0 && store_row(c, cmd, res) < 0)
+                *ok = 0;
         } else {
             if (c->held)
                 PQclear(c->held);
@@ -345,7 +355,8 @@ static void end_results(struct client *c, const struct command *cmd, int *ok)
     }
     int rows = c->held ? PQntuples(c->held) : -1;
     if (rows == 1) {
-        store_row(c, cmd, c->held);
+        if (store_row(c, cmd, c->held) < 0)
+            *ok = 0;
     } else {
         char msg[100];
         snprintf(msg, sizeof msg, "\\gset expects one row, got %d", rows < 0 ? 0 : rows);
@@ -384,10 +395,36 @@ static int drain_results(struct client *c, const struct command *cmd, int *ok)
     return 0;
 }
 
+/* The server refused a statement of the scripts at setup: the same every time, so the run is
+ * refused before it starts, naming the statement (as pgbench aborts). */
+static void prepare_refused(struct client *c)
+{
+    struct worker *w = c->w;
+    const struct script *s = &w->run->cfg->scripts->scripts[c->prep_script];
+    const struct command *cmd = &s->cmds[c->prep_cmd];
+    if (!w->setup_failed) {
+        /* w->error holds the server's message, noted as the result came in */
+        char *msg = xasprintf("%s:%d: the server cannot prepare this statement: %s: %s", s->name,
+                              cmd->line, w->error, cmd->text);
+        snprintf(w->error, sizeof w->error, "%s", msg);
+        free(msg);
+        w->setup_refused = 1;
+        w->setup_failed = 1;
+    }
+    w->n_setup_pending--;
+    close_connection(c);
+    c->state = CS_FINISHED;
+    w->n_live--;
+}
+
 static int step_wait_prepare(struct client *c)
 {
     int ok = 1;
     int r = drain_results(c, NULL, &ok);
+    if (r == 1 && !ok && c->resume == CS_IDLE) {
+        prepare_refused(c);
+        return 0;
+    }
     if (r < 0 || (r == 1 && !ok)) {
         connect_failed(c, "could not prepare statement");
         return 0;
@@ -473,18 +510,16 @@ static int step_start_tx(struct client *c)
 }
 
 /* Text values of a command's parameters; -1 if one is unset. */
-static int bind_params(struct client *c, const struct command *cmd)
+/* An unset variable is bound as NULL, as pgbench 15 does: the server decides. */
+static void bind_params(struct client *c, const struct command *cmd)
 {
-    for (int i = 0; i < cmd->n_params; i++) {
+    for (int i = 0; i < cmd->n_params; i++)
         c->param_values[i] =
             script_var_sql(&c->vars, cmd->param_vars[i], c->param_text[i], sizeof c->param_text[i]);
-        if (!c->param_values[i])
-            return -1;
-    }
-    return 0;
 }
 
-static int build_simple_sql(struct client *c, const struct command *cmd)
+/* An unset variable stays as the text :name, as pgbench 15 leaves it: the server decides. */
+static void build_simple_sql(struct client *c, const struct command *cmd)
 {
     buf_reset(&c->sql);
     for (int i = 0; i < cmd->n_parts; i++) {
@@ -493,11 +528,10 @@ static int build_simple_sql(struct client *c, const struct command *cmd)
             char v[32];
             const char *text = script_var_sql(&c->vars, cmd->parts[i].var, v, sizeof v);
             if (!text)
-                return -1;
-            buf_puts(&c->sql, text);
+                buf_puts(&c->sql, ":");
+            buf_puts(&c->sql, text ? text : c->w->run->cfg->scripts->var_names[cmd->parts[i].var]);
         }
     }
-    return 0;
 }
 
 static void fail_command(struct client *c, enum pg_failure why, const char *msg)
@@ -507,25 +541,22 @@ static void fail_command(struct client *c, enum pg_failure why, const char *msg)
     c->state = CS_ERROR;
 }
 
-/* 0 sent, -1 connection failure, -2 an unset variable. */
+/* 0 sent, -1 connection failure. */
 static int send_sql(struct client *c, const struct command *cmd)
 {
     int sent;
     switch (c->w->run->cfg->protocol) {
     case PROTO_SIMPLE:
-        if (build_simple_sql(c, cmd) < 0)
-            return -2;
+        build_simple_sql(c, cmd);
         sent = PQsendQuery(c->conn, c->sql.data);
         break;
     case PROTO_EXTENDED:
-        if (bind_params(c, cmd) < 0)
-            return -2;
+        bind_params(c, cmd);
         sent = PQsendQueryParams(c->conn, cmd->sql_params, cmd->n_params, NULL, c->param_values,
                                  NULL, NULL, 0);
         break;
     default:
-        if (bind_params(c, cmd) < 0)
-            return -2;
+        bind_params(c, cmd);
         sent = PQsendQueryPrepared(c->conn, cmd->stmt_name, cmd->n_params, c->param_values, NULL,
                                    NULL, 0);
         break;
@@ -629,12 +660,7 @@ static int exec_pipeline(struct client *c, const struct command *cmd)
 static int exec_sql(struct client *c, const struct command *cmd)
 {
     c->cmd_start = clock_now_ns();
-    int r = send_sql(c, cmd);
-    if (r == -2) {
-        fail_command(c, PGF_OTHER, "undefined variable in SQL command");
-        return 1;
-    }
-    if (r < 0) {
+    if (send_sql(c, cmd) < 0) {
         fail_command(c, PGF_CONNECTION, PQerrorMessage(c->conn));
         return 1;
     }
@@ -674,8 +700,15 @@ static int step_start_cmd(struct client *c)
             break;
         }
     }
-    if (c->state == CS_START_CMD)
+    if (c->state == CS_START_CMD) {
+        /* A script must end the transactions it begins; pgbench aborts such a client. */
+        if (c->conn && pg_in_transaction(c->conn)) {
+            fail_command(c, PGF_OTHER,
+                         "end of script reached without completing the last transaction");
+            return 1;
+        }
         c->state = CS_END_TX;
+    }
     return 1;
 }
 

@@ -108,7 +108,8 @@ struct worker {
     int n_live;          /* clients not yet CS_FINISHED */
     int n_setup_pending; /* clients still connecting/preparing */
     int setup_failed;
-    int swept; /* clients idle at the end of a -T run were finished */
+    int setup_refused; /* the server refused to prepare a statement: the script is at fault */
+    int swept;         /* clients idle at the end of a -T run were finished */
     char error[256];
 
     /* Statistics, owned by this thread; the atomics are read by the main thread. */

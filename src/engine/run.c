@@ -196,9 +196,13 @@ static int start_or_abort(struct run *run, struct err *e)
     while (run->n_setup_done < run->n_workers)
         pthread_cond_wait(&run->cv, &run->mu);
     const char *why = NULL;
-    for (int t = 0; t < run->n_workers && !why; t++)
-        if (run->workers[t].setup_failed)
+    int refused = 0;
+    for (int t = 0; t < run->n_workers && !why; t++) {
+        if (run->workers[t].setup_failed) {
             why = run->workers[t].error;
+            refused = run->workers[t].setup_refused;
+        }
+    }
     run->go_ns = clock_now_ns();
     run->start_ns = run->go_ns + run->cfg->warmup_s * NS_PER_S;
     if (run->cfg->duration_s > 0)
@@ -206,8 +210,8 @@ static int start_or_abort(struct run *run, struct err *e)
     run->go = why ? -1 : 1;
     pthread_cond_broadcast(&run->cv);
     pthread_mutex_unlock(&run->mu);
-    if (why)
-        return err_set(e, ERR_RUNTIME, "%s", why);
+    if (why) /* a statement the server refuses is the script's fault: bad input */
+        return err_set(e, refused ? ERR_INPUT : ERR_RUNTIME, "%s", why);
     return 0;
 }
 

@@ -115,6 +115,12 @@ int pg_query_value(PGconn *c, const char *sql, char *out, unsigned long out_size
     return 0;
 }
 
+int pg_in_transaction(const PGconn *c)
+{
+    PGTransactionStatusType ts = PQtransactionStatus(c);
+    return ts == PQTRANS_INTRANS || ts == PQTRANS_INERROR;
+}
+
 enum pg_failure pg_classify(PGconn *c, const PGresult *res)
 {
     if (!res || (c && PQstatus(c) != CONNECTION_OK))

@@ -54,6 +54,9 @@ enum pg_failure {
 /* Classify a failed result (res may be NULL when the connection broke). */
 enum pg_failure pg_classify(PGconn *c, const PGresult *res);
 
+/* Whether the session is inside a transaction block (idle in it or in a failed one). */
+int pg_in_transaction(const PGconn *c);
+
 /* The first line of a connection's or result's error message, without the trailing newline,
  * into out. */
 void pg_error_line(PGconn *c, const PGresult *res, char *out, unsigned long out_size);

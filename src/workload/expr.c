@@ -61,6 +61,7 @@ enum tok {
     T_TILDE,
     T_SHL,
     T_SHR,
+    T_DOUBLE_OVERFLOW, /* a double constant out of range */
     T_BAD
 };
 
@@ -143,8 +144,10 @@ static enum tok lex_number(struct parser *ps)
     }
     ps->p = e;
     if (is_double) {
+        /* pgbench refuses what strtod cannot represent, underflow included */
+        errno = 0;
         ps->dval = strtod(s, NULL);
-        return T_DOUBLE;
+        return errno ? T_DOUBLE_OVERFLOW : T_DOUBLE;
     }
     if ((size_t)(e - s) == 19 && strncmp(s, "9223372036854775808", 19) == 0)
         return T_MAXINT_PLUS_ONE; /* only valid after a unary minus */
@@ -409,6 +412,8 @@ static struct expr *parse_prefix(struct parser *ps)
         return fail_at(ps, at,
                        "unexpected name (variables are written :name, functions name(...))");
     }
+    case T_DOUBLE_OVERFLOW:
+        return fail_at(ps, at, "double constant overflow");
     case T_MAXINT_PLUS_ONE:
     case T_BAD:
         return fail_at(ps, at,
@@ -581,16 +586,6 @@ struct eval {
 
 static int eval(const struct expr *x, struct eval *ev, struct value *out);
 
-/* pgbench's truth of a CASE condition: null is false, else the value as a boolean. */
-static int truth(const struct value *v, int *out, struct eval *ev)
-{
-    if (v->type == VAL_NULL) {
-        *out = 0;
-        return 0;
-    }
-    return value_to_bool(v, out, ev->msg, ev->msg_size);
-}
-
 /* AND and OR: a null operand gives null; the right side is evaluated only when needed. */
 static int eval_logic(const struct expr *x, struct eval *ev, struct value *out)
 {
@@ -624,10 +619,9 @@ static int eval_case(const struct expr *x, struct eval *ev, struct value *out)
 {
     for (int i = 0; i + 1 < x->n_args; i += 2) {
         struct value cond;
-        int t;
-        if (eval(x->args[i], ev, &cond) < 0 || truth(&cond, &t, ev) < 0)
+        if (eval(x->args[i], ev, &cond) < 0)
             return -1;
-        if (t)
+        if (value_truth(&cond))
             return eval(x->args[i + 1], ev, out);
     }
     return eval(x->args[x->n_args - 1], ev, out);
