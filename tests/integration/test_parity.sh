@@ -56,3 +56,83 @@ PY
     grep -q '<section id="scripts">' rep.html || fail "no per-script section in the report"
     grep -q 'fast.sql: latency p99' rep.html || fail "no per-script comparison rows in the report"
 }
+
+# The seven disagreements with pgbench 15 that PostgreSQL's own pgbench tests found.
+
+# CASE takes the truth of numbers (pgbench's TAP case), and so does \if.
+test_case_when_numbers() {
+    printf '\\set n 0\n\\set cs debug(CASE WHEN 1 THEN TRUE END AND CASE WHEN 1.0 THEN TRUE END AND CASE WHEN :n THEN NULL ELSE TRUE END)\n\\if 2\nSELECT 1;\n\\else\nSELECT 1 / 0;\n\\endif\n' >case.sql
+    pga run -f case.sql -t 2 -o r.json "$CONN"
+    assert_rc 0
+    assert_err '^debug: boolean true$'
+    pyjson r.json 'd["summary"]["transactions"] == 2 and d["summary"]["failed"] == 0'
+}
+
+# An unset variable in SQL is sent as pgbench 15 sends it: NULL when bound (extended,
+# prepared), the text :name in the simple protocol; the server decides.
+test_undefined_variable_in_sql() {
+    db=$(newdb pga_undef)
+    sql "CREATE TABLE parity_u (mode text, v text)" "$db"
+    # simple: the text stays (inside quotes too, as pgbench substitutes there as well)
+    printf "INSERT INTO parity_u VALUES ('simple', ':two');\nINSERT INTO parity_u VALUES ('simple', :two::text);\n" >s.sql
+    pga run -M simple -f s.sql -t 1 -o simple.json "$db"
+    assert_rc 0
+    # the second INSERT reaches the server as ":two::text", a syntax error there
+    pyjson simple.json 'd["summary"]["failed"] == 1 and d["summary"]["errors"]["other"] == 1'
+    for m in extended prepared; do
+        printf "INSERT INTO parity_u VALUES ('%s', :two::text);\n" $m >u.sql
+        pga run -M $m -f u.sql -t 1 -o $m.json "$db"
+        assert_rc 0
+        pyjson $m.json 'd["summary"]["failed"] == 0'
+    done
+    [ "$(sql "SELECT string_agg(mode || '=' || coalesce(v, 'NULL'), ',' ORDER BY mode) FROM parity_u" "$db")" = \
+        "extended=NULL,prepared=NULL,simple=:two" ] ||
+        fail "rows: $(sql "SELECT * FROM parity_u" "$db")"
+    # pgbench's own case: the server's division by zero, not an undefined variable
+    printf 'SELECT 1 / (random() / 2)::int, :one::int, :two::int;\n' >tap.sql
+    pga run -M prepared -D one=1 -f tap.sql -t 1 -o tap.json "$db"
+    assert_rc 0
+    assert_err 'first failure: division by zero'
+}
+
+# \gset into a name that is no variable name fails the transaction, in pipelines too.
+test_gset_invalid_names() {
+    printf 'SELECT 1 \\gset\n' >q1.sql
+    printf 'SELECT 1 AS "bad name!" \\gset\n' >q2.sql
+    printf '\\startpipeline\nSELECT 1 AS ok \\gset\nSELECT 2 AS "?x" \\gset\n\\endpipeline\n' >q3.sql
+    printf 'SELECT 1 AS a, 2 AS "1b" \\aset\n' >q4.sql
+    for q in q1 q2 q3 q4; do
+        pga run -M extended -f $q.sql -t 2 -o $q.json "$CONN"
+        assert_rc 0
+        pyjson $q.json 'd["summary"]["transactions"] == 0 and d["summary"]["failed"] == 2'
+        assert_err 'first failure: error storing into variable'
+    done
+    printf 'SELECT 1 AS ok_1 \\gset p_\n\\set r debug(:p_ok_1)\n' >good.sql
+    pga run -M extended -f good.sql -t 1 -o good.json "$CONN"
+    assert_rc 0
+    pyjson good.json 'd["summary"]["failed"] == 0'
+}
+
+# \sleep with the unit attached, as pgbench 15 accepts it.
+test_sleep_units_attached() {
+    printf '\\sleep 30ms\n\\sleep 10us\n\\sleep 0s\nSELECT 1;\n' >s.sql
+    pga run -f s.sql -t 3 -o s.json "$CONN"
+    assert_rc 0
+    # 30 ms each (not 30 s, not 30 us); a loaded machine may add, never take away
+    pyjson s.json '30000 <= d["summary"]["latency_us"]["min"] and d["summary"]["latency_us"]["max"] < 2000000'
+}
+
+# A script that ends inside its transaction fails it (pgbench aborts the client), and what it
+# did is rolled back.
+test_end_of_script_in_transaction() {
+    db=$(newdb pga_eot)
+    sql "CREATE TABLE parity_t (x int)" "$db"
+    printf 'BEGIN;\nINSERT INTO parity_t VALUES (1);\n' >open.sql
+    for m in simple prepared; do
+        pga run -M $m -f open.sql -c 2 -t 3 -o $m.json "$db"
+        assert_rc 0
+        pyjson $m.json 'd["summary"]["transactions"] == 0 and d["summary"]["failed"] == 6'
+        assert_err 'first failure: end of script reached without completing the last transaction'
+    done
+    [ "$(sql "SELECT count(*) FROM parity_t" "$db")" = 0 ] || fail "the open transactions were committed"
+}
