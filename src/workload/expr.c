@@ -18,7 +18,8 @@
  * Comparisons and IS do not chain (a = b = c is an error), as in pgbench.
  */
 
-#define MAX_ARGS 64
+#define MAX_ARGS  64 /* of a CASE: 31 WHEN ... THEN pairs and the ELSE */
+#define MAX_FARGS 16 /* of a function call, as pgbench's limit */
 
 enum tok {
     T_END,
@@ -264,13 +265,13 @@ static struct expr *parse_call(struct parser *ps)
         return fail_at(ps, name, "unknown function");
     next(ps); /* '(' */
     next(ps);
-    struct expr *args[MAX_ARGS];
+    struct expr *args[MAX_FARGS];
     int n = 0;
     while (ps->tok != T_RPAREN) {
-        if (n == MAX_ARGS) {
+        if (n == MAX_FARGS) {
             for (int i = 0; i < n; i++)
                 expr_free(args[i]);
-            return fail_at(ps, ps->tok_at, "too many arguments");
+            return fail_at(ps, ps->tok_at, "too many function arguments, maximum is 16");
         }
         if (n > 0) {
             if (ps->tok != T_COMMA)
@@ -324,6 +325,10 @@ static struct expr *parse_case(struct parser *ps)
     }
     if (n == 0) {
         fail_at(ps, ps->tok_at, "expected WHEN");
+        goto bad;
+    }
+    if (ps->tok == T_WHEN) {
+        fail_at(ps, ps->tok_at, "too many WHEN clauses, maximum is 31");
         goto bad;
     }
     if (ps->tok == T_ELSE) {

@@ -313,6 +313,7 @@ static void test_eval_arithmetic(void **state)
         {"CASE WHEN 0.0 THEN 10 WHEN -3 THEN 30 ELSE 20 END", 30},
         {"CASE WHEN NULL THEN 10 ELSE 20 END", 20},
         {"CASE WHEN :x THEN 10 END", 10},
+        {"least(16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)", 1}, /* 16 arguments */
     };
     struct rng r;
     rng_seed(&r, 1);
@@ -471,6 +472,9 @@ static void test_parse_errors(void **state)
     expect_parse_error("\\set d 1.0E309\n", 1, 8, 8); /* "double constant overflow" */
     expect_parse_error("\\set d .1E310\n", 1, 8, 8);
     expect_parse_error("\\set d 1e-400\n", 1, 8, 8);
+    /* pgbench's limit: 16 function arguments */
+    expect_parse_error(
+        "\\set x greatest(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)\n", 1, 70, 70);
     expect_parse_error("SELECT 1;\nSELECT 'abc;\nSELECT 2;\n", 2, 1, 8);
     expect_parse_error("SELECT \"abc;\n", 1, 1, 8);
 }
