@@ -136,3 +136,50 @@ test_end_of_script_in_transaction() {
     done
     [ "$(sql "SELECT count(*) FROM parity_t" "$db")" = 0 ] || fail "the open transactions were committed"
 }
+
+# init with pgbench -i's options makes what pgbench -i (15) makes: pg_dump -s and the data.
+same_as_pgbench_init() {
+    theirs=$(newdb pga_init_theirs)
+    ours=$(newdb pga_init_ours)
+    "$PGBENCH" -i -q "$@" "$theirs" >"$T/pgbench.out" 2>&1 || { cat "$T/pgbench.out"; fail "pgbench -i $*"; }
+    pga init -q "$@" "$ours"
+    assert_rc 0
+    for db in "$theirs" "$ours"; do
+        "$(dirname "$PSQL")/pg_dump" -s "$db" | grep -vE '^(--|\\(un)?restrict )' >"$T/dump.${db##*=}"
+    done
+    diff "$T/dump.pga_init_theirs" "$T/dump.pga_init_ours" || fail "pg_dump -s differs for init $*"
+    q="SELECT (SELECT count(*) || '/' || coalesce(sum(bid), 0) || '/' || count(filler) || '/' || coalesce(sum(length(filler)), 0) FROM pgbench_accounts),
+              (SELECT count(*) || '/' || coalesce(sum(bid), 0) || '/' || count(filler) FROM pgbench_tellers),
+              (SELECT count(*) || '/' || coalesce(sum(bbalance), 0) || '/' || count(filler) FROM pgbench_branches),
+              (SELECT count(*) FROM pgbench_history)"
+    [ "$(sql "$q" "$ours")" = "$(sql "$q" "$theirs")" ] || fail "data differs for init $*: $(sql "$q" "$ours") vs $(sql "$q" "$theirs")"
+}
+
+test_init_options_match_pgbench() {
+    ts=$(mktemp -d /tmp/pgarena-ts-XXXXXX)
+    mkdir "$ts/1" "$ts/2"
+    chmod -R 755 "$ts"
+    [ "$(id -u)" != 0 ] || chown -R postgres "$ts"
+    LIB_CLEANUP="\"$PSQL\" -X -q \"$CONN\" -c 'DROP DATABASE IF EXISTS pga_init_theirs' -c 'DROP DATABASE IF EXISTS pga_init_ours' -c 'DROP TABLESPACE IF EXISTS parity_ts1' -c 'DROP TABLESPACE IF EXISTS parity_ts2'; rm -rf $ts"
+    sql "CREATE TABLESPACE parity_ts1 LOCATION '$ts/1'"
+    sql "CREATE TABLESPACE parity_ts2 LOCATION '$ts/2'"
+    same_as_pgbench_init -s 1 -I dtgvpf --unlogged-tables -F 80 --tablespace parity_ts1 --index-tablespace parity_ts2 --partitions 2
+    same_as_pgbench_init -s 1 -I dtGvp --foreign-keys -F 90 --partitions 3 --partition-method hash
+    same_as_pgbench_init -s 1 -n --foreign-keys --tablespace parity_ts1
+    same_as_pgbench_init -s 1 -I dtg # no keys: the columns keep pgbench's NOT NULL
+    # -I g alone empties and reloads the tables it finds (history too), as pgbench does
+    sql "INSERT INTO pgbench_history VALUES (1, 1, 1, 1, now(), 'x')" "$ours"
+    sql "INSERT INTO pgbench_history VALUES (1, 1, 1, 1, now(), 'x')" "$theirs"
+    "$PGBENCH" -i -q -I g "$theirs" >/dev/null 2>&1 || fail "pgbench -i -I g"
+    pga init -q -I g "$ours"
+    assert_rc 0
+    [ "$(sql "SELECT count(*) FROM pgbench_history" "$ours")" = 0 ] || fail "history not emptied by -I g"
+    [ "$(sql "SELECT count(*), sum(aid) FROM pgbench_accounts" "$ours")" = "100000|5000050000" ] || fail "accounts after -I g"
+    pga init -I x "$ours"
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'unrecognized initialization step "x"'
+    pga init -w oltp-read-write --unlogged-tables "$ours"
+    assert_rc 2
+    assert_one_error_line
+}
