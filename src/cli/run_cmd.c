@@ -277,10 +277,10 @@ static int check_output(struct run_opts *o, char *fallback, size_t size, struct 
  * the environment the result records. */
 static int prepare_server(struct run_opts *o, struct err *e)
 {
-    PGconn *c = pg_connect(&o->conn, e);
+    struct pg_conn *c = pg_connect(&o->conn, e);
     if (!c)
         return -1;
-    const char *v = PQparameterStatus(c, "server_version");
+    const char *v = pg_parameter(c, "server_version");
     snprintf(o->server_version, sizeof o->server_version, "%s", v ? v : "");
     char value[64];
     struct err qe = {0};
@@ -304,7 +304,7 @@ static int prepare_server(struct run_opts *o, struct err *e)
             o->max_connections[0] = '\0';
         run_env_before(o, c);
     }
-    PQfinish(c);
+    pg_finish(c);
     return rc;
 }
 

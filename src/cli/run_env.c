@@ -15,15 +15,15 @@ static void note(const char *what, const struct err *e)
     fprintf(stderr, "pgarena: could not read %s: %s\n", what, e->msg);
 }
 
-static void read_stats(PGconn *c, const struct run_opts *o, struct srv_stats *out)
+static void read_stats(struct pg_conn *c, const struct run_opts *o, struct srv_stats *out)
 {
     struct err e = {0};
-    int version = o->env.have_env ? o->env.env.version_num : PQserverVersion(c);
+    int version = o->env.have_env ? o->env.env.version_num : pg_server_version(c);
     if (srv_stats_read(c, version, out, &e) > 0)
         note("server statistics", &e);
 }
 
-void run_env_before(struct run_opts *o, PGconn *c)
+void run_env_before(struct run_opts *o, struct pg_conn *c)
 {
     time_ns start = clock_now_ns();
     struct err e = {0};
@@ -43,14 +43,14 @@ void run_env_measure_start(void *arg)
     struct run_opts *o = arg;
     time_ns start = clock_now_ns();
     struct err e = {0};
-    PGconn *c = pg_connect(&o->conn, &e);
+    struct pg_conn *c = pg_connect(&o->conn, &e);
     if (!c) {
         note("server statistics", &e);
         return;
     }
     read_stats(c, o, &o->env.before);
     o->env.have_before = 1;
-    PQfinish(c);
+    pg_finish(c);
     o->env.capture_ns += clock_now_ns() - start;
 }
 
@@ -61,7 +61,7 @@ static int stats_after(const struct run_opts *o, const struct engine_result *er,
     if (!o->env.have_before || er->end_reason == END_SERVER_LOST)
         return 0;
     struct err e = {0};
-    PGconn *c = pg_connect(&o->conn, &e);
+    struct pg_conn *c = pg_connect(&o->conn, &e);
     if (!c) {
         note("server statistics", &e);
         return 0;
@@ -70,7 +70,7 @@ static int stats_after(const struct run_opts *o, const struct engine_result *er,
     if (o->env.env.n_other_backends >= 0)
         srv_wait_backends(c, o->env.env.n_other_backends, NS_PER_S);
     read_stats(c, o, after);
-    PQfinish(c);
+    pg_finish(c);
     return 1;
 }
 

@@ -75,7 +75,7 @@ int cli_read_file(const char *path, char **out, struct err *e);
 
 /* Before the run, on the setup connection c: the server's environment, and its statistics
  * unless a warmup comes first. Failures are noted on stderr; the run goes on without. */
-void run_env_before(struct run_opts *o, PGconn *c);
+void run_env_before(struct run_opts *o, struct pg_conn *c);
 
 /* The engine's measure_start callback (arg: struct run_opts): after a warmup, read the
  * statistics on a connection of its own. */
@@ -93,7 +93,7 @@ int run_check_sizes(const struct run_opts *o, struct err *e);
 /* For a sysbench workload: the tables (sbtest1..N) and rows per table that the options do not
  * give, from the server: N from the sbtest tables present, rows from max(id) of sbtest1.
  * Sets o->scale to 1. ERR_INPUT when there are no such tables. No-op for other workloads. */
-int run_sysbench_detect(PGconn *c, struct run_opts *o, struct err *e);
+int run_sysbench_detect(struct pg_conn *c, struct run_opts *o, struct err *e);
 
 /* For a sysbench workload: one script per table, equal weights. No-op for other workloads. */
 int run_sysbench_scripts(const struct run_opts *o, struct script_set *s, struct err *e);

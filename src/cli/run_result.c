@@ -29,7 +29,7 @@ static void client_info(struct result *r)
     if (sysinfo(&si) == 0)
         r->client.memory_bytes = (int64_t)si.totalram * si.mem_unit;
     r->client.pgarena_version = xstrdup(PGARENA_VERSION);
-    int v = PQlibVersion();
+    int v = pg_lib_version();
     r->client.libpq_version = xasprintf("%d.%d", v / 10000, v % 100);
 }
 

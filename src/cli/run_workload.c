@@ -29,7 +29,7 @@ static const char count_sql[] =
     "WHERE relname ~ '^sbtest[1-9][0-9]*$' AND relkind IN ('r', 'p') "
     "AND pg_table_is_visible(oid))::int) i WHERE to_regclass('sbtest' || i) IS NOT NULL";
 
-int run_sysbench_detect(PGconn *c, struct run_opts *o, struct err *e)
+int run_sysbench_detect(struct pg_conn *c, struct run_opts *o, struct err *e)
 {
     if (o->workload->dataset != DATASET_SYSBENCH)
         return 0;

@@ -4,11 +4,11 @@
 
 #include "base/mem.h"
 
-/* PQcancel blocks until the server answers; against a hung server that could be as long as
+/* A cancel request blocks until the server answers; against a hung server that could be as long as
  * the hang. So workers hand cancel requests to this one helper thread and go on. */
 
 struct cancel_item {
-    PGcancel *cancel;
+    struct pg_cancel *cancel;
     struct cancel_item *next;
 };
 
@@ -30,9 +30,8 @@ static void *cancel_main(void *arg)
         struct cancel_item *it = queue;
         queue = it->next;
         pthread_mutex_unlock(&mu);
-        char errbuf[256];
-        PQcancel(it->cancel, errbuf, sizeof errbuf);
-        PQfreeCancel(it->cancel);
+        pg_cancel_send(it->cancel);
+        pg_cancel_free(it->cancel);
         free(it);
         pthread_mutex_lock(&mu);
     }
@@ -56,7 +55,7 @@ void cancel_stop(void)
     while (queue) {
         struct cancel_item *it = queue;
         queue = it->next;
-        PQfreeCancel(it->cancel);
+        pg_cancel_free(it->cancel);
         free(it);
     }
     pthread_cond_signal(&cv);
@@ -67,12 +66,12 @@ void cancel_stop(void)
     running = 0;
 }
 
-void cancel_request(PGconn *conn)
+void cancel_request(struct pg_conn *conn)
 {
-    PGcancel *cancel = PQgetCancel(conn);
+    struct pg_cancel *cancel = pg_cancel_new(conn);
     if (!cancel || !running) {
         if (cancel)
-            PQfreeCancel(cancel);
+            pg_cancel_free(cancel);
         return;
     }
     struct cancel_item *it = xmalloc(sizeof *it);

@@ -46,11 +46,11 @@ void client_init(struct client *c, struct worker *w, int id)
 void client_free(struct client *c)
 {
     if (c->conn)
-        PQfinish(c->conn);
+        pg_finish(c->conn);
     c->conn = NULL;
     script_vars_free(&c->vars);
     if (c->held)
-        PQclear(c->held);
+        pg_result_free(c->held);
     c->held = NULL;
     free(c->pipe_cmds);
     buf_free(&c->sql);
@@ -60,7 +60,7 @@ void client_free(struct client *c)
 
 void client_watch(struct client *c, uint32_t events)
 {
-    int fd = c->conn ? PQsocket(c->conn) : -1;
+    int fd = c->conn ? pg_socket(c->conn) : -1;
     if (fd != c->fd && c->fd >= 0) {
         /* libpq may have closed the old socket already; ignore the error then. */
         epoll_ctl(c->w->epfd, EPOLL_CTL_DEL, c->fd, NULL);
@@ -110,7 +110,7 @@ static void close_connection(struct client *c)
 {
     client_watch(c, 0);
     if (c->conn)
-        PQfinish(c->conn);
+        pg_finish(c->conn);
     c->conn = NULL;
 }
 
@@ -147,22 +147,12 @@ static void lost_connection(struct client *c)
     set_timer(c, clock_now_ns() + c->backoff_ns);
 }
 
-static void ignore_notice(void *arg, const char *message)
-{
-    (void)arg;
-    (void)message;
-}
-
 static int start_connect(struct client *c)
 {
-    const char *kw[8], *val[8];
-    pg_connopts_params(c->w->run->cfg->conn, kw, val);
     c->connect_start = clock_now_ns();
-    c->conn = PQconnectStartParams(kw, val, 1);
-    if (!c->conn || PQstatus(c->conn) == CONNECTION_BAD)
+    c->conn = pg_conn_start(c->w->run->cfg->conn);
+    if (!c->conn || pg_socket(c->conn) < 0) /* failed at once (a bad conninfo) */
         return -1;
-    /* Server notices (NOTICE, WARNING) would be printed by libpq from every client. */
-    PQsetNoticeProcessor(c->conn, ignore_notice, NULL);
     c->connect_deadline = c->connect_start + CONNECT_TIMEOUT_NS;
     set_timer(c, c->tx_deadline && c->tx_deadline < c->connect_deadline ? c->tx_deadline
                                                                         : c->connect_deadline);
@@ -224,15 +214,15 @@ static void connect_failed(struct client *c, const char *what)
 /* Returns 1 to go on in the state machine, 0 to wait. */
 static int step_connecting(struct client *c)
 {
-    switch (PQconnectPoll(c->conn)) {
-    case PGRES_POLLING_READING:
+    switch (pg_conn_poll(c->conn)) {
+    case PG_POLL_READ:
         client_watch(c, EPOLLIN);
         return 0;
-    case PGRES_POLLING_WRITING:
+    case PG_POLL_WRITE:
         client_watch(c, EPOLLOUT);
         return 0;
-    case PGRES_POLLING_OK:
-        if (PQsetnonblocking(c->conn, 1) != 0) {
+    case PG_POLL_OK:
+        if (pg_set_nonblocking(c->conn) != 0) {
             connect_failed(c, "could not set the connection non-blocking");
             return 0;
         }
@@ -252,7 +242,7 @@ static int step_connecting(struct client *c)
 /* After a send: keep write interest while libpq still holds unsent data. */
 static int flush_or_fail(struct client *c)
 {
-    int r = PQflush(c->conn);
+    int r = pg_flush(c->conn);
     if (r < 0)
         return -1;
     client_watch(c, r == 1 ? EPOLLIN | EPOLLOUT : EPOLLIN);
@@ -274,7 +264,7 @@ static int step_preparing(struct client *c)
             c->prep_cmd++;
             continue;
         }
-        if (!PQsendPrepare(c->conn, cmd->stmt_name, cmd->sql_params, cmd->n_params, NULL) ||
+        if (pg_send_prepare(c->conn, cmd->stmt_name, cmd->sql_params, cmd->n_params) < 0 ||
             flush_or_fail(c) < 0) {
             connect_failed(c, "could not prepare statement");
             return 0;
@@ -289,13 +279,13 @@ static int step_preparing(struct client *c)
 /* \gset, \aset: the columns of the result's last row become variables (prefix + column
  * name). Only variables some command reads exist; other columns are skipped. A column whose
  * name is no variable name fails the command, as in pgbench. Returns 0, or -1 (failed). */
-static int store_row(struct client *c, const struct command *cmd, const PGresult *res)
+static int store_row(struct client *c, const struct command *cmd, const struct pg_result *res)
 {
     const struct script_set *set = c->w->run->cfg->scripts;
-    int row = PQntuples(res) - 1;
+    int row = pg_result_rows(res) - 1;
     size_t plen = strlen(cmd->gset_prefix);
-    for (int f = 0; f < PQnfields(res); f++) {
-        const char *col = PQfname(res, f);
+    for (int f = 0; f < pg_result_cols(res); f++) {
+        const char *col = pg_result_colname(res, f);
         if (!script_var_name_valid(cmd->gset_prefix, col)) {
             char msg[200];
             snprintf(msg, sizeof msg, "error storing into variable %s%s: invalid variable name",
@@ -308,10 +298,10 @@ static int store_row(struct client *c, const struct command *cmd, const PGresult
             const char *name = set->var_names[v];
             if (strncmp(name, cmd->gset_prefix, plen) != 0 || strcmp(name + plen, col) != 0)
                 continue;
-            if (PQgetisnull(res, row, f))
+            if (pg_result_isnull(res, row, f))
                 script_vars_set_value(&c->vars, v, value_null());
             else
-                script_vars_set_text(&c->vars, v, PQgetvalue(res, row, f));
+                script_vars_set_text(&c->vars, v, pg_result_value(res, row, f));
             break;
         }
     }
@@ -319,10 +309,10 @@ static int store_row(struct client *c, const struct command *cmd, const PGresult
 }
 
 /* One result of cmd (NULL: a PREPARE or ROLLBACK). Takes ownership of res. */
-static void take_result(struct client *c, const struct command *cmd, PGresult *res, int *ok)
+static void take_result(struct client *c, const struct command *cmd, struct pg_result *res, int *ok)
 {
-    ExecStatusType st = PQresultStatus(res);
-    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY) {
+    enum pg_status st = pg_result_status(res);
+    if (st != PG_RES_COMMAND && st != PG_RES_ROWS && st != PG_RES_EMPTY) {
         if (*ok) {
             c->failure = c->cancelled ? PGF_TIMEOUT : pg_classify(c->conn, res);
             char line[256];
@@ -330,18 +320,18 @@ static void take_result(struct client *c, const struct command *cmd, PGresult *r
             note_error(c, line);
         }
         *ok = 0;
-    } else if (st == PGRES_TUPLES_OK && cmd && cmd->gset != GSET_NONE && *ok) {
+    } else if (st == PG_RES_ROWS && cmd && cmd->gset != GSET_NONE && *ok) {
         if (cmd->gset == GSET_ALL) {
-            if (PQntuples(res) > 0 && store_row(c, cmd, res) < 0)
+            if (pg_result_rows(res) > 0 && store_row(c, cmd, res) < 0)
                 *ok = 0;
         } else {
             if (c->held)
-                PQclear(c->held);
+                pg_result_free(c->held);
             c->held = res; /* applied once the command's last result is known */
             return;
         }
     }
-    PQclear(res);
+    pg_result_free(res);
 }
 
 /* All of cmd's results are in: apply a held \gset result. */
@@ -349,11 +339,11 @@ static void end_results(struct client *c, const struct command *cmd, int *ok)
 {
     if (!cmd || cmd->gset != GSET_LAST || !*ok) {
         if (c->held)
-            PQclear(c->held);
+            pg_result_free(c->held);
         c->held = NULL;
         return;
     }
-    int rows = c->held ? PQntuples(c->held) : -1;
+    int rows = c->held ? pg_result_rows(c->held) : -1;
     if (rows == 1) {
         if (store_row(c, cmd, c->held) < 0)
             *ok = 0;
@@ -365,7 +355,7 @@ static void end_results(struct client *c, const struct command *cmd, int *ok)
         *ok = 0;
     }
     if (c->held)
-        PQclear(c->held);
+        pg_result_free(c->held);
     c->held = NULL;
 }
 
@@ -375,17 +365,17 @@ static void end_results(struct client *c, const struct command *cmd, int *ok)
 static int drain_results(struct client *c, const struct command *cmd, int *ok)
 {
     if (c->events & EPOLLOUT) {
-        int r = PQflush(c->conn);
+        int r = pg_flush(c->conn);
         if (r < 0)
             return -1;
         if (r == 1)
             return 0;
         client_watch(c, EPOLLIN);
     }
-    if (!PQconsumeInput(c->conn))
+    if (pg_consume(c->conn) < 0)
         return -1;
-    while (!PQisBusy(c->conn)) {
-        PGresult *res = PQgetResult(c->conn);
+    while (!pg_is_busy(c->conn)) {
+        struct pg_result *res = pg_next_result(c->conn);
         if (!res) {
             end_results(c, cmd, ok);
             return 1;
@@ -541,6 +531,14 @@ static void fail_command(struct client *c, enum pg_failure why, const char *msg)
     c->state = CS_ERROR;
 }
 
+/* The connection failed under a command: its error message, on one line. */
+static void fail_connection(struct client *c)
+{
+    char line[256];
+    pg_conn_error(c->conn, line, sizeof line);
+    fail_command(c, PGF_CONNECTION, line);
+}
+
 /* 0 sent, -1 connection failure. */
 static int send_sql(struct client *c, const struct command *cmd)
 {
@@ -548,20 +546,18 @@ static int send_sql(struct client *c, const struct command *cmd)
     switch (c->w->run->cfg->protocol) {
     case PROTO_SIMPLE:
         build_simple_sql(c, cmd);
-        sent = PQsendQuery(c->conn, c->sql.data);
+        sent = pg_send_simple(c->conn, c->sql.data);
         break;
     case PROTO_EXTENDED:
         bind_params(c, cmd);
-        sent = PQsendQueryParams(c->conn, cmd->sql_params, cmd->n_params, NULL, c->param_values,
-                                 NULL, NULL, 0);
+        sent = pg_send_params(c->conn, cmd->sql_params, cmd->n_params, c->param_values);
         break;
     default:
         bind_params(c, cmd);
-        sent = PQsendQueryPrepared(c->conn, cmd->stmt_name, cmd->n_params, c->param_values, NULL,
-                                   NULL, 0);
+        sent = pg_send_prepared(c->conn, cmd->stmt_name, cmd->n_params, c->param_values);
         break;
     }
-    if (!sent || flush_or_fail(c) < 0)
+    if (sent < 0 || flush_or_fail(c) < 0)
         return -1;
     return 0;
 }
@@ -641,7 +637,7 @@ static int start_sleep(struct client *c, const struct command *cmd)
 static int exec_pipeline(struct client *c, const struct command *cmd)
 {
     if (cmd->kind == CMD_PIPELINE_START) {
-        if (!PQenterPipelineMode(c->conn)) {
+        if (pg_pipeline_enter(c->conn) < 0) {
             fail_command(c, PGF_OTHER, "could not enter pipeline mode");
             return 1;
         }
@@ -649,8 +645,8 @@ static int exec_pipeline(struct client *c, const struct command *cmd)
         c->cmd++;
         return 1;
     }
-    if (!PQpipelineSync(c->conn) || flush_or_fail(c) < 0) {
-        fail_command(c, PGF_CONNECTION, PQerrorMessage(c->conn));
+    if (pg_pipeline_sync(c->conn) < 0 || flush_or_fail(c) < 0) {
+        fail_connection(c);
         return 1;
     }
     c->state = CS_WAIT_PIPELINE;
@@ -661,10 +657,10 @@ static int exec_sql(struct client *c, const struct command *cmd)
 {
     c->cmd_start = clock_now_ns();
     if (send_sql(c, cmd) < 0) {
-        fail_command(c, PGF_CONNECTION, PQerrorMessage(c->conn));
+        fail_connection(c);
         return 1;
     }
-    if (PQpipelineStatus(c->conn) != PQ_PIPELINE_OFF) { /* results come at \endpipeline */
+    if (pg_in_pipeline(c->conn)) { /* results come at \endpipeline */
         c->pipe_cmds[c->pipe_tail++] = c->cmd++;
         return 1;
     }
@@ -702,7 +698,8 @@ static int step_start_cmd(struct client *c)
     }
     if (c->state == CS_START_CMD) {
         /* A script must end the transactions it begins; pgbench aborts such a client. */
-        if (c->conn && pg_in_transaction(c->conn)) {
+        if (c->conn && (pg_txn_status(c->conn) == PG_TXN_INTRANS ||
+                        pg_txn_status(c->conn) == PG_TXN_INERROR)) {
             fail_command(c, PGF_OTHER,
                          "end of script reached without completing the last transaction");
             return 1;
@@ -717,16 +714,16 @@ static int step_wait_pipeline(struct client *c)
 {
     int ok = c->failure == PGF_NONE;
     if (c->events & EPOLLOUT) {
-        int r = PQflush(c->conn);
+        int r = pg_flush(c->conn);
         if (r < 0 || (r == 0 && (client_watch(c, EPOLLIN), 0)))
             goto lost;
         if (r == 1)
             return 0;
     }
-    if (!PQconsumeInput(c->conn))
+    if (pg_consume(c->conn) < 0)
         goto lost;
-    while (!PQisBusy(c->conn)) {
-        PGresult *res = PQgetResult(c->conn);
+    while (!pg_is_busy(c->conn)) {
+        struct pg_result *res = pg_next_result(c->conn);
         const struct command *cmd =
             c->pipe_head < c->pipe_tail ? &c->script->cmds[c->pipe_cmds[c->pipe_head]] : NULL;
         if (!res) {
@@ -735,12 +732,12 @@ static int step_wait_pipeline(struct client *c)
                 c->pipe_head++;
             continue;
         }
-        if (PQresultStatus(res) != PGRES_PIPELINE_SYNC) {
+        if (pg_result_status(res) != PG_RES_PIPELINE_SYNC) {
             take_result(c, cmd, res, &ok);
             continue;
         }
-        PQclear(res);
-        PQexitPipelineMode(c->conn);
+        pg_result_free(res);
+        pg_pipeline_exit(c->conn);
         if (!ok || c->pipe_discard) {
             c->pipe_discard = 0;
             if (c->failure == PGF_NONE)
@@ -754,7 +751,7 @@ static int step_wait_pipeline(struct client *c)
     }
     return 0;
 lost:
-    fail_command(c, PGF_CONNECTION, PQerrorMessage(c->conn));
+    fail_connection(c);
     return 1;
 }
 
@@ -763,7 +760,7 @@ static int step_wait_result(struct client *c)
     int ok = c->failure == PGF_NONE;
     int r = drain_results(c, &c->script->cmds[c->cmd], &ok);
     if (r < 0) {
-        fail_command(c, PGF_CONNECTION, PQerrorMessage(c->conn));
+        fail_connection(c);
         return 1;
     }
     if (r == 0)
@@ -805,19 +802,19 @@ static int after_failed_try(struct client *c)
 /* A failed command ends the try; roll back what the script had begun. */
 static int step_error(struct client *c)
 {
-    if (c->failure == PGF_CONNECTION || !c->conn || PQstatus(c->conn) != CONNECTION_OK) {
+    if (c->failure == PGF_CONNECTION || !c->conn || !pg_conn_ok(c->conn)) {
         worker_record(c, c->tx_start, clock_now_ns(), 1, PGF_CONNECTION);
         c->n_done++;
         lost_connection(c);
         return 0;
     }
     if (c->held) {
-        PQclear(c->held);
+        pg_result_free(c->held);
         c->held = NULL;
     }
-    if (PQpipelineStatus(c->conn) != PQ_PIPELINE_OFF) {
+    if (pg_in_pipeline(c->conn)) {
         /* Read what the pipeline still owes, up to a sync, before rolling back. */
-        if (!PQpipelineSync(c->conn) || flush_or_fail(c) < 0) {
+        if (pg_pipeline_sync(c->conn) < 0 || flush_or_fail(c) < 0) {
             c->failure = PGF_CONNECTION;
             return 1;
         }
@@ -825,9 +822,9 @@ static int step_error(struct client *c)
         c->state = CS_WAIT_PIPELINE;
         return 0;
     }
-    PGTransactionStatusType ts = PQtransactionStatus(c->conn);
-    if (ts == PQTRANS_INERROR || ts == PQTRANS_INTRANS) {
-        if (!PQsendQuery(c->conn, "ROLLBACK") || flush_or_fail(c) < 0) {
+    enum pg_txn ts = pg_txn_status(c->conn);
+    if (ts == PG_TXN_INERROR || ts == PG_TXN_INTRANS) {
+        if (pg_send_simple(c->conn, "ROLLBACK") < 0 || flush_or_fail(c) < 0) {
             c->failure = PGF_CONNECTION;
             return 1;
         }
@@ -987,7 +984,7 @@ void client_advance(struct client *c)
             /* Swallow anything the server sends before the start (level-triggered epoll
              * would otherwise wake us again and again); a loss shows at the first send. */
             if (c->conn)
-                PQconsumeInput(c->conn);
+                pg_consume(c->conn);
             more = 0;
             break;
         case CS_THROTTLE:

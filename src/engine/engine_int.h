@@ -17,7 +17,7 @@
 /* Client states. A client moves through them in client_advance; each state says what the
  * client waits for when client_advance returns in it. */
 enum client_state {
-    CS_CONNECTING,     /* PQconnectPoll in progress: waits for the socket as libpq asks */
+    CS_CONNECTING,     /* pg_conn_poll in progress: waits for the socket as libpq asks */
     CS_PREPARING,      /* prepared mode: send the next PREPARE, or go on to c->resume */
     CS_WAIT_PREPARE,   /* waits for a PREPARE's result */
     CS_IDLE,           /* set up; waits for the run to start */
@@ -40,7 +40,7 @@ struct worker;
 struct client {
     int id; /* 0-based, global: :client_id */
     struct worker *w;
-    PGconn *conn;
+    struct pg_conn *conn;
     int fd;          /* socket registered with epoll, or -1 */
     uint32_t events; /* events registered for fd */
     enum client_state state;
@@ -62,8 +62,8 @@ struct client {
     time_ns tx_deadline; /* --timeout: when to cancel, 0 when none */
     time_ns cmd_start;
     time_ns sleep_until;
-    PGresult *held; /* \gset: the last result with rows, applied when the command ends */
-    int *pipe_cmds; /* pipeline: commands sent whose results are still to come */
+    struct pg_result *held; /* \gset: the last result with rows, applied when the command ends */
+    int *pipe_cmds;         /* pipeline: commands sent whose results are still to come */
     int pipe_head, pipe_tail;
     int pipe_discard; /* an error in a pipeline: read up to the sync, then fail */
     time_ns connect_start;
@@ -175,7 +175,7 @@ void *worker_main(void *arg);
 void worker_watch_timerfd(struct worker *w);
 
 /* Send a cancel request for conn without blocking the caller (a helper thread does it). */
-void cancel_request(PGconn *conn);
+void cancel_request(struct pg_conn *conn);
 void cancel_start(void);
 void cancel_stop(void);
 

@@ -162,7 +162,7 @@ static void measure(struct worker *w)
             /* The setup connection only proved the server reachable: -C connects anew
              * inside each transaction. */
             client_watch(c, 0);
-            PQfinish(c->conn);
+            pg_finish(c->conn);
             c->conn = NULL;
         }
         c->state = CS_START_TX;

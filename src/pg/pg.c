@@ -3,6 +3,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
+#include "pg/pg_driver.h"
+
+/* Options, the calls that dispatch through a connection's driver, failure classes and
+ * messages. libpq itself is only in pg_libpq.c. */
+
+static const struct pg_driver *installed;
+
+void pg_driver_install(const struct pg_driver *d)
+{
+    installed = d;
+}
+
 void pg_connopts_free(struct pg_connopts *o)
 {
     free(o->host);
@@ -39,98 +52,206 @@ void pg_connopts_params(const struct pg_connopts *o, const char *keywords[8], co
     values[n] = NULL;
 }
 
-void pg_error_line(PGconn *c, const PGresult *res, char *out, unsigned long out_size)
+struct pg_conn *pg_conn_start(const struct pg_connopts *o)
 {
-    const char *msg = NULL;
-    if (res)
-        msg = PQresultErrorMessage(res);
-    if ((!msg || !*msg) && c)
-        msg = PQerrorMessage(c);
+    return (installed ? installed : &pg_libpq_driver)->start(o);
+}
+
+enum pg_poll pg_conn_poll(struct pg_conn *c)
+{
+    return c->drv->poll(c);
+}
+
+void pg_finish(struct pg_conn *c)
+{
+    if (c)
+        c->drv->finish(c);
+}
+
+int pg_socket(const struct pg_conn *c)
+{
+    return c->drv->socket(c);
+}
+
+int pg_conn_ok(const struct pg_conn *c)
+{
+    return c->drv->ok(c);
+}
+
+int pg_set_nonblocking(struct pg_conn *c)
+{
+    return c->drv->set_nonblocking(c);
+}
+
+int pg_send_simple(struct pg_conn *c, const char *sql)
+{
+    return c->drv->send_simple(c, sql);
+}
+
+int pg_send_params(struct pg_conn *c, const char *sql, int n, const char *const *values)
+{
+    return c->drv->send_params(c, sql, n, values);
+}
+
+int pg_send_prepared(struct pg_conn *c, const char *name, int n, const char *const *values)
+{
+    return c->drv->send_prepared(c, name, n, values);
+}
+
+int pg_send_prepare(struct pg_conn *c, const char *name, const char *sql, int n_params)
+{
+    return c->drv->send_prepare(c, name, sql, n_params);
+}
+
+int pg_flush(struct pg_conn *c)
+{
+    return c->drv->flush(c);
+}
+
+int pg_consume(struct pg_conn *c)
+{
+    return c->drv->consume(c);
+}
+
+int pg_is_busy(const struct pg_conn *c)
+{
+    return c->drv->is_busy(c);
+}
+
+struct pg_result *pg_next_result(struct pg_conn *c)
+{
+    return c->drv->next_result(c);
+}
+
+int pg_pipeline_enter(struct pg_conn *c)
+{
+    return c->drv->pipeline_enter(c);
+}
+
+void pg_pipeline_exit(struct pg_conn *c)
+{
+    c->drv->pipeline_exit(c);
+}
+
+int pg_pipeline_sync(struct pg_conn *c)
+{
+    return c->drv->pipeline_sync(c);
+}
+
+int pg_in_pipeline(const struct pg_conn *c)
+{
+    return c->drv->in_pipeline(c);
+}
+
+enum pg_txn pg_txn_status(const struct pg_conn *c)
+{
+    return c->drv->txn_status(c);
+}
+
+struct pg_cancel *pg_cancel_new(struct pg_conn *c)
+{
+    return c->drv->cancel_new(c);
+}
+
+void pg_cancel_send(struct pg_cancel *k)
+{
+    k->drv->cancel_send(k);
+}
+
+void pg_cancel_free(struct pg_cancel *k)
+{
+    if (k)
+        k->drv->cancel_free(k);
+}
+
+enum pg_status pg_result_status(const struct pg_result *r)
+{
+    return r->drv->result_status(r);
+}
+
+int pg_result_rows(const struct pg_result *r)
+{
+    return r->drv->result_rows(r);
+}
+
+int pg_result_cols(const struct pg_result *r)
+{
+    return r->drv->result_cols(r);
+}
+
+const char *pg_result_value(const struct pg_result *r, int row, int col)
+{
+    return r->drv->result_value(r, row, col);
+}
+
+int pg_result_isnull(const struct pg_result *r, int row, int col)
+{
+    return r->drv->result_isnull(r, row, col);
+}
+
+const char *pg_result_colname(const struct pg_result *r, int col)
+{
+    return r->drv->result_colname(r, col);
+}
+
+const char *pg_result_sqlstate(const struct pg_result *r)
+{
+    return r->drv->result_sqlstate(r);
+}
+
+const char *pg_result_detail(const struct pg_result *r)
+{
+    return r->drv->result_detail(r);
+}
+
+void pg_result_free(struct pg_result *r)
+{
+    if (r)
+        r->drv->result_free(r);
+}
+
+/* msg's first line with its continuation lines (libpq indents them with a tab) joined by
+ * spaces, without "ERROR:  " and the trailing newline: one line for stderr and the result. */
+static void fold_message(const char *msg, char *out, size_t out_size)
+{
     if (!msg || !*msg)
         msg = "unknown error";
     if (strncmp(msg, "ERROR:  ", 8) == 0)
         msg += 8;
-    size_t n = strcspn(msg, "\n");
-    if (n >= out_size)
-        n = out_size - 1;
-    memcpy(out, msg, n);
+    size_t n = 0;
+    for (const char *p = msg; *p && n + 1 < out_size; p++) {
+        if (*p != '\n') {
+            out[n++] = *p == '\t' ? ' ' : *p;
+            continue;
+        }
+        if (p[1] != '\t' && p[1] != ' ')
+            break; /* DETAIL, HINT, or the next host's message */
+        while (p[1] == '\t' || p[1] == ' ')
+            p++;
+        out[n++] = ' ';
+    }
+    while (n > 0 && out[n - 1] == ' ')
+        n--;
     out[n] = '\0';
 }
 
-PGconn *pg_connect(const struct pg_connopts *o, struct err *e)
+void pg_conn_error(const struct pg_conn *c, char *out, size_t out_size)
 {
-    const char *kw[8], *val[8];
-    pg_connopts_params(o, kw, val);
-    PGconn *c = PQconnectdbParams(kw, val, 1);
-    if (!c) {
-        err_set(e, ERR_RUNTIME, "could not connect: out of memory");
-        return NULL;
-    }
-    if (PQstatus(c) != CONNECTION_OK) {
-        char line[512];
-        pg_error_line(c, NULL, line, sizeof line);
-        err_set(e, ERR_RUNTIME, "could not connect to server: %s", line);
-        PQfinish(c);
-        return NULL;
-    }
-    return c;
+    fold_message(c ? c->drv->error_message(c) : NULL, out, out_size);
 }
 
-int pg_exec(PGconn *c, const char *sql, struct err *e)
+void pg_error_line(const struct pg_conn *c, const struct pg_result *r, char *out, size_t out_size)
 {
-    PGresult *r = PQexec(c, sql);
-    ExecStatusType st = PQresultStatus(r);
-    int ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
-    if (!ok) {
-        char line[512];
-        pg_error_line(c, r, line, sizeof line);
-        err_set(e, ERR_RUNTIME, "%s", line);
-    }
-    PQclear(r);
-    return ok ? 0 : -1;
+    const char *msg = r ? r->drv->result_message(r) : NULL;
+    if ((!msg || !*msg) && c)
+        msg = c->drv->error_message(c);
+    fold_message(msg, out, out_size);
 }
 
-int pg_query_value(PGconn *c, const char *sql, char *out, unsigned long out_size, struct err *e)
+enum pg_failure pg_sqlstate_class(const char *state)
 {
-    PGresult *r = PQexec(c, sql);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-        char line[512];
-        pg_error_line(c, r, line, sizeof line);
-        err_set(e, ERR_RUNTIME, "%s", line);
-        PQclear(r);
-        return -1;
-    }
-    if (PQntuples(r) < 1 || PQnfields(r) < 1) {
-        err_set(e, ERR_RUNTIME, "query returned no rows: %s", sql);
-        PQclear(r);
-        return -1;
-    }
-    const char *v = PQgetvalue(r, 0, 0);
-    size_t n = strlen(v);
-    if (n >= out_size)
-        n = out_size - 1;
-    memcpy(out, v, n);
-    out[n] = '\0';
-    PQclear(r);
-    return 0;
-}
-
-int pg_in_transaction(const PGconn *c)
-{
-    PGTransactionStatusType ts = PQtransactionStatus(c);
-    return ts == PQTRANS_INTRANS || ts == PQTRANS_INERROR;
-}
-
-enum pg_failure pg_classify(PGconn *c, const PGresult *res)
-{
-    if (!res || (c && PQstatus(c) != CONNECTION_OK))
-        return PGF_CONNECTION;
-    ExecStatusType st = PQresultStatus(res);
-    if (st == PGRES_FATAL_ERROR && c && PQstatus(c) != CONNECTION_OK)
-        return PGF_CONNECTION;
-    const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
     if (!state)
-        return (c && PQstatus(c) != CONNECTION_OK) ? PGF_CONNECTION : PGF_OTHER;
+        return PGF_OTHER;
     if (strcmp(state, "40001") == 0)
         return PGF_SERIALIZATION;
     if (strcmp(state, "40P01") == 0)
@@ -141,4 +262,40 @@ enum pg_failure pg_classify(PGconn *c, const PGresult *res)
     if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P0", 4) == 0)
         return PGF_CONNECTION;
     return PGF_OTHER;
+}
+
+enum pg_failure pg_classify(const struct pg_conn *c, const struct pg_result *r)
+{
+    if (!r || (c && !pg_conn_ok(c)))
+        return PGF_CONNECTION;
+    const char *state = pg_result_sqlstate(r);
+    if (!state)
+        return PGF_OTHER;
+    return pg_sqlstate_class(state);
+}
+
+static char *quote(const char *s, char q)
+{
+    struct buf b;
+    buf_init(&b);
+    if (q == '\'' && strchr(s, '\\'))
+        buf_putc(&b, 'E');
+    buf_putc(&b, q);
+    for (; *s; s++) {
+        if (*s == q || (q == '\'' && *s == '\\'))
+            buf_putc(&b, *s);
+        buf_putc(&b, *s);
+    }
+    buf_putc(&b, q);
+    return b.data;
+}
+
+char *pg_quote_ident(const char *s)
+{
+    return quote(s, '"');
+}
+
+char *pg_quote_literal(const char *s)
+{
+    return quote(s, '\'');
 }

@@ -1,15 +1,22 @@
 #ifndef PGARENA_PG_PG_H
 #define PGARENA_PG_PG_H
 
-#include <libpq-fe.h>
+#include <stddef.h>
 
 #include "base/err.h"
 
 /*
  * The one seam to libpq. Everything that talks to a server goes through here: connection
- * options, blocking setup helpers, and the SQLSTATE classes that failures are counted by.
- * Ownership: struct pg_connopts owns its strings (pg_connopts_free); PGconn * returned by
- * these functions belongs to the caller (PQfinish).
+ * options, asynchronous connections for the engine, blocking helpers for setup work, COPY for
+ * the loaders, and the SQLSTATE classes that failures are counted by. No libpq type crosses
+ * this header: connections and results are opaque, so nothing above src/pg/ can reach libpq.
+ *
+ * A connection is made by a driver: libpq's (the default) or one a test installs
+ * (pg_driver.h), which lets the engine run against a scripted fake connection.
+ *
+ * Ownership: struct pg_connopts owns its strings (pg_connopts_free); a struct pg_conn * and a
+ * struct pg_result * returned here belong to the caller (pg_finish, pg_result_free). Strings
+ * returned by accessors belong to the connection or result they came from.
  */
 
 /* Connection options as the user gave them: -h -p -U and a positional dbname, which may be a
@@ -24,21 +31,13 @@ struct pg_connopts {
 
 void pg_connopts_free(struct pg_connopts *o);
 
-/* NULL-terminated keyword/value arrays for PQconnectStartParams/PQconnectdbParams with
+/* NULL-terminated keyword/value arrays for libpq's *Params connection functions with
  * expand_dbname = 1. Arrays point into o; valid while o lives. */
 void pg_connopts_params(const struct pg_connopts *o, const char *keywords[8],
                         const char *values[8]);
 
-/* Blocking connect for setup work (init, scale detection). Returns NULL with e set
- * (ERR_RUNTIME, "could not connect to ...: reason") on failure. */
-PGconn *pg_connect(const struct pg_connopts *o, struct err *e);
-
-/* Run one or more statements; any result other than COMMAND_OK/TUPLES_OK fails with e set to
- * the server's message. */
-int pg_exec(PGconn *c, const char *sql, struct err *e);
-
-/* Run a query returning one row and one column; copies it into out. -1 on error or no row. */
-int pg_query_value(PGconn *c, const char *sql, char *out, unsigned long out_size, struct err *e);
+struct pg_conn;
+struct pg_result;
 
 /* Why a statement failed, as counted in summary.errors. */
 enum pg_failure {
@@ -51,14 +50,173 @@ enum pg_failure {
     PGF__COUNT
 };
 
-/* Classify a failed result (res may be NULL when the connection broke). */
-enum pg_failure pg_classify(PGconn *c, const PGresult *res);
+/* ---- Asynchronous connections (the engine) ---- */
 
-/* Whether the session is inside a transaction block (idle in it or in a failed one). */
-int pg_in_transaction(const PGconn *c);
+/* What an asynchronous connection attempt waits for next. */
+enum pg_poll {
+    PG_POLL_READ,  /* wait until the socket is readable, then pg_conn_poll again */
+    PG_POLL_WRITE, /* wait until the socket is writable, then pg_conn_poll again */
+    PG_POLL_OK,    /* connected */
+    PG_POLL_FAILED /* failed: pg_error_line says why */
+};
 
-/* The first line of a connection's or result's error message, without the trailing newline,
- * into out. */
-void pg_error_line(PGconn *c, const PGresult *res, char *out, unsigned long out_size);
+/* Start connecting without blocking, notices ignored. NULL only when out of memory. A
+ * connection that failed at once (a bad conninfo, no host reachable) has no socket
+ * (pg_socket -1, pg_conn_error says why); otherwise wait until the socket is writable, then
+ * pg_conn_poll. */
+struct pg_conn *pg_conn_start(const struct pg_connopts *o);
+
+/* One step of the connection attempt. The socket may change between steps (libpq opens a new
+ * one for each host and address it tries), so read pg_socket after every step. */
+enum pg_poll pg_conn_poll(struct pg_conn *c);
+
+/* Close and free; c may be NULL. */
+void pg_finish(struct pg_conn *c);
+
+/* The connection's socket, -1 when there is none. */
+int pg_socket(const struct pg_conn *c);
+
+/* 1 while the connection is usable, 0 once it is broken or closed. */
+int pg_conn_ok(const struct pg_conn *c);
+
+/* Put a connected connection in non-blocking mode: 0, or -1 on failure. */
+int pg_set_nonblocking(struct pg_conn *c);
+
+/* Send one statement (several in the simple protocol), without waiting: 0 queued, -1 failed
+ * (the connection's error message says why). Values are text, n of them ($1..$n). */
+int pg_send_simple(struct pg_conn *c, const char *sql);
+int pg_send_params(struct pg_conn *c, const char *sql, int n, const char *const *values);
+int pg_send_prepared(struct pg_conn *c, const char *name, int n, const char *const *values);
+int pg_send_prepare(struct pg_conn *c, const char *name, const char *sql, int n_params);
+
+/* Push queued output to the server: 0 all sent, 1 some left (wait until writable and call
+ * again), -1 failed. */
+int pg_flush(struct pg_conn *c);
+
+/* Read what the socket has: 0, or -1 when the connection broke. */
+int pg_consume(struct pg_conn *c);
+
+/* 1 when the next result is not complete yet (pg_next_result would block). */
+int pg_is_busy(const struct pg_conn *c);
+
+/* The next result of the statement in flight; NULL after its last one. Call only when
+ * pg_is_busy says 0. */
+struct pg_result *pg_next_result(struct pg_conn *c);
+
+/* Pipeline mode: enter (0, or -1 when refused), exit once every result is read, queue a
+ * sync (0/-1), and whether c is in pipeline mode (1/0). */
+int pg_pipeline_enter(struct pg_conn *c);
+void pg_pipeline_exit(struct pg_conn *c);
+int pg_pipeline_sync(struct pg_conn *c);
+int pg_in_pipeline(const struct pg_conn *c);
+
+/* The transaction state, as the server last reported it. */
+enum pg_txn {
+    PG_TXN_IDLE,    /* not in a transaction block */
+    PG_TXN_ACTIVE,  /* a statement is in progress */
+    PG_TXN_INTRANS, /* in a transaction block */
+    PG_TXN_INERROR, /* in a failed transaction block */
+    PG_TXN_UNKNOWN  /* the connection is bad */
+};
+enum pg_txn pg_txn_status(const struct pg_conn *c);
+
+/* The connection's last error message, folded to one line (without "ERROR:  ", the newline
+ * and continuation lines joined by a space), into out. "unknown error" when there is none. */
+void pg_conn_error(const struct pg_conn *c, char *out, size_t out_size);
+
+/* Ask the server to cancel what c is running. Blocks until the server answers, so the engine
+ * calls it from a helper thread: pg_cancel_new (no blocking, on the worker) makes a request
+ * that pg_cancel_send (blocking) sends; pg_cancel_free frees it. NULL when c has none. */
+struct pg_cancel;
+struct pg_cancel *pg_cancel_new(struct pg_conn *c);
+void pg_cancel_send(struct pg_cancel *k);
+void pg_cancel_free(struct pg_cancel *k);
+
+/* ---- Results ---- */
+
+enum pg_status {
+    PG_RES_COMMAND,       /* a command without rows completed */
+    PG_RES_ROWS,          /* a query returned rows (maybe none) */
+    PG_RES_EMPTY,         /* an empty query string */
+    PG_RES_COPY_IN,       /* the server waits for COPY data */
+    PG_RES_PIPELINE_SYNC, /* a pipeline's sync point */
+    PG_RES_ERROR          /* failed: pg_classify and pg_error_line say why */
+};
+
+enum pg_status pg_result_status(const struct pg_result *r);
+int pg_result_rows(const struct pg_result *r);
+int pg_result_cols(const struct pg_result *r);
+/* The text of a value; "" for NULL (tell them apart with pg_result_isnull). */
+const char *pg_result_value(const struct pg_result *r, int row, int col);
+int pg_result_isnull(const struct pg_result *r, int row, int col);
+const char *pg_result_colname(const struct pg_result *r, int col);
+/* The five-character SQLSTATE of a failed result; NULL when none (client-side failure). */
+const char *pg_result_sqlstate(const struct pg_result *r);
+/* The DETAIL line of a failed result, NULL when none. */
+const char *pg_result_detail(const struct pg_result *r);
+void pg_result_free(struct pg_result *r);
+
+/* Classify a failed result (r may be NULL when the connection broke). */
+enum pg_failure pg_classify(const struct pg_conn *c, const struct pg_result *r);
+
+/* The class of a SQLSTATE ("40001" -> PGF_SERIALIZATION ...); PGF_OTHER for NULL. */
+enum pg_failure pg_sqlstate_class(const char *sqlstate);
+
+/* A result's error message (else the connection's), folded to one line as pg_conn_error
+ * does, into out. */
+void pg_error_line(const struct pg_conn *c, const struct pg_result *r, char *out, size_t out_size);
+
+/* ---- Blocking helpers for setup work ---- */
+
+/* Blocking connect, notices ignored. NULL with e set (ERR_RUNTIME, "could not connect to
+ * server: reason") on failure. */
+struct pg_conn *pg_connect(const struct pg_connopts *o, struct err *e);
+
+/* Run one or more statements; any result other than a command or rows fails with e set to
+ * the server's message. */
+int pg_exec(struct pg_conn *c, const char *sql, struct err *e);
+
+/* Run a query expecting rows, with text parameters $1..$n (n may be 0); NULL with e set to
+ * the server's message otherwise. */
+struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char *const *values,
+                           struct err *e);
+
+/* Run a query returning one row and one column; copies it into out. -1 on error or no row. */
+int pg_query_value(struct pg_conn *c, const char *sql, char *out, size_t out_size, struct err *e);
+
+/* A server parameter reported at connect ("server_version"...), NULL when unknown. */
+const char *pg_parameter(const struct pg_conn *c, const char *name);
+/* The server version as a number (150004), 0 when unknown. */
+int pg_server_version(const struct pg_conn *c);
+/* The host as given (a name, an address or a socket directory) and the address connected
+ * to (NULL or "" over a unix socket). */
+const char *pg_host(const struct pg_conn *c);
+const char *pg_hostaddr(const struct pg_conn *c);
+/* 1 when the connection uses TLS. */
+int pg_ssl_in_use(const struct pg_conn *c);
+/* libpq's version as a number (150004). */
+int pg_lib_version(void);
+
+/* ---- COPY FROM STDIN (the loaders) ---- */
+
+/* Start a COPY ... FROM STDIN: 0, or -1 with e set (the server's message, with its DETAIL
+ * in parentheses when there is one; what names the step). */
+int pg_copy_start(struct pg_conn *c, const char *sql, const char *what, struct err *e);
+/* Send len bytes of COPY data: 0, or -1 when the connection broke. */
+int pg_copy_data(struct pg_conn *c, const char *data, size_t len);
+/* End the COPY: normally (abort_msg NULL) or failing it with abort_msg. Then the results are
+ * read as pg_drain does. */
+int pg_copy_end(struct pg_conn *c, const char *abort_msg, const char *what, struct err *e);
+
+/* Read every result of the statements in flight (blocking); the first failure goes into e
+ * (may be NULL) as "what: message (detail)". */
+int pg_drain(struct pg_conn *c, const char *what, struct err *e);
+
+/* ---- Quoting ---- */
+
+/* A new string: s as an SQL identifier (double quotes, doubled inside) or literal (single
+ * quotes, doubled inside; E'' with backslashes doubled when s has one). */
+char *pg_quote_ident(const char *s);
+char *pg_quote_literal(const char *s);
 
 #endif

@@ -25,36 +25,29 @@ const char *const srv_setting_names[] = {
     "effective_io_concurrency", "io_method", "max_parallel_workers_per_gather",
     "max_parallel_workers", "max_worker_processes", NULL};
 
-PGresult *srv_query(PGconn *c, const char *sql, struct err *e)
+struct pg_result *srv_query(struct pg_conn *c, const char *sql, struct err *e)
 {
-    PGresult *r = PQexec(c, sql);
-    if (PQresultStatus(r) == PGRES_TUPLES_OK)
-        return r;
-    char line[512];
-    pg_error_line(c, r, line, sizeof line);
-    err_set(e, ERR_RUNTIME, "%s", line);
-    PQclear(r);
-    return NULL;
+    return pg_query(c, sql, 0, NULL, e);
 }
 
-int64_t srv_value_int(const PGresult *r, int row, int col)
+int64_t srv_value_int(const struct pg_result *r, int row, int col)
 {
-    if (row >= PQntuples(r) || PQgetisnull(r, row, col))
+    if (row >= pg_result_rows(r) || pg_result_isnull(r, row, col))
         return -1;
-    const char *s = PQgetvalue(r, row, col);
+    const char *s = pg_result_value(r, row, col);
     char *end;
     long long v = strtoll(s, &end, 10); /* a numeric may follow with ".0" */
     return end == s || v < 0 ? -1 : (int64_t)v;
 }
 
-char *srv_value_dup(const PGresult *r, int row, int col)
+char *srv_value_dup(const struct pg_result *r, int row, int col)
 {
-    if (row >= PQntuples(r) || PQgetisnull(r, row, col))
+    if (row >= pg_result_rows(r) || pg_result_isnull(r, row, col))
         return NULL;
-    return xstrdup(PQgetvalue(r, row, col));
+    return xstrdup(pg_result_value(r, row, col));
 }
 
-static void add_setting(struct srv_env *env, const PGresult *r, int row)
+static void add_setting(struct srv_env *env, const struct pg_result *r, int row)
 {
     char *source = srv_value_dup(r, row, 4), *boot = srv_value_dup(r, row, 5);
     struct srv_setting *s = &env->settings[env->n_settings++];
@@ -67,7 +60,7 @@ static void add_setting(struct srv_env *env, const PGresult *r, int row)
     free(boot);
 }
 
-static int read_settings(PGconn *c, struct srv_env *env, struct err *e)
+static int read_settings(struct pg_conn *c, struct srv_env *env, struct err *e)
 {
     struct buf sql;
     buf_init(&sql);
@@ -77,22 +70,22 @@ static int read_settings(PGconn *c, struct srv_env *env, struct err *e)
     for (; srv_setting_names[n_names]; n_names++)
         buf_printf(&sql, "%s'%s'", n_names ? ", " : "", srv_setting_names[n_names]);
     buf_puts(&sql, ")");
-    PGresult *r = srv_query(c, sql.data, e);
+    struct pg_result *r = srv_query(c, sql.data, e);
     buf_free(&sql);
     if (!r)
         return -1;
     env->settings = xcalloc(n_names, sizeof *env->settings);
     /* In the list's order, so related settings stay together in the result file. */
     for (size_t i = 0; i < n_names; i++)
-        for (int row = 0; row < PQntuples(r); row++)
-            if (strcmp(PQgetvalue(r, row, 0), srv_setting_names[i]) == 0)
+        for (int row = 0; row < pg_result_rows(r); row++)
+            if (strcmp(pg_result_value(r, row, 0), srv_setting_names[i]) == 0)
                 add_setting(env, r, row);
-    PQclear(r);
+    pg_result_free(r);
     return 0;
 }
 
 /* Heap plus TOAST and indexes of every user table; the largest ones listed by name. */
-static void read_tables(PGconn *c, struct srv_env *env)
+static void read_tables(struct pg_conn *c, struct srv_env *env)
 {
     struct err ignored = {0};
     char sql[1024];
@@ -105,26 +98,26 @@ static void read_tables(PGconn *c, struct srv_env *env)
              "AND n.nspname !~ '^pg_' "
              "ORDER BY pg_total_relation_size(c.oid) DESC, 1 LIMIT %d",
              SRV_MAX_TABLES);
-    PGresult *r = srv_query(c, sql, &ignored);
+    struct pg_result *r = srv_query(c, sql, &ignored);
     if (!r)
         return;
-    int n = PQntuples(r);
+    int n = pg_result_rows(r);
     env->tables = xcalloc((size_t)n, sizeof *env->tables);
     for (int i = 0; i < n; i++)
         env->tables[env->n_tables++] = (struct srv_table){
             srv_value_dup(r, i, 0), srv_value_int(r, i, 1), srv_value_int(r, i, 2)};
     env->dataset_bytes = n > 0 ? srv_value_int(r, 0, 3) : 0;
-    PQclear(r);
+    pg_result_free(r);
 }
 
 /* Local when reached over a unix socket, or when the address either side sees is loopback
  * or one of the client's own. */
-static enum srv_location locate(PGconn *c, const char *server_addr)
+static enum srv_location locate(struct pg_conn *c, const char *server_addr)
 {
-    const char *host = PQhost(c);
+    const char *host = pg_host(c);
     if (host && (host[0] == '/' || host[0] == '@'))
         return SRV_LOCATION_LOCAL;
-    const char *client_side = PQhostaddr(c);
+    const char *client_side = pg_hostaddr(c);
     if (!server_addr && !(client_side && *client_side))
         return SRV_LOCATION_UNKNOWN;
     char **own;
@@ -145,16 +138,14 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* The median of a few trivial queries: the network and protocol cost of every statement. */
-static double round_trip_us(PGconn *c)
+static double round_trip_us(struct pg_conn *c)
 {
     enum { N = 11 };
     double t[N];
+    struct err ignored = {0};
     for (int i = 0; i < N; i++) {
         time_ns start = clock_now_ns();
-        PGresult *r = PQexec(c, "SELECT 1");
-        int ok = PQresultStatus(r) == PGRES_TUPLES_OK;
-        PQclear(r);
-        if (!ok)
+        if (pg_exec(c, "SELECT 1", &ignored) < 0)
             return -1;
         t[i] = (double)(clock_now_ns() - start) / NS_PER_US;
     }
@@ -164,37 +155,38 @@ static double round_trip_us(PGconn *c)
 
 /* Size, the server's own address (NULL over a unix socket) and the other client backends,
  * in one round trip. */
-static void read_database(PGconn *c, struct srv_env *env)
+static void read_database(struct pg_conn *c, struct srv_env *env)
 {
     struct err ignored = {0};
-    PGresult *r = srv_query(c,
-                            "SELECT pg_database_size(current_database()), "
-                            "host(inet_server_addr()), (SELECT count(*) FROM pg_stat_activity "
-                            "WHERE datname = current_database() AND pid <> pg_backend_pid() "
-                            "AND backend_type = 'client backend')",
-                            &ignored);
+    struct pg_result *r =
+        srv_query(c,
+                  "SELECT pg_database_size(current_database()), "
+                  "host(inet_server_addr()), (SELECT count(*) FROM pg_stat_activity "
+                  "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                  "AND backend_type = 'client backend')",
+                  &ignored);
     char *server_addr = NULL;
     if (r) {
         env->database_size_bytes = srv_value_int(r, 0, 0);
         server_addr = srv_value_dup(r, 0, 1);
         env->n_other_backends = (int)srv_value_int(r, 0, 2);
-        PQclear(r);
+        pg_result_free(r);
     }
     env->location = locate(c, server_addr);
     free(server_addr);
 }
 
-int srv_env_capture(PGconn *c, struct srv_env *env, struct err *e)
+int srv_env_capture(struct pg_conn *c, struct srv_env *env, struct err *e)
 {
     memset(env, 0, sizeof *env);
     env->database_size_bytes = env->dataset_bytes = -1;
     env->n_other_backends = -1;
-    const char *v = PQparameterStatus(c, "server_version");
+    const char *v = pg_parameter(c, "server_version");
     env->version = v ? xstrdup(v) : NULL;
-    env->version_num = PQserverVersion(c);
-    const char *host = PQhost(c);
+    env->version_num = pg_server_version(c);
+    const char *host = pg_host(c);
     env->host = host && *host ? xstrdup(host) : NULL;
-    env->ssl = PQsslInUse(c);
+    env->ssl = pg_ssl_in_use(c);
     int rc = read_settings(c, env, e);
     read_database(c, env);
     read_tables(c, env);

@@ -61,7 +61,7 @@ extern const char *const srv_setting_names[];
 /* Read version, settings, sizes, tables, location, round-trip time and the other backends on
  * c. Fails (-1, e set) only when the settings cannot be read; a missing size or table list
  * leaves -1 or nothing. env is filled either way and must be freed. */
-int srv_env_capture(PGconn *c, struct srv_env *env, struct err *e);
+int srv_env_capture(struct pg_conn *c, struct srv_env *env, struct err *e);
 
 void srv_env_free(struct srv_env *env);
 
@@ -102,12 +102,12 @@ struct srv_stats {
  * (unknown on a standby) and the checkpointer (its view moved in PostgreSQL 17). Never fails
  * as a whole: what a query could not read stays -1. Returns how many queries failed, with
  * the first failure in e. */
-int srv_stats_read(PGconn *c, int version_num, struct srv_stats *out, struct err *e);
+int srv_stats_read(struct pg_conn *c, int version_num, struct srv_stats *out, struct err *e);
 
 /* Make the counts of c's own session so far part of the next reading (PostgreSQL 15+ holds
  * them back up to a second, and until exit when idle), so that the setup queries do not fall
  * into the run's deltas. Quietly does nothing where not allowed. */
-void srv_stats_flush_own(PGconn *c, int version_num);
+void srv_stats_flush_own(struct pg_conn *c, int version_num);
 
 /* after - before, per counter; -1 when either is unknown or the counter went back (a stats
  * reset during the run). */
@@ -120,7 +120,7 @@ double srv_cache_hit_ratio(const struct srv_stats *delta);
 /* Statistics of a backend reach the shared counters when it exits, so wait (polling, up to
  * timeout_ns) until the database has no more client backends than n_other besides c. Returns
  * 0 when it came to that, -1 on timeout or error. */
-int srv_wait_backends(PGconn *c, int n_other, time_ns timeout_ns);
+int srv_wait_backends(struct pg_conn *c, int n_other, time_ns timeout_ns);
 
 /* Facts of the run that the lint weighs against the settings. */
 struct srv_run_facts {

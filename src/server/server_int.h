@@ -8,15 +8,15 @@
 
 #include "server/server.h"
 
-/* PQexec expecting rows; NULL with e set (the server's message) otherwise. The caller
- * PQclears the result. */
-PGresult *srv_query(PGconn *c, const char *sql, struct err *e);
+/* A query expecting rows; NULL with e set (the server's message) otherwise. The caller
+ * frees the result (pg_result_free). */
+struct pg_result *srv_query(struct pg_conn *c, const char *sql, struct err *e);
 
 /* A value as an integer; -1 when NULL or not a number (sizes and counters are >= 0). */
-int64_t srv_value_int(const PGresult *r, int row, int col);
+int64_t srv_value_int(const struct pg_result *r, int row, int col);
 
 /* A value as a new string, NULL when NULL. */
-char *srv_value_dup(const PGresult *r, int row, int col);
+char *srv_value_dup(const struct pg_result *r, int row, int col);
 
 /* The client's interface addresses as text, in a new array of new strings; returns the
  * count. */

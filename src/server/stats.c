@@ -32,19 +32,19 @@ const char *const srv_stat_names[SRV_N_STATS] = {"xact_commit",
                                                  "buffers_backend"};
 
 /* Run sql and store its one row's columns into the counters listed in slots. */
-static int read_into(PGconn *c, const char *sql, const enum srv_stat *slots, int n,
+static int read_into(struct pg_conn *c, const char *sql, const enum srv_stat *slots, int n,
                      struct srv_stats *out, struct err *e)
 {
-    PGresult *r = srv_query(c, sql, e);
+    struct pg_result *r = srv_query(c, sql, e);
     if (!r)
         return -1;
-    for (int i = 0; i < n && i < PQnfields(r); i++)
+    for (int i = 0; i < n && i < pg_result_cols(r); i++)
         out->v[slots[i]] = srv_value_int(r, 0, i);
-    PQclear(r);
+    pg_result_free(r);
     return 0;
 }
 
-static int read_database(PGconn *c, struct srv_stats *out, struct err *e)
+static int read_database(struct pg_conn *c, struct srv_stats *out, struct err *e)
 {
     static const enum srv_stat slots[] = {
         SRV_XACT_COMMIT, SRV_XACT_ROLLBACK, SRV_BLKS_HIT,    SRV_BLKS_READ,   SRV_TUP_RETURNED,
@@ -60,7 +60,7 @@ static int read_database(PGconn *c, struct srv_stats *out, struct err *e)
 
 /* The WAL position as bytes since 0/0: its difference is the WAL written, by every
  * database. */
-static int read_wal(PGconn *c, struct srv_stats *out, struct err *e)
+static int read_wal(struct pg_conn *c, struct srv_stats *out, struct err *e)
 {
     static const enum srv_stat slots[] = {SRV_WAL_BYTES};
     return read_into(c,
@@ -69,7 +69,8 @@ static int read_wal(PGconn *c, struct srv_stats *out, struct err *e)
                      slots, 1, out, e);
 }
 
-static int read_checkpoints(PGconn *c, int version_num, struct srv_stats *out, struct err *e)
+static int read_checkpoints(struct pg_conn *c, int version_num, struct srv_stats *out,
+                            struct err *e)
 {
     static const enum srv_stat slots[] = {SRV_CHECKPOINTS_TIMED, SRV_CHECKPOINTS_REQUESTED,
                                           SRV_BUFFERS_CHECKPOINT, SRV_BUFFERS_CLEAN,
@@ -90,7 +91,7 @@ static int read_checkpoints(PGconn *c, int version_num, struct srv_stats *out, s
     return 0;
 }
 
-int srv_stats_read(PGconn *c, int version_num, struct srv_stats *out, struct err *e)
+int srv_stats_read(struct pg_conn *c, int version_num, struct srv_stats *out, struct err *e)
 {
     for (int i = 0; i < SRV_N_STATS; i++)
         out->v[i] = -1;
@@ -102,15 +103,17 @@ int srv_stats_read(PGconn *c, int version_num, struct srv_stats *out, struct err
     return failed;
 }
 
-void srv_stats_flush_own(PGconn *c, int version_num)
+void srv_stats_flush_own(struct pg_conn *c, int version_num)
 {
     if (version_num < 150000)
         return;
     /* Superusers only by default; a failed call would count as a rollback. */
-    PGresult *r = PQexec(c, "SELECT CASE WHEN has_function_privilege("
-                            "'pg_stat_force_next_flush()', 'EXECUTE') "
-                            "THEN pg_stat_force_next_flush() END");
-    PQclear(r);
+    struct err ignored = {0};
+    pg_exec(c,
+            "SELECT CASE WHEN has_function_privilege("
+            "'pg_stat_force_next_flush()', 'EXECUTE') "
+            "THEN pg_stat_force_next_flush() END",
+            &ignored);
 }
 
 void srv_stats_delta(const struct srv_stats *before, const struct srv_stats *after,
@@ -130,20 +133,21 @@ double srv_cache_hit_ratio(const struct srv_stats *d)
     return (double)hit / (double)(hit + read);
 }
 
-int srv_wait_backends(PGconn *c, int n_other, time_ns timeout_ns)
+int srv_wait_backends(struct pg_conn *c, int n_other, time_ns timeout_ns)
 {
     time_ns deadline = clock_now_ns() + timeout_ns;
     for (;;) {
         struct err ignored = {0};
-        PGresult *r = srv_query(c,
-                                "SELECT count(*) FROM pg_stat_activity "
-                                "WHERE datname = current_database() AND pid <> pg_backend_pid() "
-                                "AND backend_type = 'client backend'",
-                                &ignored);
+        struct pg_result *r =
+            srv_query(c,
+                      "SELECT count(*) FROM pg_stat_activity "
+                      "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                      "AND backend_type = 'client backend'",
+                      &ignored);
         if (!r)
             return -1;
         int64_t n = srv_value_int(r, 0, 0);
-        PQclear(r);
+        pg_result_free(r);
         if (n <= n_other)
             return 0;
         if (clock_now_ns() >= deadline)

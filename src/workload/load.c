@@ -37,125 +37,61 @@ char *load_put_int(char *p, int64_t v)
     return p;
 }
 
-static void ignore_notice(void *arg, const char *message)
-{
-    (void)arg;
-    (void)message;
-}
-
-PGconn *load_connect(const struct pg_connopts *conn, struct err *e)
-{
-    PGconn *c = pg_connect(conn, e);
-    if (c)
-        PQsetNoticeProcessor(c, ignore_notice, NULL);
-    return c;
-}
-
-/* The server's message, with its DETAIL when there is one: "cannot drop desired object(s)"
- * alone does not say that a view depends on pgbench_accounts. */
-static int result_failed(PGconn *c, const PGresult *r, const char *what, struct err *e)
+static int conn_failed(const struct pg_conn *c, const char *what, struct err *e)
 {
     char line[512];
-    pg_error_line(c, r, line, sizeof line);
-    const char *detail = PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL);
-    if (!detail)
-        return err_set(e, ERR_RUNTIME, "%s: %s", what, line);
-    int n = (int)strcspn(detail, "\n");
-    return err_set(e, ERR_RUNTIME, "%s: %s (%.*s)", what, line, n, detail);
-}
-
-static int conn_failed(PGconn *c, const char *what, struct err *e)
-{
-    char line[512];
-    pg_error_line(c, NULL, line, sizeof line);
+    pg_conn_error(c, line, sizeof line);
     return err_set(e, ERR_RUNTIME, "%s: %s", what, line);
 }
 
-/* Collect the results of the statements in flight; the first failure goes into e. */
-static int drain_results(PGconn *c, const char *what, struct err *e)
+static void cancel(struct pg_conn *c)
 {
-    int rc = 0;
-    PGresult *r;
-    while ((r = PQgetResult(c)) != NULL) {
-        ExecStatusType st = PQresultStatus(r);
-        if (rc == 0 && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
-            rc = result_failed(c, r, what, e);
-        PQclear(r);
-    }
-    return rc;
-}
-
-static void cancel(PGconn *c)
-{
-    PGcancel *k = PQgetCancel(c);
-    char buf[256];
+    struct pg_cancel *k = pg_cancel_new(c);
     if (k) {
-        PQcancel(k, buf, sizeof buf);
-        PQfreeCancel(k);
+        pg_cancel_send(k);
+        pg_cancel_free(k);
     }
 }
 
 /* Wait for the statement in flight without blocking inside libpq, so that a stop request
  * can cancel a long CREATE INDEX or VACUUM. Returns 1 when it cancelled the statement. */
-static int wait_result(struct load_ctx *x, PGconn *c, const char *what, struct err *e)
+static int wait_result(struct load_ctx *x, struct pg_conn *c, const char *what, struct err *e)
 {
     int cancelled = 0;
-    while (PQisBusy(c)) {
+    while (pg_is_busy(c)) {
         if (!cancelled && load_stopped(x)) {
             cancel(c);
             cancelled = 1;
         }
-        struct pollfd p = {.fd = PQsocket(c), .events = POLLIN};
+        struct pollfd p = {.fd = pg_socket(c), .events = POLLIN};
         int n = poll(&p, 1, POLL_MS);
         if (n < 0 && errno != EINTR)
             return err_set(e, ERR_RUNTIME, "%s: poll: %s", what, strerror(errno));
-        if (n > 0 && !PQconsumeInput(c))
+        if (n > 0 && pg_consume(c) < 0)
             return conn_failed(c, what, e);
     }
     return cancelled;
 }
 
-int load_exec(struct load_ctx *x, PGconn *c, const char *what, const char *sql, struct err *e)
+int load_exec(struct load_ctx *x, struct pg_conn *c, const char *what, const char *sql,
+              struct err *e)
 {
     if (load_stopped(x))
         return err_set(e, ERR_RUNTIME, "interrupted");
-    if (!PQsendQuery(c, sql))
+    if (pg_send_simple(c, sql) < 0)
         return conn_failed(c, what, e);
     int w = wait_result(x, c, what, e);
     if (w < 0)
         return -1;
-    int rc = drain_results(c, what, e);
+    int rc = pg_drain(c, what, e);
     if (w == 1 || (rc < 0 && load_stopped(x)))
         return err_set(e, ERR_RUNTIME, "interrupted");
     return rc;
 }
 
-static int copy_start(PGconn *c, const char *sql, struct err *e)
+int load_copy(struct load_ctx *x, struct pg_conn *c, const struct load_copy *cp, struct err *e)
 {
-    PGresult *r = PQexec(c, sql);
-    int ok = PQresultStatus(r) == PGRES_COPY_IN;
-    if (!ok)
-        result_failed(c, r, sql, e);
-    PQclear(r);
-    return ok ? 0 : -1;
-}
-
-/* End the COPY in progress: normally, or with abort_msg, making the server fail it (and so
- * the transaction) rather than leaving it to notice a vanished client. */
-static int copy_end(PGconn *c, const char *abort_msg, struct err *e)
-{
-    if (PQputCopyEnd(c, abort_msg) != 1)
-        return conn_failed(c, "COPY", e);
-    if (abort_msg) {
-        drain_results(c, "COPY", NULL);
-        return err_set(e, ERR_RUNTIME, "%s", abort_msg);
-    }
-    return drain_results(c, "COPY", e);
-}
-
-int load_copy(struct load_ctx *x, PGconn *c, const struct load_copy *cp, struct err *e)
-{
-    if (copy_start(c, cp->sql, e) < 0)
+    if (pg_copy_start(c, cp->sql, cp->sql, e) < 0)
         return -1;
     char *buf = xmalloc(LOAD_CHUNK + LOAD_ROW_MAX);
     int rc = 0;
@@ -171,13 +107,13 @@ int load_copy(struct load_ctx *x, PGconn *c, const struct load_copy *cp, struct 
             len += n;
             sent += n > 0;
         }
-        if (len > 0 && PQputCopyData(c, buf, (int)len) != 1)
+        if (len > 0 && pg_copy_data(c, buf, len) < 0)
             rc = conn_failed(c, "COPY", e);
         else
             atomic_fetch_add(&x->rows_done, sent);
     }
     free(buf);
     if (rc == 1)
-        return copy_end(c, "interrupted", e);
-    return rc < 0 ? -1 : copy_end(c, NULL, e);
+        return pg_copy_end(c, "interrupted", "COPY", e);
+    return rc < 0 ? -1 : pg_copy_end(c, NULL, "COPY", e);
 }

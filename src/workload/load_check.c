@@ -42,12 +42,13 @@ static int shape_ok(const struct load_expect *x, const char *cols)
 }
 
 /* Whether row i of r is one of ours; if not, the reason into e. */
-static int row_ok(const PGresult *r, int i, const struct load_expect *ex, int n, struct err *e)
+static int row_ok(const struct pg_result *r, int i, const struct load_expect *ex, int n,
+                  struct err *e)
 {
-    const char *name = PQgetvalue(r, i, 0);
-    const char *kind = PQgetvalue(r, i, 1);
-    const char *cols = PQgetvalue(r, i, 2);
-    const char *parent = PQgetvalue(r, i, 4);
+    const char *name = pg_result_value(r, i, 0);
+    const char *kind = pg_result_value(r, i, 1);
+    const char *cols = pg_result_value(r, i, 2);
+    const char *parent = pg_result_value(r, i, 4);
     const struct load_expect *x = &ex[expected(ex, n, name)];
     if (strcmp(kind, "r") != 0 && strcmp(kind, "p") != 0)
         return err_set(e, ERR_INPUT,
@@ -74,7 +75,7 @@ static void list_add(struct buf *b, const char *names)
     buf_puts(b, names);
 }
 
-int load_check_tables(PGconn *c, const struct load_expect *ex, int n, int force,
+int load_check_tables(struct pg_conn *c, const struct load_expect *ex, int n, int force,
                       struct buf *existing, struct err *e)
 {
     struct buf arr;
@@ -84,45 +85,42 @@ int load_check_tables(PGconn *c, const struct load_expect *ex, int n, int force,
         buf_printf(&arr, "%s%s", i ? "," : "", ex[i].name); /* our names need no quoting */
     buf_putc(&arr, '}');
     const char *params[1] = {arr.data};
-    PGresult *r = PQexecParams(c, check_sql, 1, NULL, params, NULL, NULL, 0);
+    struct err qe = {0};
+    struct pg_result *r = pg_query(c, check_sql, 1, params, &qe);
     buf_free(&arr);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-        char line[512];
-        pg_error_line(c, r, line, sizeof line);
-        PQclear(r);
-        return err_set(e, ERR_RUNTIME, "could not look for existing tables: %s", line);
-    }
+    if (!r)
+        return err_set(e, ERR_RUNTIME, "could not look for existing tables: %s", qe.msg);
     int rc = 0;
-    for (int i = 0; i < PQntuples(r) && rc == 0; i++) {
+    for (int i = 0; i < pg_result_rows(r) && rc == 0; i++) {
         struct err why = {0};
-        const char *kind = PQgetvalue(r, i, 1);
+        const char *kind = pg_result_value(r, i, 1);
         int is_table = strcmp(kind, "r") == 0 || strcmp(kind, "p") == 0;
         if (row_ok(r, i, ex, n, &why) < 0 && (!force || !is_table))
             rc = err_set(e, why.code, "%s", why.msg);
         /* A partition of a table we replace is named with its parent's partitions. */
-        if (expected(ex, n, PQgetvalue(r, i, 4)) >= 0)
+        if (expected(ex, n, pg_result_value(r, i, 4)) >= 0)
             continue;
-        list_add(existing, PQgetvalue(r, i, 0));
-        char *parts = xstrdup(PQgetvalue(r, i, 3));
+        list_add(existing, pg_result_value(r, i, 0));
+        char *parts = xstrdup(pg_result_value(r, i, 3));
         char *save = NULL;
         for (char *p = strtok_r(parts, ", ", &save); p; p = strtok_r(NULL, ", ", &save))
             list_add(existing, p);
         free(parts);
     }
-    PQclear(r);
+    pg_result_free(r);
     return rc;
 }
 
 int load_check_and_notify(const struct pg_connopts *conn, const struct load_options *opt,
                           const struct load_expect *ex, int n, struct err *e)
 {
-    PGconn *c = load_connect(conn, e);
+    struct pg_conn *c = pg_connect(conn, e);
     if (!c)
         return -1;
     struct buf existing;
     buf_init(&existing);
     int rc = load_check_tables(c, ex, n, opt->force, &existing, e);
-    PQfinish(c);
+    pg_finish(c);
     if (rc == 0 && existing.len && opt->notice) {
         char *msg = xasprintf("replacing existing tables: %s", existing.data);
         opt->notice(msg, opt->notice_arg);

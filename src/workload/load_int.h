@@ -14,7 +14,7 @@
  * connections (load_run.c), statements that can be cancelled and COPY streams fed from a row
  * generator (load.c), and the check that tables about to be replaced are the loader's own
  * (load_check.c). Ownership: a struct load_plan owns its tasks and everything they point to
- * (load_plan_free); a struct load_ctx borrows its options; a PGconn * passed in stays the
+ * (load_plan_free); a struct load_ctx borrows its options; a struct pg_conn * passed in stays the
  * caller's.
  */
 
@@ -86,20 +86,17 @@ void load_task_after(struct load_plan *p, int task, int dep);
 int load_run(const struct pg_connopts *conn, const struct load_options *opt, struct load_plan *plan,
              struct err *e);
 
-/* Connect for loading: pg_connect, with the server's notices ("table ... does not exist,
- * skipping") discarded, since nothing below main may print. */
-PGconn *load_connect(const struct pg_connopts *conn, struct err *e);
-
 /* Whether the run must stop (a stop request, or a failure elsewhere). */
 int load_stopped(struct load_ctx *x);
 
 /* Run one or more statements; on a stop, cancel them and fail with "interrupted". Otherwise
  * an error carries the server's message (and its DETAIL), prefixed by what. */
-int load_exec(struct load_ctx *x, PGconn *c, const char *what, const char *sql, struct err *e);
+int load_exec(struct load_ctx *x, struct pg_conn *c, const char *what, const char *sql,
+              struct err *e);
 
 /* Stream cp on c in chunks, counting rows into x->rows_done; stops between chunks when
  * asked, making the server fail the COPY, and returns -1 with "interrupted". */
-int load_copy(struct load_ctx *x, PGconn *c, const struct load_copy *cp, struct err *e);
+int load_copy(struct load_ctx *x, struct pg_conn *c, const struct load_copy *cp, struct err *e);
 
 /* Decimal digits of v at p; returns the end. For row generators (faster than snprintf). */
 char *load_put_int(char *p, int64_t v);
@@ -118,7 +115,7 @@ struct load_expect {
  * dropped; else ERR_INPUT naming it and what differs, unless force. Appends the names that
  * exist, partitions included, to `existing` as "a, b, c" (for the notice). */
 struct buf;
-int load_check_tables(PGconn *c, const struct load_expect *ex, int n, int force,
+int load_check_tables(struct pg_conn *c, const struct load_expect *ex, int n, int force,
                       struct buf *existing, struct err *e);
 
 /* load_check_tables on a connection of its own, then opt->notice of what is replaced. */

@@ -118,7 +118,7 @@ static struct load_task *next_task(struct pool *pl)
     }
 }
 
-static int run_task(struct pool *pl, PGconn *c, const struct load_task *t, struct err *e)
+static int run_task(struct pool *pl, struct pg_conn *c, const struct load_task *t, struct err *e)
 {
     if (t->sql && load_exec(&pl->x, c, t->what, t->sql, e) < 0)
         return -1;
@@ -146,11 +146,11 @@ static void *worker(void *arg)
 {
     struct pool *pl = arg;
     struct err e = {0};
-    PGconn *c = load_connect(pl->conn, &e);
+    struct pg_conn *c = pg_connect(pl->conn, &e);
     /* Commits need not wait for the disk one by one: load_run flushes once at the end. */
     if (c && load_exec(&pl->x, c, "could not set up a loading connection",
                        "set synchronous_commit = off", &e) < 0) {
-        PQfinish(c);
+        pg_finish(c);
         c = NULL;
     }
     pthread_mutex_lock(&pl->mu);
@@ -172,7 +172,7 @@ static void *worker(void *arg)
     pthread_cond_broadcast(&pl->changed);
     pthread_mutex_unlock(&pl->mu);
     if (c)
-        PQfinish(c);
+        pg_finish(c);
     return NULL;
 }
 
@@ -248,7 +248,7 @@ int load_run(const struct pg_connopts *conn, const struct load_options *opt, str
     pl.x.opt = opt;
     for (int i = 0; i < plan->n_tasks; i++)
         pl.n_copies += plan->tasks[i].copy_sql != NULL;
-    PGconn *c = load_connect(conn, e);
+    struct pg_conn *c = pg_connect(conn, e);
     if (!c)
         return -1;
     int rc = 0;
@@ -269,6 +269,6 @@ int load_run(const struct pg_connopts *conn, const struct load_options *opt, str
      * commit here flushes the log up to it, so the whole load is durable when we return. */
     if (rc == 0)
         rc = load_exec(&pl.x, c, "could not commit", "select txid_current()", e);
-    PQfinish(c);
+    pg_finish(c);
     return rc;
 }

@@ -1,0 +1,168 @@
+#include "pg/pg_libpq.h"
+
+#include <assert.h>
+#include <string.h>
+
+/* Blocking helpers for setup work, COPY for the loaders, and what a connection reports.
+ * Setup work always runs on libpq's connections (pg_connect), never on a test's fake. */
+
+static PGconn *real(const struct pg_conn *c)
+{
+    assert(c->drv == &pg_libpq_driver);
+    return PG_LIBPQ(c);
+}
+
+struct pg_conn *pg_connect(const struct pg_connopts *o, struct err *e)
+{
+    const char *kw[8], *val[8];
+    pg_connopts_params(o, kw, val);
+    PGconn *pc = PQconnectdbParams(kw, val, 1);
+    if (!pc) {
+        err_set(e, ERR_RUNTIME, "could not connect: out of memory");
+        return NULL;
+    }
+    struct pg_conn *c = pg_libpq_wrap(pc);
+    if (PQstatus(pc) != CONNECTION_OK) {
+        char line[512];
+        pg_conn_error(c, line, sizeof line);
+        err_set(e, ERR_RUNTIME, "could not connect to server: %s", line);
+        pg_finish(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* The error of a failed result as "what: message (detail)", or the message alone without
+ * what. */
+static int result_failed(const struct pg_conn *c, const struct pg_result *r, const char *what,
+                         struct err *e)
+{
+    char line[512];
+    pg_error_line(c, r, line, sizeof line);
+    const char *detail = r ? pg_result_detail(r) : NULL;
+    int n = detail ? (int)strcspn(detail, "\n") : 0;
+    if (!what)
+        return err_set(e, ERR_RUNTIME, "%s", line);
+    if (!detail)
+        return err_set(e, ERR_RUNTIME, "%s: %s", what, line);
+    return err_set(e, ERR_RUNTIME, "%s: %s (%.*s)", what, line, n, detail);
+}
+
+int pg_exec(struct pg_conn *c, const char *sql, struct err *e)
+{
+    struct pg_result *r = pg_libpq_result(PQexec(real(c), sql));
+    int ok = r && (pg_result_status(r) == PG_RES_COMMAND || pg_result_status(r) == PG_RES_ROWS);
+    if (!ok) {
+        char line[512];
+        pg_error_line(c, r, line, sizeof line);
+        err_set(e, ERR_RUNTIME, "%s", line);
+    }
+    pg_result_free(r);
+    return ok ? 0 : -1;
+}
+
+struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char *const *values,
+                           struct err *e)
+{
+    PGresult *pr =
+        n > 0 ? PQexecParams(real(c), sql, n, NULL, values, NULL, NULL, 0) : PQexec(real(c), sql);
+    struct pg_result *r = pg_libpq_result(pr);
+    if (r && pg_result_status(r) == PG_RES_ROWS)
+        return r;
+    char line[512];
+    pg_error_line(c, r, line, sizeof line);
+    err_set(e, ERR_RUNTIME, "%s", line);
+    pg_result_free(r);
+    return NULL;
+}
+
+int pg_query_value(struct pg_conn *c, const char *sql, char *out, size_t out_size, struct err *e)
+{
+    struct pg_result *r = pg_query(c, sql, 0, NULL, e);
+    if (!r)
+        return -1;
+    if (pg_result_rows(r) < 1 || pg_result_cols(r) < 1) {
+        err_set(e, ERR_RUNTIME, "query returned no rows: %s", sql);
+        pg_result_free(r);
+        return -1;
+    }
+    const char *v = pg_result_value(r, 0, 0);
+    size_t n = strlen(v);
+    if (n >= out_size)
+        n = out_size - 1;
+    memcpy(out, v, n);
+    out[n] = '\0';
+    pg_result_free(r);
+    return 0;
+}
+
+const char *pg_parameter(const struct pg_conn *c, const char *name)
+{
+    return PQparameterStatus(real(c), name);
+}
+
+int pg_server_version(const struct pg_conn *c)
+{
+    return PQserverVersion(real(c));
+}
+
+const char *pg_host(const struct pg_conn *c)
+{
+    return PQhost(real(c));
+}
+
+const char *pg_hostaddr(const struct pg_conn *c)
+{
+    return PQhostaddr(real(c));
+}
+
+int pg_ssl_in_use(const struct pg_conn *c)
+{
+    return PQsslInUse(real(c));
+}
+
+int pg_drain(struct pg_conn *c, const char *what, struct err *e)
+{
+    int rc = 0;
+    PGresult *pr;
+    while ((pr = PQgetResult(real(c))) != NULL) {
+        struct pg_result *r = pg_libpq_result(pr);
+        enum pg_status st = pg_result_status(r);
+        if (rc == 0 && st != PG_RES_COMMAND && st != PG_RES_ROWS) {
+            rc = -1;
+            if (e)
+                result_failed(c, r, what, e);
+        }
+        pg_result_free(r);
+    }
+    return rc;
+}
+
+int pg_copy_start(struct pg_conn *c, const char *sql, const char *what, struct err *e)
+{
+    struct pg_result *r = pg_libpq_result(PQexec(real(c), sql));
+    int ok = r && pg_result_status(r) == PG_RES_COPY_IN;
+    if (!ok)
+        result_failed(c, r, what, e);
+    pg_result_free(r);
+    return ok ? 0 : -1;
+}
+
+int pg_copy_data(struct pg_conn *c, const char *data, size_t len)
+{
+    return PQputCopyData(real(c), data, (int)len) == 1 ? 0 : -1;
+}
+
+int pg_copy_end(struct pg_conn *c, const char *abort_msg, const char *what, struct err *e)
+{
+    if (PQputCopyEnd(real(c), abort_msg) != 1) {
+        char line[512];
+        pg_conn_error(c, line, sizeof line);
+        return err_set(e, ERR_RUNTIME, "%s: %s", what, line);
+    }
+    if (abort_msg) {
+        pg_drain(c, what, NULL);
+        return err_set(e, ERR_RUNTIME, "%s", abort_msg);
+    }
+    return pg_drain(c, what, e);
+}
