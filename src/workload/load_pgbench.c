@@ -130,16 +130,12 @@ int load_hash_partition(int64_t key, int bigint, int modulus)
     return (int)(row % (uint64_t)modulus);
 }
 
-/* A name as PQescapeIdentifier writes it: in double quotes, inner quotes doubled. */
+/* A name quoted as an identifier, as pgbench quotes the tablespaces. */
 static void put_ident(struct buf *b, const char *name)
 {
-    buf_putc(b, '"');
-    for (const char *p = name; *p; p++) {
-        if (*p == '"')
-            buf_putc(b, '"');
-        buf_putc(b, *p);
-    }
-    buf_putc(b, '"');
+    char *q = pg_quote_ident(name);
+    buf_puts(b, q);
+    free(q);
 }
 
 /* " tablespace "TS"" when opt asks for one (pgbench gives it to the tables, not the
