@@ -149,17 +149,30 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         {"define", required_argument, NULL, 'D'},
         {"tables", required_argument, NULL, OPT_TABLES},
         {"table-size", required_argument, NULL, OPT_TABLE_SIZE},
+        {"select-only", no_argument, NULL, 'S'},
+        {"skip-some-updates", no_argument, NULL, 'N'},
+        {"show-script", required_argument, NULL, RUN_OPT_SHOW_SCRIPT},
+        {"log", no_argument, NULL, 'l'},
+        {"log-prefix", required_argument, NULL, RUN_OPT_LOG_PREFIX},
+        {"sampling-rate", required_argument, NULL, RUN_OPT_SAMPLING_RATE},
+        {"aggregate-interval", required_argument, NULL, RUN_OPT_AGGREGATE_INTERVAL},
+        {"failures-detailed", no_argument, NULL, RUN_OPT_FAILURES_DETAILED},
+        {"progress-timestamp", no_argument, NULL, RUN_OPT_PROGRESS_TIMESTAMP},
         {NULL, 0, NULL, 0}};
     const char *workload = "tpcb-like";
     int opt, got_T = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":w:s:c:j:T:t:M:P:o:qh:p:U:R:Crf:b:D:", longopts,
+    while ((opt = getopt_long(argc, argv, ":w:s:c:j:T:t:M:P:o:qh:p:U:R:Crf:b:D:SNl", longopts,
                               NULL)) != -1) {
         if (args_conn_option(opt, optarg, &o->conn))
             continue;
         int rc = parse_measure_option(opt, optarg, o, e);
+        if (rc == 0)
+            rc = run_parse_pgbench_option(opt, optarg, o, e);
         if (rc < 0)
             return -1;
+        if (rc == 2)
+            return 1; /* -b list, --show-script: printed, nothing to run */
         if (rc > 0)
             continue;
         switch (opt) {
@@ -231,7 +244,9 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
     if (o->latency_limit_ms > 0 && o->timeout_ms > 0 && o->timeout_ms < o->latency_limit_ms)
         return err_set(e, ERR_INPUT, "run: --timeout is shorter than --latency-limit");
     if (o->workload_given && o->n_specs > 0)
-        return err_set(e, ERR_INPUT, "run: -w cannot be combined with -f or -b");
+        return err_set(e, ERR_INPUT, "run: -w cannot be combined with -f, -b, -S or -N");
+    if (run_check_pgbench_options(o, e) < 0)
+        return -1;
     o->workload = builtin_find(workload);
     if (!o->workload)
         return err_set(e, ERR_INPUT, "run: unknown workload '%s'", workload);
@@ -308,19 +323,34 @@ static int prepare_server(struct run_opts *o, struct err *e)
     return rc;
 }
 
+/* How the progress line is shown: in place on a terminal; --progress-timestamp gives the
+ * time as a Unix timestamp (as pgbench) instead of the seconds since the start. */
+struct progress_style {
+    int tty, timestamp;
+};
+
 static void print_progress(const struct engine_progress *p, void *arg)
 {
-    int tty = *(int *)arg;
-    fprintf(stderr, "%sprogress: %.1f s, %.1f tps, lat %.3f ms stddev %.3f, %llu failed%s",
-            tty ? "\r\033[K" : "", p->elapsed_s, (double)p->n_tx / p->period_s,
-            p->latency_mean_us / 1000.0, p->latency_stddev_us / 1000.0,
-            (unsigned long long)p->n_failed, tty ? "" : "\n");
+    const struct progress_style *st = arg;
+    int tty = st->tty;
+    double t = p->elapsed_s;
+    if (st->timestamp) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        t = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1000.0;
+    }
+    fprintf(stderr,
+            st->timestamp ? "%sprogress: %.3f s, %.1f tps, lat %.3f ms stddev %.3f, %llu failed%s"
+                          : "%sprogress: %.1f s, %.1f tps, lat %.3f ms stddev %.3f, %llu failed%s",
+            tty ? "\r\033[K" : "", t, (double)p->n_tx / p->period_s, p->latency_mean_us / 1000.0,
+            p->latency_stddev_us / 1000.0, (unsigned long long)p->n_failed, tty ? "" : "\n");
     fflush(stderr);
 }
 
 static int measure(struct run_opts *o, struct script_set *scripts, struct err *e)
 {
     int tty = isatty(2);
+    struct progress_style style = {tty, o->progress_timestamp};
     if (o->progress_s == 0 && tty && !o->quiet)
         o->progress_s = 1;
     struct engine_config cfg = {
@@ -342,10 +372,11 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         .timeout_us = o->timeout_ms * 1000,
         .connect_per_tx = o->connect_per_tx,
         .progress = print_progress,
-        .progress_arg = &tty,
+        .progress_arg = &style,
         .measure_start = run_env_measure_start,
         .measure_start_arg = o,
     };
+    run_log_config(o, &cfg);
     struct engine_result er;
     clock_wall_iso8601(o->started_at, sizeof o->started_at);
     if (engine_run(&cfg, &er, e) < 0) {
@@ -365,8 +396,12 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         report_text_statements(stdout, &r);
     if (r.summary.failed > 0 && er.first_error[0])
         fprintf(stderr, "pgarena: first failure: %s\n", er.first_error);
-    engine_result_free(&er);
     int rc = r.complete ? 0 : 1;
+    if (er.log_error[0]) { /* the run is measured and kept, but the log the user asked is not */
+        fprintf(stderr, "pgarena: %s\n", er.log_error);
+        rc = 1;
+    }
+    engine_result_free(&er);
     if (result_write(&r, o->output, e) < 0)
         rc = -1;
     else
@@ -378,7 +413,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         else
             printf("report:              %s\n", o->report);
     }
-    if (rc == 1)
+    if (rc >= 0 && !r.complete)
         fprintf(stderr, "pgarena: run cut short (%s); the result file holds what was measured\n",
                 r.end_reason);
     result_free(&r);

@@ -444,8 +444,7 @@ static int take_schedule(struct client *c, time_ns now)
         c->scheduled = 1;
     }
     while (cfg->latency_limit_us > 0 && c->sched_at < now - cfg->latency_limit_us * NS_PER_US) {
-        if (c->sched_at >= c->w->run->start_ns)
-            c->w->n_skipped++;
+        worker_record_skipped(c, now);
         c->n_done++;
         if (run_over(c, now))
             return 1;
@@ -474,8 +473,9 @@ static int step_start_tx(struct client *c)
     if (cfg->rate > 0) {
         c->tx_start = c->sched_at; /* latency counts from the intended start */
         c->scheduled = 0;
+        c->lag_us = (now - c->sched_at) / NS_PER_US;
         if (now >= c->w->run->start_ns)
-            hist_record(c->w->lag, (now - c->sched_at) / NS_PER_US);
+            hist_record(c->w->lag, c->lag_us);
     }
     c->script = script_choose(cfg->scripts, &c->rng);
     c->script_idx = (int)(c->script - cfg->scripts->scripts);

@@ -5,6 +5,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "engine/txlog.h"
 #include "pg/pg.h"
 #include "stats/hist.h"
 #include "stats/series.h"
@@ -48,6 +49,10 @@ struct engine_config {
     int max_tries;            /* --max-tries: tries of a serialization/deadlock failure (>= 1) */
     int64_t timeout_us;       /* --timeout: cancel a transaction running longer; 0: none */
     int connect_per_tx;       /* -C */
+    /* -l: pgbench's transaction log, a file per thread: LOG_PREFIX.PID for the first,
+     * LOG_PREFIX.PID.N for thread N (as pgbench names them); NULL: no log. */
+    const char *log_prefix;
+    struct txlog_opts log;
     void (*progress)(const struct engine_progress *p, void *arg);
     void *progress_arg;
     /* With --warmup: called once on the main thread when the measured part begins, while the
@@ -101,12 +106,14 @@ struct engine_result {
     time_ns connect_time_ns; /* -C: their total time */
     enum end_reason end_reason;
     char first_error[256]; /* first failure message seen, "" if none */
+    char log_error[256];   /* -l: the transaction log could not be written, "" if it was */
 };
 
 /* Connect every client (and prepare statements in prepared mode), then run until the duration
  * or transaction count is reached, or engine_request_stop. Returns 0 with out filled (also
  * when interrupted: out->end_reason says so), or -1 with e set when the run could not start
- * (connection failure, ERR_RUNTIME); out is then empty. */
+ * (connection failure, ERR_RUNTIME; a statement the server cannot prepare or a transaction
+ * log that cannot be opened, ERR_INPUT); out is then empty. */
 int engine_run(const struct engine_config *cfg, struct engine_result *out, struct err *e);
 
 void engine_result_free(struct engine_result *r);

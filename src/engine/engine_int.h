@@ -73,8 +73,10 @@ struct client {
     enum pg_failure failure; /* first failure of the current try */
     uint64_t n_tx;
     uint64_t n_failed;
-    uint64_t n_done; /* transactions finished or skipped, for -t */
-    struct buf sql;  /* simple mode: the command with values substituted */
+    uint64_t n_done;   /* transactions finished or skipped, for -t */
+    uint64_t n_logged; /* -l: the client's transactions logged so far */
+    int64_t lag_us;    /* -R: how late the current transaction started */
+    struct buf sql;    /* simple mode: the command with values substituted */
     const char **param_values;
     char (*param_text)[32];
 };
@@ -119,6 +121,7 @@ struct worker {
     struct series_recorder recorder;
     struct stmt_stats *stmts;     /* indexed by run->cmd_base[script] + command */
     struct script_stats *scripts; /* indexed by the client's script_idx */
+    struct txlog *txlog;          /* -l, or NULL */
     uint64_t errors[PGF__COUNT];
     uint64_t n_tx, n_failed, n_retried, n_retries, n_skipped, n_late;
     uint64_t n_connects;
@@ -135,12 +138,13 @@ struct run {
     struct worker *workers;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int n_setup_done; /* workers whose clients are all set up (or failed) */
-    int go;           /* 1: start; -1: abort before start */
-    int n_finished;   /* workers whose loop ended */
-    time_ns go_ns;    /* clients start (warmup begins) */
-    time_ns start_ns; /* the measured part begins: after the warmup */
-    time_ns end_ns;   /* -T: when clients stop starting transactions; 0 otherwise */
+    int n_setup_done;       /* workers whose clients are all set up (or failed) */
+    int go;                 /* 1: start; -1: abort before start */
+    int n_finished;         /* workers whose loop ended */
+    time_ns go_ns;          /* clients start (warmup begins) */
+    time_ns start_ns;       /* the measured part begins: after the warmup */
+    time_ns end_ns;         /* -T: when clients stop starting transactions; 0 otherwise */
+    int64_t epoch_shift_us; /* wall clock minus monotonic clock, for -l's timestamps */
     size_t max_interval;
     int max_params;
     int n_cmds;             /* commands of all scripts */
@@ -169,6 +173,8 @@ void client_watch(struct client *c, uint32_t events);
 /* Record a finished transaction of client c (its current script); returns 1 when it counted
  * (after the warmup). */
 int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum pg_failure why);
+/* A transaction of c skipped (-R with --latency-limit: already too late) at now. */
+void worker_record_skipped(struct client *c, time_ns now);
 void worker_record_statement(struct worker *w, int script, int command, time_ns start, time_ns end);
 void *worker_main(void *arg);
 /* Add the worker's timerfd to its epoll set. */

@@ -190,6 +190,50 @@ static void supervise(struct run *run)
     pthread_mutex_unlock(&run->mu);
 }
 
+/* -l: a log file per thread, named as pgbench names them, opened before anything runs so
+ * that a path that cannot work is refused at once. */
+static int open_logs(struct run *run, struct err *e)
+{
+    const struct engine_config *cfg = run->cfg;
+    if (!cfg->log_prefix)
+        return 0;
+    for (int t = 0; t < run->n_workers; t++) {
+        char *path = t == 0 ? xasprintf("%s.%d", cfg->log_prefix, (int)getpid())
+                            : xasprintf("%s.%d.%d", cfg->log_prefix, (int)getpid(), t);
+        run->workers[t].txlog = txlog_open(path, &cfg->log, cfg->seed * 31 + (uint64_t)t, e);
+        free(path);
+        if (!run->workers[t].txlog)
+            return -1;
+    }
+    return 0;
+}
+
+/* Close the logs at the end; the first write error goes into out (when given). */
+static void close_logs(struct run *run, struct engine_result *out)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    for (int t = 0; t < run->n_workers; t++) {
+        struct err e = {0};
+        if (run->workers[t].txlog && txlog_close(run->workers[t].txlog, now_us, &e) < 0 && out &&
+            !out->log_error[0]) {
+            size_t n = strnlen(e.msg, sizeof out->log_error - 1);
+            memcpy(out->log_error, e.msg, n);
+            out->log_error[n] = '\0';
+        }
+        run->workers[t].txlog = NULL;
+    }
+}
+
+/* Wall clock minus monotonic clock: -l writes Unix-epoch timestamps, as pgbench. */
+static int64_t epoch_shift_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 - clock_now_ns() / NS_PER_US;
+}
+
 static int start_or_abort(struct run *run, struct err *e)
 {
     pthread_mutex_lock(&run->mu);
@@ -207,6 +251,10 @@ static int start_or_abort(struct run *run, struct err *e)
     run->start_ns = run->go_ns + run->cfg->warmup_s * NS_PER_S;
     if (run->cfg->duration_s > 0)
         run->end_ns = run->start_ns + run->cfg->duration_s * NS_PER_S;
+    run->epoch_shift_us = epoch_shift_us();
+    for (int t = 0; t < run->n_workers; t++)
+        if (run->workers[t].txlog)
+            txlog_start(run->workers[t].txlog, run->start_ns / NS_PER_US + run->epoch_shift_us);
     run->go = why ? -1 : 1;
     pthread_cond_broadcast(&run->cv);
     pthread_mutex_unlock(&run->mu);
@@ -365,6 +413,15 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     pthread_cond_init(&run.cv, &attr);
     pthread_condattr_destroy(&attr);
     init_workers(&run);
+    if (open_logs(&run, e) < 0) {
+        close_logs(&run, NULL);
+        free_workers(&run);
+        pthread_mutex_destroy(&run.mu);
+        pthread_cond_destroy(&run.cv);
+        close(engine_stop_fd);
+        engine_stop_fd = -1;
+        return -1;
+    }
     cancel_start();
     for (int t = 0; t < run.n_workers; t++)
         pthread_create(&run.workers[t].thread, NULL, worker_main, &run.workers[t]);
@@ -376,6 +433,7 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     cancel_stop();
     if (rc == 0)
         collect(&run, out);
+    close_logs(&run, rc == 0 ? out : NULL);
     free_workers(&run);
     pthread_mutex_destroy(&run.mu);
     pthread_cond_destroy(&run.cv);

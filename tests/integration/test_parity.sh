@@ -183,3 +183,117 @@ test_init_options_match_pgbench() {
     assert_rc 2
     assert_one_error_line
 }
+
+# -l writes pgbench 15's log files: the same names and, line by line, the same fields (each
+# field of the same kind: an integer, or the same word) as pgbench's own for the same options.
+# compare_logs DIR_OURS DIR_THEIRS
+compare_logs() {
+    python3 - "$1" "$2" <<'PY' || fail "logs differ from pgbench's"
+import os, re, sys, time
+ours, theirs = sys.argv[1], sys.argv[2]
+def files(d):
+    names = sorted(os.listdir(d))
+    # PREFIX.PID for the first thread, PREFIX.PID.N for thread N
+    shapes = sorted(re.sub(r"\.\d+", ".PID", n, count=1) for n in names)
+    return names, shapes
+on, os_ = files(ours)
+tn, ts = files(theirs)
+assert os_ == ts, (os_, ts)
+def kind(f):
+    return "int" if re.fullmatch(r"-?\d+", f) else f
+now = time.time()
+for a, b in zip(on, tn):
+    la = open(os.path.join(ours, a)).read().splitlines()
+    lb = open(os.path.join(theirs, b)).read().splitlines()
+    assert la and lb, (a, b)
+    ka = {tuple(kind(f) for f in l.split()) for l in la}
+    kb = {tuple(kind(f) for f in l.split()) for l in lb}
+    assert ka == kb, (a, ka, kb)
+    for l in la:
+        f = l.split()
+        # an epoch timestamp of this run (per transaction: field 5; aggregate: field 1)
+        t = int(f[4]) if len(f) in (6, 7, 8) else int(f[0])
+        assert abs(t - now) < 600, l
+print("ok")
+PY
+}
+
+# run_both DIR OPTIONS...: pgbench and pgarena with the same options, each in DIR/{theirs,ours}
+run_both() {
+    dir=$1
+    shift
+    mkdir -p "$dir/theirs" "$dir/ours"
+    (cd "$dir/theirs" && "$PGBENCH" "$@" "$db" >out 2>&1) || { cat "$dir/theirs/out"; fail "pgbench $*"; }
+    rm -f "$dir/theirs/out"
+    (cd "$dir/ours" && "$PGARENA" run -q -o ../r.json "$@" "$db" >../out 2>../err) || { cat "$dir/err"; fail "pgarena run $*"; }
+    grep -qE 'Sanitizer|runtime error:' "$dir/err" && { cat "$dir/err"; fail "sanitizer report"; }
+    compare_logs "$dir/ours" "$dir/theirs"
+}
+
+test_transaction_log_like_pgbench() {
+    db=$(parity_db pga_log)
+    run_both "$T/plain" -S -l -c 2 -j 2 -t 5
+    run_both "$T/prefixed" -S -l --log-prefix my_log -t 5 -R 200 --max-tries 2
+    run_both "$T/agg" -S -l --aggregate-interval 1 -T 2
+    run_both "$T/agg_rate" -S -l --aggregate-interval 1 -T 2 -R 100 --latency-limit 50 --max-tries 3
+    # one line per transaction, numbered per client; the latency agrees with the result file
+    python3 - "$T/plain/ours" <<'PY' || fail "per-transaction lines"
+import os, sys
+lines = [l.split() for n in os.listdir(sys.argv[1]) for l in open(os.path.join(sys.argv[1], n))]
+assert sorted((int(f[0]), int(f[1])) for f in lines) == [(c, i) for c in (0, 1) for i in range(1, 6)], lines
+assert all(f[3] == "0" and int(f[2]) > 0 for f in lines)
+PY
+    # aggregates: two whole intervals whose counts add up to the run's transactions (but for
+    # one that ended after the last whole interval, which pgbench does not write either)
+    python3 - "$T/agg/ours" "$T/agg/r.json" <<'PY' || fail "aggregate lines"
+import json, os, sys
+d = sys.argv[1]
+lines = [l.split() for n in os.listdir(d) for l in open(os.path.join(d, n))]
+assert len(lines) == 2 and int(lines[1][0]) - int(lines[0][0]) == 1, lines
+r = json.load(open(sys.argv[2]))
+n = r["summary"]["transactions"]
+assert n - 1 <= sum(int(f[1]) for f in lines) <= n, (lines, n)
+assert all(int(f[4]) <= int(f[5]) and int(f[2]) >= int(f[1]) * int(f[4]) for f in lines)
+PY
+    # --sampling-rate 0.5 of 200 transactions: 100 +- 7 (sd), bounds at 5 sd
+    mkdir "$T/sampled" && (cd "$T/sampled" && "$PGARENA" run -q -o ../r.json -S -l --sampling-rate 0.5 -t 200 "$db" >/dev/null) || fail "sampled run"
+    n=$(cat "$T"/sampled/pgbench_log.* | wc -l)
+    [ "$n" -ge 65 ] && [ "$n" -le 135 ] || fail "sampled $n lines of 200"
+    pga run -q -S --log-prefix x -t 1 "$db"
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'allowed only when logging transactions'
+    pga run -q -S -l --aggregate-interval 3 -T 5 "$db"
+    assert_rc 2
+    assert_err 'must be a multiple of aggregation interval'
+    pga run -q -S -l --log-prefix /nonexistent-dir/x -t 1 "$db"
+    assert_rc 2
+    assert_one_error_line
+}
+
+# -S, -N, -b list, --show-script, --progress-timestamp
+test_pgbench_run_shorthands() {
+    db=$(parity_db pga_short)
+    pga run -S -N -t 5 -o r.json "$db"
+    assert_rc 0
+    pyjson r.json '[s["name"] for s in d["workload"]["scripts"]] == ["builtin: select-only", "builtin: simple-update"]'
+    pga run -b list
+    assert_rc 0
+    assert_out '^Available builtin scripts:$'
+    assert_out '^ +select-only: '
+    pga run --show-script sel
+    assert_rc 0
+    assert_out '^-- select-only: '
+    assert_out '^SELECT abalance FROM pgbench_accounts WHERE aid = :aid;$'
+    pga run --show-script nosuch
+    assert_rc 2
+    assert_one_error_line
+    pga run -S -T 2 -P 1 --progress-timestamp -o r.json "$db"
+    assert_rc 0
+    now=$(date +%s)
+    python3 - "$T/err" "$now" <<'PY' || fail "progress lines are not Unix timestamps"
+import re, sys
+ts = [float(m.group(1)) for m in re.finditer(r"progress: (\d+\.\d{3}) s,", open(sys.argv[1]).read())]
+assert ts and all(abs(t - int(sys.argv[2])) < 120 for t in ts), ts
+PY
+}
