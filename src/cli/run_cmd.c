@@ -25,6 +25,8 @@ static const char usage[] =
     "                   [-R TPS] [--latency-limit MS] [--warmup S] [--max-tries N]\n"
     "                   [--timeout MS] [-C] [-r] [-P SECONDS] [-o RESULT.json]\n"
     "                   [--label TEXT] [--report REPORT.html] [--seed N] [--local] [-q]\n"
+    "                   [-S | -N] [-l [--log-prefix P] [--sampling-rate F]\n"
+    "                   [--aggregate-interval S]] [--show-script NAME] [-b list]\n"
     "\n"
     "Run a workload, measure every transaction, print a summary and write a result file.\n"
     "\n"
@@ -46,7 +48,7 @@ static const char usage[] =
     "  -o, --output FILE     result file (default pgarena-WORKLOAD-TIME.json)\n"
     "  -R, --rate TPS        open loop: start TPS transactions per second (Poisson arrivals);\n"
     "                        latency counts from the scheduled start\n"
-    "      --latency-limit MS  count transactions over MS; with -R, skip those already late\n"
+    "  -L, --latency-limit MS  count transactions over MS; with -R, skip those already late\n"
     "      --warmup S        run S seconds first and count none of them\n"
     "      --max-tries N     tries of a transaction failing on serialization or deadlock (1)\n"
     "      --timeout MS      cancel a transaction running longer, counted as a timeout\n"
@@ -57,6 +59,14 @@ static const char usage[] =
     "      --seed N          seed of the random draws\n"
     "      --local           run against a scratch server, loading the workload first\n"
     "  -q, --quiet           print only the summary\n"
+    "pgbench's habits:\n"
+    "  -S, -N                -b select-only, -b simple-update\n"
+    "  -b list               list the built-in scripts; --show-script NAME prints one\n"
+    "  -l, --log             pgbench's transaction log, PREFIX.PID[.THREAD] (pgbench 15 format)\n"
+    "      --log-prefix P    (default pgbench_log); --sampling-rate F: log a fraction F\n"
+    "      --aggregate-interval S  a line per S seconds instead of per transaction\n"
+    "      --failures-detailed  serialization and deadlock failures apart in the log\n"
+    "      --progress-timestamp  progress lines with Unix timestamps\n"
     "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
 
 enum {
@@ -79,6 +89,7 @@ static int parse_measure_option(int opt, const char *arg, struct run_opts *o, st
     switch (opt) {
     case 'R':
         return args_double("-R", arg, 0.001, 1e9, &o->rate, e) < 0 ? -1 : 1;
+    case 'L': /* pgbench's short form */
     case OPT_LATENCY_LIMIT:
         return args_double("--latency-limit", arg, 0.001, 1e9, &o->latency_limit_ms, e) < 0 ? -1
                                                                                             : 1;
@@ -122,6 +133,7 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         {"workload", required_argument, NULL, 'w'},
         {"scale", required_argument, NULL, 's'},
         {"clients", required_argument, NULL, 'c'},
+        {"client", required_argument, NULL, 'c'}, /* pgbench's spelling */
         {"jobs", required_argument, NULL, 'j'},
         {"time", required_argument, NULL, 'T'},
         {"transactions", required_argument, NULL, 't'},
@@ -131,6 +143,7 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         {"label", required_argument, NULL, OPT_LABEL},
         {"report", required_argument, NULL, OPT_REPORT},
         {"seed", required_argument, NULL, OPT_SEED},
+        {"random-seed", required_argument, NULL, OPT_SEED}, /* pgbench's, integers only */
         {"local", no_argument, NULL, OPT_LOCAL},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, OPT_HELP},
@@ -162,7 +175,7 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
     const char *workload = "tpcb-like";
     int opt, got_T = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":w:s:c:j:T:t:M:P:o:qh:p:U:R:Crf:b:D:SNl", longopts,
+    while ((opt = getopt_long(argc, argv, ":w:s:c:j:T:t:M:P:o:qh:p:U:R:L:Crf:b:D:SNl", longopts,
                               NULL)) != -1) {
         if (args_conn_option(opt, optarg, &o->conn))
             continue;

@@ -18,8 +18,7 @@
  * Comparisons and IS do not chain (a = b = c is an error), as in pgbench.
  */
 
-#define MAX_ARGS  64 /* of a CASE: 31 WHEN ... THEN pairs and the ELSE */
-#define MAX_FARGS 16 /* of a function call, as pgbench's limit */
+#define MAX_FARGS 16 /* arguments of a function call, as pgbench's limit */
 
 enum tok {
     T_END,
@@ -306,49 +305,55 @@ static struct expr *parse_call(struct parser *ps)
     return x;
 }
 
+/* CASE WHEN c THEN v ... [ELSE e] END: as many WHENs as given (pgbench sets no limit). The
+ * node's arguments are c1, v1, c2, v2, ..., e (NULL when no ELSE). */
 static struct expr *parse_case(struct parser *ps)
 {
-    struct expr *parts[MAX_ARGS];
-    int n = 0;
+    struct buf_parts {
+        struct expr **v;
+        int n, cap;
+    } p = {NULL, 0, 0};
     next(ps);
-    while (ps->tok == T_WHEN && n + 3 <= MAX_ARGS) {
+    while (ps->tok == T_WHEN) {
+        if (p.n + 3 > p.cap) {
+            p.cap = p.cap ? 2 * p.cap : 8;
+            p.v = xrealloc(p.v, sizeof *p.v * (size_t)p.cap);
+        }
         next(ps);
-        if (!(parts[n++] = parse(ps, 0)))
+        if (!(p.v[p.n++] = parse(ps, 0)))
             goto bad;
         if (ps->tok != T_THEN) {
             fail_at(ps, ps->tok_at, "expected THEN");
             goto bad;
         }
         next(ps);
-        if (!(parts[n++] = parse(ps, 0)))
+        if (!(p.v[p.n++] = parse(ps, 0)))
             goto bad;
     }
-    if (n == 0) {
+    if (p.n == 0) {
         fail_at(ps, ps->tok_at, "expected WHEN");
-        goto bad;
-    }
-    if (ps->tok == T_WHEN) {
-        fail_at(ps, ps->tok_at, "too many WHEN clauses, maximum is 31");
         goto bad;
     }
     if (ps->tok == T_ELSE) {
         next(ps);
-        if (!(parts[n++] = parse(ps, 0)))
+        if (!(p.v[p.n++] = parse(ps, 0)))
             goto bad;
     } else {
-        parts[n++] = constant(value_null());
+        p.v[p.n++] = constant(value_null());
     }
     if (ps->tok != T_ENDKW) {
         fail_at(ps, ps->tok_at, "expected END");
         goto bad;
     }
     next(ps);
-    struct expr *x = new_node(EX_CASE, n);
-    memcpy(x->args, parts, sizeof parts[0] * (size_t)n);
+    struct expr *x = new_node(EX_CASE, p.n);
+    memcpy(x->args, p.v, sizeof *p.v * (size_t)p.n);
+    free(p.v);
     return x;
 bad:
-    for (int i = 0; i < n; i++)
-        expr_free(parts[i]);
+    for (int i = 0; i < p.n; i++)
+        expr_free(p.v[i]);
+    free(p.v);
     return NULL;
 }
 
@@ -648,7 +653,7 @@ static int eval(const struct expr *x, struct eval *ev, struct value *out)
     case EX_FUNC:
         break;
     }
-    struct value args[MAX_ARGS];
+    struct value args[MAX_FARGS];
     for (int i = 0; i < x->n_args; i++)
         if (eval(x->args[i], ev, &args[i]) < 0)
             return -1;

@@ -492,6 +492,16 @@ static void test_truth_and_double_overflow(void **state)
     assert_int_equal(t, 0);
     assert_int_equal(script_truth(&(struct value){.type = VAL_NULL}, &t, msg, 128), 0);
     assert_int_equal(t, 0);
+    /* CASE takes any number of WHENs, as pgbench's does */
+    char text[2048];
+    int n = snprintf(text, sizeof text, "\\set c CASE");
+    for (int i = 1; i <= 40; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n, " WHEN %d THEN %d", i, i);
+    snprintf(text + n, sizeof text - (size_t)n, " END\n");
+    struct script_set cs;
+    parse_ok(&cs, text);
+    assert_int_equal(cs.scripts[0].cmds[0].expr->n_args, 81);
+    script_set_free(&cs);
     static const char *const bad[] = {"\\set d 1.0E309\n", "\\set d .1E310\n"};
     for (size_t i = 0; i < 2; i++) {
         struct script_set s;
