@@ -11,8 +11,9 @@ CPPFLAGS_ALL = -Isrc -D_GNU_SOURCE -DPGARENA_VERSION='"$(VERSION)"' \
                $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LIBS_ALL = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 
-# Two variants share the sources: release (build/) and sanitized (build/asan/).
-REL_CFLAGS  := -std=c11 -O2 -g $(WARN)
+# Two variants share the sources: release (build/) and sanitized (build/asan/). The release
+# build also takes the CPPFLAGS, CFLAGS and LDFLAGS given (a package build's hardening flags).
+REL_CFLAGS  := -std=c11 -O2 -g $(WARN) $(CPPFLAGS) $(CFLAGS)
 ASAN_CFLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
                -fno-sanitize-recover=undefined $(WARN)
 
@@ -22,7 +23,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 REL_OBJ  := $(LIB_SRC:%.c=build/obj/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o)
 
-.PHONY: all asan unit check demo clean format deps fuzz
+.PHONY: all asan unit check demo clean format deps fuzz install uninstall unit-check deb
 all: build/pgarena
 
 build/obj/%.o: %.c
@@ -43,7 +44,7 @@ build/asan/libpgarena.a: $(ASAN_OBJ)
 
 build/pgarena: build/obj/src/main.o build/libpgarena.a
 	@echo "LD $@"
-	@$(CC) $(REL_CFLAGS) -o $@ $^ $(LIBS_ALL)
+	@$(CC) $(REL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
 
 build/asan/pgarena: build/asan/obj/src/main.o build/asan/libpgarena.a
 	@echo "LD $@"
@@ -66,6 +67,33 @@ build/asan/tests/%: tests/unit/%.c build/asan/libpgarena.a
 
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%) $(UNIT_SRC:tests/unit/%.c=build/asan/tests/%)
 unit: $(UNIT_BIN)
+
+# The release build's unit tests alone (no server needed): the Debian package's test step.
+unit-check: $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+	@for t in $^; do $$t >/dev/null 2>&1 || { echo "FAIL $$t"; exit 1; }; done; \
+	    echo "$(words $^) unit test programs passed"
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man page, the bash completion.
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL ?= install
+
+install: build/pgarena
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 755 build/pgarena $(DESTDIR)$(BINDIR)/pgarena
+	$(INSTALL) -m 644 docs/pgarena.1 $(DESTDIR)$(MANDIR)/man1/pgarena.1
+	$(INSTALL) -m 644 completion/pgarena.bash $(DESTDIR)$(BASHCOMPDIR)/pgarena
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/pgarena $(DESTDIR)$(MANDIR)/man1/pgarena.1 \
+	    $(DESTDIR)$(BASHCOMPDIR)/pgarena
+
+# The Debian package (debian/), written beside this tree as dpkg-buildpackage does; too
+# slow for make check. Needs debhelper: apt-get install -y debhelper devscripts.
+deb:
+	dpkg-buildpackage -us -uc -b
 
 deps:
 	@sh tests/ensure-deps.sh

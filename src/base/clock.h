@@ -3,7 +3,8 @@
 
 #include <stdint.h>
 
-/* One clock for every measurement: CLOCK_MONOTONIC in nanoseconds. */
+/* One clock for every measurement: CLOCK_MONOTONIC in nanoseconds. Ownership: nothing is
+ * allocated; callers own the buffers they pass. */
 typedef int64_t time_ns;
 
 #define NS_PER_US 1000LL

@@ -1,7 +1,8 @@
 #ifndef PGARENA_BASE_ERR_H
 #define PGARENA_BASE_ERR_H
 
-/* How a failure maps to the process exit status (DESIGN.md). */
+/* How a failure maps to the process exit status (README.md, pgarena(1): 0 ok, 1 runtime, 2 input).
+ */
 enum err_code {
     ERR_NONE = 0,
     ERR_RUNTIME = 1, /* the run failed or was cut short */

@@ -4,7 +4,8 @@
 #include <stddef.h>
 
 /* Allocation that never returns NULL: out of memory aborts the process with a message,
- * because no benchmark result is meaningful once the client cannot allocate. */
+ * because no benchmark result is meaningful once the client cannot allocate. Ownership: the
+ * caller owns (and frees with free()) everything these return. */
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);

@@ -4,7 +4,8 @@
 #include <stdint.h>
 
 /* A small seeded PRNG (xoshiro256**), one per client, so runs with the same --seed draw the
- * same values. Plain data: copy it to save and restore a state (retries repeat their draws). */
+ * same values. Plain data: copy it to save and restore a state (retries repeat their draws).
+ * Ownership: nothing is allocated; the caller owns the struct. */
 struct rng {
     uint64_t s[4];
 };

@@ -4,7 +4,8 @@
 #include "base/err.h"
 
 /*
- * The commands. Each parses its own options and returns 0 on success, -1 with e set (main
+ * The commands. Ownership: argv stays the caller's; a command frees all it allocates. Each
+ * parses its own options and returns 0 on success, -1 with e set (main
  * prints "pgarena: MESSAGE" and exits with e->code), or 1 when a run was cut short after its
  * result was written and reported (exit status 1, nothing more to print); compare returns 3
  * when --fail-if-worse finds a metric worse.

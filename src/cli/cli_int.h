@@ -4,7 +4,8 @@
 #include "base/err.h"
 
 /* Shared inside cli/: each command's option parsing and checking alone (for cli_parse_only),
- * with the arguments and results of cli_parse_only. */
+ * with the arguments and results of cli_parse_only. Ownership: nothing is allocated that
+ * outlives a call; argv stays the caller's. */
 int cli_init_parse(int argc, char **argv, struct err *e);
 int cli_run_parse(int argc, char **argv, struct err *e);
 int cli_show_parse(int argc, char **argv, struct err *e);

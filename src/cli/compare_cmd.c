@@ -8,10 +8,11 @@
 #include "cli/cli_int.h"
 #include "compare/compare.h"
 #include "report/compare_out.h"
+#include "report/csv.h"
 #include "result/result.h"
 
 static const char usage[] =
-    "Usage: pgarena compare A.json B.json [MORE.json...] [--json] [--fail-if-worse]\n"
+    "Usage: pgarena compare A.json B.json [MORE.json...] [--json | --csv] [--fail-if-worse]\n"
     "                       [--seed N] [--margin PCT]\n"
     "\n"
     "Is B faster than A, by how much, and is it real? Files are grouped into setups by their\n"
@@ -21,14 +22,15 @@ static const char usage[] =
     "no-meaningful-difference or inconclusive.\n"
     "\n"
     "      --json           print the comparison as JSON\n"
+    "      --csv            print it as CSV (RFC 4180): one row per metric and side\n"
     "      --fail-if-worse  exit with status 3 when any metric is worse\n"
     "      --seed N         seed of the bootstrap resampling (default 42)\n"
-    "      --margin PCT     changes within +-PCT %% are no meaningful difference (default 2)\n";
+    "      --margin PCT     changes within +-PCT % are no meaningful difference (default 2)\n";
 
-enum { OPT_JSON = 1, OPT_FAIL, OPT_SEED, OPT_MARGIN, OPT_HELP };
+enum { OPT_JSON = 1, OPT_CSV, OPT_FAIL, OPT_SEED, OPT_MARGIN, OPT_HELP };
 
 struct compare_opts {
-    int json, fail_if_worse;
+    int json, csv, fail_if_worse;
     struct cmp_config cfg;
 };
 
@@ -36,6 +38,7 @@ struct compare_opts {
 static int parse_options(int argc, char **argv, struct compare_opts *o, struct err *e)
 {
     static const struct option longopts[] = {{"json", no_argument, NULL, OPT_JSON},
+                                             {"csv", no_argument, NULL, OPT_CSV},
                                              {"fail-if-worse", no_argument, NULL, OPT_FAIL},
                                              {"seed", required_argument, NULL, OPT_SEED},
                                              {"margin", required_argument, NULL, OPT_MARGIN},
@@ -49,6 +52,9 @@ static int parse_options(int argc, char **argv, struct compare_opts *o, struct e
         switch (opt) {
         case OPT_JSON:
             o->json = 1;
+            break;
+        case OPT_CSV:
+            o->csv = 1;
             break;
         case OPT_FAIL:
             o->fail_if_worse = 1;
@@ -70,6 +76,8 @@ static int parse_options(int argc, char **argv, struct compare_opts *o, struct e
             return args_bad_option("compare", argc, argv, optind, optopt, opt == ':', e);
         }
     }
+    if (o->json && o->csv)
+        return err_set(e, ERR_INPUT, "compare: --json and --csv are exclusive");
     if (argc - optind < 2)
         return err_set(e, ERR_INPUT,
                        "compare: expected at least two result files (see pgarena compare --help)");
@@ -102,10 +110,12 @@ int cli_compare(int argc, char **argv, struct err *e)
     if (rc == 0 && (rc = cmp_compare(runs, paths, n, &o.cfg, &rep, e)) == 0) {
         if (o.json)
             rc = report_compare_json(stdout, &rep, e);
+        else if (o.csv)
+            report_csv_compare(stdout, &rep);
         else
             report_compare_text(stdout, &rep);
         if (rc == 0 && o.fail_if_worse && cmp_any_worse(&rep))
-            rc = 3; /* DESIGN.md: a metric significantly worse */
+            rc = 3; /* exit status 3: a metric significantly worse */
         cmp_report_free(&rep);
     }
     for (size_t i = 0; i < n_read; i++)

@@ -5,7 +5,8 @@
 #include "local/local.h"
 #include "pg/pg.h"
 
-/* What init and run share: signal handling and the --local scratch server. */
+/* What init and run share: signal handling and the --local scratch server. Ownership: the
+ * caller owns srv and conn; session_local_stop releases what session_local_start made. */
 
 /* Set by the first SIGINT/SIGTERM (the loader polls it); a second one exits at once. */
 extern volatile int session_interrupted;

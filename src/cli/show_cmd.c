@@ -4,26 +4,38 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cli_int.h"
+#include "report/csv.h"
 #include "report/text.h"
 #include "result/result.h"
 
-static const char usage[] = "Usage: pgarena show RESULT.json [--intervals]\n"
-                            "\n"
-                            "Print the summary of a result file again, and its environment.\n"
-                            "\n"
-                            "      --intervals   also print one line per interval\n";
+static const char usage[] =
+    "Usage: pgarena show RESULT.json [--intervals | --csv [--summary]]\n"
+    "\n"
+    "Print the summary of a result file again, and its environment.\n"
+    "\n"
+    "      --intervals   also print one line per interval\n"
+    "      --csv         print CSV instead (RFC 4180): one row per interval\n"
+    "      --summary     with --csv: one row of the whole run instead\n";
 
-/* 1 when --help was printed, -1 with e set. */
-static int parse_options(int argc, char **argv, int *intervals, const char **path, struct err *e)
+enum { SHOW_TEXT, SHOW_INTERVALS = 1, SHOW_CSV = 2, SHOW_SUMMARY = 4 };
+
+/* 1 when --help was printed, -1 with e set; *mode is a set of SHOW_* flags. */
+static int parse_options(int argc, char **argv, int *mode, const char **path, struct err *e)
 {
     static const struct option longopts[] = {{"intervals", no_argument, NULL, 'i'},
+                                             {"csv", no_argument, NULL, 'c'},
+                                             {"summary", no_argument, NULL, 's'},
                                              {"help", no_argument, NULL, 'H'},
                                              {NULL, 0, NULL, 0}};
     int opt;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
         if (opt == 'i') {
-            *intervals = 1;
+            *mode |= SHOW_INTERVALS;
+        } else if (opt == 'c') {
+            *mode |= SHOW_CSV;
+        } else if (opt == 's') {
+            *mode |= SHOW_SUMMARY;
         } else if (opt == 'H') {
             fputs(usage, stdout);
             return 1;
@@ -31,6 +43,10 @@ static int parse_options(int argc, char **argv, int *intervals, const char **pat
             return args_bad_option("show", argc, argv, optind, optopt, opt == ':', e);
         }
     }
+    if ((*mode & SHOW_SUMMARY) && !(*mode & SHOW_CSV))
+        return err_set(e, ERR_INPUT, "show: --summary goes with --csv");
+    if ((*mode & SHOW_SUMMARY) && (*mode & SHOW_INTERVALS))
+        return err_set(e, ERR_INPUT, "show: --csv --summary and --intervals are exclusive");
     if (optind != argc - 1)
         return err_set(e, ERR_INPUT, "show: expected one result file (see pgarena show --help)");
     *path = argv[optind];
@@ -39,25 +55,31 @@ static int parse_options(int argc, char **argv, int *intervals, const char **pat
 
 int cli_show_parse(int argc, char **argv, struct err *e)
 {
-    int intervals = 0;
+    int mode = SHOW_TEXT;
     const char *path;
-    return parse_options(argc, argv, &intervals, &path, e) < 0 ? -1 : 0;
+    return parse_options(argc, argv, &mode, &path, e) < 0 ? -1 : 0;
 }
 
 int cli_show(int argc, char **argv, struct err *e)
 {
-    int intervals = 0;
+    int mode = SHOW_TEXT;
     const char *path;
-    int rc = parse_options(argc, argv, &intervals, &path, e);
+    int rc = parse_options(argc, argv, &mode, &path, e);
     if (rc != 0)
         return rc > 0 ? 0 : -1;
     struct result r;
     if (result_read(path, &r, e) < 0)
         return -1;
-    report_text_summary(stdout, &r);
-    report_text_environment(stdout, &r);
-    if (intervals)
-        report_text_intervals(stdout, &r);
+    if (mode & SHOW_SUMMARY) {
+        report_csv_summary(stdout, &r);
+    } else if (mode & SHOW_CSV) {
+        report_csv_intervals(stdout, &r);
+    } else {
+        report_text_summary(stdout, &r);
+        report_text_environment(stdout, &r);
+        if (mode & SHOW_INTERVALS)
+            report_text_intervals(stdout, &r);
+    }
     result_free(&r);
     return 0;
 }

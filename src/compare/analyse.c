@@ -1,4 +1,5 @@
-/* One comparison, side B against baseline A: window, intervals, verdicts (COMPARE-METHOD.md). */
+/* One comparison, side B against baseline A: window, intervals, verdicts (docs/compare-method.md).
+ */
 #include "compare/cmp_int.h"
 
 #include <math.h>
@@ -15,7 +16,8 @@
 #define FAIL_MARGIN 0.001 /* failure rates within 0.1 percentage point are no difference */
 /* A ratio beyond which no plausible run-to-run noise explains a difference, so that gates
  * about run length do not hide it: identical 3-s runs on a loaded 2-core machine have differed
- * by a third, and the issue's example of B at half of A's throughput must still count. */
+ * by a third, and B at half of A's throughput must still count as worse. This override is
+ * pgarena's own, not the sources': docs/compare-method.md §5, "Gross differences". */
 #define GROSS       1.75
 #define MIN_TAIL    100 /* transactions beyond a quantile needed to judge it (§3.4) */
 #define N_QUANTILES 3

@@ -1,4 +1,4 @@
-/* Circular block bootstrap of means, ratios of means and rates (COMPARE-METHOD.md §3.3). */
+/* Circular block bootstrap of means, ratios of means and rates (docs/compare-method.md §3.3). */
 #include "compare/cmp_int.h"
 
 #include <math.h>

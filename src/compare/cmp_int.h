@@ -2,7 +2,7 @@
 #define PGARENA_COMPARE_CMP_INT_H
 
 /*
- * Shared inside compare/ and with its unit tests: the statistics of COMPARE-METHOD.md as pure
+ * Shared inside compare/ and with its unit tests: the statistics of docs/compare-method.md as pure
  * functions on arrays (section numbers refer to that document).
  * Ownership: callers own every array passed in and out; the one object that allocates,
  * struct cmp_lat, is freed with cmp_lat_free.

@@ -11,7 +11,7 @@
  * Is B faster than A, by how much, and is it real? Result files are grouped into sides by
  * label (files sharing one are trials of one setup; the first label is the baseline A), and
  * every other side is compared with A on throughput, latency p50/p95/p99 and failure rate as
- * COMPARE-METHOD.md describes; what differs between the environments is listed too.
+ * docs/compare-method.md describes; what differs between the environments is listed too.
  * Ownership: struct cmp_report owns everything it points to (cmp_report_free), except the
  * results and paths it was given, which must outlive it.
  */
@@ -28,7 +28,8 @@ struct cmp_config {
 
 enum cmp_metric_id { CMP_TPS, CMP_P50, CMP_P95, CMP_P99, CMP_FAILURE_RATE, CMP_N_METRICS };
 
-/* "tps", "latency_p50", "latency_p95", "latency_p99", "failure_rate" (DESIGN.md). */
+/* "tps", "latency_p50", "latency_p95", "latency_p99", "failure_rate" (the names of compare --json).
+ */
 extern const char *const cmp_metric_names[CMP_N_METRICS];
 
 enum cmp_verdict { CMP_BETTER, CMP_WORSE, CMP_NO_DIFFERENCE, CMP_INCONCLUSIVE };

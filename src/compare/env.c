@@ -1,4 +1,5 @@
-/* The fairness check: what differs between the environments of two sides (issue 7, item 3). */
+/* The fairness check: what differs between the environments of two sides ; listed by compare, and a
+ * warning when it makes the comparison not like for like. */
 #include "compare/cmp_int.h"
 
 #include <stdlib.h>

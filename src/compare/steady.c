@@ -1,4 +1,5 @@
-/* Warm-up detection, long-run variance and block length, drift (COMPARE-METHOD.md §3.1-3.2). */
+/* Warm-up detection, long-run variance and block length, drift (docs/compare-method.md §3.1-3.2).
+ */
 #include "compare/cmp_int.h"
 
 #include <math.h>

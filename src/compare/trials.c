@@ -1,4 +1,5 @@
-/* Trials as the unit: Welch's t, Mann-Whitney, how many trials (COMPARE-METHOD.md §3.5, §6). */
+/* Trials as the unit: Welch's t, Mann-Whitney, how many trials (docs/compare-method.md §3.5, §6).
+ */
 #include "compare/cmp_int.h"
 
 #include <math.h>

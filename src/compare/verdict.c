@@ -1,12 +1,12 @@
-/* From a confidence interval to a verdict word and its one-line detail (COMPARE-METHOD.md §5). */
+/* From a confidence interval to a verdict word and its detail (docs/compare-method.md §5). */
 #include "compare/cmp_int.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
-const char *const cmp_verdict_names[4] = {"better", "worse", "no-meaningful-difference",
-                                          "inconclusive"};
+    const char *const cmp_verdict_names[4] = {"better", "worse", "no-meaningful-difference",
+                                              "inconclusive"};
 
 enum cmp_class cmp_classify(double l, double u, double null, double lo, double up)
 {

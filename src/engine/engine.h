@@ -102,7 +102,7 @@ struct engine_result {
     struct statement_result *statements;
     int n_scripts; /* as the script set: scripts[i] is its script i */
     struct script_result *scripts;
-    uint64_t n_connects;     /* -C: connections opened during the measured part */
+    uint64_t n_connects;     /* -C: connections opened for transactions, --warmup's included */
     time_ns connect_time_ns; /* -C: their total time */
     enum end_reason end_reason;
     char first_error[256]; /* first failure message seen, "" if none */

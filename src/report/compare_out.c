@@ -2,9 +2,14 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define WIDTH 100
+#include "base/mem.h"
+#include "report/fmt.h"
+
+#define WIDTH       100
+#define LABEL_WIDTH 33 /* a label in a heading line: two fit in WIDTH with the rest */
 
 static const char *const metric_titles[CMP_N_METRICS] = {"tps", "latency p50", "latency p95",
                                                          "latency p99", "failure rate"};
@@ -22,7 +27,8 @@ static void format_value(char *buf, size_t size, enum cmp_metric_id id, double v
         snprintf(buf, size, "%.3f ms", v / 1000);
 }
 
-/* Print text indented by indent, wrapped at word boundaries to fit WIDTH columns. */
+/* Print text indented by indent, wrapped at word boundaries to fit WIDTH columns; a word
+ * longer than a line is cut. */
 static void print_wrapped(FILE *out, const char *lead, int indent, const char *text)
 {
     int col = fprintf(out, "%*s%s", indent, "", lead);
@@ -35,7 +41,14 @@ static void print_wrapped(FILE *out, const char *lead, int indent, const char *t
             fputc(' ', out);
             col++;
         }
-        col += fprintf(out, "%.*s", (int)word, text);
+        if (col + (int)word > WIDTH) {
+            char cut[WIDTH + 1];
+            size_t room = (size_t)(WIDTH - col) + 1;
+            col += fprintf(out, "%s",
+                           report_fmt_cut(cut, room < sizeof cut ? room : sizeof cut, text));
+        } else {
+            col += fprintf(out, "%.*s", (int)word, text);
+        }
         text += word;
         text += strspn(text, " ");
     }
@@ -125,8 +138,10 @@ static void print_scripts(FILE *out, const struct cmp_outcome *o)
 static void print_outcome(FILE *out, const struct cmp_report *rep, const struct cmp_outcome *o)
 {
     const struct cmp_side *b = &rep->sides[o->side];
-    fprintf(out, "\nB = %s (%zu trial%s) against A = %s\n", b->label, b->n_trials,
-            b->n_trials == 1 ? "" : "s", rep->sides[0].label);
+    char lb[LABEL_WIDTH], la[LABEL_WIDTH];
+    fprintf(out, "\nB = %s (%zu trial%s) against A = %s\n", report_fmt_cut(lb, sizeof lb, b->label),
+            b->n_trials, b->n_trials == 1 ? "" : "s",
+            report_fmt_cut(la, sizeof la, rep->sides[0].label));
     print_window(out, rep, o);
     fprintf(out, "\n" ROW, "metric", "A", "B", "change", "95% CI of change", "verdict");
     for (int k = 0; k < CMP_N_METRICS; k++)
@@ -142,39 +157,37 @@ static void print_outcome(FILE *out, const struct cmp_report *rep, const struct 
     print_scripts(out, o);
 }
 
-/* A value for the differences table: one line, cut to width. */
-static void cell(char *buf, size_t width, const char *s)
-{
-    size_t n = 0;
-    for (; s[n] && n + 1 < width; n++)
-        buf[n] = s[n] == '\n' || s[n] == '\t' ? ' ' : s[n];
-    buf[n] = '\0';
-    if (s[n] && n >= 3)
-        memcpy(buf + n - 3, "...", 3);
-}
+/* Columns of the differences table, so that a row fits WIDTH: "  PATH A VALUE B VALUE  !". */
+#define DIFF_PATH  28
+#define DIFF_VALUE 30
 
 static void print_diffs(FILE *out, const struct cmp_report *rep)
 {
     fprintf(out, "\nenvironment differences%s\n", rep->n_diffs ? ":" : ": none recorded");
     for (size_t i = 0; i < rep->n_diffs; i++) {
         const struct cmp_diff *d = &rep->diffs[i];
-        char path[31], a[33], b[33];
-        cell(path, sizeof path, d->path);
-        cell(a, sizeof a, d->a);
-        cell(b, sizeof b, d->b);
-        if (rep->n_sides > 2)
-            fprintf(out, "  %-30s %-32s %s: %s%s\n", path, a, rep->sides[d->side].label, b,
+        char path[DIFF_PATH + 1], a[DIFF_VALUE + 1], b[DIFF_VALUE + 1], side[DIFF_VALUE + 1];
+        report_fmt_cut(path, sizeof path, d->path);
+        report_fmt_cut(a, sizeof a, d->a);
+        if (rep->n_sides > 2) {
+            char *both = xasprintf("%s: %s", rep->sides[d->side].label, d->b);
+            report_fmt_cut(side, sizeof side, both);
+            free(both);
+            fprintf(out, "  %-*s %-*s %s%s\n", DIFF_PATH, path, DIFF_VALUE + 2, a, side,
                     d->unfair ? "  !" : "");
-        else
-            fprintf(out, "  %-30s A %-32s B %s%s\n", path, a, b, d->unfair ? "  !" : "");
+        } else {
+            fprintf(out, "  %-*s A %-*s B %s%s\n", DIFF_PATH, path, DIFF_VALUE, a,
+                    report_fmt_cut(b, sizeof b, d->b), d->unfair ? "  !" : "");
+        }
     }
 }
 
 void report_compare_text(FILE *out, const struct cmp_report *rep)
 {
     const struct cmp_side *a = &rep->sides[0];
-    fprintf(out, "compare  A = %s (baseline, %zu trial%s)\n", a->label, a->n_trials,
-            a->n_trials == 1 ? "" : "s");
+    char la[LABEL_WIDTH];
+    fprintf(out, "compare  A = %s (baseline, %zu trial%s)\n",
+            report_fmt_cut(la, sizeof la, a->label), a->n_trials, a->n_trials == 1 ? "" : "s");
     char text[300];
     snprintf(text, sizeof text,
              "95%% confidence intervals of B against A; changes within ±%g%% are no meaningful "

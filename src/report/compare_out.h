@@ -6,13 +6,14 @@
 #include "base/err.h"
 #include "compare/compare.h"
 
-/* A comparison as compare prints it. Both functions only read the report. */
+/* A comparison as compare prints it. Ownership: both functions only read the report; the
+ * caller keeps owning it. */
 
 /* Human text: aligned tables with units, at most 100 columns. */
 void report_compare_text(FILE *out, const struct cmp_report *rep);
 
 /* {"metrics": [{"name", "a", "b", "change_pct", "ci_low_pct", "ci_high_pct", "verdict",
- * "detail"}], "warnings": [...]} as DESIGN.md gives it, each metric with its "side" (label)
+ * "detail"}], "warnings": [...]} as README.md documents it, each metric with its "side" (label)
  * when more than two sides were compared. Unknown numbers are null; latency in microseconds,
  * failure rate as a fraction. -1 with e set (ERR_RUNTIME) when it cannot be written. */
 int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e);

@@ -1,6 +1,10 @@
 #include "report/text.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "base/mem.h"
+#include "report/fmt.h"
 
 /* Environment entries under a path prefix, as "name = value" lines (the prefix left out). */
 static void print_prefixed(FILE *out, const struct result *r, const char *title, const char *prefix)
@@ -10,7 +14,10 @@ static void print_prefixed(FILE *out, const struct result *r, const char *title,
     for (size_t i = 0; i < r->n_env; i++) {
         if (strncmp(r->env[i].path, prefix, len) != 0)
             continue;
-        fprintf(out, "%-21s%s = %s\n", first ? title : "", r->env[i].path + len, r->env[i].value);
+        char line[100 - 21 + 1]; /* "name = value" cut to fit 100 columns */
+        char *text = xasprintf("%s = %s", r->env[i].path + len, r->env[i].value);
+        fprintf(out, "%-21s%s\n", first ? title : "", report_fmt_cut(line, sizeof line, text));
+        free(text);
         first = 0;
     }
 }

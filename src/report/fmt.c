@@ -203,3 +203,18 @@ char *report_fmt_change(char *buf, size_t size, double pct)
         snprintf(buf, size, "0.0%%");
     return buf;
 }
+
+char *report_fmt_cut(char *buf, size_t size, const char *s)
+{
+    size_t n = 0;
+    for (; s[n] && n + 1 < size; n++)
+        buf[n] = s[n] == '\n' || s[n] == '\t' ? ' ' : s[n];
+    buf[n] = '\0';
+    if (s[n] && n >= 3) {
+        n -= 3;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--; /* not inside a UTF-8 character */
+        memcpy(buf + n, "...", 4);
+    }
+    return buf;
+}

@@ -16,6 +16,10 @@
  * characters other than tab and newline are dropped: they are not allowed in HTML. */
 void report_escape(struct buf *b, const char *s);
 
+/* s on one line (newlines and tabs as spaces) in at most size - 1 bytes, for a column of text
+ * output; when it is cut, "..." ends it and no UTF-8 character is split. */
+char *report_fmt_cut(char *buf, size_t size, const char *s);
+
 /* A whole count with thousands separators: 1234567 -> "1,234,567". */
 char *report_fmt_count(char *buf, size_t size, uint64_t n);
 

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "report/fmt.h"
+
 /* Latencies print in milliseconds with three decimals, as pgbench prints them. */
 static double ms(double us)
 {
@@ -186,8 +188,9 @@ void report_text_statements(FILE *out, const struct result *r)
     fprintf(out, "statement latencies (ms):\n%10s %10s %10s  %s\n", "count", "mean", "p99", "sql");
     for (size_t i = 0; i < r->n_statements; i++) {
         const struct result_statement *st = &r->statements[i];
+        char sql[100 - 34 + 1]; /* the row fits 100 columns */
         fprintf(out, "%10llu %10.3f %10.3f  %s\n", (unsigned long long)st->count, ms(st->mean_us),
-                ms(st->p99_us), st->sql ? st->sql : "");
+                ms(st->p99_us), report_fmt_cut(sql, sizeof sql, st->sql ? st->sql : ""));
     }
 }
 

@@ -5,7 +5,9 @@
 
 #include "result/result.h"
 
-/* The human summary of a result, as `run` prints it at the end and `show` prints it again. */
+/* Text output of results. Ownership: every function only reads the result it is given.
+ *
+ * The human summary of a result, as `run` prints it at the end and `show` prints it again. */
 void report_text_summary(FILE *out, const struct result *r);
 
 /* Per-statement latencies (run -r). */

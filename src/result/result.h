@@ -10,7 +10,8 @@
 
 /*
  * The result file: a versioned JSON document (format "pgarena-result", version 1) written
- * atomically, and read back for show, compare and report. DESIGN.md lists its stable paths.
+ * atomically, and read back for show, compare and report. docs/result.schema.json describes
+ * its paths (README.md, "The result file", lists them).
  * Ownership: struct result owns every string and array it points to (result_free). Strings
  * may be NULL when absent.
  */
@@ -191,8 +192,9 @@ struct result {
 
 void result_free(struct result *r);
 
-/* Write r to path atomically: a temporary file beside it, fsync, rename. On failure nothing
- * is left at path (nor the temporary file); -1 with e set (ERR_RUNTIME). */
+/* Write r to path atomically: a temporary file beside it, fsync, rename. On failure the
+ * temporary file is removed and path is untouched (a file that was there before survives);
+ * -1 with e set (ERR_RUNTIME). */
 int result_write(const struct result *r, const char *path, struct err *e);
 
 /* Read and validate a result file. -1 with e set (ERR_INPUT: "FILE: why") when the file is

@@ -2,7 +2,7 @@
 #define PGARENA_SERVER_SERVER_INT_H
 
 /* Shared inside server/: running a catalog query, reading its values, the client's
- * addresses. */
+ * addresses. Ownership: the caller owns (and frees) every result, string and array returned. */
 
 #include <stdint.h>
 

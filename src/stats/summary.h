@@ -3,7 +3,8 @@
 
 #include "stats/hist.h"
 
-/* Latency figures of a histogram, in microseconds. Plain data. */
+/* Latency figures of a histogram, in microseconds. Plain data. Ownership: the caller owns
+ * both the histogram (only read) and the summary filled. */
 struct latency_summary {
     double min, mean, stddev, p50, p90, p95, p99, p999, max;
 };

@@ -13,7 +13,8 @@
  * range", ...) and errors, and bit-exact results for the deterministic functions (hash,
  * hash_fnv1a, hash_murmur2, permute) and conversions. The parser (expr.c) builds trees whose
  * nodes name a func_id; the evaluator calls func_eval with already-evaluated arguments.
- * Implemented in funcs.c, funcs_hash.c (hashes, permute) and funcs_random.c.
+ * Implemented in funcs.c, funcs_hash.c (hashes, permute) and funcs_random.c. Ownership: pure
+ * functions over values; the caller owns every buffer passed (msg, out).
  *
  * Lazy constructs are evaluated by the caller, not here. pgbench's rules for them:
  * - a AND b: a null -> null (b not evaluated); a not boolean -> "cannot coerce int to
@@ -95,8 +96,8 @@ const struct func_def *func_lookup(const char *name, size_t len);
  * ...). A null argument makes the result null before any check (except for FN_IS, FN_DEBUG).
  * FN_DEBUG returns its argument and, unlike pgbench, prints nothing: it writes into msg the
  * text pgbench prints after its prefix ("int 5", "double 0.333333333333333", "boolean true",
- * "null"); the caller prints "debug(script=%d,command=%d): %s\n" to stderr with the 0-based
- * script index and the 1-based command number within that script. */
+ * "null"), and the evaluator (expr.c) prints "debug: TEXT" on stderr (pgbench also names the
+ * script and command; pgarena does not). */
 int func_eval(enum func_id id, int nargs, const struct value *args, struct rng *rng,
               struct value *out, char *msg, size_t msg_size);
 

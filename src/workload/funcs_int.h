@@ -1,7 +1,8 @@
 #ifndef PGARENA_WORKLOAD_FUNCS_INT_H
 #define PGARENA_WORKLOAD_FUNCS_INT_H
 
-/* Shared by funcs.c, funcs_hash.c and funcs_random.c; not part of the funcs.h contract. */
+/* Shared by funcs.c, funcs_hash.c and funcs_random.c; not part of the funcs.h contract.
+ * Ownership: pure functions; the caller owns every buffer and value passed. */
 
 #include <stddef.h>
 

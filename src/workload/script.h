@@ -18,13 +18,14 @@
  * Per-client state (struct script_vars) is owned by the client and owns its texts.
  */
 
-/* Variables are numbered once per script set, so clients keep values in a flat array. */
+/* Variables are numbered once per script set, so clients keep values in a flat array; these
+ * four are predefined by script_set_init, at these indexes. */
 #define SCRIPT_VAR_SCALE        0
 #define SCRIPT_VAR_CLIENT_ID    1
 #define SCRIPT_VAR_DEFAULT_SEED 2
 #define SCRIPT_VAR_RANDOM_SEED  3
 
-struct expr;
+struct expr; /* a compiled expression (workload/expr.h) */
 
 /* One piece of an SQL command: literal text, then optionally a variable reference. */
 struct sql_part {
@@ -32,6 +33,7 @@ struct sql_part {
     int var; /* -1: no variable after this text */
 };
 
+/* What a command does. */
 enum cmd_kind {
     CMD_SQL,            /* send sql to the server */
     CMD_SET,            /* \set var expr */
@@ -51,6 +53,7 @@ enum gset_kind {
     GSET_ALL,  /* \aset: every result's columns (last row; none if no row) */
 };
 
+/* One command of a script, compiled. Which members are meaningful depends on kind. */
 struct command {
     enum cmd_kind kind;
     int line;   /* 1-based line in the script, for messages and statement stats */
@@ -77,6 +80,7 @@ struct command {
     int endif;
 };
 
+/* One script of a set: its commands and its weight in the mix. */
 struct script {
     char *name;   /* "builtin: tpcb-like" or the file name */
     char *source; /* the full text, kept for the result file */
@@ -86,11 +90,13 @@ struct script {
     int uses_pipeline;
 };
 
+/* -D NAME=VALUE: a variable and the text every client starts with in it. */
 struct script_define {
     int var;
     char *text;
 };
 
+/* The scripts of a run and the variables they share (names numbered once for all). */
 struct script_set {
     int n_scripts;
     struct script *scripts;
@@ -105,18 +111,24 @@ struct script_set {
  * is read as a number when an expression uses it, as pgbench does). */
 enum var_state { VAR_UNSET, VAR_VALUE, VAR_TEXT };
 
+/* A client's variable: its state, and the value or text (owned) that goes with it. */
 struct var_slot {
     enum var_state state;
     struct value value;
     char *text;
 };
 
+/* A client's variables, indexed like the set's var_names (n of them). */
 struct script_vars {
     int n;
     struct var_slot *slot;
 };
 
+/* Make s an empty set with the four predefined variables (SCRIPT_VAR_*). */
 void script_set_init(struct script_set *s);
+
+/* Free every script, command, variable name and define of s; s is then invalid until
+ * script_set_init. */
 void script_set_free(struct script_set *s);
 
 /* Parse `text` (named `name` in messages) and add it with `weight`. On a syntax error returns
@@ -124,20 +136,31 @@ void script_set_free(struct script_set *s);
 int script_set_add(struct script_set *s, const char *name, const char *text, int weight,
                    struct err *e);
 
-/* -D NAME=VALUE: every client starts with NAME set to the text VALUE. */
+/* -D NAME=VALUE: every client starts with NAME set to the text VALUE (copied; a second define
+ * of the same NAME replaces the first). */
 void script_set_define(struct script_set *s, const char *name, const char *text);
 
 /* Whether prefix followed by name is a variable name pgbench accepts (a letter, '_' or a
  * non-ASCII byte first, then also digits): \gset and \aset refuse to store into others. */
 int script_var_name_valid(const char *prefix, const char *name);
 
-/* Index of variable `name`, creating it if absent. */
+/* Index of variable `name` (copied into the set), creating it if absent. Clients made by
+ * script_vars_init before a new variable was created do not have it. */
 int script_var_index(struct script_set *s, const char *name);
 
+/* A client's variables for set s: every one unset, except the -D defines, set as texts. */
 void script_vars_init(struct script_vars *v, const struct script_set *s);
+
+/* Free the texts and slots of v. */
 void script_vars_free(struct script_vars *v);
+
+/* Set variable var (an index of the set) to the integer value. */
 void script_vars_set(struct script_vars *v, int var, int64_t value);
+
+/* Set variable var to value, dropping any text it held. */
 void script_vars_set_value(struct script_vars *v, int var, struct value value);
+
+/* Set variable var to a copy of text (read as a number when an expression uses it). */
 void script_vars_set_text(struct script_vars *v, int var, const char *text);
 
 /* The value of a variable for an expression; -1 with msg when unset or not a number. */
@@ -148,7 +171,7 @@ int script_var_value(const struct script_vars *v, const struct script_set *s, in
  * NULL when the variable is unset. */
 const char *script_var_sql(const struct script_vars *v, int var, char *buf, size_t buf_size);
 
-/* Pick a script by weight. */
+/* Pick a script by weight, drawing one number from r. The set must hold a script. */
 const struct script *script_choose(const struct script_set *s, struct rng *r);
 
 /* Evaluate a \set, \if or \elif expression; -1 with msg on a runtime error (undefined

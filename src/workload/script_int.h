@@ -1,7 +1,8 @@
 #ifndef PGARENA_WORKLOAD_SCRIPT_INT_H
 #define PGARENA_WORKLOAD_SCRIPT_INT_H
 
-/* Shared inside workload/ between the script set (script.c) and its parser. */
+/* Shared inside workload/ between the script set (script.c) and its parser. Ownership: the
+ * commands parsed belong to the script (and so to the set); script_command_free frees one. */
 
 #include "workload/script.h"
 

@@ -13,13 +13,20 @@ lib_setup() {
 }
 
 # Runs as the test's EXIT trap, so it also cleans up after a failed test. A test that starts
-# something of its own (a server) puts the command that stops it in LIB_CLEANUP.
+# something of its own (a server) puts the command that stops it in LIB_CLEANUP. Every result
+# file pgarena wrote under $T is validated against docs/result.schema.json first; one that
+# does not validate fails the test.
 lib_teardown() {
+    local schema_rc=0
     if [ -n "${LIB_CLEANUP:-}" ]; then
         eval "$LIB_CLEANUP" >/dev/null 2>&1 || true
     fi
+    if [ -d "$T" ] && [ -n "$(find "$T" -name '*.json' -print -quit 2>/dev/null)" ]; then
+        /usr/bin/python3 "$PGARENA_TEST_TOP/tests/check-results.py" --dir "$T" >&2 || schema_rc=1
+    fi
     cd /
     rm -rf "$T"
+    [ "$schema_rc" -eq 0 ] || { echo "FAILED: a result file does not match its schema" >&2; exit 1; }
     return 0
 }
 

@@ -150,7 +150,7 @@ test_parse_errors_name_file_line_column() {
     assert_one_error_line
 }
 
-# The latency check of the issue: pg_sleep of random(0, 20000) us on the server gives a
+# A latency check with a known answer: pg_sleep of random(0, 20000) us on the server gives a
 # median near 10 ms and a 90th percentile near 18 ms.
 test_sleep_latency_distribution() {
     db=$(scripts_db pga_sleep)

@@ -1,4 +1,4 @@
-/* The test values of COMPARE-METHOD.md §8, on the worked example of §7. */
+/* The test values of docs/compare-method.md §8, on the worked example of §7. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,6 @@
 /* compare end to end on synthetic runs built in memory with fixed seeds: false positives,
- * power, autocorrelation, warm-up detection, determinism (issue 7, "Done when"). */
+ * power, autocorrelation, warm-up detection, determinism (as docs/compare-method.md §8 states
+ * them). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -723,7 +723,7 @@ static void test_environment_round_trip(void **state)
     result_free(&back);
     result_free(&r);
 
-    /* DESIGN.md's paths: settings{name: value}, warnings[{setting, value, message}], unknown
+    /* The documented paths: settings{name: value}, warnings[{setting, value, message}], unknown
      * numbers as null. */
     json_t *root = json_load_file(f->path, 0, NULL);
     json_t *server = json_object_get(root, "server"),

@@ -50,7 +50,7 @@ static void test_cache_hit_ratio(void **state)
 static void test_stat_names(void **state)
 {
     (void)state;
-    /* Every counter has a distinct name; DESIGN.md's ones are there. */
+    /* Every counter has a distinct name; the result file's documented ones are there. */
     for (int i = 0; i < SRV_N_STATS; i++) {
         assert_non_null(srv_stat_names[i]);
         for (int j = 0; j < i; j++)

@@ -1,0 +1,259 @@
+# Shipping: CSV output (parsed with Python's csv module), compare's text within 100 columns,
+# the JSON Schema of the result file, the man page against every command's --help, and
+# make install / uninstall with the bash completion.
+
+# A short real run into $T/$1 with label $2 (a database of its own, scale 1).
+ship_run() {
+    db=$(newdb "pga_ship_$$")
+    pga init -s 1 -q "$db"
+    assert_rc 0
+    pga run -w select-only -c 2 -T "${3:-2}" -q --label "$2" -o "$1" "$db"
+    assert_rc 0
+}
+
+test_csv_show_intervals_and_summary() {
+    ship_run r.json 'pg "15", ext4' 3
+    pga show --csv r.json
+    assert_rc 0
+    [ ! -s "$T/err" ] || fail "stderr not empty: $(cat "$T/err")"
+    python3 - "$T/out" r.json <<'PY' || fail "show --csv does not match the result file"
+import csv, json, sys
+raw = open(sys.argv[1], newline="").read()
+assert raw.endswith("\r\n") and "\n" not in raw.replace("\r\n", ""), "rows must end with CRLF"
+rows = list(csv.reader(raw.splitlines(keepends=True)))
+d = json.load(open(sys.argv[2]))
+assert rows[0] == ["t_s", "duration_s", "transactions", "failed", "tps", "latency_p50_ms",
+                   "latency_p99_ms", "latency_max_ms"], rows[0]
+assert len(rows) == 1 + len(d["intervals"]) and len(d["intervals"]) >= 3, len(rows)
+for row, it in zip(rows[1:], d["intervals"]):
+    assert len(row) == 8, row
+    assert float(row[0]) == it["t_s"] and int(row[2]) == it["transactions"], (row, it)
+    assert int(row[3]) == it["failed"] and abs(float(row[4]) - it["tps"]) < 0.001, (row, it)
+    assert abs(float(row[6]) * 1000 - it["latency_us"]["p99"]) < 0.5, (row, it)
+assert sum(int(r[2]) for r in rows[1:]) == d["summary"]["transactions"]
+PY
+    pga show --csv --summary r.json
+    assert_rc 0
+    python3 - "$T/out" r.json <<'PY' || fail "show --csv --summary does not match the result file"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+d = json.load(open(sys.argv[2]))
+assert len(rows) == 1, rows
+r = rows[0]
+assert r["label"] == 'pg "15", ext4', r["label"]
+assert r["workload"] == "select-only" and r["clients"] == "2" and r["complete"] == "true", r
+assert int(r["transactions"]) == d["summary"]["transactions"], r
+assert abs(float(r["tps"]) - d["summary"]["tps"]) < 0.001, r
+assert abs(float(r["latency_p99_ms"]) * 1000 - d["summary"]["latency_us"]["p99"]) < 0.5, r
+assert r["errors_deadlock"] == "0", r
+PY
+    # --summary alone, and --summary with --intervals, are refused.
+    pga show --summary r.json
+    assert_rc 2
+    assert_one_error_line
+}
+
+test_csv_compare() {
+    ship_run a.json 'base,"A"'
+    python3 - <<'PY'
+import json
+d = json.load(open("a.json"))
+d["label"] = "other\nline"
+json.dump(d, open("b.json", "w"))
+PY
+    pga compare --csv a.json b.json
+    assert_rc 0
+    cp "$T/out" compare.csv
+    pga compare --json a.json b.json
+    assert_rc 0
+    python3 - compare.csv "$T/out" <<'PY' || fail "compare --csv does not match compare --json"
+import csv, json, math, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+j = json.load(open(sys.argv[2]))
+assert list(rows[0].keys()) == ["name", "a_label", "b_label", "a", "b", "change_pct",
+                                "ci_low_pct", "ci_high_pct", "verdict", "detail"], rows[0].keys()
+assert [r["name"] for r in rows] == [m["name"] for m in j["metrics"]], rows
+for r, m in zip(rows, j["metrics"]):
+    assert r["a_label"] == 'base,"A"' and r["b_label"] == "other\nline", r
+    assert r["verdict"] == m["verdict"] and r["detail"] == m["detail"], (r, m)
+    for k in ["a", "b", "change_pct", "ci_low_pct", "ci_high_pct"]:
+        if m[k] is None:
+            assert r[k] == "", (k, r)
+        else:
+            assert math.isclose(float(r[k]), m[k], rel_tol=1e-8, abs_tol=1e-9), (k, r, m)
+PY
+    pga compare --csv --json a.json b.json
+    assert_rc 2
+    assert_one_error_line
+}
+
+test_compare_text_fits_100_columns() {
+    ship_run a.json base
+    python3 - <<'PY'
+import json
+d = json.load(open("a.json"))
+long_text = "SELECT " + ", ".join("abalance + %d" % i for i in range(60)) + " FROM pgbench_accounts"
+for name, label, text, setting in [("b.json", "L" * 70, long_text, "x" * 150),
+                                   ("c.json", "a label of the third setup, long " * 3, "", "é" * 90)]:
+    e = json.loads(json.dumps(d))
+    e["label"] = label
+    e["workload"]["scripts"][0]["text"] = text
+    e["server"]["settings"]["search_path"] = setting
+    e["command"] = "pgarena run " + "--label " * 30
+    json.dump(e, open(name, "w"))
+PY
+    for files in "a.json b.json" "a.json b.json c.json"; do
+        pga compare $files
+        assert_rc 0
+        python3 - "$T/out" <<'PY' || fail "compare $files: a line over 100 columns"
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+wide = [l for l in lines if len(l) > 100]
+assert not wide, "\n".join(wide)
+assert any("workload.scripts.text" in l and "..." in l for l in lines), "the long value is not cut"
+PY
+    done
+    pga show c.json
+    assert_rc 0
+    python3 - "$T/out" <<'PY' || fail "show: a settings line over 100 columns"
+import sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+settings = [l for l in lines if "search_path = " in l]
+assert settings and all(len(l) <= 100 for l in settings), settings
+PY
+}
+
+test_result_schema() {
+    ship_run r.json schema
+    check=$PGARENA_TEST_TOP/tests/check-results.py
+    /usr/bin/python3 "$check" r.json || fail "a result pgarena wrote does not validate"
+    python3 - <<'PY'
+import json
+d = json.load(open("r.json"))
+def variant(name, change):
+    e = json.loads(json.dumps(d))
+    change(e)
+    json.dump(e, open(name, "w"))
+variant("nosummary.json", lambda e: e.pop("summary"))
+variant("v3.json", lambda e: e.update(version=3))
+variant("badtype.json", lambda e: e["summary"].update(transactions="many"))
+variant("badreason.json", lambda e: e.update(end_reason="tired"))
+variant("badbins.json", lambda e: e["intervals"][0]["histogram"].update(bins=[[1]]))
+variant("v2nohist.json", lambda e: e.update(version=2) or e["intervals"][0]["histogram"].pop("bins"))
+def v2(e):
+    e["version"] = 2
+    for it in e["intervals"]:
+        h = it["histogram"]
+        it["histogram"] = {"count": h["count"], "min": h["min"], "max": h["max"],
+                           "sum": h["sum"], "sumsq": h["sumsq"], "compact": "AAECAw=="}
+    e["summary"]["scripts"] = [{"name": "select-only", "transactions": 1}]
+    e["summary"]["tpcc"] = {"warehouses": 1, "nopm": 10.5}
+    e["something_new"] = {"nested": [1, 2]}
+variant("v2.json", v2)
+PY
+    /usr/bin/python3 "$check" v2.json || fail "version 2 with additions does not validate"
+    for f in nosummary v3 badtype badreason badbins v2nohist; do
+        ! /usr/bin/python3 "$check" $f.json >check.out || fail "$f.json validates"
+        grep -q "does not match result.schema.json" check.out || fail "$f.json: $(cat check.out)"
+    done
+    # The fixtures above are not pgarena's work: lib_teardown validates only what it wrote.
+    rm -f nosummary.json v3.json badtype.json badreason.json badbins.json v2nohist.json
+}
+
+# Options named in a --help text: in its usage lines, option lines and CONN line.
+help_options() {
+    "$PGARENA" "$@" --help | grep -E '^(Usage:|CONN:| +\[| +-)' |
+        grep -oE -- '(^|[][ ,|])--?[A-Za-z][A-Za-z0-9-]*' | sed -E 's/^[][ ,|]//' | sort -u
+}
+
+test_man_page_covers_every_option() {
+    man=$PGARENA_TEST_TOP/docs/pgarena.1
+    groff -man -ww -z "$man" >groff.out 2>&1 || fail "groff failed: $(cat groff.out)"
+    [ ! -s groff.out ] || fail "groff warnings: $(cat groff.out)"
+    # Every command: those the top-level --help names and those main.c dispatches to.
+    commands=$({ "$PGARENA" --help | sed -nE 's/^ +pgarena +([a-z][a-z-]*) .*/\1/p'
+                 grep -oE '\{"[a-z][a-z-]*", *cli_' "$PGARENA_TEST_TOP/src/main.c" |
+                     sed -E 's/^\{"([^"]*)".*/\1/'; } | sort -u)
+    [ "$(echo "$commands" | wc -l)" -ge 6 ] || fail "commands not found in --help: $commands"
+    for c in $commands; do
+        help_options "$c" >"opts-$c"
+        [ -s "opts-$c" ] || fail "no options found in pgarena $c --help"
+    done
+    help_options >opts-top
+    python3 - "$man" $commands <<'PY' || fail "the man page misses options (above)"
+import re, sys
+src = open(sys.argv[1]).read()
+text = re.sub(r"\\f[BIRP]|\\f\(..|\\&|\\c", "", src).replace("\\-", "-")
+sections, name = {}, None
+for line in text.splitlines():
+    m = re.match(r'\.S[SH] +"?([^"]*)"?', line)
+    if m:
+        name = m.group(1).strip()
+    sections.setdefault(name, []).append(line)
+missing = []
+def has(body, opt):
+    return re.search(r"(?<![\w-])" + re.escape(opt) + r"(?![\w-])", body) is not None
+for c in sys.argv[2:]:
+    body = "\n".join(sections.get("pgarena " + c, []))
+    if not body:
+        missing.append(f"no section .SS \"pgarena {c}\"")
+        continue
+    for opt in open(f"opts-{c}").read().split():
+        if not has(body, opt):
+            missing.append(f"pgarena {c} {opt}")
+for opt in open("opts-top").read().split():
+    if not has(text, opt):
+        missing.append(f"pgarena {opt}")
+for sec in ["EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES", "SEE ALSO"]:
+    if sec not in sections:
+        missing.append(f"section {sec}")
+if "pgbench (1)" not in text:
+    missing.append("SEE ALSO pgbench(1)")
+if missing:
+    print("\n".join(missing))
+sys.exit(1 if missing else 0)
+PY
+}
+
+test_install_and_completion() {
+    top=$PGARENA_TEST_TOP
+    make -s -C "$top" install DESTDIR="$T/root" PREFIX=/usr >make.out 2>&1 || fail "make install: $(cat make.out)"
+    [ -x root/usr/bin/pgarena ] || fail "no usr/bin/pgarena"
+    root/usr/bin/pgarena --version | grep -q '^pgarena ' || fail "the installed binary does not run"
+    [ -f root/usr/share/man/man1/pgarena.1 ] || fail "no man page"
+    comp=root/usr/share/bash-completion/completions/pgarena
+    [ -f "$comp" ] || fail "no bash completion"
+    mkdir -p work && touch work/a.json work/b.json work/c.html
+    # bash-completion's own loader finds the file through XDG_DATA_DIRS, as it finds an
+    # installed one.
+    PATH=$T/root/usr/bin:$PATH XDG_DATA_DIRS=$T/root/usr/share BASH_COMPLETION_USER_DIR=/nonexistent \
+        bash --norc --noprofile -c '
+        . /usr/share/bash-completion/bash_completion
+        _completion_loader pgarena
+        complete -p pgarena >/dev/null || { echo "bash-completion did not load it"; exit 1; }
+        cd work
+        c() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+              COMPREPLY=(); _pgarena pgarena "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+              echo "${COMPREPLY[*]}"; }
+        echo "commands: $(c pgarena "")"
+        echo "run-opts: $(c pgarena run --wo)"
+        echo "workloads: $(c pgarena run -w oltp-r)"
+        echo "builtins: $(c pgarena run -b s)"
+        echo "show: $(c pgarena show "")"
+        echo "compare-opts: $(c pgarena compare --c)"
+        echo "report-o: $(c pgarena report -o "")"
+    ' >comp.out 2>&1 || fail "bash could not load the completion: $(cat comp.out)"
+    expected=$("$PGARENA" --help | sed -nE 's/^ +pgarena +([a-z][a-z-]*) .*/\1/p' | sort -u | tr '\n' ' ')
+    grep -q "^commands: ${expected}--help --version$" comp.out || fail "expected commands $expected: $(cat comp.out)"
+    for c in init run show compare report local; do
+        case " $expected " in *" $c "*) ;; *) fail "completion misses the command $c" ;; esac
+    done
+    grep -q '^run-opts: --workload$' comp.out || fail "$(cat comp.out)"
+    grep -q '^workloads: oltp-read-write oltp-read-only$' comp.out || fail "$(cat comp.out)"
+    grep -q '^builtins: simple-update select-only$' comp.out || fail "$(cat comp.out)"
+    grep -q '^show: a.json b.json$' comp.out || fail "$(cat comp.out)"
+    grep -q '^compare-opts: --csv$' comp.out || fail "$(cat comp.out)"
+    grep -q '^report-o: c.html$' comp.out || fail "$(cat comp.out)"
+    make -s -C "$top" uninstall DESTDIR="$T/root" PREFIX=/usr >make.out 2>&1 || fail "make uninstall: $(cat make.out)"
+    [ -z "$(find root -type f)" ] || fail "make uninstall left: $(find root -type f)"
+}
