@@ -59,6 +59,22 @@ build/tests/%: tests/unit/%.c build/libpgarena.a
 	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -Itests/unit $(shell pkg-config --cflags cmocka) -o $@ $^ \
 	    $(LIBS_ALL) $(shell pkg-config --libs cmocka)
 
+# The engine's tests run the client state machine against the scripted fake connection.
+ENGINE_TEST_DEPS := tests/unit/fake_pg.c tests/unit/fake_pg.h tests/unit/engine_fixture.h
+build/tests/test_engine_%: tests/unit/test_engine_%.c $(ENGINE_TEST_DEPS) build/libpgarena.a
+	@mkdir -p $(dir $@)
+	@echo "LD $@"
+	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -Itests/unit $(shell pkg-config --cflags cmocka) -o $@ \
+	    $(filter %.c %.a,$^) \
+	    $(LIBS_ALL) $(shell pkg-config --libs cmocka)
+
+build/asan/tests/test_engine_%: tests/unit/test_engine_%.c $(ENGINE_TEST_DEPS) build/asan/libpgarena.a
+	@mkdir -p $(dir $@)
+	@echo "LD $@"
+	@$(CC) $(ASAN_CFLAGS) $(CPPFLAGS_ALL) -Itests/unit $(shell pkg-config --cflags cmocka) -o $@ \
+	    $(filter %.c %.a,$^) \
+	    $(LIBS_ALL) $(shell pkg-config --libs cmocka)
+
 build/asan/tests/%: tests/unit/%.c build/asan/libpgarena.a
 	@mkdir -p $(dir $@)
 	@echo "LD $@"

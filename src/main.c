@@ -13,7 +13,7 @@ struct command {
 
 static const struct command commands[] = {
     {"init", cli_init},     {"run", cli_run},     {"show", cli_show}, {"compare", cli_compare},
-    {"report", cli_report}, {"local", cli_local}, {NULL, NULL}};
+    {"report", cli_report}, {"local", cli_local}, {"sweep", cli_sweep}, {NULL, NULL}};
 
 int main(int argc, char **argv)
 {

@@ -2,7 +2,7 @@
 # Install what the build and the tests need (Debian packages), or say exactly what to install.
 set -u
 PKGS="gcc make pkg-config libpq-dev libjansson-dev libcmocka-dev postgresql postgresql-contrib sysbench\
-      python3 python3-jsonschema groff-base bash-completion"
+      python3 python3-jsonschema groff-base bash-completion pgbouncer openssl"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -11,7 +11,7 @@ done
 if [ "$(id -u)" = 0 ]; then
     echo "ensure-deps: installing:$missing"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq && apt-get install -y -qq $missing >/dev/null || {
+    apt-get update -qq && apt-get install -y -qq -o DPkg::Lock::Timeout=300 $missing >/dev/null || {
         echo "ensure-deps: apt-get install failed" >&2
         exit 1
     }

@@ -4,6 +4,8 @@
 #   tests/pg-harness.sh stop DIR    -> stops it and removes DIR
 # and, for fault tests: halt DIR (immediate shutdown, keeps DIR), resume DIR (start it again),
 # freeze DIR / thaw DIR (SIGSTOP / SIGCONT the postmaster and every backend: a hung server).
+# With PGARENA_HARNESS_TCP_PORT=N set at start, the server also listens on 127.0.0.1 port N
+# (the unix socket then uses N too); resume keeps it.
 set -eu
 action=$1
 dir=$2
@@ -14,6 +16,14 @@ fi
 as_pg() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
+# Listen options of the server in DIR: a unix socket only, or also TCP (see above).
+listen_opts() {
+    if [ -f "$dir/tcp_port" ]; then
+        echo "-k $dir -c listen_addresses=127.0.0.1 -p $(cat "$dir/tcp_port")"
+    else
+        echo "-k $dir -c listen_addresses='' -p 5432"
+    fi
+}
 case "$action" in
 start)
     mkdir -p "$dir"
@@ -21,12 +31,13 @@ start)
     [ "$(id -u)" = 0 ] && chown postgres: "$dir"
     as_pg "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 -N >"$dir/initdb.log" 2>&1 ||
         { cat "$dir/initdb.log" >&2; exit 1; }
+    [ -z "${PGARENA_HARNESS_TCP_PORT:-}" ] || echo "$PGARENA_HARNESS_TCP_PORT" >"$dir/tcp_port"
     # Small settings keep the tests light on a 2-core machine; max_connections leaves room
     # for the many-client tests.
     as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-k $dir -c listen_addresses='' -p 5432 -c max_connections=120" start >/dev/null ||
+        -o "$(listen_opts) -c max_connections=120" start >/dev/null ||
         { tail -n 5 "$dir/server.log" >&2; exit 1; }
-    echo "host=$dir port=5432 user=postgres dbname=postgres"
+    echo "host=$dir port=${PGARENA_HARNESS_TCP_PORT:-5432} user=postgres dbname=postgres"
     ;;
 stop)
     if [ -d "$dir/data" ]; then
@@ -39,7 +50,7 @@ halt)
     ;;
 resume)
     as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-k $dir -c listen_addresses='' -p 5432 -c max_connections=120" start >/dev/null
+        -o "$(listen_opts) -c max_connections=120" start >/dev/null
     ;;
 freeze|thaw)
     pm=$(head -n 1 "$dir/data/postmaster.pid")

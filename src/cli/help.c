@@ -14,6 +14,8 @@ void cli_usage(void)
           "  pgarena show    RESULT.json [--intervals | --csv [--summary]]\n"
           "  pgarena compare A.json B.json [MORE.json...] [--json | --csv] [--fail-if-worse]\n"
           "  pgarena report  RESULT.json... -o REPORT.html\n"
+          "  pgarena sweep   [CONN] [--setup LABEL=CONN]... [-c LIST] [-R LIST] [--set N=V1,V2]\n"
+          "                  [--trials N] [--max-rate --slo 'p99<=5ms'] [run options] -o DIR\n"
           "  pgarena local   start|stop|status [--dir DIR]\n"
           "  pgarena --help | --version ; pgarena COMMAND --help\n"
           "\n"

@@ -1,23 +1,28 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "base/mem.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cli_int.h"
+#include "compare/sweep_figs.h"
 #include "report/html.h"
+#include "report/sweep_out.h"
 #include "result/result.h"
 
 static const char usage[] =
     "Usage: pgarena report RESULT.json... -o REPORT.html [--title TEXT]\n"
+    "       pgarena report SWEEP_DIR -o REPORT.html [--title TEXT]\n"
     "\n"
     "Write one self-contained HTML file (it needs no network to view, and prints) with a\n"
     "summary of each run, throughput and latency over time, the latency distribution, the\n"
     "comparison of the setups with confidence intervals and verdicts, the environments side\n"
     "by side, warnings and failures. Files are grouped into setups by label as compare\n"
     "groups them: files sharing a label are trials of one setup, the first label is the\n"
-    "baseline A.\n"
+    "baseline A. Given a sweep's directory: throughput against clients (or rate) per setup\n"
+    "with confidence bands, p99 against throughput, and the cell table.\n"
     "\n"
     "  -o, --output FILE   the HTML file to write (required)\n"
     "      --title TEXT    the report's title (default: the labels, \"A vs B\")\n";
@@ -63,12 +68,35 @@ int cli_report_parse(int argc, char **argv, struct err *e)
     return parse_options(argc, argv, &o, e) < 0 ? -1 : 0;
 }
 
+/* The report of a sweep's directory. */
+static int sweep_report(const char *dir, const struct report_opts *o, struct err *e)
+{
+    char *path = xasprintf("%s/sweep.json", dir);
+    struct sweep_doc d;
+    struct sweep_figs f;
+    int rc = sweep_doc_read(path, &d, e);
+    free(path);
+    if (rc < 0)
+        return -1;
+    if ((rc = sweep_figs_build(&d, dir, &f, e)) == 0) {
+        rc = report_sweep_html_write(&d, &f, o->title, o->output, e);
+        sweep_figs_free(&f);
+    }
+    if (rc == 0)
+        printf("report: %s\n", o->output);
+    sweep_doc_free(&d);
+    return rc;
+}
+
 int cli_report(int argc, char **argv, struct err *e)
 {
     struct report_opts o = {0};
     int rc = parse_options(argc, argv, &o, e);
     if (rc != 0)
         return rc > 0 ? 0 : -1;
+    struct stat st;
+    if (argc - optind == 1 && stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode))
+        return sweep_report(argv[optind], &o, e);
     size_t n = (size_t)(argc - optind), n_read = 0;
     const char *const *paths = (const char *const *)argv + optind;
     struct result *runs = xcalloc(n, sizeof *runs);

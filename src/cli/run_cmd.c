@@ -126,57 +126,60 @@ static int parse_protocol(const char *s, enum protocol *out, struct err *e)
                    "invalid value for -M: '%s' (expected simple, extended or prepared)", s);
 }
 
+/* run's options; a sweep passes them through to each cell's run. */
+const struct option run_longopts[] = {
+    {"workload", required_argument, NULL, 'w'},
+    {"scale", required_argument, NULL, 's'},
+    {"clients", required_argument, NULL, 'c'},
+    {"client", required_argument, NULL, 'c'}, /* pgbench's */
+    {"jobs", required_argument, NULL, 'j'},
+    {"time", required_argument, NULL, 'T'},
+    {"transactions", required_argument, NULL, 't'},
+    {"protocol", required_argument, NULL, 'M'},
+    {"progress", required_argument, NULL, 'P'},
+    {"output", required_argument, NULL, 'o'},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"report", required_argument, NULL, OPT_REPORT},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"random-seed", required_argument, NULL, OPT_SEED}, /* pgbench's, integers only */
+    {"local", no_argument, NULL, OPT_LOCAL},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"host", required_argument, NULL, 'h'},
+    {"port", required_argument, NULL, 'p'},
+    {"username", required_argument, NULL, 'U'},
+    {"rate", required_argument, NULL, 'R'},
+    {"latency-limit", required_argument, NULL, 'L'},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"max-tries", required_argument, NULL, OPT_MAX_TRIES},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"connect", no_argument, NULL, 'C'},
+    {"report-per-command", no_argument, NULL, 'r'},
+    {"file", required_argument, NULL, 'f'},
+    {"builtin", required_argument, NULL, 'b'},
+    {"define", required_argument, NULL, 'D'},
+    {"tables", required_argument, NULL, OPT_TABLES},
+    {"table-size", required_argument, NULL, OPT_TABLE_SIZE},
+    {"select-only", no_argument, NULL, 'S'},
+    {"skip-some-updates", no_argument, NULL, 'N'},
+    {"show-script", required_argument, NULL, RUN_OPT_SHOW_SCRIPT},
+    {"log", no_argument, NULL, 'l'},
+    {"log-prefix", required_argument, NULL, RUN_OPT_LOG_PREFIX},
+    {"sampling-rate", required_argument, NULL, RUN_OPT_SAMPLING_RATE},
+    {"aggregate-interval", required_argument, NULL, RUN_OPT_AGGREGATE_INTERVAL},
+    {"failures-detailed", no_argument, NULL, RUN_OPT_FAILURES_DETAILED},
+    {"progress-timestamp", no_argument, NULL, RUN_OPT_PROGRESS_TIMESTAMP},
+    {NULL, 0, NULL, 0}};
+
+const char run_shortopts[] = ":w:s:c:j:T:t:M:P:o:qh:p:U:R:L:Crf:b:D:SNl";
+
 /* Returns 1 when --help was printed. */
 static int parse_options(int argc, char **argv, struct run_opts *o, struct err *e)
 {
-    static const struct option longopts[] = {
-        {"workload", required_argument, NULL, 'w'},
-        {"scale", required_argument, NULL, 's'},
-        {"clients", required_argument, NULL, 'c'},
-        {"client", required_argument, NULL, 'c'}, /* pgbench's spelling */
-        {"jobs", required_argument, NULL, 'j'},
-        {"time", required_argument, NULL, 'T'},
-        {"transactions", required_argument, NULL, 't'},
-        {"protocol", required_argument, NULL, 'M'},
-        {"progress", required_argument, NULL, 'P'},
-        {"output", required_argument, NULL, 'o'},
-        {"label", required_argument, NULL, OPT_LABEL},
-        {"report", required_argument, NULL, OPT_REPORT},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"random-seed", required_argument, NULL, OPT_SEED}, /* pgbench's, integers only */
-        {"local", no_argument, NULL, OPT_LOCAL},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"host", required_argument, NULL, 'h'},
-        {"port", required_argument, NULL, 'p'},
-        {"username", required_argument, NULL, 'U'},
-        {"rate", required_argument, NULL, 'R'},
-        {"latency-limit", required_argument, NULL, OPT_LATENCY_LIMIT},
-        {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"max-tries", required_argument, NULL, OPT_MAX_TRIES},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"connect", no_argument, NULL, 'C'},
-        {"report-per-command", no_argument, NULL, 'r'},
-        {"file", required_argument, NULL, 'f'},
-        {"builtin", required_argument, NULL, 'b'},
-        {"define", required_argument, NULL, 'D'},
-        {"tables", required_argument, NULL, OPT_TABLES},
-        {"table-size", required_argument, NULL, OPT_TABLE_SIZE},
-        {"select-only", no_argument, NULL, 'S'},
-        {"skip-some-updates", no_argument, NULL, 'N'},
-        {"show-script", required_argument, NULL, RUN_OPT_SHOW_SCRIPT},
-        {"log", no_argument, NULL, 'l'},
-        {"log-prefix", required_argument, NULL, RUN_OPT_LOG_PREFIX},
-        {"sampling-rate", required_argument, NULL, RUN_OPT_SAMPLING_RATE},
-        {"aggregate-interval", required_argument, NULL, RUN_OPT_AGGREGATE_INTERVAL},
-        {"failures-detailed", no_argument, NULL, RUN_OPT_FAILURES_DETAILED},
-        {"progress-timestamp", no_argument, NULL, RUN_OPT_PROGRESS_TIMESTAMP},
-        {NULL, 0, NULL, 0}};
     const char *workload = "tpcb-like";
     int opt, got_T = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":w:s:c:j:T:t:M:P:o:qh:p:U:R:L:Crf:b:D:SNl", longopts,
-                              NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, run_shortopts, run_longopts, NULL)) != -1) {
         if (args_conn_option(opt, optarg, &o->conn))
             continue;
         int rc = parse_measure_option(opt, optarg, o, e);
@@ -363,6 +366,8 @@ static void print_progress(const struct engine_progress *p, void *arg)
 static int measure(struct run_opts *o, struct script_set *scripts, struct err *e)
 {
     int tty = isatty(2);
+    if (o->embedded)
+        o->quiet = 1;
     struct progress_style style = {tty, o->progress_timestamp};
     if (o->progress_s == 0 && tty && !o->quiet)
         o->progress_s = 1;
@@ -404,11 +409,17 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
     struct result r;
     run_build_result(o, scripts, &er, &r);
     run_env_after(o, &er, &r);
-    report_text_summary(stdout, &r);
-    if (o->per_statement)
+    if (!o->embedded)
+        report_text_summary(stdout, &r);
+    if (o->per_statement && !o->embedded)
         report_text_statements(stdout, &r);
-    if (r.summary.failed > 0 && er.first_error[0])
+    if (r.summary.failed > 0 && er.first_error[0] && !o->embedded)
         fprintf(stderr, "pgarena: first failure: %s\n", er.first_error);
+    if (er.n_latency_out_of_range > 0)
+        fprintf(stderr,
+                "pgarena: %llu transactions took longer than the latency histogram holds "
+                "(%lld s) and are missing from the latency figures\n",
+                (unsigned long long)er.n_latency_out_of_range, (long long)(HIST_MAX_US / 1000000));
     int rc = r.complete ? 0 : 1;
     if (er.log_error[0]) { /* the run is measured and kept, but the log the user asked is not */
         fprintf(stderr, "pgarena: %s\n", er.log_error);
@@ -417,16 +428,16 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
     engine_result_free(&er);
     if (result_write(&r, o->output, e) < 0)
         rc = -1;
-    else
+    else if (!o->embedded)
         printf("result:              %s\n", o->output);
     if (rc >= 0 && o->report) {
         const char *path = o->output;
         if (report_html_write(&r, &path, 1, NULL, o->report, e) < 0)
             rc = -1;
-        else
+        else if (!o->embedded)
             printf("report:              %s\n", o->report);
     }
-    if (rc >= 0 && !r.complete)
+    if (rc >= 0 && !r.complete && !o->embedded)
         fprintf(stderr, "pgarena: run cut short (%s); the result file holds what was measured\n",
                 r.end_reason);
     result_free(&r);
@@ -436,6 +447,12 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
 static void opts_init(struct run_opts *o)
 {
     *o = (struct run_opts){.clients = 1, .threads = 1, .protocol = PROTO_SIMPLE, .max_tries = 1};
+}
+
+int run_opts_parse(int argc, char **argv, struct run_opts *o, struct err *e)
+{
+    opts_init(o);
+    return parse_options(argc, argv, o, e);
 }
 
 /* The checks cli_run makes before anything starts, but -f files are not read (a fuzzed file
@@ -465,8 +482,14 @@ int cli_run_parse(int argc, char **argv, struct err *e)
 
 int cli_run(int argc, char **argv, struct err *e)
 {
+    return run_invoke(argc, argv, 0, e);
+}
+
+int run_invoke(int argc, char **argv, int embedded, struct err *e)
+{
     struct run_opts o;
     opts_init(&o);
+    o.embedded = embedded;
     struct script_set scripts;
     struct local_server srv = {0};
     char fallback[256];
@@ -484,7 +507,8 @@ int cli_run(int argc, char **argv, struct err *e)
     if (run_build_scripts(&o, &scripts, e) < 0) /* sysbench's come once the tables are known */
         goto out_scripts;
     o.command = args_masked_command(argc, argv);
-    session_signals_install();
+    if (!embedded)
+        session_signals_install();
     if (o.local) {
         if (session_local_start(&srv, &o.conn, e) < 0)
             goto out_scripts;

@@ -4,6 +4,8 @@
 /* Shared between the run command's files: the parsed options, and turning the engine's
  * statistics into a result. */
 
+#include <getopt.h>
+
 #include "engine/engine.h"
 #include "pg/pg.h"
 #include "result/result.h"
@@ -54,6 +56,7 @@ struct run_opts {
     const char *log_prefix;
     double sampling_rate;
     int64_t aggregate_s;
+    int embedded;  /* a sweep's cell: nothing on stdout, no progress, the sweep's signals */
     char *command; /* masked */
     char started_at[40];
     char server_version[64];
@@ -61,9 +64,10 @@ struct run_opts {
     struct run_env env;
 };
 
-/* Long options of run_pgbench.c (above any other option code of run). */
+/* Long options of run_pgbench.c: above any other option code of run, and apart from sweep's
+ * own (from 1000), which share one getopt table with run's. */
 enum {
-    RUN_OPT_SHOW_SCRIPT = 1000,
+    RUN_OPT_SHOW_SCRIPT = 2000,
     RUN_OPT_LOG_PREFIX,
     RUN_OPT_SAMPLING_RATE,
     RUN_OPT_AGGREGATE_INTERVAL,
@@ -81,6 +85,21 @@ int run_check_pgbench_options(const struct run_opts *o, struct err *e);
 
 /* The engine's -l settings from the options. */
 void run_log_config(const struct run_opts *o, struct engine_config *cfg);
+
+/* run's option table (getopt_long) and short options: a sweep parses with them to pass every
+ * run option through to its cells. */
+extern const struct option run_longopts[];
+extern const char run_shortopts[];
+
+/* The run command on argv (argv[0] "run"): cli_run, or with embedded set a sweep's cell, which
+ * prints nothing on stdout, shows no progress, leaves signals to the sweep and only writes its
+ * result file. Returns as cli_run: 0, 1 when the run was cut short (its result written), -1
+ * with e set. The caller resets getopt (optind = 0) first. */
+int run_invoke(int argc, char **argv, int embedded, struct err *e);
+
+/* Parse run's options into o as the run command does (the caller resets getopt with optind = 0
+ * and frees o->conn). 0, 1 when --help was printed, -1 with e set (ERR_INPUT). */
+int run_opts_parse(int argc, char **argv, struct run_opts *o, struct err *e);
 
 /* Fill r from the run (r owns copies of everything). */
 void run_build_result(const struct run_opts *o, const struct script_set *scripts,

@@ -149,7 +149,8 @@ static void fill_ratio(struct cmp_metric *m, const struct cmp_ci *ci, int lower_
 /* The failure rate is judged on the difference B - A in points, not as a ratio: a ratio of
  * two tiny rates is noise, and of a zero rate undefined. The change is still given in % of A
  * when A had failures. */
-static void fill_failure(struct cmp_metric *m, const struct cmp_ci *ci, int single, double spread)
+static void fill_failure(struct cmp_metric *m, const struct cmp_ci *ci, int single,
+                         const struct cmp_judge *trials)
 {
     m->a = ci->a;
     m->b = ci->b;
@@ -169,7 +170,9 @@ static void fill_failure(struct cmp_metric *m, const struct cmp_ci *ci, int sing
                           .gross_up = 10 * FAIL_MARGIN,
                           .d = fabs(ci->est),
                           .margin = FAIL_MARGIN,
-                          .spread = spread,
+                          .var_a = trials ? trials->var_a : 0,
+                          .var_b = trials ? trials->var_b : 0,
+                          .n_trials = trials ? trials->n_trials : 1,
                           .margin_text = "±0.1 points"};
     cmp_judge_metric(m, -ci->hi, -ci->lo, &j);
 }
@@ -293,7 +296,7 @@ static void analyse_single(struct pair *p)
     struct cmp_ci fr, tps;
     cmp_rate_diff_ci(ra->failed + s, ra->total + s, rb->failed + s, rb->total + s, len, b, reps,
                      p->rep->cfg.seed + 3, &fr);
-    fill_failure(&p->o->metrics[CMP_FAILURE_RATE], &fr, 1, 0);
+    fill_failure(&p->o->metrics[CMP_FAILURE_RATE], &fr, 1, NULL);
 
     cmp_ratio_ci(ra->tps + s, len, rb->tps + s, len, b, reps, p->rep->cfg.seed, &tps);
     if (!capped)
@@ -318,16 +321,16 @@ static void mean_sd(const double *x, size_t n, double *mean, double *sd)
     *sd = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
 }
 
-/* The between-run spread of both sides pooled; a side with one trial contributes nothing. */
-static double pooled_sd(const double *a, size_t na, const double *b, size_t nb)
+/* The between-run variances of both sides as cmp_welch uses them: a side with one trial
+ * borrows the other's. */
+static void trial_vars(const double *a, size_t na, const double *b, size_t nb, struct cmp_judge *j)
 {
     double ma, sa, mb, sb;
     mean_sd(a, na, &ma, &sa);
     mean_sd(b, nb, &mb, &sb);
-    double num =
-        (na > 1 ? (double)(na - 1) * sa * sa : 0) + (nb > 1 ? (double)(nb - 1) * sb * sb : 0);
-    double den = (double)(na > 1 ? na - 1 : 0) + (double)(nb > 1 ? nb - 1 : 0);
-    return den > 0 ? sqrt(num / den) : 0;
+    j->var_a = na > 1 ? sa * sa : sb * sb;
+    j->var_b = nb > 1 ? sb * sb : sa * sa;
+    j->n_trials = (int)(na > nb ? na : nb);
 }
 
 /* y[i] > 0 for all i: then their logs into l, and 1. */
@@ -360,7 +363,7 @@ void cmp_trial_ratio(double margin, const double *ya, size_t na, const double *y
         struct cmp_ci ci = {exp(mean_a), exp(mean_b), exp(w.d), exp(w.lo), exp(w.hi)};
         struct cmp_judge j;
         ratio_judge(margin, margin_text, &j, 0);
-        j.spread = pooled_sd(la, na, lb, nb);
+        trial_vars(la, na, lb, nb, &j);
         j.hard = hard;
         fill_ratio(m, &ci, lower_better, &j);
     }
@@ -478,7 +481,9 @@ static void analyse_trials(struct pair *p)
     mean_sd(fa.rate, na, &ma, &sd);
     mean_sd(fb.rate, nb, &mb, &sd);
     struct cmp_ci fr = {ma, mb, w.d, w.lo, w.hi};
-    fill_failure(&p->o->metrics[CMP_FAILURE_RATE], &fr, 0, pooled_sd(fa.rate, na, fb.rate, nb));
+    struct cmp_judge spread;
+    trial_vars(fa.rate, na, fb.rate, nb, &spread);
+    fill_failure(&p->o->metrics[CMP_FAILURE_RATE], &fr, 0, &spread);
 
     char gate[200];
     trial_ratio(p, CMP_TPS, fa.tps, fb.tps, 0,

@@ -161,9 +161,14 @@ double cmp_mwu_p(const double *a, size_t na, const double *b, size_t nb);
 
 #define CMP_MAX_TRIALS 30
 
-/* Trials per side n (2..CMP_MAX_TRIALS) for which t975(2n - 2) sqrt(2 s^2 / n) < gap, where s
- * is the between-run spread on the analysis scale; 0 when none is enough. */
-int cmp_trials_needed(double s, double gap);
+/* Trials per side n, above n_given and up to CMP_MAX_TRIALS, whose 95 % interval would be
+ * narrower than gap on each side of the estimate: the interval the verdict uses (Welch's t,
+ * cmp_welch), projected with each side's observed between-run variance var_a and var_b (a side
+ * with one trial borrowing the other's, as cmp_welch does) and n trials on each side, so
+ * t975(df_n) sqrt((var_a + var_b) / n) < gap with df_n the Welch-Satterthwaite degrees of
+ * freedom at n. The advice never names n_given or fewer. 0 when no n up to CMP_MAX_TRIALS is
+ * enough (or gap <= 0). */
+int cmp_trials_needed(double var_a, double var_b, int n_given, double gap);
 
 /* Verdict (§5). */
 
@@ -189,7 +194,9 @@ struct cmp_judge {
     const char *cap;           /* a soft gate capping the verdict at inconclusive (unless gross) */
     double null, lo, up;       /* no change, and the margin band around it */
     double gross_lo, gross_up; /* beyond these, no plausible run-to-run noise explains it */
-    double d, margin, spread;  /* |estimate|, margin and between-run s on the analysis scale */
+    double d, margin;          /* |estimate| and margin on the analysis scale */
+    double var_a, var_b;       /* between-run variances of the trials, as cmp_welch uses them */
+    int n_trials;              /* trials per side given (the larger side) */
     const char *margin_text;   /* "+-2%" */
 };
 

@@ -148,12 +148,17 @@ double cmp_mwu_p(const double *a, size_t na, const double *b, size_t nb)
     return erfc(dev / sqrt(var) / sqrt(2.0));
 }
 
-int cmp_trials_needed(double s, double gap)
+int cmp_trials_needed(double var_a, double var_b, int n_given, double gap)
 {
-    if (!(gap > 0))
+    if (!(gap > 0) || !(var_a >= 0) || !(var_b >= 0))
         return 0;
-    for (int n = 2; n <= CMP_MAX_TRIALS; n++)
-        if (cmp_t975(2.0 * n - 2) * sqrt(2 * s * s / n) < gap)
+    double sum2 = (var_a + var_b) * (var_a + var_b), sq2 = var_a * var_a + var_b * var_b;
+    for (int n = n_given < 2 ? 2 : n_given + 1; n <= CMP_MAX_TRIALS; n++) {
+        /* cmp_welch's degrees of freedom with n values a side: (n - 1) (va + vb)^2 / (va^2 +
+         * vb^2), and its fallback when both variances are zero. */
+        double df = sq2 > 0 ? (double)(n - 1) * sum2 / sq2 : 2.0 * n - 2;
+        if (cmp_t975(df) * sqrt((var_a + var_b) / n) < gap)
             return n;
+    }
     return 0;
 }

@@ -40,13 +40,14 @@ static void set(struct cmp_metric *m, enum cmp_verdict v, const char *fmt, ...)
 }
 
 /* An inconclusive trial comparison: how many trials per side would settle it (§6), from the
- * between-run spread, the current estimate and the margin, all on the analysis scale. */
+ * interval the verdict used (Welch's, with each side's between-run variance) projected to more
+ * trials, the current estimate and the margin, all on the analysis scale. */
 static void projection(struct cmp_metric *m, const struct cmp_judge *j)
 {
     const char *noisy = "over %d trials per side needed: too noisy for %s (use a quieter machine, "
                         "interleave, or widen --margin)";
     if (j->d <= j->margin) {
-        int eq = cmp_trials_needed(j->spread, j->margin - j->d);
+        int eq = cmp_trials_needed(j->var_a, j->var_b, j->n_trials, j->margin - j->d);
         if (eq)
             set(m, CMP_INCONCLUSIVE, "about %d trials per side would show whether it is inside %s",
                 eq, j->margin_text);
@@ -54,8 +55,8 @@ static void projection(struct cmp_metric *m, const struct cmp_judge *j)
             set(m, CMP_INCONCLUSIVE, noisy, CMP_MAX_TRIALS, j->margin_text);
         return;
     }
-    int dir = cmp_trials_needed(j->spread, j->d);
-    int size = cmp_trials_needed(j->spread, j->d - j->margin);
+    int dir = cmp_trials_needed(j->var_a, j->var_b, j->n_trials, j->d);
+    int size = cmp_trials_needed(j->var_a, j->var_b, j->n_trials, j->d - j->margin);
     if (!dir)
         set(m, CMP_INCONCLUSIVE, noisy, CMP_MAX_TRIALS, j->margin_text);
     else if (!size)

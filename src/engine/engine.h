@@ -93,8 +93,9 @@ struct engine_result {
     uint64_t n_skipped; /* -R with --latency-limit: skipped, already late */
     uint64_t n_late;    /* successful, but over --latency-limit */
     uint64_t errors[PGF__COUNT];
-    struct hist *latency; /* successful transactions, microseconds */
-    struct hist *lag;     /* -R: start delay behind the schedule, microseconds */
+    struct hist *latency;            /* successful transactions, microseconds */
+    uint64_t n_latency_out_of_range; /* successful, but too slow for the histogram's range */
+    struct hist *lag;                /* -R: start delay behind the schedule, microseconds */
     struct series series;
     int n_clients;
     struct client_result *clients;

@@ -14,25 +14,70 @@
 #include "engine/timers.h"
 #include "stats/series.h"
 
-/* Client states. A client moves through them in client_advance; each state says what the
- * client waits for when client_advance returns in it. */
+/*
+ * Client states. client_advance runs a client from state to state, with the time of the
+ * event that woke it, until it must wait; it then rests in one of the states below. For each:
+ * what it waits for, and where it goes (client_conn.c handles the connecting states,
+ * client_tx.c the others, client.c the timers).
+ *
+ * CS_CONNECTING     waits for the socket as pg_conn_poll asks (readable or writable; the
+ *                   socket may change at any step). Connected: -> CS_PREPARING in prepared
+ *                   mode, else -> c->resume (CS_IDLE at setup, CS_START_TX after a lost
+ *                   connection, CS_START_CMD with -C). Failed, or the connect timeout (timer):
+ *                   at setup the run is aborted (-> CS_FINISHED), later the client waits to
+ *                   try again (-> CS_RECONNECT_WAIT; with -C the transaction fails first).
+ * CS_PREPARING      waits for nothing: sends the next PREPARE -> CS_WAIT_PREPARE; all sent
+ *                   -> c->resume.
+ * CS_WAIT_PREPARE   waits for the PREPARE's result -> CS_PREPARING; failed: as CS_CONNECTING.
+ * CS_IDLE           set up; waits for the run to start (the worker moves it to CS_START_TX).
+ * CS_START_TX       waits for nothing. Run over -> CS_FINISHED. -R: a start not yet due
+ *                   -> CS_THROTTLE (starts already later than --latency-limit are skipped).
+ *                   Chooses a script and -> CS_START_CMD, or, without a connection (-C, or
+ *                   not yet back), -> CS_CONNECTING with resume CS_START_CMD.
+ * CS_THROTTLE       waits (timer) for the scheduled start -> CS_START_TX.
+ * CS_START_CMD      runs commands until one must wait: \set and \if inline; SQL sent
+ *                   -> CS_WAIT_RESULT (in a pipeline: queued, and on to the next command);
+ *                   \sleep -> CS_SLEEP; \endpipeline -> CS_WAIT_PIPELINE; a failure
+ *                   -> CS_ERROR; past the last command -> CS_END_TX.
+ * CS_WAIT_RESULT    waits for the results of the SQL command sent -> CS_START_CMD (next
+ *                   command), or CS_ERROR when one failed or the connection broke. --timeout
+ *                   (timer): sends a cancel and waits one more timeout; then the transaction
+ *                   fails as a timeout and the connection is dropped -> CS_RECONNECT_WAIT.
+ * CS_SLEEP          \sleep: waits (timer) until sleep_until -> CS_START_CMD (next command);
+ *                   --timeout first -> CS_ERROR.
+ * CS_WAIT_PIPELINE  \endpipeline (or an error in a pipeline): waits for every result up to
+ *                   the pipeline's sync -> CS_START_CMD past \endpipeline, or CS_ERROR.
+ *                   --timeout (timer): fails as a timeout -> CS_RECONNECT_WAIT.
+ * CS_ERROR          a command failed; waits for nothing. Connection broken: the transaction
+ *                   fails -> CS_RECONNECT_WAIT. A pipeline open: sync -> CS_WAIT_PIPELINE
+ *                   (discarding). A transaction block open: ROLLBACK sent
+ *                   -> CS_WAIT_ROLLBACK. Else as after the rollback.
+ * CS_WAIT_ROLLBACK  waits for the ROLLBACK's result. A serialization or deadlock failure with
+ *                   tries left -> CS_START_CMD from the first command with the same random
+ *                   draws; else -> CS_END_TX. --timeout (timer): as in CS_WAIT_PIPELINE.
+ * CS_END_TX         waits for nothing: records the transaction (-C: closes the connection)
+ *                   -> CS_START_TX.
+ * CS_RECONNECT_WAIT connection lost: waits (timer) out a backoff (100 ms, doubling up to 1 s)
+ *                   -> CS_CONNECTING with resume CS_START_TX, or CS_FINISHED when the run is
+ *                   over.
+ * CS_FINISHED       done: waits for nothing.
+ */
 enum client_state {
-    CS_CONNECTING,     /* pg_conn_poll in progress: waits for the socket as libpq asks */
-    CS_PREPARING,      /* prepared mode: send the next PREPARE, or go on to c->resume */
-    CS_WAIT_PREPARE,   /* waits for a PREPARE's result */
-    CS_IDLE,           /* set up; waits for the run to start */
-    CS_START_TX,       /* take a scheduled start, choose a script, start a transaction */
-    CS_THROTTLE,       /* -R: waits (timer) for the scheduled start */
-    CS_START_CMD,      /* run the current command: \set inline, SQL is sent */
-    CS_WAIT_RESULT,    /* waits for the results of the SQL command sent */
-    CS_SLEEP,          /* \sleep: waits (timer) until sleep_until */
-    CS_WAIT_PIPELINE,  /* \endpipeline (or an error in a pipeline): waits for every result
-                        * up to the pipeline's sync */
-    CS_ERROR,          /* a command failed: roll back if inside a transaction */
-    CS_WAIT_ROLLBACK,  /* waits for the ROLLBACK's result, then retries or ends */
-    CS_END_TX,         /* record the transaction */
-    CS_RECONNECT_WAIT, /* connection lost: waits (timer) out a backoff, then reconnects */
-    CS_FINISHED,       /* done: no more events */
+    CS_CONNECTING,
+    CS_PREPARING,
+    CS_WAIT_PREPARE,
+    CS_IDLE,
+    CS_START_TX,
+    CS_THROTTLE,
+    CS_START_CMD,
+    CS_WAIT_RESULT,
+    CS_SLEEP,
+    CS_WAIT_PIPELINE,
+    CS_ERROR,
+    CS_WAIT_ROLLBACK,
+    CS_END_TX,
+    CS_RECONNECT_WAIT,
+    CS_FINISHED,
 };
 
 struct worker;
@@ -64,9 +109,11 @@ struct client {
     time_ns sleep_until;
     struct pg_result *held; /* \gset: the last result with rows, applied when the command ends */
     int *pipe_cmds;         /* pipeline: commands sent whose results are still to come */
+    time_ns *pipe_start;    /* and when each was sent */
     int pipe_head, pipe_tail;
     int pipe_discard; /* an error in a pipeline: read up to the sync, then fail */
     time_ns connect_start;
+    time_ns tx_connect_ns;    /* -C: the time to connect for this transaction, -1: none */
     time_ns connect_deadline; /* a connection attempt that takes longer fails */
     int tries;
     int cancelled;           /* a cancel was sent for the current command */
@@ -129,7 +176,8 @@ struct worker {
     time_ns last_completion;
     _Atomic uint64_t prog_tx, prog_failed;
     _Atomic double prog_sum_us, prog_sumsq_us;
-    atomic_int n_lost; /* clients whose connection is lost and not yet back */
+    atomic_int n_lost;             /* clients whose connection is lost and not yet back */
+    atomic_int n_clients_finished; /* clients in CS_FINISHED */
 };
 
 struct run {
@@ -159,16 +207,24 @@ extern int engine_stop_fd;
 
 void client_init(struct client *c, struct worker *w, int id);
 void client_free(struct client *c);
-/* Start the asynchronous connection for setup; -1 when it cannot even start. */
-int client_connect(struct client *c);
-/* Advance the state machine as far as it can go without waiting. */
-void client_advance(struct client *c);
+/* Start the asynchronous connection for setup at now; -1 when it cannot even start (the
+ * worker's setup has failed then). */
+int client_connect(struct client *c, time_ns now);
+/* Advance the state machine as far as it can go without waiting; now is the time of the
+ * event that woke the client, the one clock reading all its transitions use. */
+void client_advance(struct client *c, time_ns now);
 /* The client's timer fired (schedule, backoff or timeout). */
 void client_on_timer(struct client *c, time_ns now);
 /* Finish a client that waits for nothing but time (end of a -T run). */
 void client_finish_if_idle(struct client *c);
-/* Register interest in the socket (EPOLLIN, EPOLLOUT), following socket changes. */
-void client_watch(struct client *c, uint32_t events);
+/* Register interest in the connection's socket (EPOLLIN, EPOLLOUT; 0: none). -1 when epoll
+ * refuses it. */
+int client_watch(struct client *c, uint32_t events);
+/* The same while connecting: libpq may have replaced the socket by a new one with the same
+ * number (moving to the next host or address), which is not in the epoll set although the
+ * number is, so it is registered anew at every step. -1 when epoll refuses it (the reason is
+ * the client's error). */
+int client_watch_connecting(struct client *c, uint32_t events);
 
 /* Record a finished transaction of client c (its current script); returns 1 when it counted
  * (after the warmup). */
@@ -177,6 +233,19 @@ int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum
 void worker_record_skipped(struct client *c, time_ns now);
 void worker_record_statement(struct worker *w, int script, int command, time_ns start, time_ns end);
 void *worker_main(void *arg);
+/* The run has started (run->go_ns, start_ns, end_ns set): start the worker's statistics and
+ * schedule, and every client's first transaction, at now. */
+void worker_begin(struct worker *w, time_ns now);
+
+/* Set up run for cfg without starting anything: workers, their clients (not connected) and
+ * statistics. run_free undoes it; run_collect merges the workers' results into out. */
+void run_init(struct run *run, const struct engine_config *cfg);
+void run_free(struct run *run);
+void run_collect(struct run *run, struct engine_result *out);
+/* The main thread's watch, at now: when every client still running has lost its connection
+ * for SERVER_LOST_NS, the run stops as server-lost. *lost_since keeps the state (0 at
+ * first). */
+void run_check_server_lost(struct run *run, time_ns now, time_ns *lost_since);
 /* Add the worker's timerfd to its epoll set. */
 void worker_watch_timerfd(struct worker *w);
 

@@ -136,12 +136,15 @@ static void deadline(struct timespec *ts, time_ns wait)
 /* Every client lost for this long ends the run: the server is not coming back. */
 #define SERVER_LOST_NS (10 * NS_PER_S)
 
-static void check_server_lost(struct run *run, time_ns now, time_ns *lost_since)
+void run_check_server_lost(struct run *run, time_ns now, time_ns *lost_since)
 {
-    int lost = 0;
-    for (int t = 0; t < run->n_workers; t++)
+    int lost = 0, running = run->cfg->clients;
+    for (int t = 0; t < run->n_workers; t++) {
         lost += atomic_load(&run->workers[t].n_lost);
-    if (lost < run->cfg->clients) {
+        running -= atomic_load(&run->workers[t].n_clients_finished);
+    }
+    /* Clients that finished (a -t run) wait for nothing: the run waits for the others. */
+    if (lost == 0 || lost < running) {
         *lost_since = 0;
         return;
     }
@@ -177,7 +180,7 @@ static void supervise(struct run *run)
             while (next <= now)
                 next += period;
         }
-        check_server_lost(run, now, &lost_since);
+        run_check_server_lost(run, now, &lost_since);
         pthread_mutex_lock(&run->mu);
         time_ns wait = 500 * NS_PER_MS;
         if (period && next - clock_now_ns() < wait)
@@ -331,7 +334,7 @@ static void collect_worker(struct worker *w, struct engine_result *out, time_ns 
     }
 }
 
-static void collect(struct run *run, struct engine_result *out)
+void run_collect(struct run *run, struct engine_result *out)
 {
     const struct engine_config *cfg = run->cfg;
     memset(out, 0, sizeof *out);
@@ -345,6 +348,7 @@ static void collect(struct run *run, struct engine_result *out)
         collect_worker(&run->workers[t], out, &last);
     collect_statements(run, out);
     collect_scripts(run, out);
+    out->n_latency_out_of_range = hist_overflow(out->latency);
     /* A -T run lasts its duration, even when the last transaction ended a bit before; a run
      * that was stopped lasts until the stop. */
     time_ns end = run->end_ns > last ? run->end_ns : last;
@@ -364,8 +368,9 @@ static void collect(struct run *run, struct engine_result *out)
         out->end_reason = END_INTERRUPTED;
 }
 
-static void free_workers(struct run *run)
+void run_free(struct run *run)
 {
+    close_logs(run, NULL); /* any still open (a failed start) */
     for (int t = 0; t < run->n_workers; t++) {
         struct worker *w = &run->workers[t];
         for (int i = 0; i < w->n_clients; i++)
@@ -389,21 +394,29 @@ static void free_workers(struct run *run)
     free(run->cmd_base);
 }
 
+void run_init(struct run *run, const struct engine_config *cfg)
+{
+    memset(run, 0, sizeof *run);
+    run->cfg = cfg;
+    run->n_workers = cfg->threads < cfg->clients ? cfg->threads : cfg->clients;
+    if (run->n_workers < 1)
+        run->n_workers = 1;
+    run->max_params = max_params(cfg->scripts);
+    number_commands(run);
+    run->max_interval = SIZE_MAX;
+    if (cfg->duration_s > 0) /* late completions fold into the last interval */
+        run->max_interval =
+            (size_t)((cfg->duration_s * 1000000 + cfg->interval_us - 1) / cfg->interval_us) - 1;
+    init_workers(run);
+}
+
 int engine_run(const struct engine_config *cfg, struct engine_result *out, struct err *e)
 {
-    struct run run = {.cfg = cfg};
+    struct run run;
     memset(out, 0, sizeof *out);
-    run.n_workers = cfg->threads < cfg->clients ? cfg->threads : cfg->clients;
-    if (run.n_workers < 1)
-        run.n_workers = 1;
-    run.max_params = max_params(cfg->scripts);
-    number_commands(&run);
-    run.max_interval = SIZE_MAX;
-    if (cfg->duration_s > 0) /* late completions fold into the last interval */
-        run.max_interval =
-            (size_t)((cfg->duration_s * 1000000 + cfg->interval_us - 1) / cfg->interval_us) - 1;
     atomic_store(&engine_stop_flag, 0);
     engine_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    run_init(&run, cfg);
     pthread_mutex_init(&run.mu, NULL);
     /* Deadlines are monotonic; a default (realtime) condition variable would read them as
      * 1970 and return at once, spinning the main thread for the whole run. */
@@ -412,10 +425,8 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_cond_init(&run.cv, &attr);
     pthread_condattr_destroy(&attr);
-    init_workers(&run);
     if (open_logs(&run, e) < 0) {
-        close_logs(&run, NULL);
-        free_workers(&run);
+        run_free(&run);
         pthread_mutex_destroy(&run.mu);
         pthread_cond_destroy(&run.cv);
         close(engine_stop_fd);
@@ -432,9 +443,9 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
         pthread_join(run.workers[t].thread, NULL);
     cancel_stop();
     if (rc == 0)
-        collect(&run, out);
+        run_collect(&run, out);
     close_logs(&run, rc == 0 ? out : NULL);
-    free_workers(&run);
+    run_free(&run);
     pthread_mutex_destroy(&run.mu);
     pthread_cond_destroy(&run.cv);
     int fd = engine_stop_fd;

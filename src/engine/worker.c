@@ -147,7 +147,7 @@ static int poll_once(struct worker *w, int timeout_ms)
         else if (p == &timer_marker)
             fire_timers(w);
         else
-            client_advance(p);
+            client_advance(p, clock_now_ns());
     }
     return stop || atomic_load_explicit(&engine_stop_flag, memory_order_relaxed) ? -1 : 0;
 }
@@ -163,7 +163,7 @@ static void setup_clients(struct worker *w)
     while (w->n_setup_pending > 0 && !w->setup_failed) {
         int done = w->n_clients - w->n_setup_pending;
         while (started < w->n_clients && started - done < MAX_CONNECTING)
-            if (client_connect(&w->clients[started++]) < 0)
+            if (client_connect(&w->clients[started++], clock_now_ns()) < 0)
                 return;
         if (poll_once(w, 100) < 0) {
             snprintf(w->error, sizeof w->error, "interrupted while connecting");
@@ -183,7 +183,7 @@ static void wait_for_start(struct worker *w)
     pthread_mutex_unlock(&run->mu);
 }
 
-static void measure(struct worker *w)
+void worker_begin(struct worker *w, time_ns now)
 {
     const struct run *run = w->run;
     series_recorder_start(&w->recorder, run->start_ns, run->max_interval);
@@ -200,8 +200,13 @@ static void measure(struct worker *w)
             c->conn = NULL;
         }
         c->state = CS_START_TX;
-        client_advance(c);
+        client_advance(c, now);
     }
+}
+
+static void measure(struct worker *w)
+{
+    worker_begin(w, clock_now_ns());
     while (w->n_live > 0) {
         if (poll_once(w, 1000) < 0)
             break;

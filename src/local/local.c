@@ -516,3 +516,16 @@ int local_attach(struct local_server *srv, const char *dir, struct err *e)
     srv->owns_dir = 1;
     return 0;
 }
+
+int local_restart(struct local_server *srv, struct err *e)
+{
+    struct local_runas ra;
+    int started = 0;
+    if (local_runas_get(&ra, e) < 0 || server_stop(srv, &ra, "fast", e) < 0 ||
+        server_start(srv, &ra, &started, e) < 0)
+        return -1;
+    char pidfile[PATH_MAX];
+    if (dir_path(pidfile, srv->dir, "data/postmaster.pid") == 0)
+        reg.pid = pidfile_read(pidfile);
+    return 0;
+}

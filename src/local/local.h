@@ -39,6 +39,11 @@ int local_start(struct local_server *srv, const char *dir_or_null, struct err *e
  * (srv->dir is "" afterwards). Returns 0, or -1 with e set (ERR_RUNTIME). */
 int local_stop(struct local_server *srv, struct err *e);
 
+/* Restart a server local_start started (fast shutdown, then start, waiting until it accepts
+ * connections), so that settings set with ALTER SYSTEM that need a restart take effect.
+ * Returns 0, or -1 with e set (ERR_RUNTIME). */
+int local_restart(struct local_server *srv, struct err *e);
+
 /* Attach to a server kept running by `pgarena local start --dir DIR` (reads DIR/pgarena.conninfo,
  * asks pg_ctl status). Returns 0 when DIR holds a running scratch server, -1 with e set
  * (ERR_RUNTIME, "no scratch server running in DIR") otherwise. Sets owns_dir = 1 so that a later

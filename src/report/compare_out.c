@@ -208,16 +208,16 @@ static json_t *number(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* One metric; script names the script of a per-script row (NULL for the whole run). */
-static json_t *metric_json(const struct cmp_report *rep, const struct cmp_outcome *o,
-                           const struct cmp_metric *m, int k, const char *script)
+/* One metric; script names the script of a per-script row (NULL for the whole run), side the
+ * side of a compare of more than two (NULL otherwise). */
+static json_t *metric_json(const struct cmp_metric *m, int k, const char *side, const char *script)
 {
     json_t *j = json_object();
     if (script)
         json_object_set_new(j, "script", json_string(script));
     json_object_set_new(j, "name", json_string(cmp_metric_names[k]));
-    if (rep->n_sides > 2)
-        json_object_set_new(j, "side", json_string(rep->sides[o->side].label));
+    if (side)
+        json_object_set_new(j, "side", json_string(side));
     json_object_set_new(j, "a", number(m->a));
     json_object_set_new(j, "b", number(m->b));
     json_object_set_new(j, "change_pct", number(m->change_pct));
@@ -228,17 +228,23 @@ static json_t *metric_json(const struct cmp_report *rep, const struct cmp_outcom
     return j;
 }
 
+json_t *report_metric_json(const struct cmp_metric *m, int k, const char *side)
+{
+    return metric_json(m, k, side, NULL);
+}
+
 int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
 {
     json_t *metrics = json_array(), *warnings = json_array(), *scripts = json_array();
     for (size_t i = 0; i < rep->n_outcomes; i++) {
         const struct cmp_outcome *o = &rep->outcomes[i];
+        const char *side = rep->n_sides > 2 ? rep->sides[o->side].label : NULL;
         for (int k = 0; k < CMP_N_METRICS; k++)
-            json_array_append_new(metrics, metric_json(rep, o, &o->metrics[k], k, NULL));
+            json_array_append_new(metrics, metric_json(&o->metrics[k], k, side, NULL));
         for (size_t s = 0; s < o->n_scripts; s++)
             for (int k = 0; k < CMP_N_SCRIPT_METRICS; k++)
-                json_array_append_new(scripts, metric_json(rep, o, &o->scripts[s].metrics[k],
-                                                           CMP_P50 + k, o->scripts[s].name));
+                json_array_append_new(scripts, metric_json(&o->scripts[s].metrics[k], CMP_P50 + k,
+                                                           side, o->scripts[s].name));
     }
     for (size_t i = 0; i < rep->n_warnings; i++)
         json_array_append_new(warnings, json_string(rep->warnings[i]));

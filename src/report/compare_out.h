@@ -1,6 +1,7 @@
 #ifndef PGARENA_REPORT_COMPARE_OUT_H
 #define PGARENA_REPORT_COMPARE_OUT_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "base/err.h"
@@ -17,5 +18,9 @@ void report_compare_text(FILE *out, const struct cmp_report *rep);
  * when more than two sides were compared. Unknown numbers are null; latency in microseconds,
  * failure rate as a fraction. -1 with e set (ERR_RUNTIME) when it cannot be written. */
 int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e);
+
+/* One metric as compare --json gives it (name k, with "side" when side is not NULL); the
+ * caller owns the object. */
+json_t *report_metric_json(const struct cmp_metric *m, int k, const char *side);
 
 #endif

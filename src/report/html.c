@@ -147,19 +147,24 @@ static void title_text(const struct report_doc *d, struct buf *b)
         buf_printf(b, "%s%s", s ? " vs " : "", d->sides[s].label);
 }
 
+void report_page_begin(struct buf *out, const char *title)
+{
+    buf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                  "<meta name=\"generator\" content=\"pgarena " PGARENA_VERSION "\">\n<title>");
+    report_escape(out, title);
+    buf_printf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n<header><h1>", style);
+    report_escape(out, title);
+    buf_puts(out, "</h1>\n");
+}
+
 static void head(struct report_doc *d)
 {
     struct buf t;
     buf_init(&t);
     title_text(d, &t);
-    buf_puts(d->out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                     "<meta name=\"generator\" content=\"pgarena " PGARENA_VERSION "\">\n<title>");
-    report_escape(d->out, t.data);
-    buf_printf(d->out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n<header><h1>",
-               style);
-    report_escape(d->out, t.data);
-    buf_printf(d->out, "</h1>\n<p class=\"meta\">%zu run%s", d->in->n, d->in->n == 1 ? "" : "s");
+    report_page_begin(d->out, t.data);
+    buf_printf(d->out, "<p class=\"meta\">%zu run%s", d->in->n, d->in->n == 1 ? "" : "s");
     if (d->in->runs[0].started_at) {
         buf_puts(d->out, ", the first started ");
         report_escape(d->out, d->in->runs[0].started_at);
@@ -295,7 +300,7 @@ void report_html(struct buf *out, const struct report_input *in)
 
 /* Write data to path through a temporary file beside it, so that a reader never sees half a
  * report and a failed write leaves any earlier report in place. */
-static int write_atomic(const char *path, const char *data, size_t len, struct err *e)
+int report_write_atomic(const char *path, const char *data, size_t len, struct err *e)
 {
     char *tmp = xasprintf("%s.tmp-XXXXXX", path);
     int fd = mkstemp(tmp);
@@ -353,7 +358,7 @@ int report_html_write(const struct result *runs, const char *const *paths, size_
     struct buf out;
     buf_init(&out);
     report_html(&out, &in);
-    int rc = write_atomic(html_path, out.data, out.len, e);
+    int rc = report_write_atomic(html_path, out.data, out.len, e);
     buf_free(&out);
     if (in.cmp)
         cmp_report_free(&cmp);

@@ -31,6 +31,13 @@ struct report_doc {
     int next_id;               /* for element ids unique in the document */
 };
 
+/* The document up to its <h1>title</h1> inside <header> (the caller closes the header). */
+void report_page_begin(struct buf *out, const char *title);
+
+/* Write data to path through a temporary file beside it, renamed into place. -1 with e set
+ * (ERR_INPUT) when it cannot be written. */
+int report_write_atomic(const char *path, const char *data, size_t len, struct err *e);
+
 /* Group the runs into sides by label, as compare does. */
 void report_doc_init(struct report_doc *d, struct buf *out, const struct report_input *in);
 void report_doc_free(struct report_doc *d);

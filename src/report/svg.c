@@ -341,3 +341,26 @@ void svg_chart_end(struct svg_chart *c)
 {
     buf_puts(c->out, "</svg>\n");
 }
+
+void svg_area(struct svg_chart *c, const double *xs, const double *lo, const double *hi, size_t n,
+              size_t style)
+{
+    /* Runs of points where both bounds are usable, each one closed polygon: up along hi,
+     * back along lo. */
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && usable(c, xs[j], lo[j]) && usable(c, xs[j], hi[j]))
+            j++;
+        if (j - i >= 2) {
+            buf_printf(c->out, "<path class=\"area\" fill=\"%s\" fill-opacity=\"0.18\" d=\"",
+                       svg_color(style));
+            for (size_t k = i; k < j; k++)
+                buf_printf(c->out, "%s%.1f %.1f", k == i ? "M" : "L", svg_px(c, xs[k]),
+                           svg_py(c, hi[k]));
+            for (size_t k = j; k-- > i;)
+                buf_printf(c->out, "L%.1f %.1f", svg_px(c, xs[k]), svg_py(c, lo[k]));
+            buf_puts(c->out, "Z\"/>\n");
+        }
+        i = j > i ? j : i + 1;
+    }
+}

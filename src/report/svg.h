@@ -83,6 +83,11 @@ void svg_band(struct svg_chart *c, double x0, double x1, int hatched, const char
  * point alone between breaks is drawn as a dot. */
 void svg_series(struct svg_chart *c, const double *xs, const double *ys, size_t n, size_t style);
 
+/* A shaded band between lo[i] and hi[i] along xs[i] (a confidence band around a series), in
+ * style's colour, translucent; a point where a bound is unusable breaks it. */
+void svg_area(struct svg_chart *c, const double *xs, const double *lo, const double *hi, size_t n,
+              size_t style);
+
 /* Close the chart. */
 void svg_chart_end(struct svg_chart *c);
 

@@ -17,4 +17,10 @@ int result_hist_from_json(const json_t *j, struct hist_sparse *out);
 void result_env_read(const json_t *root, struct result *r);
 void result_env_free(struct result *r);
 
+/* write() all of s[0..n) to fd, retrying on EINTR; -1 with errno set. */
+int result_write_all(int fd, const char *s, size_t n);
+
+/* fsync the directory holding path, so that a rename into it survives a crash. */
+void result_sync_dir(const char *path);
+
 #endif

@@ -313,7 +313,7 @@ static json_t *result_json(const struct result *r)
     return root;
 }
 
-static int write_all(int fd, const char *s, size_t n)
+int result_write_all(int fd, const char *s, size_t n)
 {
     while (n > 0) {
         ssize_t w = write(fd, s, n);
@@ -327,8 +327,7 @@ static int write_all(int fd, const char *s, size_t n)
     return 0;
 }
 
-/* fsync the directory so the rename itself survives a crash. */
-static void sync_dir(const char *path)
+void result_sync_dir(const char *path)
 {
     char *copy = xstrdup(path);
     int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
@@ -341,7 +340,7 @@ static void sync_dir(const char *path)
 
 static int write_str(int fd, const char *s)
 {
-    return write_all(fd, s, strlen(s));
+    return result_write_all(fd, s, strlen(s));
 }
 
 /* The document without its intervals, then the intervals one at a time: a long run has
@@ -358,7 +357,7 @@ static int write_document(int fd, const struct result *r)
         errno = ENOMEM;
         return -1;
     }
-    int rc = write_all(fd, head, (size_t)(close_brace - head));
+    int rc = result_write_all(fd, head, (size_t)(close_brace - head));
     free(head);
     if (rc == 0)
         rc = write_str(fd, ",\n \"intervals\": [");
@@ -372,7 +371,7 @@ static int write_document(int fd, const struct result *r)
         }
         rc = write_str(fd, i ? ",\n  " : "\n  ");
         if (rc == 0)
-            rc = write_all(fd, text, strlen(text));
+            rc = result_write_all(fd, text, strlen(text));
         free(text);
     }
     if (rc == 0)
@@ -396,7 +395,7 @@ int result_write(const struct result *r, const char *path, struct err *e)
             err_set(e, ERR_RUNTIME, "cannot write result file %s: %s", path, strerror(errno));
         } else {
             rc = 0;
-            sync_dir(path);
+            result_sync_dir(path);
         }
     }
     if (rc < 0) {

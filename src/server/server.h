@@ -180,4 +180,18 @@ char *srv_cpuinfo_model(const char *cpuinfo);
 /* PRETTY_NAME of an os-release text, unquoted, as a new string, or NULL. Pure. */
 char *srv_os_release_name(const char *os_release);
 
+/* Server settings that a sweep varies (alter.c). */
+
+/* The context of a server setting (pg_settings.context: "postmaster", "sighup", "user", ...)
+ * into context, on a connection of its own. 0 found, 1 no such setting, -1 with e set when the
+ * server cannot be asked. */
+int srv_setting_context(const struct pg_connopts *o, const char *name, char *context, size_t size,
+                        struct err *e);
+
+/* ALTER SYSTEM SET name = value (value NULL: ALTER SYSTEM RESET name) on a connection of its
+ * own; with reload, then pg_reload_conf() and a wait (up to 2 s) until a new session sees the
+ * new value. 0, or -1 with e set (ERR_RUNTIME, the server's message). */
+int srv_alter_system(const struct pg_connopts *o, const char *name, const char *value, int reload,
+                     struct err *e);
+
 #endif

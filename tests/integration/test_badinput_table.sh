@@ -15,6 +15,8 @@ make_bad_files() {
     printf 'SELECT 1;\nSELECT 1 + ;\n' >syntax.sql
     printf '\\set d 1.0E309\nSELECT 1;\n' >double.sql
     printf '\\sleep 2ms ms\n' >sleep.sql
+    mkdir otherdir
+    echo '{"format": "other-tool"}' >otherdir/sweep.json
 }
 
 test_bad_input_table() {

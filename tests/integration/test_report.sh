@@ -13,14 +13,15 @@ assert_self_contained() {
     fi
 }
 
-# Every inline <svg> parses as XML (a browser forgives what an SVG editor would refuse).
+# Every inline <svg> parses as XML (a browser forgives what an SVG editor would refuse), and
+# there are at least $2 of them (default 5).
 assert_svgs_well_formed() {
-    python3 - "$1" <<'PY' || fail "an SVG of $1 is not well-formed XML"
+    python3 - "$1" "${2:-5}" <<'PY' || fail "an SVG of $1 is not well-formed XML"
 import re, sys
 import xml.etree.ElementTree as ET
 html = open(sys.argv[1], encoding="utf-8").read()
 svgs = re.findall(r"<svg\b.*?</svg>", html, re.S)
-assert len(svgs) >= 5, len(svgs)
+assert len(svgs) >= int(sys.argv[2]), len(svgs)
 for s in svgs:
     ET.fromstring(s.replace("&#8230;", "...").replace("&#177;", "+-"))
 PY
@@ -64,8 +65,9 @@ render() {
 # pixels to be lines, not only legend swatches (under 100 pixels a legend), in three bands of
 # the page at least (the rows of charts), and the page is not blank. A small PNG decoder, as PIL may not be installed; rows filtered "Up" (most of a
 # screenshot) are undone on whole rows as integers, which keeps it to about a second.
+# Optional: $2 the pixels each colour needs (default 1000), $3 the bands (default 3).
 assert_charts_drawn() {
-    python3 - "$1" <<'PY' || fail "the screenshot $1 shows no charts"
+    python3 - "$1" "${2:-1000}" "${3:-3}" <<'PY' || fail "the screenshot $1 shows no charts"
 import re, struct, sys, zlib
 data = open(sys.argv[1], "rb").read()
 assert data[:8] == b"\x89PNG\r\n\x1a\n"
@@ -121,8 +123,9 @@ for y in range(h):
                 counts[name] += 1
                 bands[y // 100] = bands.get(y // 100, 0) + 1
 print("pixels:", counts, "non-background:", ink, "of", w * h, "bands:", sorted(bands.items()))
-assert counts["blue"] > 1000 and counts["vermillion"] > 1000, counts
-assert sum(n >= 150 for n in bands.values()) >= 3, bands
+need, n_bands = int(sys.argv[2]), int(sys.argv[3])
+assert counts["blue"] > need and counts["vermillion"] > need, counts
+assert sum(n >= 150 for n in bands.values()) >= n_bands, bands
 assert ink > 0.02 * w * h, ink
 PY
 }
@@ -160,6 +163,36 @@ test_report_from_two_runs() {
     if ensure_chromium; then
         render "$T/r.html" "$T/r.png"
         assert_charts_drawn "$T/r.png"
+    fi
+}
+
+# pgarena report DIR of a sweep: throughput against clients with a CI band per setup, p99
+# against throughput, the cell table; drawn in the browser.
+test_report_of_a_sweep() {
+    db=$(newdb reportsweep)
+    pga init -s 1 -q "$db"
+    assert_rc 0
+    pga sweep --setup "A=$db" --setup "B=$db" -c 1,2 --trials 2 -w select-only -T 1 -o s -q
+    assert_rc 0
+    pga report s -o s.html
+    assert_rc 0
+    assert_out '^report: s.html$'
+    grep -q '<title>Sweep: A vs B</title>' s.html || fail "title"
+    grep -q 'id="curves"' s.html || fail "no curves"
+    [ "$(grep -c '<svg class="chart"' s.html)" -eq 2 ] || fail "expected 2 charts"
+    # One band per setup (two trials give an interval at every point), and a line per setup.
+    [ "$(grep -c '<path class="area"' s.html)" -eq 2 ] || fail "expected 2 CI bands"
+    [ "$(grep -c '<path class="series"' s.html)" -eq 4 ] || fail "expected 4 lines"
+    grep -q 'id="cells"' s.html || fail "no cell table"
+    [ "$(grep -cE '<tr><th>[12] clients?</th>' s.html)" -eq 2 ] || fail "expected 2 cell rows"
+    grep -qE 'class="verdict v-[a-z]+">(better|worse|no-meaningful-difference|inconclusive)<' \
+        s.html || fail "no verdict"
+    assert_self_contained s.html
+    assert_svgs_well_formed s.html 2
+    if ensure_chromium; then
+        render "$T/s.html" "$T/s.png"
+        # Two charts side by side, two setups' lines close together (the same server).
+        assert_charts_drawn "$T/s.png" 300 2
     fi
 }
 

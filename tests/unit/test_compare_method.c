@@ -384,13 +384,42 @@ static void test_mann_whitney(void **state)
 static void test_trials_needed(void **state)
 {
     (void)state;
-    /* §7: pooled s = 2.89 %, estimate +3.3 %: about 8 trials per side settle the direction, and
+    /* §7: s = 2.89 % on both sides, estimate +3.3 %: about 8 trials per side settle the
+     * direction (with equal variances Welch's degrees of freedom at n are the pooled 2n - 2), and
      * about 40 (over the 30 we count to) would size it beyond +-2 %. */
-    double s = 0.0289, d = log(1.0333), margin = log(1.02);
-    assert_int_equal(cmp_trials_needed(s, d), 8);
-    assert_int_equal(cmp_trials_needed(s, d - margin), 0);
-    assert_int_equal(cmp_trials_needed(0.01, 0.05), 2);
-    assert_int_equal(cmp_trials_needed(0.01, 0), 0);
+    double v = 0.0289 * 0.0289, d = log(1.0333), margin = log(1.02);
+    assert_int_equal(cmp_trials_needed(v, v, 1, d), 8);
+    assert_int_equal(cmp_trials_needed(v, v, 1, d - margin), 0);
+    assert_int_equal(cmp_trials_needed(1e-4, 1e-4, 1, 0.05), 2);
+    assert_int_equal(cmp_trials_needed(1e-4, 1e-4, 1, 0), 0);
+    /* Never at or below the trials given, however clear the projection. */
+    assert_int_equal(cmp_trials_needed(1e-8, 1e-8, 3, 0.05), 4);
+    assert_int_equal(cmp_trials_needed(1e-8, 1e-8, 30, 0.05), 0);
+}
+
+/* The advice comes from the verdict's own interval: the issue's case (3 trials a side, p99
+ * inconclusive, "about 3 trials per side would settle it") cannot recur, and projecting to the
+ * trials given reproduces the Welch interval exactly. */
+static void test_trials_needed_matches_interval(void **state)
+{
+    (void)state;
+    /* Logs of p99 over 3 trials per side, sides of unequal spread: Welch's df fall to ~2.1. */
+    const double a[3] = {0.000, 0.004, -0.004}, b[3] = {0.080, 0.020, 0.140};
+    struct cmp_welch w;
+    cmp_welch(a, 3, b, 3, &w);
+    double va = 0.004 * 0.004, vb = 0.06 * 0.06;
+    double half = (w.hi - w.lo) / 2;
+    assert_true(w.lo < 0); /* the verdict's interval includes no change: inconclusive */
+    /* Just wider than the interval's half-width: 3 trials would do, were they not given. */
+    assert_int_equal(cmp_trials_needed(va, vb, 2, half * 1.0001), 3);
+    assert_int_equal(cmp_trials_needed(va, vb, 2, half * 0.9999) > 3, 1);
+    int n = cmp_trials_needed(va, vb, 3, w.d);
+    assert_true(n > 3);
+    /* At the advised n the projected interval excludes no change; one fewer it does not. */
+    double df = (double)(n - 1) * (va + vb) * (va + vb) / (va * va + vb * vb);
+    assert_true(cmp_t975(df) * sqrt((va + vb) / n) < w.d);
+    double df1 = (double)(n - 2) * (va + vb) * (va + vb) / (va * va + vb * vb);
+    assert_true(n == 4 || cmp_t975(df1) * sqrt((va + vb) / (n - 1)) >= w.d);
 }
 
 static void test_verdict_table(void **state)
@@ -425,6 +454,7 @@ int main(void)
         cmocka_unit_test(test_welch),
         cmocka_unit_test(test_mann_whitney),
         cmocka_unit_test(test_trials_needed),
+        cmocka_unit_test(test_trials_needed_matches_interval),
         cmocka_unit_test(test_verdict_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,1 @@
+SELECT pg_sleep(0.02);

@@ -1,0 +1,218 @@
+/* One cell of a sweep: its server settings and scale, then run's own path in-process. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/mem.h"
+#include "cli/init_int.h"
+#include "cli/session.h"
+#include "cli/sweep_int.h"
+
+const char *sweep_setup_conn(const struct sweep_exec *x, size_t i)
+{
+    if (x->local_conn)
+        return x->local_conn;
+    return x->o->setup_conn[i] ? x->o->setup_conn[i] : x->o->conn;
+}
+
+/* Letters, digits, '.', '_' and '-' of s, others as '_', appended to out. */
+static void put_safe(struct buf *out, const char *s)
+{
+    for (; *s; s++) {
+        char ch = *s;
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                 ch == '.' || ch == '_' || ch == '-';
+        buf_putc(out, ok ? ch : '_');
+    }
+}
+
+char *sweep_cell_file(const struct sweep_doc *d, const struct sweep_cell *c)
+{
+    struct buf b;
+    buf_init(&b);
+    put_safe(&b, d->setups[c->setup].label);
+    buf_printf(&b, "-c%lld", (long long)c->clients);
+    if (c->rate > 0)
+        buf_printf(&b, "-R%g", c->rate);
+    if (c->scale)
+        buf_printf(&b, "-s%lld", (long long)c->scale);
+    for (size_t i = 0; i < c->n_settings; i++) {
+        buf_putc(&b, '-');
+        put_safe(&b, c->settings[i].name);
+        buf_putc(&b, '=');
+        put_safe(&b, c->settings[i].value);
+    }
+    buf_printf(&b, "-t%d.json", c->trial);
+    char *s = xstrdup(b.data);
+    buf_free(&b);
+    return s;
+}
+
+static int conn_of(const struct sweep_exec *x, size_t setup, struct pg_connopts *conn)
+{
+    memset(conn, 0, sizeof *conn);
+    const struct pg_connopts *given = &x->o->run.conn;
+    conn->host = given->host ? xstrdup(given->host) : NULL;
+    conn->port = given->port ? xstrdup(given->port) : NULL;
+    conn->user = given->user ? xstrdup(given->user) : NULL;
+    const char *c = sweep_setup_conn(x, setup);
+    conn->dbname = c ? xstrdup(c) : NULL;
+    return 0;
+}
+
+/* Bring setup s's server to the cell's settings: ALTER SYSTEM, then a reload, or a restart of
+ * the scratch server. */
+static int apply_settings(struct sweep_exec *x, const struct sweep_cell *c, struct err *e)
+{
+    size_t n = x->o->plan.n_sets;
+    char **applied = x->applied + c->setup * (n ? n : 1);
+    int changed = 0, rc = 0;
+    struct pg_connopts conn;
+    conn_of(x, c->setup, &conn);
+    for (size_t k = 0; k < c->n_settings && rc == 0; k++) {
+        if (applied[k] && strcmp(applied[k], c->settings[k].value) == 0)
+            continue;
+        rc = srv_alter_system(&conn, c->settings[k].name, c->settings[k].value, !x->local_conn, e);
+        free(applied[k]);
+        applied[k] = rc == 0 ? xstrdup(c->settings[k].value) : NULL;
+        changed = 1;
+        x->applied_any |= rc == 0 && !x->local_conn;
+    }
+    if (rc == 0 && changed && x->local_conn)
+        rc = local_restart(&x->srv, e);
+    pg_connopts_free(&conn);
+    return rc;
+}
+
+/* --init (or --local): load the cell's scale on its setup when another one is loaded. */
+static int load_scale(struct sweep_exec *x, const struct sweep_cell *c, struct err *e)
+{
+    const struct sweep_opts *o = x->o;
+    int64_t scale = c->scale ? c->scale : (o->run.scale ? o->run.scale : 1);
+    if (!(o->init || o->local) || x->loaded[c->setup] == scale)
+        return 0;
+    if (o->run.n_specs && !o->run.needs_pgbench) {
+        x->loaded[c->setup] = scale; /* custom scripts bring their own tables */
+        return 0;
+    }
+    struct load_options lo = {.scale = (int)scale,
+                              .tables = o->run.tables ? (int)o->run.tables : 1,
+                              .table_size = o->run.table_size ? o->run.table_size : 10000,
+                              .jobs = init_default_jobs(),
+                              .seed = (uint64_t)o->run.seed};
+    struct pg_connopts conn;
+    conn_of(x, c->setup, &conn);
+    int rc = init_load(&conn, o->run.workload, &lo, 1, e);
+    pg_connopts_free(&conn);
+    if (rc == 0)
+        x->loaded[c->setup] = scale;
+    return rc;
+}
+
+static void progress(struct sweep_exec *x, const struct sweep_cell *c)
+{
+    if (x->o->quiet)
+        return;
+    double elapsed = (double)(clock_now_ns() - x->start_ns) / NS_PER_S;
+    char remaining[32] = "?";
+    if (x->n_done > 0) {
+        double left = elapsed / (double)x->n_done * (double)(x->n_todo - x->n_done);
+        snprintf(remaining, sizeof remaining, "%d:%02d", (int)left / 60, (int)left % 60);
+    }
+    char rate[32] = "";
+    if (c->rate > 0)
+        snprintf(rate, sizeof rate, ", -R %g", c->rate);
+    int tty = isatty(2);
+    fprintf(stderr,
+            "%ssweep: cell %zu of %zu (%s, %lld client%s%s, trial %d), elapsed %d:%02d, "
+            "remaining %s%s",
+            tty ? "\r\033[K" : "", x->n_done + 1, x->n_todo, x->doc.setups[c->setup].label,
+            (long long)c->clients, c->clients == 1 ? "" : "s", rate, c->trial, (int)elapsed / 60,
+            (int)elapsed % 60, remaining, tty ? "" : "\n");
+    fflush(stderr);
+}
+
+/* The run command line of a cell: the passed-through options, then the cell's own. */
+static int cell_argv(const struct sweep_exec *x, const struct sweep_cell *c, const char *path,
+                     char ***out)
+{
+    const struct sweep_opts *o = x->o;
+    char **argv = xcalloc((size_t)o->n_pass + 20, sizeof *argv);
+    int argc = 0;
+    argv[argc++] = xstrdup("run");
+    for (int i = 0; i < o->n_pass; i++)
+        argv[argc++] = xstrdup(o->pass[i]);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t jobs = o->jobs ? o->jobs : (cpus > 0 ? cpus : 1);
+    argv[argc++] = xstrdup("-c");
+    argv[argc++] = xasprintf("%lld", (long long)c->clients);
+    argv[argc++] = xstrdup("-j");
+    argv[argc++] = xasprintf("%lld", (long long)(jobs < c->clients ? jobs : c->clients));
+    if (c->rate > 0) {
+        argv[argc++] = xstrdup("-R");
+        argv[argc++] = xasprintf("%.17g", c->rate);
+    }
+    if (c->scale) {
+        argv[argc++] = xstrdup("-s");
+        argv[argc++] = xasprintf("%lld", (long long)c->scale);
+    }
+    argv[argc++] = xstrdup("-o");
+    argv[argc++] = xstrdup(path);
+    argv[argc++] = xstrdup("--label");
+    argv[argc++] = xstrdup(x->doc.setups[c->setup].label);
+    if (sweep_setup_conn(x, c->setup))
+        argv[argc++] = xstrdup(sweep_setup_conn(x, c->setup));
+    *out = argv;
+    return argc;
+}
+
+static void set_status(struct sweep_exec *x, struct sweep_cell *c, enum sweep_status s)
+{
+    c->status = s;
+    struct err e = {0};
+    if (sweep_doc_write(&x->doc, x->json_path, &e) < 0)
+        fprintf(stderr, "\npgarena: %s\n", e.msg);
+}
+
+int sweep_run_cell(struct sweep_exec *x, size_t k)
+{
+    struct sweep_cell *c = &x->doc.cells[k];
+    if (session_interrupted)
+        return -1;
+    progress(x, c);
+    struct err e = {0};
+    int rc = apply_settings(x, c, &e);
+    if (rc == 0)
+        rc = load_scale(x, c, &e);
+    if (rc == 0 && !session_interrupted) {
+        char *path = xasprintf("%s/%s", x->o->dir, c->file);
+        char **argv;
+        int argc = cell_argv(x, c, path, &argv);
+        optind = 0;
+        rc = run_invoke(argc, argv, 1, &e);
+        for (int i = 0; i < argc; i++)
+            free(argv[i]);
+        free(argv);
+        free(path);
+    }
+    x->n_done++;
+    if (session_interrupted) {
+        set_status(x, c, SWEEP_INCOMPLETE);
+        return -1;
+    }
+    if (rc != 0) {
+        /* The server is gone or refused: this cell fails, the sweep goes on. */
+        if (!x->o->quiet && isatty(2))
+            fputs("\n", stderr);
+        fprintf(stderr, "pgarena: sweep: %s, %lld client(s), trial %d failed: %s\n",
+                x->doc.setups[c->setup].label, (long long)c->clients, c->trial,
+                rc < 0 ? e.msg : "the run was cut short");
+        x->n_failed++;
+        set_status(x, c, SWEEP_FAILED);
+        return 0;
+    }
+    set_status(x, c, SWEEP_COMPLETE);
+    return 0;
+}

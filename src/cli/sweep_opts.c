@@ -1,0 +1,330 @@
+/* The sweep command's options: its axes and setups, and run's options passed through. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "cli/args.h"
+#include "cli/sweep_int.h"
+
+static const char usage[] =
+    "Usage: pgarena sweep [CONN] [--setup LABEL=CONN]... [-c LIST] [-R LIST] [-s LIST --init]\n"
+    "                     [--set NAME=V1,V2...]... [--trials N] [run options] -o DIR [--force]\n"
+    "       pgarena sweep [CONN] --max-rate --slo 'p99<=5ms' [-c N] [--trials N] [run options]\n"
+    "                     -o DIR [--force]\n"
+    "\n"
+    "Run a matrix of benchmarks, interleaved (for each trial, for each cell, every setup in\n"
+    "turn) and resumable, and compare the setups in every cell; or find the highest rate whose\n"
+    "latency meets an objective. DIR gets sweep.json and one result file per cell and trial;\n"
+    "the same command on the same DIR resumes, keeping the complete cells.\n"
+    "\n"
+    "  -c, --clients LIST    client counts: 1,2,4,8 or a geometric range 1..64x2 (default 1)\n"
+    "  -R, --rate LIST       open-loop rates (tps), as -c\n"
+    "  -s, --scale LIST      scales; several need --init\n"
+    "      --init            load each scale (the workload's loader) before its cells\n"
+    "      --set NAME=V1,V2  vary a server setting: ALTER SYSTEM + reload on a given server\n"
+    "                        (settings that need no restart), restart with --local (repeatable)\n"
+    "      --setup LABEL=CONN  a setup to compare (repeatable; the first is the baseline)\n"
+    "      --label TEXT      the name of the one setup without --setup (default \"default\")\n"
+    "      --trials N        repetitions of every cell (default 1)\n"
+    "  -j, --jobs N          threads per cell (default min(clients, CPUs); clamped to clients)\n"
+    "  -o, --output DIR      the sweep's directory (required)\n"
+    "      --force           replace a different sweep in DIR\n"
+    "      --max-rate        capacity search: the highest -R meeting --slo (one -c value)\n"
+    "      --slo OBJECTIVE   p50, p95, p99, p99.9 or max <= LIMIT in ms or us, e.g. 'p99<=5ms'\n"
+    "      --json            print the cells' figures as JSON\n"
+    "      --local           run against a scratch server, loading the workload first\n"
+    "  -q, --quiet           no progress line\n"
+    "Every other run option (-w, -f, -b, -T, -M, --warmup, ...) applies to every cell.\n";
+
+enum {
+    OPT_SETUP = 1000,
+    OPT_SET,
+    OPT_TRIALS,
+    OPT_FORCE,
+    OPT_INIT,
+    OPT_MAX_RATE,
+    OPT_SLO,
+    OPT_JSON,
+};
+
+static const struct option sweep_longopts[] = {
+    {"setup", required_argument, NULL, OPT_SETUP},   {"set", required_argument, NULL, OPT_SET},
+    {"trials", required_argument, NULL, OPT_TRIALS}, {"force", no_argument, NULL, OPT_FORCE},
+    {"init", no_argument, NULL, OPT_INIT},           {"max-rate", no_argument, NULL, OPT_MAX_RATE},
+    {"slo", required_argument, NULL, OPT_SLO},       {"json", no_argument, NULL, OPT_JSON},
+};
+
+#define N_SWEEP_OPTS (sizeof sweep_longopts / sizeof sweep_longopts[0])
+
+/* sweep's own options, then run's: one table for getopt_long. Caller frees. */
+static struct option *merged_options(size_t *n_sweep)
+{
+    size_t n_run = 0;
+    while (run_longopts[n_run].name)
+        n_run++;
+    struct option *all = xcalloc(N_SWEEP_OPTS + n_run + 1, sizeof *all);
+    memcpy(all, sweep_longopts, sizeof sweep_longopts);
+    memcpy(all + N_SWEEP_OPTS, run_longopts, n_run * sizeof *all);
+    *n_sweep = N_SWEEP_OPTS;
+    return all;
+}
+
+/* The long name of run option opt as getopt returned it (long index, or a short option). */
+static const char *run_name(const struct option *all, int opt, int index)
+{
+    if (index >= 0)
+        return all[index].name;
+    for (const struct option *p = run_longopts; p->name; p++)
+        if (p->val == opt)
+            return p->name;
+    return NULL;
+}
+
+static void pass(struct sweep_opts *o, const char *name, const char *value)
+{
+    o->pass = xrealloc(o->pass, (size_t)(o->n_pass + 2) * sizeof *o->pass);
+    o->pass[o->n_pass++] = xasprintf("--%s", name);
+    if (value)
+        o->pass[o->n_pass++] = xstrdup(value);
+}
+
+static int int_list(const char *opt, const char *text, int64_t hi, int64_t **out, size_t *n,
+                    struct err *e)
+{
+    double *v;
+    if (sweep_parse_list(opt, text, 1, 1, (double)hi, &v, n, e) < 0)
+        return -1;
+    free(*out);
+    *out = xmalloc(*n * sizeof **out);
+    for (size_t i = 0; i < *n; i++)
+        (*out)[i] = (int64_t)v[i];
+    free(v);
+    return 0;
+}
+
+static int add_setup(struct sweep_opts *o, const char *arg, struct err *e)
+{
+    struct sweep_doc *d = &o->plan;
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1])
+        return err_set(e, ERR_INPUT, "invalid value for --setup: '%s' (expected LABEL=CONN)", arg);
+    if (d->n_setups == SWEEP_MAX_SETUPS)
+        return err_set(e, ERR_INPUT, "sweep: at most %d setups", SWEEP_MAX_SETUPS);
+    char *label = xstrndup(arg, (size_t)(eq - arg));
+    for (size_t i = 0; i < d->n_setups; i++)
+        if (strcmp(d->setups[i].label, label) == 0) {
+            err_set(e, ERR_INPUT, "sweep: two setups are labelled '%s'", label);
+            free(label);
+            return -1;
+        }
+    d->setups = xrealloc(d->setups, (d->n_setups + 1) * sizeof *d->setups);
+    d->setups[d->n_setups] = (struct sweep_setup){label, args_mask_password(eq + 1)};
+    o->setup_conn[d->n_setups++] = eq + 1;
+    return 0;
+}
+
+static int add_set(struct sweep_opts *o, const char *arg, struct err *e)
+{
+    struct sweep_doc *d = &o->plan;
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1] || eq[strlen(eq) - 1] == ',' || strstr(eq, ",,") || eq[1] == ',')
+        return err_set(e, ERR_INPUT, "invalid value for --set: '%s' (expected NAME=V1,V2...)", arg);
+    for (const char *p = arg; p < eq; p++)
+        if (!(*p == '_' || *p == '.' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              (*p >= '0' && *p <= '9')))
+            return err_set(e, ERR_INPUT, "invalid value for --set: '%s' (not a setting name)", arg);
+    struct sweep_set_axis a = {xstrndup(arg, (size_t)(eq - arg)), 0, NULL};
+    for (const char *p = eq + 1; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+        const char *comma = strchr(p, ',');
+        a.values = xrealloc(a.values, (a.n + 1) * sizeof *a.values);
+        a.values[a.n++] = comma ? xstrndup(p, (size_t)(comma - p)) : xstrdup(p);
+    }
+    d->sets = xrealloc(d->sets, (d->n_sets + 1) * sizeof *d->sets);
+    d->sets[d->n_sets++] = a;
+    if (a.n < 2)
+        return err_set(e, ERR_INPUT,
+                       "sweep: --set %s has one value; a setting axis needs two or more to compare",
+                       a.name);
+    for (size_t i = 0; i + 1 < d->n_sets; i++)
+        if (strcmp(d->sets[i].name, a.name) == 0)
+            return err_set(e, ERR_INPUT, "sweep: --set %s is given twice", a.name);
+    return 0;
+}
+
+/* sweep's own options; 1 when opt was one, -1 on a bad value. */
+static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err *e)
+{
+    struct sweep_doc *d = &o->plan;
+    int64_t v;
+    double *rates;
+    switch (opt) {
+    case OPT_SETUP:
+        return add_setup(o, arg, e) < 0 ? -1 : 1;
+    case OPT_SET:
+        return add_set(o, arg, e) < 0 ? -1 : 1;
+    case OPT_TRIALS:
+        if (args_int("--trials", arg, 1, 1000, &v, e) < 0)
+            return -1;
+        d->trials = (int)v;
+        return 1;
+    case OPT_FORCE:
+        o->force = 1;
+        return 1;
+    case OPT_INIT:
+        o->init = 1;
+        return 1;
+    case OPT_MAX_RATE:
+        o->max_rate = 1;
+        return 1;
+    case OPT_SLO:
+        return sweep_parse_slo(arg, &o->slo, e) < 0 ? -1 : 1;
+    case OPT_JSON:
+        o->json = 1;
+        return 1;
+    case 'c':
+        return int_list("-c", arg, 100000, &d->clients, &d->n_clients, e) < 0 ? -1 : 1;
+    case 's':
+        return int_list("-s", arg, 1000000, &d->scales, &d->n_scales, e) < 0 ? -1 : 1;
+    case 'R':
+        if (sweep_parse_list("-R", arg, 0, 0.001, 1e9, &rates, &d->n_rates, e) < 0)
+            return -1;
+        free(d->rates);
+        d->rates = rates;
+        return 1;
+    case 'j':
+        return args_int("-j", arg, 1, 1024, &o->jobs, e) < 0 ? -1 : 1;
+    case 'o':
+        o->dir = arg;
+        return 1;
+    case 'q':
+        o->quiet = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* run's options that a sweep sets itself per cell, or that make no sense in one. */
+static int run_option(struct sweep_opts *o, const char *name, const char *arg, struct err *e)
+{
+    if (strcmp(name, "label") == 0)
+        o->label = arg;
+    else if (strcmp(name, "local") == 0)
+        o->local = 1;
+    else if (strcmp(name, "report") == 0)
+        return err_set(e, ERR_INPUT,
+                       "sweep: --report is not a sweep option (use pgarena report "
+                       "DIR after the sweep)");
+    else
+        pass(o, name, arg);
+    return 0;
+}
+
+static int check_options(struct sweep_opts *o, struct err *e)
+{
+    struct sweep_doc *d = &o->plan;
+    if (!o->dir)
+        return err_set(e, ERR_INPUT, "sweep: -o DIR is required");
+    if (o->max_rate && !o->slo.text)
+        return err_set(e, ERR_INPUT, "sweep: --max-rate needs --slo, e.g. --slo 'p99<=5ms'");
+    if (o->slo.text && !o->max_rate)
+        return err_set(e, ERR_INPUT, "sweep: --slo is for --max-rate");
+    if (o->max_rate &&
+        (d->n_rates || d->n_clients > 1 || d->n_sets || d->n_scales > 1 || d->n_setups > 1))
+        return err_set(e, ERR_INPUT,
+                       "sweep: --max-rate searches the rate for one setup, one -c "
+                       "and one -s (no -R, --set or several --setup)");
+    if (d->n_scales > 1 && !o->init && !o->local)
+        return err_set(e, ERR_INPUT, "sweep: several scales (-s) need --init to load each");
+    if (d->n_setups && (o->conn || o->local || o->label))
+        return err_set(e, ERR_INPUT,
+                       "sweep: with --setup, give each setup's connection there "
+                       "(no CONN, --local or --label)");
+    if (!d->n_setups) {
+        d->setups = xcalloc(1, sizeof *d->setups);
+        d->setups[0] = (struct sweep_setup){xstrdup(o->label ? o->label : "default"),
+                                            args_mask_password(o->conn ? o->conn : "")};
+        d->n_setups = 1;
+    }
+    if (!d->n_clients) {
+        d->clients = xmalloc(sizeof *d->clients);
+        d->clients[0] = 1;
+        d->n_clients = 1;
+    }
+    if (!d->trials) /* a capacity search confirms its answer with three trials by default */
+        d->trials = o->max_rate ? 3 : 1;
+    return 0;
+}
+
+/* The cells' run options as run would parse them: a first cell's command line, so that any
+ * bad run option is refused before anything runs. */
+static int check_run_options(struct sweep_opts *o, struct err *e)
+{
+    char **argv = xcalloc((size_t)o->n_pass + 8, sizeof *argv);
+    int argc = 0;
+    argv[argc++] = "run";
+    for (int i = 0; i < o->n_pass; i++)
+        argv[argc++] = o->pass[i];
+    char scale[32];
+    if (o->plan.n_scales) {
+        snprintf(scale, sizeof scale, "%lld", (long long)o->plan.scales[0]);
+        argv[argc++] = "-s";
+        argv[argc++] = scale;
+    }
+    optind = 0;
+    int rc = run_opts_parse(argc, argv, &o->run, e);
+    free(argv);
+    if (rc > 0)
+        return err_set(e, ERR_INPUT, "sweep: --help is not a run option here");
+    if (rc == 0 && o->run.output)
+        rc = err_set(e, ERR_INPUT, "sweep: -o names the sweep's directory, not a result file");
+    return rc;
+}
+
+int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
+{
+    size_t n_sweep;
+    struct option *all = merged_options(&n_sweep);
+    int opt, index, rc = 0;
+    opterr = 0;
+    optind = 0;
+    while (rc == 0 &&
+           (index = -1, opt = getopt_long(argc, argv, run_shortopts, all, &index)) != -1) {
+        if (opt == '?' || opt == ':') {
+            rc = args_bad_option("sweep", argc, argv, optind, optopt, opt == ':', e);
+            break;
+        }
+        const char *name = index >= (int)n_sweep || index < 0 ? run_name(all, opt, index) : NULL;
+        if (name && strcmp(name, "help") == 0) {
+            fputs(usage, stdout);
+            free(all);
+            return 1;
+        }
+        int own = own_option(o, opt, optarg, e);
+        if (own < 0)
+            rc = -1;
+        else if (!own && name)
+            rc = run_option(o, name, optarg, e);
+    }
+    free(all);
+    if (rc < 0)
+        return -1;
+    if (optind < argc - 1)
+        return err_set(e, ERR_INPUT, "sweep: unexpected argument '%s'", argv[optind + 1]);
+    if (optind == argc - 1)
+        o->conn = argv[optind];
+    if (check_options(o, e) < 0)
+        return -1;
+    return check_run_options(o, e);
+}
+
+void sweep_opts_free(struct sweep_opts *o)
+{
+    for (int i = 0; i < o->n_pass; i++)
+        free(o->pass[i]);
+    free(o->pass);
+    pg_connopts_free(&o->run.conn);
+    sweep_doc_free(&o->plan);
+}

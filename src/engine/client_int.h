@@ -1,0 +1,69 @@
+#ifndef PGARENA_ENGINE_CLIENT_INT_H
+#define PGARENA_ENGINE_CLIENT_INT_H
+
+/*
+ * Shared by the client's files: client.c (the dispatcher and timers), client_conn.c
+ * (connecting, preparing, reconnecting), client_tx.c (running a transaction), client_io.c
+ * (sending and reading results). Each step handler takes the time of the event that woke the
+ * client (one clock reading per event) and returns 1 to go on in the state machine, 0 to
+ * wait for the next event.
+ */
+
+#include "engine/engine_int.h"
+
+/* Arm the client's one timer at when (replacing any). */
+void client_set_timer(struct client *c, time_ns when);
+/* Keep the first failure message of the worker (for the run's summary). */
+void client_note_error(struct client *c, const char *msg);
+/* Move to CS_FINISHED: no timer, no socket. */
+void client_finish(struct client *c);
+/* The transaction ends failed at now, for why, outside CS_END_TX (connection lost, timed
+ * out): counted for the worker and the client. */
+void client_record_failure(struct client *c, time_ns now, enum pg_failure why);
+/* -C: the transaction counted, and so does the connection it made (its time included). */
+void client_count_connect(struct client *c);
+
+/* client_conn.c */
+int client_step_connecting(struct client *c, time_ns now);
+int client_step_preparing(struct client *c, time_ns now);
+int client_step_wait_prepare(struct client *c, time_ns now);
+/* Start a connection that goes on to c->resume once made; -1 when it failed at once (the
+ * failure is handled: counted, or the setup aborted). */
+int client_reconnect(struct client *c, time_ns now);
+/* Close the connection (no socket watched any more). */
+void client_close(struct client *c);
+/* The connection is gone: count it lost and wait out a backoff before connecting again. */
+void client_lost(struct client *c, time_ns now);
+/* Timer of a client connecting or preparing: the connection deadline. Returns 1 when it
+ * handled the timer (the attempt failed), 0 when the transaction deadline is to be checked. */
+int client_connect_timer(struct client *c, time_ns now);
+
+/* client_tx.c */
+int client_step_start_tx(struct client *c, time_ns now);
+int client_step_start_cmd(struct client *c, time_ns now);
+int client_step_wait_result(struct client *c, time_ns now);
+int client_step_wait_pipeline(struct client *c, time_ns now);
+int client_step_error(struct client *c, time_ns now);
+int client_step_wait_rollback(struct client *c, time_ns now);
+int client_step_end_tx(struct client *c, time_ns now);
+/* Whether the client is to start no more transactions. */
+int client_run_over(const struct client *c, time_ns now);
+/* Timer of a client waiting for results, a rollback or a \sleep: --timeout, or the sleep's
+ * end. Returns 1 to advance the client, 0 when done. */
+int client_tx_timer(struct client *c, time_ns now);
+
+/* client_io.c */
+/* After a send: keep write interest while the connection still holds unsent data. 0, or -1
+ * when the connection broke. */
+int client_flush(struct client *c);
+/* Read what has arrived. Returns 1 when every result of the command is in (ok tells whether
+ * they all succeeded, c->failure why not), 0 to wait for more, -1 when the connection
+ * broke. cmd is NULL for a PREPARE or ROLLBACK. */
+int client_drain(struct client *c, const struct command *cmd, int *ok);
+/* One result of cmd; takes ownership of res. */
+void client_take_result(struct client *c, const struct command *cmd, struct pg_result *res,
+                        int *ok);
+/* All of cmd's results are in: apply a held \gset result. */
+void client_end_results(struct client *c, const struct command *cmd, int *ok);
+
+#endif

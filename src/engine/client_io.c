@@ -1,0 +1,118 @@
+#include "engine/client_int.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+/* Moving bytes for a client: flushing what was sent, reading results as they arrive, and
+ * applying \gset and \aset. */
+
+int client_flush(struct client *c)
+{
+    int r = pg_flush(c->conn);
+    if (r < 0)
+        return -1;
+    client_watch(c, r == 1 ? EPOLLIN | EPOLLOUT : EPOLLIN);
+    return 0;
+}
+
+/* \gset, \aset: the columns of the result's last row become variables (prefix + column
+ * name). Only variables some command reads exist; other columns are skipped. A column whose
+ * name is no variable name fails the command, as in pgbench. Returns 0, or -1 (failed). */
+static int store_row(struct client *c, const struct command *cmd, const struct pg_result *res)
+{
+    const struct script_set *set = c->w->run->cfg->scripts;
+    int row = pg_result_rows(res) - 1;
+    size_t plen = strlen(cmd->gset_prefix);
+    for (int f = 0; f < pg_result_cols(res); f++) {
+        const char *col = pg_result_colname(res, f);
+        if (!script_var_name_valid(cmd->gset_prefix, col)) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "error storing into variable %s%s: invalid variable name",
+                     cmd->gset_prefix, col);
+            client_note_error(c, msg);
+            c->failure = PGF_OTHER;
+            return -1;
+        }
+        for (int v = 0; v < set->n_vars; v++) {
+            const char *name = set->var_names[v];
+            if (strncmp(name, cmd->gset_prefix, plen) != 0 || strcmp(name + plen, col) != 0)
+                continue;
+            if (pg_result_isnull(res, row, f))
+                script_vars_set_value(&c->vars, v, value_null());
+            else
+                script_vars_set_text(&c->vars, v, pg_result_value(res, row, f));
+            break;
+        }
+    }
+    return 0;
+}
+
+void client_take_result(struct client *c, const struct command *cmd, struct pg_result *res, int *ok)
+{
+    enum pg_status st = pg_result_status(res);
+    if (st != PG_RES_COMMAND && st != PG_RES_ROWS && st != PG_RES_EMPTY) {
+        if (*ok) {
+            c->failure = c->cancelled ? PGF_TIMEOUT : pg_classify(c->conn, res);
+            char line[256];
+            pg_error_line(c->conn, res, line, sizeof line);
+            client_note_error(c, line);
+        }
+        *ok = 0;
+    } else if (st == PG_RES_ROWS && cmd && cmd->gset != GSET_NONE && *ok) {
+        if (cmd->gset == GSET_ALL) {
+            if (pg_result_rows(res) > 0 && store_row(c, cmd, res) < 0)
+                *ok = 0;
+        } else {
+            pg_result_free(c->held);
+            c->held = res; /* applied once the command's last result is known */
+            return;
+        }
+    }
+    pg_result_free(res);
+}
+
+void client_end_results(struct client *c, const struct command *cmd, int *ok)
+{
+    if (!cmd || cmd->gset != GSET_LAST || !*ok) {
+        pg_result_free(c->held);
+        c->held = NULL;
+        return;
+    }
+    int rows = c->held ? pg_result_rows(c->held) : -1;
+    if (rows == 1) {
+        if (store_row(c, cmd, c->held) < 0)
+            *ok = 0;
+    } else {
+        char msg[100];
+        snprintf(msg, sizeof msg, "\\gset expects one row, got %d", rows < 0 ? 0 : rows);
+        client_note_error(c, msg);
+        c->failure = PGF_OTHER;
+        *ok = 0;
+    }
+    pg_result_free(c->held);
+    c->held = NULL;
+}
+
+int client_drain(struct client *c, const struct command *cmd, int *ok)
+{
+    if (c->events & EPOLLOUT) {
+        int r = pg_flush(c->conn);
+        if (r < 0)
+            return -1;
+        if (r == 1)
+            return 0;
+        client_watch(c, EPOLLIN);
+    }
+    if (pg_consume(c->conn) < 0)
+        return -1;
+    while (!pg_is_busy(c->conn)) {
+        struct pg_result *res = pg_next_result(c->conn);
+        if (!res) {
+            client_end_results(c, cmd, ok);
+            return 1;
+        }
+        client_take_result(c, cmd, res, ok);
+    }
+    return 0;
+}

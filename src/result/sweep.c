@@ -1,0 +1,322 @@
+/* sweep.json: write and read the plan and state of a sweep. */
+#include "result/sweep.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/mem.h"
+#include "result/result_int.h"
+
+const char *const sweep_status_names[4] = {"pending", "complete", "incomplete", "failed"};
+
+static void settings_free(struct sweep_setting *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(s[i].name);
+        free(s[i].value);
+    }
+    free(s);
+}
+
+void sweep_doc_free(struct sweep_doc *d)
+{
+    free(d->command);
+    free(d->clients);
+    free(d->rates);
+    free(d->scales);
+    for (size_t i = 0; i < d->n_sets; i++) {
+        free(d->sets[i].name);
+        for (size_t k = 0; k < d->sets[i].n; k++)
+            free(d->sets[i].values[k]);
+        free(d->sets[i].values);
+    }
+    free(d->sets);
+    for (size_t i = 0; i < d->n_setups; i++) {
+        free(d->setups[i].label);
+        free(d->setups[i].conn);
+    }
+    free(d->setups);
+    for (size_t i = 0; i < d->n_cells; i++) {
+        settings_free(d->cells[i].settings, d->cells[i].n_settings);
+        free(d->cells[i].file);
+    }
+    free(d->cells);
+    free(d->max_rate.slo);
+    memset(d, 0, sizeof *d);
+}
+
+size_t sweep_doc_add_cell(struct sweep_doc *d, const struct sweep_cell *c)
+{
+    if (d->n_cells == d->cap_cells) {
+        d->cap_cells = d->cap_cells ? 2 * d->cap_cells : 16;
+        d->cells = xrealloc(d->cells, d->cap_cells * sizeof *d->cells);
+    }
+    struct sweep_cell *n = &d->cells[d->n_cells];
+    *n = *c;
+    n->file = xstrdup(c->file ? c->file : "");
+    n->settings = xcalloc(c->n_settings ? c->n_settings : 1, sizeof *n->settings);
+    for (size_t i = 0; i < c->n_settings; i++)
+        n->settings[i] =
+            (struct sweep_setting){xstrdup(c->settings[i].name), xstrdup(c->settings[i].value)};
+    return d->n_cells++;
+}
+
+static json_t *num_or_null(double v, int known)
+{
+    return known ? json_real(v) : json_null();
+}
+
+static json_t *settings_json(const struct sweep_setting *s, size_t n)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < n; i++)
+        json_object_set_new(o, s[i].name, json_string(s[i].value));
+    return o;
+}
+
+static json_t *cell_json(const struct sweep_doc *d, const struct sweep_cell *c)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "setup", json_string(d->setups[c->setup].label));
+    json_object_set_new(o, "clients", c->clients ? json_integer(c->clients) : json_null());
+    json_object_set_new(o, "rate", num_or_null(c->rate, c->rate > 0));
+    json_object_set_new(o, "scale", c->scale ? json_integer(c->scale) : json_null());
+    json_object_set_new(o, "settings", settings_json(c->settings, c->n_settings));
+    json_object_set_new(o, "trial", json_integer(c->trial));
+    json_object_set_new(o, "file", json_string(c->file));
+    json_object_set_new(o, "status", json_string(sweep_status_names[c->status]));
+    if (c->slo_met >= 0)
+        json_object_set_new(o, "slo_met", json_boolean(c->slo_met));
+    return o;
+}
+
+static json_t *axes_json(const struct sweep_doc *d)
+{
+    json_t *axes = json_object(), *a = json_array();
+    for (size_t i = 0; i < d->n_clients; i++)
+        json_array_append_new(a, json_integer(d->clients[i]));
+    json_object_set_new(axes, "clients", a);
+    a = json_array();
+    for (size_t i = 0; i < d->n_rates; i++)
+        json_array_append_new(a, json_real(d->rates[i]));
+    json_object_set_new(axes, "rate", a);
+    a = json_array();
+    for (size_t i = 0; i < d->n_scales; i++)
+        json_array_append_new(a, json_integer(d->scales[i]));
+    json_object_set_new(axes, "scale", a);
+    json_t *sets = json_object();
+    for (size_t i = 0; i < d->n_sets; i++) {
+        a = json_array();
+        for (size_t k = 0; k < d->sets[i].n; k++)
+            json_array_append_new(a, json_string(d->sets[i].values[k]));
+        json_object_set_new(sets, d->sets[i].name, a);
+    }
+    json_object_set_new(axes, "settings", sets);
+    json_object_set_new(axes, "trials", json_integer(d->trials));
+    return axes;
+}
+
+static json_t *doc_json(const struct sweep_doc *d)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "format", json_string(SWEEP_FORMAT));
+    json_object_set_new(root, "version", json_integer(SWEEP_VERSION));
+    json_object_set_new(root, "command", json_string(d->command ? d->command : ""));
+    json_object_set_new(root, "axes", axes_json(d));
+    json_t *setups = json_array();
+    for (size_t i = 0; i < d->n_setups; i++) {
+        json_t *s = json_object();
+        json_object_set_new(s, "label", json_string(d->setups[i].label));
+        json_object_set_new(s, "conn", json_string(d->setups[i].conn ? d->setups[i].conn : ""));
+        json_array_append_new(setups, s);
+    }
+    json_object_set_new(root, "setups", setups);
+    json_t *cells = json_array();
+    for (size_t i = 0; i < d->n_cells; i++)
+        json_array_append_new(cells, cell_json(d, &d->cells[i]));
+    json_object_set_new(root, "cells", cells);
+    if (d->max_rate.have) {
+        const struct sweep_max_rate *m = &d->max_rate;
+        json_t *o = json_object();
+        json_object_set_new(o, "tps", num_or_null(m->tps, m->tps > 0));
+        json_object_set_new(o, "slo", json_string(m->slo ? m->slo : ""));
+        json_object_set_new(o, "ci_low", num_or_null(m->ci_low, isfinite(m->ci_low)));
+        json_object_set_new(o, "ci_high", num_or_null(m->ci_high, isfinite(m->ci_high)));
+        json_object_set_new(o, "failed_at", num_or_null(m->failed_at, m->failed_at > 0));
+        json_object_set_new(root, "max_rate", o);
+    }
+    return root;
+}
+
+int sweep_doc_write(const struct sweep_doc *d, const char *path, struct err *e)
+{
+    json_t *root = doc_json(d);
+    char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    char *tmp = xasprintf("%s.tmp-%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int ok = fd >= 0 && text && result_write_all(fd, text, strlen(text)) == 0 &&
+             result_write_all(fd, "\n", 1) == 0 && fsync(fd) == 0;
+    int saved = errno;
+    if (fd >= 0 && close(fd) != 0)
+        ok = 0;
+    if (ok && rename(tmp, path) != 0) {
+        saved = errno;
+        ok = 0;
+    }
+    if (ok)
+        result_sync_dir(path);
+    else
+        unlink(tmp);
+    free(tmp);
+    free(text);
+    return ok ? 0 : err_set(e, ERR_RUNTIME, "cannot write %s: %s", path, strerror(saved));
+}
+
+static int bad(struct err *e, const char *path, const char *why)
+{
+    return err_set(e, ERR_INPUT, "%s: %s", path, why);
+}
+
+static char *str_dup(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return xstrdup(s ? s : "");
+}
+
+static int64_t *int_array(const json_t *a, size_t *n)
+{
+    *n = json_array_size(a);
+    int64_t *v = xcalloc(*n + 1, sizeof *v);
+    for (size_t i = 0; i < *n; i++)
+        v[i] = json_integer_value(json_array_get(a, i));
+    return v;
+}
+
+static int read_axes(const json_t *axes, struct sweep_doc *d)
+{
+    const json_t *c = json_object_get(axes, "clients"), *r = json_object_get(axes, "rate"),
+                 *s = json_object_get(axes, "scale"), *sets = json_object_get(axes, "settings");
+    if (!json_is_array(c) || !json_is_array(r) || !json_is_array(s) || !json_is_object(sets))
+        return -1;
+    d->clients = int_array(c, &d->n_clients);
+    d->scales = int_array(s, &d->n_scales);
+    d->n_rates = json_array_size(r);
+    d->rates = xcalloc(d->n_rates + 1, sizeof *d->rates);
+    for (size_t i = 0; i < d->n_rates; i++)
+        d->rates[i] = json_number_value(json_array_get(r, i));
+    d->n_sets = json_object_size(sets);
+    d->sets = xcalloc(d->n_sets + 1, sizeof *d->sets);
+    size_t k = 0;
+    const char *name;
+    const json_t *vals;
+    json_object_foreach((json_t *)sets, name, vals)
+    {
+        struct sweep_set_axis *a = &d->sets[k++];
+        a->name = xstrdup(name);
+        a->n = json_array_size(vals);
+        a->values = xcalloc(a->n + 1, sizeof *a->values);
+        for (size_t i = 0; i < a->n; i++) {
+            const char *v = json_string_value(json_array_get(vals, i));
+            a->values[i] = xstrdup(v ? v : "");
+        }
+    }
+    d->trials = (int)json_integer_value(json_object_get(axes, "trials"));
+    return 0;
+}
+
+static int read_cell(const json_t *o, struct sweep_doc *d)
+{
+    const char *setup = json_string_value(json_object_get(o, "setup"));
+    const char *status = json_string_value(json_object_get(o, "status"));
+    const char *file = json_string_value(json_object_get(o, "file"));
+    const json_t *settings = json_object_get(o, "settings");
+    if (!setup || !status || !file || !json_is_object(settings))
+        return -1;
+    struct sweep_cell c = {.slo_met = -1};
+    for (c.setup = 0; c.setup < d->n_setups; c.setup++)
+        if (strcmp(d->setups[c.setup].label, setup) == 0)
+            break;
+    if (c.setup == d->n_setups)
+        return -1;
+    for (c.status = 0; c.status < 4; c.status++)
+        if (strcmp(sweep_status_names[c.status], status) == 0)
+            break;
+    if (c.status == 4)
+        return -1;
+    c.clients = json_integer_value(json_object_get(o, "clients"));
+    c.rate = json_number_value(json_object_get(o, "rate"));
+    c.scale = json_integer_value(json_object_get(o, "scale"));
+    c.trial = (int)json_integer_value(json_object_get(o, "trial"));
+    const json_t *met = json_object_get(o, "slo_met");
+    if (json_is_boolean(met))
+        c.slo_met = json_is_true(met);
+    c.file = (char *)file;
+    c.n_settings = json_object_size(settings);
+    c.settings = xcalloc(c.n_settings + 1, sizeof *c.settings);
+    size_t k = 0;
+    const char *name;
+    const json_t *v;
+    json_object_foreach((json_t *)settings, name, v)
+    {
+        c.settings[k].name = (char *)name;
+        c.settings[k++].value = (char *)(json_string_value(v) ? json_string_value(v) : "");
+    }
+    sweep_doc_add_cell(d, &c);
+    free(c.settings);
+    return 0;
+}
+
+static int read_root(const json_t *root, const char *path, struct sweep_doc *d, struct err *e)
+{
+    const char *format = json_string_value(json_object_get(root, "format"));
+    if (!format || strcmp(format, SWEEP_FORMAT) != 0)
+        return bad(e, path, "not a pgarena sweep file (format is not \"pgarena-sweep\")");
+    if (json_integer_value(json_object_get(root, "version")) != SWEEP_VERSION)
+        return bad(e, path, "unsupported sweep file version (this pgarena reads version 1)");
+    const json_t *setups = json_object_get(root, "setups"), *cells = json_object_get(root, "cells");
+    if (!json_is_array(setups) || !json_is_array(cells) || json_array_size(setups) == 0 ||
+        read_axes(json_object_get(root, "axes"), d) < 0)
+        return bad(e, path, "malformed sweep file (axes, setups or cells)");
+    d->command = str_dup(root, "command");
+    d->n_setups = json_array_size(setups);
+    d->setups = xcalloc(d->n_setups, sizeof *d->setups);
+    for (size_t i = 0; i < d->n_setups; i++) {
+        d->setups[i].label = str_dup(json_array_get(setups, i), "label");
+        d->setups[i].conn = str_dup(json_array_get(setups, i), "conn");
+    }
+    for (size_t i = 0; i < json_array_size(cells); i++)
+        if (read_cell(json_array_get(cells, i), d) < 0)
+            return bad(e, path, "malformed sweep file (a cell)");
+    const json_t *m = json_object_get(root, "max_rate");
+    if (json_is_object(m)) {
+        d->max_rate.have = 1;
+        d->max_rate.slo = str_dup(m, "slo");
+        d->max_rate.tps = json_number_value(json_object_get(m, "tps"));
+        const json_t *lo = json_object_get(m, "ci_low"), *hi = json_object_get(m, "ci_high");
+        d->max_rate.ci_low = json_is_number(lo) ? json_number_value(lo) : NAN;
+        d->max_rate.ci_high = json_is_number(hi) ? json_number_value(hi) : NAN;
+        d->max_rate.failed_at = json_number_value(json_object_get(m, "failed_at"));
+    }
+    return 0;
+}
+
+int sweep_doc_read(const char *path, struct sweep_doc *d, struct err *e)
+{
+    memset(d, 0, sizeof *d);
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return err_set(e, ERR_INPUT, "%s: %s", path,
+                       access(path, R_OK) == 0 ? "not a JSON sweep file" : strerror(errno));
+    int rc = read_root(root, path, d, e);
+    json_decref(root);
+    if (rc < 0)
+        sweep_doc_free(d);
+    return rc;
+}

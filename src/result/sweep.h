@@ -1,0 +1,93 @@
+#ifndef PGARENA_RESULT_SWEEP_H
+#define PGARENA_RESULT_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+/*
+ * sweep.json, the plan and state of a sweep (DESIGN.md "Sweeps, matrices and capacity"):
+ * format "pgarena-sweep", version 1, the command, the axes, the setups, one cell per setup,
+ * point and trial with its result file (relative to the sweep's directory) and status, and
+ * max_rate for a capacity search.
+ * Ownership: struct sweep_doc owns every string and array it points to (sweep_doc_free).
+ */
+
+#define SWEEP_FORMAT  "pgarena-sweep"
+#define SWEEP_VERSION 1
+
+enum sweep_status { SWEEP_PENDING, SWEEP_COMPLETE, SWEEP_INCOMPLETE, SWEEP_FAILED };
+
+/* "pending", "complete", "incomplete", "failed". */
+extern const char *const sweep_status_names[4];
+
+struct sweep_setting {
+    char *name, *value;
+};
+
+/* One run: a setup at one point of the axes, one trial. */
+struct sweep_cell {
+    size_t setup;    /* index into setups */
+    int64_t clients; /* 0: not known (a capacity search's cells always have it) */
+    double rate;     /* -R, 0 for a closed loop */
+    int64_t scale;   /* 0: not an axis */
+    size_t n_settings;
+    struct sweep_setting *settings; /* the --set values of this cell */
+    int trial;                      /* 1-based */
+    char *file;                     /* relative to the sweep's directory */
+    enum sweep_status status;
+    int slo_met; /* capacity search: -1 not judged, 0 missed, 1 met */
+};
+
+/* A --set axis: a setting and its values. */
+struct sweep_set_axis {
+    char *name;
+    size_t n;
+    char **values;
+};
+
+struct sweep_setup {
+    char *label;
+    char *conn; /* password masked */
+};
+
+struct sweep_max_rate {
+    int have;
+    char *slo;              /* as given, e.g. "p99<=5ms" */
+    double tps;             /* the highest rate found to meet it */
+    double ci_low, ci_high; /* 95 % interval of the achieved rate over the confirming trials */
+    double failed_at;       /* the lowest rate that missed it (0: none did) */
+};
+
+struct sweep_doc {
+    char *command; /* password masked */
+    size_t n_clients;
+    int64_t *clients;
+    size_t n_rates;
+    double *rates;
+    size_t n_scales;
+    int64_t *scales;
+    size_t n_sets;
+    struct sweep_set_axis *sets;
+    int trials;
+    size_t n_setups;
+    struct sweep_setup *setups;
+    size_t n_cells, cap_cells;
+    struct sweep_cell *cells;
+    struct sweep_max_rate max_rate;
+};
+
+void sweep_doc_free(struct sweep_doc *d);
+
+/* Append a copy of c (its strings and settings are copied); returns its index. */
+size_t sweep_doc_add_cell(struct sweep_doc *d, const struct sweep_cell *c);
+
+/* Write d to path atomically (temporary file, fsync, rename). -1 with e (ERR_RUNTIME). */
+int sweep_doc_write(const struct sweep_doc *d, const char *path, struct err *e);
+
+/* Read path. -1 with e (ERR_INPUT, "PATH: why") when it is missing, not JSON, of another
+ * format or version, or malformed. */
+int sweep_doc_read(const char *path, struct sweep_doc *d, struct err *e);
+
+#endif

@@ -1,0 +1,110 @@
+/* The sweep's pure parts: axis lists, the objective, cell file names, points. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli/sweep_int.h"
+#include "compare/sweep_figs.h"
+
+static void assert_list(const char *text, int integral, const double *want, size_t n_want)
+{
+    double *v;
+    size_t n;
+    struct err e = {0};
+    assert_int_equal(sweep_parse_list("-c", text, integral, 1, 1e6, &v, &n, &e), 0);
+    assert_int_equal(n, n_want);
+    for (size_t i = 0; i < n; i++)
+        assert_true(v[i] == want[i]);
+    free(v);
+}
+
+static void assert_bad_list(const char *text)
+{
+    double *v = NULL;
+    size_t n = 0;
+    struct err e = {0};
+    assert_int_equal(sweep_parse_list("-c", text, 1, 1, 1e6, &v, &n, &e), -1);
+    assert_int_equal(e.code, ERR_INPUT);
+    assert_null(v);
+    assert_non_null(strstr(e.msg, "-c"));
+}
+
+static void test_lists(void **state)
+{
+    (void)state;
+    assert_list("1,2,4,8", 1, (double[]){1, 2, 4, 8}, 4);
+    assert_list("8,1", 1, (double[]){8, 1}, 2);
+    assert_list("5", 1, (double[]){5}, 1);
+    assert_list("1..64x2", 1, (double[]){1, 2, 4, 8, 16, 32, 64}, 7);
+    assert_list("1..50x2", 1, (double[]){1, 2, 4, 8, 16, 32}, 6);
+    /* Integral steps round, and a repeat after rounding is dropped. */
+    assert_list("1..4x1.5", 1, (double[]){1, 2, 3}, 3);
+    assert_list("100..400x1.5", 0, (double[]){100, 150, 225, 337.5}, 4);
+    assert_list("2.5,7.5", 0, (double[]){2.5, 7.5}, 2);
+    const char *bad[] = {"",      ",",      "1,",     ",1",        "1,,2",  "a",       "1,a",
+                         "0",     "1.5",    "1,1",    "64..1x2",   "1..64", "1..64x1", "1..64x0.5",
+                         "1..x2", "..64x2", "1..64x", " 1",        "1e9",   "1..64x2,3"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_bad_list(bad[i]);
+}
+
+static void test_slo(void **state)
+{
+    (void)state;
+    struct sweep_slo s;
+    struct err e = {0};
+    assert_int_equal(sweep_parse_slo("p99<=5ms", &s, &e), 0);
+    assert_true(s.q == 0.99 && s.limit_us == 5000);
+    assert_int_equal(sweep_parse_slo("p99.9<=250us", &s, &e), 0);
+    assert_true(s.q == 0.999 && s.limit_us == 250);
+    assert_int_equal(sweep_parse_slo("p50<=1.5ms", &s, &e), 0);
+    assert_true(s.q == 0.5 && s.limit_us == 1500);
+    assert_int_equal(sweep_parse_slo("max<=2s", &s, &e), 0);
+    assert_true(s.q == 1 && s.limit_us == 2e6);
+    assert_int_equal(sweep_parse_slo("p95<=10ms", &s, &e), 0);
+    assert_true(s.q == 0.95);
+    const char *bad[] = {"", "p99", "p99<5ms", "p98<=5ms", "p99<=ms", "p99<=5", "p99<=-1ms",
+                         "p99<=5min", "<=5ms", "p99<=5 ms"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&e, 0, sizeof e);
+        assert_int_equal(sweep_parse_slo(bad[i], &s, &e), -1);
+        assert_int_equal(e.code, ERR_INPUT);
+    }
+}
+
+static void test_cell_files_and_points(void **state)
+{
+    (void)state;
+    struct sweep_setup setups[2] = {{"pg 16/a", ""}, {"B", ""}};
+    struct sweep_doc d = {.n_setups = 2, .setups = setups};
+    struct sweep_setting set[1] = {{"synchronous_commit", "off"}};
+    struct sweep_cell a = {.setup = 0, .clients = 8, .rate = 250.5, .scale = 10, .n_settings = 1,
+                           .settings = set, .trial = 2};
+    char *f = sweep_cell_file(&d, &a);
+    assert_string_equal(f, "pg_16_a-c8-R250.5-s10-synchronous_commit=off-t2.json");
+    free(f);
+    struct sweep_cell b = a;
+    b.setup = 1;
+    b.trial = 1;
+    assert_true(sweep_same_point(&a, &b));
+    struct sweep_setting other[1] = {{"synchronous_commit", "on"}};
+    b.settings = other;
+    assert_false(sweep_same_point(&a, &b));
+    b.settings = set;
+    b.rate = 0;
+    assert_false(sweep_same_point(&a, &b));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lists),
+        cmocka_unit_test(test_slo),
+        cmocka_unit_test(test_cell_files_and_points),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
