@@ -24,6 +24,18 @@ void client_close(struct client *c)
     c->conn = NULL;
 }
 
+/* A client that failed its setup is done; the run will not start. */
+static void setup_done_failed(struct client *c)
+{
+    struct worker *w = c->w;
+    w->setup_failed = 1;
+    w->n_setup_pending--;
+    client_close(c);
+    c->state = CS_FINISHED;
+    w->n_live--;
+    atomic_fetch_add(&w->n_clients_finished, 1);
+}
+
 /* Setup failures (before the run) abort the whole run: a benchmark whose clients cannot all
  * connect would measure something else. */
 static void setup_failed(struct client *c, const char *what)
@@ -34,12 +46,7 @@ static void setup_failed(struct client *c, const char *what)
         pg_conn_error(c->conn, line, sizeof line);
         snprintf(w->error, sizeof w->error, "%s: %s", what, line);
     }
-    w->setup_failed = 1;
-    w->n_setup_pending--;
-    client_close(c);
-    c->state = CS_FINISHED;
-    w->n_live--;
-    atomic_fetch_add(&w->n_clients_finished, 1);
+    setup_done_failed(c);
 }
 
 void client_lost(struct client *c, time_ns now)
@@ -193,13 +200,8 @@ static void prepare_refused(struct client *c)
         snprintf(w->error, sizeof w->error, "%s", msg);
         free(msg);
         w->setup_refused = 1;
-        w->setup_failed = 1;
     }
-    w->n_setup_pending--;
-    client_close(c);
-    c->state = CS_FINISHED;
-    w->n_live--;
-    atomic_fetch_add(&w->n_clients_finished, 1);
+    setup_done_failed(c);
 }
 
 int client_step_wait_prepare(struct client *c, time_ns now)
