@@ -90,7 +90,9 @@ _pgarena()
         ;;
     -o | --output)
         compopt -o filenames 2>/dev/null
-        if [ "$cmd" = report ]; then
+        if [ "$cmd" = sweep ]; then
+            COMPREPLY=($(compgen -d -- "$cur"))
+        elif [ "$cmd" = report ]; then
             COMPREPLY=($(compgen -f -X '!*.html' -- "$cur") $(compgen -d -- "$cur"))
         else
             COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
@@ -100,9 +102,9 @@ _pgarena()
     -h | -p | -U | -c | -j | -s | -T | -t | -R | -P | -D | --define | --label | --seed | \
         --scale | --clients | --jobs | --time | --transactions | --rate | --progress | \
         --tables | --table-size | --partitions | --latency-limit | --warmup | --max-tries | \
-        --timeout | --margin | --title | -L | --client | --random-seed | --log-prefix | \
-        --sampling-rate | --aggregate-interval | -I | --init-steps | -F | --fillfactor | \
-        --tablespace | --index-tablespace)
+        --timeout | --margin | --title | --setup | --set | --trials | --slo | -L | --client | \
+        --random-seed | --log-prefix | --sampling-rate | --aggregate-interval | -I | \
+        --init-steps | -F | --fillfactor | --tablespace | --index-tablespace)
         return # a value of the user's
         ;;
     esac

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/fdlimit.h"
 #include "base/mem.h"
 #include "cli/args.h"
 #include "cli/cli.h"
@@ -363,6 +364,9 @@ static void print_progress(const struct engine_progress *p, void *arg)
     fflush(stderr);
 }
 
+/* Open files a run needs besides its clients' sockets. */
+#define FILES_BESIDES_CLIENTS 64
+
 static int measure(struct run_opts *o, struct script_set *scripts, struct err *e)
 {
     int tty = isatty(2);
@@ -395,6 +399,13 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         .measure_start_arg = o,
     };
     run_log_config(o, &cfg);
+    /* A socket per client, plus what the process itself keeps open (epoll, timers, files):
+     * the common soft limit of 1024 files would refuse a thousand clients. */
+    long files = fdlimit_ensure(o->clients + FILES_BESIDES_CLIENTS);
+    if (files >= 0 && files < o->clients + FILES_BESIDES_CLIENTS)
+        return err_set(e, ERR_RUNTIME,
+                       "%lld clients need %lld open files, the limit is %ld (ulimit -Hn)",
+                       (long long)o->clients, (long long)o->clients + FILES_BESIDES_CLIENTS, files);
     struct engine_result er;
     clock_wall_iso8601(o->started_at, sizeof o->started_at);
     if (engine_run(&cfg, &er, e) < 0) {

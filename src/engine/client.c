@@ -203,7 +203,16 @@ void client_on_timer(struct client *c, time_ns now)
 
 void client_finish_if_idle(struct client *c)
 {
-    if (c->state == CS_THROTTLE || c->state == CS_RECONNECT_WAIT || c->state == CS_IDLE)
+    /* A client reconnecting between transactions has nothing to finish either: without this,
+     * a server that does not answer (a partition) would hold the run past its end for as
+     * long as the connection attempt may take. */
+    int reconnecting =
+        (c->state == CS_CONNECTING || c->state == CS_PREPARING || c->state == CS_WAIT_PREPARE) &&
+        c->resume == CS_START_TX;
+    if (reconnecting)
+        client_close(c);
+    if (reconnecting || c->state == CS_THROTTLE || c->state == CS_RECONNECT_WAIT ||
+        c->state == CS_IDLE)
         client_finish(c);
 }
 

@@ -215,7 +215,8 @@ int client_connect(struct client *c, time_ns now);
 void client_advance(struct client *c, time_ns now);
 /* The client's timer fired (schedule, backoff or timeout). */
 void client_on_timer(struct client *c, time_ns now);
-/* Finish a client that waits for nothing but time (end of a -T run). */
+/* Finish a client that waits for nothing but time, or is only reopening its connection (end
+ * of a -T run). */
 void client_finish_if_idle(struct client *c);
 /* Register interest in the connection's socket (EPOLLIN, EPOLLOUT; 0: none). -1 when epoll
  * refuses it. */

@@ -25,11 +25,27 @@ void pg_connopts_free(struct pg_connopts *o)
     memset(o, 0, sizeof *o);
 }
 
-void pg_connopts_params(const struct pg_connopts *o, const char *keywords[8], const char *values[8])
+/* TCP defaults that make a silent peer (a partition, a host gone without a word) noticed
+ * within about 11 s even without --timeout: keepalive probes after 5 s of silence, every 2 s,
+ * 3 of them unanswered; and data unacknowledged for 10 s drops the connection. They come
+ * before the user's conninfo, which overrides any of them. libpq ignores them on unix
+ * sockets. */
+static const char *const tcp_defaults[][2] = {
+    {"keepalives", "1"},       {"keepalives_idle", "5"},      {"keepalives_interval", "2"},
+    {"keepalives_count", "3"}, {"tcp_user_timeout", "10000"},
+};
+
+void pg_connopts_params(const struct pg_connopts *o, const char *keywords[PG_CONN_PARAMS],
+                        const char *values[PG_CONN_PARAMS])
 {
     int n = 0;
-    /* dbname first: with expand_dbname a conninfo or URI there is expanded, and the explicit
-     * -h/-p/-U that follow override what it says, as in psql. */
+    for (size_t i = 0; i < sizeof tcp_defaults / sizeof tcp_defaults[0]; i++) {
+        keywords[n] = tcp_defaults[i][0];
+        values[n++] = tcp_defaults[i][1];
+    }
+    /* dbname next: with expand_dbname a conninfo or URI there is expanded (overriding the
+     * defaults above), and the explicit -h/-p/-U that follow override what it says, as in
+     * psql. */
     if (o->dbname) {
         keywords[n] = "dbname";
         values[n++] = o->dbname;

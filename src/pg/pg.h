@@ -31,10 +31,14 @@ struct pg_connopts {
 
 void pg_connopts_free(struct pg_connopts *o);
 
+/* Room for the keyword/value arrays of pg_connopts_params, with their terminating NULL. */
+#define PG_CONN_PARAMS 16
+
 /* NULL-terminated keyword/value arrays for libpq's *Params connection functions with
- * expand_dbname = 1. Arrays point into o; valid while o lives. */
-void pg_connopts_params(const struct pg_connopts *o, const char *keywords[8],
-                        const char *values[8]);
+ * expand_dbname = 1: TCP keepalive and tcp_user_timeout defaults (unless the conninfo sets
+ * them), then o's fields. Arrays point into o and static strings; valid while o lives. */
+void pg_connopts_params(const struct pg_connopts *o, const char *keywords[PG_CONN_PARAMS],
+                        const char *values[PG_CONN_PARAMS]);
 
 struct pg_conn;
 struct pg_result;

@@ -14,7 +14,7 @@ static PGconn *real(const struct pg_conn *c)
 
 struct pg_conn *pg_connect(const struct pg_connopts *o, struct err *e)
 {
-    const char *kw[8], *val[8];
+    const char *kw[PG_CONN_PARAMS], *val[PG_CONN_PARAMS];
     pg_connopts_params(o, kw, val);
     PGconn *pc = PQconnectdbParams(kw, val, 1);
     if (!pc) {

@@ -24,7 +24,7 @@ struct pg_conn *pg_libpq_wrap(PGconn *c)
 
 static struct pg_conn *lp_start(const struct pg_connopts *o)
 {
-    const char *kw[8], *val[8];
+    const char *kw[PG_CONN_PARAMS], *val[PG_CONN_PARAMS];
     pg_connopts_params(o, kw, val);
     PGconn *c = PQconnectStartParams(kw, val, 1);
     return c ? pg_libpq_wrap(c) : NULL;

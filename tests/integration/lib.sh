@@ -49,6 +49,35 @@ pga() {
     return 0
 }
 
+# Run pgarena in the background; $PID is its process.
+pga_bg() {
+    "$PGARENA" "$@" >"$T/out" 2>"$T/err" &
+    PID=$!
+}
+
+# wait_progress N: wait (at most 60 s) until the background run has printed N progress lines
+# (run with -P 1, without -q): its clients are connected and the measured part has begun.
+wait_progress() {
+    for _ in $(seq 1 600); do
+        [ "$(grep -c '^progress:' "$T/err")" -ge "$1" ] && return 0
+        kill -0 $PID 2>/dev/null || break
+        sleep 0.1
+    done
+    cat "$T/err" >&2
+    fail "no $1 progress lines from the run"
+}
+
+pga_wait() {
+    set +e
+    wait $PID
+    RC=$?
+    set -e
+    if grep -qE 'Sanitizer|runtime error:' "$T/err"; then
+        cat "$T/err" >&2
+        fail "sanitizer report"
+    fi
+}
+
 assert_rc() {
     [ "$RC" -eq "$1" ] || { echo "--- stdout"; cat "$T/out"; echo "--- stderr"; cat "$T/err"; fail "exit status $RC, expected $1"; }
 }

@@ -15,23 +15,6 @@ harness() {
     sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" "$1" "$T/srv"
 }
 
-# Run pgarena in the background; $PID is its process.
-pga_bg() {
-    "$PGARENA" "$@" >"$T/out" 2>"$T/err" &
-    PID=$!
-}
-
-pga_wait() {
-    set +e
-    wait $PID
-    RC=$?
-    set -e
-    if grep -qE 'Sanitizer|runtime error:' "$T/err"; then
-        cat "$T/err" >&2
-        fail "sanitizer report"
-    fi
-}
-
 test_server_gone_for_good_cuts_the_run_short() {
     fault_server
     pga_bg run -w select-only -c 4 -j 2 -T 60 -q -o r.json "$FCONN"
