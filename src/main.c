@@ -12,8 +12,9 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"init", cli_init},     {"run", cli_run},     {"show", cli_show}, {"compare", cli_compare},
-    {"report", cli_report}, {"local", cli_local}, {"sweep", cli_sweep}, {NULL, NULL}};
+    {"init", cli_init},       {"run", cli_run},         {"show", cli_show},
+    {"compare", cli_compare}, {"report", cli_report},   {"local", cli_local},
+    {"sweep", cli_sweep},     {"recover", cli_recover}, {NULL, NULL}};
 
 int main(int argc, char **argv)
 {

@@ -16,11 +16,12 @@ int cli_show(int argc, char **argv, struct err *e);
 int cli_compare(int argc, char **argv, struct err *e);
 int cli_local(int argc, char **argv, struct err *e);
 int cli_report(int argc, char **argv, struct err *e);
+int cli_recover(int argc, char **argv, struct err *e);
 int cli_sweep(int argc, char **argv, struct err *e);
 
 /* Parse and check a command's options as the command does before it starts anything, but
  * touch no server and read no file: argv[0] is the command's name (init, run, show, compare,
- * report, local), as main passes it. 0 when they would be accepted (--help prints the
+ * report, local, recover), as main passes it. 0 when they would be accepted (--help prints the
  * usage), -1 with e set (ERR_INPUT) when refused. For the command-line fuzz target. */
 int cli_parse_only(int argc, char **argv, struct err *e);
 

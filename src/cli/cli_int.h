@@ -12,6 +12,7 @@ int cli_show_parse(int argc, char **argv, struct err *e);
 int cli_compare_parse(int argc, char **argv, struct err *e);
 int cli_report_parse(int argc, char **argv, struct err *e);
 int cli_local_parse(int argc, char **argv, struct err *e);
+int cli_recover_parse(int argc, char **argv, struct err *e);
 int cli_sweep_parse(int argc, char **argv, struct err *e);
 
 #endif

@@ -17,6 +17,7 @@ void cli_usage(void)
           "  pgarena sweep   [CONN] [--setup LABEL=CONN]... [-c LIST] [-R LIST] [--set N=V1,V2]\n"
           "                  [--trials N] [--max-rate --slo 'p99<=5ms'] [run options] -o DIR\n"
           "  pgarena local   start|stop|status [--dir DIR]\n"
+          "  pgarena recover RESULT.json   (the result of a killed run, from its journal)\n"
           "  pgarena --help | --version ; pgarena COMMAND --help\n"
           "\n"
           "Workloads: tpcb-like (default), simple-update, select-only (pgbench's);\n"

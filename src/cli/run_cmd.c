@@ -299,6 +299,11 @@ static int check_output(struct run_opts *o, char *fallback, size_t size, struct 
     if (!dir_writable(o->output))
         return err_set(e, ERR_INPUT, "run: cannot write the result file %s: directory %s",
                        o->output, "is missing or not writable");
+    if (journal_exists(o->output))
+        return err_set(e, ERR_INPUT,
+                       "run: %s.journal is left from a run that did not end: run `pgarena "
+                       "recover %s`, or remove it",
+                       o->output, o->output);
     if (o->report && !dir_writable(o->report))
         return err_set(e, ERR_INPUT, "run: cannot write the report %s: directory %s", o->report,
                        "is missing or not writable");
@@ -364,6 +369,20 @@ static void print_progress(const struct engine_progress *p, void *arg)
     fflush(stderr);
 }
 
+/* --report: from the file just written, which holds the intervals the run did not keep. */
+static int report_after_run(const struct run_opts *o, struct err *e)
+{
+    struct result back;
+    if (result_read(o->output, &back, e) < 0)
+        return -1;
+    const char *path = o->output;
+    int rc = report_html_write(&back, &path, 1, NULL, o->report, e);
+    result_free(&back);
+    if (rc == 0 && !o->embedded)
+        printf("report:              %s\n", o->report);
+    return rc;
+}
+
 /* Open files a run needs besides its clients' sockets. */
 #define FILES_BESIDES_CLIENTS 64
 
@@ -397,6 +416,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         .progress_arg = &style,
         .measure_start = run_env_measure_start,
         .measure_start_arg = o,
+        .interval_done = run_sink_interval,
     };
     run_log_config(o, &cfg);
     /* A socket per client, plus what the process itself keeps open (epoll, timers, files):
@@ -407,8 +427,12 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
                        "%lld clients need %lld open files, the limit is %ld (ulimit -Hn)",
                        (long long)o->clients, (long long)o->clients + FILES_BESIDES_CLIENTS, files);
     struct engine_result er;
+    struct run_sink sink;
     clock_wall_iso8601(o->started_at, sizeof o->started_at);
+    run_sink_open(&sink, o, scripts);
+    cfg.interval_arg = &sink;
     if (engine_run(&cfg, &er, e) < 0) {
+        run_sink_close(&sink, 1); /* nothing ran: nothing to keep */
         if (strstr(e->msg, "too many clients") && o->max_connections[0])
             err_set(e, ERR_RUNTIME,
                     "the server refused connections: %lld clients, max_connections = %s (%s)",
@@ -419,6 +443,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         fputs("\n", stderr);
     struct result r;
     run_build_result(o, scripts, &er, &r);
+    run_sink_attach(&sink, &r);
     run_env_after(o, &er, &r);
     if (!o->embedded)
         report_text_summary(stdout, &r);
@@ -437,17 +462,14 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         rc = 1;
     }
     engine_result_free(&er);
-    if (result_write(&r, o->output, e) < 0)
+    int written = result_write(&r, o->output, e) == 0;
+    run_sink_close(&sink, written);
+    if (!written)
         rc = -1;
     else if (!o->embedded)
         printf("result:              %s\n", o->output);
-    if (rc >= 0 && o->report) {
-        const char *path = o->output;
-        if (report_html_write(&r, &path, 1, NULL, o->report, e) < 0)
-            rc = -1;
-        else if (!o->embedded)
-            printf("report:              %s\n", o->report);
-    }
+    if (rc >= 0 && o->report && report_after_run(o, e) < 0)
+        rc = -1;
     if (rc >= 0 && !r.complete && !o->embedded)
         fprintf(stderr, "pgarena: run cut short (%s); the result file holds what was measured\n",
                 r.end_reason);

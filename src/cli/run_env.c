@@ -151,6 +151,15 @@ void run_env_after(struct run_opts *o, const struct engine_result *er, struct re
     fill_warnings(o, have_after ? &delta : NULL, r);
 }
 
+void run_env_header(struct run_opts *o, struct result *r)
+{
+    fill_machine(r);
+    fill_server(&o->env.env, r);
+    r->server.capture_ms = (double)o->env.capture_ns / NS_PER_MS;
+    r->cache_hit_ratio = -1;
+    fill_warnings(o, NULL, r);
+}
+
 void run_env_free(struct run_env *env)
 {
     srv_env_free(&env->env);

@@ -8,6 +8,7 @@
 
 #include "engine/engine.h"
 #include "pg/pg.h"
+#include "result/journal.h"
 #include "result/result.h"
 #include "server/server.h"
 #include "workload/builtin.h"
@@ -107,6 +108,26 @@ void run_build_result(const struct run_opts *o, const struct script_set *scripts
 
 extern const char *const run_protocol_names[];
 
+/* Where the intervals go while the run goes on: the journal, or memory when it could not be
+ * written (run_journal.c). */
+struct run_sink {
+    struct journal *journal; /* NULL: none (could not be created, or a write failed) */
+    size_t n_journal;        /* interval lines it holds */
+    char *journal_path;      /* its path while it exists */
+    size_t n_mem, cap_mem;
+    struct result_interval *mem; /* intervals after the journal's, in order */
+};
+
+/* Create the journal of o->output with the header the run knows before it starts; without
+ * one (a warning is printed), intervals are kept in memory. */
+void run_sink_open(struct run_sink *s, struct run_opts *o, const struct script_set *scripts);
+/* The engine's interval callback (arg: struct run_sink). */
+void run_sink_interval(const struct engine_interval *iv, void *arg);
+/* Give r the intervals (r->journal, r->intervals; the sink keeps the journal open). */
+void run_sink_attach(struct run_sink *s, struct result *r);
+/* Close the journal, removing it when the result was written. */
+void run_sink_close(struct run_sink *s, int result_written);
+
 /* Remember a -f, -b or -D argument (checked when the scripts are built). */
 int run_add_spec(struct run_opts *o, char kind, const char *arg, struct err *e);
 
@@ -130,6 +151,8 @@ void run_env_measure_start(void *arg);
  * are gone, and fill r's client machine, server, server_stats and warnings. */
 void run_env_after(struct run_opts *o, const struct engine_result *er, struct result *r);
 
+/* What the environment is before the run, for the journal's header (no statistics). */
+void run_env_header(struct run_opts *o, struct result *r);
 void run_env_free(struct run_env *env);
 
 /* -s for pgbench's workloads, --tables/--table-size for sysbench's: the others are errors. */

@@ -90,14 +90,33 @@ static void find_window(struct pair *p)
     w->end_s = (double)end * w->interval_s;
 }
 
+/*
+ * A long window (a 24-hour run has 86,400 intervals) is bootstrapped in groups of consecutive
+ * intervals, so that a replicate merges at most LAT_MAX_UNITS histograms instead of every
+ * interval's: blocks then start at group boundaries and last whole groups. It stays a circular
+ * block bootstrap, of blocks at least as long as the rule asked for and still thousands of
+ * them; a window of up to LAT_MAX_UNITS intervals is resampled interval by interval as before.
+ */
+#define LAT_MAX_UNITS 512
+
+static size_t lat_group(size_t len)
+{
+    return len > LAT_MAX_UNITS ? (len + LAT_MAX_UNITS - 1) / LAT_MAX_UNITS : 1;
+}
+
 static void lat_window(const struct cmp_run *r, size_t s, size_t e, struct cmp_lat *l)
 {
+    size_t g = lat_group(e - s);
+    struct hist_sparse acc = {0};
     cmp_lat_init(l);
     for (size_t t = s; t < e; t++) {
-        const struct hist_sparse *h = &r->r->intervals[t].histogram;
-        for (size_t k = 0; k < h->n_bins; k++)
-            cmp_lat_add(l, h->bins[k].value_us, h->bins[k].count);
+        hist_sparse_merge(&acc, &r->r->intervals[t].histogram);
+        if ((t - s + 1) % g != 0 && t + 1 < e)
+            continue;
+        for (size_t k = 0; k < acc.n_bins; k++)
+            cmp_lat_add(l, acc.bins[k].value_us, acc.bins[k].count);
         cmp_lat_next(l);
+        hist_sparse_free(&acc);
     }
 }
 
@@ -235,8 +254,9 @@ static void single_latency(struct pair *p, size_t b, const char *cap)
     lat_window(ra, p->start, p->end, &la);
     lat_window(rb, p->start, p->end, &lb);
     struct cmp_ci ci[N_QUANTILES];
-    cmp_lat_ci(&la, &lb, b, quantiles, N_QUANTILES, p->rep->cfg.resamples, p->rep->cfg.seed + 1,
-               ci);
+    size_t g = lat_group(p->end - p->start);
+    cmp_lat_ci(&la, &lb, (b + g - 1) / g, quantiles, N_QUANTILES, p->rep->cfg.resamples,
+               p->rep->cfg.seed + 1, ci);
     for (int k = 0; k < N_QUANTILES; k++) {
         char thin[160];
         double tail_a = (double)la.total * (1 - quantiles[k]);

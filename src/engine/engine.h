@@ -31,6 +31,15 @@ struct engine_progress {
     double latency_stddev_us;
 };
 
+/* One interval of the run, all workers merged, as the interval callback sees it. */
+struct engine_interval {
+    size_t idx;        /* 0 = the first interval of the measured part */
+    double t_s;        /* its end, seconds since the measured start */
+    double duration_s; /* its length (the last one may be shorter) */
+    uint64_t n_tx, n_failed;
+    const struct hist_sparse *latency; /* successful transactions, microseconds */
+};
+
 struct engine_config {
     const struct pg_connopts *conn;
     const struct script_set *scripts;
@@ -59,6 +68,11 @@ struct engine_config {
      * clients run (pgarena reads the server's statistics there); NULL: none. */
     void (*measure_start)(void *arg);
     void *measure_start_arg;
+    /* When not NULL: called on the main thread for each interval in order, once every worker
+     * has moved past it (and for the rest at the end), and the intervals are not kept:
+     * engine_result.series stays empty. NULL: they are returned in engine_result.series. */
+    void (*interval_done)(const struct engine_interval *iv, void *arg);
+    void *interval_arg;
 };
 
 enum end_reason { END_FINISHED, END_INTERRUPTED, END_SERVER_LOST, END_ERROR };

@@ -164,8 +164,11 @@ struct worker {
     /* Statistics, owned by this thread; the atomics are read by the main thread. */
     struct hist *latency;
     struct hist *lag;
-    struct series series;
+    struct series series; /* guarded by series_mu: the main thread takes closed intervals */
+    pthread_mutex_t series_mu;
     struct series_recorder recorder;
+    int measuring;                /* the recorder is started: interval ends wake the worker */
+    _Atomic size_t open_idx;      /* intervals before it are in series (SIZE_MAX: done) */
     struct stmt_stats *stmts;     /* indexed by run->cmd_base[script] + command */
     struct script_stats *scripts; /* indexed by the client's script_idx */
     struct txlog *txlog;          /* -l, or NULL */
@@ -194,6 +197,7 @@ struct run {
     time_ns end_ns;         /* -T: when clients stop starting transactions; 0 otherwise */
     int64_t epoch_shift_us; /* wall clock minus monotonic clock, for -l's timestamps */
     size_t max_interval;
+    size_t n_emitted; /* intervals passed to cfg->interval_done so far */
     int max_params;
     int n_cmds;             /* commands of all scripts */
     int *cmd_base;          /* per script: index of its first command in a flat array */

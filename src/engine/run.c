@@ -53,7 +53,9 @@ static void init_worker_stats(struct worker *w)
     w->latency = hist_new();
     w->lag = hist_new();
     series_init(&w->series, w->run->cfg->interval_us);
+    pthread_mutex_init(&w->series_mu, NULL);
     series_recorder_init(&w->recorder, &w->series);
+    w->recorder.lock = &w->series_mu;
     w->stmts = xcalloc((size_t)w->run->n_cmds, sizeof *w->stmts);
     for (int i = 0; i < set->n_scripts; i++)
         for (int j = 0; j < set->scripts[i].n_cmds; j++)
@@ -156,6 +158,45 @@ void run_check_server_lost(struct run *run, time_ns now, time_ns *lost_since)
     }
 }
 
+/* Merge interval idx of every worker (and anything late before it) and hand it over. With
+ * last set, everything the workers still hold goes into it. */
+static void emit_interval(struct run *run, size_t idx, double t_s, double duration_s, int last)
+{
+    struct interval acc = {0};
+    for (int t = 0; t < run->n_workers; t++) {
+        struct worker *w = &run->workers[t];
+        pthread_mutex_lock(&w->series_mu);
+        series_take_into(&w->series, last ? SIZE_MAX - 1 : idx, &acc);
+        pthread_mutex_unlock(&w->series_mu);
+    }
+    struct engine_interval iv = {idx, t_s, duration_s, acc.n_tx, acc.n_failed, &acc.latency};
+    run->cfg->interval_done(&iv, run->cfg->interval_arg);
+    hist_sparse_free(&acc.latency);
+    run->n_emitted = idx + 1;
+}
+
+/* Hand over the intervals every worker has moved past, and whose end has come. The last
+ * interval of a -T run takes late completions, so it waits for the end of the run. */
+static void emit_closed(struct run *run, time_ns now)
+{
+    if (!run->cfg->interval_done || now < run->start_ns)
+        return;
+    int64_t interval_ns = run->cfg->interval_us * NS_PER_US;
+    size_t limit = (size_t)((now - run->start_ns) / interval_ns);
+    for (int t = 0; t < run->n_workers; t++) {
+        size_t open = atomic_load_explicit(&run->workers[t].open_idx, memory_order_acquire);
+        if (open < limit)
+            limit = open;
+    }
+    if (limit > run->max_interval)
+        limit = run->max_interval;
+    double interval_s = (double)run->cfg->interval_us / 1e6;
+    while (run->n_emitted < limit) {
+        size_t i = run->n_emitted;
+        emit_interval(run, i, (double)(i + 1) * interval_s, interval_s, 0);
+    }
+}
+
 /* The main thread waits for the workers, waking for each progress line and to watch for a
  * server that is gone. */
 static void supervise(struct run *run)
@@ -181,6 +222,7 @@ static void supervise(struct run *run)
                 next += period;
         }
         run_check_server_lost(run, now, &lost_since);
+        emit_closed(run, now);
         pthread_mutex_lock(&run->mu);
         time_ns wait = 500 * NS_PER_MS;
         if (period && next - clock_now_ns() < wait)
@@ -313,7 +355,8 @@ static void collect_worker(struct worker *w, struct engine_result *out, time_ns 
 {
     hist_add(out->latency, w->latency);
     hist_add(out->lag, w->lag);
-    series_merge(&out->series, &w->series);
+    if (!w->run->cfg->interval_done)
+        series_merge(&out->series, &w->series);
     out->n_tx += w->n_tx;
     out->n_failed += w->n_failed;
     out->n_retried += w->n_retried;
@@ -331,6 +374,29 @@ static void collect_worker(struct worker *w, struct engine_result *out, time_ns 
     for (int i = 0; i < w->n_clients; i++) {
         struct client *c = &w->clients[i];
         out->clients[c->id] = (struct client_result){c->n_tx, c->n_failed};
+    }
+}
+
+/* The intervals not handed over yet, up to n (the last one cut at the run's end). */
+static void emit_rest(struct run *run, size_t n, time_ns duration_ns)
+{
+    double interval_s = (double)run->cfg->interval_us / 1e6;
+    double total_s = (double)duration_ns / NS_PER_S;
+    if (n <= run->n_emitted) {
+        /* Everything was handed over during the run, unless a late completion still needs a
+         * home: then it goes into one more interval. */
+        size_t held = 0;
+        for (int t = 0; t < run->n_workers; t++)
+            held += run->workers[t].series.n;
+        n = held ? run->n_emitted + 1 : run->n_emitted;
+    }
+    for (size_t i = run->n_emitted; i < n; i++) {
+        double t_s = (double)(i + 1) * interval_s, duration_s = interval_s;
+        if (i + 1 == n && total_s < t_s && total_s > (double)i * interval_s) {
+            t_s = total_s;
+            duration_s = total_s - (double)i * interval_s;
+        }
+        emit_interval(run, i, t_s, duration_s, i + 1 == n);
     }
 }
 
@@ -360,7 +426,10 @@ void run_collect(struct run *run, struct engine_result *out)
     size_t n_intervals = (size_t)((out->duration_ns + interval_ns - 1) / interval_ns);
     if (run->max_interval != SIZE_MAX && n_intervals > run->max_interval + 1)
         n_intervals = run->max_interval + 1;
-    series_ensure(&out->series, n_intervals);
+    if (cfg->interval_done)
+        emit_rest(run, n_intervals, out->duration_ns);
+    else
+        series_ensure(&out->series, n_intervals);
     out->end_reason = END_FINISHED;
     if (atomic_load(&run->server_lost))
         out->end_reason = END_SERVER_LOST;
@@ -380,6 +449,7 @@ void run_free(struct run *run)
         hist_free(w->lag);
         series_recorder_free(&w->recorder);
         series_free(&w->series);
+        pthread_mutex_destroy(&w->series_mu);
         for (int k = 0; k < run->n_cmds; k++)
             hist_free(w->stmts[k].latency);
         free(w->stmts);

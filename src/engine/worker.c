@@ -96,6 +96,13 @@ static void arm_timer(struct worker *w)
     time_ns next = timers_next(&w->timers);
     if (w->run->end_ns > 0 && !w->swept && (next < 0 || w->run->end_ns < next))
         next = w->run->end_ns;
+    if (w->measuring && w->recorder.cur_idx < w->recorder.max_idx) {
+        /* Wake at the end of the interval being filled, to close it on time. */
+        time_ns end = w->run->start_ns +
+                      (time_ns)(w->recorder.cur_idx + 1) * w->run->cfg->interval_us * NS_PER_US;
+        if (next < 0 || end < next)
+            next = end;
+    }
     if (next == w->timer_armed || (next < 0 && w->timer_armed == 0))
         return;
     struct itimerspec its = {0};
@@ -117,6 +124,8 @@ static void fire_timers(struct worker *w)
     struct client *c;
     while ((c = timers_pop_due(&w->timers, now)) != NULL)
         client_on_timer(c, now);
+    if (w->measuring)
+        series_recorder_tick(&w->recorder, now);
     if (w->run->end_ns > 0 && now >= w->run->end_ns && !w->swept) {
         /* The end of a -T run: clients waiting only for time stop now. */
         w->swept = 1;
@@ -202,6 +211,7 @@ void worker_begin(struct worker *w, time_ns now)
         c->state = CS_START_TX;
         client_advance(c, now);
     }
+    w->measuring = 1;
 }
 
 static void measure(struct worker *w)
@@ -210,8 +220,12 @@ static void measure(struct worker *w)
     while (w->n_live > 0) {
         if (poll_once(w, 1000) < 0)
             break;
+        /* Intervals before the one being filled are in the series: the main thread may take
+         * them. */
+        atomic_store_explicit(&w->open_idx, w->recorder.cur_idx, memory_order_release);
     }
     series_recorder_flush(&w->recorder);
+    atomic_store_explicit(&w->open_idx, SIZE_MAX, memory_order_release);
 }
 
 void *worker_main(void *arg)

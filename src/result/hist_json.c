@@ -3,7 +3,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/mem.h"
+#include "stats/hist_compact.h"
 
 json_t *result_hist_to_json(const struct hist_sparse *h)
 {
@@ -22,6 +24,22 @@ json_t *result_hist_to_json(const struct hist_sparse *h)
     return o;
 }
 
+json_t *result_hist_to_json_compact(const struct hist_sparse *h)
+{
+    struct buf text;
+    buf_init(&text);
+    hist_compact_encode(h, &text);
+    json_t *o = json_object();
+    json_object_set_new(o, "count", json_integer((json_int_t)h->count));
+    json_object_set_new(o, "min", json_integer((json_int_t)h->min_us));
+    json_object_set_new(o, "max", json_integer((json_int_t)h->max_us));
+    json_object_set_new(o, "sum", isfinite(h->sum_us) ? json_real(h->sum_us) : json_null());
+    json_object_set_new(o, "sumsq", isfinite(h->sumsq_us) ? json_real(h->sumsq_us) : json_null());
+    json_object_set_new(o, "compact", json_stringn(text.data, text.len));
+    buf_free(&text);
+    return o;
+}
+
 static int get_int(const json_t *o, const char *key, json_int_t *out)
 {
     json_t *v = json_object_get(o, key);
@@ -35,15 +53,18 @@ int result_hist_from_json(const json_t *j, struct hist_sparse *out)
 {
     memset(out, 0, sizeof *out);
     json_int_t count, min, max;
-    json_t *bins = json_object_get(j, "bins");
+    json_t *bins = json_object_get(j, "bins"), *compact = json_object_get(j, "compact");
     if (!json_is_object(j) || get_int(j, "count", &count) < 0 || get_int(j, "min", &min) < 0 ||
-        get_int(j, "max", &max) < 0 || !json_is_array(bins) || count < 0)
+        get_int(j, "max", &max) < 0 || !(json_is_array(bins) || json_is_string(compact)) ||
+        count < 0)
         return -1;
     out->count = (uint64_t)count;
     out->min_us = min;
     out->max_us = max;
     out->sum_us = json_number_value(json_object_get(j, "sum"));
     out->sumsq_us = json_number_value(json_object_get(j, "sumsq"));
+    if (!json_is_array(bins)) /* version 2's interval form */
+        return hist_compact_decode(json_string_value(compact), json_string_length(compact), out);
     out->n_bins = json_array_size(bins);
     out->bins = xcalloc(out->n_bins, sizeof *out->bins);
     uint64_t total = 0;

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "result/journal.h"
 #include "result/result_int.h"
 
 /* Reading is strict about what later commands rely on (format, version, summary, intervals,
@@ -102,30 +104,35 @@ static int read_summary(const json_t *s, struct result *r)
     return read_script_summaries(json_object_get(s, "scripts"), r);
 }
 
+int result_interval_from_json(const json_t *o, struct result_interval *it)
+{
+    memset(it, 0, sizeof *it);
+    if (!json_is_object(o) || !json_is_number(json_object_get(o, "t_s")))
+        return -1;
+    it->t_s = num(o, "t_s");
+    it->duration_s = num(o, "duration_s");
+    it->transactions = count(o, "transactions");
+    it->failed = count(o, "failed");
+    it->tps = num(o, "tps");
+    json_t *l = json_object_get(o, "latency_us");
+    it->p50_us = num(l, "p50");
+    it->p99_us = num(l, "p99");
+    it->max_us = num(l, "max");
+    json_t *h = json_object_get(o, "histogram");
+    if (h && result_hist_from_json(h, &it->histogram) < 0)
+        return -1;
+    return 0;
+}
+
 static int read_intervals(const json_t *a, struct result *r)
 {
     if (!json_is_array(a))
         return -1;
     r->n_intervals = json_array_size(a);
     r->intervals = xcalloc(r->n_intervals, sizeof *r->intervals);
-    for (size_t i = 0; i < r->n_intervals; i++) {
-        const json_t *o = json_array_get(a, i);
-        struct result_interval *it = &r->intervals[i];
-        if (!json_is_object(o) || !json_is_number(json_object_get(o, "t_s")))
+    for (size_t i = 0; i < r->n_intervals; i++)
+        if (result_interval_from_json(json_array_get(a, i), &r->intervals[i]) < 0)
             return -1;
-        it->t_s = num(o, "t_s");
-        it->duration_s = num(o, "duration_s");
-        it->transactions = count(o, "transactions");
-        it->failed = count(o, "failed");
-        it->tps = num(o, "tps");
-        json_t *l = json_object_get(o, "latency_us");
-        it->p50_us = num(l, "p50");
-        it->p99_us = num(l, "p99");
-        it->max_us = num(l, "max");
-        json_t *h = json_object_get(o, "histogram");
-        if (h && result_hist_from_json(h, &it->histogram) < 0)
-            return -1;
-    }
     return 0;
 }
 
@@ -281,7 +288,9 @@ static void read_context(const json_t *root, struct result *r)
     read_statements(json_object_get(root, "statements"), r);
 }
 
-static int read_root(const json_t *root, const char *path, struct result *r, struct err *e)
+/* skip_intervals: the caller reads them (read_fast). */
+static int read_root(const json_t *root, const char *path, struct result *r, struct err *e,
+                     int skip_intervals)
 {
     const char *format = json_string_value(json_object_get(root, "format"));
     json_t *version = json_object_get(root, "version");
@@ -298,23 +307,106 @@ static int read_root(const json_t *root, const char *path, struct result *r, str
     result_env_read(root, r);
     if (read_summary(json_object_get(root, "summary"), r) < 0)
         return err_set(e, ERR_INPUT, "%s: missing or invalid summary", path);
-    if (read_intervals(json_object_get(root, "intervals"), r) < 0)
+    if (!skip_intervals && read_intervals(json_object_get(root, "intervals"), r) < 0)
         return err_set(e, ERR_INPUT, "%s: invalid intervals", path);
     if (result_hist_from_json(json_object_get(root, "histogram"), &r->histogram) < 0)
         return err_set(e, ERR_INPUT, "%s: missing or invalid histogram", path);
     return 0;
 }
 
+/*
+ * result_write's own layout, read fast: the document up to ",\n \"intervals\": [", then one
+ * interval per line. A 24-hour file holds 86,400 intervals; one jansson tree of them all
+ * takes several times the file's size in memory, while one line at a time takes a few KB.
+ * Returns 1 when read, 0 when the text is not in that layout or anything in it does not read
+ * (the caller then reads it whole, which also gives the precise error), -1 with e set when
+ * the document was read and is refused.
+ */
+static const char intervals_marker[] = ",\n \"intervals\": [";
+
+static int count_lines(const char *p, const char *end, size_t *n)
+{
+    *n = 0;
+    for (;;) {
+        if (end - p >= 5 && memcmp(p, "\n ]\n}", 5) == 0)
+            return end - p == 5 || (end - p == 6 && p[5] == '\n') ? 0 : -1;
+        if (end - p < 3 || memcmp(p, "\n  ", 3) != 0)
+            return -1;
+        const char *nl = memchr(p + 3, '\n', (size_t)(end - p - 3));
+        if (!nl || nl == p + 3)
+            return -1;
+        (*n)++;
+        p = nl;
+    }
+}
+
+static int read_lines(const char *p, const char *end, size_t n, struct result *r)
+{
+    r->intervals = xcalloc(n, sizeof *r->intervals);
+    for (size_t i = 0; i < n; i++) {
+        const char *line = p + 3, *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t len = (size_t)(nl - line) - (i + 1 < n); /* the comma between lines */
+        json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
+        int rc = o ? result_interval_from_json(o, &r->intervals[i]) : -1;
+        json_decref(o);
+        if (rc < 0)
+            return -1;
+        r->n_intervals = i + 1;
+        p = nl;
+    }
+    return 0;
+}
+
+static int read_fast(const char *text, size_t len, const char *name, struct result *r,
+                     struct err *e)
+{
+    const char *m = memmem(text, len, intervals_marker, sizeof intervals_marker - 1);
+    size_t n;
+    if (!m || text[len - 1] != '\n' ||
+        count_lines(m + sizeof intervals_marker - 1, text + len, &n) < 0)
+        return 0;
+    size_t head_len = (size_t)(m - text);
+    char *head = xmalloc(head_len + 2);
+    memcpy(head, text, head_len);
+    memcpy(head + head_len, "}", 2);
+    json_t *root = json_loadb(head, head_len + 1, JSON_REJECT_DUPLICATES, NULL);
+    free(head);
+    if (!root)
+        return 0;
+    if (json_object_get(root, "intervals")) {
+        json_decref(root);
+        return 0;
+    }
+    int rc = read_root(root, name, r, e, 1);
+    json_decref(root);
+    if (rc < 0)
+        return -1;
+    if (read_lines(m + sizeof intervals_marker - 1, text + len, n, r) < 0) {
+        result_free(r);
+        return 0;
+    }
+    return 1;
+}
+
 int result_read_text(const char *text, size_t len, const char *name, struct result *r,
                      struct err *e)
 {
     memset(r, 0, sizeof *r);
+    if (len > 0) {
+        int fast = read_fast(text, len, name, r, e);
+        if (fast != 0) {
+            if (fast < 0)
+                result_free(r);
+            return fast > 0 ? 0 : -1;
+        }
+        memset(r, 0, sizeof *r);
+    }
     json_error_t je;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
     if (!root)
         return err_set(e, ERR_INPUT, "%s:%d:%d: invalid JSON: %s", name, je.line, je.column,
                        je.text);
-    int rc = read_root(root, name, r, e);
+    int rc = read_root(root, name, r, e, 0);
     json_decref(root);
     if (rc < 0)
         result_free(r);
@@ -325,6 +417,14 @@ int result_read(const char *path, struct result *r, struct err *e)
 {
     memset(r, 0, sizeof *r);
     FILE *f = fopen(path, "r");
+    if (!f && errno == ENOENT) {
+        if (journal_exists(path))
+            return err_set(e, ERR_INPUT,
+                           "%s: no such file, but %s.journal holds a run that did not end: "
+                           "run `pgarena recover %s` to make the result from it",
+                           path, path, path);
+        errno = ENOENT;
+    }
     if (!f)
         return err_set(e, ERR_INPUT, "%s: unable to open %s: %s", path, path, strerror(errno));
     struct buf b;
@@ -390,6 +490,7 @@ void result_free(struct result *r)
     for (size_t i = 0; i < r->n_intervals; i++)
         hist_sparse_free(&r->intervals[i].histogram);
     free(r->intervals);
+    free(r->journal);
     hist_sparse_free(&r->histogram);
     free(r->clients);
     for (size_t i = 0; i < r->n_statements; i++) {

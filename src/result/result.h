@@ -9,15 +9,17 @@
 #include "stats/summary.h"
 
 /*
- * The result file: a versioned JSON document (format "pgarena-result", version 1) written
+ * The result file: a versioned JSON document (format "pgarena-result", version 2) written
  * atomically, and read back for show, compare and report. docs/result.schema.json describes
  * its paths (README.md, "The result file", lists them).
  * Ownership: struct result owns every string and array it points to (result_free). Strings
  * may be NULL when absent.
  */
 
-#define RESULT_FORMAT  "pgarena-result"
-#define RESULT_VERSION 1
+#define RESULT_FORMAT "pgarena-result"
+/* Version 2: interval histograms in compact form (stats/hist_compact.h); the reader reads 1
+ * and 2. */
+#define RESULT_VERSION 2
 
 enum {
     RESULT_ERR_SERIALIZATION,
@@ -179,6 +181,11 @@ struct result {
     } summary;
     size_t n_intervals;
     struct result_interval *intervals;
+    /* When not NULL: a journal (result/journal.h) whose first n_journal interval lines are the
+     * file's first intervals, copied as they are by result_write before intervals[]. A long
+     * run keeps its intervals there rather than in memory. */
+    char *journal;
+    size_t n_journal;
     struct hist_sparse histogram;
     size_t n_clients;
     struct result_client *clients;

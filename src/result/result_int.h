@@ -10,8 +10,22 @@
 
 /* {"unit": "us", "count", "min", "max", "sum", "sumsq", "bins": [[value, count], ...]} */
 json_t *result_hist_to_json(const struct hist_sparse *h);
-/* -1 when the object is malformed (then out is empty). */
+/* Version 2's interval form: {"count", "min", "max", "sum", "sumsq", "compact": TEXT}, TEXT as
+ * hist_compact_encode writes it (reduced precision, see stats/hist_compact.h). */
+json_t *result_hist_to_json_compact(const struct hist_sparse *h);
+/* Either form; -1 when the object is malformed (then out is empty). */
 int result_hist_from_json(const json_t *j, struct hist_sparse *out);
+
+/* One interval as one line of compact JSON, as the result file and the journal hold it
+ * (caller frees). */
+char *result_interval_dumps(const struct result_interval *it);
+
+/* The document without intervals ("intervals": []) as one line of compact JSON: a journal's
+ * header (caller frees; NULL when out of memory). */
+char *result_header_dumps(const struct result *r);
+
+/* One interval of a file or a journal line; -1 when malformed (nothing to free then). */
+int result_interval_from_json(const json_t *o, struct result_interval *it);
 
 /* Flatten the environment sections of root into r->env (r owns it; result_env_free). */
 void result_env_read(const json_t *root, struct result *r);

@@ -178,8 +178,18 @@ static json_t *interval_json(const struct result_interval *it)
     set_num(lat, "p99", it->p99_us);
     set_num(lat, "max", it->max_us);
     set(o, "latency_us", lat);
-    set(o, "histogram", result_hist_to_json(&it->histogram));
+    set(o, "histogram", result_hist_to_json_compact(&it->histogram));
     return o;
+}
+
+char *result_interval_dumps(const struct result_interval *it)
+{
+    json_t *o = interval_json(it);
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    if (!text)
+        abort(); /* jansson fails only when out of memory */
+    return text;
 }
 
 static json_t *clients_json(const struct result *r)
@@ -313,6 +323,15 @@ static json_t *result_json(const struct result *r)
     return root;
 }
 
+char *result_header_dumps(const struct result *r)
+{
+    json_t *root = result_json(r);
+    set(root, "intervals", json_array());
+    char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    return text;
+}
+
 int result_write_all(int fd, const char *s, size_t n)
 {
     while (n > 0) {
@@ -343,6 +362,33 @@ static int write_str(int fd, const char *s)
     return result_write_all(fd, s, strlen(s));
 }
 
+/* The first n interval lines of a journal (after its header line), as they are. Returns 0, or
+ * -1 with errno set (EINVAL: the journal holds fewer). */
+static int copy_journal(int fd, const char *path, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len = getline(&line, &cap, f); /* the header */
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        len = getline(&line, &cap, f);
+        if (len <= 1 || line[len - 1] != '\n') {
+            errno = EINVAL;
+            rc = -1;
+            break;
+        }
+        rc = write_str(fd, i ? ",\n  " : "\n  ");
+        if (rc == 0)
+            rc = result_write_all(fd, line, (size_t)len - 1);
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
 /* The document without its intervals, then the intervals one at a time: a long run has
  * thousands of interval histograms, and a jansson tree of them all costs ~17 times the memory
  * the run itself kept for them. Returns 0, or -1 with errno set. */
@@ -361,15 +407,11 @@ static int write_document(int fd, const struct result *r)
     free(head);
     if (rc == 0)
         rc = write_str(fd, ",\n \"intervals\": [");
+    if (rc == 0 && r->journal)
+        rc = copy_journal(fd, r->journal, r->n_journal);
     for (size_t i = 0; rc == 0 && i < r->n_intervals; i++) {
-        json_t *o = interval_json(&r->intervals[i]);
-        char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
-        json_decref(o);
-        if (!text) {
-            errno = ENOMEM;
-            return -1;
-        }
-        rc = write_str(fd, i ? ",\n  " : "\n  ");
+        char *text = result_interval_dumps(&r->intervals[i]);
+        rc = write_str(fd, i + r->n_journal ? ",\n  " : "\n  ");
         if (rc == 0)
             rc = result_write_all(fd, text, strlen(text));
         free(text);

@@ -23,18 +23,21 @@ void series_free(struct series *s)
 
 void series_ensure(struct series *s, size_t n)
 {
-    if (n <= s->n)
+    if (n <= s->first + s->n)
         return;
-    s->items = xrealloc(s->items, sizeof *s->items * n);
-    memset(s->items + s->n, 0, sizeof *s->items * (n - s->n));
-    s->n = n;
+    size_t want = n - s->first;
+    s->items = xrealloc(s->items, sizeof *s->items * want);
+    memset(s->items + s->n, 0, sizeof *s->items * (want - s->n));
+    s->n = want;
 }
 
 void series_add(struct series *s, size_t idx, uint64_t n_tx, uint64_t n_failed,
                 const struct hist *lat)
 {
+    if (idx < s->first)
+        idx = s->first;
     series_ensure(s, idx + 1);
-    struct interval *it = &s->items[idx];
+    struct interval *it = &s->items[idx - s->first];
     it->n_tx += n_tx;
     it->n_failed += n_failed;
     if (lat && hist_count(lat) > 0) {
@@ -55,6 +58,24 @@ void series_merge(struct series *dst, const struct series *src)
     }
 }
 
+void series_take_into(struct series *s, size_t idx, struct interval *acc)
+{
+    if (idx < s->first)
+        return;
+    size_t k = idx - s->first + 1; /* items to take */
+    if (k > s->n)
+        k = s->n;
+    for (size_t i = 0; i < k; i++) {
+        acc->n_tx += s->items[i].n_tx;
+        acc->n_failed += s->items[i].n_failed;
+        hist_sparse_merge(&acc->latency, &s->items[i].latency);
+        hist_sparse_free(&s->items[i].latency);
+    }
+    memmove(s->items, s->items + k, sizeof *s->items * (s->n - k));
+    s->n -= k;
+    s->first = idx + 1;
+}
+
 void series_recorder_init(struct series_recorder *r, struct series *s)
 {
     memset(r, 0, sizeof *r);
@@ -72,8 +93,13 @@ void series_recorder_start(struct series_recorder *r, time_ns start_ns, size_t m
 
 void series_recorder_flush(struct series_recorder *r)
 {
-    if (r->cur_tx || r->cur_failed)
+    if (r->cur_tx || r->cur_failed) {
+        if (r->lock)
+            pthread_mutex_lock(r->lock);
         series_add(r->series, r->cur_idx, r->cur_tx, r->cur_failed, r->current);
+        if (r->lock)
+            pthread_mutex_unlock(r->lock);
+    }
     hist_reset(r->current);
     r->cur_tx = r->cur_failed = 0;
 }
@@ -94,6 +120,18 @@ void series_recorder_add(struct series_recorder *r, time_ns end_ns, int failed, 
     }
     hist_record(r->current, latency_us);
     r->cur_tx++;
+}
+
+void series_recorder_tick(struct series_recorder *r, time_ns now)
+{
+    time_ns since = now - r->start_ns;
+    size_t idx = since > 0 ? (size_t)(since / (r->series->interval_us * NS_PER_US)) : 0;
+    if (idx > r->max_idx)
+        idx = r->max_idx;
+    if (idx > r->cur_idx) {
+        series_recorder_flush(r);
+        r->cur_idx = idx;
+    }
 }
 
 void series_recorder_free(struct series_recorder *r)

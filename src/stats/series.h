@@ -1,6 +1,7 @@
 #ifndef PGARENA_STATS_SERIES_H
 #define PGARENA_STATS_SERIES_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -10,7 +11,9 @@
 /*
  * Per-interval series: for each interval of the measured run (index 0 = the first
  * interval_us after the start), transactions and failures counted by completion time, and a
- * sparse latency histogram. Workers each keep one and they are merged after the run.
+ * sparse latency histogram. Workers each keep one and they are merged after the run, or
+ * handed over interval by interval while it runs (series_take_into), so that a long run
+ * keeps only the intervals not yet handed over: items[i] is interval first + i.
  * Ownership: the series owns its intervals and their sparse histograms (series_free).
  */
 
@@ -22,22 +25,29 @@ struct interval {
 
 struct series {
     int64_t interval_us;
-    size_t n;
+    size_t first; /* index of items[0]: intervals before it were handed over */
+    size_t n;     /* items held */
     struct interval *items;
 };
 
 void series_init(struct series *s, int64_t interval_us);
 void series_free(struct series *s);
 
-/* Make intervals 0..n-1 exist (empty ones are zero). */
+/* Make intervals first..n-1 exist (empty ones are zero). */
 void series_ensure(struct series *s, size_t n);
 
-/* Add counts and a latency histogram into interval idx (created if needed). lat may be NULL. */
+/* Add counts and a latency histogram into interval idx (created if needed). lat may be NULL.
+ * An interval already handed over (idx < first) is added into interval first instead: a
+ * late completion is counted late rather than lost. */
 void series_add(struct series *s, size_t idx, uint64_t n_tx, uint64_t n_failed,
                 const struct hist *lat);
 
-/* Add every interval of src into dst. */
+/* Add every interval of src into dst (both with first == 0). */
 void series_merge(struct series *dst, const struct series *src);
+
+/* Hand over: add every held interval up to idx (inclusive) into acc and drop them; first
+ * becomes idx + 1 (or stays, when it is beyond). */
+void series_take_into(struct series *s, size_t idx, struct interval *acc);
 
 /*
  * Fills a series as completions arrive, in the order one worker sees them: each completion
@@ -48,6 +58,7 @@ void series_merge(struct series *dst, const struct series *src);
  */
 struct series_recorder {
     struct series *series;
+    pthread_mutex_t *lock; /* held around each write into series; NULL: none */
     struct hist *current;
     size_t cur_idx;
     uint64_t cur_tx, cur_failed;
@@ -60,6 +71,9 @@ void series_recorder_init(struct series_recorder *r, struct series *s);
 void series_recorder_start(struct series_recorder *r, time_ns start_ns, size_t max_idx);
 /* A completion at end_ns; latency_us is ignored for a failure. end_ns >= start_ns. */
 void series_recorder_add(struct series_recorder *r, time_ns end_ns, int failed, int64_t latency_us);
+/* The clock reached now: when it lies past the interval being filled, snapshot that one, so
+ * that an interval is closed on time even when no completion follows it. */
+void series_recorder_tick(struct series_recorder *r, time_ns now);
 /* Snapshot the interval being filled into the series. */
 void series_recorder_flush(struct series_recorder *r);
 void series_recorder_free(struct series_recorder *r);

@@ -138,8 +138,8 @@ variant("nosummary.json", lambda e: e.pop("summary"))
 variant("v3.json", lambda e: e.update(version=3))
 variant("badtype.json", lambda e: e["summary"].update(transactions="many"))
 variant("badreason.json", lambda e: e.update(end_reason="tired"))
-variant("badbins.json", lambda e: e["intervals"][0]["histogram"].update(bins=[[1]]))
-variant("v2nohist.json", lambda e: e.update(version=2) or e["intervals"][0]["histogram"].pop("bins"))
+variant("badbins.json", lambda e: e["intervals"][0]["histogram"].pop("compact", None) or e["intervals"][0]["histogram"].update(bins=[[1]]))
+variant("v2nohist.json", lambda e: e.update(version=2) or [e["intervals"][0]["histogram"].pop(k, None) for k in ("bins", "compact")])
 def v2(e):
     e["version"] = 2
     for it in e["intervals"]:

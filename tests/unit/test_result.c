@@ -16,8 +16,11 @@
 #include <unistd.h>
 
 #include "base/err.h"
-#include "stats/hist.h"
+#include "base/buf.h"
+#include "result/journal.h"
 #include "result/result.h"
+#include "stats/hist.h"
+#include "stats/hist_compact.h"
 
 /* Each test gets a fresh directory under /tmp, removed with whatever is left in it. */
 struct fixture {
@@ -212,6 +215,20 @@ static void assert_sparse(const struct hist_sparse *a, const struct hist_sparse 
     assert_sparse_equal_tol(a, b, 0);
 }
 
+/* Interval histograms are written in compact form (version 2): b must be what the compact
+ * text of a decodes to, with the exact count, min, max and sums. */
+static void assert_sparse_compact(const struct hist_sparse *a, const struct hist_sparse *b)
+{
+    struct buf text;
+    buf_init(&text);
+    hist_compact_encode(a, &text);
+    struct hist_sparse want = *a;
+    assert_int_equal(hist_compact_decode(text.data, text.len, &want), 0);
+    assert_sparse_equal_tol(&want, b, 0);
+    hist_sparse_free(&want);
+    buf_free(&text);
+}
+
 static void assert_result_equal(const struct result *a, const struct result *b)
 {
     assert_str(a->label, b->label);
@@ -276,7 +293,7 @@ static void assert_result_equal(const struct result *a, const struct result *b)
         assert_double(x->p50_us, y->p50_us);
         assert_double(x->p99_us, y->p99_us);
         assert_double(x->max_us, y->max_us);
-        assert_sparse(&x->histogram, &y->histogram);
+        assert_sparse_compact(&x->histogram, &y->histogram);
     }
     assert_sparse(&a->histogram, &b->histogram);
     assert_int_equal(a->summary.n_scripts, b->summary.n_scripts);
@@ -360,7 +377,7 @@ static void test_file_is_json(void **state)
     assert_string_equal(json_string_value(json_object_get(root, "format")), "pgarena-result");
     json_t *version = json_object_get(root, "version");
     assert_true(json_is_integer(version));
-    assert_int_equal(json_integer_value(version), 1);
+    assert_int_equal(json_integer_value(version), 2);
     json_t *bins = json_object_get(json_object_get(root, "histogram"), "bins");
     assert_int_equal(json_array_size(bins), 6);
     assert_int_equal(json_integer_value(json_array_get(json_array_get(bins, 0), 0)), 7);
@@ -493,9 +510,9 @@ static json_t *hist_of(json_t *root, int interval)
                            "histogram");
 }
 
-static void mut_version_2(json_t *root)
+static void mut_version_3(json_t *root)
 {
-    json_object_set_new(root, "version", json_integer(2));
+    json_object_set_new(root, "version", json_integer(3));
 }
 
 static void mut_version_0(json_t *root)
@@ -543,22 +560,41 @@ static void mut_bins_unsorted(json_t *root)
     json_array_append_new(bins, first);
 }
 
+/* Interval histograms in version 1's form (bins) are still read: corrupt ones must fail. */
+static void set_v1_bins(json_t *h, const char *bins)
+{
+    json_object_del(h, "compact");
+    json_object_set_new(h, "bins", json_loads(bins, 0, NULL));
+}
+
 static void mut_interval_bin_duplicate(json_t *root)
 {
-    json_t *bins = json_object_get(hist_of(root, 0), "bins");
-    json_t *b0 = json_array_get(bins, 0), *b1 = json_array_get(bins, 1);
-    json_array_set(b1, 0, json_array_get(b0, 0));
+    set_v1_bins(hist_of(root, 0), "[[100,1],[100,2],[5000,1],[50000,1],[1048576,1]]");
 }
 
 static void mut_interval_negative_count(json_t *root)
 {
-    json_t *h = hist_of(root, 2);
-    json_array_set_new(json_array_get(json_object_get(h, "bins"), 0), 1, json_integer(-1));
+    set_v1_bins(hist_of(root, 2), "[[7,-1]]");
 }
 
 static void mut_interval_bin_not_pair(json_t *root)
 {
-    json_array_set_new(json_object_get(hist_of(root, 0), "bins"), 1, json_string("x"));
+    set_v1_bins(hist_of(root, 0), "[[100,1],\"x\",[5000,1],[50000,1],[1048576,1]]");
+}
+
+static void mut_compact_not_base64(json_t *root)
+{
+    json_object_set_new(hist_of(root, 0), "compact", json_string("!!!!"));
+}
+
+static void mut_compact_count_mismatch(json_t *root)
+{
+    json_object_set_new(hist_of(root, 0), "count", json_integer(7));
+}
+
+static void mut_compact_max_outside(json_t *root)
+{
+    json_object_set_new(hist_of(root, 0), "max", json_integer(3 << 20));
 }
 
 static void mut_intervals_not_array(json_t *root)
@@ -573,7 +609,7 @@ static void test_read_rejects_bad_documents(void **state)
         void (*mutate)(json_t *);
         const char *why;
     } cases[] = {
-        {mut_version_2, "future version"},
+        {mut_version_3, "future version"},
         {mut_version_0, "version 0"},
         {mut_version_string, "version as a string"},
         {mut_no_format, "no format"},
@@ -585,6 +621,9 @@ static void test_read_rejects_bad_documents(void **state)
         {mut_interval_bin_duplicate, "interval bins repeated"},
         {mut_interval_negative_count, "negative bin count"},
         {mut_interval_bin_not_pair, "bin not a pair"},
+        {mut_compact_not_base64, "compact text not base64"},
+        {mut_compact_count_mismatch, "compact counts disagree with count"},
+        {mut_compact_max_outside, "max outside the compact bins"},
         {mut_intervals_not_array, "intervals not an array"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -592,9 +631,9 @@ static void test_read_rejects_bad_documents(void **state)
     /* The future-version message says so. */
     struct result r;
     struct err e = {0};
-    expect_mutation_rejected(f->path, mut_version_2, "future version");
+    expect_mutation_rejected(f->path, mut_version_3, "future version");
     assert_int_equal(result_read(f->path, &r, &e), -1);
-    assert_non_null(strstr(e.msg, "version 2"));
+    assert_non_null(strstr(e.msg, "version 3"));
 }
 
 /* Whatever result_write cannot represent, it must not report success for a file that
@@ -767,6 +806,91 @@ static void test_environment_absent(void **state)
     result_free(&r);
 }
 
+/* A version 1 file written by pgarena before the compact intervals (tests/data/result-v1.json,
+ * select-only -c 2 -T 3) still reads, full-precision interval bins included. */
+static void test_read_version_1(void **state)
+{
+    (void)state;
+    struct result r;
+    struct err e = {0};
+    const char *top = getenv("PGARENA_TEST_TOP");
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/result-v1.json", top ? top : ".");
+    if (result_read(path, &r, &e) != 0)
+        fail_msg("%s", e.msg);
+    assert_string_equal(r.label, "v1-sample");
+    assert_int_equal(r.n_intervals, 3);
+    assert_int_equal(r.summary.transactions, 7758);
+    uint64_t tx = 0, bins = 0;
+    struct hist *h = hist_new();
+    for (size_t i = 0; i < r.n_intervals; i++) {
+        tx += r.intervals[i].transactions;
+        bins += r.intervals[i].histogram.n_bins;
+        assert_int_equal(r.intervals[i].histogram.count, r.intervals[i].transactions);
+        assert_int_equal(hist_add_sparse(h, &r.intervals[i].histogram), 0);
+    }
+    assert_int_equal(tx, 7758);
+    assert_true(bins > 3000); /* full precision: ~1,100 bins per interval */
+    /* The intervals add up to the whole-run histogram, bin for bin. */
+    struct hist_sparse all;
+    hist_to_sparse(h, &all);
+    assert_sparse(&all, &r.histogram);
+    hist_sparse_free(&all);
+    hist_free(h);
+    result_free(&r);
+}
+
+/* The journal: a header and interval lines; recover rebuilds the summary from them, leaves
+ * a torn last line out, and result_write copies the lines into a file that reads back. */
+static void test_journal_recover(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, back;
+    struct err e = {0};
+    fill_result(&r);
+    struct journal *j = journal_create(f->path, &r, &e);
+    assert_non_null(j);
+    for (size_t i = 0; i < r.n_intervals; i++)
+        assert_int_equal(journal_append(j, &r.intervals[i], &e), 0);
+    assert_int_equal(journal_count(j), 3);
+    /* While the run holds it, recover refuses. */
+    assert_int_equal(journal_recover(f->path, &back, &e), -1);
+    assert_non_null(strstr(e.msg, "still writing"));
+    journal_close(j, 0);
+    char *jpath = journal_path(f->path);
+    FILE *torn = fopen(jpath, "a");
+    fputs("{\"t_s\":4.0,\"transac", torn); /* killed mid-write */
+    fclose(torn);
+    /* show and the others, given the missing result, name recover. */
+    assert_int_equal(result_read(f->path, &back, &e), -1);
+    assert_int_equal(e.code, ERR_INPUT);
+    assert_non_null(strstr(e.msg, "pgarena recover"));
+    assert_int_equal(journal_recover(f->path, &back, &e), 0);
+    assert_int_equal(back.complete, 0);
+    assert_string_equal(back.end_reason, "killed");
+    assert_string_equal(back.label, r.label);
+    assert_int_equal(back.n_journal, 3);
+    assert_int_equal(back.summary.transactions, 1000 + 1001 + 1002);
+    assert_int_equal(back.summary.failed, 0 + 1 + 2);
+    assert_double(back.summary.duration_s, 3);
+    assert_double(back.summary.tps, 3003.0 / 3);
+    assert_int_equal(back.histogram.count, 7);
+    assert_int_equal(back.summary.latency_us.min, 7);
+    assert_int_equal(back.summary.latency_us.max, 1 << 20);
+    assert_non_null(back.finished_at);
+    assert_int_equal(result_write(&back, f->path, &e), 0);
+    result_free(&back);
+    assert_int_equal(result_read(f->path, &back, &e), 0);
+    assert_int_equal(back.n_intervals, 3);
+    assert_double(back.intervals[2].t_s, 3);
+    assert_int_equal(back.intervals[0].histogram.count, 6);
+    assert_int_equal(back.intervals[0].histogram.max_us, 1 << 20);
+    result_free(&back);
+    unlink(jpath);
+    free(jpath);
+    result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -779,6 +903,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_write_unrepresentable_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_environment_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_environment_absent, setup, teardown),
+        cmocka_unit_test(test_read_version_1),
+        cmocka_unit_test_setup_teardown(test_journal_recover, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -289,11 +289,77 @@ static void test_merge_copies_and_empty(void **state)
     series_free(&empty);
 }
 
+/* Handing intervals over: what is taken leaves the series, a late addition to an interval
+ * already taken lands in the first one still held, and nothing is counted twice or lost. */
+static void test_take_into(void **state)
+{
+    (void)state;
+    struct series s;
+    series_init(&s, INTERVAL_US);
+    struct hist *h = hist_new();
+    for (size_t i = 0; i < 4; i++) {
+        hist_reset(h);
+        hist_record(h, 100 * (int64_t)(i + 1));
+        series_add(&s, i, 1, i, h);
+    }
+    struct interval acc = {0};
+    series_take_into(&s, 1, &acc);
+    assert_int_equal(acc.n_tx, 2);
+    assert_int_equal(acc.n_failed, 1);
+    assert_int_equal(acc.latency.count, 2);
+    assert_int_equal(acc.latency.max_us, 200);
+    assert_int_equal(s.first, 2);
+    assert_int_equal(s.n, 2);
+    hist_sparse_free(&acc.latency);
+    memset(&acc, 0, sizeof acc);
+    series_add(&s, 0, 5, 0, NULL); /* late: goes into interval 2 */
+    series_take_into(&s, 2, &acc);
+    assert_int_equal(acc.n_tx, 6);
+    assert_int_equal(acc.latency.count, 1);
+    assert_int_equal(acc.latency.min_us, 300);
+    hist_sparse_free(&acc.latency);
+    memset(&acc, 0, sizeof acc);
+    series_take_into(&s, 1, &acc); /* already taken: nothing */
+    assert_int_equal(acc.n_tx, 0);
+    series_take_into(&s, 9, &acc); /* past what is held: the rest */
+    assert_int_equal(acc.n_tx, 1);
+    assert_int_equal(acc.n_failed, 3);
+    assert_int_equal(s.n, 0);
+    assert_int_equal(s.first, 10);
+    hist_sparse_free(&acc.latency);
+    series_free(&s);
+    hist_free(h);
+}
+
+/* A tick past the interval being filled closes it, without a completion after it. */
+static void test_recorder_tick(void **state)
+{
+    (void)state;
+    struct series s;
+    series_init(&s, INTERVAL_US);
+    struct series_recorder r;
+    series_recorder_init(&r, &s);
+    series_recorder_start(&r, 10 * NS_PER_S, 3);
+    series_recorder_add(&r, 10 * NS_PER_S + NS_PER_S / 2, 0, 250);
+    series_recorder_tick(&r, 10 * NS_PER_S + 900 * NS_PER_MS); /* same interval: nothing */
+    assert_int_equal(s.n, 0);
+    series_recorder_tick(&r, 11 * NS_PER_S + 200 * NS_PER_MS);
+    assert_int_equal(s.n, 1);
+    assert_int_equal(s.items[0].n_tx, 1);
+    assert_int_equal(r.cur_idx, 1);
+    series_recorder_tick(&r, 99 * NS_PER_S); /* capped at the last interval */
+    assert_int_equal(r.cur_idx, 3);
+    series_recorder_free(&r);
+    series_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_into_intervals),
         cmocka_unit_test(test_ensure),
+        cmocka_unit_test(test_take_into),
+        cmocka_unit_test(test_recorder_tick),
         cmocka_unit_test(test_merge_equals_single),
         cmocka_unit_test(test_merge_different_lengths),
         cmocka_unit_test(test_merge_copies_and_empty),

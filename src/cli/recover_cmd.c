@@ -1,0 +1,72 @@
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "base/mem.h"
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "cli/cli_int.h"
+#include "report/text.h"
+#include "result/journal.h"
+#include "result/result.h"
+
+static const char usage[] =
+    "Usage: pgarena recover RESULT.json\n"
+    "\n"
+    "Make the result file of a run that was killed (SIGKILL, out of memory, power loss)\n"
+    "from its journal, RESULT.json.journal: every interval the journal holds, the summary\n"
+    "rebuilt from them, complete false and end_reason \"killed\". The journal is removed\n"
+    "once the result is written.\n"
+    "\n"
+    "      --help        print this help\n";
+
+/* 1 when --help was printed, -1 with e set. */
+static int parse_options(int argc, char **argv, const char **path, struct err *e)
+{
+    static const struct option longopts[] = {{"help", no_argument, NULL, 'H'}, {NULL, 0, NULL, 0}};
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        if (opt != 'H')
+            return args_bad_option("recover", argc, argv, optind, optopt, opt == ':', e);
+        fputs(usage, stdout);
+        return 1;
+    }
+    if (optind != argc - 1)
+        return err_set(e, ERR_INPUT,
+                       "recover: expected one result file (see pgarena recover --help)");
+    *path = argv[optind];
+    return 0;
+}
+
+int cli_recover_parse(int argc, char **argv, struct err *e)
+{
+    const char *path;
+    return parse_options(argc, argv, &path, e) < 0 ? -1 : 0;
+}
+
+int cli_recover(int argc, char **argv, struct err *e)
+{
+    const char *path;
+    int rc = parse_options(argc, argv, &path, e);
+    if (rc != 0)
+        return rc > 0 ? 0 : -1;
+    if (access(path, F_OK) == 0)
+        return err_set(e, ERR_INPUT, "recover: %s already exists: nothing to recover", path);
+    struct result r;
+    if (journal_recover(path, &r, e) < 0)
+        return -1;
+    if (result_write(&r, path, e) < 0) {
+        result_free(&r);
+        return -1;
+    }
+    char *journal = journal_path(path);
+    unlink(journal);
+    free(journal);
+    report_text_summary(stdout, &r);
+    printf("intervals recovered: %zu\n", r.n_journal);
+    printf("result:              %s\n", path);
+    result_free(&r);
+    return 0;
+}

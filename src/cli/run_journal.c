@@ -1,0 +1,100 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "cli/run_int.h"
+
+/* The header: everything the result will say that is known before the run. */
+static void build_header(struct run_opts *o, const struct script_set *scripts, struct result *h)
+{
+    struct engine_result none = {.latency = hist_new(), .lag = hist_new()};
+    series_init(&none.series, 1000000);
+    run_build_result(o, scripts, &none, h);
+    engine_result_free(&none);
+    h->complete = 0;
+    free(h->end_reason);
+    h->end_reason = xstrdup("running");
+    free(h->finished_at);
+    h->finished_at = NULL;
+    run_env_header(o, h);
+}
+
+void run_sink_open(struct run_sink *s, struct run_opts *o, const struct script_set *scripts)
+{
+    memset(s, 0, sizeof *s);
+    struct result h;
+    struct err e = {0};
+    build_header(o, scripts, &h);
+    s->journal = journal_create(o->output, &h, &e);
+    result_free(&h);
+    if (s->journal)
+        s->journal_path = xstrdup(journal_file(s->journal));
+    else
+        fprintf(stderr, "pgarena: warning: %s; intervals are kept in memory instead\n", e.msg);
+}
+
+static void keep_in_memory(struct run_sink *s, struct result_interval *it)
+{
+    if (s->n_mem == s->cap_mem) {
+        s->cap_mem = s->cap_mem ? 2 * s->cap_mem : 64;
+        s->mem = xrealloc(s->mem, s->cap_mem * sizeof *s->mem);
+    }
+    s->mem[s->n_mem++] = *it;
+}
+
+void run_sink_interval(const struct engine_interval *iv, void *arg)
+{
+    struct run_sink *s = arg;
+    struct result_interval it = {
+        .t_s = iv->t_s,
+        .duration_s = iv->duration_s,
+        .transactions = iv->n_tx,
+        .failed = iv->n_failed,
+        .tps = iv->duration_s > 0 ? (double)iv->n_tx / iv->duration_s : 0,
+    };
+    struct hist *h = hist_new();
+    hist_add_sparse(h, iv->latency);
+    it.p50_us = (double)hist_percentile(h, 50);
+    it.p99_us = (double)hist_percentile(h, 99);
+    it.max_us = (double)hist_max(h);
+    hist_to_sparse(h, &it.histogram);
+    hist_free(h);
+    struct err e = {0};
+    /* Once a write failed, the journal stops there and the rest stays in memory, in order. */
+    if (s->journal && s->n_mem == 0 && journal_append(s->journal, &it, &e) == 0) {
+        s->n_journal++;
+        hist_sparse_free(&it.histogram);
+        return;
+    }
+    if (s->journal && s->n_mem == 0)
+        fprintf(stderr, "pgarena: warning: %s; later intervals are kept in memory\n", e.msg);
+    keep_in_memory(s, &it);
+}
+
+void run_sink_attach(struct run_sink *s, struct result *r)
+{
+    for (size_t i = 0; i < r->n_intervals; i++) /* none: the engine kept no series */
+        hist_sparse_free(&r->intervals[i].histogram);
+    free(r->intervals);
+    r->intervals = s->mem;
+    r->n_intervals = s->n_mem;
+    s->mem = NULL;
+    s->n_mem = s->cap_mem = 0;
+    if (s->journal_path && s->n_journal > 0) {
+        r->journal = xstrdup(s->journal_path);
+        r->n_journal = s->n_journal;
+    }
+}
+
+void run_sink_close(struct run_sink *s, int result_written)
+{
+    journal_close(s->journal, result_written);
+    if (!result_written && s->journal_path)
+        fprintf(stderr, "pgarena: the intervals measured are in %s\n", s->journal_path);
+    for (size_t i = 0; i < s->n_mem; i++)
+        hist_sparse_free(&s->mem[i].histogram);
+    free(s->mem);
+    free(s->journal_path);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,211 @@
+#include "result/journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/mem.h"
+#include "result/result_int.h"
+#include "stats/summary.h"
+
+struct journal {
+    int fd;
+    char *path;
+    size_t n_lines;
+    time_ns last_sync_ns;
+};
+
+char *journal_path(const char *result_path)
+{
+    return xasprintf("%s.journal", result_path);
+}
+
+int journal_exists(const char *result_path)
+{
+    char *path = journal_path(result_path);
+    int found = access(path, F_OK) == 0;
+    free(path);
+    return found;
+}
+
+struct journal *journal_create(const char *result_path, const struct result *header, struct err *e)
+{
+    char *path = journal_path(result_path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    char *text = NULL;
+    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 ||
+        (text = result_header_dumps(header)) == NULL ||
+        result_write_all(fd, text, strlen(text)) < 0 || result_write_all(fd, "\n", 1) < 0 ||
+        fsync(fd) < 0) {
+        err_set(e, ERR_RUNTIME, "cannot write the journal %s: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(path);
+        }
+        free(text);
+        free(path);
+        return NULL;
+    }
+    free(text);
+    struct journal *j = xcalloc(1, sizeof *j);
+    j->fd = fd;
+    j->path = path;
+    j->last_sync_ns = clock_now_ns();
+    return j;
+}
+
+int journal_append(struct journal *j, const struct result_interval *it, struct err *e)
+{
+    char *text = result_interval_dumps(it);
+    size_t n = strlen(text);
+    text = xrealloc(text, n + 2);
+    text[n] = '\n';
+    /* One write for the whole line: a crash leaves at most the last line torn. */
+    int rc = result_write_all(j->fd, text, n + 1);
+    free(text);
+    if (rc < 0)
+        return err_set(e, ERR_RUNTIME, "cannot write the journal %s: %s", j->path, strerror(errno));
+    j->n_lines++;
+    /* fsync at most once a second: the journal is for crashes, not a second I/O load. */
+    time_ns now = clock_now_ns();
+    if (now - j->last_sync_ns >= NS_PER_S) {
+        fdatasync(j->fd);
+        j->last_sync_ns = now;
+    }
+    return 0;
+}
+
+size_t journal_count(const struct journal *j)
+{
+    return j->n_lines;
+}
+
+const char *journal_file(const struct journal *j)
+{
+    return j->path;
+}
+
+void journal_close(struct journal *j, int remove)
+{
+    if (!j)
+        return;
+    if (remove)
+        unlink(j->path);
+    else
+        fdatasync(j->fd);
+    close(j->fd);
+    free(j->path);
+    free(j);
+}
+
+/* The totals of the whole-line interval lines after the header; *n_lines counts them. */
+struct totals {
+    size_t n_lines;
+    uint64_t transactions, failed;
+    double end_s;
+    struct hist *latency;
+};
+
+static int add_line(const char *line, size_t len, struct totals *t)
+{
+    json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
+    struct result_interval it;
+    int rc = o ? result_interval_from_json(o, &it) : -1;
+    json_decref(o);
+    if (rc < 0)
+        return -1;
+    if (hist_add_sparse(t->latency, &it.histogram) < 0)
+        rc = -1;
+    hist_sparse_free(&it.histogram);
+    if (rc < 0)
+        return -1;
+    t->transactions += it.transactions;
+    t->failed += it.failed;
+    if (it.t_s > t->end_s)
+        t->end_s = it.t_s;
+    t->n_lines++;
+    return 0;
+}
+
+static void rebuild_summary(const struct totals *t, struct result *r)
+{
+    memset(&r->summary, 0, sizeof r->summary);
+    r->summary.duration_s = t->end_s;
+    r->summary.transactions = t->transactions;
+    r->summary.failed = t->failed;
+    r->summary.tps = t->end_s > 0 ? (double)t->transactions / t->end_s : 0;
+    summary_latency(t->latency, &r->summary.latency_us);
+    r->summary.under_100ms = hist_fraction_below(t->latency, 100 * 1000);
+    r->summary.under_1000ms = hist_fraction_below(t->latency, 1000 * 1000);
+    r->summary.under_5000ms = hist_fraction_below(t->latency, 5000 * 1000);
+    hist_sparse_free(&r->histogram);
+    hist_to_sparse(t->latency, &r->histogram);
+}
+
+/* The journal's last write, as the run's end. */
+static char *mtime_iso8601(int fd)
+{
+    struct stat st;
+    struct tm tm;
+    char out[40];
+    if (fstat(fd, &st) < 0 || !gmtime_r(&st.st_mtim.tv_sec, &tm))
+        return NULL;
+    size_t n = strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out + n, sizeof out - n, ".%03ldZ", st.st_mtim.tv_nsec / 1000000);
+    return xstrdup(out);
+}
+
+static int read_journal(FILE *f, const char *path, struct result *r, struct err *e)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len = getline(&line, &cap, f);
+    if (len <= 0 || line[len - 1] != '\n' || result_read_text(line, (size_t)len, path, r, e) < 0) {
+        free(line);
+        return err_set(e, ERR_INPUT, "%s: not a pgarena journal (its first line is not a result)",
+                       path);
+    }
+    struct totals t = {.latency = hist_new()};
+    /* Lines are whole or the last one is torn: stop at the first that does not read. */
+    while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n')
+        if (add_line(line, (size_t)len, &t) < 0)
+            break;
+    free(line);
+    rebuild_summary(&t, r);
+    hist_free(t.latency);
+    free(r->finished_at);
+    r->finished_at = mtime_iso8601(fileno(f));
+    r->complete = 0;
+    free(r->end_reason);
+    r->end_reason = xstrdup("killed");
+    r->journal = xstrdup(path);
+    r->n_journal = t.n_lines;
+    return 0;
+}
+
+int journal_recover(const char *result_path, struct result *r, struct err *e)
+{
+    memset(r, 0, sizeof *r);
+    char *path = journal_path(result_path);
+    FILE *f = fopen(path, "r");
+    int rc;
+    if (!f) {
+        rc = err_set(e, ERR_INPUT, "%s: no journal to recover from: %s", path, strerror(errno));
+    } else if (flock(fileno(f), LOCK_SH | LOCK_NB) < 0) {
+        rc = err_set(e, ERR_INPUT, "%s: a running pgarena is still writing it", path);
+    } else {
+        rc = read_journal(f, path, r, e);
+    }
+    if (f)
+        fclose(f);
+    free(path);
+    return rc;
+}

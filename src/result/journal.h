@@ -1,0 +1,54 @@
+#ifndef PGARENA_RESULT_JOURNAL_H
+#define PGARENA_RESULT_JOURNAL_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+#include "result/result.h"
+
+/*
+ * The journal of a run, RESULT.json.journal: where the intervals live while the run goes on,
+ * and what survives a run killed by SIGKILL, the OOM killer or a power loss. Line 1 is the
+ * result document as known before the run (environment, workload, options, an empty summary
+ * and no intervals), then one line per interval exactly as the result file holds it. Each
+ * line is written whole with one write() (flushed every interval) and the file is fsynced at
+ * most once a second. A normal end writes the result (copying the interval lines) and removes
+ * the journal; `pgarena recover` turns a journal left behind into a result.
+ * Ownership: struct journal owns its file descriptor and path (journal_close).
+ */
+
+struct journal;
+
+/* RESULT.json.journal for RESULT.json (caller frees). */
+char *journal_path(const char *result_path);
+
+/* Whether result_path has a journal (a run that did not end left it, or one is running). */
+int journal_exists(const char *result_path);
+
+/* Create the journal of result_path with header as line 1 (its intervals and journal fields
+ * are ignored), and lock it so recover can tell a live run. NULL with e set (ERR_RUNTIME). */
+struct journal *journal_create(const char *result_path, const struct result *header, struct err *e);
+
+/* Append one interval line. -1 with e set (ERR_RUNTIME) when the write failed; the journal
+ * then holds the lines before it. */
+int journal_append(struct journal *j, const struct result_interval *it, struct err *e);
+
+/* Interval lines written so far, and the journal's path (owned by j). */
+size_t journal_count(const struct journal *j);
+const char *journal_file(const struct journal *j);
+
+/* Close (and fsync) the journal; remove the file too when remove is set. */
+void journal_close(struct journal *j, int remove);
+
+/*
+ * Rebuild a result from the journal of result_path: the header's fields, complete false,
+ * end_reason "killed", finished_at the time of the journal's last write, and the summary
+ * (transactions, failed, tps, duration, latency figures, whole-run histogram) rebuilt from
+ * every interval line that is whole; a torn last line is left out. r->journal and
+ * r->n_journal point at those lines, so result_write copies them. -1 with e set (ERR_INPUT)
+ * when there is no journal, it is still being written by a running pgarena, or its header
+ * is not a result.
+ */
+int journal_recover(const char *result_path, struct result *r, struct err *e);
+
+#endif

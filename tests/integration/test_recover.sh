@@ -1,0 +1,81 @@
+# Crash-safe results: the journal RESULT.json.journal during a run, `pgarena recover` after
+# SIGKILL, and what show/compare/report say about a missing result whose journal exists.
+
+# Lines of r.json.journal (header + intervals), 0 when missing.
+journal_lines() { [ -e r.json.journal ] && wc -l <r.json.journal || echo 0; }
+
+test_sigkill_then_recover() {
+    db=$(newdb pga_kill)
+    pga init -s 1 -q "$db"
+    "$PGARENA" run -w select-only -c 2 -j 2 -T 60 -q -o r.json "$db" >"$T/out" 2>"$T/err" &
+    pid=$!
+    # Kill once the journal holds at least 3 intervals (the header is line 1).
+    for _ in $(seq 1 150); do
+        [ "$(journal_lines)" -ge 4 ] && break
+        sleep 0.1
+    done
+    kill -KILL $pid
+    wait $pid || true
+    [ ! -e r.json ] || fail "a result file exists after SIGKILL"
+    lines=$(journal_lines)
+    [ "$lines" -ge 4 ] || fail "the journal holds $lines lines after SIGKILL"
+    head -n 1 r.json.journal | grep -q '"end_reason":"running"' || fail "journal header"
+
+    # show, compare and report name the way out; run refuses to overwrite the journal.
+    for cmd in "show r.json" "compare r.json r.json" "report r.json -o x.html"; do
+        pga $cmd
+        assert_rc 2
+        assert_one_error_line
+        assert_err 'r.json.journal holds a run that did not end: run `pgarena recover r.json`'
+    done
+    pga run -w select-only -T 1 -q -o r.json "$db"
+    assert_rc 2
+    assert_one_error_line
+
+    pga recover r.json
+    assert_rc 0
+    assert_out '^transactions: +[1-9]'
+    assert_out "^intervals recovered: +$((lines - 1))\$"
+    [ ! -e r.json.journal ] || fail "the journal is still there after recover"
+    pyjson r.json 'd["version"] == 2 and d["complete"] is False and d["end_reason"] == "killed"'
+    pyjson r.json "len(d['intervals']) == $((lines - 1))"
+    pyjson r.json '[i["t_s"] for i in d["intervals"]] == [float(k + 1) for k in range(len(d["intervals"]))]'
+    pyjson r.json 'all(i["transactions"] > 0 and i["histogram"]["count"] == i["transactions"] for i in d["intervals"])'
+    pyjson r.json 'd["summary"]["transactions"] == sum(i["transactions"] for i in d["intervals"])'
+    pyjson r.json 'd["histogram"]["count"] == d["summary"]["transactions"]'
+    pyjson r.json 'd["summary"]["duration_s"] == d["intervals"][-1]["t_s"]'
+    pyjson r.json 'abs(d["summary"]["tps"] * d["summary"]["duration_s"] - d["summary"]["transactions"]) < 1'
+    pyjson r.json '0 < d["summary"]["latency_us"]["p50"] <= d["summary"]["latency_us"]["p99"] <= d["summary"]["latency_us"]["max"]'
+    pyjson r.json 'd["finished_at"] is not None and d["workload"]["name"] == "select-only"'
+    pga show r.json --intervals
+    assert_rc 0
+    assert_out 'INCOMPLETE'
+    python3 -c 'import json; d = json.load(open("r.json")); d["label"] = "again"; json.dump(d, open("r2.json", "w"))'
+    pga compare r.json r2.json
+    assert_rc 0
+    pga report r.json -o x.html
+    assert_rc 0
+    pga recover r.json
+    assert_rc 2
+    assert_one_error_line
+}
+
+# A normal end writes the result with every interval from the journal and removes it.
+test_journal_during_and_after_run() {
+    db=$(newdb pga_journal)
+    pga init -s 1 -q "$db"
+    "$PGARENA" run -w select-only -c 2 -T 4 -q -o r.json "$db" >"$T/out" 2>"$T/err" &
+    pid=$!
+    seen=0
+    for _ in $(seq 1 60); do
+        [ "$(journal_lines)" -ge 2 ] && { seen=1; break; }
+        sleep 0.1
+    done
+    wait $pid || { cat "$T/err"; fail "run failed"; }
+    [ "$seen" -eq 1 ] || fail "no interval line in the journal while the run went on"
+    [ ! -e r.json.journal ] || fail "the journal was left after a normal end"
+    pyjson r.json 'd["version"] == 2 and d["complete"] is True and len(d["intervals"]) == 4'
+    pyjson r.json 'd["summary"]["transactions"] == sum(i["transactions"] for i in d["intervals"])'
+    pyjson r.json 'all("compact" in i["histogram"] and "bins" not in i["histogram"] for i in d["intervals"])'
+    pyjson r.json 'len(d["histogram"]["bins"]) > 0'
+}
