@@ -58,6 +58,10 @@ _pgarena()
         return
         ;;
     -b | --builtin)
+        COMPREPLY=($(compgen -W "tpcb-like simple-update select-only list" -- "$cur"))
+        return
+        ;;
+    --show-script)
         COMPREPLY=($(compgen -W "tpcb-like simple-update select-only" -- "$cur"))
         return
         ;;
@@ -98,7 +102,9 @@ _pgarena()
     -h | -p | -U | -c | -j | -s | -T | -t | -R | -P | -D | --define | --label | --seed | \
         --scale | --clients | --jobs | --time | --transactions | --rate | --progress | \
         --tables | --table-size | --partitions | --latency-limit | --warmup | --max-tries | \
-        --timeout | --margin | --title | --setup | --set | --trials | --slo)
+        --timeout | --margin | --title | --setup | --set | --trials | --slo | -L | --client | \
+        --random-seed | --log-prefix | --sampling-rate | --aggregate-interval | -I | \
+        --init-steps | -F | --fillfactor | --tablespace | --index-tablespace)
         return # a value of the user's
         ;;
     esac

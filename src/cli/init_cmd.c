@@ -1,9 +1,11 @@
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/mem.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cli_int.h"
@@ -16,6 +18,9 @@ static const char usage[] =
     "Usage: pgarena init [CONN] [-w WORKLOAD | -f INIT.sql] [-s SCALE] [--partitions N]\n"
     "                    [--partition-method range|hash] [--tables N] [--table-size ROWS]\n"
     "                    [--warehouses W] [-j JOBS] [--seed N] [--force] [--local] [-q]\n"
+    "                    [-I STEPS] [-F FILLFACTOR] [-n] [--foreign-keys] [--unlogged-tables]\n"
+    "                    [--tablespace TS] [--index-tablespace TS]\n"
+    "                    [-j JOBS] [--seed N] [--force] [--local] [-q]\n"
     "\n"
     "Create and load a workload's tables over several connections at once, then VACUUM\n"
     "ANALYZE them and build their keys and indexes. Only the workload's own tables are\n"
@@ -31,6 +36,15 @@ static const char usage[] =
     "      --partitions N    partition pgbench_accounts into N partitions (as pgbench);\n"
     "                        tpcc: hash-partition order_line and stock by warehouse\n"
     "      --partition-method range|hash   (default range)\n"
+    "  -I, --init-steps STEPS  pgbench's steps, in order (default dtgvp): d drop, t create\n"
+    "                        tables, g generate data with COPY, G generate data in the server,\n"
+    "                        v vacuum, p primary keys, f foreign keys\n"
+    "  -F, --fillfactor N    fill factor of pgbench's tables (10..100, default 100)\n"
+    "  -n, --no-vacuum       leave out the vacuum step\n"
+    "      --foreign-keys    add the foreign keys (step f)\n"
+    "      --unlogged-tables create unlogged tables\n"
+    "      --tablespace TS   create the tables in tablespace TS\n"
+    "      --index-tablespace TS  create the primary keys in tablespace TS\n"
     "      --tables N        sysbench tables (default 1)\n"
     "      --table-size ROWS rows per sysbench table (default 10000)\n"
     "      --warehouses W    TPC-C warehouses (tpcc; default 1)\n"
@@ -117,7 +131,11 @@ enum {
     OPT_TABLES,
     OPT_TABLE_SIZE,
     OPT_FORCE,
-    OPT_WAREHOUSES
+    OPT_WAREHOUSES,
+    OPT_FOREIGN_KEYS,
+    OPT_UNLOGGED,
+    OPT_TABLESPACE,
+    OPT_INDEX_TABLESPACE,
 };
 
 /* What init was asked, before it is checked against the workload. */
@@ -128,7 +146,63 @@ struct init_opts {
     struct load_options load;
     int local, quiet;
     int got_scale, got_partitions, got_method, got_tables, got_size, got_warehouses;
+    int no_vacuum, foreign_keys, got_pgbench_init; /* pgbench -i's options were given */
+    char *steps;                                   /* owned: -I with -n and --foreign-keys */
 };
+
+/* pgbench -i's options of the dataset's definition; 1 if opt was one, -1 on a bad value. */
+static int parse_pgbench_option(int opt, const char *arg, struct init_opts *o, struct err *e)
+{
+    int64_t v = 0;
+    switch (opt) {
+    case 'I':
+        for (const char *c = arg; *c; c++)
+            if (!strchr("dtgGvpf ", *c))
+                return err_set(e, ERR_INPUT,
+                               "init: unrecognized initialization step \"%c\" (allowed: "
+                               "\"dtgGvpf\")",
+                               *c);
+        o->load.init_steps = arg;
+        break;
+    case 'F':
+        if (args_int("-F", arg, 10, 100, &v, e) < 0)
+            return -1;
+        o->load.fillfactor = (int)v;
+        break;
+    case 'n':
+        o->no_vacuum = 1;
+        break;
+    case OPT_FOREIGN_KEYS:
+        o->foreign_keys = 1;
+        break;
+    case OPT_UNLOGGED:
+        o->load.unlogged = 1;
+        break;
+    case OPT_TABLESPACE:
+        o->load.tablespace = arg;
+        break;
+    case OPT_INDEX_TABLESPACE:
+        o->load.index_tablespace = arg;
+        break;
+    default:
+        return 0;
+    }
+    o->got_pgbench_init = 1;
+    return 1;
+}
+
+/* The steps to run, as pgbench makes them: -n blanks out v, --foreign-keys adds f. */
+static void final_steps(struct init_opts *o)
+{
+    if (!o->no_vacuum && !o->foreign_keys)
+        return;
+    const char *given = o->load.init_steps ? o->load.init_steps : "dtgvp";
+    o->steps = xasprintf("%s%s", given, o->foreign_keys && !strchr(given, 'f') ? "f" : "");
+    for (char *c = o->steps; o->no_vacuum && *c; c++)
+        if (*c == 'v')
+            *c = ' ';
+    o->load.init_steps = o->steps;
+}
 
 /* The options about the dataset's size and shape; 1 if opt was one, -1 on a bad value. */
 static int parse_size_option(int opt, const char *arg, struct init_opts *o, struct err *e)
@@ -193,14 +267,23 @@ static int parse_options(int argc, char **argv, struct init_opts *o, struct err 
         {"port", required_argument, NULL, 'p'},
         {"username", required_argument, NULL, 'U'},
         {"file", required_argument, NULL, 'f'},
+        {"init-steps", required_argument, NULL, 'I'},
+        {"fillfactor", required_argument, NULL, 'F'},
+        {"no-vacuum", no_argument, NULL, 'n'},
+        {"foreign-keys", no_argument, NULL, OPT_FOREIGN_KEYS},
+        {"unlogged-tables", no_argument, NULL, OPT_UNLOGGED},
+        {"tablespace", required_argument, NULL, OPT_TABLESPACE},
+        {"index-tablespace", required_argument, NULL, OPT_INDEX_TABLESPACE},
         {NULL, 0, NULL, 0}};
     int opt;
     int64_t v;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":w:s:j:qh:p:U:f:", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":w:s:j:qh:p:U:f:I:F:n", longopts, NULL)) != -1) {
         if (args_conn_option(opt, optarg, &o->conn))
             continue;
         int rc = parse_size_option(opt, optarg, o, e);
+        if (rc == 0)
+            rc = parse_pgbench_option(opt, optarg, o, e);
         if (rc < 0)
             return -1;
         if (rc > 0)
@@ -263,6 +346,15 @@ static int check_options(const struct init_opts *o, const struct builtin_workloa
         return err_set(e, ERR_INPUT,
                        "init: %s uses pgbench's tables: give -s, not --tables or --table-size",
                        wl->name);
+    if (wl->dataset != DATASET_PGBENCH && o->got_pgbench_init)
+        return err_set(e, ERR_INPUT,
+                       "init: -I, -F, -n, --foreign-keys, --unlogged-tables and the tablespaces "
+                       "are for pgbench's tables, not %s",
+                       wl->name);
+    if (o->init_file && o->got_pgbench_init)
+        return err_set(e, ERR_INPUT,
+                       "init: -f runs an init script: pgbench's -I, -F, -n, --foreign-keys, "
+                       "--unlogged-tables and tablespaces do not apply");
     if (o->got_method && o->load.partitions < 1)
         return err_set(e, ERR_INPUT, "init: --partition-method requires --partitions above 0");
     return 0;
@@ -281,6 +373,7 @@ static int parse_and_check(int argc, char **argv, struct init_opts *o,
     *wl = builtin_find(o->workload);
     if (!*wl)
         return err_set(e, ERR_INPUT, "init: unknown workload '%s'", o->workload);
+    final_steps(o);
     return check_options(o, *wl, e);
 }
 
@@ -290,6 +383,7 @@ int cli_init_parse(int argc, char **argv, struct err *e)
     const struct builtin_workload *wl;
     int rc = parse_and_check(argc, argv, &o, &wl, e);
     pg_connopts_free(&o.conn);
+    free(o.steps);
     return rc < 0 ? -1 : 0;
 }
 
@@ -329,5 +423,6 @@ int cli_init(int argc, char **argv, struct err *e)
         session_local_stop(&srv);
 out:
     pg_connopts_free(&o.conn);
+    free(o.steps);
     return rc;
 }

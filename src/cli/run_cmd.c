@@ -28,6 +28,8 @@ static const char usage[] =
     "                   [--label TEXT] [--report REPORT.html] [--seed N] [--local] [-q]\n"
     "       pgarena run [CONN] -w tpcc [--warehouses W] [--mix 45,43,4,4,4] [--keying-thinking]\n"
     "                   [--procedures] [-c TERMINALS] [run options]\n"
+    "                   [-S | -N] [-l [--log-prefix P] [--sampling-rate F]\n"
+    "                   [--aggregate-interval S]] [--show-script NAME] [-b list]\n"
     "\n"
     "Run a workload, measure every transaction, print a summary and write a result file.\n"
     "\n"
@@ -50,7 +52,7 @@ static const char usage[] =
     "  -o, --output FILE     result file (default pgarena-WORKLOAD-TIME.json)\n"
     "  -R, --rate TPS        open loop: start TPS transactions per second (Poisson arrivals);\n"
     "                        latency counts from the scheduled start\n"
-    "      --latency-limit MS  count transactions over MS; with -R, skip those already late\n"
+    "  -L, --latency-limit MS  count transactions over MS; with -R, skip those already late\n"
     "      --warmup S        run S seconds first and count none of them\n"
     "      --max-tries N     tries of a transaction failing on serialization or deadlock (1)\n"
     "      --timeout MS      cancel a transaction running longer, counted as a timeout\n"
@@ -69,6 +71,14 @@ static const char usage[] =
     "      --keying-thinking the spec's keying and think times (else not TPC-C compliant)\n"
     "      --procedures      call the PL/pgSQL functions init installed (else client-side SQL;\n"
     "                        -M prepared and --max-tries 10 are tpcc's defaults)\n"
+    "pgbench's habits:\n"
+    "  -S, -N                -b select-only, -b simple-update\n"
+    "  -b list               list the built-in scripts; --show-script NAME prints one\n"
+    "  -l, --log             pgbench's transaction log, PREFIX.PID[.THREAD] (pgbench 15 format)\n"
+    "      --log-prefix P    (default pgbench_log); --sampling-rate F: log a fraction F\n"
+    "      --aggregate-interval S  a line per S seconds instead of per transaction\n"
+    "      --failures-detailed  serialization and deadlock failures apart in the log\n"
+    "      --progress-timestamp  progress lines with Unix timestamps\n"
     "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
 
 enum {
@@ -91,6 +101,7 @@ static int parse_measure_option(int opt, const char *arg, struct run_opts *o, st
     switch (opt) {
     case 'R':
         return args_double("-R", arg, 0.001, 1e9, &o->rate, e) < 0 ? -1 : 1;
+    case 'L': /* pgbench's short form */
     case OPT_LATENCY_LIMIT:
         return args_double("--latency-limit", arg, 0.001, 1e9, &o->latency_limit_ms, e) < 0 ? -1
                                                                                             : 1;
@@ -132,6 +143,7 @@ const struct option run_longopts[] = {
     {"workload", required_argument, NULL, 'w'},
     {"scale", required_argument, NULL, 's'},
     {"clients", required_argument, NULL, 'c'},
+    {"client", required_argument, NULL, 'c'}, /* pgbench's */
     {"jobs", required_argument, NULL, 'j'},
     {"time", required_argument, NULL, 'T'},
     {"transactions", required_argument, NULL, 't'},
@@ -141,6 +153,7 @@ const struct option run_longopts[] = {
     {"label", required_argument, NULL, OPT_LABEL},
     {"report", required_argument, NULL, OPT_REPORT},
     {"seed", required_argument, NULL, OPT_SEED},
+    {"random-seed", required_argument, NULL, OPT_SEED}, /* pgbench's, integers only */
     {"local", no_argument, NULL, OPT_LOCAL},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, OPT_HELP},
@@ -148,7 +161,7 @@ const struct option run_longopts[] = {
     {"port", required_argument, NULL, 'p'},
     {"username", required_argument, NULL, 'U'},
     {"rate", required_argument, NULL, 'R'},
-    {"latency-limit", required_argument, NULL, OPT_LATENCY_LIMIT},
+    {"latency-limit", required_argument, NULL, 'L'},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"max-tries", required_argument, NULL, OPT_MAX_TRIES},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -163,9 +176,18 @@ const struct option run_longopts[] = {
     {"mix", required_argument, NULL, RUN_OPT_MIX},
     {"keying-thinking", no_argument, NULL, RUN_OPT_KEYING_THINKING},
     {"procedures", no_argument, NULL, RUN_OPT_PROCEDURES},
+    {"select-only", no_argument, NULL, 'S'},
+    {"skip-some-updates", no_argument, NULL, 'N'},
+    {"show-script", required_argument, NULL, RUN_OPT_SHOW_SCRIPT},
+    {"log", no_argument, NULL, 'l'},
+    {"log-prefix", required_argument, NULL, RUN_OPT_LOG_PREFIX},
+    {"sampling-rate", required_argument, NULL, RUN_OPT_SAMPLING_RATE},
+    {"aggregate-interval", required_argument, NULL, RUN_OPT_AGGREGATE_INTERVAL},
+    {"failures-detailed", no_argument, NULL, RUN_OPT_FAILURES_DETAILED},
+    {"progress-timestamp", no_argument, NULL, RUN_OPT_PROGRESS_TIMESTAMP},
     {NULL, 0, NULL, 0}};
 
-const char run_shortopts[] = ":w:s:c:j:T:t:M:P:o:qh:p:U:R:Crf:b:D:";
+const char run_shortopts[] = ":w:s:c:j:T:t:M:P:o:qh:p:U:R:L:Crf:b:D:SNl";
 
 /* Returns 1 when --help was printed. */
 static int parse_options(int argc, char **argv, struct run_opts *o, struct err *e)
@@ -181,8 +203,12 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         int rc = parse_measure_option(opt, optarg, o, e);
         if (rc == 0)
             rc = run_tpcc_option(opt, optarg, o, e);
+        if (rc == 0)
+            rc = run_parse_pgbench_option(opt, optarg, o, e);
         if (rc < 0)
             return -1;
+        if (rc == 2)
+            return 1; /* -b list, --show-script: printed, nothing to run */
         if (rc > 0)
             continue;
         switch (opt) {
@@ -254,7 +280,9 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
     if (o->latency_limit_ms > 0 && o->timeout_ms > 0 && o->timeout_ms < o->latency_limit_ms)
         return err_set(e, ERR_INPUT, "run: --timeout is shorter than --latency-limit");
     if (o->workload_given && o->n_specs > 0)
-        return err_set(e, ERR_INPUT, "run: -w cannot be combined with -f or -b");
+        return err_set(e, ERR_INPUT, "run: -w cannot be combined with -f, -b, -S or -N");
+    if (run_check_pgbench_options(o, e) < 0)
+        return -1;
     o->workload = builtin_find(workload);
     if (!o->workload)
         return err_set(e, ERR_INPUT, "run: unknown workload '%s'", workload);
@@ -340,13 +368,27 @@ static int prepare_server(struct run_opts *o, struct err *e)
     return rc;
 }
 
+/* How the progress line is shown: in place on a terminal; --progress-timestamp gives the
+ * time as a Unix timestamp (as pgbench) instead of the seconds since the start. */
+struct progress_style {
+    int tty, timestamp;
+};
+
 static void print_progress(const struct engine_progress *p, void *arg)
 {
-    int tty = *(int *)arg;
-    fprintf(stderr, "%sprogress: %.1f s, %.1f tps, lat %.3f ms stddev %.3f, %llu failed%s",
-            tty ? "\r\033[K" : "", p->elapsed_s, (double)p->n_tx / p->period_s,
-            p->latency_mean_us / 1000.0, p->latency_stddev_us / 1000.0,
-            (unsigned long long)p->n_failed, tty ? "" : "\n");
+    const struct progress_style *st = arg;
+    int tty = st->tty;
+    double t = p->elapsed_s;
+    if (st->timestamp) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        t = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1000.0;
+    }
+    fprintf(stderr,
+            st->timestamp ? "%sprogress: %.3f s, %.1f tps, lat %.3f ms stddev %.3f, %llu failed%s"
+                          : "%sprogress: %.1f s, %.1f tps, lat %.3f ms stddev %.3f, %llu failed%s",
+            tty ? "\r\033[K" : "", t, (double)p->n_tx / p->period_s, p->latency_mean_us / 1000.0,
+            p->latency_stddev_us / 1000.0, (unsigned long long)p->n_failed, tty ? "" : "\n");
     fflush(stderr);
 }
 
@@ -372,6 +414,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
     int tty = isatty(2);
     if (o->embedded)
         o->quiet = 1;
+    struct progress_style style = {tty, o->progress_timestamp};
     if (o->progress_s == 0 && tty && !o->quiet)
         o->progress_s = 1;
     struct engine_config cfg = {
@@ -394,11 +437,12 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         .connect_per_tx = o->connect_per_tx,
         .sleep_is_terminal_time = o->tpcc.keying_thinking,
         .progress = print_progress,
-        .progress_arg = &tty,
+        .progress_arg = &style,
         .measure_start = run_env_measure_start,
         .measure_start_arg = o,
         .interval_done = run_sink_interval,
     };
+    run_log_config(o, &cfg);
     /* A socket per client, plus what the process itself keeps open (epoll, timers, files):
      * the common soft limit of 1024 files would refuse a thousand clients. */
     long files = fdlimit_ensure(o->clients + FILES_BESIDES_CLIENTS);
@@ -437,8 +481,12 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
                 "pgarena: %llu transactions took longer than the latency histogram holds "
                 "(%lld s) and are missing from the latency figures\n",
                 (unsigned long long)er.n_latency_out_of_range, (long long)(HIST_MAX_US / 1000000));
-    engine_result_free(&er);
     int rc = r.complete ? 0 : 1;
+    if (er.log_error[0]) { /* the run is measured and kept, but the log the user asked is not */
+        fprintf(stderr, "pgarena: %s\n", er.log_error);
+        rc = 1;
+    }
+    engine_result_free(&er);
     int written = result_write(&r, o->output, e) == 0;
     run_sink_close(&sink, written);
     if (!written)
@@ -447,7 +495,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         printf("result:              %s\n", o->output);
     if (rc >= 0 && o->report && report_after_run(o, e) < 0)
         rc = -1;
-    if (rc == 1 && !o->embedded)
+    if (rc >= 0 && !r.complete && !o->embedded)
         fprintf(stderr, "pgarena: run cut short (%s); the result file holds what was measured\n",
                 r.end_reason);
     result_free(&r);

@@ -68,6 +68,11 @@ struct run_opts {
     const char *label;
     const char *report; /* --report: the HTML file, or NULL */
     int quiet, local, seed_given;
+    /* pgbench habits (run_pgbench.c) */
+    int log, failures_detailed, progress_timestamp;
+    const char *log_prefix;
+    double sampling_rate;
+    int64_t aggregate_s;
     int embedded;  /* a sweep's cell: nothing on stdout, no progress, the sweep's signals */
     char *command; /* masked */
     char started_at[40];
@@ -76,6 +81,28 @@ struct run_opts {
     struct run_env env;
     struct run_tpcc tpcc;
 };
+
+/* Long options of run_pgbench.c: above any other option code of run, and apart from sweep's
+ * own (from 1000), which share one getopt table with run's. */
+enum {
+    RUN_OPT_SHOW_SCRIPT = 2000,
+    RUN_OPT_LOG_PREFIX,
+    RUN_OPT_SAMPLING_RATE,
+    RUN_OPT_AGGREGATE_INTERVAL,
+    RUN_OPT_FAILURES_DETAILED,
+    RUN_OPT_PROGRESS_TIMESTAMP,
+};
+
+/* -S, -N, -b list, --show-script, -l, --log-prefix, --sampling-rate, --aggregate-interval,
+ * --failures-detailed, --progress-timestamp: 1 taken, 0 not one of them, 2 printed what was
+ * asked (-b list, --show-script: run nothing), -1 with e set. */
+int run_parse_pgbench_option(int opt, const char *arg, struct run_opts *o, struct err *e);
+
+/* pgbench's rules for combining them (once every option is read). */
+int run_check_pgbench_options(const struct run_opts *o, struct err *e);
+
+/* The engine's -l settings from the options. */
+void run_log_config(const struct run_opts *o, struct engine_config *cfg);
 
 /* run's option table (getopt_long) and short options: a sweep parses with them to pass every
  * run option through to its cells. */

@@ -110,6 +110,24 @@ static void fill_statements(const struct script_set *scripts, const struct engin
     }
 }
 
+static void fill_script_summaries(const struct script_set *scripts, const struct engine_result *er,
+                                  struct result *r)
+{
+    r->summary.n_scripts = (size_t)er->n_scripts;
+    r->summary.scripts = xcalloc(r->summary.n_scripts, sizeof *r->summary.scripts);
+    for (int i = 0; i < er->n_scripts; i++) {
+        const struct script_result *src = &er->scripts[i];
+        struct result_script_summary *s = &r->summary.scripts[i];
+        s->name = xstrdup(scripts->scripts[i].name);
+        s->weight = scripts->scripts[i].weight;
+        s->transactions = src->n_tx;
+        s->failed = src->n_failed;
+        s->tps = r->summary.duration_s > 0 ? (double)src->n_tx / r->summary.duration_s : 0;
+        summary_latency(src->latency, &s->latency_us);
+        hist_to_sparse(src->latency, &s->histogram);
+    }
+}
+
 static const char *end_reason_name(enum end_reason why)
 {
     switch (why) {
@@ -158,6 +176,7 @@ void run_build_result(const struct run_opts *o, const struct script_set *scripts
     r->options.connect_per_tx = o->connect_per_tx;
     r->options.warmup_s = (double)o->warmup_s;
     fill_summary(er, r);
+    fill_script_summaries(scripts, er, r);
     fill_statements(scripts, er, r);
     fill_intervals(er, r);
     r->n_clients = (size_t)er->n_clients;

@@ -217,6 +217,9 @@ static int run_option(struct sweep_opts *o, const char *name, const char *arg, s
         return err_set(e, ERR_INPUT,
                        "sweep: --report is not a sweep option (use pgarena report "
                        "DIR after the sweep)");
+    else if (strcmp(name, "show-script") == 0 ||
+             (strcmp(name, "builtin") == 0 && strcmp(arg, "list") == 0))
+        return err_set(e, ERR_INPUT, "sweep: -b list and --show-script are for pgarena run");
     else
         pass(o, name, arg);
     return 0;

@@ -125,9 +125,8 @@ static double pct(double ratio)
     return (ratio - 1) * 100;
 }
 
-static void base_judge(struct pair *p, struct cmp_judge *j, int single)
+static void ratio_judge(double margin, const char *margin_text, struct cmp_judge *j, int single)
 {
-    double margin = p->rep->cfg.margin;
     *j = (struct cmp_judge){.single = single,
                             .null = 1,
                             .lo = 1 / (1 + margin),
@@ -135,7 +134,12 @@ static void base_judge(struct pair *p, struct cmp_judge *j, int single)
                             .gross_lo = 1 / GROSS,
                             .gross_up = GROSS,
                             .margin = log1p(margin),
-                            .margin_text = p->margin_text};
+                            .margin_text = margin_text};
+}
+
+static void base_judge(struct pair *p, struct cmp_judge *j, int single)
+{
+    ratio_judge(p->rep->cfg.margin, p->margin_text, j, single);
 }
 
 /* A ratio metric (tps, latency quantiles) from its interval of B/A. */
@@ -360,12 +364,9 @@ static int logs(const double *y, size_t n, double *l)
     return 1;
 }
 
-/* A ratio metric over trials: Welch's t on the logs of the per-trial values (§3.5). */
-static void trial_ratio(struct pair *p, enum cmp_metric_id id, const double *ya, const double *yb,
-                        int lower_better, const char *hard)
+void cmp_trial_ratio(double margin, const double *ya, size_t na, const double *yb, size_t nb,
+                     int lower_better, const char *hard, struct cmp_metric *m)
 {
-    size_t na = p->a->n, nb = p->b->n;
-    struct cmp_metric *m = &p->o->metrics[id];
     double *la = xmalloc(na * sizeof *la), *lb = xmalloc(nb * sizeof *lb);
     int ok = logs(ya, na, la) & logs(yb, nb, lb);
     if (!ok) {
@@ -374,18 +375,28 @@ static void trial_ratio(struct pair *p, enum cmp_metric_id id, const double *ya,
     } else {
         struct cmp_welch w;
         double mean_a, mean_b, sd;
+        char margin_text[32];
+        snprintf(margin_text, sizeof margin_text, "±%g%%", 100 * margin);
         cmp_welch(la, na, lb, nb, &w);
         mean_sd(la, na, &mean_a, &sd);
         mean_sd(lb, nb, &mean_b, &sd);
         struct cmp_ci ci = {exp(mean_a), exp(mean_b), exp(w.d), exp(w.lo), exp(w.hi)};
         struct cmp_judge j;
-        base_judge(p, &j, 0);
+        ratio_judge(margin, margin_text, &j, 0);
         trial_vars(la, na, lb, nb, &j);
         j.hard = hard;
         fill_ratio(m, &ci, lower_better, &j);
     }
     free(la);
     free(lb);
+}
+
+/* A ratio metric over trials: Welch's t on the logs of the per-trial values (§3.5). */
+static void trial_ratio(struct pair *p, enum cmp_metric_id id, const double *ya, const double *yb,
+                        int lower_better, const char *hard)
+{
+    cmp_trial_ratio(p->rep->cfg.margin, ya, p->a->n, yb, p->b->n, lower_better, hard,
+                    &p->o->metrics[id]);
 }
 
 /* Per-trial figures over the window. */

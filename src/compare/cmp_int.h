@@ -203,6 +203,12 @@ struct cmp_judge {
 /* Set m->verdict and m->detail from the oriented interval [l, u]. */
 void cmp_judge_metric(struct cmp_metric *m, double l, double u, const struct cmp_judge *j);
 
+/* A ratio metric (latency, tps) over trials: Welch's t on the logs of the per-trial values
+ * ya[0..na), yb[0..nb) (§3.5), judged against the relative margin; hard, when not NULL, is a
+ * failed gate that makes it inconclusive. Fills every field of m. */
+void cmp_trial_ratio(double margin, const double *ya, size_t na, const double *yb, size_t nb,
+                     int lower_better, const char *hard, struct cmp_metric *m);
+
 /* Orchestration shared by compare.c, analyse.c and env.c. */
 
 /* A run prepared for analysis: its complete intervals as series. */
@@ -221,6 +227,10 @@ struct cmp_side_runs {
     size_t n;
     struct cmp_run *runs;
 };
+
+/* Per-script latency rows of side `side` against side 0, when both ran the same scripts
+ * (scripts.c). */
+void cmp_scripts(struct cmp_report *rep, size_t side, struct cmp_outcome *o);
 
 /* Add a warning to the report (printf-style). */
 void cmp_warn(struct cmp_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

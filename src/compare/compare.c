@@ -151,6 +151,7 @@ int cmp_compare(const struct result *runs, const char *const *paths, size_t n,
         for (size_t s = 1; s < out->n_sides; s++) {
             out->outcomes[s - 1].side = s;
             cmp_analyse(out, &sr[0], &sr[s], &out->outcomes[s - 1]);
+            cmp_scripts(out, s, &out->outcomes[s - 1]);
         }
         for (size_t s = 0; s < out->n_sides; s++)
             cmp_env_check_side(out, s);
@@ -170,10 +171,16 @@ int cmp_compare(const struct result *runs, const char *const *paths, size_t n,
 
 int cmp_any_worse(const struct cmp_report *rep)
 {
-    for (size_t i = 0; i < rep->n_outcomes; i++)
+    for (size_t i = 0; i < rep->n_outcomes; i++) {
+        const struct cmp_outcome *o = &rep->outcomes[i];
         for (int k = 0; k < CMP_N_METRICS; k++)
-            if (rep->outcomes[i].metrics[k].verdict == CMP_WORSE)
+            if (o->metrics[k].verdict == CMP_WORSE)
                 return 1;
+        for (size_t s = 0; s < o->n_scripts; s++)
+            for (int k = 0; k < CMP_N_SCRIPT_METRICS; k++)
+                if (o->scripts[s].metrics[k].verdict == CMP_WORSE)
+                    return 1;
+    }
     return 0;
 }
 
@@ -185,6 +192,11 @@ void cmp_report_free(struct cmp_report *rep)
         free(rep->sides[s].paths);
     }
     free(rep->sides);
+    for (size_t i = 0; i < rep->n_outcomes; i++) {
+        for (size_t s = 0; s < rep->outcomes[i].n_scripts; s++)
+            free(rep->outcomes[i].scripts[s].name);
+        free(rep->outcomes[i].scripts);
+    }
     free(rep->outcomes);
     for (size_t i = 0; i < rep->n_diffs; i++) {
         free(rep->diffs[i].path);

@@ -65,6 +65,17 @@ struct cmp_window {
     double n_eff_a, n_eff_b; /* independent samples the window is worth (one trial) */
 };
 
+/* Per-script latency (summary.scripts[]) when both sides ran the same two or more scripts.
+ * The files keep no per-script interval series, so these are whole runs: with one trial per
+ * side only A, B and the change (no interval, inconclusive); with trials, Welch's t on the
+ * logs of each trial's value, as for the whole-run metrics. */
+#define CMP_N_SCRIPT_METRICS 3 /* latency p50, p95, p99: metric ids CMP_P50 + k */
+
+struct cmp_script_row {
+    char *name;
+    struct cmp_metric metrics[CMP_N_SCRIPT_METRICS];
+};
+
 /* Side `side` (>= 1) against side 0. */
 struct cmp_outcome {
     size_t side;
@@ -72,6 +83,8 @@ struct cmp_outcome {
     struct cmp_metric metrics[CMP_N_METRICS];
     double mwu_p;     /* Mann-Whitney p on trial throughputs (secondary), NAN with one trial */
     double mwu_min_p; /* the smallest p these trial counts can give */
+    size_t n_scripts; /* 0: no per-script rows */
+    struct cmp_script_row *scripts;
 };
 
 /* A path of the environment whose values differ between A and a side. */
@@ -99,7 +112,8 @@ struct cmp_report {
 int cmp_compare(const struct result *runs, const char *const *paths, size_t n,
                 const struct cmp_config *cfg, struct cmp_report *out, struct err *e);
 
-/* Whether any metric of any comparison is `worse` (for --fail-if-worse). */
+/* Whether any metric of any comparison, per-script rows included, is `worse` (for
+ * --fail-if-worse). */
 int cmp_any_worse(const struct cmp_report *rep);
 
 void cmp_report_free(struct cmp_report *rep);

@@ -144,7 +144,7 @@ void client_finish(struct client *c)
 
 void client_record_failure(struct client *c, time_ns now, enum pg_failure why)
 {
-    if (worker_record(c->w, c->tx_start, now, 1, why)) {
+    if (worker_record(c, c->tx_start, now, 1, why)) {
         c->n_failed++;
         client_count_connect(c);
     }

@@ -1,7 +1,10 @@
 #include "engine/client_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/epoll.h>
+
+#include "base/mem.h"
 
 /* Connecting, preparing and reconnecting: how a client gets a usable connection, at setup,
  * after a lost one, and for each transaction with -C. */
@@ -21,6 +24,18 @@ void client_close(struct client *c)
     c->conn = NULL;
 }
 
+/* A client that failed its setup is done; the run will not start. */
+static void setup_done_failed(struct client *c)
+{
+    struct worker *w = c->w;
+    w->setup_failed = 1;
+    w->n_setup_pending--;
+    client_close(c);
+    c->state = CS_FINISHED;
+    w->n_live--;
+    atomic_fetch_add(&w->n_clients_finished, 1);
+}
+
 /* Setup failures (before the run) abort the whole run: a benchmark whose clients cannot all
  * connect would measure something else. */
 static void setup_failed(struct client *c, const char *what)
@@ -31,12 +46,7 @@ static void setup_failed(struct client *c, const char *what)
         pg_conn_error(c->conn, line, sizeof line);
         snprintf(w->error, sizeof w->error, "%s: %s", what, line);
     }
-    w->setup_failed = 1;
-    w->n_setup_pending--;
-    client_close(c);
-    c->state = CS_FINISHED;
-    w->n_live--;
-    atomic_fetch_add(&w->n_clients_finished, 1);
+    setup_done_failed(c);
 }
 
 void client_lost(struct client *c, time_ns now)
@@ -176,10 +186,32 @@ int client_step_preparing(struct client *c, time_ns now)
     return 1;
 }
 
+/* The server refused a statement of the scripts at setup: the same every time, so the run is
+ * refused before it starts, naming the statement (as pgbench aborts). */
+static void prepare_refused(struct client *c)
+{
+    struct worker *w = c->w;
+    const struct script *s = &w->run->cfg->scripts->scripts[c->prep_script];
+    const struct command *cmd = &s->cmds[c->prep_cmd];
+    if (!w->setup_failed) {
+        /* w->error holds the server's message, noted as the result came in */
+        char *msg = xasprintf("%s:%d: the server cannot prepare this statement: %s: %s", s->name,
+                              cmd->line, w->error, cmd->text);
+        snprintf(w->error, sizeof w->error, "%s", msg);
+        free(msg);
+        w->setup_refused = 1;
+    }
+    setup_done_failed(c);
+}
+
 int client_step_wait_prepare(struct client *c, time_ns now)
 {
     int ok = 1;
     int r = client_drain(c, NULL, &ok);
+    if (r == 1 && !ok && c->resume == CS_IDLE) {
+        prepare_refused(c);
+        return 0;
+    }
     if (r < 0 || (r == 1 && !ok)) {
         connect_failed(c, "could not prepare statement", now);
         return 0;

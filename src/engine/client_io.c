@@ -17,14 +17,23 @@ int client_flush(struct client *c)
 }
 
 /* \gset, \aset: the columns of the result's last row become variables (prefix + column
- * name). Only variables some command reads exist; other columns are skipped. */
-static void store_row(struct client *c, const struct command *cmd, const struct pg_result *res)
+ * name). Only variables some command reads exist; other columns are skipped. A column whose
+ * name is no variable name fails the command, as in pgbench. Returns 0, or -1 (failed). */
+static int store_row(struct client *c, const struct command *cmd, const struct pg_result *res)
 {
     const struct script_set *set = c->w->run->cfg->scripts;
     int row = pg_result_rows(res) - 1;
     size_t plen = strlen(cmd->gset_prefix);
     for (int f = 0; f < pg_result_cols(res); f++) {
         const char *col = pg_result_colname(res, f);
+        if (!script_var_name_valid(cmd->gset_prefix, col)) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "error storing into variable %s%s: invalid variable name",
+                     cmd->gset_prefix, col);
+            client_note_error(c, msg);
+            c->failure = PGF_OTHER;
+            return -1;
+        }
         for (int v = 0; v < set->n_vars; v++) {
             const char *name = set->var_names[v];
             if (strncmp(name, cmd->gset_prefix, plen) != 0 || strcmp(name + plen, col) != 0)
@@ -36,6 +45,7 @@ static void store_row(struct client *c, const struct command *cmd, const struct 
             break;
         }
     }
+    return 0;
 }
 
 void client_take_result(struct client *c, const struct command *cmd, struct pg_result *res, int *ok)
@@ -51,8 +61,8 @@ void client_take_result(struct client *c, const struct command *cmd, struct pg_r
         *ok = 0;
     } else if (st == PG_RES_ROWS && cmd && cmd->gset != GSET_NONE && *ok) {
         if (cmd->gset == GSET_ALL) {
-            if (pg_result_rows(res) > 0)
-                store_row(c, cmd, res);
+            if (pg_result_rows(res) > 0 && store_row(c, cmd, res) < 0)
+                *ok = 0;
         } else {
             pg_result_free(c->held);
             c->held = res; /* applied once the command's last result is known */
@@ -71,7 +81,8 @@ void client_end_results(struct client *c, const struct command *cmd, int *ok)
     }
     int rows = c->held ? pg_result_rows(c->held) : -1;
     if (rows == 1) {
-        store_row(c, cmd, c->held);
+        if (store_row(c, cmd, c->held) < 0)
+            *ok = 0;
     } else {
         char msg[100];
         snprintf(msg, sizeof msg, "\\gset expects one row, got %d", rows < 0 ? 0 : rows);

@@ -26,8 +26,7 @@ static int take_schedule(struct client *c, time_ns now)
         c->scheduled = 1;
     }
     while (cfg->latency_limit_us > 0 && c->sched_at < now - cfg->latency_limit_us * NS_PER_US) {
-        if (c->sched_at >= c->w->run->start_ns)
-            c->w->n_skipped++;
+        worker_record_skipped(c, now);
         c->n_done++;
         if (client_run_over(c, now))
             return 1;
@@ -55,8 +54,9 @@ int client_step_start_tx(struct client *c, time_ns now)
     if (cfg->rate > 0) {
         c->tx_start = c->sched_at; /* latency counts from the intended start */
         c->scheduled = 0;
+        c->lag_us = (now - c->sched_at) / NS_PER_US;
         if (now >= c->w->run->start_ns)
-            hist_record(c->w->lag, (now - c->sched_at) / NS_PER_US);
+            hist_record(c->w->lag, c->lag_us);
     }
     c->script = script_choose(cfg->scripts, &c->rng);
     c->script_idx = (int)(c->script - cfg->scripts->scripts);
@@ -76,19 +76,17 @@ int client_step_start_tx(struct client *c, time_ns now)
     return 1;
 }
 
-/* Text values of a command's parameters; -1 if one is unset. */
-static int bind_params(struct client *c, const struct command *cmd)
+/* Text values of a command's parameters. An unset variable is bound as NULL, as pgbench 15
+ * does: the server decides. */
+static void bind_params(struct client *c, const struct command *cmd)
 {
-    for (int i = 0; i < cmd->n_params; i++) {
+    for (int i = 0; i < cmd->n_params; i++)
         c->param_values[i] =
             script_var_sql(&c->vars, cmd->param_vars[i], c->param_text[i], sizeof c->param_text[i]);
-        if (!c->param_values[i])
-            return -1;
-    }
-    return 0;
 }
 
-static int build_simple_sql(struct client *c, const struct command *cmd)
+/* An unset variable stays as the text :name, as pgbench 15 leaves it: the server decides. */
+static void build_simple_sql(struct client *c, const struct command *cmd)
 {
     buf_reset(&c->sql);
     for (int i = 0; i < cmd->n_parts; i++) {
@@ -97,11 +95,10 @@ static int build_simple_sql(struct client *c, const struct command *cmd)
             char v[32];
             const char *text = script_var_sql(&c->vars, cmd->parts[i].var, v, sizeof v);
             if (!text)
-                return -1;
-            buf_puts(&c->sql, text);
+                buf_puts(&c->sql, ":");
+            buf_puts(&c->sql, text ? text : c->w->run->cfg->scripts->var_names[cmd->parts[i].var]);
         }
     }
-    return 0;
 }
 
 static void fail_command(struct client *c, enum pg_failure why, const char *msg)
@@ -119,24 +116,21 @@ static void fail_connection(struct client *c)
     fail_command(c, PGF_CONNECTION, line);
 }
 
-/* 0 sent, -1 connection failure, -2 an unset variable. */
+/* 0 sent, -1 connection failure. */
 static int send_sql(struct client *c, const struct command *cmd)
 {
     int sent;
     switch (c->w->run->cfg->protocol) {
     case PROTO_SIMPLE:
-        if (build_simple_sql(c, cmd) < 0)
-            return -2;
+        build_simple_sql(c, cmd);
         sent = pg_send_simple(c->conn, c->sql.data);
         break;
     case PROTO_EXTENDED:
-        if (bind_params(c, cmd) < 0)
-            return -2;
+        bind_params(c, cmd);
         sent = pg_send_params(c->conn, cmd->sql_params, cmd->n_params, c->param_values);
         break;
     default:
-        if (bind_params(c, cmd) < 0)
-            return -2;
+        bind_params(c, cmd);
         sent = pg_send_prepared(c->conn, cmd->stmt_name, cmd->n_params, c->param_values);
         break;
     }
@@ -240,12 +234,7 @@ static int exec_pipeline(struct client *c, const struct command *cmd)
 static int exec_sql(struct client *c, const struct command *cmd, time_ns now)
 {
     c->cmd_start = now;
-    int r = send_sql(c, cmd);
-    if (r == -2) {
-        fail_command(c, PGF_OTHER, "undefined variable in SQL command");
-        return 1;
-    }
-    if (r < 0) {
+    if (send_sql(c, cmd) < 0) {
         fail_connection(c);
         return 1;
     }
@@ -286,8 +275,16 @@ int client_step_start_cmd(struct client *c, time_ns now)
             break;
         }
     }
-    if (c->state == CS_START_CMD)
+    if (c->state == CS_START_CMD) {
+        /* A script must end the transactions it begins; pgbench aborts such a client. */
+        if (c->conn && (pg_txn_status(c->conn) == PG_TXN_INTRANS ||
+                        pg_txn_status(c->conn) == PG_TXN_INERROR)) {
+            fail_command(c, PGF_OTHER,
+                         "end of script reached without completing the last transaction");
+            return 1;
+        }
         c->state = CS_END_TX;
+    }
     return 1;
 }
 
@@ -438,7 +435,7 @@ int client_step_end_tx(struct client *c, time_ns now)
     if (c->tx_deadline)
         timers_cancel(&w->timers, &c->timer_slot);
     c->tx_deadline = 0;
-    if (worker_record(w, c->tx_start, now, failed, c->failure)) {
+    if (worker_record(c, c->tx_start, now, failed, c->failure)) {
         if (failed)
             c->n_failed++;
         else

@@ -5,6 +5,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "engine/txlog.h"
 #include "pg/pg.h"
 #include "stats/hist.h"
 #include "stats/series.h"
@@ -61,6 +62,10 @@ struct engine_config {
      * end of a -T run cuts it short (a transaction that has sent nothing yet is dropped, one
      * thinking after its SQL is recorded at once). */
     int sleep_is_terminal_time;
+    /* -l: pgbench's transaction log, a file per thread: LOG_PREFIX.PID for the first,
+     * LOG_PREFIX.PID.N for thread N (as pgbench names them); NULL: no log. */
+    const char *log_prefix;
+    struct txlog_opts log;
     void (*progress)(const struct engine_progress *p, void *arg);
     void *progress_arg;
     /* With --warmup: called once on the main thread when the measured part begins, while the
@@ -90,6 +95,13 @@ struct statement_result {
     int64_t p99_us;
 };
 
+/* Per script of the set: its transactions over the whole measured part. */
+struct script_result {
+    uint64_t n_tx;
+    uint64_t n_failed;
+    struct hist *latency; /* successful transactions, microseconds */
+};
+
 struct engine_result {
     time_ns duration_ns; /* measured part: from its start to the end (or last completion) */
     uint64_t n_tx;       /* successful transactions */
@@ -107,16 +119,20 @@ struct engine_result {
     struct client_result *clients;
     int n_statements;
     struct statement_result *statements;
+    int n_scripts; /* as the script set: scripts[i] is its script i */
+    struct script_result *scripts;
     uint64_t n_connects;     /* -C: connections opened for transactions, --warmup's included */
     time_ns connect_time_ns; /* -C: their total time */
     enum end_reason end_reason;
     char first_error[256]; /* first failure message seen, "" if none */
+    char log_error[256];   /* -l: the transaction log could not be written, "" if it was */
 };
 
 /* Connect every client (and prepare statements in prepared mode), then run until the duration
  * or transaction count is reached, or engine_request_stop. Returns 0 with out filled (also
  * when interrupted: out->end_reason says so), or -1 with e set when the run could not start
- * (connection failure, ERR_RUNTIME); out is then empty. */
+ * (connection failure, ERR_RUNTIME; a statement the server cannot prepare or a transaction
+ * log that cannot be opened, ERR_INPUT); out is then empty. */
 int engine_run(const struct engine_config *cfg, struct engine_result *out, struct err *e);
 
 void engine_result_free(struct engine_result *r);

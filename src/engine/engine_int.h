@@ -121,8 +121,10 @@ struct client {
     enum pg_failure failure; /* first failure of the current try */
     uint64_t n_tx;
     uint64_t n_failed;
-    uint64_t n_done; /* transactions finished or skipped, for -t */
-    struct buf sql;  /* simple mode: the command with values substituted */
+    uint64_t n_done;   /* transactions finished or skipped, for -t */
+    uint64_t n_logged; /* -l: the client's transactions logged so far */
+    int64_t lag_us;    /* -R: how late the current transaction started */
+    struct buf sql;    /* simple mode: the command with values substituted */
     const char **param_values;
     char (*param_text)[32];
 };
@@ -133,6 +135,12 @@ struct run;
 struct stmt_stats {
     uint64_t count;
     double sum_us;
+    struct hist *latency;
+};
+
+/* Per script: transactions in the measured part (merged into script_result after the run). */
+struct script_stats {
+    uint64_t n_tx, n_failed;
     struct hist *latency;
 };
 
@@ -150,7 +158,8 @@ struct worker {
     int n_live;          /* clients not yet CS_FINISHED */
     int n_setup_pending; /* clients still connecting/preparing */
     int setup_failed;
-    int swept; /* clients idle at the end of a -T run were finished */
+    int setup_refused; /* the server refused to prepare a statement: the script is at fault */
+    int swept;         /* clients idle at the end of a -T run were finished */
     char error[256];
 
     /* Statistics, owned by this thread; the atomics are read by the main thread. */
@@ -159,9 +168,11 @@ struct worker {
     struct series series; /* guarded by series_mu: the main thread takes closed intervals */
     pthread_mutex_t series_mu;
     struct series_recorder recorder;
-    int measuring;            /* the recorder is started: interval ends wake the worker */
-    _Atomic size_t open_idx;  /* intervals before it are in series (SIZE_MAX: done) */
-    struct stmt_stats *stmts; /* indexed by run->cmd_base[script] + command */
+    int measuring;                /* the recorder is started: interval ends wake the worker */
+    _Atomic size_t open_idx;      /* intervals before it are in series (SIZE_MAX: done) */
+    struct stmt_stats *stmts;     /* indexed by run->cmd_base[script] + command */
+    struct script_stats *scripts; /* indexed by the client's script_idx */
+    struct txlog *txlog;          /* -l, or NULL */
     uint64_t errors[PGF__COUNT];
     uint64_t n_tx, n_failed, n_retried, n_retries, n_skipped, n_late;
     uint64_t n_connects;
@@ -179,12 +190,13 @@ struct run {
     struct worker *workers;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int n_setup_done; /* workers whose clients are all set up (or failed) */
-    int go;           /* 1: start; -1: abort before start */
-    int n_finished;   /* workers whose loop ended */
-    time_ns go_ns;    /* clients start (warmup begins) */
-    time_ns start_ns; /* the measured part begins: after the warmup */
-    time_ns end_ns;   /* -T: when clients stop starting transactions; 0 otherwise */
+    int n_setup_done;       /* workers whose clients are all set up (or failed) */
+    int go;                 /* 1: start; -1: abort before start */
+    int n_finished;         /* workers whose loop ended */
+    time_ns go_ns;          /* clients start (warmup begins) */
+    time_ns start_ns;       /* the measured part begins: after the warmup */
+    time_ns end_ns;         /* -T: when clients stop starting transactions; 0 otherwise */
+    int64_t epoch_shift_us; /* wall clock minus monotonic clock, for -l's timestamps */
     size_t max_interval;
     size_t n_emitted; /* intervals passed to cfg->interval_done so far */
     int max_params;
@@ -220,8 +232,11 @@ int client_watch(struct client *c, uint32_t events);
  * the client's error). */
 int client_watch_connecting(struct client *c, uint32_t events);
 
-/* Record a finished transaction; returns 1 when it counted (after the warmup). */
-int worker_record(struct worker *w, time_ns start, time_ns end, int failed, enum pg_failure why);
+/* Record a finished transaction of client c (its current script); returns 1 when it counted
+ * (after the warmup). */
+int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum pg_failure why);
+/* A transaction of c skipped (-R with --latency-limit: already too late) at now. */
+void worker_record_skipped(struct client *c, time_ns now);
 void worker_record_statement(struct worker *w, int script, int command, time_ns start, time_ns end);
 void *worker_main(void *arg);
 /* The run has started (run->go_ns, start_ns, end_ns set): start the worker's statistics and

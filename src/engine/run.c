@@ -61,6 +61,11 @@ static void init_worker_stats(struct worker *w)
         for (int j = 0; j < set->scripts[i].n_cmds; j++)
             if (set->scripts[i].cmds[j].kind == CMD_SQL)
                 w->stmts[w->run->cmd_base[i] + j].latency = hist_new();
+    /* A histogram per script too: calloc'd pages stay untouched (and cost nothing) until a
+     * latency falls in them, so even one script per sysbench table is cheap. */
+    w->scripts = xcalloc((size_t)set->n_scripts, sizeof *w->scripts);
+    for (int i = 0; i < set->n_scripts; i++)
+        w->scripts[i].latency = hist_new();
 }
 
 /* Clients are dealt to threads in contiguous blocks, as pgbench does. */
@@ -230,24 +235,76 @@ static void supervise(struct run *run)
     pthread_mutex_unlock(&run->mu);
 }
 
+/* -l: a log file per thread, named as pgbench names them, opened before anything runs so
+ * that a path that cannot work is refused at once. */
+static int open_logs(struct run *run, struct err *e)
+{
+    const struct engine_config *cfg = run->cfg;
+    if (!cfg->log_prefix)
+        return 0;
+    for (int t = 0; t < run->n_workers; t++) {
+        char *path = t == 0 ? xasprintf("%s.%d", cfg->log_prefix, (int)getpid())
+                            : xasprintf("%s.%d.%d", cfg->log_prefix, (int)getpid(), t);
+        run->workers[t].txlog = txlog_open(path, &cfg->log, cfg->seed * 31 + (uint64_t)t, e);
+        free(path);
+        if (!run->workers[t].txlog)
+            return -1;
+    }
+    return 0;
+}
+
+/* Close the logs at the end; the first write error goes into out (when given). */
+static void close_logs(struct run *run, struct engine_result *out)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    for (int t = 0; t < run->n_workers; t++) {
+        struct err e = {0};
+        if (run->workers[t].txlog && txlog_close(run->workers[t].txlog, now_us, &e) < 0 && out &&
+            !out->log_error[0]) {
+            size_t n = strnlen(e.msg, sizeof out->log_error - 1);
+            memcpy(out->log_error, e.msg, n);
+            out->log_error[n] = '\0';
+        }
+        run->workers[t].txlog = NULL;
+    }
+}
+
+/* Wall clock minus monotonic clock: -l writes Unix-epoch timestamps, as pgbench. */
+static int64_t epoch_shift_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 - clock_now_ns() / NS_PER_US;
+}
+
 static int start_or_abort(struct run *run, struct err *e)
 {
     pthread_mutex_lock(&run->mu);
     while (run->n_setup_done < run->n_workers)
         pthread_cond_wait(&run->cv, &run->mu);
     const char *why = NULL;
-    for (int t = 0; t < run->n_workers && !why; t++)
-        if (run->workers[t].setup_failed)
+    int refused = 0;
+    for (int t = 0; t < run->n_workers && !why; t++) {
+        if (run->workers[t].setup_failed) {
             why = run->workers[t].error;
+            refused = run->workers[t].setup_refused;
+        }
+    }
     run->go_ns = clock_now_ns();
     run->start_ns = run->go_ns + run->cfg->warmup_s * NS_PER_S;
     if (run->cfg->duration_s > 0)
         run->end_ns = run->start_ns + run->cfg->duration_s * NS_PER_S;
+    run->epoch_shift_us = epoch_shift_us();
+    for (int t = 0; t < run->n_workers; t++)
+        if (run->workers[t].txlog)
+            txlog_start(run->workers[t].txlog, run->start_ns / NS_PER_US + run->epoch_shift_us);
     run->go = why ? -1 : 1;
     pthread_cond_broadcast(&run->cv);
     pthread_mutex_unlock(&run->mu);
-    if (why)
-        return err_set(e, ERR_RUNTIME, "%s", why);
+    if (why) /* a statement the server refuses is the script's fault: bad input */
+        return err_set(e, refused ? ERR_INPUT : ERR_RUNTIME, "%s", why);
     return 0;
 }
 
@@ -276,6 +333,22 @@ static void collect_statements(struct run *run, struct engine_result *out)
         }
     }
     hist_free(h);
+}
+
+static void collect_scripts(struct run *run, struct engine_result *out)
+{
+    out->n_scripts = run->cfg->scripts->n_scripts;
+    out->scripts = xcalloc((size_t)out->n_scripts, sizeof *out->scripts);
+    for (int i = 0; i < out->n_scripts; i++) {
+        struct script_result *sr = &out->scripts[i];
+        sr->latency = hist_new();
+        for (int t = 0; t < run->n_workers; t++) {
+            const struct script_stats *ss = &run->workers[t].scripts[i];
+            sr->n_tx += ss->n_tx;
+            sr->n_failed += ss->n_failed;
+            hist_add(sr->latency, ss->latency);
+        }
+    }
 }
 
 static void collect_worker(struct worker *w, struct engine_result *out, time_ns *last)
@@ -340,6 +413,7 @@ void run_collect(struct run *run, struct engine_result *out)
     for (int t = 0; t < run->n_workers; t++)
         collect_worker(&run->workers[t], out, &last);
     collect_statements(run, out);
+    collect_scripts(run, out);
     out->n_latency_out_of_range = hist_overflow(out->latency);
     /* A -T run lasts its duration, even when the last transaction ended a bit before; a run
      * that was stopped lasts until the stop. */
@@ -365,6 +439,7 @@ void run_collect(struct run *run, struct engine_result *out)
 
 void run_free(struct run *run)
 {
+    close_logs(run, NULL); /* any still open (a failed start) */
     for (int t = 0; t < run->n_workers; t++) {
         struct worker *w = &run->workers[t];
         for (int i = 0; i < w->n_clients; i++)
@@ -378,6 +453,9 @@ void run_free(struct run *run)
         for (int k = 0; k < run->n_cmds; k++)
             hist_free(w->stmts[k].latency);
         free(w->stmts);
+        for (int k = 0; k < run->cfg->scripts->n_scripts; k++)
+            hist_free(w->scripts[k].latency);
+        free(w->scripts);
         timers_free(&w->timers);
         close(w->timerfd);
         close(w->epfd);
@@ -417,6 +495,14 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_cond_init(&run.cv, &attr);
     pthread_condattr_destroy(&attr);
+    if (open_logs(&run, e) < 0) {
+        run_free(&run);
+        pthread_mutex_destroy(&run.mu);
+        pthread_cond_destroy(&run.cv);
+        close(engine_stop_fd);
+        engine_stop_fd = -1;
+        return -1;
+    }
     cancel_start();
     for (int t = 0; t < run.n_workers; t++)
         pthread_create(&run.workers[t].thread, NULL, worker_main, &run.workers[t]);
@@ -428,6 +514,7 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     cancel_stop();
     if (rc == 0)
         run_collect(&run, out);
+    close_logs(&run, rc == 0 ? out : NULL);
     run_free(&run);
     pthread_mutex_destroy(&run.mu);
     pthread_cond_destroy(&run.cv);
@@ -442,6 +529,9 @@ void engine_result_free(struct engine_result *r)
     hist_free(r->latency);
     hist_free(r->lag);
     free(r->statements);
+    for (int i = 0; i < r->n_scripts; i++)
+        hist_free(r->scripts[i].latency);
+    free(r->scripts);
     series_free(&r->series);
     free(r->clients);
     memset(r, 0, sizeof *r);

@@ -12,21 +12,60 @@
 /* epoll data for the worker's timerfd; the stop eventfd uses NULL, clients themselves. */
 static char timer_marker;
 
-int worker_record(struct worker *w, time_ns start, time_ns end, int failed, enum pg_failure why)
+/* -l: one transaction into the thread's log (off the hot path unless -l is given). */
+static void log_tx(struct client *c, time_ns end, int64_t us, enum txlog_status status)
 {
+    struct txlog_tx t = {.client = c->id,
+                         .number = ++c->n_logged,
+                         .script = c->script_idx,
+                         .end_epoch_us = end / NS_PER_US + c->w->run->epoch_shift_us,
+                         .latency_us = us,
+                         .lag_us = c->lag_us,
+                         .tries = c->tries,
+                         .status = status};
+    txlog_record(c->w->txlog, &t);
+}
+
+static enum txlog_status log_status(enum pg_failure why)
+{
+    return why == PGF_SERIALIZATION ? TXLOG_SERIALIZATION
+           : why == PGF_DEADLOCK    ? TXLOG_DEADLOCK
+                                    : TXLOG_FAILED;
+}
+
+void worker_record_skipped(struct client *c, time_ns now)
+{
+    if (c->sched_at < c->w->run->start_ns)
+        return; /* warmup */
+    c->w->n_skipped++;
+    if (c->w->txlog)
+        log_tx(c, now, 0, TXLOG_SKIPPED);
+}
+
+int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum pg_failure why)
+{
+    struct worker *w = c->w;
     const struct run *run = w->run;
     if (end < run->start_ns)
         return 0; /* warmup */
     w->last_completion = end;
+    struct script_stats *ss = &w->scripts[c->script_idx];
     if (failed) {
         series_recorder_add(&w->recorder, end, 1, 0);
+        ss->n_failed++;
         w->n_failed++;
+        if (w->txlog)
+            log_tx(c, end, 0, log_status(why));
         w->errors[why]++;
         atomic_store_explicit(&w->prog_failed, w->n_failed, memory_order_relaxed);
         return 1;
     }
     int64_t us = (end - start) / NS_PER_US;
     hist_record(w->latency, us);
+    hist_record(ss->latency, us);
+    ss->n_tx++;
+    if (w->txlog)
+        log_tx(c, end, us, TXLOG_OK);
     series_recorder_add(&w->recorder, end, 0, us);
     w->n_tx++;
     if (run->cfg->latency_limit_us > 0 && us > run->cfg->latency_limit_us)

@@ -96,7 +96,9 @@ static int format_pct(char *buf, size_t size, double v)
 
 #define ROW "%-12s %13s %13s %9s  %-21s %s\n"
 
-static void print_metric(FILE *out, enum cmp_metric_id id, const struct cmp_metric *m)
+/* One row; its detail line unless it repeats the detail given last (said once is enough). */
+static void print_metric(FILE *out, enum cmp_metric_id id, const struct cmp_metric *m,
+                         const char *said)
 {
     char a[32], b[32], change[32], ci[64] = "-";
     format_value(a, sizeof a, id, m->a);
@@ -113,8 +115,24 @@ static void print_metric(FILE *out, enum cmp_metric_id id, const struct cmp_metr
         snprintf(ci + n, sizeof ci - (size_t)n, "]");
     }
     fprintf(out, ROW, metric_titles[id], a, b, change, ci, cmp_verdict_names[m->verdict]);
-    if (m->detail[0])
+    if (m->detail[0] && !(said && strcmp(said, m->detail) == 0))
         print_wrapped(out, "", 13, m->detail);
+}
+
+/* Per-script latency rows: the script's name, then its p50, p95 and p99 rows. */
+static void print_scripts(FILE *out, const struct cmp_outcome *o)
+{
+    if (o->n_scripts > 0)
+        fprintf(out, "\nper script (whole runs):\n");
+    const char *said = NULL;
+    for (size_t i = 0; i < o->n_scripts; i++) {
+        fprintf(out, "script %s\n", o->scripts[i].name);
+        for (int k = 0; k < CMP_N_SCRIPT_METRICS; k++) {
+            const struct cmp_metric *m = &o->scripts[i].metrics[k];
+            print_metric(out, (enum cmp_metric_id)(CMP_P50 + k), m, said);
+            said = m->detail;
+        }
+    }
 }
 
 static void print_outcome(FILE *out, const struct cmp_report *rep, const struct cmp_outcome *o)
@@ -127,7 +145,7 @@ static void print_outcome(FILE *out, const struct cmp_report *rep, const struct 
     print_window(out, rep, o);
     fprintf(out, "\n" ROW, "metric", "A", "B", "change", "95% CI of change", "verdict");
     for (int k = 0; k < CMP_N_METRICS; k++)
-        print_metric(out, (enum cmp_metric_id)k, &o->metrics[k]);
+        print_metric(out, (enum cmp_metric_id)k, &o->metrics[k], NULL);
     if (!isnan(o->mwu_p)) {
         char text[200];
         snprintf(text, sizeof text,
@@ -136,6 +154,7 @@ static void print_outcome(FILE *out, const struct cmp_report *rep, const struct 
                  o->mwu_p, o->mwu_min_p);
         print_wrapped(out, "", 0, text);
     }
+    print_scripts(out, o);
 }
 
 /* Columns of the differences table, so that a row fits WIDTH: "  PATH A VALUE B VALUE  !". */
@@ -221,9 +240,13 @@ static json_t *number(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-json_t *report_metric_json(const struct cmp_metric *m, int k, const char *side)
+/* One metric; script names the script of a per-script row (NULL for the whole run), side the
+ * side of a compare of more than two (NULL otherwise). */
+static json_t *metric_json(const struct cmp_metric *m, int k, const char *side, const char *script)
 {
     json_t *j = json_object();
+    if (script)
+        json_object_set_new(j, "script", json_string(script));
     json_object_set_new(j, "name", json_string(cmp_metric_names[k]));
     if (side)
         json_object_set_new(j, "side", json_string(side));
@@ -237,19 +260,31 @@ json_t *report_metric_json(const struct cmp_metric *m, int k, const char *side)
     return j;
 }
 
+json_t *report_metric_json(const struct cmp_metric *m, int k, const char *side)
+{
+    return metric_json(m, k, side, NULL);
+}
+
 int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
 {
-    json_t *metrics = json_array(), *warnings = json_array();
-    for (size_t i = 0; i < rep->n_outcomes; i++)
+    json_t *metrics = json_array(), *warnings = json_array(), *scripts = json_array();
+    for (size_t i = 0; i < rep->n_outcomes; i++) {
+        const struct cmp_outcome *o = &rep->outcomes[i];
+        const char *side = rep->n_sides > 2 ? rep->sides[o->side].label : NULL;
         for (int k = 0; k < CMP_N_METRICS; k++)
-            json_array_append_new(
-                metrics, report_metric_json(
-                             &rep->outcomes[i].metrics[k], k,
-                             rep->n_sides > 2 ? rep->sides[rep->outcomes[i].side].label : NULL));
+            json_array_append_new(metrics, metric_json(&o->metrics[k], k, side, NULL));
+        for (size_t s = 0; s < o->n_scripts; s++)
+            for (int k = 0; k < CMP_N_SCRIPT_METRICS; k++)
+                json_array_append_new(scripts, metric_json(&o->scripts[s].metrics[k], CMP_P50 + k,
+                                                           side, o->scripts[s].name));
+    }
     for (size_t i = 0; i < rep->n_warnings; i++)
         json_array_append_new(warnings, json_string(rep->warnings[i]));
     json_t *root = json_object();
     json_object_set_new(root, "metrics", metrics);
+    if (json_array_size(scripts) > 0) /* only when both sides ran the same scripts */
+        json_object_set_new(root, "scripts", json_incref(scripts));
+    json_decref(scripts);
     json_object_set_new(root, "warnings", warnings);
     int rc = json_dumpf(root, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
     json_decref(root);

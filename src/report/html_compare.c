@@ -124,12 +124,18 @@ static double ci_span(const struct cmp_outcome *o, double margin_pct)
     return fmin(span * 1.1, 100); /* beyond +-100 % the bar is cut: the numbers say it */
 }
 
+/* A row of the table; script names the script of a per-script row (NULL: the whole run). */
 static void metric_row(struct report_doc *d, int k, const struct cmp_metric *m, size_t side,
-                       double margin_pct, double span)
+                       double margin_pct, double span, const char *script)
 {
     char a[48], b[48], change[24], ci[64];
+    buf_puts(d->out, "<tr class=\"metric\"><th>");
+    if (script) {
+        report_escape(d->out, script);
+        buf_puts(d->out, ": ");
+    }
     buf_printf(d->out,
-               "<tr class=\"metric\"><th>%s</th><td>%s</td><td>%s</td><td>%s</td>"
+               "%s</th><td>%s</td><td>%s</td><td>%s</td>"
                "<td>%s</td><td class=\"ci\">",
                metric_titles[k], metric_value(a, sizeof a, (enum cmp_metric_id)k, m->a),
                metric_value(b, sizeof b, (enum cmp_metric_id)k, m->b),
@@ -184,7 +190,11 @@ static void outcome_table(struct report_doc *d, const struct cmp_outcome *o)
                "<tbody>\n",
                span, span);
     for (int k = 0; k < CMP_N_METRICS; k++)
-        metric_row(d, k, &o->metrics[k], o->side, margin_pct, span);
+        metric_row(d, k, &o->metrics[k], o->side, margin_pct, span, NULL);
+    for (size_t i = 0; i < o->n_scripts; i++)
+        for (int k = 0; k < CMP_N_SCRIPT_METRICS; k++)
+            metric_row(d, CMP_P50 + k, &o->scripts[i].metrics[k], o->side, margin_pct, span,
+                       o->scripts[i].name);
     buf_puts(d->out, "</tbody></table></div>\n");
 }
 

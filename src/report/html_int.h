@@ -76,6 +76,9 @@ void report_html_over_time(struct report_doc *d);
 /* The percentile plot of all runs, with a table of their percentiles. */
 void report_html_distribution(struct report_doc *d);
 
+/* A row per script of every run that ran several (html_scripts.c); nothing when none did. */
+void report_html_scripts(struct report_doc *d);
+
 /* Failures by class and over time; nothing when no run had any. */
 void report_html_failures(struct report_doc *d);
 

@@ -100,6 +100,32 @@ static void print_server_stats(FILE *out, const struct result *r)
     fputc('\n', out);
 }
 
+/* With several scripts, a row for each (as pgbench prints per-script statistics). */
+static void print_scripts(FILE *out, const struct result *r)
+{
+    if (r->summary.n_scripts < 2)
+        return;
+    int width = 6;
+    for (size_t i = 0; i < r->summary.n_scripts; i++) {
+        const char *name = r->summary.scripts[i].name;
+        if (name && (int)strlen(name) > width)
+            width = (int)strlen(name);
+    }
+    uint64_t all = r->summary.transactions;
+    fprintf(out, "per script:\n  %-*s %6s %12s %6s %8s %10s %9s %9s %9s %9s %9s\n", width, "script",
+            "weight", "transactions", "share", "failed", "tps", "mean_ms", "p50_ms", "p95_ms",
+            "p99_ms", "max_ms");
+    for (size_t i = 0; i < r->summary.n_scripts; i++) {
+        const struct result_script_summary *s = &r->summary.scripts[i];
+        const struct latency_summary *l = &s->latency_us;
+        fprintf(out, "  %-*s %6d %12llu %5.1f%% %8llu %10.2f %9.3f %9.3f %9.3f %9.3f %9.3f\n",
+                width, s->name ? s->name : "?", s->weight, (unsigned long long)s->transactions,
+                all > 0 ? 100.0 * (double)s->transactions / (double)all : 0.0,
+                (unsigned long long)s->failed, s->tps, ms(l->mean), ms(l->p50), ms(l->p95),
+                ms(l->p99), ms(l->max));
+    }
+}
+
 static void print_warnings(FILE *out, const struct result *r)
 {
     for (size_t i = 0; i < r->server.n_warnings; i++) {
@@ -168,6 +194,7 @@ void report_text_summary(FILE *out, const struct result *r)
     fprintf(out, "under 100 ms / 1 s / 5 s: %.2f %% / %.2f %% / %.2f %%\n",
             100 * r->summary.under_100ms, 100 * r->summary.under_1000ms,
             100 * r->summary.under_5000ms);
+    print_scripts(out, r);
     print_spread(out, r);
     print_server_stats(out, r);
     print_warnings(out, r);

@@ -14,6 +14,7 @@
 #include "base/clock.h"
 #include "base/mem.h"
 #include "result/result_int.h"
+#include "stats/hist.h"
 #include "stats/summary.h"
 
 struct journal {
@@ -137,6 +138,12 @@ static int add_line(const char *line, size_t len, struct totals *t)
 
 static void rebuild_summary(const struct totals *t, struct result *r)
 {
+    /* The journal's lines carry no per-script figures: a recovered file has none. */
+    for (size_t i = 0; i < r->summary.n_scripts; i++) {
+        free(r->summary.scripts[i].name);
+        hist_sparse_free(&r->summary.scripts[i].histogram);
+    }
+    free(r->summary.scripts);
     memset(&r->summary, 0, sizeof r->summary);
     r->summary.duration_s = t->end_s;
     r->summary.transactions = t->transactions;

@@ -61,6 +61,32 @@ static void read_tpcc(const json_t *t, struct result_tpcc *out)
     out->keying_thinking = json_is_true(json_object_get(t, "keying_thinking"));
 }
 
+/* summary.scripts[]: absent in files written before it (then none). */
+static int read_script_summaries(const json_t *a, struct result *r)
+{
+    if (!a)
+        return 0;
+    if (!json_is_array(a))
+        return -1;
+    r->summary.scripts = xcalloc(json_array_size(a), sizeof *r->summary.scripts);
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *o = json_array_get(a, i);
+        if (!json_is_object(o) || !json_is_string(json_object_get(o, "name")))
+            return -1;
+        struct result_script_summary *s = &r->summary.scripts[r->summary.n_scripts++];
+        s->name = dup_str(o, "name");
+        s->weight = (int)count(o, "weight");
+        s->transactions = count(o, "transactions");
+        s->failed = count(o, "failed");
+        s->tps = num(o, "tps");
+        read_latency(json_object_get(o, "latency_us"), &s->latency_us);
+        json_t *h = json_object_get(o, "histogram");
+        if (h && result_hist_from_json(h, &s->histogram) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int read_summary(const json_t *s, struct result *r)
 {
     if (!json_is_object(s) || !json_is_integer(json_object_get(s, "transactions")) ||
@@ -91,7 +117,7 @@ static int read_summary(const json_t *s, struct result *r)
     r->summary.connect_mean_us = num(conn, "mean_us");
     r->summary.tps_excluding_connect = num(conn, "tps_excluding_connect");
     read_tpcc(json_object_get(s, "tpcc"), &r->tpcc);
-    return 0;
+    return read_script_summaries(json_object_get(s, "scripts"), r);
 }
 
 int result_interval_from_json(const json_t *o, struct result_interval *it)
@@ -473,6 +499,11 @@ void result_free(struct result *r)
     }
     free(r->workload.scripts);
     free(r->options.protocol);
+    for (size_t i = 0; i < r->summary.n_scripts; i++) {
+        free(r->summary.scripts[i].name);
+        hist_sparse_free(&r->summary.scripts[i].histogram);
+    }
+    free(r->summary.scripts);
     for (size_t i = 0; i < r->n_intervals; i++)
         hist_sparse_free(&r->intervals[i].histogram);
     free(r->intervals);

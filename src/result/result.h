@@ -38,6 +38,17 @@ struct result_script {
     char *text;
 };
 
+/* summary.scripts[]: one script's share of the run (DESIGN.md "pgbench parity"). */
+struct result_script_summary {
+    char *name;
+    int weight;
+    uint64_t transactions;
+    uint64_t failed;
+    double tps;
+    struct latency_summary latency_us; /* stddev and p999 are not written */
+    struct hist_sparse histogram;      /* its successful transactions (mergeable) */
+};
+
 struct result_interval {
     double t_s;        /* end of the interval, seconds since the measured start */
     double duration_s; /* its length (the last one may be shorter) */
@@ -176,6 +187,9 @@ struct result {
         uint64_t connections;
         double connect_mean_us;
         double tps_excluding_connect;
+        /* per script, in the order of workload.scripts; 0 in files written before it */
+        size_t n_scripts;
+        struct result_script_summary *scripts;
     } summary;
     struct result_tpcc tpcc;
     size_t n_intervals;

@@ -88,6 +88,32 @@ static json_t *tpcc_json(const struct result_tpcc *t)
     return o;
 }
 
+/* summary.scripts[]: latency without stddev and p999, as DESIGN.md lists it. */
+static json_t *scripts_summary_json(const struct result *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < r->summary.n_scripts; i++) {
+        const struct result_script_summary *s = &r->summary.scripts[i];
+        json_t *o = json_object(), *l = json_object();
+        set_str(o, "name", s->name);
+        set_int(o, "weight", s->weight);
+        set_int(o, "transactions", (int64_t)s->transactions);
+        set_int(o, "failed", (int64_t)s->failed);
+        set_num(o, "tps", s->tps);
+        set_num(l, "min", s->latency_us.min);
+        set_num(l, "mean", s->latency_us.mean);
+        set_num(l, "p50", s->latency_us.p50);
+        set_num(l, "p90", s->latency_us.p90);
+        set_num(l, "p95", s->latency_us.p95);
+        set_num(l, "p99", s->latency_us.p99);
+        set_num(l, "max", s->latency_us.max);
+        set(o, "latency_us", l);
+        set(o, "histogram", result_hist_to_json(&s->histogram));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 static json_t *summary_json(const struct result *r)
 {
     json_t *o = json_object(), *errors = json_object(), *under = json_object();
@@ -118,6 +144,7 @@ static json_t *summary_json(const struct result *r)
     set(o, "connections", conn);
     if (r->tpcc.present)
         set(o, "tpcc", tpcc_json(&r->tpcc));
+    set(o, "scripts", scripts_summary_json(r));
     return o;
 }
 

@@ -71,7 +71,8 @@ void series_take_into(struct series *s, size_t idx, struct interval *acc)
         hist_sparse_merge(&acc->latency, &s->items[i].latency);
         hist_sparse_free(&s->items[i].latency);
     }
-    memmove(s->items, s->items + k, sizeof *s->items * (s->n - k));
+    if (k < s->n) /* items is NULL while nothing was recorded yet */
+        memmove(s->items, s->items + k, sizeof *s->items * (s->n - k));
     s->n -= k;
     s->first = idx + 1;
 }

@@ -18,7 +18,7 @@
  * Comparisons and IS do not chain (a = b = c is an error), as in pgbench.
  */
 
-#define MAX_ARGS 64
+#define MAX_FARGS 16 /* arguments of a function call, as pgbench's limit */
 
 enum tok {
     T_END,
@@ -61,6 +61,7 @@ enum tok {
     T_TILDE,
     T_SHL,
     T_SHR,
+    T_DOUBLE_OVERFLOW, /* a double constant out of range */
     T_BAD
 };
 
@@ -143,8 +144,10 @@ static enum tok lex_number(struct parser *ps)
     }
     ps->p = e;
     if (is_double) {
+        /* pgbench refuses what strtod cannot represent, underflow included */
+        errno = 0;
         ps->dval = strtod(s, NULL);
-        return T_DOUBLE;
+        return errno ? T_DOUBLE_OVERFLOW : T_DOUBLE;
     }
     if ((size_t)(e - s) == 19 && strncmp(s, "9223372036854775808", 19) == 0)
         return T_MAXINT_PLUS_ONE; /* only valid after a unary minus */
@@ -261,13 +264,13 @@ static struct expr *parse_call(struct parser *ps)
         return fail_at(ps, name, "unknown function");
     next(ps); /* '(' */
     next(ps);
-    struct expr *args[MAX_ARGS];
+    struct expr *args[MAX_FARGS];
     int n = 0;
     while (ps->tok != T_RPAREN) {
-        if (n == MAX_ARGS) {
+        if (n == MAX_FARGS) {
             for (int i = 0; i < n; i++)
                 expr_free(args[i]);
-            return fail_at(ps, ps->tok_at, "too many arguments");
+            return fail_at(ps, ps->tok_at, "too many function arguments, maximum is 16");
         }
         if (n > 0) {
             if (ps->tok != T_COMMA)
@@ -302,45 +305,55 @@ static struct expr *parse_call(struct parser *ps)
     return x;
 }
 
+/* CASE WHEN c THEN v ... [ELSE e] END: as many WHENs as given (pgbench sets no limit). The
+ * node's arguments are c1, v1, c2, v2, ..., e (NULL when no ELSE). */
 static struct expr *parse_case(struct parser *ps)
 {
-    struct expr *parts[MAX_ARGS];
-    int n = 0;
+    struct buf_parts {
+        struct expr **v;
+        int n, cap;
+    } p = {NULL, 0, 0};
     next(ps);
-    while (ps->tok == T_WHEN && n + 3 <= MAX_ARGS) {
+    while (ps->tok == T_WHEN) {
+        if (p.n + 3 > p.cap) {
+            p.cap = p.cap ? 2 * p.cap : 8;
+            p.v = xrealloc(p.v, sizeof *p.v * (size_t)p.cap);
+        }
         next(ps);
-        if (!(parts[n++] = parse(ps, 0)))
+        if (!(p.v[p.n++] = parse(ps, 0)))
             goto bad;
         if (ps->tok != T_THEN) {
             fail_at(ps, ps->tok_at, "expected THEN");
             goto bad;
         }
         next(ps);
-        if (!(parts[n++] = parse(ps, 0)))
+        if (!(p.v[p.n++] = parse(ps, 0)))
             goto bad;
     }
-    if (n == 0) {
+    if (p.n == 0) {
         fail_at(ps, ps->tok_at, "expected WHEN");
         goto bad;
     }
     if (ps->tok == T_ELSE) {
         next(ps);
-        if (!(parts[n++] = parse(ps, 0)))
+        if (!(p.v[p.n++] = parse(ps, 0)))
             goto bad;
     } else {
-        parts[n++] = constant(value_null());
+        p.v[p.n++] = constant(value_null());
     }
     if (ps->tok != T_ENDKW) {
         fail_at(ps, ps->tok_at, "expected END");
         goto bad;
     }
     next(ps);
-    struct expr *x = new_node(EX_CASE, n);
-    memcpy(x->args, parts, sizeof parts[0] * (size_t)n);
+    struct expr *x = new_node(EX_CASE, p.n);
+    memcpy(x->args, p.v, sizeof *p.v * (size_t)p.n);
+    free(p.v);
     return x;
 bad:
-    for (int i = 0; i < n; i++)
-        expr_free(parts[i]);
+    for (int i = 0; i < p.n; i++)
+        expr_free(p.v[i]);
+    free(p.v);
     return NULL;
 }
 
@@ -409,6 +422,8 @@ static struct expr *parse_prefix(struct parser *ps)
         return fail_at(ps, at,
                        "unexpected name (variables are written :name, functions name(...))");
     }
+    case T_DOUBLE_OVERFLOW:
+        return fail_at(ps, at, "double constant overflow");
     case T_MAXINT_PLUS_ONE:
     case T_BAD:
         return fail_at(ps, at,
@@ -581,16 +596,6 @@ struct eval {
 
 static int eval(const struct expr *x, struct eval *ev, struct value *out);
 
-/* pgbench's truth of a CASE condition: null is false, else the value as a boolean. */
-static int truth(const struct value *v, int *out, struct eval *ev)
-{
-    if (v->type == VAL_NULL) {
-        *out = 0;
-        return 0;
-    }
-    return value_to_bool(v, out, ev->msg, ev->msg_size);
-}
-
 /* AND and OR: a null operand gives null; the right side is evaluated only when needed. */
 static int eval_logic(const struct expr *x, struct eval *ev, struct value *out)
 {
@@ -624,10 +629,9 @@ static int eval_case(const struct expr *x, struct eval *ev, struct value *out)
 {
     for (int i = 0; i + 1 < x->n_args; i += 2) {
         struct value cond;
-        int t;
-        if (eval(x->args[i], ev, &cond) < 0 || truth(&cond, &t, ev) < 0)
+        if (eval(x->args[i], ev, &cond) < 0)
             return -1;
-        if (t)
+        if (value_truth(&cond))
             return eval(x->args[i + 1], ev, out);
     }
     return eval(x->args[x->n_args - 1], ev, out);
@@ -649,7 +653,7 @@ static int eval(const struct expr *x, struct eval *ev, struct value *out)
     case EX_FUNC:
         break;
     }
-    struct value args[MAX_ARGS];
+    struct value args[MAX_FARGS];
     for (int i = 0; i < x->n_args; i++)
         if (eval(x->args[i], ev, &args[i]) < 0)
             return -1;

@@ -108,6 +108,20 @@ int value_to_bool(const struct value *v, int *out, char *msg, size_t msg_size)
     return 0;
 }
 
+int value_truth(const struct value *v)
+{
+    switch (v->type) {
+    case VAL_BOOL:
+        return v->u.b;
+    case VAL_INT:
+        return v->u.i != 0;
+    case VAL_DOUBLE:
+        return v->u.d != 0.0;
+    default:
+        return 0;
+    }
+}
+
 int value_to_int(const struct value *v, int64_t *out, char *msg, size_t msg_size)
 {
     if (v->type == VAL_INT) {

@@ -106,6 +106,8 @@ int func_eval(enum func_id id, int nargs, const struct value *args, struct rng *
  * coerces to boolean (int 0, 0.0 and null are errors: "cannot coerce int to boolean"); a
  * double coerces to int by rint() (half to even: 2.5 -> 2), a boolean never to int/double. */
 int value_to_bool(const struct value *v, int *out, char *msg, size_t msg_size);
+/* pgbench's looser truth of a CASE or \if condition: null false, numbers true unless zero. */
+int value_truth(const struct value *v);
 int value_to_int(const struct value *v, int64_t *out, char *msg, size_t msg_size);
 int value_to_double(const struct value *v, double *out, char *msg, size_t msg_size);
 

@@ -34,6 +34,14 @@ struct load_options {
     int scale;      /* 1 branch, 10 tellers, 100000 accounts each */
     int partitions; /* 0: pgbench_accounts is not partitioned */
     enum load_partitioning partition_method;
+    /* pgbench -i's -I STEPS: d drop, t create, g generate client-side (COPY), G generate
+     * server-side, v vacuum, p primary keys, f foreign keys, in this order; ' ' ignored.
+     * NULL: "dtgvp". */
+    const char *init_steps;
+    int unlogged;                 /* --unlogged-tables */
+    int fillfactor;               /* -F: 10..100; 0 is 100 */
+    const char *tablespace;       /* --tablespace: of the tables (NULL: the default) */
+    const char *index_tablespace; /* --index-tablespace: of the primary keys */
     /* sysbench (oltp-*) */
     int tables;         /* sbtest1..sbtestN */
     int64_t table_size; /* rows per table */

@@ -32,7 +32,7 @@
 /* From this scale on aid no longer fits an int: pgbench switches aid to bigint. */
 #define SCALE_BIGINT 20000
 
-#define ACCOUNTS_COLS "aid %s,bid int,abalance int,filler char(84)"
+#define ACCOUNTS_COLS "aid %s not null,bid int,abalance int,filler char(84)"
 
 static const char accounts_shape[] =
     "aid integer, bid integer, abalance integer, filler character(84)";
@@ -130,50 +130,91 @@ int load_hash_partition(int64_t key, int bigint, int modulus)
     return (int)(row % (uint64_t)modulus);
 }
 
-/* The tables and partitions, created empty, after dropping the old ones. */
-static char *setup_sql(const struct load_options *opt)
+/* A name quoted as an identifier, as pgbench quotes the tablespaces. */
+static void put_ident(struct buf *b, const char *name)
 {
-    const char *aid = opt->scale >= SCALE_BIGINT ? "bigint" : "int";
-    struct buf b;
-    buf_init(&b);
-    buf_puts(&b, "drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, "
-                 "pgbench_tellers");
+    char *q = pg_quote_ident(name);
+    buf_puts(b, q);
+    free(q);
+}
+
+/* " tablespace "TS"" when opt asks for one (pgbench gives it to the tables, not the
+ * partitions, which take their parent's). */
+static void put_tablespace(struct buf *b, const struct load_options *opt)
+{
+    if (!opt->tablespace)
+        return;
+    buf_puts(b, " tablespace ");
+    put_ident(b, opt->tablespace);
+}
+
+static int fillfactor(const struct load_options *opt)
+{
+    return opt->fillfactor > 0 ? opt->fillfactor : 100;
+}
+
+/* Step d: the tables and any partitions go. */
+static void drop_sql(struct buf *b, const struct load_options *opt)
+{
+    buf_puts(b, "drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, "
+                "pgbench_tellers");
     for (int p = 1; p <= opt->partitions; p++)
-        buf_printf(&b, ", pgbench_accounts_%d", p);
-    buf_printf(&b,
-               ";\ncreate table pgbench_history(tid int,bid int,aid %s,delta int,"
-               "mtime timestamp,filler char(22));\n"
-               "create table pgbench_tellers(tid int not null,bid int,tbalance int,"
-               "filler char(84)) with (fillfactor=100);\n",
-               aid);
-    buf_printf(&b, "create table pgbench_accounts(" ACCOUNTS_COLS ")", aid);
-    if (opt->partitions)
-        buf_printf(&b, " partition by %s (aid);\n",
-                   opt->partition_method == LOAD_PART_HASH ? "hash" : "range");
-    else
-        buf_puts(&b, " with (fillfactor=100);\n");
-    buf_puts(&b, "create table pgbench_branches(bid int not null,bbalance int,"
-                 "filler char(88)) with (fillfactor=100)");
+        buf_printf(b, ", pgbench_accounts_%d", p);
+}
+
+static void create_partitions(struct buf *b, const struct load_options *opt, const char *unlogged)
+{
     int64_t part_size = ((int64_t)opt->scale * N_ACCOUNTS + opt->partitions - 1) /
                         (opt->partitions ? opt->partitions : 1);
     for (int p = 1; p <= opt->partitions; p++) {
-        buf_printf(&b, ";\ncreate table pgbench_accounts_%d\n  partition of pgbench_accounts\n", p);
+        buf_printf(b, ";\ncreate%s table pgbench_accounts_%d\n  partition of pgbench_accounts\n",
+                   unlogged, p);
         if (opt->partition_method == LOAD_PART_HASH) {
-            buf_printf(&b, "  for values with (modulus %d, remainder %d)", opt->partitions, p - 1);
+            buf_printf(b, "  for values with (modulus %d, remainder %d)", opt->partitions, p - 1);
         } else {
-            buf_puts(&b, "  for values from (");
+            buf_puts(b, "  for values from (");
             if (p == 1)
-                buf_puts(&b, "minvalue");
+                buf_puts(b, "minvalue");
             else
-                buf_printf(&b, "%lld", (long long)((p - 1) * part_size + 1));
+                buf_printf(b, "%lld", (long long)((p - 1) * part_size + 1));
             if (p < opt->partitions)
-                buf_printf(&b, ") to (%lld)", (long long)(p * part_size + 1));
+                buf_printf(b, ") to (%lld)", (long long)(p * part_size + 1));
             else
-                buf_puts(&b, ") to (maxvalue)");
+                buf_puts(b, ") to (maxvalue)");
         }
-        buf_puts(&b, " with (fillfactor=100)");
+        buf_printf(b, " with (fillfactor=%d)", fillfactor(opt));
     }
-    return b.data;
+}
+
+/* Step t: the tables (and partitions), empty, as pgbench -i of PostgreSQL 15 writes them. */
+static void create_sql(struct buf *b, const struct load_options *opt)
+{
+    const char *aid = opt->scale >= SCALE_BIGINT ? "bigint" : "int";
+    const char *unlogged = opt->unlogged ? " unlogged" : "";
+    int ff = fillfactor(opt);
+    buf_printf(b,
+               "create%s table pgbench_history(tid int,bid int,aid %s,delta int,"
+               "mtime timestamp,filler char(22))",
+               unlogged, aid);
+    put_tablespace(b, opt);
+    buf_printf(b,
+               ";\ncreate%s table pgbench_tellers(tid int not null,bid int,tbalance int,"
+               "filler char(84)) with (fillfactor=%d)",
+               unlogged, ff);
+    put_tablespace(b, opt);
+    buf_printf(b, ";\ncreate%s table pgbench_accounts(" ACCOUNTS_COLS ")", unlogged, aid);
+    if (opt->partitions)
+        buf_printf(b, " partition by %s (aid)",
+                   opt->partition_method == LOAD_PART_HASH ? "hash" : "range");
+    else
+        buf_printf(b, " with (fillfactor=%d)", ff);
+    put_tablespace(b, opt);
+    buf_printf(b,
+               ";\ncreate%s table pgbench_branches(bid int not null,bbalance int,"
+               "filler char(88)) with (fillfactor=%d)",
+               unlogged, ff);
+    put_tablespace(b, opt);
+    create_partitions(b, opt, unlogged);
 }
 
 /* One table or partition to load: its COPY, then its vacuum, then its primary key. */
@@ -217,27 +258,128 @@ static void add_load(struct load_plan *p, const struct load_options *opt, struct
     u->load = load_plan_copy(p, what, before, &cp, "commit", rows);
 }
 
-static void add_steps(struct load_plan *p, struct unit *u, int n)
+/* Step v: vacuum and analyze. Partitions are vacuumed only: the parent's ANALYZE samples
+ * them all. */
+static void add_vacuums(struct load_plan *p, const struct load_options *opt, struct unit *u, int n)
 {
     char sql[160];
+    int analyze =
+        opt->partitions ? load_plan_sql(p, "could not analyze", "analyze pgbench_accounts") : -1;
     for (int i = 0; i < n; i++) {
-        /* Partitions: vacuum only; the parent's ANALYZE samples them all and recurses. */
         snprintf(sql, sizeof sql, "vacuum %s%s", u[i].partition ? "" : "analyze ", u[i].name);
         u[i].vacuum = load_plan_sql(p, "could not vacuum", sql);
-        load_task_after(p, u[i].vacuum, u[i].load);
+        if (u[i].partition)
+            load_task_after(p, analyze, u[i].vacuum);
+    }
+    load_plan_sql(p, "could not vacuum", "vacuum analyze pgbench_history");
+}
+
+/* Step p: primary keys; the partitions' first, which the parent's then finds and attaches. */
+static void add_pkeys(struct load_plan *p, const struct load_options *opt, struct unit *u, int n)
+{
+    struct buf b;
+    buf_init(&b);
+    int parent = -1;
+    if (opt->partitions) {
+        buf_puts(&b, "alter table pgbench_accounts add primary key (aid)");
+        if (opt->index_tablespace) {
+            buf_puts(&b, " using index tablespace ");
+            put_ident(&b, opt->index_tablespace);
+        }
+        parent = load_plan_sql(p, "could not create a primary key", b.data);
     }
     for (int i = 0; i < n; i++) {
-        snprintf(sql, sizeof sql, "alter table %s add primary key (%s)", u[i].name, u[i].key);
-        u[i].pkey = load_plan_sql(p, "could not create a primary key", sql);
-        load_task_after(p, u[i].pkey, u[i].vacuum);
+        buf_reset(&b);
+        buf_printf(&b, "alter table %s add primary key (%s)", u[i].name, u[i].key);
+        if (opt->index_tablespace) {
+            buf_puts(&b, " using index tablespace ");
+            put_ident(&b, opt->index_tablespace);
+        }
+        u[i].pkey = load_plan_sql(p, "could not create a primary key", b.data);
+        if (u[i].partition)
+            load_task_after(p, parent, u[i].pkey);
+    }
+    buf_free(&b);
+}
+
+/* Step f: pgbench's foreign keys, one after another (each locks two tables). */
+static void add_fkeys(struct load_plan *p)
+{
+    static const char *const fks[] = {
+        "alter table pgbench_tellers add constraint pgbench_tellers_bid_fkey foreign key (bid) "
+        "references pgbench_branches",
+        "alter table pgbench_accounts add constraint pgbench_accounts_bid_fkey foreign key (bid) "
+        "references pgbench_branches",
+        "alter table pgbench_history add constraint pgbench_history_bid_fkey foreign key (bid) "
+        "references pgbench_branches",
+        "alter table pgbench_history add constraint pgbench_history_tid_fkey foreign key (tid) "
+        "references pgbench_tellers",
+        "alter table pgbench_history add constraint pgbench_history_aid_fkey foreign key (aid) "
+        "references pgbench_accounts"};
+    int prev = -1;
+    for (size_t i = 0; i < sizeof fks / sizeof *fks; i++) {
+        int t = load_plan_sql(p, "could not create a foreign key", fks[i]);
+        if (prev >= 0)
+            load_task_after(p, t, prev);
+        prev = t;
     }
 }
 
-/* Loads first, largest first, so the long COPY starts at once; then vacuums, then keys
- * (pgbench's order), then for partitions the parent's ANALYZE and key, which find the
- * partitions' keys built and attach them. */
+/* Step G: the rows generated by the server, in one transaction, as pgbench does it. */
+static void add_server_side(struct load_plan *p, const struct load_options *opt)
+{
+    char *sql = xasprintf(
+        "begin; truncate table pgbench_accounts, pgbench_branches, pgbench_history, "
+        "pgbench_tellers;\n"
+        "insert into pgbench_branches(bid,bbalance) select bid, 0 from generate_series(1, %d) "
+        "as bid;\n"
+        "insert into pgbench_tellers(tid,bid,tbalance) select tid, (tid - 1) / %d + 1, 0 from "
+        "generate_series(1, %lld) as tid;\n"
+        "insert into pgbench_accounts(aid,bid,abalance,filler) select aid, (aid - 1) / %d + 1, "
+        "0, '' from generate_series(1, %lld) as aid;\n"
+        "commit",
+        opt->scale, N_TELLERS, (long long)opt->scale * N_TELLERS, N_ACCOUNTS,
+        (long long)opt->scale * N_ACCOUNTS);
+    load_plan_sql(p, "could not generate data", sql);
+    free(sql);
+}
+
+/* Step g: the rows sent with COPY, a table or partition per connection; largest first, so
+ * the long COPY starts at once. Tables not just created may hold rows: all are emptied. */
+static void add_loads(struct load_plan *p, const struct load_options *opt, struct unit *u, int n,
+                      int fresh)
+{
+    int truncate = -1;
+    if (!fresh)
+        truncate = load_plan_sql(p, "could not truncate",
+                                 "truncate table pgbench_accounts, pgbench_branches, "
+                                 "pgbench_history, pgbench_tellers");
+    for (int i = 0; i < n; i++) {
+        add_load(p, opt, &u[i]);
+        if (truncate >= 0)
+            load_task_after(p, u[i].load, truncate);
+    }
+}
+
+/* Every task from `from` on waits for a barrier after the tasks [prev, from): pgbench runs
+ * its steps in order, each when the one before has finished. */
+static void barrier(struct load_plan *p, int prev, int from)
+{
+    if (prev == from)
+        return;
+    int b = load_plan_sql(p, "could not load", "select");
+    for (int t = prev; t < from; t++)
+        load_task_after(p, b, t);
+    for (int t = from; t < b; t++)
+        load_task_after(p, t, b);
+}
+
+/* pgbench -i's steps (-I, default "dtgvp"), in order: d and t at the start in one
+ * transaction before anything else (the setup), each later step a set of tasks that starts
+ * once the step before it is done. */
 static void build_plan(struct load_plan *p, const struct load_options *opt)
 {
+    const char *steps = opt->init_steps ? opt->init_steps : "dtgvp";
     int n = opt->partitions ? opt->partitions + 2 : 3;
     struct unit *u = xcalloc((size_t)n, sizeof *u);
     for (int i = 0; i < n - 2; i++) {
@@ -250,19 +392,54 @@ static void build_plan(struct load_plan *p, const struct load_options *opt)
     }
     u[n - 2] = (struct unit){.name = "pgbench_tellers", .key = "tid"};
     u[n - 1] = (struct unit){.name = "pgbench_branches", .key = "bid"};
-    p->setup_sql = setup_sql(opt);
-    for (int i = 0; i < n; i++)
-        add_load(p, opt, &u[i]);
-    add_steps(p, u, n);
-    load_plan_sql(p, "could not vacuum", "vacuum analyze pgbench_history");
-    if (opt->partitions) {
-        int analyze = load_plan_sql(p, "could not analyze", "analyze pgbench_accounts");
-        for (int i = 0; i < n - 2; i++)
-            load_task_after(p, analyze, u[i].pkey);
-        int key = load_plan_sql(p, "could not create a primary key",
-                                "alter table pgbench_accounts add primary key (aid)");
-        load_task_after(p, key, analyze);
+    struct buf b;
+    buf_init(&b);
+    int fresh = 0; /* the tables were just created: empty */
+    for (; *steps == 'd' || *steps == 't' || *steps == ' '; steps++) {
+        if (*steps == ' ')
+            continue;
+        buf_puts(&b, b.len ? ";\n" : "");
+        if (*steps == 'd')
+            drop_sql(&b, opt);
+        else
+            create_sql(&b, opt);
+        fresh = *steps == 't';
     }
+    p->setup_sql = b.len ? xstrdup(b.data) : NULL;
+    int prev = 0;
+    for (; *steps; steps++) {
+        int from = p->n_tasks;
+        buf_reset(&b);
+        switch (*steps) {
+        case 'd':
+        case 't':
+            (*steps == 'd' ? drop_sql : create_sql)(&b, opt);
+            load_plan_sql(p, *steps == 'd' ? "could not drop tables" : "could not create tables",
+                          b.data);
+            break;
+        case 'g':
+            add_loads(p, opt, u, n, fresh);
+            break;
+        case 'G':
+            add_server_side(p, opt);
+            break;
+        case 'v':
+            add_vacuums(p, opt, u, n);
+            break;
+        case 'p':
+            add_pkeys(p, opt, u, n);
+            break;
+        case 'f':
+            add_fkeys(p);
+            break;
+        default: /* ' ' */
+            continue;
+        }
+        fresh = *steps == 't';
+        barrier(p, prev, from);
+        prev = p->n_tasks > from ? from : prev;
+    }
+    buf_free(&b);
     free(u);
 }
 

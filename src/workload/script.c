@@ -1,5 +1,6 @@
 #include "workload/script.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,11 +223,26 @@ int script_eval(const struct script_set *s, const struct command *c, struct scri
     return expr_eval(c->expr, s, v, r, out, msg, msg_size);
 }
 
+static int var_char(unsigned char c, int first)
+{
+    return c >= 0x80 || c == '_' || isalpha(c) || (!first && isdigit(c));
+}
+
+int script_var_name_valid(const char *prefix, const char *name)
+{
+    const char *parts[2] = {prefix, name};
+    int first = 1;
+    for (int i = 0; i < 2; i++)
+        for (const unsigned char *p = (const unsigned char *)parts[i]; *p; p++, first = 0)
+            if (!var_char(*p, first))
+                return 0;
+    return !first; /* not empty */
+}
+
 int script_truth(const struct value *v, int *out, char *msg, size_t msg_size)
 {
-    if (v->type == VAL_NULL) {
-        *out = 0;
-        return 0;
-    }
-    return value_to_bool(v, out, msg, msg_size);
+    (void)msg;
+    (void)msg_size;
+    *out = value_truth(v); /* as pgbench's \if: numbers are true unless zero */
+    return 0;
 }

@@ -140,6 +140,10 @@ int script_set_add(struct script_set *s, const char *name, const char *text, int
  * of the same NAME replaces the first). */
 void script_set_define(struct script_set *s, const char *name, const char *text);
 
+/* Whether prefix followed by name is a variable name pgbench accepts (a letter, '_' or a
+ * non-ASCII byte first, then also digits): \gset and \aset refuse to store into others. */
+int script_var_name_valid(const char *prefix, const char *name);
+
 /* Index of variable `name` (copied into the set), creating it if absent. Clients made by
  * script_vars_init before a new variable was created do not have it. */
 int script_var_index(struct script_set *s, const char *name);
@@ -175,8 +179,8 @@ const struct script *script_choose(const struct script_set *s, struct rng *r);
 int script_eval(const struct script_set *s, const struct command *c, struct script_vars *v,
                 struct rng *r, struct value *out, char *msg, size_t msg_size);
 
-/* Truth of an \if or \elif result as pgbench takes it (null is false). -1 with msg when the
- * value is not a boolean-like value. */
+/* Truth of an \if or \elif result as pgbench takes it: null and zero are false. Returns 0
+ * (msg is unused: every value has a truth). */
 int script_truth(const struct value *v, int *out, char *msg, size_t msg_size);
 
 /* A script with \startpipeline cannot run with the simple protocol: -1 with e (ERR_INPUT). */

@@ -324,6 +324,8 @@ static int parse_set(struct parse *ps, const char *args, const char *at, const c
     return 0;
 }
 
+/* \sleep N [us|ms|s], the unit possibly attached ("2ms") as pgbench 15 takes it; a negative
+ * time sleeps not at all. */
 static int parse_sleep(struct parse *ps, const char *args, const char *at, const char *cmd_at)
 {
     char a[64] = "", unit[16] = "", extra[8] = "";
@@ -332,25 +334,34 @@ static int parse_sleep(struct parse *ps, const char *args, const char *at, const
         return error_at(ps, cmd_at, "missing argument");
     if (n > 2)
         return error_at(ps, at + (strstr(args, extra) - args), "too many arguments");
+    const char *a_at = at + (strstr(args, a) - args);
     struct command c0 = {.sleep_var = -1, .sleep_unit_us = 1000000};
-    if (n == 2) {
-        if (strcmp(unit, "us") == 0)
-            c0.sleep_unit_us = 1;
-        else if (strcmp(unit, "ms") == 0)
-            c0.sleep_unit_us = 1000;
-        else if (strcmp(unit, "s") != 0)
-            return error_at(ps, at + (strstr(args, unit) - args),
-                            "unrecognized time unit, must be us, ms or s");
-    }
     if (a[0] == ':' && (isalpha((unsigned char)a[1]) || a[1] == '_')) {
         c0.sleep_var = script_var_index(ps->set, a + 1);
     } else {
         char *end;
         errno = 0;
         long long v = strtoll(a, &end, 10);
-        if (errno || *end || v < 0)
-            return error_at(ps, at + (strstr(args, a) - args), "invalid sleep time");
-        c0.sleep_value = v;
+        int digits = end > a && isdigit((unsigned char)end[-1]);
+        if (errno || !digits || (*end && n == 2))
+            return error_at(ps, a_at, "invalid sleep time, must be an integer");
+        if (*end) { /* the unit attached to the number */
+            snprintf(unit, sizeof unit, "%s", end);
+            if (strlen(end) >= sizeof unit)
+                return error_at(ps, a_at + (end - a),
+                                "unrecognized time unit, must be us, ms or s");
+            n = 2;
+        }
+        c0.sleep_value = v > 0 ? v : 0;
+    }
+    if (n == 2) {
+        const char *unit_at = strstr(args, unit) ? at + (strstr(args, unit) - args) : a_at;
+        if (strcasecmp(unit, "us") == 0)
+            c0.sleep_unit_us = 1;
+        else if (strcasecmp(unit, "ms") == 0)
+            c0.sleep_unit_us = 1000;
+        else if (strcasecmp(unit, "s") != 0)
+            return error_at(ps, unit_at, "unrecognized time unit, must be us, ms or s");
     }
     struct command *c = add_command(ps, CMD_SLEEP, cmd_at);
     c->sleep_value = c0.sleep_value;

@@ -176,6 +176,24 @@ static void fill_result(struct result *r)
     r->clients = calloc(3, sizeof *r->clients);
     for (size_t i = 0; i < 3; i++)
         r->clients[i] = (struct result_client){40000 + i, i * 2};
+    r->summary.n_scripts = 2;
+    r->summary.scripts = calloc(2, sizeof *r->summary.scripts);
+    for (size_t i = 0; i < 2; i++) {
+        struct result_script_summary *sc = &r->summary.scripts[i];
+        sc->name = strdup(r->workload.scripts[i].name);
+        sc->weight = r->workload.scripts[i].weight;
+        sc->transactions = 100000 + i;
+        sc->failed = 70 + i;
+        sc->tps = 1700.5 + (double)i;
+        sc->latency_us = (struct latency_summary){.min = 100 + (double)i,
+                                                  .mean = 1500.25,
+                                                  .p50 = 1400,
+                                                  .p90 = 2000,
+                                                  .p95 = 2500,
+                                                  .p99 = 4000,
+                                                  .max = 50000};
+    }
+    sparse_of(&r->summary.scripts[0].histogram, v0, 6);
 }
 
 static void assert_str(const char *a, const char *b)
@@ -278,6 +296,23 @@ static void assert_result_equal(const struct result *a, const struct result *b)
         assert_sparse_compact(&x->histogram, &y->histogram);
     }
     assert_sparse(&a->histogram, &b->histogram);
+    assert_int_equal(a->summary.n_scripts, b->summary.n_scripts);
+    for (size_t i = 0; i < a->summary.n_scripts; i++) {
+        const struct result_script_summary *x = &a->summary.scripts[i], *y = &b->summary.scripts[i];
+        assert_str(x->name, y->name);
+        assert_int_equal(x->weight, y->weight);
+        assert_int_equal(x->transactions, y->transactions);
+        assert_int_equal(x->failed, y->failed);
+        assert_double(x->tps, y->tps);
+        assert_double(x->latency_us.min, y->latency_us.min);
+        assert_double(x->latency_us.mean, y->latency_us.mean);
+        assert_double(x->latency_us.p50, y->latency_us.p50);
+        assert_double(x->latency_us.p90, y->latency_us.p90);
+        assert_double(x->latency_us.p95, y->latency_us.p95);
+        assert_double(x->latency_us.p99, y->latency_us.p99);
+        assert_double(x->latency_us.max, y->latency_us.max);
+        assert_sparse(&x->histogram, &y->histogram);
+    }
     assert_int_equal(a->n_clients, b->n_clients);
     for (size_t i = 0; i < a->n_clients; i++) {
         assert_int_equal(a->clients[i].transactions, b->clients[i].transactions);

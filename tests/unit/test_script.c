@@ -307,6 +307,14 @@ static void test_eval_arithmetic(void **state)
         {"9223372036854775807 / -1", -INT64_MAX},
         {"random(7, 7)", 7},
         {"random(1, 1 * :scale) * 0", 0},
+        /* CASE takes the truth of numbers as pgbench does: zero is false, null is false */
+        {"CASE WHEN 1 THEN 10 ELSE 20 END", 10},
+        {"CASE WHEN 1.0 THEN 10 ELSE 20 END", 10},
+        {"CASE WHEN 0 THEN 10 ELSE 20 END", 20},
+        {"CASE WHEN 0.0 THEN 10 WHEN -3 THEN 30 ELSE 20 END", 30},
+        {"CASE WHEN NULL THEN 10 ELSE 20 END", 20},
+        {"CASE WHEN :x THEN 10 END", 10},
+        {"least(16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)", 1}, /* 16 arguments */
     };
     struct rng r;
     rng_seed(&r, 1);
@@ -338,6 +346,8 @@ static void test_eval_errors(void **state)
         {":nosuchvar + 1", "nosuchvar"},
         {"random(1, :undefined_hi)", "undefined_hi"},
         {"random(5, 1)", "random"},
+        {"1 AND TRUE", "cannot coerce int to boolean"}, /* AND, OR, NOT stay strict */
+        {"NOT 1.5", "cannot coerce double to boolean"},
     };
     struct rng r;
     rng_seed(&r, 2);
@@ -460,8 +470,87 @@ static void test_parse_errors(void **state)
     expect_parse_error("\\set x 1 2\n", 1, 10, 10);
     expect_parse_error("\\set x random(1, 2) )\n", 1, 21, 21);
     expect_parse_error("\\set x 99999999999999999999\n", 1, 8, 8);
+    expect_parse_error("\\set d 1.0E309\n", 1, 8, 8); /* "double constant overflow" */
+    expect_parse_error("\\set d .1E310\n", 1, 8, 8);
+    expect_parse_error("\\set d 1e-400\n", 1, 8, 8);
+    /* pgbench's limit: 16 function arguments */
+    expect_parse_error(
+        "\\set x greatest(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)\n", 1, 70, 70);
     expect_parse_error("SELECT 1;\nSELECT 'abc;\nSELECT 2;\n", 2, 1, 8);
     expect_parse_error("SELECT \"abc;\n", 1, 1, 8);
+}
+
+/* pgbench 15: \if takes the truth of numbers; out-of-range double constants are refused. */
+static void test_truth_and_double_overflow(void **state)
+{
+    (void)state;
+    int t = -1;
+    char msg[128];
+    assert_int_equal(script_truth(&(struct value){.type = VAL_INT, .u.i = 2}, &t, msg, 128), 0);
+    assert_int_equal(t, 1);
+    assert_int_equal(script_truth(&(struct value){.type = VAL_DOUBLE, .u.d = 0.0}, &t, msg, 128),
+                     0);
+    assert_int_equal(t, 0);
+    assert_int_equal(script_truth(&(struct value){.type = VAL_NULL}, &t, msg, 128), 0);
+    assert_int_equal(t, 0);
+    /* CASE takes any number of WHENs, as pgbench's does */
+    char text[2048];
+    int n = snprintf(text, sizeof text, "\\set c CASE");
+    for (int i = 1; i <= 40; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n, " WHEN %d THEN %d", i, i);
+    snprintf(text + n, sizeof text - (size_t)n, " END\n");
+    struct script_set cs;
+    parse_ok(&cs, text);
+    assert_int_equal(cs.scripts[0].cmds[0].expr->n_args, 81);
+    script_set_free(&cs);
+    static const char *const bad[] = {"\\set d 1.0E309\n", "\\set d .1E310\n"};
+    for (size_t i = 0; i < 2; i++) {
+        struct script_set s;
+        struct err e = {0};
+        script_set_init(&s);
+        assert_int_equal(script_set_add(&s, "t.sql", bad[i], 1, &e), -1);
+        if (!strstr(e.msg, "double constant overflow"))
+            fail_msg("%s", e.msg);
+        script_set_free(&s);
+    }
+}
+
+/* \sleep as pgbench 15 parses it: the unit may be attached, in any case. */
+static void test_sleep_units(void **state)
+{
+    (void)state;
+    struct script_set s;
+    parse_ok(&s, "\\sleep 2ms\n\\sleep 10us\n\\sleep 1s\n\\sleep 3 MS\n\\sleep -1\n\\sleep 7\n");
+    static const int64_t value[] = {2, 10, 1, 3, 0, 7},
+                         unit[] = {1000, 1, 1000000, 1000, 1000000, 1000000};
+    assert_int_equal(s.scripts[0].n_cmds, 6);
+    for (int i = 0; i < 6; i++) {
+        const struct command *c = &s.scripts[0].cmds[i];
+        assert_int_equal(c->kind, CMD_SLEEP);
+        assert_int_equal(c->sleep_value, value[i]);
+        assert_int_equal(c->sleep_unit_us, unit[i]);
+    }
+    script_set_free(&s);
+    expect_parse_error("\\sleep 2xs\n", 1, 8, 9);
+    expect_parse_error("\\sleep 2ms ms\n", 1, 8, 8);
+    expect_parse_error("\\sleep ms\n", 1, 8, 8);
+    expect_parse_error("\\sleep 2 ms 3\n", 1, 13, 13);
+}
+
+/* \gset refuses columns that are no variable names, as pgbench's valid_variable_name. */
+static void test_var_name_valid(void **state)
+{
+    (void)state;
+    assert_true(script_var_name_valid("", "abalance"));
+    assert_true(script_var_name_valid("p_", "x1"));
+    assert_true(script_var_name_valid("", "_a9"));
+    assert_true(script_var_name_valid("", "caf\xc3\xa9"));
+    assert_true(script_var_name_valid("p", "1")); /* digits after the first character */
+    assert_false(script_var_name_valid("", "?column?"));
+    assert_false(script_var_name_valid("", "bad name!"));
+    assert_false(script_var_name_valid("", "1x"));
+    assert_false(script_var_name_valid("", ""));
+    assert_false(script_var_name_valid("p", "a-b"));
 }
 
 static void test_empty_script(void **state)
@@ -545,6 +634,9 @@ int main(void)
         cmocka_unit_test(test_eval_errors),
         cmocka_unit_test(test_random_bounds_and_mean),
         cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_truth_and_double_overflow),
+        cmocka_unit_test(test_sleep_units),
+        cmocka_unit_test(test_var_name_valid),
         cmocka_unit_test(test_empty_script),
         cmocka_unit_test(test_script_choose_weights),
         cmocka_unit_test(test_var_text),

@@ -1,0 +1,299 @@
+# pgbench parity: per-script results, pgbench's habits (DESIGN.md "pgbench parity").
+
+parity_db() {
+    db=$(newdb "$1")
+    pga init -s 1 -q "$db"
+    assert_rc 0
+    echo "$db"
+}
+
+# Two scripts of very different cost: summary.scripts[] splits the run between them, adds up
+# to the whole, and each script's latency is its own (the sleeper is slower than the select).
+test_per_script_results() {
+    db=$(parity_db pga_scripts)
+    printf 'SELECT pg_sleep(0.005);\n' >slow.sql
+    printf '\\set aid random(1, 100000)\nSELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n' >fast.sql
+    pga run -f slow.sql@1 -f fast.sql@3 -c 2 -j 2 -t 100 -o r.json "$db"
+    assert_rc 0
+    assert_out '^per script:'
+    assert_out '^  slow\.sql +1 +[0-9]+ '
+    assert_out '^  fast\.sql +3 +[0-9]+ '
+    pyjson r.json 'len(d["summary"]["scripts"]) == 2'
+    pyjson r.json '[s["name"] for s in d["summary"]["scripts"]] == ["slow.sql", "fast.sql"] and [s["weight"] for s in d["summary"]["scripts"]] == [1, 3]'
+    pyjson r.json 'sum(s["transactions"] for s in d["summary"]["scripts"]) == d["summary"]["transactions"] == 200'
+    pyjson r.json 'all(set(s) >= {"name", "weight", "transactions", "failed", "tps", "latency_us"} for s in d["summary"]["scripts"])'
+    pyjson r.json 'all(set(s["latency_us"]) == {"min", "mean", "p50", "p90", "p95", "p99", "max"} for s in d["summary"]["scripts"])'
+    pyjson r.json 'all(s["histogram"]["count"] == s["transactions"] for s in d["summary"]["scripts"])'
+    pyjson r.json '(lambda s: s[0]["latency_us"]["min"] >= 5000 and s[1]["latency_us"]["p50"] < 5000)(d["summary"]["scripts"])'
+    pyjson r.json 'abs(sum(s["tps"] for s in d["summary"]["scripts"]) - d["summary"]["tps"]) < 1e-6 * d["summary"]["tps"] + 1e-9'
+    # binomial bounds: 200 draws at p = 3/4 give 150 +- 4.3 sd
+    pyjson r.json '125 <= d["summary"]["scripts"][1]["transactions"] <= 175'
+    # one script: the summary has its row, the text no per-script table
+    pga run -f fast.sql -c 1 -t 20 -o one.json "$db"
+    assert_rc 0
+    grep -q '^per script' "$T/out" && fail "per-script table printed for one script"
+    pyjson one.json 'len(d["summary"]["scripts"]) == 1 and d["summary"]["scripts"][0]["transactions"] == 20'
+    # show prints the table again; compare and report have per-script rows
+    pga show r.json
+    assert_rc 0
+    assert_out '^  slow\.sql '
+    pga run -f slow.sql@1 -f fast.sql@3 -c 2 -j 2 -t 100 -q --label B -o b.json "$db"
+    assert_rc 0
+    pga compare r.json b.json --json
+    assert_rc 0
+    python3 - "$T/out" <<'PY' || fail "compare --json has no per-script rows"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["scripts"]
+assert [(r["script"], r["name"]) for r in rows] == [(s, m) for s in ("slow.sql", "fast.sql") for m in ("latency_p50", "latency_p95", "latency_p99")], rows
+assert all(r["a"] > 0 and r["b"] > 0 for r in rows)
+PY
+    pga compare r.json b.json
+    assert_rc 0
+    assert_out '^script slow\.sql$'
+    pga report r.json b.json -o rep.html
+    assert_rc 0
+    grep -q '<section id="scripts">' rep.html || fail "no per-script section in the report"
+    grep -q 'fast.sql: latency p99' rep.html || fail "no per-script comparison rows in the report"
+}
+
+# The seven disagreements with pgbench 15 that PostgreSQL's own pgbench tests found.
+
+# CASE takes the truth of numbers (pgbench's TAP case), and so does \if.
+test_case_when_numbers() {
+    printf '\\set n 0\n\\set cs debug(CASE WHEN 1 THEN TRUE END AND CASE WHEN 1.0 THEN TRUE END AND CASE WHEN :n THEN NULL ELSE TRUE END)\n\\if 2\nSELECT 1;\n\\else\nSELECT 1 / 0;\n\\endif\n' >case.sql
+    pga run -f case.sql -t 2 -o r.json "$CONN"
+    assert_rc 0
+    assert_err '^debug: boolean true$'
+    pyjson r.json 'd["summary"]["transactions"] == 2 and d["summary"]["failed"] == 0'
+}
+
+# An unset variable in SQL is sent as pgbench 15 sends it: NULL when bound (extended,
+# prepared), the text :name in the simple protocol; the server decides.
+test_undefined_variable_in_sql() {
+    db=$(newdb pga_undef)
+    sql "CREATE TABLE parity_u (mode text, v text)" "$db"
+    # simple: the text stays (inside quotes too, as pgbench substitutes there as well)
+    printf "INSERT INTO parity_u VALUES ('simple', ':two');\nINSERT INTO parity_u VALUES ('simple', :two::text);\n" >s.sql
+    pga run -M simple -f s.sql -t 1 -o simple.json "$db"
+    assert_rc 0
+    # the second INSERT reaches the server as ":two::text", a syntax error there
+    pyjson simple.json 'd["summary"]["failed"] == 1 and d["summary"]["errors"]["other"] == 1'
+    for m in extended prepared; do
+        printf "INSERT INTO parity_u VALUES ('%s', :two::text);\n" $m >u.sql
+        pga run -M $m -f u.sql -t 1 -o $m.json "$db"
+        assert_rc 0
+        pyjson $m.json 'd["summary"]["failed"] == 0'
+    done
+    [ "$(sql "SELECT string_agg(mode || '=' || coalesce(v, 'NULL'), ',' ORDER BY mode) FROM parity_u" "$db")" = \
+        "extended=NULL,prepared=NULL,simple=:two" ] ||
+        fail "rows: $(sql "SELECT * FROM parity_u" "$db")"
+    # pgbench's own case: the server's division by zero, not an undefined variable
+    printf 'SELECT 1 / (random() / 2)::int, :one::int, :two::int;\n' >tap.sql
+    pga run -M prepared -D one=1 -f tap.sql -t 1 -o tap.json "$db"
+    assert_rc 0
+    assert_err 'first failure: division by zero'
+}
+
+# \gset into a name that is no variable name fails the transaction, in pipelines too.
+test_gset_invalid_names() {
+    printf 'SELECT 1 \\gset\n' >q1.sql
+    printf 'SELECT 1 AS "bad name!" \\gset\n' >q2.sql
+    printf '\\startpipeline\nSELECT 1 AS ok \\gset\nSELECT 2 AS "?x" \\gset\n\\endpipeline\n' >q3.sql
+    printf 'SELECT 1 AS a, 2 AS "1b" \\aset\n' >q4.sql
+    for q in q1 q2 q3 q4; do
+        pga run -M extended -f $q.sql -t 2 -o $q.json "$CONN"
+        assert_rc 0
+        pyjson $q.json 'd["summary"]["transactions"] == 0 and d["summary"]["failed"] == 2'
+        assert_err 'first failure: error storing into variable'
+    done
+    printf 'SELECT 1 AS ok_1 \\gset p_\n\\set r debug(:p_ok_1)\n' >good.sql
+    pga run -M extended -f good.sql -t 1 -o good.json "$CONN"
+    assert_rc 0
+    pyjson good.json 'd["summary"]["failed"] == 0'
+}
+
+# \sleep with the unit attached, as pgbench 15 accepts it.
+test_sleep_units_attached() {
+    printf '\\sleep 30ms\n\\sleep 10us\n\\sleep 0s\nSELECT 1;\n' >s.sql
+    pga run -f s.sql -t 3 -o s.json "$CONN"
+    assert_rc 0
+    # 30 ms each (not 30 s, not 30 us); a loaded machine may add, never take away
+    pyjson s.json '30000 <= d["summary"]["latency_us"]["min"] and d["summary"]["latency_us"]["max"] < 2000000'
+}
+
+# A script that ends inside its transaction fails it (pgbench aborts the client), and what it
+# did is rolled back.
+test_end_of_script_in_transaction() {
+    db=$(newdb pga_eot)
+    sql "CREATE TABLE parity_t (x int)" "$db"
+    printf 'BEGIN;\nINSERT INTO parity_t VALUES (1);\n' >open.sql
+    for m in simple prepared; do
+        pga run -M $m -f open.sql -c 2 -t 3 -o $m.json "$db"
+        assert_rc 0
+        pyjson $m.json 'd["summary"]["transactions"] == 0 and d["summary"]["failed"] == 6'
+        assert_err 'first failure: end of script reached without completing the last transaction'
+    done
+    [ "$(sql "SELECT count(*) FROM parity_t" "$db")" = 0 ] || fail "the open transactions were committed"
+}
+
+# init with pgbench -i's options makes what pgbench -i (15) makes: pg_dump -s and the data.
+same_as_pgbench_init() {
+    theirs=$(newdb pga_init_theirs)
+    ours=$(newdb pga_init_ours)
+    "$PGBENCH" -i -q "$@" "$theirs" >"$T/pgbench.out" 2>&1 || { cat "$T/pgbench.out"; fail "pgbench -i $*"; }
+    pga init -q "$@" "$ours"
+    assert_rc 0
+    for db in "$theirs" "$ours"; do
+        "$(dirname "$PSQL")/pg_dump" -s "$db" | grep -vE '^(--|\\(un)?restrict )' >"$T/dump.${db##*=}"
+    done
+    diff "$T/dump.pga_init_theirs" "$T/dump.pga_init_ours" || fail "pg_dump -s differs for init $*"
+    q="SELECT (SELECT count(*) || '/' || coalesce(sum(bid), 0) || '/' || count(filler) || '/' || coalesce(sum(length(filler)), 0) FROM pgbench_accounts),
+              (SELECT count(*) || '/' || coalesce(sum(bid), 0) || '/' || count(filler) FROM pgbench_tellers),
+              (SELECT count(*) || '/' || coalesce(sum(bbalance), 0) || '/' || count(filler) FROM pgbench_branches),
+              (SELECT count(*) FROM pgbench_history)"
+    [ "$(sql "$q" "$ours")" = "$(sql "$q" "$theirs")" ] || fail "data differs for init $*: $(sql "$q" "$ours") vs $(sql "$q" "$theirs")"
+}
+
+test_init_options_match_pgbench() {
+    ts=$(mktemp -d /tmp/pgarena-ts-XXXXXX)
+    mkdir "$ts/1" "$ts/2"
+    chmod -R 755 "$ts"
+    [ "$(id -u)" != 0 ] || chown -R postgres "$ts"
+    LIB_CLEANUP="\"$PSQL\" -X -q \"$CONN\" -c 'DROP DATABASE IF EXISTS pga_init_theirs' -c 'DROP DATABASE IF EXISTS pga_init_ours' -c 'DROP TABLESPACE IF EXISTS parity_ts1' -c 'DROP TABLESPACE IF EXISTS parity_ts2'; rm -rf $ts"
+    sql "CREATE TABLESPACE parity_ts1 LOCATION '$ts/1'"
+    sql "CREATE TABLESPACE parity_ts2 LOCATION '$ts/2'"
+    same_as_pgbench_init -s 1 -I dtgvpf --unlogged-tables -F 80 --tablespace parity_ts1 --index-tablespace parity_ts2 --partitions 2
+    same_as_pgbench_init -s 1 -I dtGvp --foreign-keys -F 90 --partitions 3 --partition-method hash
+    same_as_pgbench_init -s 1 -n --foreign-keys --tablespace parity_ts1
+    same_as_pgbench_init -s 1 -I dtg # no keys: the columns keep pgbench's NOT NULL
+    # -I g alone empties and reloads the tables it finds (history too), as pgbench does
+    sql "INSERT INTO pgbench_history VALUES (1, 1, 1, 1, now(), 'x')" "$ours"
+    sql "INSERT INTO pgbench_history VALUES (1, 1, 1, 1, now(), 'x')" "$theirs"
+    "$PGBENCH" -i -q -I g "$theirs" >/dev/null 2>&1 || fail "pgbench -i -I g"
+    pga init -q -I g "$ours"
+    assert_rc 0
+    [ "$(sql "SELECT count(*) FROM pgbench_history" "$ours")" = 0 ] || fail "history not emptied by -I g"
+    [ "$(sql "SELECT count(*), sum(aid) FROM pgbench_accounts" "$ours")" = "100000|5000050000" ] || fail "accounts after -I g"
+    pga init -I x "$ours"
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'unrecognized initialization step "x"'
+    pga init -w oltp-read-write --unlogged-tables "$ours"
+    assert_rc 2
+    assert_one_error_line
+}
+
+# -l writes pgbench 15's log files: the same names and, line by line, the same fields (each
+# field of the same kind: an integer, or the same word) as pgbench's own for the same options.
+# compare_logs DIR_OURS DIR_THEIRS
+compare_logs() {
+    python3 - "$1" "$2" <<'PY' || fail "logs differ from pgbench's"
+import os, re, sys, time
+ours, theirs = sys.argv[1], sys.argv[2]
+def files(d):
+    names = sorted(os.listdir(d))
+    # PREFIX.PID for the first thread, PREFIX.PID.N for thread N
+    shapes = sorted(re.sub(r"\.\d+", ".PID", n, count=1) for n in names)
+    return names, shapes
+on, os_ = files(ours)
+tn, ts = files(theirs)
+assert os_ == ts, (os_, ts)
+def kind(f):
+    return "int" if re.fullmatch(r"-?\d+", f) else f
+now = time.time()
+for a, b in zip(on, tn):
+    la = open(os.path.join(ours, a)).read().splitlines()
+    lb = open(os.path.join(theirs, b)).read().splitlines()
+    assert la and lb, (a, b)
+    ka = {tuple(kind(f) for f in l.split()) for l in la}
+    kb = {tuple(kind(f) for f in l.split()) for l in lb}
+    assert ka == kb, (a, ka, kb)
+    for l in la:
+        f = l.split()
+        # an epoch timestamp of this run (per transaction: field 5; aggregate: field 1)
+        t = int(f[4]) if len(f) in (6, 7, 8) else int(f[0])
+        assert abs(t - now) < 600, l
+print("ok")
+PY
+}
+
+# run_both DIR OPTIONS...: pgbench and pgarena with the same options, each in DIR/{theirs,ours}
+run_both() {
+    dir=$1
+    shift
+    mkdir -p "$dir/theirs" "$dir/ours"
+    (cd "$dir/theirs" && "$PGBENCH" "$@" "$db" >out 2>&1) || { cat "$dir/theirs/out"; fail "pgbench $*"; }
+    rm -f "$dir/theirs/out"
+    (cd "$dir/ours" && "$PGARENA" run -q -o ../r.json "$@" "$db" >../out 2>../err) || { cat "$dir/err"; fail "pgarena run $*"; }
+    grep -qE 'Sanitizer|runtime error:' "$dir/err" && { cat "$dir/err"; fail "sanitizer report"; }
+    compare_logs "$dir/ours" "$dir/theirs"
+}
+
+test_transaction_log_like_pgbench() {
+    db=$(parity_db pga_log)
+    run_both "$T/plain" -S -l -c 2 -j 2 -t 5
+    run_both "$T/prefixed" -S -l --log-prefix my_log -t 5 -R 200 --max-tries 2
+    run_both "$T/agg" -S -l --aggregate-interval 1 -T 2
+    run_both "$T/agg_rate" -S -l --aggregate-interval 1 -T 2 -R 100 --latency-limit 50 --max-tries 3
+    # one line per transaction, numbered per client; the latency agrees with the result file
+    python3 - "$T/plain/ours" <<'PY' || fail "per-transaction lines"
+import os, sys
+lines = [l.split() for n in os.listdir(sys.argv[1]) for l in open(os.path.join(sys.argv[1], n))]
+assert sorted((int(f[0]), int(f[1])) for f in lines) == [(c, i) for c in (0, 1) for i in range(1, 6)], lines
+assert all(f[3] == "0" and int(f[2]) > 0 for f in lines)
+PY
+    # aggregates: two whole intervals whose counts add up to the run's transactions (but for
+    # one that ended after the last whole interval, which pgbench does not write either)
+    python3 - "$T/agg/ours" "$T/agg/r.json" <<'PY' || fail "aggregate lines"
+import json, os, sys
+d = sys.argv[1]
+lines = [l.split() for n in os.listdir(d) for l in open(os.path.join(d, n))]
+assert len(lines) == 2 and int(lines[1][0]) - int(lines[0][0]) == 1, lines
+r = json.load(open(sys.argv[2]))
+n = r["summary"]["transactions"]
+assert n - 1 <= sum(int(f[1]) for f in lines) <= n, (lines, n)
+assert all(int(f[4]) <= int(f[5]) and int(f[2]) >= int(f[1]) * int(f[4]) for f in lines)
+PY
+    # --sampling-rate 0.5 of 200 transactions: 100 +- 7 (sd), bounds at 5 sd
+    mkdir "$T/sampled" && (cd "$T/sampled" && "$PGARENA" run -q -o ../r.json -S -l --sampling-rate 0.5 -t 200 "$db" >/dev/null) || fail "sampled run"
+    n=$(cat "$T"/sampled/pgbench_log.* | wc -l)
+    [ "$n" -ge 65 ] && [ "$n" -le 135 ] || fail "sampled $n lines of 200"
+    pga run -q -S --log-prefix x -t 1 "$db"
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'allowed only when logging transactions'
+    pga run -q -S -l --aggregate-interval 3 -T 5 "$db"
+    assert_rc 2
+    assert_err 'must be a multiple of aggregation interval'
+    pga run -q -S -l --log-prefix /nonexistent-dir/x -t 1 "$db"
+    assert_rc 2
+    assert_one_error_line
+}
+
+# -S, -N, -b list, --show-script, --progress-timestamp
+test_pgbench_run_shorthands() {
+    db=$(parity_db pga_short)
+    pga run -S -N -t 5 -o r.json "$db"
+    assert_rc 0
+    pyjson r.json '[s["name"] for s in d["workload"]["scripts"]] == ["builtin: select-only", "builtin: simple-update"]'
+    pga run -b list
+    assert_rc 0
+    assert_out '^Available builtin scripts:$'
+    assert_out '^ +select-only: '
+    pga run --show-script sel
+    assert_rc 0
+    assert_out '^-- select-only: '
+    assert_out '^SELECT abalance FROM pgbench_accounts WHERE aid = :aid;$'
+    pga run --show-script nosuch
+    assert_rc 2
+    assert_one_error_line
+    pga run -S -T 2 -P 1 --progress-timestamp -o r.json "$db"
+    assert_rc 0
+    now=$(date +%s)
+    python3 - "$T/err" "$now" <<'PY' || fail "progress lines are not Unix timestamps"
+import re, sys
+ts = [float(m.group(1)) for m in re.finditer(r"progress: (\d+\.\d{3}) s,", open(sys.argv[1]).read())]
+assert ts and all(abs(t - int(sys.argv[2])) < 120 for t in ts), ts
+PY
+}

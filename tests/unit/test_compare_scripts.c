@@ -1,0 +1,179 @@
+/* compare's per-script latency rows: when they appear, their values, trials, JSON. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare/compare.h"
+#include "report/compare_out.h"
+
+static const struct cmp_config cfg = {CMP_DEFAULT_SEED, CMP_DEFAULT_MARGIN, CMP_RESAMPLES};
+
+#define MAX_RUNS 8
+
+struct fixture {
+    struct result runs[MAX_RUNS];
+    const char *paths[MAX_RUNS];
+    size_t n;
+    struct cmp_report rep;
+};
+
+/* A run of 10 one-second intervals at 1000 tps, 500 us each, with scripts names[0..n) whose
+ * latencies are lat_us[i] (in one bin: the histogram says it, summary figures are decoys). */
+static void add(struct fixture *f, const char *label, const char *const *names, size_t n,
+                const int64_t *lat_us)
+{
+    struct result *r = &f->runs[f->n];
+    memset(r, 0, sizeof *r);
+    r->label = strdup(label);
+    r->complete = 1;
+    r->n_intervals = 10;
+    r->intervals = calloc(10, sizeof *r->intervals);
+    for (size_t t = 0; t < 10; t++) {
+        struct result_interval *it = &r->intervals[t];
+        it->t_s = (double)t + 1;
+        it->duration_s = 1;
+        it->transactions = 1000;
+        it->histogram.n_bins = 1;
+        it->histogram.bins = calloc(1, sizeof *it->histogram.bins);
+        it->histogram.bins[0] = (struct hist_bin){500, 1000};
+        it->histogram.count = 1000;
+    }
+    r->summary.n_scripts = n;
+    r->summary.scripts = calloc(n, sizeof *r->summary.scripts);
+    for (size_t i = 0; i < n; i++) {
+        struct result_script_summary *s = &r->summary.scripts[i];
+        s->name = strdup(names[i]);
+        s->weight = 1;
+        s->transactions = 5000;
+        s->latency_us.p50 = s->latency_us.p95 = s->latency_us.p99 = 1; /* not used */
+        s->histogram.n_bins = 1;
+        s->histogram.bins = calloc(1, sizeof *s->histogram.bins);
+        s->histogram.bins[0] = (struct hist_bin){lat_us[i], 5000};
+        s->histogram.count = 5000;
+        s->histogram.min_us = s->histogram.max_us = lat_us[i];
+    }
+    f->paths[f->n] = label;
+    f->n++;
+}
+
+static int setup(void **state)
+{
+    *state = calloc(1, sizeof(struct fixture));
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    for (size_t i = 0; i < f->n; i++)
+        result_free(&f->runs[i]);
+    cmp_report_free(&f->rep);
+    free(f);
+    return 0;
+}
+
+static const char *const two[] = {"new-order", "payment"};
+
+static void test_one_trial_per_side(void **state)
+{
+    struct fixture *f = *state;
+    add(f, "a", two, 2, (const int64_t[]){1000, 200});
+    add(f, "b", two, 2, (const int64_t[]){1500, 200});
+    assert_int_equal(cmp_compare(f->runs, f->paths, f->n, &cfg, &f->rep, NULL), 0);
+    const struct cmp_outcome *o = &f->rep.outcomes[0];
+    assert_int_equal(o->n_scripts, 2);
+    assert_string_equal(o->scripts[0].name, "new-order");
+    const struct cmp_metric *p50 = &o->scripts[0].metrics[0];
+    assert_true(p50->a == 1000 && p50->b == 1500);
+    assert_true(fabs(p50->change_pct - 50) < 1e-9);
+    assert_true(isnan(p50->ci_low_pct) && isnan(p50->ci_high_pct));
+    assert_int_equal(p50->verdict, CMP_INCONCLUSIVE);
+    assert_true(o->scripts[1].metrics[2].change_pct == 0);
+    assert_int_equal(cmp_any_worse(&f->rep), 0);
+
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+    assert_int_equal(report_compare_json(fp, &f->rep, NULL), 0);
+    fclose(fp);
+    json_t *root = json_loads(text, 0, NULL);
+    assert_non_null(root);
+    json_t *rows = json_object_get(root, "scripts");
+    assert_int_equal(json_array_size(rows), 6);
+    json_t *row = json_array_get(rows, 3);
+    assert_string_equal(json_string_value(json_object_get(row, "script")), "payment");
+    assert_string_equal(json_string_value(json_object_get(row, "name")), "latency_p50");
+    assert_true(json_is_null(json_object_get(row, "ci_low_pct")));
+    json_decref(root);
+    free(text);
+}
+
+static void test_different_scripts_no_rows(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const other[] = {"new-order", "delivery"};
+    add(f, "a", two, 2, (const int64_t[]){1000, 200});
+    add(f, "b", other, 2, (const int64_t[]){1000, 200});
+    assert_int_equal(cmp_compare(f->runs, f->paths, f->n, &cfg, &f->rep, NULL), 0);
+    assert_int_equal(f->rep.outcomes[0].n_scripts, 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+    assert_int_equal(report_compare_json(fp, &f->rep, NULL), 0);
+    fclose(fp);
+    json_t *root = json_loads(text, 0, NULL);
+    assert_null(json_object_get(root, "scripts")); /* the documented shape, nothing more */
+    json_decref(root);
+    free(text);
+}
+
+static void test_one_script_no_rows(void **state)
+{
+    struct fixture *f = *state;
+    add(f, "a", two, 1, (const int64_t[]){1000});
+    add(f, "b", two, 1, (const int64_t[]){2000});
+    assert_int_equal(cmp_compare(f->runs, f->paths, f->n, &cfg, &f->rep, NULL), 0);
+    assert_int_equal(f->rep.outcomes[0].n_scripts, 0);
+}
+
+/* With trials, a script twice as slow on B is `worse` and trips --fail-if-worse, while the
+ * whole-run metrics (same intervals on both sides) are not worse. */
+static void test_trials_verdict(void **state)
+{
+    struct fixture *f = *state;
+    add(f, "a", two, 2, (const int64_t[]){1000, 200});
+    add(f, "a", two, 2, (const int64_t[]){1010, 200});
+    add(f, "a", two, 2, (const int64_t[]){990, 200});
+    add(f, "b", two, 2, (const int64_t[]){2000, 200});
+    add(f, "b", two, 2, (const int64_t[]){2020, 200});
+    add(f, "b", two, 2, (const int64_t[]){1980, 200});
+    assert_int_equal(cmp_compare(f->runs, f->paths, f->n, &cfg, &f->rep, NULL), 0);
+    const struct cmp_outcome *o = &f->rep.outcomes[0];
+    for (int k = 0; k < CMP_N_METRICS; k++)
+        assert_int_not_equal(o->metrics[k].verdict, CMP_WORSE);
+    assert_int_equal(o->n_scripts, 2);
+    assert_int_equal(o->scripts[0].metrics[0].verdict, CMP_WORSE);
+    assert_true(o->scripts[0].metrics[0].ci_low_pct > 80);
+    assert_int_equal(o->scripts[1].metrics[0].verdict, CMP_NO_DIFFERENCE);
+    assert_int_equal(cmp_any_worse(&f->rep), 1);
+}
+
+int main(void)
+{
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_one_trial_per_side),
+        T(test_different_scripts_no_rows),
+        T(test_one_script_no_rows),
+        T(test_trials_verdict),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
