@@ -36,17 +36,18 @@ test_server_gone_for_good_cuts_the_run_short() {
 
 test_server_restart_clients_reconnect() {
     fault_server
-    pga_bg run -w select-only -c 4 -j 2 -T 9 -q -o r.json "$FCONN"
-    sleep 2
+    # Long enough that crash recovery (seconds on a loaded machine) ends well before the run.
+    pga_bg run -w select-only -c 4 -j 2 -T 14 -P 1 -o r.json "$FCONN"
+    wait_progress 2
     harness halt
     sleep 3
     harness resume
     pga_wait
     assert_rc 0
     pyjson r.json 'd["complete"] is True and d["summary"]["errors"]["connection"] >= 1'
-    # A gap in the middle, and throughput back afterwards.
-    pyjson r.json 'min(i["transactions"] for i in d["intervals"][2:5]) == 0'
-    pyjson r.json 'd["intervals"][-1]["transactions"] > 0.3 * d["intervals"][0]["transactions"]'
+    # A gap after the first interval, and throughput back after it.
+    pyjson r.json 'any(i["transactions"] == 0 for i in d["intervals"][1:-1])'
+    pyjson r.json 'max(i["transactions"] for i in d["intervals"][[k for k, i in enumerate(d["intervals"]) if i["transactions"] == 0][-1]:]) > 0.3 * d["intervals"][0]["transactions"]'
     pyjson r.json 'all(c["transactions"] > 0 for c in d["clients"])'
 }
 
