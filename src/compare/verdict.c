@@ -5,8 +5,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-    const char *const cmp_verdict_names[4] = {"better", "worse", "no-meaningful-difference",
-                                              "inconclusive"};
+const char *const cmp_verdict_names[4] = {"better", "worse", "no-meaningful-difference",
+                                          "inconclusive"};
 
 enum cmp_class cmp_classify(double l, double u, double null, double lo, double up)
 {

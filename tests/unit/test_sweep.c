@@ -45,9 +45,9 @@ static void test_lists(void **state)
     assert_list("1..4x1.5", 1, (double[]){1, 2, 3}, 3);
     assert_list("100..400x1.5", 0, (double[]){100, 150, 225, 337.5}, 4);
     assert_list("2.5,7.5", 0, (double[]){2.5, 7.5}, 2);
-    const char *bad[] = {"",      ",",      "1,",     ",1",        "1,,2",  "a",       "1,a",
-                         "0",     "1.5",    "1,1",    "64..1x2",   "1..64", "1..64x1", "1..64x0.5",
-                         "1..x2", "..64x2", "1..64x", " 1",        "1e9",   "1..64x2,3"};
+    const char *bad[] = {"",      ",",      "1,",     ",1",      "1,,2",  "a",        "1,a",
+                         "0",     "1.5",    "1,1",    "64..1x2", "1..64", "1..64x1",  "1..64x0.5",
+                         "1..x2", "..64x2", "1..64x", " 1",      "1e9",   "1..64x2,3"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_bad_list(bad[i]);
 }
@@ -67,8 +67,8 @@ static void test_slo(void **state)
     assert_true(s.q == 1 && s.limit_us == 2e6);
     assert_int_equal(sweep_parse_slo("p95<=10ms", &s, &e), 0);
     assert_true(s.q == 0.95);
-    const char *bad[] = {"", "p99", "p99<5ms", "p98<=5ms", "p99<=ms", "p99<=5", "p99<=-1ms",
-                         "p99<=5min", "<=5ms", "p99<=5 ms"};
+    const char *bad[] = {"",       "p99",       "p99<5ms",   "p98<=5ms", "p99<=ms",
+                         "p99<=5", "p99<=-1ms", "p99<=5min", "<=5ms",    "p99<=5 ms"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         memset(&e, 0, sizeof e);
         assert_int_equal(sweep_parse_slo(bad[i], &s, &e), -1);
@@ -82,8 +82,13 @@ static void test_cell_files_and_points(void **state)
     struct sweep_setup setups[2] = {{"pg 16/a", ""}, {"B", ""}};
     struct sweep_doc d = {.n_setups = 2, .setups = setups};
     struct sweep_setting set[1] = {{"synchronous_commit", "off"}};
-    struct sweep_cell a = {.setup = 0, .clients = 8, .rate = 250.5, .scale = 10, .n_settings = 1,
-                           .settings = set, .trial = 2};
+    struct sweep_cell a = {.setup = 0,
+                           .clients = 8,
+                           .rate = 250.5,
+                           .scale = 10,
+                           .n_settings = 1,
+                           .settings = set,
+                           .trial = 2};
     char *f = sweep_cell_file(&d, &a);
     assert_string_equal(f, "pg_16_a-c8-R250.5-s10-synchronous_commit=off-t2.json");
     free(f);
