@@ -35,7 +35,7 @@ test_init_scale5_matches_pgbench() {
     pga init -s 5 -j 2 "$ours"
     assert_rc 0
     assert_err '^500055 of 500055 rows \(100 %\)'
-    assert_err 'vacuum, keys and indexes: 7 of 7 done'
+    assert_err 'vacuum, keys and indexes: ([0-9]+) of \1 done'
     "$PGBENCH" -i -s 5 -q "$theirs" >/dev/null 2>&1
     [ "$(sql "SELECT count(*), sum(aid) FROM pgbench_accounts" "$ours")" = "500000|125000250000" ] ||
         fail "unexpected accounts"
