@@ -2,6 +2,8 @@
 # The whole test suite: cmocka unit tests (normal and ASan+UBSan builds), then integration
 # tests against a scratch PostgreSQL started here and always stopped. Ends with one line
 # "N passed, N failed" and a non-zero exit on any failure.
+# PGARENA_TESTS=REGEX runs only the integration tests whose name matches (default: all);
+# PGARENA_NO_UNIT=1 skips the unit tests. Both are for development; make check runs all.
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -18,6 +20,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 echo "== unit tests"
 for t in build/tests/test_* build/asan/tests/test_*; do
     [ -x "$t" ] || continue
+    [ -n "${PGARENA_NO_UNIT:-}" ] && continue
     out=$("$t" 2>&1)
     rc=$?
     ok=$(printf '%s\n' "$out" | grep -c '^\[       OK \]')
@@ -42,6 +45,7 @@ else
     export PGARENA=${PGARENA:-$top/build/asan/pgarena} PGARENA_TEST_TOP=$top
     for f in tests/integration/test_*.sh; do
         for name in $(grep -oE '^test_[a-z0-9_]+' "$f"); do
+            [[ $name =~ ${PGARENA_TESTS:-.} ]] || continue
             log=$(mktemp /tmp/pgarena-testlog-XXXXXX)
             start=$(date +%s)
             ( set -e; . tests/integration/lib.sh; . "$f"; lib_setup; trap lib_teardown EXIT; "$name" ) >"$log" 2>&1
