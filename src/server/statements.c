@@ -36,8 +36,8 @@ int srv_statements_read(struct pg_conn *c, struct srv_statements *out)
                        v, sizeof v, &e) < 0 ||
         atoi(v) == 0) {
         snprintf(out->note, sizeof out->note,
-                 "pg_stat_statements is not installed in this database (it needs "
-                 "shared_preload_libraries and CREATE EXTENSION pg_stat_statements)");
+                 "pg_stat_statements is not installed in this database "
+                 "(shared_preload_libraries and CREATE EXTENSION)");
         return -1;
     }
     int version = pg_server_version(c);
