@@ -58,8 +58,8 @@ void run_env_measure_start(void *arg)
 }
 
 /* The reading after the run, into after; 0 when there is none. */
-static int stats_after(struct run_opts *o, const struct engine_result *er,
-                       struct srv_stats *after, struct result *r)
+static int stats_after(struct run_opts *o, const struct engine_result *er, struct srv_stats *after,
+                       struct result *r)
 {
     if (!o->env.have_before || er->end_reason == END_SERVER_LOST)
         return 0;

@@ -59,9 +59,9 @@ struct run_sampling {
     int off;           /* --no-sampling */
     int64_t sample_ms; /* --sample-ms */
     int ms_given;
-    atomic_int *pids;          /* the engine's backend PIDs, one per client */
-    struct sampler *sampler;   /* running from the start of the run to its end */
-    time_ns start_ns;          /* the measured start */
+    atomic_int *pids;           /* the engine's backend PIDs, one per client */
+    struct sampler *sampler;    /* running from the start of the run to its end */
+    time_ns start_ns;           /* the measured start */
     struct srv_statements pgss; /* pg_stat_statements at the measured start */
 };
 

@@ -115,8 +115,8 @@ void run_sampling_finish(struct run_opts *o, struct result *r)
         }
         r->waits.visibility = t.sees_all < 0 ? NULL : xstrdup(t.sees_all ? "all" : "own-user");
         r->waits.note = t.note[0] ? xstrdup(t.note) : NULL;
-        r->client_cpu = (struct result_client_cpu){t.have_cpu, t.cpu_user, t.cpu_system,
-                                                   t.max_thread_core};
+        r->client_cpu =
+            (struct result_client_cpu){t.have_cpu, t.cpu_user, t.cpu_system, t.max_thread_core};
         sample_totals_free(&t);
     }
     free(o->sampling.pids);

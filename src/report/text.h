@@ -26,8 +26,7 @@ void report_text_waits(FILE *out, const struct result *r);
 uint64_t report_waits_total(const struct result_wait *w, size_t n);
 
 /* An interval's top wait event and its share of the events kept for it; NULL when none. */
-const struct result_wait *report_interval_top_wait(const struct result_interval *it,
-                                                   double *share);
+const struct result_wait *report_interval_top_wait(const struct result_interval *it, double *share);
 
 /* One line per interval (show --intervals), with the client's CPU in cores, the host's busy
  * CPU and the top wait event when the run was sampled. */

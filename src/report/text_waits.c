@@ -36,7 +36,8 @@ static void print_waits(FILE *out, const struct result *r)
                 100.0 * (double)w->events[i].count / (double)total);
     if (w->n_events > SUMMARY_WAITS)
         fprintf(out, ", %zu more", w->n_events - SUMMARY_WAITS);
-    fprintf(out, "\n                     (%llu samples, every %d ms, of the run's own backends%s)\n",
+    fprintf(out,
+            "\n                     (%llu samples, every %d ms, of the run's own backends%s)\n",
             (unsigned long long)w->samples, w->sample_ms,
             w->visibility && strcmp(w->visibility, "own-user") == 0
                 ? "; pg_stat_activity showed only the user's own sessions"
@@ -84,8 +85,7 @@ void report_text_waits(FILE *out, const struct result *r)
     print_statements_server(out, r);
 }
 
-const struct result_wait *report_interval_top_wait(const struct result_interval *it,
-                                                   double *share)
+const struct result_wait *report_interval_top_wait(const struct result_interval *it, double *share)
 {
     uint64_t total = report_waits_total(it->waits, it->n_waits);
     *share = 0;

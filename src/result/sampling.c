@@ -68,16 +68,16 @@ void result_interval_sampling_json(const struct result_interval *it, json_t *o)
     if (it->n_waits > 0)
         json_object_set_new(o, "waits", waits_object(it->waits, it->n_waits));
     if (it->has_client_cpu)
-        json_object_set_new(o, "client_cpu",
-                            json_pack("{s:o, s:o}", "user", frac(it->cpu_user), "system",
-                                      frac(it->cpu_system)));
-    if (it->has_host)
         json_object_set_new(
-            o, "host",
-            json_pack("{s:{s:o, s:o, s:o, s:o}, s:{s:I, s:I}}", "cpu", "user", frac(it->host.user),
-                      "system", frac(it->host.system), "iowait", frac(it->host.iowait), "idle",
-                      frac(it->host.idle), "disk", "read_bytes", (json_int_t)it->host.read_bytes,
-                      "write_bytes", (json_int_t)it->host.write_bytes));
+            o, "client_cpu",
+            json_pack("{s:o, s:o}", "user", frac(it->cpu_user), "system", frac(it->cpu_system)));
+    if (it->has_host)
+        json_object_set_new(o, "host",
+                            json_pack("{s:{s:o, s:o, s:o, s:o}, s:{s:I, s:I}}", "cpu", "user",
+                                      frac(it->host.user), "system", frac(it->host.system),
+                                      "iowait", frac(it->host.iowait), "idle", frac(it->host.idle),
+                                      "disk", "read_bytes", (json_int_t)it->host.read_bytes,
+                                      "write_bytes", (json_int_t)it->host.write_bytes));
 }
 
 static double num(const json_t *o, const char *key)
@@ -126,16 +126,16 @@ static json_t *str_or_null(const char *s)
 void result_sampling_json(const struct result *r, json_t *root)
 {
     if (r->waits.present)
-        json_object_set_new(
-            root, "waits",
-            json_pack("{s:i, s:I, s:o, s:o, s:o}", "sample_ms", r->waits.sample_ms, "samples",
-                      (json_int_t)r->waits.samples, "events",
-                      waits_object(r->waits.events, r->waits.n_events), "visibility",
-                      str_or_null(r->waits.visibility), "note", str_or_null(r->waits.note)));
+        json_object_set_new(root, "waits",
+                            json_pack("{s:i, s:I, s:o, s:o, s:o}", "sample_ms", r->waits.sample_ms,
+                                      "samples", (json_int_t)r->waits.samples, "events",
+                                      waits_object(r->waits.events, r->waits.n_events),
+                                      "visibility", str_or_null(r->waits.visibility), "note",
+                                      str_or_null(r->waits.note)));
     if (r->client_cpu.present)
         json_object_set_new(root, "client_cpu",
-                            json_pack("{s:o, s:o, s:o}", "user", frac(r->client_cpu.user),
-                                      "system", frac(r->client_cpu.system), "max_thread",
+                            json_pack("{s:o, s:o, s:o}", "user", frac(r->client_cpu.user), "system",
+                                      frac(r->client_cpu.system), "max_thread",
                                       frac(r->client_cpu.max_thread_core)));
     if (r->n_statements_server > 0 || r->statements_server_note) {
         json_t *a = json_array();

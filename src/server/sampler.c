@@ -318,8 +318,8 @@ static int by_count(const void *a, const void *b)
 }
 
 /* Events with their counts, as a sorted array of named copies. */
-static struct sample_wait *named(const struct sampler *s, const uint32_t *ev,
-                                 const uint64_t *count, size_t n, size_t *n_out)
+static struct sample_wait *named(const struct sampler *s, const uint32_t *ev, const uint64_t *count,
+                                 size_t n, size_t *n_out)
 {
     struct sample_wait *w = xcalloc(n ? n : 1, sizeof *w);
     size_t k = 0;

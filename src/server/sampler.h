@@ -23,9 +23,9 @@
 struct sampler_config {
     const struct pg_connopts *conn; /* must outlive the sampler */
     int sample_ms;
-    int64_t interval_us;           /* length of the run's intervals */
-    time_ns start_ns;              /* the measured part begins (monotonic) */
-    const atomic_int *pids;        /* the engine's backend PIDs, one per client (0: none) */
+    int64_t interval_us;    /* length of the run's intervals */
+    time_ns start_ns;       /* the measured part begins (monotonic) */
+    const atomic_int *pids; /* the engine's backend PIDs, one per client (0: none) */
     int n_pids;
     int host; /* read the host's /proc/stat and /proc/diskstats (the server is local) */
 };

@@ -46,15 +46,16 @@ int srv_statements_read(struct pg_conn *c, struct srv_statements *out)
              version >= 130000 ? "total_exec_time" : "total_time");
     struct pg_result *r = srv_query(c, sql, &e);
     if (!r) {
-        snprintf(out->note, sizeof out->note, "pg_stat_statements could not be read: %.200s", e.msg);
+        snprintf(out->note, sizeof out->note, "pg_stat_statements could not be read: %.200s",
+                 e.msg);
         return -1;
     }
     int n = pg_result_rows(r);
     out->s = xcalloc((size_t)n + 1, sizeof *out->s);
     for (int i = 0; i < n; i++)
-        out->s[out->n++] = (struct srv_statement){
-            srv_value_dup(r, i, 0), srv_value_dup(r, i, 1), u64(r, i, 2), u64(r, i, 3),
-            atof(pg_result_value(r, i, 4))};
+        out->s[out->n++] =
+            (struct srv_statement){srv_value_dup(r, i, 0), srv_value_dup(r, i, 1), u64(r, i, 2),
+                                   u64(r, i, 3), atof(pg_result_value(r, i, 4))};
     pg_result_free(r);
     for (size_t i = 0; i < out->n; i++) /* NULLs as "" so that sorting and printing hold */
         if (!out->s[i].key)
@@ -86,9 +87,8 @@ static int by_total_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-size_t srv_statements_delta(const struct srv_statements *before,
-                            const struct srv_statements *after, size_t top,
-                            struct srv_statement **out)
+size_t srv_statements_delta(const struct srv_statements *before, const struct srv_statements *after,
+                            size_t top, struct srv_statement **out)
 {
     struct srv_statement *d = xcalloc(after->n + 1, sizeof *d);
     size_t n = 0;

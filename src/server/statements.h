@@ -23,8 +23,8 @@ struct srv_statement {
 };
 
 struct srv_statements {
-    int read;          /* 1 when read; 0 with note saying why not */
-    char note[256];    /* "pg_stat_statements is not installed ...", "" when read */
+    int read;       /* 1 when read; 0 with note saying why not */
+    char note[256]; /* "pg_stat_statements is not installed ...", "" when read */
     size_t n;
     struct srv_statement *s; /* sorted by key */
 };
@@ -38,9 +38,8 @@ void srv_statements_free(struct srv_statements *s);
  * in after counts whole), at most top of them, highest first, with calls and rows grown too;
  * statements that were not called in between are left out. Returns the count; *out (caller
  * frees with srv_statements_delta_free) holds them with their own strings. */
-size_t srv_statements_delta(const struct srv_statements *before,
-                            const struct srv_statements *after, size_t top,
-                            struct srv_statement **out);
+size_t srv_statements_delta(const struct srv_statements *before, const struct srv_statements *after,
+                            size_t top, struct srv_statement **out);
 void srv_statements_delta_free(struct srv_statement *d, size_t n);
 
 #endif

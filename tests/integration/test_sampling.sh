@@ -3,13 +3,6 @@
 # against what the workload forces (a hot row makes clients wait on each other's locks), and
 # against the server itself (pg_stat_statements' calls equal the transactions run).
 
-sampling_db() {
-    db=$(newdb "$1")
-    pga init -s 1 -q "$db"
-    assert_rc 0
-    echo "$db"
-}
-
 # The share of the top event in the file's waits.events ("NAME SHARE").
 top_wait() {
     python3 - "$1" <<'PY'
@@ -23,7 +16,7 @@ PY
 # Every client updates the same pgbench_branches row, holding its lock a little while: the
 # others queue behind it on the transaction's lock.
 test_sampling_hot_row_shows_lock_waits() {
-    db=$(sampling_db pga_hot)
+    db=$(pgbench_db pga_hot)
     cat >hot.sql <<'EOF'
 BEGIN;
 UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;
@@ -54,7 +47,7 @@ EOF
 
 # Read-only work never waits on a lock: the backends run (CPU) or wait for their client.
 test_sampling_select_only_cpu_and_clientread() {
-    db=$(sampling_db pga_selonly)
+    db=$(pgbench_db pga_selonly)
     pga run -w select-only -c 2 -T 2 -q -o r.json "$db"
     assert_rc 0
     pyjson r.json 'd["waits"]["samples"] >= 5 and sum(d["waits"]["events"].values()) > 0'
@@ -65,7 +58,7 @@ test_sampling_select_only_cpu_and_clientread() {
 
 # Sessions that are not the run's are never counted, whatever they wait on.
 test_sampling_ignores_unrelated_sessions() {
-    db=$(sampling_db pga_unrelated)
+    db=$(pgbench_db pga_unrelated)
     # One idle in transaction (waits on ClientRead), one asleep (Timeout:PgSleep).
     { echo "BEGIN; SELECT txid_current();"; sleep 8; echo "COMMIT;"; } | "$PSQL" -X -q "$db" >/dev/null &
     "$PSQL" -X -q -c "SELECT pg_sleep(8)" "$db" >/dev/null &
@@ -83,7 +76,7 @@ test_sampling_ignores_unrelated_sessions() {
 
 # --no-sampling: none of the paths, nothing in the summary.
 test_sampling_off_writes_none_of_its_paths() {
-    db=$(sampling_db pga_nosample)
+    db=$(pgbench_db pga_nosample)
     pga run -w select-only -c 1 -T 1 --no-sampling -q -o r.json "$db"
     assert_rc 0
     pyjson r.json 'not any(k in d for k in ("waits", "client_cpu", "statements_server", "statements_server_note"))'
@@ -101,7 +94,7 @@ test_sampling_off_writes_none_of_its_paths() {
 
 # A user without pg_read_all_stats sees only its own sessions: the run goes on, and says so.
 test_sampling_plain_user_sees_own_sessions() {
-    db=$(sampling_db pga_plainuser)
+    db=$(pgbench_db pga_plainuser)
     sql "DROP ROLE IF EXISTS pga_plain" "$db" >/dev/null 2>&1 || true
     sql "CREATE ROLE pga_plain LOGIN" "$db" >/dev/null
     printf 'SELECT 1;\n' >one.sql
