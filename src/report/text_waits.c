@@ -9,6 +9,9 @@
 
 /* Wait events on the summary line; the rest are left out. */
 #define SUMMARY_WAITS 4
+/* The summary's values start in this column, and its lines end before WIDTH. */
+#define INDENT 21
+#define WIDTH  100
 /* Statements in the summary's table. */
 #define SUMMARY_STATEMENTS 5
 /* A client thread busier than this share of one core may be what limits the run. */
@@ -31,11 +34,23 @@ static void print_waits(FILE *out, const struct result *r)
         fprintf(out, "none seen (%s)\n", w->note ? w->note : "no backend of the run was sampled");
         return;
     }
-    for (size_t i = 0; i < w->n_events && i < SUMMARY_WAITS; i++)
-        fprintf(out, "%s%s %.1f %%", i ? ", " : "", w->events[i].name,
-                100.0 * (double)w->events[i].count / (double)total);
-    if (w->n_events > SUMMARY_WAITS)
-        fprintf(out, ", %zu more", w->n_events - SUMMARY_WAITS);
+    int col = INDENT;
+    for (size_t i = 0; i < w->n_events && i <= SUMMARY_WAITS; i++) {
+        char item[160];
+        if (i == SUMMARY_WAITS)
+            snprintf(item, sizeof item, "%zu more", w->n_events - SUMMARY_WAITS);
+        else
+            snprintf(item, sizeof item, "%s %.1f %%", w->events[i].name,
+                     100.0 * (double)w->events[i].count / (double)total);
+        int len = (int)strlen(item) + (i ? 2 : 0);
+        if (i && col + len > WIDTH) { /* wrap under the first event */
+            fprintf(out, ",\n%*s%s", INDENT, "", item);
+            col = INDENT + len - 2;
+        } else {
+            fprintf(out, "%s%s", i ? ", " : "", item);
+            col += len;
+        }
+    }
     fprintf(out,
             "\n                     (%llu samples, every %d ms, of the run's own backends%s)\n",
             (unsigned long long)w->samples, w->sample_ms,
