@@ -127,3 +127,28 @@ test_sampling_pg_stat_statements_deltas() {
     assert_out '^server statements \(pg_stat_statements'
     assert_out 'pga_marker'
 }
+
+# compare names the wait event that explains a difference: the same update on a row per client
+# (A) and on one row for all (B).
+test_sampling_compare_names_the_wait_event() {
+    db=$(newdb pga_cmpwaits)
+    pga init -s 4 -q "$db"
+    assert_rc 0
+    for side in spread:':client_id + 1' hot:1; do
+        printf 'BEGIN;\nUPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = %s;\nSELECT pg_sleep(0.002);\nEND;\n' \
+            "${side#*:}" >"${side%%:*}.sql"
+    done
+    pga run -f spread.sql -c 4 -j 2 -T 2 -q --label spread -o a.json "$db"
+    assert_rc 0
+    pga run -f hot.sql -c 4 -j 2 -T 2 -q --label hot -o b.json "$db"
+    assert_rc 0
+    pga compare a.json b.json --json
+    assert_rc 0
+    cp "$T/out" cmp.json
+    pyjson cmp.json 'd["waits"][0]["name"].startswith("Lock:") and d["waits"][0]["change_points"] > 10'
+    pyjson cmp.json 'all(0 <= w["a_share"] <= 1 and 0 <= w["b_share"] <= 1 for w in d["waits"])'
+    pga compare a.json b.json
+    assert_rc 0
+    assert_out '^wait events whose share of the sampled backends changed most'
+    assert_out '^  Lock:[a-z]+ +[0-9.]+ % → +[0-9.]+ %  \(\+[0-9.]+ points\)'
+}
