@@ -79,6 +79,11 @@ void report_html_distribution(struct report_doc *d);
 /* A row per script of every run that ran several (html_scripts.c); nothing when none did. */
 void report_html_scripts(struct report_doc *d);
 
+/* Why (html_waits.c): wait events over time, stacked, per setup; client and host CPU and disk
+ * writes over time; the top wait events and pg_stat_statements' statements as tables.
+ * Nothing when no run was sampled. */
+void report_html_why(struct report_doc *d);
+
 /* Failures by class and over time; nothing when no run had any. */
 void report_html_failures(struct report_doc *d);
 

@@ -43,6 +43,14 @@ EOF
     assert_rc 0
     assert_out 'top_wait'
     assert_out ' Lock:[a-z]+ [0-9]+ %'
+    # The report draws them: the section, a stacked chart of the events, the CPU charts.
+    pga report r.json -o r.html
+    assert_rc 0
+    grep -q '<section id="why">' r.html || fail "no why section in the report"
+    grep -q '<h3>Wait events: ' r.html || fail "no wait events chart"
+    grep -q 'fill-opacity="1.00"' r.html || fail "no stacked areas"
+    grep -q '<h3>Client CPU</h3>' r.html || fail "no client CPU chart"
+    grep -q '<h3>Host CPU busy</h3>' r.html || fail "no host CPU chart"
 }
 
 # Read-only work never waits on a lock: the backends run (CPU) or wait for their client.
@@ -85,6 +93,9 @@ test_sampling_off_writes_none_of_its_paths() {
         cat "$T/out"
         fail "the summary speaks of sampling that did not happen"
     fi
+    pga report r.json -o r.html
+    assert_rc 0
+    ! grep -q '<section id="why">' r.html || fail "a why section without sampling"
     # Without the extension, a note and not an error.
     pga run -w select-only -c 1 -T 1 -q -o s.json "$db"
     assert_rc 0
