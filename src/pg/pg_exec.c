@@ -76,6 +76,32 @@ struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char
     return NULL;
 }
 
+int pg_prepare(struct pg_conn *c, const char *name, const char *sql, int n, struct err *e)
+{
+    struct pg_result *r = pg_libpq_result(PQprepare(real(c), name, sql, n, NULL));
+    int ok = r && pg_result_status(r) == PG_RES_COMMAND;
+    if (!ok) {
+        char line[512];
+        pg_error_line(c, r, line, sizeof line);
+        err_set(e, ERR_RUNTIME, "%s", line);
+    }
+    pg_result_free(r);
+    return ok ? 0 : -1;
+}
+
+struct pg_result *pg_query_prepared(struct pg_conn *c, const char *name, int n,
+                                    const char *const *values, struct err *e)
+{
+    struct pg_result *r = pg_libpq_result(PQexecPrepared(real(c), name, n, values, NULL, NULL, 0));
+    if (r && pg_result_status(r) == PG_RES_ROWS)
+        return r;
+    char line[512];
+    pg_error_line(c, r, line, sizeof line);
+    err_set(e, ERR_RUNTIME, "%s", line);
+    pg_result_free(r);
+    return NULL;
+}
+
 int pg_query_value(struct pg_conn *c, const char *sql, char *out, size_t out_size, struct err *e)
 {
     struct pg_result *r = pg_query(c, sql, 0, NULL, e);
