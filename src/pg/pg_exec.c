@@ -48,9 +48,9 @@ static int result_failed(const struct pg_conn *c, const struct pg_result *r, con
     return err_set(e, ERR_RUNTIME, "%s: %s (%.*s)", what, line, n, detail);
 }
 
-int pg_exec(struct pg_conn *c, const char *sql, struct err *e)
+/* Free r: 0 when it is a command's or a query's success, else -1 with e set. */
+static int done_ok(struct pg_conn *c, struct pg_result *r, struct err *e)
 {
-    struct pg_result *r = pg_libpq_result(PQexec(real(c), sql));
     int ok = r && (pg_result_status(r) == PG_RES_COMMAND || pg_result_status(r) == PG_RES_ROWS);
     if (!ok) {
         char line[512];
@@ -59,6 +59,11 @@ int pg_exec(struct pg_conn *c, const char *sql, struct err *e)
     }
     pg_result_free(r);
     return ok ? 0 : -1;
+}
+
+int pg_exec(struct pg_conn *c, const char *sql, struct err *e)
+{
+    return done_ok(c, pg_libpq_result(PQexec(real(c), sql)), e);
 }
 
 struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char *const *values,
@@ -78,15 +83,7 @@ struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char
 
 int pg_prepare(struct pg_conn *c, const char *name, const char *sql, int n, struct err *e)
 {
-    struct pg_result *r = pg_libpq_result(PQprepare(real(c), name, sql, n, NULL));
-    int ok = r && pg_result_status(r) == PG_RES_COMMAND;
-    if (!ok) {
-        char line[512];
-        pg_error_line(c, r, line, sizeof line);
-        err_set(e, ERR_RUNTIME, "%s", line);
-    }
-    pg_result_free(r);
-    return ok ? 0 : -1;
+    return done_ok(c, pg_libpq_result(PQprepare(real(c), name, sql, n, NULL)), e);
 }
 
 struct pg_result *pg_query_prepared(struct pg_conn *c, const char *name, int n,

@@ -70,6 +70,16 @@ struct report_point {
 size_t report_percentile_curve(const struct hist_sparse *h, double max_nines,
                                struct report_point *out, size_t n_points);
 
+/* <figure class="fig"><h3>heading</h3> ... <figcaption>caption</figcaption></figure> */
+void report_figure_begin(struct report_doc *d, const char *heading);
+void report_figure_end(struct report_doc *d, const char *caption);
+
+/* One line per run in chart c: value(interval, what) against the interval's end (NaN: a gap),
+ * in the run's side's style. */
+struct svg_chart;
+void report_interval_series(struct report_doc *d, struct svg_chart *c,
+                            double (*value)(const struct result_interval *it, int what), int what);
+
 /* Throughput, then latency p50, p99 and max, over time (one line per run). */
 void report_html_over_time(struct report_doc *d);
 

@@ -40,20 +40,6 @@ static long first_sampled(const struct report_doc *d, size_t side)
     return -1;
 }
 
-static void figure_begin(struct report_doc *d, const char *heading)
-{
-    buf_puts(d->out, "<figure class=\"fig\"><h3>");
-    report_escape(d->out, heading);
-    buf_puts(d->out, "</h3>\n");
-}
-
-static void figure_end(struct report_doc *d, const char *caption)
-{
-    buf_puts(d->out, "<figcaption>");
-    report_escape(d->out, caption);
-    buf_puts(d->out, "</figcaption></figure>\n");
-}
-
 /* The share (0..1) of event name among an interval's kept events; with name NULL, of the events
  * not among top[0..n_top). */
 static double interval_share(const struct result_interval *it, const char *name,
@@ -92,7 +78,7 @@ static void waits_chart(struct report_doc *d, size_t i)
     char title[160], id[32];
     snprintf(title, sizeof title, "Wait events: %s", report_run_label(d, i));
     snprintf(id, sizeof id, "chart%d", ++d->next_id);
-    figure_begin(d, title);
+    report_figure_begin(d, title);
     struct svg_chart c;
     svg_chart_begin(&c, d->out, id, title, &x, &y, legend, n_top + 1);
     for (size_t t = 0; t < n; t++) {
@@ -109,10 +95,11 @@ static void waits_chart(struct report_doc *d, size_t i)
         svg_fill(&c, xs, lo, hi, n, legend[k].style, 1.0); /* NaN: an unsampled interval */
     }
     svg_chart_end(&c);
-    figure_end(d, "What the run's own backends were doing, sampled in pg_stat_activity: each "
-                  "interval's events as shares of its samples, stacked from the run's most "
-                  "frequent event up. CPU: active without a wait event; Client:ClientRead: "
-                  "waiting for the client's next statement.");
+    report_figure_end(d,
+                      "What the run's own backends were doing, sampled in pg_stat_activity: each "
+                      "interval's events as shares of its samples, stacked from the run's most "
+                      "frequent event up. CPU: active without a wait event; Client:ClientRead: "
+                      "waiting for the client's next statement.");
     free(xs);
     free(lo);
     free(hi);
@@ -120,7 +107,7 @@ static void waits_chart(struct report_doc *d, size_t i)
 
 enum cpu_what { CPU_CLIENT, CPU_HOST, DISK_WRITE };
 
-static double cpu_value(const struct result_interval *it, enum cpu_what what)
+static double cpu_value(const struct result_interval *it, int what)
 {
     if (what == CPU_CLIENT)
         return it->has_client_cpu ? it->cpu_user + it->cpu_system : NAN;
@@ -159,24 +146,13 @@ static void cpu_chart(struct report_doc *d, enum cpu_what what, const char *titl
                          .title = ytitle};
     char id[32];
     snprintf(id, sizeof id, "chart%d", ++d->next_id);
-    figure_begin(d, title);
+    report_figure_begin(d, title);
     struct svg_chart c;
     svg_chart_begin(&c, d->out, id, title, &x, &y, legend, d->n_sides);
     free(legend);
-    for (size_t i = 0; i < d->in->n; i++) {
-        const struct result *r = &d->in->runs[i];
-        double *xs = xmalloc((r->n_intervals + 1) * sizeof *xs);
-        double *ys = xmalloc((r->n_intervals + 1) * sizeof *ys);
-        for (size_t t = 0; t < r->n_intervals; t++) {
-            xs[t] = r->intervals[t].t_s;
-            ys[t] = cpu_value(&r->intervals[t], what);
-        }
-        svg_series(&c, xs, ys, r->n_intervals, d->side_of[i]);
-        free(xs);
-        free(ys);
-    }
+    report_interval_series(d, &c, cpu_value, (int)what);
     svg_chart_end(&c);
-    figure_end(d, caption);
+    report_figure_end(d, caption);
 }
 
 /* The top wait events of every sampled run, as shares. */
