@@ -358,7 +358,8 @@ static char *dup_or_null(const char *s)
     return s ? xstrdup(s) : NULL;
 }
 
-/* agents[]: each input's agent object with its host and figures; the merge check. */
+/* agents[]: each input's agent object with its host and figures (before the first's
+ * environment moves); then the merge check. */
 static void list_agents(struct merge_ctx *m, struct result *out)
 {
     out->agents = xcalloc(m->n, sizeof *out->agents);
@@ -394,6 +395,10 @@ static void list_agents(struct merge_ctx *m, struct result *out)
     }
     out->merge.start_spread_us = m->t0_us ? (double)(hi - lo) : -1;
     out->merge.aligned = m->t0_us != 0;
+}
+
+static void check_commits(struct result *out)
+{
     out->merge.transactions = out->summary.transactions;
     out->merge.server_xact_commit = -1;
     for (size_t i = 0; i < out->n_server_stats; i++)
@@ -477,13 +482,14 @@ int result_merge(struct result *in, const char *const *names, size_t n, int forc
                  struct result *out, struct err *e)
 {
     memset(out, 0, sizeof *out);
-    if (n < 2)
-        return err_set(e, ERR_INPUT, "merge: needs two result files or more");
+    if (n < 1)
+        return err_set(e, ERR_INPUT, "merge: no result to merge");
     size_t *order = agent_order(in, n);
     struct merge_ctx m = {in, names, order, n, 0, 1, 0, hist_new()};
     int rc = check_inputs(in, names, order, n, force, e);
     if (rc == 0) {
         plan(&m);
+        list_agents(&m, out);
         take_environment(&in[order[0]], out);
         out->hist_sub_buckets = HIST_SUB_BUCKETS;
         merge_counts(&m, out);
@@ -497,7 +503,7 @@ int result_merge(struct result *in, const char *const *names, size_t n, int forc
         merge_statements_clients(&m, out);
         merge_tpcc(&m, out);
         merge_ends(&m, out);
-        list_agents(&m, out);
+        check_commits(out);
     }
     hist_free(m.h);
     free(order);

@@ -23,10 +23,10 @@
  */
 
 /* Merge in[0..n) (names[i] names in[i] in messages) into out. Refused (-1 with e set,
- * ERR_INPUT): fewer than two inputs, histograms of other parameters (unit, sub-buckets or
+ * ERR_INPUT): no input, histograms of other parameters (unit, sub-buckets or
  * bins), two files of one agent index of one run. Unless force: files of different run ids
  * or without an agent object, a run's agents missing, or options that differ between them
- * (the message names the option). in is sorted by agent index in place. */
+ * (the message names the option). The output lists the inputs by agent index. */
 int result_merge(struct result *in, const char *const *names, size_t n, int force,
                  struct result *out, struct err *e);
 
