@@ -74,11 +74,11 @@ int run_agents_check(struct run_opts *o, struct err *e)
                        (long long)a->index, (long long)a->count - 1);
     if (!a->run_id || !*a->run_id)
         return err_set(e, ERR_INPUT, "run: --agents needs --run-id ID (the same for every agent)");
+    if (o->local)
+        return err_set(e, ERR_INPUT, "run: --agents cannot be combined with --local");
     if (o->clients < a->count)
         return err_set(e, ERR_INPUT, "run: -c %lld gives no client to some of --agents %lld",
                        (long long)o->clients, (long long)a->count);
-    if (o->local)
-        return err_set(e, ERR_INPUT, "run: --agents cannot be combined with --local");
     if (!a->wait_s)
         a->wait_s = 60;
     /* The split: this agent's clients and rate; the seed stays the run's (recorded as such)
