@@ -78,6 +78,8 @@ void report_html_distribution(struct report_doc *d);
 
 /* A row per script of every run that ran several (html_scripts.c); nothing when none did. */
 void report_html_scripts(struct report_doc *d);
+/* Merged runs: a row per agent (html_agents.c). */
+void report_html_agents(struct report_doc *d);
 
 /* Failures by class and over time; nothing when no run had any. */
 void report_html_failures(struct report_doc *d);

@@ -136,6 +136,13 @@ PY
     pga show merged.json
     assert_rc 0
     assert_out 'agent spread: +tps'
+    pga compare a0.json merged.json
+    assert_rc 0
+    assert_out 'merged\.json: merged from 3 agents: tps per client'
+    pga report merged.json -o report.html
+    assert_rc 0
+    grep -q '<section id="agents">' report.html || fail "no agents section in the report"
+    [ "$(grep -c '<td>[012]</td><td style="text-align:left">' report.html)" -eq 3 ] || fail "not a row per agent"
 }
 
 test_agents_killed_agent_ends_the_run() {
