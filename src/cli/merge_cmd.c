@@ -59,8 +59,9 @@ static int parse_options(int argc, char **argv, struct merge_opts *o, struct err
     o->first = optind;
     o->n = argc - optind;
     if (o->n < 2)
-        return err_set(e, ERR_INPUT, "merge: expected two result files or more (see pgarena "
-                                     "merge --help)");
+        return err_set(e, ERR_INPUT,
+                       "merge: expected two result files or more (see pgarena "
+                       "merge --help)");
     if (!o->output)
         return err_set(e, ERR_INPUT, "merge: -o ALL.json is required");
     struct stat st;

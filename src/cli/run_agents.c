@@ -55,18 +55,21 @@ int run_agents_check(struct run_opts *o, struct err *e)
     struct run_agents *a = &o->agents;
     if (a->count == 0) {
         if (a->index_given || a->run_id || a->coord || a->merged || a->wait_s)
-            return err_set(e, ERR_INPUT, "run: --agent-index, --run-id, --coord, --merged and "
-                                         "--agent-wait need --agents N");
+            return err_set(e, ERR_INPUT,
+                           "run: --agent-index, --run-id, --coord, --merged and "
+                           "--agent-wait need --agents N");
         return 0;
     }
     if (!a->index_given) {
         int from_env = coord_index_from_env();
         if (from_env == -2)
-            return err_set(e, ERR_INPUT, "run: JOB_COMPLETION_INDEX or SLURM_PROCID is not an "
-                                         "agent index");
+            return err_set(e, ERR_INPUT,
+                           "run: JOB_COMPLETION_INDEX or SLURM_PROCID is not an "
+                           "agent index");
         if (from_env < 0)
-            return err_set(e, ERR_INPUT, "run: --agents needs --agent-index (or "
-                                         "JOB_COMPLETION_INDEX, SLURM_PROCID)");
+            return err_set(e, ERR_INPUT,
+                           "run: --agents needs --agent-index (or "
+                           "JOB_COMPLETION_INDEX, SLURM_PROCID)");
         a->index = from_env;
     }
     if (a->index < 0 || a->index >= a->count)
@@ -104,10 +107,9 @@ static char *options_text(const struct run_opts *o)
         buf_printf(&b, "-%c=%s\n", o->specs[i].kind, o->specs[i].arg);
     for (int i = 0; i < o->n_defines; i++)
         buf_printf(&b, "-D=%s\n", o->defines[i]);
-    buf_printf(&b, "-s=%lld\n-c=%lld\n-R=%g\n-T=%lld\n-t=%lld\n-M=%s\n",
-               (long long)o->scale, (long long)o->agents.clients_all, o->agents.rate_all,
-               (long long)o->duration_s, (long long)o->tx_per_client,
-               run_protocol_names[o->protocol]);
+    buf_printf(&b, "-s=%lld\n-c=%lld\n-R=%g\n-T=%lld\n-t=%lld\n-M=%s\n", (long long)o->scale,
+               (long long)o->agents.clients_all, o->agents.rate_all, (long long)o->duration_s,
+               (long long)o->tx_per_client, run_protocol_names[o->protocol]);
     buf_printf(&b, "--warmup=%lld\n--latency-limit=%g\n--max-tries=%lld\n--timeout=%lld\n",
                (long long)o->warmup_s, o->latency_limit_ms, (long long)o->max_tries,
                (long long)o->timeout_ms);
@@ -136,8 +138,8 @@ int run_agents_open(struct run_opts *o, struct err *e)
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     char *options = options_text(o);
-    struct coord_agent ca = {(int)a->index, (int)a->count, a->run_id, options, host,
-                             (double)a->wait_s};
+    struct coord_agent ca = {(int)a->index, (int)a->count, a->run_id,
+                             options,       host,          (double)a->wait_s};
     a->coord_h = coord_open(conn, &ca, e);
     free(options);
     pg_connopts_free(&coord);

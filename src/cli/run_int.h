@@ -46,8 +46,8 @@ struct coord;
 
 /* run --agents (run_agents.c): the options as given, the split, and the coordination. */
 struct run_agents {
-    int64_t count;  /* --agents; 0: a run of one process */
-    int64_t index;  /* --agent-index, or from JOB_COMPLETION_INDEX / SLURM_PROCID */
+    int64_t count; /* --agents; 0: a run of one process */
+    int64_t index; /* --agent-index, or from JOB_COMPLETION_INDEX / SLURM_PROCID */
     int index_given;
     const char *run_id, *coord, *merged;
     int64_t wait_s;      /* --agent-wait: at the barrier (default 60) */

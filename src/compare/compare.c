@@ -115,11 +115,12 @@ static void warn_agents(struct cmp_report *rep, const char *path, const struct r
             lo_at = a->index;
     }
     int lagging = hi_p99 > 2 * lo_p99 || lo_tpc < 0.8 * hi_tpc;
-    cmp_warn(rep, "%s: merged from %zu agents: tps per client %.2f..%.2f, p99 %.3f..%.3f ms",
-             path, r->n_agents, lo_tpc, hi_tpc, lo_p99 / 1000, hi_p99 / 1000);
+    cmp_warn(rep, "%s: merged from %zu agents: tps per client %.2f..%.2f, p99 %.3f..%.3f ms", path,
+             r->n_agents, lo_tpc, hi_tpc, lo_p99 / 1000, hi_p99 / 1000);
     if (lagging)
-        cmp_warn(rep, "%s: agent %d lags the others (p99 or throughput per client): was its "
-                      "load host the bottleneck?",
+        cmp_warn(rep,
+                 "%s: agent %d lags the others (p99 or throughput per client): was its "
+                 "load host the bottleneck?",
                  path, hi_p99 > 2 * lo_p99 ? hi_at : lo_at);
 }
 

@@ -108,8 +108,9 @@ static int create_schema(struct coord *c, struct err *e)
             break;
         sleep_ms(100 + 50 * c->index % 200);
     }
-    return err_set(e, ERR_INPUT, "run: cannot create the pgarena schema on the coordination "
-                                 "database (not writable? use --coord): %s",
+    return err_set(e, ERR_INPUT,
+                   "run: cannot create the pgarena schema on the coordination "
+                   "database (not writable? use --coord): %s",
                    qe.msg);
 }
 
@@ -127,8 +128,8 @@ static char *first_difference(const char *a, const char *b)
             int lva = (int)(a + la - va), lvb = (int)(b + lb - vb);
             if (lvb < 0)
                 lvb = 0;
-            return xasprintf("%.*s (%.*s here, %.*s in the run's first agent)", (int)name, a,
-                             lva, va, lvb, vb);
+            return xasprintf("%.*s (%.*s here, %.*s in the run's first agent)", (int)name, a, lva,
+                             va, lvb, vb);
         }
         a += la + (a[la] == '\n');
         b += lb + (b[lb] == '\n');
@@ -176,8 +177,8 @@ static int join_run(struct coord *c, const struct coord_agent *a, struct err *e)
                          "of run %s)",
                          a->count, agents, c->run_id);
         else if (diff)
-            rc = err_set(e, ERR_INPUT, "run: option %s differs from run %s: %s", diff,
-                         c->run_id, "every agent of a run must be given the same options");
+            rc = err_set(e, ERR_INPUT, "run: option %s differs from run %s: %s", diff, c->run_id,
+                         "every agent of a run must be given the same options");
         else if (strcmp(run_state, "gathering") != 0)
             rc = err_set(e, ERR_INPUT, "run: run %s has started already without agent %d",
                          c->run_id, c->index);
@@ -202,15 +203,15 @@ static int register_agent(struct coord *c, const struct coord_agent *a, struct e
     }
     if (strcmp(state, "23505") != 0)
         return -1;
-    r = query(c->pg, c, "SELECT host, pid FROM pgarena.agents WHERE run_id = $1 AND idx = $2",
-              0, NULL, state, e);
+    r = query(c->pg, c, "SELECT host, pid FROM pgarena.agents WHERE run_id = $1 AND idx = $2", 0,
+              NULL, state, e);
     char who[200] = "";
     if (r && pg_result_rows(r) == 1)
         snprintf(who, sizeof who, " (host %s, pid %s)", pg_result_value(r, 0, 0),
                  pg_result_value(r, 0, 1));
     pg_result_free(r);
-    return err_set(e, ERR_INPUT, "run: agent %d of run %s is taken by another agent%s",
-                   c->index, c->run_id, who);
+    return err_set(e, ERR_INPUT, "run: agent %d of run %s is taken by another agent%s", c->index,
+                   c->run_id, who);
 }
 
 static void mark_lost(struct coord *c, const char *why)
@@ -251,8 +252,7 @@ static void beat_once(struct coord *c, struct pg_conn *pg, int beat)
     if (strcmp(pg_result_value(r, 0, 0), "lost") == 0) {
         mark_lost(c, pg_result_value(r, 0, 1));
     } else if (!pg_result_isnull(r, 0, 2)) {
-        char *why = xasprintf("agent %s silent for %d s", pg_result_value(r, 0, 2),
-                              COORD_SILENT_S);
+        char *why = xasprintf("agent %s silent for %d s", pg_result_value(r, 0, 2), COORD_SILENT_S);
         const char *w[1] = {why};
         command(pg, c,
                 "UPDATE pgarena.runs SET state = 'lost', why = $3 WHERE run_id = $1 "
@@ -301,8 +301,7 @@ static void copy_connopts(struct pg_connopts *dst, const struct pg_connopts *src
     dst->dbname = dup_or_null(src->dbname);
 }
 
-struct coord *coord_open(const struct pg_connopts *conn, const struct coord_agent *a,
-                         struct err *e)
+struct coord *coord_open(const struct pg_connopts *conn, const struct coord_agent *a, struct err *e)
 {
     struct coord *c = xcalloc(1, sizeof *c);
     copy_connopts(&c->conn, conn);
@@ -315,8 +314,7 @@ struct coord *coord_open(const struct pg_connopts *conn, const struct coord_agen
     c->pg = pg_connect(&c->conn, e);
     if (!c->pg) {
         err_set(e, ERR_RUNTIME, "run: the coordination database: %s", e->msg);
-    } else if (create_schema(c, e) == 0 && join_run(c, a, e) == 0 &&
-               register_agent(c, a, e) == 0) {
+    } else if (create_schema(c, e) == 0 && join_run(c, a, e) == 0 && register_agent(c, a, e) == 0) {
         c->beating = pthread_create(&c->beat, NULL, heartbeat_main, c) == 0;
         return c;
     }
@@ -324,8 +322,7 @@ struct coord *coord_open(const struct pg_connopts *conn, const struct coord_agen
     return NULL;
 }
 
-int coord_measure_clock(struct coord *c, double *offset_us, double *uncertainty_us,
-                        struct err *e)
+int coord_measure_clock(struct coord *c, double *offset_us, double *uncertainty_us, struct err *e)
 {
     double best_rtt = -1;
     for (int i = 0; i < 8; i++) {
@@ -358,16 +355,16 @@ struct run_view {
 static int look(struct coord *c, struct run_view *v, struct err *e)
 {
     char state[6];
-    struct pg_result *r = query(
-        c->pg, c,
-        "SELECT r.state, (extract(epoch FROM r.start_at) * 1000000)::bigint, "
-        "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint, "
-        "(SELECT string_agg(g::text || CASE WHEN a.idx IS NULL THEN ' (not registered)' "
-        "ELSE ' (connecting its clients)' END, ', ' ORDER BY g) FROM generate_series(0, "
-        "r.agents - 1) g LEFT JOIN pgarena.agents a ON a.run_id = r.run_id AND a.idx = g "
-        "WHERE a.ready IS NOT TRUE), coalesce(r.why, '') "
-        "FROM pgarena.runs r WHERE r.run_id = $1 AND $2::int >= 0",
-        0, NULL, state, e);
+    struct pg_result *r =
+        query(c->pg, c,
+              "SELECT r.state, (extract(epoch FROM r.start_at) * 1000000)::bigint, "
+              "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint, "
+              "(SELECT string_agg(g::text || CASE WHEN a.idx IS NULL THEN ' (not registered)' "
+              "ELSE ' (connecting its clients)' END, ', ' ORDER BY g) FROM generate_series(0, "
+              "r.agents - 1) g LEFT JOIN pgarena.agents a ON a.run_id = r.run_id AND a.idx = g "
+              "WHERE a.ready IS NOT TRUE), coalesce(r.why, '') "
+              "FROM pgarena.runs r WHERE r.run_id = $1 AND $2::int >= 0",
+              0, NULL, state, e);
     if (!r)
         return -1;
     int rc = 0;
@@ -389,9 +386,8 @@ static int look(struct coord *c, struct run_view *v, struct err *e)
 
 int coord_barrier(struct coord *c, time_ns *go_ns, int64_t *start_server_us, struct err *e)
 {
-    if (command(c->pg, c,
-                "UPDATE pgarena.agents SET ready = true WHERE run_id = $1 AND idx = $2", 0, NULL,
-                e) < 0)
+    if (command(c->pg, c, "UPDATE pgarena.agents SET ready = true WHERE run_id = $1 AND idx = $2",
+                0, NULL, e) < 0)
         return -1;
     time_ns deadline = clock_now_ns() + (time_ns)(c->wait_s * NS_PER_S);
     struct run_view v;
@@ -400,8 +396,8 @@ int coord_barrier(struct coord *c, time_ns *go_ns, int64_t *start_server_us, str
             return -1;
         char why[256];
         if (coord_lost(c, why, sizeof why))
-            return err_set(e, ERR_RUNTIME, "run: run %s was lost before it started: %s",
-                           c->run_id, why);
+            return err_set(e, ERR_RUNTIME, "run: run %s was lost before it started: %s", c->run_id,
+                           why);
         if (v.start_us > 0)
             break;
         if (!v.missing[0] && c->index == 0) {
@@ -466,12 +462,12 @@ int coord_collect(struct coord *c, double wait_s, char ***texts, struct err *e)
     *texts = xcalloc((size_t)c->count, sizeof **texts);
     for (;;) {
         /* waiting: agents still running and not silent */
-        struct pg_result *r = query(
-            c->pg, c,
-            "SELECT idx, state = 'done', result, state = 'running' AND heartbeat >= "
-            "clock_timestamp() - make_interval(secs => $3::int) FROM pgarena.agents "
-            "WHERE run_id = $1 AND $2::int >= 0 ORDER BY idx",
-            1, more, state, e);
+        struct pg_result *r =
+            query(c->pg, c,
+                  "SELECT idx, state = 'done', result, state = 'running' AND heartbeat >= "
+                  "clock_timestamp() - make_interval(secs => $3::int) FROM pgarena.agents "
+                  "WHERE run_id = $1 AND $2::int >= 0 ORDER BY idx",
+                  1, more, state, e);
         if (!r)
             return -1;
         int waiting = 0;

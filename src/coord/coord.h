@@ -48,7 +48,7 @@ int coord_index_from_env(void);
 /* ---- Coordination through the database ---- */
 
 /* Seconds an agent may stay silent before the run is lost, and between heartbeats. */
-#define COORD_SILENT_S 5
+#define COORD_SILENT_S    5
 #define COORD_HEARTBEAT_S 1
 /* The start is set this far after the barrier, on the server's clock. */
 #define COORD_START_DELAY_S 3
@@ -60,7 +60,7 @@ struct coord_agent {
     const char *run_id;
     const char *options; /* "name=value" lines: what must agree across the run's agents */
     const char *host;
-    double wait_s;       /* how long to wait for all agents at the barrier */
+    double wait_s; /* how long to wait for all agents at the barrier */
 };
 
 /* Connect to the coordination database, create the schema when missing, register this agent
@@ -72,8 +72,7 @@ struct coord *coord_open(const struct pg_connopts *conn, const struct coord_agen
 
 /* Measure the clock offset to the server (server minus own, us) and its uncertainty (half the
  * best round trip) from several round trips. */
-int coord_measure_clock(struct coord *c, double *offset_us, double *uncertainty_us,
-                        struct err *e);
+int coord_measure_clock(struct coord *c, double *offset_us, double *uncertainty_us, struct err *e);
 
 /* The barrier: mark this agent ready (every client connected), wait for all, agent 0 sets
  * the start. Gives the start on the own monotonic clock and on the server's (us since the

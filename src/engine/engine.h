@@ -114,7 +114,7 @@ struct engine_result {
     /* The wall clock (us since 1970) when the first worker's clients began, warmup included;
      * 0 when none began. */
     int64_t start_wall_us;
-    uint64_t n_tx;       /* successful transactions */
+    uint64_t n_tx; /* successful transactions */
     uint64_t n_failed;
     uint64_t n_retried; /* transactions that needed more than one try */
     uint64_t n_retries; /* tries beyond the first, in all */

@@ -37,9 +37,9 @@ void report_html_agents(struct report_doc *d)
 {
     if (!any_merged(d))
         return;
-    static const char *const heads[] = {"agent", "host",       "clients", "rate",
-                                        "transactions", "tps", "tps per client",
-                                        "p99", "clock ±", "end"};
+    static const char *const heads[] = {"agent",        "host", "clients",        "rate",
+                                        "transactions", "tps",  "tps per client", "p99",
+                                        "clock ±",      "end"};
     report_section_begin(d, "agents", "Load hosts");
     buf_puts(d->out, "<div class=\"scroll\"><table class=\"num\"><thead><tr><th>run</th>");
     for (size_t k = 0; k < sizeof heads / sizeof *heads; k++)

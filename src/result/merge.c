@@ -133,10 +133,10 @@ struct merge_ctx {
     const char *const *names;
     const size_t *order;
     size_t n;
-    int64_t t0_us;      /* the earliest measured start (0: aligned by index) */
-    double interval_s;  /* the intervals' length */
-    double duration_s;  /* from the earliest start to the latest end */
-    struct hist *h;     /* scratch */
+    int64_t t0_us;     /* the earliest measured start (0: aligned by index) */
+    double interval_s; /* the intervals' length */
+    double duration_s; /* from the earliest start to the latest end */
+    struct hist *h;    /* scratch */
 };
 
 static int merge_histograms(struct merge_ctx *m, struct result *out, struct err *e)
@@ -182,8 +182,7 @@ static void merge_counts(struct merge_ctx *m, struct result *out)
         out->options.rate += r->options.rate;
     }
     out->summary.duration_s = m->duration_s;
-    out->summary.tps =
-        m->duration_s > 0 ? (double)out->summary.transactions / m->duration_s : 0;
+    out->summary.tps = m->duration_s > 0 ? (double)out->summary.transactions / m->duration_s : 0;
     out->summary.lag_mean_us =
         out->summary.transactions ? lag_sum / (double)out->summary.transactions : 0;
     out->summary.connect_mean_us =
@@ -253,8 +252,8 @@ static int merge_intervals(struct merge_ctx *m, struct result *out, struct err *
     for (size_t k = 0; k < m->n; k++) {
         const struct result *r = &m->in[m->order[k]];
         if (r->n_intervals > 0) {
-            size_t last = interval_slot(m, r, &r->intervals[r->n_intervals - 1],
-                                        r->n_intervals - 1);
+            size_t last =
+                interval_slot(m, r, &r->intervals[r->n_intervals - 1], r->n_intervals - 1);
             if (last + 1 > n_out)
                 n_out = last + 1;
         }

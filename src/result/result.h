@@ -143,12 +143,12 @@ struct result_agent {
 
 /* merge: what a merged result (n_agents > 0) says about its agents. */
 struct result_merge {
-    double start_spread_us;       /* latest minus earliest measured start, server clock */
-    double clock_uncertainty_us;  /* the largest of the agents' */
-    int64_t server_xact_commit;   /* the server's commits over the run (first agent's delta);
-                                     -1 unknown */
-    uint64_t transactions;        /* summed over the agents, to compare with it */
-    int aligned;                  /* intervals aligned by absolute time (else by index) */
+    double start_spread_us;      /* latest minus earliest measured start, server clock */
+    double clock_uncertainty_us; /* the largest of the agents' */
+    int64_t server_xact_commit;  /* the server's commits over the run (first agent's delta);
+                                    -1 unknown */
+    uint64_t transactions;       /* summed over the agents, to compare with it */
+    int aligned;                 /* intervals aligned by absolute time (else by index) */
 };
 
 struct result {

@@ -45,7 +45,9 @@ static void test_split_clients_and_rate(void **state)
     assert_int_equal(coord_split_clients(10, 3, 2), 4);
     assert_true(fabs(coord_split_rate(300, 10, 4) - 120) < 1e-9);
     /* Large counts do not overflow. */
-    assert_int_equal(coord_split_clients(INT64_MAX / 2, 7, 6) - coord_split_clients(INT64_MAX / 2, 7, 0) <= 1, 1);
+    assert_int_equal(
+        coord_split_clients(INT64_MAX / 2, 7, 6) - coord_split_clients(INT64_MAX / 2, 7, 0) <= 1,
+        1);
 }
 
 static void test_split_seeds(void **state)
@@ -347,14 +349,10 @@ static void test_merge_round_trip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_split_clients_and_rate),
-        cmocka_unit_test(test_split_seeds),
-        cmocka_unit_test(test_index_from_env),
-        cmocka_unit_test(test_merge_exact),
-        cmocka_unit_test(test_merge_aligns_by_time),
-        cmocka_unit_test(test_merge_refusals),
-        cmocka_unit_test(test_merge_incomplete),
-        cmocka_unit_test(test_merge_round_trip),
+        cmocka_unit_test(test_split_clients_and_rate), cmocka_unit_test(test_split_seeds),
+        cmocka_unit_test(test_index_from_env),         cmocka_unit_test(test_merge_exact),
+        cmocka_unit_test(test_merge_aligns_by_time),   cmocka_unit_test(test_merge_refusals),
+        cmocka_unit_test(test_merge_incomplete),       cmocka_unit_test(test_merge_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
