@@ -114,6 +114,19 @@ static int create_schema(struct coord *c, struct err *e)
                    qe.msg);
 }
 
+/* The run's row by a query on it: NULL with e set when the query fails or the row is gone. */
+static struct pg_result *run_row(struct coord *c, const char *sql, struct err *e)
+{
+    char state[6];
+    struct pg_result *r = query(c->pg, c, sql, 0, NULL, state, e);
+    if (r && pg_result_rows(r) != 1) {
+        pg_result_free(r);
+        err_set(e, ERR_RUNTIME, "run: run %s vanished from the coordination database", c->run_id);
+        return NULL;
+    }
+    return r;
+}
+
 /* The first line of a that differs from b, as "NAME (A here, B there)"; NULL when equal. */
 static char *first_difference(const char *a, const char *b)
 {
@@ -137,6 +150,38 @@ static char *first_difference(const char *a, const char *b)
     return NULL;
 }
 
+/* The run's row against this agent's: a finished or lost run, another agent count, an
+ * option that differs (named), a run started without it. */
+static int check_run(struct coord *c, const struct coord_agent *a, const struct pg_result *r,
+                     struct err *e)
+{
+    int agents = atoi(pg_result_value(r, 0, 0));
+    const char *run_state = pg_result_value(r, 0, 2);
+    char *diff = first_difference(a->options, pg_result_value(r, 0, 1));
+    int rc = 0;
+    if (strcmp(run_state, "finished") == 0)
+        rc = err_set(e, ERR_INPUT, "run: run %s has finished already: choose another --run-id",
+                     c->run_id);
+    else if (strcmp(run_state, "lost") == 0)
+        rc = err_set(e, ERR_INPUT,
+                     "run: run %s was lost (an agent fell silent): choose another "
+                     "--run-id",
+                     c->run_id);
+    else if (agents != a->count)
+        rc = err_set(e, ERR_INPUT,
+                     "run: option --agents differs (%d here, %d in the run's first agent of run "
+                     "%s)",
+                     a->count, agents, c->run_id);
+    else if (diff)
+        rc = err_set(e, ERR_INPUT, "run: option %s differs from run %s: %s", diff, c->run_id,
+                     "every agent of a run must be given the same options");
+    else if (strcmp(run_state, "gathering") != 0)
+        rc = err_set(e, ERR_INPUT, "run: run %s has started already without agent %d", c->run_id,
+                     c->index);
+    free(diff);
+    return rc;
+}
+
 /* The run's row: made by the first agent, checked by the others. */
 static int join_run(struct coord *c, const struct coord_agent *a, struct err *e)
 {
@@ -148,42 +193,21 @@ static int join_run(struct coord *c, const struct coord_agent *a, struct err *e)
               "INSERT INTO pgarena.runs (run_id, agents, options) SELECT $1, $3::int, $4 "
               "WHERE $2::int >= 0 ON CONFLICT (run_id) DO NOTHING",
               2, more, state, e);
-    if (!r)
-        return not_writable(state) ? err_set(e, ERR_INPUT,
-                                             "run: the coordination database is not writable "
-                                             "(%s): use --coord",
-                                             e->msg)
-                                   : -1;
-    pg_result_free(r);
-    r = query(c->pg, c,
-              "SELECT agents, options, state, $2::int FROM pgarena.runs WHERE run_id = $1", 0, NULL,
-              state, e);
+    if (!r && not_writable(state)) {
+        char why[sizeof e->msg];
+        snprintf(why, sizeof why, "%s", e->msg);
+        return err_set(e, ERR_INPUT,
+                       "run: the coordination database is not writable (%s): use "
+                       "--coord",
+                       why);
+    }
     if (!r)
         return -1;
-    int rc = 0;
-    if (pg_result_rows(r) != 1) {
-        rc = err_set(e, ERR_RUNTIME, "run: run %s vanished from the coordination database",
-                     c->run_id);
-    } else {
-        int agents = atoi(pg_result_value(r, 0, 0));
-        const char *run_state = pg_result_value(r, 0, 2);
-        char *diff = first_difference(a->options, pg_result_value(r, 0, 1));
-        if (strcmp(run_state, "finished") == 0 || strcmp(run_state, "lost") == 0)
-            rc = err_set(e, ERR_INPUT, "run: run %s has %s already: choose another --run-id",
-                         c->run_id, run_state);
-        else if (agents != a->count)
-            rc = err_set(e, ERR_INPUT,
-                         "run: option --agents differs (%d here, %d in the run's first agent "
-                         "of run %s)",
-                         a->count, agents, c->run_id);
-        else if (diff)
-            rc = err_set(e, ERR_INPUT, "run: option %s differs from run %s: %s", diff, c->run_id,
-                         "every agent of a run must be given the same options");
-        else if (strcmp(run_state, "gathering") != 0)
-            rc = err_set(e, ERR_INPUT, "run: run %s has started already without agent %d",
-                         c->run_id, c->index);
-        free(diff);
-    }
+    pg_result_free(r);
+    r = run_row(c, "SELECT agents, options, state, $2::int FROM pgarena.runs WHERE run_id = $1", e);
+    if (!r)
+        return -1;
+    int rc = check_run(c, a, r, e);
     pg_result_free(r);
     return rc;
 }
@@ -313,7 +337,9 @@ struct coord *coord_open(const struct pg_connopts *conn, const struct coord_agen
     pthread_mutex_init(&c->mu, NULL);
     c->pg = pg_connect(&c->conn, e);
     if (!c->pg) {
-        err_set(e, ERR_RUNTIME, "run: the coordination database: %s", e->msg);
+        char why[sizeof e->msg];
+        snprintf(why, sizeof why, "%s", e->msg);
+        err_set(e, ERR_RUNTIME, "run: the coordination database: %s", why);
     } else if (create_schema(c, e) == 0 && join_run(c, a, e) == 0 && register_agent(c, a, e) == 0) {
         c->beating = pthread_create(&c->beat, NULL, heartbeat_main, c) == 0;
         return c;
@@ -354,34 +380,27 @@ struct run_view {
 
 static int look(struct coord *c, struct run_view *v, struct err *e)
 {
-    char state[6];
     struct pg_result *r =
-        query(c->pg, c,
-              "SELECT r.state, (extract(epoch FROM r.start_at) * 1000000)::bigint, "
-              "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint, "
-              "(SELECT string_agg(g::text || CASE WHEN a.idx IS NULL THEN ' (not registered)' "
-              "ELSE ' (connecting its clients)' END, ', ' ORDER BY g) FROM generate_series(0, "
-              "r.agents - 1) g LEFT JOIN pgarena.agents a ON a.run_id = r.run_id AND a.idx = g "
-              "WHERE a.ready IS NOT TRUE), coalesce(r.why, '') "
-              "FROM pgarena.runs r WHERE r.run_id = $1 AND $2::int >= 0",
-              0, NULL, state, e);
+        run_row(c,
+                "SELECT r.state, (extract(epoch FROM r.start_at) * 1000000)::bigint, "
+                "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint, "
+                "(SELECT string_agg(g::text || CASE WHEN a.idx IS NULL THEN ' (not registered)' "
+                "ELSE ' (connecting its clients)' END, ', ' ORDER BY g) FROM generate_series(0, "
+                "r.agents - 1) g LEFT JOIN pgarena.agents a ON a.run_id = r.run_id AND a.idx = g "
+                "WHERE a.ready IS NOT TRUE), coalesce(r.why, '') "
+                "FROM pgarena.runs r WHERE r.run_id = $1 AND $2::int >= 0",
+                e);
     if (!r)
         return -1;
-    int rc = 0;
-    if (pg_result_rows(r) != 1) {
-        rc = err_set(e, ERR_RUNTIME, "run: run %s vanished from the coordination database",
-                     c->run_id);
-    } else {
-        snprintf(v->state, sizeof v->state, "%s", pg_result_value(r, 0, 0));
-        v->start_us = pg_result_isnull(r, 0, 1) ? 0 : atoll(pg_result_value(r, 0, 1));
-        v->now_us = atoll(pg_result_value(r, 0, 2));
-        snprintf(v->missing, sizeof v->missing, "%s",
-                 pg_result_isnull(r, 0, 3) ? "" : pg_result_value(r, 0, 3));
-        if (strcmp(v->state, "lost") == 0)
-            mark_lost(c, pg_result_value(r, 0, 4));
-    }
+    snprintf(v->state, sizeof v->state, "%s", pg_result_value(r, 0, 0));
+    v->start_us = pg_result_isnull(r, 0, 1) ? 0 : atoll(pg_result_value(r, 0, 1));
+    v->now_us = atoll(pg_result_value(r, 0, 2));
+    snprintf(v->missing, sizeof v->missing, "%s",
+             pg_result_isnull(r, 0, 3) ? "" : pg_result_value(r, 0, 3));
+    if (strcmp(v->state, "lost") == 0)
+        mark_lost(c, pg_result_value(r, 0, 4));
     pg_result_free(r);
-    return rc;
+    return 0;
 }
 
 int coord_barrier(struct coord *c, time_ns *go_ns, int64_t *start_server_us, struct err *e)

@@ -41,10 +41,7 @@ void report_html_agents(struct report_doc *d)
                                         "transactions", "tps",  "tps per client", "p99",
                                         "clock ±",      "end"};
     report_section_begin(d, "agents", "Load hosts");
-    buf_puts(d->out, "<div class=\"scroll\"><table class=\"num\"><thead><tr><th>run</th>");
-    for (size_t k = 0; k < sizeof heads / sizeof *heads; k++)
-        buf_printf(d->out, "<th>%s</th>", heads[k]);
-    buf_puts(d->out, "</tr></thead><tbody>\n");
+    report_table_begin(d, heads, sizeof heads / sizeof *heads);
     for (size_t i = 0; i < d->in->n; i++) {
         const struct result *r = &d->in->runs[i];
         for (size_t k = 0; k < r->n_agents; k++) {
