@@ -174,6 +174,7 @@ int client_step_preparing(struct client *c, time_ns now)
             c->prep_cmd++;
             continue;
         }
+        c->failure = PGF_NONE; /* the PREPARE's outcome, kept across reads */
         if (pg_send_prepare(c->conn, cmd->stmt_name, cmd->sql_params, cmd->n_params) < 0 ||
             client_flush(c) < 0) {
             connect_failed(c, "could not prepare statement", now);
@@ -206,7 +207,11 @@ static void prepare_refused(struct client *c)
 
 int client_step_wait_prepare(struct client *c, time_ns now)
 {
-    int ok = 1;
+    /* The error and the end of the PREPARE's results (ReadyForQuery) may come in different
+     * reads: whether it failed is kept in the client, as a command's is, not in this call
+     * (else an error read in one call would be forgotten when the end comes in the next, and
+     * the run would start with the statement unprepared). */
+    int ok = c->failure == PGF_NONE;
     int r = client_drain(c, NULL, &ok);
     if (r == 1 && !ok && c->resume == CS_IDLE) {
         prepare_refused(c);

@@ -28,7 +28,9 @@
  *                   try again (-> CS_RECONNECT_WAIT; with -C the transaction fails first).
  * CS_PREPARING      waits for nothing: sends the next PREPARE -> CS_WAIT_PREPARE; all sent
  *                   -> c->resume.
- * CS_WAIT_PREPARE   waits for the PREPARE's result -> CS_PREPARING; failed: as CS_CONNECTING.
+ * CS_WAIT_PREPARE   waits for the PREPARE's results, up to their end (the error, if any, is
+ *                   kept in c->failure meanwhile) -> CS_PREPARING; refused by the server at
+ *                   setup: the run is refused (-> CS_FINISHED); else failed: as CS_CONNECTING.
  * CS_IDLE           set up; waits for the run to start (the worker moves it to CS_START_TX).
  * CS_START_TX       waits for nothing. Run over -> CS_FINISHED. -R: a start not yet due
  *                   -> CS_THROTTLE (starts already later than --latency-limit are skipped).

@@ -29,13 +29,15 @@ struct fake_result {
     char *values[4];
 };
 
-/* A connection's results to come: a result, the end of a statement's results (NULL), or a
- * statement held by FAKE_HANG. */
-enum entry_kind { E_RESULT, E_END, E_HOLD };
+/* A connection's results to come: a result, the end of a statement's results (NULL), the
+ * same end still on its way (late_end: it arrives at the consume after the one that saw it),
+ * or a statement held by FAKE_HANG. */
+enum entry_kind { E_RESULT, E_END, E_LATE_END, E_HOLD };
 struct entry {
     enum entry_kind kind;
     struct fake_result *r;
     int in_tx; /* E_HOLD: the statement began a transaction block */
+    int seen;  /* E_LATE_END: a consume has passed since it was queued */
 };
 
 struct fake_conn {
@@ -57,6 +59,8 @@ static struct {
     int n_connects_queued, connects_head;
     struct fake_reply replies[MAX_QUEUE];
     int n_replies, replies_head;
+    struct fake_reply prep_replies[MAX_PREP];
+    int n_prep_replies, prep_replies_head;
     char *sent[MAX_SENT];
     int n_sent;
     int n_started, n_open, n_cancels;
@@ -100,7 +104,7 @@ static void push_entry(struct fake_conn *c, enum entry_kind kind, struct fake_re
         c->qt -= c->qh;
         c->qh = 0;
     }
-    c->q[c->qt++] = (struct entry){kind, r, 0};
+    c->q[c->qt++] = (struct entry){kind, r, 0, 0};
 }
 
 static int starts_with(const char *sql, const char *word)
@@ -146,7 +150,7 @@ static void answer(struct fake_conn *c, const struct fake_reply *rep, const char
                  starts_with(sql, "ROLLBACK"))
             c->txn = PG_TXN_IDLE;
     }
-    push_entry(c, E_END, NULL);
+    push_entry(c, rep->late_end ? E_LATE_END : E_END, NULL);
 }
 
 static struct fake_reply next_reply(void)
@@ -322,10 +326,14 @@ static int f_send_prepare(struct pg_conn *pc, const char *name, const char *sql,
     record("P %s", name, -1, NULL);
     if (c->broken || c->n_prep >= MAX_PREP)
         return -1;
-    c->prep_name[c->n_prep] = xstrdup(name);
-    c->prep_sql[c->n_prep++] = xstrdup(sql);
-    struct fake_reply ok = {.kind = FAKE_COMMAND};
-    answer(c, &ok, NULL);
+    struct fake_reply rep = {.kind = FAKE_COMMAND};
+    if (F.prep_replies_head < F.n_prep_replies)
+        rep = F.prep_replies[F.prep_replies_head++];
+    if (rep.kind != FAKE_ERROR) {
+        c->prep_name[c->n_prep] = xstrdup(name);
+        c->prep_sql[c->n_prep++] = xstrdup(sql);
+    }
+    answer(c, &rep, NULL);
     return 0;
 }
 
@@ -334,21 +342,30 @@ static int f_flush(struct pg_conn *c)
     return FC(c)->broken ? -1 : 0;
 }
 
-static int f_consume(struct pg_conn *c)
+static int f_consume(struct pg_conn *pc)
 {
-    return FC(c)->broken ? -1 : 0;
+    struct fake_conn *c = FC(pc);
+    for (int i = c->qh; i < c->qt; i++) {
+        if (c->q[i].kind != E_LATE_END)
+            continue;
+        if (c->q[i].seen)
+            c->q[i].kind = E_END;
+        else
+            c->q[i].seen = 1;
+    }
+    return c->broken ? -1 : 0;
 }
 
 static int f_is_busy(const struct pg_conn *pc)
 {
     const struct fake_conn *c = FC(pc);
-    return c->qh < c->qt && c->q[c->qh].kind == E_HOLD;
+    return c->qh < c->qt && (c->q[c->qh].kind == E_HOLD || c->q[c->qh].kind == E_LATE_END);
 }
 
 static struct pg_result *f_next_result(struct pg_conn *pc)
 {
     struct fake_conn *c = FC(pc);
-    if (c->qh >= c->qt || c->q[c->qh].kind == E_HOLD)
+    if (c->qh >= c->qt || c->q[c->qh].kind == E_HOLD || c->q[c->qh].kind == E_LATE_END)
         return NULL;
     struct entry e = c->q[c->qh++];
     return e.kind == E_RESULT ? &e.r->base : NULL;
@@ -516,6 +533,11 @@ void fake_push_connect(enum fake_connect how)
 void fake_push(struct fake_reply r)
 {
     F.replies[F.n_replies++] = r;
+}
+
+void fake_push_prepare(struct fake_reply r)
+{
+    F.prep_replies[F.n_prep_replies++] = r;
 }
 
 void fake_push_error(const char *sqlstate, const char *message)

@@ -39,6 +39,8 @@ struct fake_reply {
     int n_cols;
     const char *cols[4];
     const char *values[4]; /* NULL: SQL NULL */
+    int late_end;          /* the end of the results (ReadyForQuery) comes in a later read:
+                            * busy after the result until the next consume */
 };
 
 /* Install the fake driver and forget everything scripted or recorded. */
@@ -54,6 +56,8 @@ void fake_push(struct fake_reply r);
 void fake_push_error(const char *sqlstate, const char *message);
 void fake_push_kind(enum fake_kind kind);
 void fake_push_row(const char *col, const char *value);
+/* The next PREPARE (unscripted ones succeed at once) is answered with r. */
+void fake_push_prepare(struct fake_reply r);
 
 /* Answer the oldest statement held by FAKE_HANG on c with r. */
 void fake_release(struct pg_conn *c, struct fake_reply r);

@@ -123,6 +123,29 @@ static void test_setup_failure(void **state)
     fx_free(&f);
 }
 
+/* A statement the server cannot prepare refuses the run at setup, also when the error and
+ * the end of the PREPARE's results (ReadyForQuery) come in different reads. */
+static void test_prepare_refused(void **state)
+{
+    (void)state;
+    for (int late = 0; late <= 1; late++) {
+        struct fx f;
+        fx_init(&f, "SELECT 1;\nSELECT 1 + ;\n");
+        f.cfg.protocol = PROTO_PREPARED;
+        fake_push_prepare((struct fake_reply){.kind = FAKE_COMMAND});
+        fake_push_prepare((struct fake_reply){.kind = FAKE_ERROR,
+                                              .sqlstate = "42601",
+                                              .message = "syntax error at or near \";\"",
+                                              .late_end = late});
+        assert_int_equal(fx_start(&f), -1);
+        assert_int_equal(f.w->setup_refused, 1);
+        assert_non_null(strstr(f.w->error, "t.sql:2: the server cannot prepare this statement: "
+                                           "syntax error at or near \";\": SELECT 1 + ;"));
+        assert_int_equal(fake_count_sent("E "), 0); /* nothing ran */
+        fx_free(&f);
+    }
+}
+
 /* A server that accepts and never answers: the connect timeout (10 s) fails the setup. */
 static void test_connect_timeout(void **state)
 {
@@ -246,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_timeout_unanswered_drops_connection),
         cmocka_unit_test(test_lost_connection_backoff),
         cmocka_unit_test(test_setup_failure),
+        cmocka_unit_test(test_prepare_refused),
         cmocka_unit_test(test_connect_timeout),
         cmocka_unit_test(test_connect_per_transaction),
         cmocka_unit_test(test_rate_schedule_and_skips),
