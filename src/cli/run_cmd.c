@@ -30,6 +30,7 @@ static const char usage[] =
     "                   [--procedures] [-c TERMINALS] [run options]\n"
     "                   [-S | -N] [-l [--log-prefix P] [--sampling-rate F]\n"
     "                   [--aggregate-interval S]] [--show-script NAME] [-b list]\n"
+    "                   [--sample-ms MS | --no-sampling]\n"
     "\n"
     "Run a workload, measure every transaction, print a summary and write a result file.\n"
     "\n"
@@ -86,6 +87,10 @@ static const char usage[] =
     "      --coord CONN      coordination database (default: the target; a writable one)\n"
     "      --merged FILE     agent 0 writes the merged result there (default X.merged.json)\n"
     "      --agent-wait S    wait S seconds for every agent at the start (default 60)\n"
+    "why it is as fast as it is:\n"
+    "      --sample-ms MS    sample the run's wait events every MS ms (default 100, at most\n"
+    "                        the 1000 ms interval), with client and host CPU per interval\n"
+    "      --no-sampling     sample nothing (no waits, CPU or pg_stat_statements figures)\n"
     "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
 
 enum {
@@ -198,6 +203,8 @@ const struct option run_longopts[] = {
     {"coord", required_argument, NULL, RUN_OPT_COORD},
     {"merged", required_argument, NULL, RUN_OPT_MERGED},
     {"agent-wait", required_argument, NULL, RUN_OPT_AGENT_WAIT},
+    {"sample-ms", required_argument, NULL, RUN_OPT_SAMPLE_MS},
+    {"no-sampling", no_argument, NULL, RUN_OPT_NO_SAMPLING},
     {NULL, 0, NULL, 0}};
 
 const char run_shortopts[] = ":w:s:c:j:T:t:M:P:o:qh:p:U:R:L:Crf:b:D:SNl";
@@ -214,6 +221,8 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         got_tries |= opt == OPT_MAX_TRIES;
         got_M |= opt == 'M';
         int rc = parse_measure_option(opt, optarg, o, e);
+        if (rc == 0)
+            rc = run_sampling_option(opt, optarg, o, e);
         if (rc == 0)
             rc = run_tpcc_option(opt, optarg, o, e);
         if (rc == 0)
@@ -296,7 +305,7 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         return err_set(e, ERR_INPUT, "run: --timeout is shorter than --latency-limit");
     if (o->workload_given && o->n_specs > 0)
         return err_set(e, ERR_INPUT, "run: -w cannot be combined with -f, -b, -S or -N");
-    if (run_check_pgbench_options(o, e) < 0)
+    if (run_check_pgbench_options(o, e) < 0 || run_sampling_check(o, e) < 0)
         return -1;
     o->workload = builtin_find(workload);
     if (!o->workload)
@@ -441,7 +450,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         .duration_s = o->duration_s,
         .tx_per_client = o->tx_per_client,
         .protocol = o->protocol,
-        .interval_us = 1000000,
+        .interval_us = (int64_t)RUN_INTERVAL_MS * 1000,
         .progress_s = o->quiet ? 0 : (double)o->progress_s,
         .seed = (uint64_t)o->seed,
         .rate = o->rate,
@@ -459,6 +468,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
     };
     run_log_config(o, &cfg);
     run_agents_config(o, &cfg);
+    run_sampling_configure(o, &cfg);
     /* A socket per client, plus what the process itself keeps open (epoll, timers, files):
      * the common soft limit of 1024 files would refuse a thousand clients. */
     long files = fdlimit_ensure(o->clients + FILES_BESIDES_CLIENTS);
@@ -474,6 +484,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
     if (engine_run(&cfg, &er, e) < 0) {
         run_sink_close(&sink, 1); /* nothing ran: nothing to keep */
         run_agents_close(o);
+        run_sampling_finish(o, NULL);
         if (strstr(e->msg, "too many clients") && o->max_connections[0])
             err_set(e, ERR_RUNTIME,
                     "the server refused connections: %lld clients, max_connections = %s (%s)",
@@ -484,6 +495,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         fputs("\n", stderr);
     struct result r;
     run_build_result(o, scripts, &er, &r);
+    run_sampling_finish(o, &r);
     run_tpcc_result(o, &r);
     run_agents_result(o, &er, &r);
     run_sink_attach(&sink, &r);
@@ -525,6 +537,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
 static void opts_init(struct run_opts *o)
 {
     *o = (struct run_opts){.clients = 1, .threads = 1, .protocol = PROTO_SIMPLE, .max_tries = 1};
+    o->sampling.sample_ms = RUN_DEFAULT_SAMPLE_MS;
 }
 
 int run_opts_parse(int argc, char **argv, struct run_opts *o, struct err *e)
@@ -613,6 +626,7 @@ out_scripts:
 out_opts:
     free(o.command);
     run_env_free(&o.env);
+    srv_statements_free(&o.sampling.pgss);
     pg_connopts_free(&o.conn);
     return rc;
 }
