@@ -66,12 +66,9 @@ int pg_exec(struct pg_conn *c, const char *sql, struct err *e)
     return done_ok(c, pg_libpq_result(PQexec(real(c), sql)), e);
 }
 
-struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char *const *values,
-                           struct err *e)
+/* r when it holds rows; else NULL with e set (r freed). */
+static struct pg_result *rows_or_null(struct pg_conn *c, struct pg_result *r, struct err *e)
 {
-    PGresult *pr =
-        n > 0 ? PQexecParams(real(c), sql, n, NULL, values, NULL, NULL, 0) : PQexec(real(c), sql);
-    struct pg_result *r = pg_libpq_result(pr);
     if (r && pg_result_status(r) == PG_RES_ROWS)
         return r;
     char line[512];
@@ -79,6 +76,14 @@ struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char
     err_set(e, ERR_RUNTIME, "%s", line);
     pg_result_free(r);
     return NULL;
+}
+
+struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char *const *values,
+                           struct err *e)
+{
+    PGresult *pr =
+        n > 0 ? PQexecParams(real(c), sql, n, NULL, values, NULL, NULL, 0) : PQexec(real(c), sql);
+    return rows_or_null(c, pg_libpq_result(pr), e);
 }
 
 int pg_prepare(struct pg_conn *c, const char *name, const char *sql, int n, struct err *e)
@@ -89,9 +94,23 @@ int pg_prepare(struct pg_conn *c, const char *name, const char *sql, int n, stru
 struct pg_result *pg_query_prepared(struct pg_conn *c, const char *name, int n,
                                     const char *const *values, struct err *e)
 {
-    struct pg_result *r = pg_libpq_result(PQexecPrepared(real(c), name, n, values, NULL, NULL, 0));
-    if (r && pg_result_status(r) == PG_RES_ROWS)
+    return rows_or_null(c, pg_libpq_result(PQexecPrepared(real(c), name, n, values, NULL, NULL, 0)),
+                        e);
+}
+
+struct pg_result *pg_query_state(struct pg_conn *c, const char *sql, int n,
+                                 const char *const *values, char *sqlstate, struct err *e)
+{
+    struct pg_result *r =
+        pg_libpq_result(PQexecParams(real(c), sql, n, NULL, values, NULL, NULL, 0));
+    sqlstate[0] = '\0';
+    if (r && (pg_result_status(r) == PG_RES_ROWS || pg_result_status(r) == PG_RES_COMMAND))
         return r;
+    const char *state = r ? pg_result_sqlstate(r) : NULL;
+    if (state) {
+        memcpy(sqlstate, state, strnlen(state, 5));
+        sqlstate[strnlen(state, 5)] = '\0';
+    }
     char line[512];
     pg_error_line(c, r, line, sizeof line);
     err_set(e, ERR_RUNTIME, "%s", line);
