@@ -89,16 +89,8 @@ test_sweep_resume_after_sigkill() {
     pga init -s 1 -q "$db"
     set -- sweep "$db" -c 1,2 -w select-only -T 3 -o s
     "$PGARENA" "$@" >out1 2>err1 &
-    pid=$!
     # Kill once the second cell's run has begun measuring (its journal has an interval).
-    for _ in $(seq 1 300); do
-        [ "$(wc -l <s/default-c2-t1.json.journal 2>/dev/null || echo 0)" -ge 2 ] && break
-        sleep 0.1
-    done
-    kill -KILL $pid
-    set +e
-    wait $pid
-    set -e
+    kill_at_journal $! s/default-c2-t1.json.journal 2
     [ -e s/default-c2-t1.json.journal ] || { cat err1; fail "no journal left by the killed cell"; }
     [ ! -e s/default-c2-t1.json ] || fail "the killed cell wrote its result"
     pyjson s/sweep.json '[c["status"] for c in d["cells"]] == ["complete", "pending"]'
