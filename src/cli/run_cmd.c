@@ -30,6 +30,7 @@ static const char usage[] =
     "                   [--procedures] [-c TERMINALS] [run options]\n"
     "                   [-S | -N] [-l [--log-prefix P] [--sampling-rate F]\n"
     "                   [--aggregate-interval S]] [--show-script NAME] [-b list]\n"
+    "                   [--sample-ms MS | --no-sampling]\n"
     "\n"
     "Run a workload, measure every transaction, print a summary and write a result file.\n"
     "\n"
@@ -79,6 +80,10 @@ static const char usage[] =
     "      --aggregate-interval S  a line per S seconds instead of per transaction\n"
     "      --failures-detailed  serialization and deadlock failures apart in the log\n"
     "      --progress-timestamp  progress lines with Unix timestamps\n"
+    "why it is as fast as it is:\n"
+    "      --sample-ms MS    sample the run's wait events every MS ms (default 100, at most\n"
+    "                        the 1000 ms interval), with client and host CPU per interval\n"
+    "      --no-sampling     sample nothing (no waits, CPU or pg_stat_statements figures)\n"
     "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
 
 enum {
@@ -185,6 +190,8 @@ const struct option run_longopts[] = {
     {"aggregate-interval", required_argument, NULL, RUN_OPT_AGGREGATE_INTERVAL},
     {"failures-detailed", no_argument, NULL, RUN_OPT_FAILURES_DETAILED},
     {"progress-timestamp", no_argument, NULL, RUN_OPT_PROGRESS_TIMESTAMP},
+    {"sample-ms", required_argument, NULL, RUN_OPT_SAMPLE_MS},
+    {"no-sampling", no_argument, NULL, RUN_OPT_NO_SAMPLING},
     {NULL, 0, NULL, 0}};
 
 const char run_shortopts[] = ":w:s:c:j:T:t:M:P:o:qh:p:U:R:L:Crf:b:D:SNl";
@@ -201,6 +208,8 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         got_tries |= opt == OPT_MAX_TRIES;
         got_M |= opt == 'M';
         int rc = parse_measure_option(opt, optarg, o, e);
+        if (rc == 0)
+            rc = run_sampling_option(opt, optarg, o, e);
         if (rc == 0)
             rc = run_tpcc_option(opt, optarg, o, e);
         if (rc == 0)
@@ -281,7 +290,7 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
         return err_set(e, ERR_INPUT, "run: --timeout is shorter than --latency-limit");
     if (o->workload_given && o->n_specs > 0)
         return err_set(e, ERR_INPUT, "run: -w cannot be combined with -f, -b, -S or -N");
-    if (run_check_pgbench_options(o, e) < 0)
+    if (run_check_pgbench_options(o, e) < 0 || run_sampling_check(o, e) < 0)
         return -1;
     o->workload = builtin_find(workload);
     if (!o->workload)
@@ -426,7 +435,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         .duration_s = o->duration_s,
         .tx_per_client = o->tx_per_client,
         .protocol = o->protocol,
-        .interval_us = 1000000,
+        .interval_us = (int64_t)RUN_INTERVAL_MS * 1000,
         .progress_s = o->quiet ? 0 : (double)o->progress_s,
         .seed = (uint64_t)o->seed,
         .rate = o->rate,
@@ -443,6 +452,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         .interval_done = run_sink_interval,
     };
     run_log_config(o, &cfg);
+    run_sampling_configure(o, &cfg);
     /* A socket per client, plus what the process itself keeps open (epoll, timers, files):
      * the common soft limit of 1024 files would refuse a thousand clients. */
     long files = fdlimit_ensure(o->clients + FILES_BESIDES_CLIENTS);
@@ -457,6 +467,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
     cfg.interval_arg = &sink;
     if (engine_run(&cfg, &er, e) < 0) {
         run_sink_close(&sink, 1); /* nothing ran: nothing to keep */
+        run_sampling_finish(o, NULL);
         if (strstr(e->msg, "too many clients") && o->max_connections[0])
             err_set(e, ERR_RUNTIME,
                     "the server refused connections: %lld clients, max_connections = %s (%s)",
@@ -467,6 +478,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         fputs("\n", stderr);
     struct result r;
     run_build_result(o, scripts, &er, &r);
+    run_sampling_finish(o, &r);
     run_tpcc_result(o, &r);
     run_sink_attach(&sink, &r);
     run_env_after(o, &er, &r);
@@ -505,6 +517,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
 static void opts_init(struct run_opts *o)
 {
     *o = (struct run_opts){.clients = 1, .threads = 1, .protocol = PROTO_SIMPLE, .max_tries = 1};
+    o->sampling.sample_ms = RUN_DEFAULT_SAMPLE_MS;
 }
 
 int run_opts_parse(int argc, char **argv, struct run_opts *o, struct err *e)
@@ -592,6 +605,7 @@ out_scripts:
 out_opts:
     free(o.command);
     run_env_free(&o.env);
+    srv_statements_free(&o.sampling.pgss);
     pg_connopts_free(&o.conn);
     return rc;
 }

@@ -32,6 +32,7 @@ void run_env_before(struct run_opts *o, struct pg_conn *c)
     o->env.have_env = 1;
     if (o->warmup_s == 0) {
         srv_stats_flush_own(c, o->env.env.version_num);
+        run_sampling_measure_start(o, c);
         read_stats(c, o, &o->env.before);
         o->env.have_before = 1;
     }
@@ -49,6 +50,7 @@ void run_env_measure_start(void *arg)
         note("server statistics", &e);
         return;
     }
+    run_sampling_measure_start(o, c);
     read_stats(c, o, &o->env.before);
     o->env.have_before = 1;
     pg_finish(c);
@@ -56,8 +58,8 @@ void run_env_measure_start(void *arg)
 }
 
 /* The reading after the run, into after; 0 when there is none. */
-static int stats_after(const struct run_opts *o, const struct engine_result *er,
-                       struct srv_stats *after)
+static int stats_after(struct run_opts *o, const struct engine_result *er, struct srv_stats *after,
+                       struct result *r)
 {
     if (!o->env.have_before || er->end_reason == END_SERVER_LOST)
         return 0;
@@ -71,6 +73,7 @@ static int stats_after(const struct run_opts *o, const struct engine_result *er,
     if (o->env.env.n_other_backends >= 0)
         srv_wait_backends(c, o->env.env.n_other_backends, NS_PER_S);
     read_stats(c, o, after);
+    run_sampling_statements(o, c, r);
     pg_finish(c);
     return 1;
 }
@@ -139,7 +142,7 @@ void run_env_after(struct run_opts *o, const struct engine_result *er, struct re
 {
     time_ns start = clock_now_ns();
     struct srv_stats after, delta;
-    int have_after = stats_after(o, er, &after);
+    int have_after = stats_after(o, er, &after, r);
     o->env.capture_ns += clock_now_ns() - start;
     fill_machine(r);
     fill_server(&o->env.env, r);

@@ -10,6 +10,8 @@
 #include "pg/pg.h"
 #include "result/journal.h"
 #include "result/result.h"
+#include "server/sampler.h"
+#include "server/statements.h"
 #include "server/server.h"
 #include "workload/builtin.h"
 #include "workload/script.h"
@@ -47,6 +49,25 @@ enum { RUN_OPT_WAREHOUSES = 1000, RUN_OPT_MIX, RUN_OPT_KEYING_THINKING, RUN_OPT_
 /* --max-tries for -w tpcc when not given: deadlocks between New-Orders are retried. */
 #define RUN_TPCC_MAX_TRIES 10
 
+/* The length of the run's intervals (result intervals[]). */
+#define RUN_INTERVAL_MS 1000
+/* --sample-ms when not given. */
+#define RUN_DEFAULT_SAMPLE_MS 100
+
+/* Sampling during the run (run_sample.c, DESIGN.md "Why, not only how much"). */
+struct run_sampling {
+    int off;           /* --no-sampling */
+    int64_t sample_ms; /* --sample-ms */
+    int ms_given;
+    atomic_int *pids;           /* the engine's backend PIDs, one per client */
+    struct sampler *sampler;    /* running from the start of the run to its end */
+    time_ns start_ns;           /* the measured start */
+    struct srv_statements pgss; /* pg_stat_statements at the measured start */
+};
+
+/* --sample-ms and --no-sampling (above run_pgbench.c's option codes). */
+enum { RUN_OPT_SAMPLE_MS = 3000, RUN_OPT_NO_SAMPLING };
+
 struct run_opts {
     struct pg_connopts conn;
     const struct builtin_workload *workload; /* -w (unused with -f/-b) */
@@ -80,6 +101,7 @@ struct run_opts {
     char max_connections[16]; /* SHOW max_connections before the run, "" if unknown */
     struct run_env env;
     struct run_tpcc tpcc;
+    struct run_sampling sampling;
 };
 
 /* Long options of run_pgbench.c: above any other option code of run, and apart from sweep's
@@ -128,6 +150,7 @@ extern const char *const run_protocol_names[];
 /* Where the intervals go while the run goes on: the journal, or memory when it could not be
  * written (run_journal.c). */
 struct run_sink {
+    struct run_opts *opts;
     struct journal *journal; /* NULL: none (could not be created, or a write failed) */
     size_t n_journal;        /* interval lines it holds */
     char *journal_path;      /* its path while it exists */
@@ -171,6 +194,22 @@ void run_env_after(struct run_opts *o, const struct engine_result *er, struct re
 /* What the environment is before the run, for the journal's header (no statistics). */
 void run_env_header(struct run_opts *o, struct result *r);
 void run_env_free(struct run_env *env);
+
+/* --sample-ms, --no-sampling: 1 taken, 0 not one of them, -1 with e set. */
+int run_sampling_option(int opt, const char *arg, struct run_opts *o, struct err *e);
+/* Once every option is read: --sample-ms within the interval, not with --no-sampling. */
+int run_sampling_check(const struct run_opts *o, struct err *e);
+/* The engine's settings for sampling: where clients publish their backend PIDs, and the
+ * start callback that starts the sampler. Nothing with --no-sampling. */
+void run_sampling_configure(struct run_opts *o, struct engine_config *cfg);
+/* Interval idx (ending t_s after the measured start): the sampler's figures into it. */
+void run_sampling_interval(struct run_opts *o, size_t idx, double t_s, struct result_interval *it);
+/* After the run: stop the sampler and fill r's waits and client_cpu. */
+void run_sampling_finish(struct run_opts *o, struct result *r);
+/* At the measured start, on the connection c: pg_stat_statements as it is then. */
+void run_sampling_measure_start(struct run_opts *o, struct pg_conn *c);
+/* After the run, on c: pg_stat_statements' deltas (or the reason for none) into r. */
+void run_sampling_statements(struct run_opts *o, struct pg_conn *c, struct result *r);
 
 /* -s for pgbench's workloads, --tables/--table-size for sysbench's: the others are errors. */
 int run_check_sizes(const struct run_opts *o, struct err *e);

@@ -23,6 +23,7 @@ static void build_header(struct run_opts *o, const struct script_set *scripts, s
 void run_sink_open(struct run_sink *s, struct run_opts *o, const struct script_set *scripts)
 {
     memset(s, 0, sizeof *s);
+    s->opts = o;
     struct result h;
     struct err e = {0};
     build_header(o, scripts, &h);
@@ -60,11 +61,12 @@ void run_sink_interval(const struct engine_interval *iv, void *arg)
     it.max_us = (double)hist_max(h);
     hist_to_sparse(h, &it.histogram);
     hist_free(h);
+    run_sampling_interval(s->opts, iv->idx, iv->t_s, &it);
     struct err e = {0};
     /* Once a write failed, the journal stops there and the rest stays in memory, in order. */
     if (s->journal && s->n_mem == 0 && journal_append(s->journal, &it, &e) == 0) {
         s->n_journal++;
-        hist_sparse_free(&it.histogram);
+        result_interval_clear(&it);
         return;
     }
     if (s->journal && s->n_mem == 0)
@@ -75,7 +77,7 @@ void run_sink_interval(const struct engine_interval *iv, void *arg)
 void run_sink_attach(struct run_sink *s, struct result *r)
 {
     for (size_t i = 0; i < r->n_intervals; i++) /* none: the engine kept no series */
-        hist_sparse_free(&r->intervals[i].histogram);
+        result_interval_clear(&r->intervals[i]);
     free(r->intervals);
     r->intervals = s->mem;
     r->n_intervals = s->n_mem;
@@ -93,7 +95,7 @@ void run_sink_close(struct run_sink *s, int result_written)
     if (!result_written && s->journal_path)
         fprintf(stderr, "pgarena: the intervals measured are in %s\n", s->journal_path);
     for (size_t i = 0; i < s->n_mem; i++)
-        hist_sparse_free(&s->mem[i].histogram);
+        result_interval_clear(&s->mem[i]);
     free(s->mem);
     free(s->journal_path);
     memset(s, 0, sizeof *s);

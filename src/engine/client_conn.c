@@ -17,11 +17,19 @@
 #define BACKOFF_FIRST_NS (100 * NS_PER_MS)
 #define BACKOFF_MAX_NS   (1000 * NS_PER_MS)
 
+void client_publish_pid(struct client *c)
+{
+    atomic_int *pids = c->w->run->cfg->backend_pids;
+    if (pids)
+        atomic_store_explicit(&pids[c->id], pg_backend_pid(c->conn), memory_order_relaxed);
+}
+
 void client_close(struct client *c)
 {
     client_watch(c, 0);
     pg_finish(c->conn);
     c->conn = NULL;
+    client_publish_pid(c);
 }
 
 /* A client that failed its setup is done; the run will not start. */
@@ -142,6 +150,7 @@ int client_step_connecting(struct client *c, time_ns now)
             connect_failed(c, "could not connect to server", now);
         return 0;
     case PG_POLL_OK:
+        client_publish_pid(c);
         if (pg_set_nonblocking(c->conn) != 0) {
             connect_failed(c, "could not set the connection non-blocking", now);
             return 0;

@@ -30,6 +30,8 @@ int client_step_wait_prepare(struct client *c, time_ns now);
 /* Start a connection that goes on to c->resume once made; -1 when it failed at once (the
  * failure is handled: counted, or the setup aborted). */
 int client_reconnect(struct client *c, time_ns now);
+/* Keep the backend PID of c's connection (0 without one) where a sampler reads it. */
+void client_publish_pid(struct client *c);
 /* Close the connection (no socket watched any more). */
 void client_close(struct client *c);
 /* The connection is gone: count it lost and wait out a backoff before connecting again. */

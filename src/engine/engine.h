@@ -1,6 +1,7 @@
 #ifndef PGARENA_ENGINE_ENGINE_H
 #define PGARENA_ENGINE_ENGINE_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "base/clock.h"
@@ -72,6 +73,15 @@ struct engine_config {
      * clients run (pgarena reads the server's statistics there); NULL: none. */
     void (*measure_start)(void *arg);
     void *measure_start_arg;
+    /* When not NULL: called once on the main thread when every client is connected and the
+     * run starts, with the monotonic time at which the measured part begins (after any
+     * warmup); the wait-event sampler starts there. */
+    void (*started)(time_ns measured_start_ns, void *arg);
+    void *started_arg;
+    /* When not NULL: clients entries, where client i keeps the backend process ID of its
+     * current connection (0 while it has none), so that a sampler can tell the run's own
+     * backends from the server's others. */
+    atomic_int *backend_pids;
     /* When not NULL: called on the main thread for each interval in order, once every worker
      * has moved past it (and for the rest at the end), and the intervals are not kept:
      * engine_result.series stays empty. NULL: they are returned in engine_result.series. */

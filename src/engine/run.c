@@ -305,6 +305,8 @@ static int start_or_abort(struct run *run, struct err *e)
     pthread_mutex_unlock(&run->mu);
     if (why) /* a statement the server refuses is the script's fault: bad input */
         return err_set(e, refused ? ERR_INPUT : ERR_RUNTIME, "%s", why);
+    if (run->cfg->started)
+        run->cfg->started(run->start_ns, run->cfg->started_arg);
     return 0;
 }
 

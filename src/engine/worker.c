@@ -1,4 +1,5 @@
 #include "engine/engine_int.h"
+#include "engine/client_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -204,9 +205,7 @@ void worker_begin(struct worker *w, time_ns now)
         if (run->cfg->connect_per_tx) {
             /* The setup connection only proved the server reachable: -C connects anew
              * inside each transaction. */
-            client_watch(c, 0);
-            pg_finish(c->conn);
-            c->conn = NULL;
+            client_close(c);
         }
         c->state = CS_START_TX;
         client_advance(c, now);

@@ -196,6 +196,9 @@ int pg_server_version(const struct pg_conn *c);
  * to (NULL or "" over a unix socket). */
 const char *pg_host(const struct pg_conn *c);
 const char *pg_hostaddr(const struct pg_conn *c);
+/* The process ID of the connection's backend on the server, 0 when unknown (not connected,
+ * or not a libpq connection). */
+int pg_backend_pid(const struct pg_conn *c);
 /* 1 when the connection uses TLS. */
 int pg_ssl_in_use(const struct pg_conn *c);
 /* libpq's version as a number (150004). */

@@ -116,6 +116,11 @@ const char *pg_hostaddr(const struct pg_conn *c)
     return PQhostaddr(real(c));
 }
 
+int pg_backend_pid(const struct pg_conn *c)
+{
+    return c && c->drv == &pg_libpq_driver ? PQbackendPID(PG_LIBPQ(c)) : 0;
+}
+
 int pg_ssl_in_use(const struct pg_conn *c)
 {
     return PQsslInUse(real(c));

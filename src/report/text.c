@@ -197,6 +197,7 @@ void report_text_summary(FILE *out, const struct result *r)
     print_scripts(out, r);
     print_spread(out, r);
     print_server_stats(out, r);
+    report_text_waits(out, r);
     print_warnings(out, r);
 }
 
@@ -211,13 +212,43 @@ void report_text_statements(FILE *out, const struct result *r)
     }
 }
 
+/* The sampling columns of one interval: client CPU (cores), host CPU busy, top wait event. */
+static void print_interval_sampling(FILE *out, const struct result_interval *it, int host)
+{
+    if (it->has_client_cpu)
+        fprintf(out, " %6.2f", it->cpu_user + it->cpu_system);
+    else
+        fprintf(out, " %6s", "-");
+    if (host && it->has_host)
+        fprintf(out, " %8.0f%%", 100 * (1 - it->host.idle));
+    else if (host)
+        fprintf(out, " %9s", "-");
+    double share;
+    const struct result_wait *w = report_interval_top_wait(it, &share);
+    if (w)
+        fprintf(out, "  %s %.0f %%", w->name, 100 * share);
+    else
+        fputs("  -", out);
+}
+
 void report_text_intervals(FILE *out, const struct result *r)
 {
-    fprintf(out, "%8s %10s %8s %10s %10s %10s\n", "t_s", "tps", "failed", "p50_ms", "p99_ms",
+    int sampled = 0, host = 0;
+    for (size_t i = 0; i < r->n_intervals; i++) {
+        sampled |= r->intervals[i].has_client_cpu || r->intervals[i].n_waits > 0;
+        host |= r->intervals[i].has_host;
+    }
+    fprintf(out, "%8s %10s %8s %10s %10s %10s", "t_s", "tps", "failed", "p50_ms", "p99_ms",
             "max_ms");
+    if (sampled)
+        fprintf(out, " %6s%s  %s", "cpu", host ? " host_busy" : "", "top_wait");
+    fputc('\n', out);
     for (size_t i = 0; i < r->n_intervals; i++) {
         const struct result_interval *it = &r->intervals[i];
-        fprintf(out, "%8.1f %10.1f %8llu %10.3f %10.3f %10.3f\n", it->t_s, it->tps,
+        fprintf(out, "%8.1f %10.1f %8llu %10.3f %10.3f %10.3f", it->t_s, it->tps,
                 (unsigned long long)it->failed, ms(it->p50_us), ms(it->p99_us), ms(it->max_us));
+        if (sampled)
+            print_interval_sampling(out, it, host);
+        fputc('\n', out);
     }
 }

@@ -17,7 +17,19 @@ void report_text_statements(FILE *out, const struct result *r);
  * settings and warnings the file records (show). */
 void report_text_environment(FILE *out, const struct result *r);
 
-/* One line per interval (show --intervals). */
+/* The summary's lines about why (text_waits.c): the top wait events as shares of what the
+ * sampler saw, the client's CPU with a warning when a thread was busy above 90 % of a core,
+ * and pg_stat_statements' top statements (or why there are none). */
+void report_text_waits(FILE *out, const struct result *r);
+
+/* The sum of the counts of n wait events. */
+uint64_t report_waits_total(const struct result_wait *w, size_t n);
+
+/* An interval's top wait event and its share of the events kept for it; NULL when none. */
+const struct result_wait *report_interval_top_wait(const struct result_interval *it, double *share);
+
+/* One line per interval (show --intervals), with the client's CPU in cores, the host's busy
+ * CPU and the top wait event when the run was sampled. */
 void report_text_intervals(FILE *out, const struct result *r);
 
 #endif

@@ -144,7 +144,7 @@ static int add_line(const char *line, size_t len, struct totals *t)
         return -1;
     if (hist_add_sparse(t->latency, &it.histogram) < 0)
         rc = -1;
-    hist_sparse_free(&it.histogram);
+    result_interval_clear(&it);
     if (rc < 0)
         return -1;
     t->transactions += it.transactions;

@@ -137,6 +137,10 @@ int result_interval_from_json(const json_t *o, struct result_interval *it)
     json_t *h = json_object_get(o, "histogram");
     if (h && result_hist_from_json(h, &it->histogram) < 0)
         return -1;
+    if (result_interval_sampling_read(o, it) < 0) {
+        result_interval_clear(it);
+        return -1;
+    }
     return 0;
 }
 
@@ -327,6 +331,8 @@ static int read_root(const json_t *root, const char *path, struct result *r, str
         return err_set(e, ERR_INPUT, "%s: invalid intervals", path);
     if (result_hist_from_json(json_object_get(root, "histogram"), &r->histogram) < 0)
         return err_set(e, ERR_INPUT, "%s: missing or invalid histogram", path);
+    if (result_sampling_read(root, r) < 0)
+        return err_set(e, ERR_INPUT, "%s: invalid waits or statements_server", path);
     return 0;
 }
 
@@ -505,8 +511,9 @@ void result_free(struct result *r)
     }
     free(r->summary.scripts);
     for (size_t i = 0; i < r->n_intervals; i++)
-        hist_sparse_free(&r->intervals[i].histogram);
+        result_interval_clear(&r->intervals[i]);
     free(r->intervals);
+    result_sampling_free(r);
     free(r->journal);
     hist_sparse_free(&r->histogram);
     free(r->clients);

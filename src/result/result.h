@@ -49,6 +49,23 @@ struct result_script_summary {
     struct hist_sparse histogram;      /* its successful transactions (mergeable) */
 };
 
+/* waits.events and intervals[].waits: a wait event ("Lock:transactionid", or "CPU" for an
+ * active backend without one) and how many times a sampled backend of the run was in it. */
+struct result_wait {
+    char *name;
+    uint64_t count;
+};
+
+/* intervals[].host: the host's CPU shares (fractions of all its CPU time) and disk bytes,
+ * when the server runs on the client's host. */
+struct result_host {
+    double user, system, iowait, idle;
+    int64_t read_bytes, write_bytes;
+};
+
+/* At most this many wait events are kept per interval (the interval's top ones). */
+#define RESULT_INTERVAL_WAITS 6
+
 struct result_interval {
     double t_s;        /* end of the interval, seconds since the measured start */
     double duration_s; /* its length (the last one may be shorter) */
@@ -57,6 +74,43 @@ struct result_interval {
     double tps;
     double p50_us, p99_us, max_us;
     struct hist_sparse histogram;
+    /* Sampling (DESIGN.md "Why, not only how much"); absent without it. */
+    size_t n_waits;
+    struct result_wait *waits; /* the interval's top events, highest count first */
+    int has_client_cpu;
+    double cpu_user, cpu_system; /* the client process's CPU in cores (1.0: one core busy) */
+    int has_host;
+    struct result_host host;
+};
+
+/* Free what an interval owns (its histogram and wait events). */
+void result_interval_clear(struct result_interval *it);
+
+/* waits: what the sampler saw over the whole measured part. */
+struct result_waits {
+    int present;      /* 0: no sampling (--no-sampling, or a file written before it) */
+    int sample_ms;    /* sampling period */
+    uint64_t samples; /* sampling rounds */
+    size_t n_events;
+    struct result_wait *events; /* every event seen, highest count first */
+    char *visibility;           /* "all", "own-user" (pg_stat_activity shows only the user's
+                                   sessions), or NULL when unknown */
+    char *note;                 /* why events are missing, or NULL */
+};
+
+/* client_cpu: the client process over the whole measured part. */
+struct result_client_cpu {
+    int present;
+    double user, system;    /* mean cores */
+    double max_thread_core; /* the busiest thread's share of one core */
+};
+
+/* statements_server[]: a statement's pg_stat_statements delta over the measured part. */
+struct result_server_statement {
+    char *query;
+    uint64_t calls;
+    double total_ms, mean_ms;
+    uint64_t rows;
 };
 
 struct result_statement {
@@ -204,6 +258,13 @@ struct result {
     struct result_client *clients;
     size_t n_statements;
     struct result_statement *statements;
+    struct result_waits waits;
+    struct result_client_cpu client_cpu;
+    /* pg_stat_statements' top statements by total time; statements_server_note says why there
+     * are none (the extension is not installed...), NULL when not asked (--no-sampling). */
+    size_t n_statements_server;
+    struct result_server_statement *statements_server;
+    char *statements_server_note;
     /* Filled by result_read only: every environment scalar in file order, so that compare
      * can diff environments generically, including fields this version does not model. */
     size_t n_env;

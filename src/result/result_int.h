@@ -27,6 +27,15 @@ char *result_header_dumps(const struct result *r);
 /* One interval of a file or a journal line; -1 when malformed (nothing to free then). */
 int result_interval_from_json(const json_t *o, struct result_interval *it);
 
+/* Sampling's paths (sampling.c): an interval's waits, client_cpu and host into o, and back
+ * (-1 when malformed); the document's waits, client_cpu and statements_server into root, and
+ * back; result_sampling_free frees what the latter read. */
+void result_interval_sampling_json(const struct result_interval *it, json_t *o);
+int result_interval_sampling_read(const json_t *o, struct result_interval *it);
+void result_sampling_json(const struct result *r, json_t *root);
+int result_sampling_read(const json_t *root, struct result *r);
+void result_sampling_free(struct result *r);
+
 /* Flatten the environment sections of root into r->env (r owns it; result_env_free). */
 void result_env_read(const json_t *root, struct result *r);
 void result_env_free(struct result *r);

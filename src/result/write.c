@@ -194,6 +194,7 @@ static json_t *interval_json(const struct result_interval *it)
     set_num(lat, "max", it->max_us);
     set(o, "latency_us", lat);
     set(o, "histogram", result_hist_to_json_compact(&it->histogram));
+    result_interval_sampling_json(it, o);
     return o;
 }
 
@@ -335,6 +336,7 @@ static json_t *result_json(const struct result *r)
     set(root, "histogram", result_hist_to_json(&r->histogram));
     set(root, "clients", clients_json(r));
     set(root, "statements", statements_json(r));
+    result_sampling_json(r, root);
     return root;
 }
 

@@ -130,3 +130,12 @@ newdb() {
     sql "CREATE DATABASE $1" >/dev/null
     echo "${CONN% dbname=*} dbname=$1"
 }
+
+# The same with pgbench's tables loaded at scale 1: pgbench_db NAME -> prints its conninfo.
+pgbench_db() {
+    local db
+    db=$(newdb "$1")
+    pga init -s 1 -q "$db"
+    assert_rc 0
+    echo "$db"
+}

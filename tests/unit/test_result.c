@@ -361,6 +361,72 @@ static void test_round_trip(void **state)
     assert_null(r.intervals);
 }
 
+/* Sampling's paths (waits, client_cpu, host, statements_server) go out and come back; a
+ * result without them writes none of them. */
+static void test_sampling_round_trip(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, back;
+    struct err e = {0};
+    fill_result(&r);
+    r.waits = (struct result_waits){
+        1, 100, 42, 2, calloc(2, sizeof *r.waits.events), strdup("own-user"), NULL};
+    r.waits.events[0] = (struct result_wait){strdup("Lock:transactionid"), 300};
+    r.waits.events[1] = (struct result_wait){strdup("CPU"), 20};
+    r.client_cpu = (struct result_client_cpu){1, 0.5, 0.25, 0.95};
+    r.n_statements_server = 1;
+    r.statements_server = calloc(1, sizeof *r.statements_server);
+    r.statements_server[0] =
+        (struct result_server_statement){strdup("UPDATE t SET v = $1"), 10, 12.5, 1.25, 10};
+    struct result_interval *it = &r.intervals[0];
+    it->n_waits = 2;
+    it->waits = calloc(2, sizeof *it->waits);
+    it->waits[0] = (struct result_wait){strdup("CPU"), 3};
+    it->waits[1] = (struct result_wait){strdup("Client:ClientRead"), 7};
+    it->has_client_cpu = 1;
+    it->cpu_user = 0.125;
+    it->cpu_system = 0.0625;
+    it->has_host = 1;
+    it->host = (struct result_host){0.5, 0.25, 0.125, 0.125, 4096, 8192};
+    assert_int_equal(result_write(&r, f->path, &e), 0);
+    if (result_read(f->path, &back, &e) != 0)
+        fail_msg("read back failed: %s", e.msg);
+    assert_result_equal(&r, &back);
+    assert_int_equal(back.waits.present, 1);
+    assert_int_equal(back.waits.sample_ms, 100);
+    assert_int_equal(back.waits.samples, 42);
+    assert_int_equal(back.waits.n_events, 2);
+    assert_string_equal(back.waits.events[0].name, "Lock:transactionid");
+    assert_int_equal(back.waits.events[0].count, 300);
+    assert_string_equal(back.waits.visibility, "own-user");
+    assert_null(back.waits.note);
+    assert_double(back.client_cpu.max_thread_core, 0.95);
+    assert_int_equal(back.n_statements_server, 1);
+    assert_string_equal(back.statements_server[0].query, "UPDATE t SET v = $1");
+    assert_double(back.statements_server[0].mean_ms, 1.25);
+    const struct result_interval *bi = &back.intervals[0];
+    /* Read back highest count first. */
+    assert_int_equal(bi->n_waits, 2);
+    assert_string_equal(bi->waits[0].name, "Client:ClientRead");
+    assert_int_equal(bi->waits[0].count, 7);
+    assert_double(bi->cpu_system, 0.0625);
+    assert_int_equal(bi->host.write_bytes, 8192);
+    assert_double(bi->host.iowait, 0.125);
+    assert_int_equal(back.intervals[1].n_waits, 0);
+    assert_int_equal(back.intervals[1].has_host, 0);
+    result_free(&back);
+    result_free(&r);
+
+    fill_result(&r);
+    assert_int_equal(result_write(&r, f->path, &e), 0);
+    assert_int_equal(result_read(f->path, &back, &e), 0);
+    assert_int_equal(back.waits.present, 0);
+    assert_int_equal(back.client_cpu.present, 0);
+    assert_null(back.statements_server_note);
+    result_free(&back);
+    result_free(&r);
+}
+
 static void test_file_is_json(void **state)
 {
     struct fixture *f = *state;
@@ -895,6 +961,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sampling_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_file_is_json, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_missing_dir, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_rejects_bad_files, setup, teardown),

@@ -1,0 +1,162 @@
+/* run's sampling (DESIGN.md "Why, not only how much"): the wait-event sampler with the
+ * client's and the host's CPU per interval, and pg_stat_statements around the measured part.
+ * --no-sampling turns all of it off, and the result then has none of its paths. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "cli/args.h"
+#include "cli/run_int.h"
+
+/* The statements kept in statements_server[]. */
+#define TOP_STATEMENTS 10
+
+int run_sampling_option(int opt, const char *arg, struct run_opts *o, struct err *e)
+{
+    switch (opt) {
+    case RUN_OPT_SAMPLE_MS:
+        o->sampling.ms_given = 1;
+        return args_int("--sample-ms", arg, 1, INT32_MAX, &o->sampling.sample_ms, e) < 0 ? -1 : 1;
+    case RUN_OPT_NO_SAMPLING:
+        o->sampling.off = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int run_sampling_check(const struct run_opts *o, struct err *e)
+{
+    if (o->sampling.off && o->sampling.ms_given)
+        return err_set(e, ERR_INPUT, "run: --sample-ms and --no-sampling cannot be used together");
+    if (o->sampling.ms_given && o->sampling.sample_ms > RUN_INTERVAL_MS)
+        return err_set(e, ERR_INPUT,
+                       "invalid value for --sample-ms: '%lld' (longer than the interval, %d ms)",
+                       (long long)o->sampling.sample_ms, RUN_INTERVAL_MS);
+    return 0;
+}
+
+static void started(time_ns measured_start_ns, void *arg)
+{
+    struct run_opts *o = arg;
+    struct sampler_config cfg = {
+        .conn = &o->conn,
+        .sample_ms = (int)o->sampling.sample_ms,
+        .interval_us = (int64_t)RUN_INTERVAL_MS * 1000,
+        .start_ns = measured_start_ns,
+        .pids = o->sampling.pids,
+        .n_pids = (int)o->clients,
+        .host = o->env.have_env && o->env.env.location == SRV_LOCATION_LOCAL,
+    };
+    o->sampling.start_ns = measured_start_ns;
+    o->sampling.sampler = sampler_start(&cfg);
+    if (!o->sampling.sampler)
+        fprintf(stderr, "pgarena: warning: could not start the sampler; the run goes on "
+                        "without it\n");
+}
+
+void run_sampling_configure(struct run_opts *o, struct engine_config *cfg)
+{
+    if (o->sampling.off)
+        return;
+    o->sampling.pids = xcalloc((size_t)o->clients, sizeof *o->sampling.pids);
+    cfg->backend_pids = o->sampling.pids;
+    cfg->started = started;
+    cfg->started_arg = o;
+}
+
+void run_sampling_interval(struct run_opts *o, size_t idx, double t_s, struct result_interval *it)
+{
+    if (!o->sampling.sampler)
+        return;
+    struct sample_interval si;
+    sampler_take(o->sampling.sampler, idx, o->sampling.start_ns + (time_ns)(t_s * NS_PER_S), &si);
+    size_t n = si.n_waits < RESULT_INTERVAL_WAITS ? si.n_waits : RESULT_INTERVAL_WAITS;
+    it->waits = xcalloc(n ? n : 1, sizeof *it->waits);
+    for (size_t i = 0; i < n; i++) {
+        it->waits[i] = (struct result_wait){si.waits[i].name, si.waits[i].count};
+        si.waits[i].name = NULL; /* moved */
+    }
+    it->n_waits = n;
+    it->has_client_cpu = si.have_cpu;
+    it->cpu_user = si.cpu_user;
+    it->cpu_system = si.cpu_system;
+    it->has_host = si.have_host;
+    it->host = (struct result_host){si.host.user,
+                                    si.host.system,
+                                    si.host.iowait,
+                                    si.host.idle,
+                                    (int64_t)si.disk.read_bytes,
+                                    (int64_t)si.disk.write_bytes};
+    sample_interval_free(&si);
+}
+
+void run_sampling_finish(struct run_opts *o, struct result *r)
+{
+    if (o->sampling.sampler && !r) {
+        struct sample_totals t;
+        sampler_stop(o->sampling.sampler, &t);
+        sample_totals_free(&t);
+        o->sampling.sampler = NULL;
+    }
+    if (o->sampling.sampler) {
+        struct sample_totals t;
+        sampler_stop(o->sampling.sampler, &t);
+        o->sampling.sampler = NULL;
+        r->waits.present = 1;
+        r->waits.sample_ms = t.sample_ms;
+        r->waits.samples = t.samples;
+        r->waits.n_events = t.n_waits;
+        r->waits.events = xcalloc(t.n_waits ? t.n_waits : 1, sizeof *r->waits.events);
+        for (size_t i = 0; i < t.n_waits; i++) {
+            r->waits.events[i] = (struct result_wait){t.waits[i].name, t.waits[i].count};
+            t.waits[i].name = NULL;
+        }
+        r->waits.visibility = t.sees_all < 0 ? NULL : xstrdup(t.sees_all ? "all" : "own-user");
+        r->waits.note = t.note[0] ? xstrdup(t.note) : NULL;
+        r->client_cpu =
+            (struct result_client_cpu){t.have_cpu, t.cpu_user, t.cpu_system, t.max_thread_core};
+        sample_totals_free(&t);
+    }
+    free(o->sampling.pids);
+    o->sampling.pids = NULL;
+}
+
+void run_sampling_measure_start(struct run_opts *o, struct pg_conn *c)
+{
+    if (o->sampling.off)
+        return;
+    srv_statements_free(&o->sampling.pgss);
+    srv_statements_read(c, &o->sampling.pgss);
+}
+
+void run_sampling_statements(struct run_opts *o, struct pg_conn *c, struct result *r)
+{
+    struct srv_statements *before = &o->sampling.pgss;
+    if (o->sampling.off)
+        return;
+    if (!before->read) {
+        r->statements_server_note =
+            xstrdup(before->note[0] ? before->note : "pg_stat_statements was not read");
+        return;
+    }
+    struct srv_statements after;
+    if (srv_statements_read(c, &after) < 0) {
+        r->statements_server_note = xstrdup(after.note);
+    } else {
+        struct srv_statement *d;
+        size_t n = srv_statements_delta(before, &after, TOP_STATEMENTS, &d);
+        r->statements_server = xcalloc(n ? n : 1, sizeof *r->statements_server);
+        for (size_t i = 0; i < n; i++) {
+            r->statements_server[i] = (struct result_server_statement){
+                d[i].query, d[i].calls, d[i].total_ms,
+                d[i].calls ? d[i].total_ms / (double)d[i].calls : 0, d[i].rows};
+            d[i].query = NULL;
+        }
+        r->n_statements_server = n;
+        srv_statements_delta_free(d, n);
+    }
+    srv_statements_free(&after);
+    srv_statements_free(before);
+}
