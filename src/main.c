@@ -14,7 +14,7 @@ struct command {
 static const struct command commands[] = {
     {"init", cli_init},     {"run", cli_run},     {"show", cli_show},   {"compare", cli_compare},
     {"report", cli_report}, {"local", cli_local}, {"sweep", cli_sweep}, {"recover", cli_recover},
-    {"check", cli_check},   {NULL, NULL}};
+    {"check", cli_check},   {"merge", cli_merge}, {NULL, NULL}};
 
 int main(int argc, char **argv)
 {

@@ -5,7 +5,9 @@
 # and, for fault tests: halt DIR (immediate shutdown, keeps DIR), resume DIR (start it again),
 # freeze DIR / thaw DIR (SIGSTOP / SIGCONT the postmaster and every backend: a hung server).
 # With PGARENA_HARNESS_TCP_PORT=N set at start, the server also listens on 127.0.0.1 port N
-# (the unix socket then uses N too); resume keeps it.
+# (the unix socket then uses N too); resume keeps it. PGARENA_HARNESS_LISTEN=ADDR[,ADDR...]
+# with it adds addresses to listen on (a veth's host end, for agents in network namespaces),
+# trusted from their own subnets.
 set -eu
 action=$1
 dir=$2
@@ -19,7 +21,9 @@ as_pg() {
 # Listen options of the server in DIR: a unix socket only, or also TCP (see above).
 listen_opts() {
     if [ -f "$dir/tcp_port" ]; then
-        echo "-k $dir -c listen_addresses=127.0.0.1 -p $(cat "$dir/tcp_port")"
+        extra=""
+        [ ! -f "$dir/listen" ] || extra=",$(cat "$dir/listen")"
+        echo "-k $dir -c listen_addresses=127.0.0.1$extra -p $(cat "$dir/tcp_port")"
     else
         echo "-k $dir -c listen_addresses='' -p 5432"
     fi
@@ -32,6 +36,10 @@ start)
     as_pg "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 -N >"$dir/initdb.log" 2>&1 ||
         { cat "$dir/initdb.log" >&2; exit 1; }
     [ -z "${PGARENA_HARNESS_TCP_PORT:-}" ] || echo "$PGARENA_HARNESS_TCP_PORT" >"$dir/tcp_port"
+    if [ -n "${PGARENA_HARNESS_LISTEN:-}" ]; then
+        echo "$PGARENA_HARNESS_LISTEN" >"$dir/listen"
+        echo "host all all samenet trust" >>"$dir/data/pg_hba.conf"
+    fi
     # Small settings keep the tests light on a 2-core machine; max_connections leaves room
     # for the many-client tests.
     as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \

@@ -19,6 +19,7 @@ int cli_report(int argc, char **argv, struct err *e);
 int cli_check(int argc, char **argv, struct err *e);
 int cli_recover(int argc, char **argv, struct err *e);
 int cli_sweep(int argc, char **argv, struct err *e);
+int cli_merge(int argc, char **argv, struct err *e);
 
 /* Parse and check a command's options as the command does before it starts anything, but
  * touch no server and read no file: argv[0] is the command's name (init, run, show, compare,

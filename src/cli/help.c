@@ -19,6 +19,7 @@ void cli_usage(void)
           "  pgarena local   start|stop|status [--dir DIR]\n"
           "  pgarena check   [CONN] -w tpcc [--all]\n"
           "  pgarena recover RESULT.json   (the result of a killed run, from its journal)\n"
+          "  pgarena merge   A.json B.json... -o ALL.json [--force]   (a run's agents, exactly)\n"
           "  pgarena --help | --version ; pgarena COMMAND --help\n"
           "\n"
           "Workloads: tpcb-like (default), simple-update, select-only (pgbench's);\n"

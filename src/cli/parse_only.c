@@ -10,10 +10,11 @@ int cli_parse_only(int argc, char **argv, struct err *e)
     static const struct {
         const char *name;
         int (*parse)(int argc, char **argv, struct err *e);
-    } commands[] = {
-        {"init", cli_init_parse},       {"run", cli_run_parse},       {"show", cli_show_parse},
-        {"compare", cli_compare_parse}, {"report", cli_report_parse}, {"local", cli_local_parse},
-        {"recover", cli_recover_parse}, {"sweep", cli_sweep_parse},   {"check", cli_check_parse}};
+    } commands[] = {{"init", cli_init_parse},       {"run", cli_run_parse},
+                    {"show", cli_show_parse},       {"compare", cli_compare_parse},
+                    {"report", cli_report_parse},   {"local", cli_local_parse},
+                    {"recover", cli_recover_parse}, {"sweep", cli_sweep_parse},
+                    {"check", cli_check_parse},     {"merge", cli_merge_parse}};
     if (argc < 1)
         return err_set(e, ERR_INPUT, "no command");
     /* GNU getopt keeps state between parses (optind, and where it is inside a group of short

@@ -80,6 +80,13 @@ static const char usage[] =
     "      --aggregate-interval S  a line per S seconds instead of per transaction\n"
     "      --failures-detailed  serialization and deadlock failures apart in the log\n"
     "      --progress-timestamp  progress lines with Unix timestamps\n"
+    "several load hosts (one run split over N agents, coordinated through PostgreSQL):\n"
+    "      --agents N        this process is one of N agents; -c and -R are the whole run's\n"
+    "      --agent-index I   which one, 0..N-1 (default: JOB_COMPLETION_INDEX, SLURM_PROCID)\n"
+    "      --run-id ID       the run's name, the same for all its agents\n"
+    "      --coord CONN      coordination database (default: the target; a writable one)\n"
+    "      --merged FILE     agent 0 writes the merged result there (default X.merged.json)\n"
+    "      --agent-wait S    wait S seconds for every agent at the start (default 60)\n"
     "why it is as fast as it is:\n"
     "      --sample-ms MS    sample the run's wait events every MS ms (default 100, at most\n"
     "                        the 1000 ms interval), with client and host CPU per interval\n"
@@ -190,6 +197,12 @@ const struct option run_longopts[] = {
     {"aggregate-interval", required_argument, NULL, RUN_OPT_AGGREGATE_INTERVAL},
     {"failures-detailed", no_argument, NULL, RUN_OPT_FAILURES_DETAILED},
     {"progress-timestamp", no_argument, NULL, RUN_OPT_PROGRESS_TIMESTAMP},
+    {"agents", required_argument, NULL, RUN_OPT_AGENTS},
+    {"agent-index", required_argument, NULL, RUN_OPT_AGENT_INDEX},
+    {"run-id", required_argument, NULL, RUN_OPT_RUN_ID},
+    {"coord", required_argument, NULL, RUN_OPT_COORD},
+    {"merged", required_argument, NULL, RUN_OPT_MERGED},
+    {"agent-wait", required_argument, NULL, RUN_OPT_AGENT_WAIT},
     {"sample-ms", required_argument, NULL, RUN_OPT_SAMPLE_MS},
     {"no-sampling", no_argument, NULL, RUN_OPT_NO_SAMPLING},
     {NULL, 0, NULL, 0}};
@@ -214,6 +227,8 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
             rc = run_tpcc_option(opt, optarg, o, e);
         if (rc == 0)
             rc = run_parse_pgbench_option(opt, optarg, o, e);
+        if (rc == 0)
+            rc = run_agents_option(opt, optarg, o, e);
         if (rc < 0)
             return -1;
         if (rc == 2)
@@ -295,7 +310,7 @@ static int parse_options(int argc, char **argv, struct run_opts *o, struct err *
     o->workload = builtin_find(workload);
     if (!o->workload)
         return err_set(e, ERR_INPUT, "run: unknown workload '%s'", workload);
-    if (run_tpcc_check_options(o, got_tries, got_M, e) < 0)
+    if (run_tpcc_check_options(o, got_tries, got_M, e) < 0 || run_agents_check(o, e) < 0)
         return -1;
     return o->workload->dataset == DATASET_TPCC ? 0 : run_check_sizes(o, e);
 }
@@ -452,6 +467,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         .interval_done = run_sink_interval,
     };
     run_log_config(o, &cfg);
+    run_agents_config(o, &cfg);
     run_sampling_configure(o, &cfg);
     /* A socket per client, plus what the process itself keeps open (epoll, timers, files):
      * the common soft limit of 1024 files would refuse a thousand clients. */
@@ -467,6 +483,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
     cfg.interval_arg = &sink;
     if (engine_run(&cfg, &er, e) < 0) {
         run_sink_close(&sink, 1); /* nothing ran: nothing to keep */
+        run_agents_close(o);
         run_sampling_finish(o, NULL);
         if (strstr(e->msg, "too many clients") && o->max_connections[0])
             err_set(e, ERR_RUNTIME,
@@ -480,6 +497,7 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
     run_build_result(o, scripts, &er, &r);
     run_sampling_finish(o, &r);
     run_tpcc_result(o, &r);
+    run_agents_result(o, &er, &r);
     run_sink_attach(&sink, &r);
     run_env_after(o, &er, &r);
     if (!o->embedded)
@@ -505,6 +523,8 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         rc = -1;
     else if (!o->embedded)
         printf("result:              %s\n", o->output);
+    if (rc >= 0 && run_agents_finish(o, written, e) < 0)
+        rc = -1;
     if (rc >= 0 && o->report && report_after_run(o, e) < 0)
         rc = -1;
     if (rc >= 0 && !r.complete && !o->embedded)
@@ -595,8 +615,9 @@ int run_invoke(int argc, char **argv, int embedded, struct err *e)
             goto out_local;
     }
     if (prepare_server(&o, e) == 0 && run_sysbench_scripts(&o, &scripts, e) == 0 &&
-        run_tpcc_scripts(&o, &scripts, e) == 0)
+        run_tpcc_scripts(&o, &scripts, e) == 0 && run_agents_open(&o, e) == 0)
         rc = measure(&o, &scripts, e);
+    run_agents_close(&o);
 out_local:
     if (o.local)
         session_local_stop(&srv);

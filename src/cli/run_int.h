@@ -43,6 +43,49 @@ struct run_tpcc {
     int64_t before; /* sum(d_next_o_id) at the start of the measured part; -1 unknown */
 };
 
+struct run_opts;
+struct coord;
+
+/* run --agents (run_agents.c): the options as given, the split, and the coordination. */
+struct run_agents {
+    int64_t count; /* --agents; 0: a run of one process */
+    int64_t index; /* --agent-index, or from JOB_COMPLETION_INDEX / SLURM_PROCID */
+    int index_given;
+    const char *run_id, *coord, *merged;
+    int64_t wait_s;      /* --agent-wait: at the barrier (default 60) */
+    int64_t clients_all; /* -c and -R of the whole run (o->clients, o->rate: this agent's) */
+    double rate_all;
+    struct coord *coord_h;
+    double offset_us, uncertainty_us;
+    int64_t start_server_us, start_local_us; /* the measured start */
+    char lost_why[256];                      /* "" unless the run lost an agent */
+};
+
+enum {
+    RUN_OPT_AGENTS = 4000, /* apart from sampling's 3000s */
+    RUN_OPT_AGENT_INDEX,
+    RUN_OPT_RUN_ID,
+    RUN_OPT_COORD,
+    RUN_OPT_MERGED,
+    RUN_OPT_AGENT_WAIT,
+};
+
+/* One of the options above: 1 taken, 0 not one of them, -1 with e set. */
+int run_agents_option(int opt, const char *arg, struct run_opts *o, struct err *e);
+/* After parsing: the index from the environment, the checks (ERR_INPUT), the split of -c
+ * and -R, and a seed from the run id when --seed is not given. No-op without --agents. */
+int run_agents_check(struct run_opts *o, struct err *e);
+/* Before the run: register with the coordination database and measure the clock. */
+int run_agents_open(struct run_opts *o, struct err *e);
+/* The engine's seed (this agent's) and barrier. */
+void run_agents_config(struct run_opts *o, struct engine_config *cfg);
+/* The agent object into r; complete false and end_reason "agent-lost" when one was lost. */
+void run_agents_result(struct run_opts *o, const struct engine_result *er, struct result *r);
+/* After the result is written: store it; agent 0 collects and writes the merged result. */
+int run_agents_finish(struct run_opts *o, int written, struct err *e);
+/* Leave the coordination (nothing ran). */
+void run_agents_close(struct run_opts *o);
+
 /* The long options of -w tpcc (above every short option character and other long option). */
 enum { RUN_OPT_WAREHOUSES = 1000, RUN_OPT_MIX, RUN_OPT_KEYING_THINKING, RUN_OPT_PROCEDURES };
 
@@ -101,6 +144,7 @@ struct run_opts {
     char max_connections[16]; /* SHOW max_connections before the run, "" if unknown */
     struct run_env env;
     struct run_tpcc tpcc;
+    struct run_agents agents;
     struct run_sampling sampling;
 };
 

@@ -92,6 +92,38 @@ static void free_run(struct cmp_run *cr)
     free(cr->total);
 }
 
+/* A merged run (run --agents): its agents' spread, and a word when one agent lags the rest:
+ * its own host may have been the bottleneck, not the server. */
+static void warn_agents(struct cmp_report *rep, const char *path, const struct result *r)
+{
+    if (r->n_agents == 0)
+        return;
+    double lo_tpc = INFINITY, hi_tpc = 0, lo_p99 = INFINITY, hi_p99 = 0;
+    int lo_at = 0, hi_at = 0;
+    for (size_t i = 0; i < r->n_agents; i++) {
+        const struct result_agent *a = &r->agents[i];
+        double tpc = a->clients > 0 ? a->tps / a->clients : a->tps;
+        lo_tpc = tpc < lo_tpc ? tpc : lo_tpc;
+        hi_tpc = tpc > hi_tpc ? tpc : hi_tpc;
+        if (a->p99_us < lo_p99)
+            lo_p99 = a->p99_us;
+        if (a->p99_us > hi_p99) {
+            hi_p99 = a->p99_us;
+            hi_at = a->index;
+        }
+        if (tpc <= lo_tpc)
+            lo_at = a->index;
+    }
+    int lagging = hi_p99 > 2 * lo_p99 || lo_tpc < 0.8 * hi_tpc;
+    cmp_warn(rep, "%s: merged from %zu agents: tps per client %.2f..%.2f, p99 %.3f..%.3f ms", path,
+             r->n_agents, lo_tpc, hi_tpc, lo_p99 / 1000, hi_p99 / 1000);
+    if (lagging)
+        cmp_warn(rep,
+                 "%s: agent %d lags the others (p99 or throughput per client): was its "
+                 "load host the bottleneck?",
+                 path, hi_p99 > 2 * lo_p99 ? hi_at : lo_at);
+}
+
 /* Warnings about single runs, given once whatever the number of comparisons. */
 static void warn_runs(struct cmp_report *rep, const struct cmp_side_runs *sr)
 {
@@ -100,6 +132,7 @@ static void warn_runs(struct cmp_report *rep, const struct cmp_side_runs *sr)
     for (size_t s = 0; s < rep->n_sides; s++) {
         for (size_t i = 0; i < sr[s].n; i++) {
             const struct cmp_run *r = &sr[s].runs[i];
+            warn_agents(rep, r->path, r->r);
             if (!r->r->complete)
                 cmp_warn(rep, "%s: the run was cut short (%s)", r->path,
                          r->r->end_reason ? r->r->end_reason : "incomplete");

@@ -87,6 +87,13 @@ struct engine_config {
      * engine_result.series stays empty. NULL: they are returned in engine_result.series. */
     void (*interval_done)(const struct engine_interval *iv, void *arg);
     void *interval_arg;
+    /* When not NULL: called on the main thread once every client is connected (and its
+     * statements prepared), before any transaction: returns 0 with *go_ns the monotonic time
+     * at which the clients start (the warmup, if any, first; now or later), or -1 with e set
+     * to start nothing (engine_run then fails with that error). run --agents waits at its
+     * barrier there. */
+    int (*barrier)(void *arg, time_ns *go_ns, struct err *e);
+    void *barrier_arg;
 };
 
 enum end_reason { END_FINISHED, END_INTERRUPTED, END_SERVER_LOST, END_ERROR };
@@ -114,7 +121,10 @@ struct script_result {
 
 struct engine_result {
     time_ns duration_ns; /* measured part: from its start to the end (or last completion) */
-    uint64_t n_tx;       /* successful transactions */
+    /* The wall clock (us since 1970) when the first worker's clients began, warmup included;
+     * 0 when none began. */
+    int64_t start_wall_us;
+    uint64_t n_tx; /* successful transactions */
     uint64_t n_failed;
     uint64_t n_retried; /* transactions that needed more than one try */
     uint64_t n_retries; /* tries beyond the first, in all */

@@ -171,6 +171,7 @@ struct worker {
     pthread_mutex_t series_mu;
     struct series_recorder recorder;
     int measuring;                /* the recorder is started: interval ends wake the worker */
+    int64_t begin_wall_us;        /* the wall clock when its clients began (us since 1970) */
     _Atomic size_t open_idx;      /* intervals before it are in series (SIZE_MAX: done) */
     struct stmt_stats *stmts;     /* indexed by run->cmd_base[script] + command */
     struct script_stats *scripts; /* indexed by the client's script_idx */

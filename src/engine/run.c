@@ -293,6 +293,17 @@ static int start_or_abort(struct run *run, struct err *e)
         }
     }
     run->go_ns = clock_now_ns();
+    struct err be = {0};
+    if (!why && run->cfg->barrier) {
+        /* The workers wait on run->go meanwhile; the barrier may take long. */
+        pthread_mutex_unlock(&run->mu);
+        int rc = run->cfg->barrier(run->cfg->barrier_arg, &run->go_ns, &be);
+        pthread_mutex_lock(&run->mu);
+        if (rc < 0) {
+            why = be.msg;
+            refused = be.code == ERR_INPUT;
+        }
+    }
     run->start_ns = run->go_ns + run->cfg->warmup_s * NS_PER_S;
     if (run->cfg->duration_s > 0)
         run->end_ns = run->start_ns + run->cfg->duration_s * NS_PER_S;
@@ -357,6 +368,8 @@ static void collect_worker(struct worker *w, struct engine_result *out, time_ns 
 {
     hist_add(out->latency, w->latency);
     hist_add(out->lag, w->lag);
+    if (w->begin_wall_us > 0 && (out->start_wall_us == 0 || w->begin_wall_us < out->start_wall_us))
+        out->start_wall_us = w->begin_wall_us;
     if (!w->run->cfg->interval_done)
         series_merge(&out->series, &w->series);
     out->n_tx += w->n_tx;

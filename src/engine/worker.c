@@ -2,6 +2,7 @@
 #include "engine/client_int.h"
 
 #include <errno.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -191,11 +192,23 @@ static void wait_for_start(struct worker *w)
     while (run->go == 0)
         pthread_cond_wait(&run->cv, &run->mu);
     pthread_mutex_unlock(&run->mu);
+    /* A barrier may set the start ahead (run --agents): sleep until then, by the monotonic
+     * clock, waking to see a stop. */
+    for (time_ns now = clock_now_ns(); run->go > 0 && now < run->go_ns; now = clock_now_ns()) {
+        if (atomic_load_explicit(&engine_stop_flag, memory_order_relaxed))
+            break;
+        time_ns d = run->go_ns - now < 50 * NS_PER_MS ? run->go_ns - now : 50 * NS_PER_MS;
+        struct timespec ts = {(time_t)(d / NS_PER_S), (long)(d % NS_PER_S)};
+        nanosleep(&ts, NULL);
+    }
 }
 
 void worker_begin(struct worker *w, time_ns now)
 {
     const struct run *run = w->run;
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    w->begin_wall_us = (int64_t)wall.tv_sec * 1000000 + wall.tv_nsec / 1000;
     series_recorder_start(&w->recorder, run->start_ns, run->max_interval);
     if (run->cfg->rate > 0)
         sched_init(&w->sched, run->cfg->rate / run->n_workers, run->go_ns,

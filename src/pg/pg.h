@@ -185,6 +185,12 @@ int pg_exec(struct pg_conn *c, const char *sql, struct err *e);
 struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char *const *values,
                            struct err *e);
 
+/* pg_query for any statement with parameters (at least one): rows, or a command without
+ * (a result of no rows). On failure NULL with e set as pg_query sets it, and sqlstate (6
+ * bytes) the server's SQLSTATE, "" when there is none (the connection broke). */
+struct pg_result *pg_query_state(struct pg_conn *c, const char *sql, int n,
+                                 const char *const *values, char *sqlstate, struct err *e);
+
 /* Run a query returning one row and one column; copies it into out. -1 on error or no row. */
 int pg_query_value(struct pg_conn *c, const char *sql, char *out, size_t out_size, struct err *e);
 

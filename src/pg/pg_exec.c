@@ -76,6 +76,26 @@ struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char
     return NULL;
 }
 
+struct pg_result *pg_query_state(struct pg_conn *c, const char *sql, int n,
+                                 const char *const *values, char *sqlstate, struct err *e)
+{
+    struct pg_result *r =
+        pg_libpq_result(PQexecParams(real(c), sql, n, NULL, values, NULL, NULL, 0));
+    sqlstate[0] = '\0';
+    if (r && (pg_result_status(r) == PG_RES_ROWS || pg_result_status(r) == PG_RES_COMMAND))
+        return r;
+    const char *state = r ? pg_result_sqlstate(r) : NULL;
+    if (state) {
+        memcpy(sqlstate, state, strnlen(state, 5));
+        sqlstate[strnlen(state, 5)] = '\0';
+    }
+    char line[512];
+    pg_error_line(c, r, line, sizeof line);
+    err_set(e, ERR_RUNTIME, "%s", line);
+    pg_result_free(r);
+    return NULL;
+}
+
 int pg_query_value(struct pg_conn *c, const char *sql, char *out, size_t out_size, struct err *e)
 {
     struct pg_result *r = pg_query(c, sql, 0, NULL, e);

@@ -112,6 +112,14 @@ void report_section_begin(struct report_doc *d, const char *id, const char *titl
     buf_puts(d->out, "</h2>\n");
 }
 
+void report_table_begin(struct report_doc *d, const char *const *heads, size_t n)
+{
+    buf_puts(d->out, "<div class=\"scroll\"><table class=\"num\"><thead><tr><th>run</th>");
+    for (size_t k = 0; k < n; k++)
+        buf_printf(d->out, "<th>%s</th>", heads[k]);
+    buf_puts(d->out, "</tr></thead><tbody>\n");
+}
+
 void report_section_end(struct report_doc *d)
 {
     buf_puts(d->out, "</section>\n");
@@ -299,6 +307,7 @@ void report_html(struct buf *out, const struct report_input *in)
     report_html_over_time(&d);
     report_html_distribution(&d);
     report_html_scripts(&d);
+    report_html_agents(&d);
     report_html_failures(&d);
     report_html_environment(&d);
     footer(&d);

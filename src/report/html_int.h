@@ -49,6 +49,10 @@ const char *report_run_label(const struct report_doc *d, size_t i);
 void report_section_begin(struct report_doc *d, const char *id, const char *title);
 void report_section_end(struct report_doc *d);
 
+/* A table of numbers with a first column "run" and these heads; rows follow, each opened by
+ * report_run_heading; the caller closes it with "</tbody></table></div>". */
+void report_table_begin(struct report_doc *d, const char *const *heads, size_t n);
+
 /* A coloured line swatch for side s, as the charts draw it (inline SVG). */
 void report_swatch(struct report_doc *d, size_t side);
 
@@ -78,6 +82,8 @@ void report_html_distribution(struct report_doc *d);
 
 /* A row per script of every run that ran several (html_scripts.c); nothing when none did. */
 void report_html_scripts(struct report_doc *d);
+/* Merged runs: a row per agent (html_agents.c). */
+void report_html_agents(struct report_doc *d);
 
 /* Failures by class and over time; nothing when no run had any. */
 void report_html_failures(struct report_doc *d);

@@ -40,10 +40,7 @@ void report_html_scripts(struct report_doc *d)
                                         "failed", "tps",    "mean",         "p50",
                                         "p95",    "p99",    "max"};
     report_section_begin(d, "scripts", "Per script");
-    buf_puts(d->out, "<div class=\"scroll\"><table class=\"num\"><thead><tr><th>run</th>");
-    for (size_t k = 0; k < sizeof heads / sizeof *heads; k++)
-        buf_printf(d->out, "<th>%s</th>", heads[k]);
-    buf_puts(d->out, "</tr></thead><tbody>\n");
+    report_table_begin(d, heads, sizeof heads / sizeof *heads);
     for (size_t i = 0; i < d->in->n; i++) {
         const struct result *r = &d->in->runs[i];
         for (size_t s = 0; s < r->summary.n_scripts; s++) {

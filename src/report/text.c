@@ -135,6 +135,45 @@ static void print_warnings(FILE *out, const struct result *r)
     }
 }
 
+/* An agent's own file: which share it is. A merged file: each agent's figures and their
+ * spread, so that an overloaded agent shows (its tps lower, its p99 higher than the rest). */
+static void print_agents(FILE *out, const struct result *r)
+{
+    if (r->has_agent)
+        fprintf(out, "agent:               %d of %d, run %s, clock offset %.0f us +/- %.0f us\n",
+                r->agent.index, r->agent.count, r->agent.run_id ? r->agent.run_id : "?",
+                r->agent.clock_offset_us, r->agent.clock_uncertainty_us);
+    if (r->n_agents == 0)
+        return;
+    fprintf(out, "agents:              %zu, intervals aligned by %s", r->n_agents,
+            r->merge.aligned ? "time" : "index");
+    if (r->merge.start_spread_us >= 0)
+        fprintf(out, ", starts within %.3f ms", ms(r->merge.start_spread_us));
+    if (r->merge.clock_uncertainty_us >= 0)
+        fprintf(out, ", clocks +/- %.3f ms", ms(r->merge.clock_uncertainty_us));
+    fputc('\n', out);
+    fprintf(out, "  %5s %-20s %7s %10s %12s %10s %9s  %s\n", "agent", "host", "clients", "rate",
+            "transactions", "tps", "p99_ms", "end");
+    double lo_tps = INFINITY, hi_tps = 0, lo_p99 = INFINITY, hi_p99 = 0;
+    for (size_t i = 0; i < r->n_agents; i++) {
+        const struct result_agent *a = &r->agents[i];
+        char host[21];
+        fprintf(out, "  %5d %-20s %7d %10.1f %12llu %10.2f %9.3f  %s\n", a->index,
+                report_fmt_cut(host, sizeof host, a->host ? a->host : "?"), a->clients, a->rate,
+                (unsigned long long)a->transactions, a->tps, ms(a->p99_us),
+                a->end_reason ? a->end_reason : "?");
+        lo_tps = a->tps < lo_tps ? a->tps : lo_tps;
+        hi_tps = a->tps > hi_tps ? a->tps : hi_tps;
+        lo_p99 = a->p99_us < lo_p99 ? a->p99_us : lo_p99;
+        hi_p99 = a->p99_us > hi_p99 ? a->p99_us : hi_p99;
+    }
+    fprintf(out, "agent spread:        tps %.2f .. %.2f, p99 %.3f .. %.3f ms\n", lo_tps, hi_tps,
+            ms(lo_p99), ms(hi_p99));
+    if (r->merge.server_xact_commit >= 0)
+        fprintf(out, "commits:             %llu summed over the agents, %lld on the server\n",
+                (unsigned long long)r->merge.transactions, (long long)r->merge.server_xact_commit);
+}
+
 void report_text_summary(FILE *out, const struct result *r)
 {
     const struct latency_summary *l = &r->summary.latency_us;
@@ -196,6 +235,7 @@ void report_text_summary(FILE *out, const struct result *r)
             100 * r->summary.under_5000ms);
     print_scripts(out, r);
     print_spread(out, r);
+    print_agents(out, r);
     print_server_stats(out, r);
     report_text_waits(out, r);
     print_warnings(out, r);

@@ -15,6 +15,7 @@ json_t *result_hist_to_json(const struct hist_sparse *h)
             bins, json_pack("[II]", (json_int_t)h->bins[i].value_us, (json_int_t)h->bins[i].count));
     json_t *o = json_object();
     json_object_set_new(o, "unit", json_string("us"));
+    json_object_set_new(o, "sub_buckets", json_integer(HIST_SUB_BUCKETS));
     json_object_set_new(o, "count", json_integer((json_int_t)h->count));
     json_object_set_new(o, "min", json_integer((json_int_t)h->min_us));
     json_object_set_new(o, "max", json_integer((json_int_t)h->max_us));

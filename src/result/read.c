@@ -308,6 +308,50 @@ static void read_context(const json_t *root, struct result *r)
     read_statements(json_object_get(root, "statements"), r);
 }
 
+static void read_agent(const json_t *o, struct result_agent *a)
+{
+    json_t *u = json_object_get(o, "clock_uncertainty_us");
+    a->index = (int)count(o, "index");
+    a->count = (int)count(o, "count");
+    a->run_id = dup_str(o, "run_id");
+    a->clock_offset_us = num(o, "clock_offset_us");
+    a->clock_uncertainty_us = json_is_number(u) ? json_number_value(u) : -1;
+    a->start_us = (int64_t)count(o, "start_us");
+    a->start_local_us = (int64_t)count(o, "start_local_us");
+    a->host = dup_str(o, "host");
+    a->clients = (int)count(o, "clients");
+    a->rate = num(o, "rate");
+    a->transactions = count(o, "transactions");
+    a->tps = num(o, "tps");
+    a->p99_us = num(o, "p99");
+    a->complete = json_is_true(json_object_get(o, "complete"));
+    a->end_reason = dup_str(o, "end_reason");
+}
+
+/* agent (one agent's file), agents[] and merge (a merged file), and the histogram's
+ * parameters. */
+static void read_agents(const json_t *root, struct result *r)
+{
+    json_t *h = json_object_get(root, "histogram"), *sub = json_object_get(h, "sub_buckets");
+    r->hist_unit = dup_str(h, "unit");
+    r->hist_sub_buckets = json_is_integer(sub) ? (int)json_integer_value(sub) : HIST_SUB_BUCKETS;
+    json_t *a = json_object_get(root, "agent");
+    if (json_is_object(a)) {
+        r->has_agent = 1;
+        read_agent(a, &r->agent);
+    }
+    json_t *list = json_object_get(root, "agents"), *m = json_object_get(root, "merge");
+    r->agents = xcalloc(json_array_size(list) + 1, sizeof *r->agents);
+    for (size_t i = 0; i < json_array_size(list); i++)
+        read_agent(json_array_get(list, i), &r->agents[r->n_agents++]);
+    r->merge.start_spread_us = known_num(m, "start_spread_us");
+    r->merge.clock_uncertainty_us = known_num(m, "clock_uncertainty_us");
+    r->merge.server_xact_commit = known_int(m, "server_xact_commit");
+    r->merge.transactions = count(m, "transactions");
+    const char *by = json_string_value(json_object_get(m, "intervals_aligned_by"));
+    r->merge.aligned = by && strcmp(by, "time") == 0;
+}
+
 /* skip_intervals: the caller reads them (read_fast). */
 static int read_root(const json_t *root, const char *path, struct result *r, struct err *e,
                      int skip_intervals)
@@ -324,6 +368,7 @@ static int read_root(const json_t *root, const char *path, struct result *r, str
                        "%s: result file version %lld is newer than this pgarena reads (%d)", path,
                        (long long)json_integer_value(version), RESULT_VERSION);
     read_context(root, r);
+    read_agents(root, r);
     result_env_read(root, r);
     if (read_summary(json_object_get(root, "summary"), r) < 0)
         return err_set(e, ERR_INPUT, "%s: missing or invalid summary", path);
@@ -482,8 +527,21 @@ static void result_server_free(struct result *r)
     free(r->server_stats);
 }
 
+void result_agent_free(struct result_agent *a)
+{
+    free(a->run_id);
+    free(a->host);
+    free(a->end_reason);
+    memset(a, 0, sizeof *a);
+}
+
 void result_free(struct result *r)
 {
+    free(r->hist_unit);
+    result_agent_free(&r->agent);
+    for (size_t i = 0; i < r->n_agents; i++)
+        result_agent_free(&r->agents[i]);
+    free(r->agents);
     free(r->tpcc.mode);
     free(r->label);
     free(r->started_at);

@@ -175,6 +175,36 @@ struct result_env_item {
     char *value;
 };
 
+/* agent: one agent's share of a run split over several load hosts (run --agents). In a merged
+ * result, agents[] holds each agent's object with its figures filled too. */
+struct result_agent {
+    int index, count;
+    char *run_id;
+    double clock_offset_us;      /* the server's clock minus this host's */
+    double clock_uncertainty_us; /* the offset is known to +/- this (half the best round trip) */
+    int64_t start_us;            /* measured start on the server's clock, us since the Unix epoch;
+                                    0 unknown */
+    int64_t start_local_us;      /* the same on this host's own clock */
+    /* agents[] only: the agent's host and figures */
+    char *host;
+    int clients;
+    double rate;
+    uint64_t transactions;
+    double tps, p99_us;
+    int complete;
+    char *end_reason;
+};
+
+/* merge: what a merged result (n_agents > 0) says about its agents. */
+struct result_merge {
+    double start_spread_us;      /* latest minus earliest measured start, server clock */
+    double clock_uncertainty_us; /* the largest of the agents' */
+    int64_t server_xact_commit;  /* the server's commits over the run (first agent's delta);
+                                    -1 unknown */
+    uint64_t transactions;       /* summed over the agents, to compare with it */
+    int aligned;                 /* intervals aligned by absolute time (else by index) */
+};
+
 struct result {
     char *label;
     char *started_at;
@@ -254,6 +284,16 @@ struct result {
     char *journal;
     size_t n_journal;
     struct hist_sparse histogram;
+    /* Histogram parameters of the file: unit ("us"; NULL when not stated) and sub-buckets per
+     * power of two (HIST_SUB_BUCKETS; files that do not state it have that). */
+    char *hist_unit;
+    int hist_sub_buckets;
+    /* run --agents: this file's share (has_agent); a merged file's agents and their check */
+    int has_agent;
+    struct result_agent agent;
+    size_t n_agents;
+    struct result_agent *agents;
+    struct result_merge merge;
     size_t n_clients;
     struct result_client *clients;
     size_t n_statements;
@@ -272,6 +312,8 @@ struct result {
 };
 
 void result_free(struct result *r);
+/* Free what an agent object owns (run_id, host, end_reason) and clear it. */
+void result_agent_free(struct result_agent *a);
 
 /* Write r to path atomically: a temporary file beside it, fsync, rename. On failure the
  * temporary file is removed and path is untouched (a file that was there before survives);

@@ -316,6 +316,51 @@ static json_t *server_stats_json(const struct result *r)
     return o;
 }
 
+/* The agent object: what identifies an agent's share and its clock; with figures set, also
+ * the host and figures that agents[] lists. */
+static json_t *agent_json(const struct result_agent *a, int figures)
+{
+    json_t *o = json_object();
+    set_int(o, "index", a->index);
+    set_int(o, "count", a->count);
+    set_str(o, "run_id", a->run_id);
+    set_num(o, "clock_offset_us", a->clock_offset_us);
+    set_known_num(o, "clock_uncertainty_us", a->clock_uncertainty_us);
+    set(o, "start_us", a->start_us > 0 ? json_integer((json_int_t)a->start_us) : json_null());
+    set(o, "start_local_us",
+        a->start_local_us > 0 ? json_integer((json_int_t)a->start_local_us) : json_null());
+    if (!figures)
+        return o;
+    set_str(o, "host", a->host);
+    set_int(o, "clients", a->clients);
+    set_num(o, "rate", a->rate);
+    set_int(o, "transactions", (int64_t)a->transactions);
+    set_num(o, "tps", a->tps);
+    set_num(o, "p99", a->p99_us);
+    set(o, "complete", json_boolean(a->complete));
+    set_str(o, "end_reason", a->end_reason);
+    return o;
+}
+
+static void agents_json(json_t *root, const struct result *r)
+{
+    if (r->has_agent)
+        set(root, "agent", agent_json(&r->agent, 0));
+    if (r->n_agents == 0)
+        return;
+    json_t *a = json_array(), *m = json_object();
+    for (size_t i = 0; i < r->n_agents; i++)
+        json_array_append_new(a, agent_json(&r->agents[i], 1));
+    set(root, "agents", a);
+    set_int(m, "agents", (int64_t)r->n_agents);
+    set_known_num(m, "start_spread_us", r->merge.start_spread_us);
+    set_known_num(m, "clock_uncertainty_us", r->merge.clock_uncertainty_us);
+    set_known_int(m, "server_xact_commit", r->merge.server_xact_commit);
+    set_int(m, "transactions", (int64_t)r->merge.transactions);
+    set_str(m, "intervals_aligned_by", r->merge.aligned ? "time" : "index");
+    set(root, "merge", m);
+}
+
 static json_t *result_json(const struct result *r)
 {
     json_t *root = json_object();
@@ -336,6 +381,7 @@ static json_t *result_json(const struct result *r)
     set(root, "histogram", result_hist_to_json(&r->histogram));
     set(root, "clients", clients_json(r));
     set(root, "statements", statements_json(r));
+    agents_json(root, r);
     result_sampling_json(r, root);
     return root;
 }

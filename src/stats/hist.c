@@ -26,6 +26,7 @@
 #define MAX_SHIFT 42
 
 _Static_assert(HIST_MAX_US == (1LL << MAX_SHIFT), "N_COUNTS assumes HIST_MAX_US = 2^42");
+_Static_assert(HIST_SUB_BUCKETS == SUB_COUNT, "result files state the sub-buckets");
 
 #define N_COUNTS                                                                                   \
     ((size_t)(MAX_SHIFT - SUB_BITS) * SUB_COUNT +                                                  \

@@ -17,6 +17,8 @@
  */
 
 #define HIST_MAX_US (1LL << 42) /* about 50 days */
+/* Linear sub-buckets per power of two: the precision a result file states beside its bins. */
+#define HIST_SUB_BUCKETS 1024
 
 struct hist;
 

@@ -1,0 +1,205 @@
+# run --agents: one run split over several agent processes, coordinated through PostgreSQL.
+# Agents 1 and 2 run in network namespaces of their own (ip netns, a veth pair each, the
+# server listening on the host ends), so each has its own address and network stack; agent 0
+# runs on the host. Needs root and iproute2; without them these tests say so and skip.
+
+# agents_net_up: two namespaces with a veth pair each, and a server of the test's own
+# listening on 127.0.0.1 and both host ends. Sets NS1 NS2, C0 (the host's conninfo) and C1
+# C2 (the namespaces'). The test's LIB_CLEANUP stops the server and removes the namespaces.
+agents_net_up() {
+    if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
+        echo "SKIPPED: network namespaces need root and iproute2 (ip)"
+        return 1
+    fi
+    local n=$(( ($$ + RANDOM) % 250 + 1 )) port=$(( 20000 + ($$ + RANDOM) % 20000 ))
+    SRV=$(mktemp -u -d /tmp/pgarena-agents-XXXXXX) # the server's user cannot enter $T
+    NS1=pga-$n-1
+    NS2=pga-$n-2
+    LIB_CLEANUP="sh $PGARENA_TEST_TOP/tests/pg-harness.sh stop $SRV; ip netns del $NS1; ip netns del $NS2; ip link del pga${n}h1; ip link del pga${n}h2"
+    for k in 1 2; do
+        local ns=pga-$n-$k
+        ip netns add "$ns"
+        ip link add "pga${n}h$k" type veth peer name "pga${n}n$k"
+        ip link set "pga${n}n$k" netns "$ns"
+        ip addr add "10.$((230 + k)).$n.1/24" dev "pga${n}h$k"
+        ip link set "pga${n}h$k" up
+        ip -n "$ns" addr add "10.$((230 + k)).$n.2/24" dev "pga${n}n$k"
+        ip -n "$ns" link set "pga${n}n$k" up
+        ip -n "$ns" link set lo up
+    done
+    C0=$(cd / && PGARENA_HARNESS_TCP_PORT=$port PGARENA_HARNESS_LISTEN="10.231.$n.1,10.232.$n.1" \
+        sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" start "$SRV")
+    C1="host=10.231.$n.1 port=$port user=postgres dbname=postgres"
+    C2="host=10.232.$n.1 port=$port user=postgres dbname=postgres"
+    # Each namespace reaches the server on its own link, and nothing else.
+    ip netns exec "$NS1" "$PSQL" -X -At "$C1" -c "SELECT inet_client_addr()" | grep -qx "10.231.$n.2" ||
+        fail "namespace 1 does not reach the server from its own address"
+    ! ip netns exec "$NS1" "$PSQL" -X -At "$C2 connect_timeout=2" -c "SELECT 1" >/dev/null 2>&1 ||
+        fail "namespace 1 reaches namespace 2's link"
+    "$PGARENA" init "$C0" -s 1 -q >/dev/null 2>&1 || fail "init"
+    return 0
+}
+
+# agent_bg K NS CONN ARGS...: agent K in namespace NS (empty: the host) in the background;
+# its pid in AGENT_PID[K], its output in $T/outK, $T/errK.
+declare -a AGENT_PID
+agent_bg() {
+    local k=$1 ns=$2 conn=$3
+    shift 3
+    if [ -n "$ns" ]; then
+        ip netns exec "$ns" "$PGARENA" run "$conn" --agent-index "$k" -o "a$k.json" "$@" \
+            >"$T/out$k" 2>"$T/err$k" &
+    else
+        "$PGARENA" run "$conn" --agent-index "$k" -o "a$k.json" "$@" >"$T/out$k" 2>"$T/err$k" &
+    fi
+    AGENT_PID[$k]=$!
+}
+
+# agent_wait K STATUS: agent K exits with STATUS, with no sanitizer report.
+agent_wait() {
+    set +e
+    wait "${AGENT_PID[$1]}"
+    local rc=$?
+    set -e
+    if grep -qE 'Sanitizer|runtime error:' "$T/err$1" || [ "$rc" -ne "$2" ]; then
+        echo "--- agent $1: exit $rc, expected $2"; cat "$T/out$1" "$T/err$1"
+        fail "agent $1"
+    fi
+}
+
+test_agents_three_hosts_merge_exactly() {
+    agents_net_up || return 0
+    local common=(-S -c 6 -R 300 -T 5 --agents 3 --run-id three -q)
+    agent_bg 0 "" "$C0" "${common[@]}" --merged merged.json
+    agent_bg 1 "$NS1" "$C1" "${common[@]}"
+    agent_bg 2 "$NS2" "$C2" "${common[@]}"
+    for k in 0 1 2; do agent_wait $k 0; done
+    grep -q '^agents: *3, intervals aligned by time' "$T/out0" || { cat "$T/out0"; fail "agent 0 printed no merged summary"; }
+    # The split: 2 clients and 100 tps each; each agent's clock offset with its uncertainty.
+    for k in 0 1 2; do
+        pyjson "a$k.json" "d['agent']['index'] == $k and d['agent']['count'] == 3 and d['options']['clients'] == 2 and abs(d['options']['rate'] - 100) < 1e-9"
+        pyjson "a$k.json" "d['complete'] and d['agent']['clock_uncertainty_us'] is not None and 0 <= d['agent']['clock_uncertainty_us'] < 100000"
+    done
+    # Merged: the sum of the agents', histogram count = transactions, figures from the merged
+    # histogram, -R held within 10 %, every whole interval holding all three agents.
+    python3 - a0.json a1.json a2.json merged.json <<'PY' || fail "merged result"
+import json, sys
+a = [json.load(open(p)) for p in sys.argv[1:4]]
+m = json.load(open(sys.argv[4]))
+s = m["summary"]
+assert m["complete"] and m["end_reason"] == "finished"
+assert s["transactions"] == sum(x["summary"]["transactions"] for x in a), "sum"
+assert m["histogram"]["count"] == s["transactions"], "histogram count"
+assert s["failed"] == 0
+assert m["options"]["clients"] == 6 and abs(m["options"]["rate"] - 300) < 1e-9
+assert abs(s["tps"] - 300) <= 30, "rate %.1f not within 10 %% of 300" % s["tps"]
+assert [x["index"] for x in m["agents"]] == [0, 1, 2]
+assert sum(x["transactions"] for x in m["agents"]) == s["transactions"]
+assert len(m["clients"]) == 6
+# percentiles recomputed, not averaged: p99 lies within the agents' range and is the
+# merged histogram's (its rank among the merged bins)
+bins, total = m["histogram"]["bins"], m["histogram"]["count"]
+rank, seen, p99bin = 0.99 * total, 0, None
+for v, c in bins:
+    seen += c
+    if seen >= rank:
+        p99bin = v
+        break
+assert p99bin <= s["latency_us"]["p99"] < p99bin * 1.002 + 1, (p99bin, s["latency_us"]["p99"])
+# intervals aligned: as many as an agent's, and none half empty
+n = len(a[0]["intervals"])
+assert len(m["intervals"]) == n, (len(m["intervals"]), n)
+for i, it in enumerate(m["intervals"]):
+    assert it["histogram"]["count"] == it["transactions"]
+    assert it["transactions"] == sum(x["intervals"][i]["transactions"] for x in a if i < len(x["intervals"]))
+    if it["duration_s"] > 0.99:
+        assert it["transactions"] >= 0.6 * 300, "half-empty interval %d: %d" % (i, it["transactions"])
+g = m["merge"]
+assert g["intervals_aligned_by"] == "time" and g["agents"] == 3
+assert g["clock_uncertainty_us"] is not None and g["start_spread_us"] is not None
+assert g["start_spread_us"] < 200000, g["start_spread_us"]
+assert g["server_xact_commit"] >= s["transactions"], (g["server_xact_commit"], s["transactions"])
+print("merged %d tx, %.1f tps, p99 %.0f us, start spread %.0f us, clocks +/- %.0f us" %
+      (s["transactions"], s["tps"], s["latency_us"]["p99"], g["start_spread_us"], g["clock_uncertainty_us"]))
+PY
+    # pgarena merge of the agents' files gives the very same result as agent 0's.
+    pga merge a2.json a0.json a1.json -o offline.json
+    assert_rc 0
+    python3 -c "import json,sys; a=json.load(open('merged.json')); b=json.load(open('offline.json')); sys.exit(a != b)" ||
+        fail "the offline merge differs from the online one"
+    # The run is over: its id is not used again.
+    pga run "$C0" -S -c 6 -T 5 --agents 3 --agent-index 1 --run-id three
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'run three has finished already'
+    # show and compare read a merged result.
+    pga show merged.json
+    assert_rc 0
+    assert_out 'agent spread: +tps'
+    pga compare a0.json merged.json
+    assert_rc 0
+    assert_out 'merged\.json: merged from 3 agents: tps per client'
+    pga report merged.json -o report.html
+    assert_rc 0
+    grep -q '<section id="agents">' report.html || fail "no agents section in the report"
+    [ "$(grep -c '<td>[012]</td><td style="text-align:left">' report.html)" -eq 3 ] || fail "not a row per agent"
+}
+
+test_agents_killed_agent_ends_the_run() {
+    agents_net_up || return 0
+    local common=(-S -c 3 -R 150 -T 60 --agents 3 --run-id killed -P 1)
+    agent_bg 0 "" "$C0" "${common[@]}" --merged merged.json
+    agent_bg 1 "$NS1" "$C1" "${common[@]}"
+    agent_bg 2 "$NS2" "$C2" "${common[@]}"
+    # Kill agent 2 once the measured part has run 2 s.
+    for _ in $(seq 1 600); do
+        [ "$(grep -c '^progress:' "$T/err2")" -ge 2 ] && break
+        kill -0 "${AGENT_PID[2]}" 2>/dev/null || break
+        sleep 0.1
+    done
+    [ "$(grep -c '^progress:' "$T/err2")" -ge 2 ] || { cat "$T/err0" "$T/err2"; fail "agent 2 did not start"; }
+    kill -9 "${AGENT_PID[2]}"
+    local killed=$(date +%s%N)
+    agent_wait 1 1
+    agent_wait 0 1
+    local took_ms=$(( ($(date +%s%N) - killed) / 1000000 ))
+    echo "the others stopped $took_ms ms after the kill"
+    # Within 10 s of it (agent 0 also merged in that time).
+    [ "$took_ms" -lt 10000 ] || fail "the others took $took_ms ms to stop"
+    for k in 0 1; do
+        pyjson "a$k.json" "not d['complete'] and d['end_reason'] == 'agent-lost'"
+        grep -q 'lost an agent: agent 2 silent' "$T/err$k" || { cat "$T/err$k"; fail "agent $k does not say agent 2 was lost"; }
+    done
+    [ -f a2.json.journal ] || fail "the killed agent's journal is gone"
+    pyjson merged.json "not d['complete'] and d['end_reason'] == 'agent-lost' and [a['index'] for a in d['agents']] == [0, 1]"
+    pyjson merged.json "d['summary']['transactions'] == sum(a['transactions'] for a in d['agents']) > 0"
+}
+
+# Refusals that need the coordination database (the single-command ones are rows of
+# tests/data/bad-input.table): a second agent of one index, an option that differs, and the
+# barrier's timeout naming who is missing.
+test_agents_refused_at_the_barrier() {
+    printf 'SELECT 1;\n' >one.sql
+    agent_bg 0 "" "$CONN" -f one.sql -c 2 -T 1 --agents 2 --run-id "bar$$" --agent-wait 6 -q
+    # Once agent 0 is registered ...
+    for _ in $(seq 1 100); do
+        [ "$(sql "SELECT count(*) FROM pgarena.agents WHERE run_id = 'bar$$'" 2>/dev/null)" = 1 ] && break
+        sleep 0.1
+    done
+    pga run "$CONN" -f one.sql -c 2 -T 1 --agents 2 --agent-index 0 --run-id "bar$$" -o b.json
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'agent 0 of run bar[0-9]+ is taken by another agent \(host [^,]+, pid [0-9]+\)'
+    pga run "$CONN" -f one.sql -c 2 -T 2 --agents 2 --agent-index 1 --run-id "bar$$" -o b.json
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'option -T \(2 here, 1 in the run.s first agent\) differs'
+    pga run "$CONN" -f one.sql -c 4 -T 1 --agents 2 --agent-index 1 --run-id "bar$$" -o b.json
+    assert_rc 2
+    assert_err 'option -c \(4 here, 2'
+    # ... agent 1 never comes: agent 0 gives up, naming it.
+    agent_wait 0 1
+    grep -q 'not all 2 agents of run bar[0-9]* arrived within 6 s: missing agent 1 (not registered)' "$T/err0" ||
+        { cat "$T/err0"; fail "the timeout does not name agent 1"; }
+    [ ! -s "$T/out0" ] || { cat "$T/out0"; fail "stdout after a refused start"; }
+}

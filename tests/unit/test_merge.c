@@ -1,0 +1,358 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "sparse_assert.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/mem.h"
+#include "coord/coord.h"
+#include "result/merge.h"
+#include "result/result.h"
+#include "stats/hist.h"
+
+/* The split of one run over n agents: clients add up, rates add up, seeds differ. */
+static void test_split_clients_and_rate(void **state)
+{
+    (void)state;
+    for (int64_t c = 1; c <= 50; c++) {
+        for (int n = 1; n <= c && n <= 12; n++) {
+            int64_t sum = 0, lo = INT64_MAX, hi = 0;
+            double rate = 0;
+            for (int i = 0; i < n; i++) {
+                int64_t ci = coord_split_clients(c, n, i);
+                sum += ci;
+                lo = ci < lo ? ci : lo;
+                hi = ci > hi ? ci : hi;
+                rate += coord_split_rate(1000, c, ci);
+            }
+            assert_int_equal(sum, c);
+            assert_true(hi - lo <= 1);
+            assert_true(lo >= 1);
+            assert_true(fabs(rate - 1000) < 1e-9);
+        }
+    }
+    /* The formula itself: 10 clients over 3 agents give 3, 3, 4. */
+    assert_int_equal(coord_split_clients(10, 3, 0), 3);
+    assert_int_equal(coord_split_clients(10, 3, 1), 3);
+    assert_int_equal(coord_split_clients(10, 3, 2), 4);
+    assert_true(fabs(coord_split_rate(300, 10, 4) - 120) < 1e-9);
+    /* Large counts do not overflow. */
+    assert_int_equal(
+        coord_split_clients(INT64_MAX / 2, 7, 6) - coord_split_clients(INT64_MAX / 2, 7, 0) <= 1,
+        1);
+}
+
+static void test_split_seeds(void **state)
+{
+    (void)state;
+    uint64_t seen[64];
+    for (int i = 0; i < 64; i++) {
+        seen[i] = coord_split_seed(42, i);
+        assert_true(seen[i] <= INT64_MAX); /* a result file writes it as an integer */
+        assert_int_equal(seen[i], coord_split_seed(42, i)); /* the same on every host */
+        for (int j = 0; j < i; j++)
+            assert_true(seen[i] != seen[j]);
+    }
+    assert_true(coord_split_seed(42, 0) != coord_split_seed(43, 0));
+}
+
+static void test_index_from_env(void **state)
+{
+    (void)state;
+    unsetenv("JOB_COMPLETION_INDEX");
+    unsetenv("SLURM_PROCID");
+    assert_int_equal(coord_index_from_env(), -1);
+    setenv("SLURM_PROCID", "3", 1);
+    assert_int_equal(coord_index_from_env(), 3);
+    setenv("JOB_COMPLETION_INDEX", "5", 1); /* Kubernetes' first */
+    assert_int_equal(coord_index_from_env(), 5);
+    setenv("JOB_COMPLETION_INDEX", "x1", 1);
+    assert_int_equal(coord_index_from_env(), -2);
+    unsetenv("JOB_COMPLETION_INDEX");
+    unsetenv("SLURM_PROCID");
+}
+
+/* A histogram of the given values into a sparse one. */
+static void sparse_of(const int64_t *v, size_t n, struct hist_sparse *out)
+{
+    struct hist *h = hist_new();
+    for (size_t i = 0; i < n; i++)
+        hist_record(h, v[i]);
+    hist_to_sparse(h, out);
+    hist_free(h);
+}
+
+/*
+ * One agent's result: agent index i of n in run "r", starting start_us on the server's
+ * clock; values[] its latencies, one interval per second, values spread over them in order.
+ */
+static void make_agent(struct result *r, int i, int n, int64_t start_us, const int64_t *values,
+                       size_t n_values, size_t n_intervals)
+{
+    memset(r, 0, sizeof *r);
+    r->complete = 1;
+    r->end_reason = xstrdup("finished");
+    r->client.hostname = xasprintf("host%d", i);
+    r->workload.name = xstrdup("select-only");
+    r->workload.scale = 1;
+    r->options.clients = 2;
+    r->options.threads = 1;
+    r->options.duration_s = (double)n_intervals;
+    r->options.rate = 100;
+    r->options.protocol = xstrdup("simple");
+    r->options.seed = 7;
+    r->hist_sub_buckets = HIST_SUB_BUCKETS;
+    r->has_agent = 1;
+    r->agent = (struct result_agent){.index = i,
+                                     .count = n,
+                                     .run_id = xstrdup("r"),
+                                     .clock_offset_us = 10.0 * i,
+                                     .clock_uncertainty_us = 5.0 + i,
+                                     .start_us = start_us};
+    r->summary.duration_s = (double)n_intervals;
+    r->summary.transactions = n_values;
+    r->summary.tps = (double)n_values / (double)n_intervals;
+    sparse_of(values, n_values, &r->histogram);
+    struct hist *h = hist_new();
+    hist_add_sparse(h, &r->histogram);
+    r->summary.latency_us.p99 = (double)hist_percentile(h, 99);
+    hist_free(h);
+    r->n_intervals = n_intervals;
+    r->intervals = xcalloc(n_intervals, sizeof *r->intervals);
+    size_t per = n_values / n_intervals;
+    for (size_t k = 0; k < n_intervals; k++) {
+        struct result_interval *it = &r->intervals[k];
+        size_t from = k * per, to = k + 1 == n_intervals ? n_values : from + per;
+        it->t_s = (double)(k + 1);
+        it->duration_s = 1;
+        it->transactions = to - from;
+        sparse_of(values + from, to - from, &it->histogram);
+    }
+    r->n_clients = 2;
+    r->clients = xcalloc(2, sizeof *r->clients);
+    r->clients[0].transactions = n_values / 2;
+    r->clients[1].transactions = n_values - n_values / 2;
+}
+
+static const char *const names3[] = {"a.json", "b.json", "c.json"};
+
+#define START 1700000000000000LL
+
+/* Agent 0: fast (100 us); agent 1: slow (10 ms); their p99s average to ~5 ms, while the
+ * merged p99 is the slow agent's (more than 1 % of all transactions are slow). */
+static void make_pair(struct result in[2], int64_t start1_us)
+{
+    static int64_t fast[300], slow[100];
+    for (int i = 0; i < 300; i++)
+        fast[i] = 100 + i % 7;
+    for (int i = 0; i < 100; i++)
+        slow[i] = 10000 + 13 * i;
+    make_agent(&in[1], 1, 2, start1_us, slow, 100, 3);
+    make_agent(&in[0], 0, 2, START, fast, 300, 3);
+}
+
+static void test_merge_exact(void **state)
+{
+    (void)state;
+    struct result in[2], out;
+    struct err e = {0};
+    make_pair(in, START + 300000); /* agent 1 started 0.3 s later: same slots */
+    /* The union of all values, recorded once: what the merged histogram must be. */
+    struct hist *all = hist_new();
+    hist_add_sparse(all, &in[0].histogram);
+    hist_add_sparse(all, &in[1].histogram);
+    struct hist_sparse want;
+    hist_to_sparse(all, &want);
+    double avg_p99 = (in[0].summary.latency_us.p99 + in[1].summary.latency_us.p99) / 2;
+
+    assert_int_equal(result_merge(in, names3, 2, 0, &out, &e), 0);
+    assert_int_equal(out.summary.transactions, 400);
+    assert_int_equal(out.histogram.count, 400);
+    assert_sparse_equal_tol(&out.histogram, &want, 1e-12);
+    assert_true(out.summary.latency_us.p99 == (double)hist_percentile(all, 99));
+    assert_true(out.summary.latency_us.p99 > 10000);
+    assert_true(fabs(out.summary.latency_us.p99 - avg_p99) > 1000); /* not an average */
+    assert_true(out.summary.latency_us.p50 == (double)hist_percentile(all, 50));
+    assert_int_equal(out.options.clients, 4);
+    assert_true(fabs(out.options.rate - 200) < 1e-9);
+    assert_int_equal(out.n_clients, 4);
+    /* The run lasts from the first start to the last end. */
+    assert_true(fabs(out.summary.duration_s - 3.3) < 1e-9);
+    assert_true(fabs(out.summary.tps - 400 / 3.3) < 1e-9);
+    /* Intervals: three, each holding both agents' transactions. */
+    assert_int_equal(out.n_intervals, 3);
+    for (size_t k = 0; k < 3; k++) {
+        uint64_t both = in[0].intervals[k].transactions + in[1].intervals[k].transactions;
+        assert_int_equal(out.intervals[k].transactions, both);
+        assert_int_equal(out.intervals[k].histogram.count, both);
+        assert_true(fabs(out.intervals[k].t_s - (double)(k + 1)) < 1e-9);
+    }
+    /* agents[] in index order with hosts and figures; the spread of the starts. */
+    assert_int_equal(out.n_agents, 2);
+    assert_string_equal(out.agents[0].host, "host0");
+    assert_string_equal(out.agents[1].host, "host1");
+    assert_int_equal(out.agents[1].transactions, 100);
+    assert_true(out.agents[1].p99_us > 10000 && out.agents[0].p99_us < 200);
+    assert_true(fabs(out.merge.start_spread_us - 300000) < 1e-6);
+    assert_true(fabs(out.merge.clock_uncertainty_us - 6) < 1e-9);
+    assert_true(out.merge.aligned);
+    assert_true(out.complete);
+    assert_string_equal(out.end_reason, "finished");
+    hist_sparse_free(&want);
+    hist_free(all);
+    result_free(&out);
+    result_free(&in[0]);
+    result_free(&in[1]);
+}
+
+/* An agent that started 1 s late has its intervals one slot later; the merged run lasts
+ * until its end. */
+static void test_merge_aligns_by_time(void **state)
+{
+    (void)state;
+    struct result in[2], out;
+    struct err e = {0};
+    make_pair(in, START + 1000000);
+    /* Given in the other order: the output is by agent index anyway. */
+    struct result swapped[2] = {in[1], in[0]};
+    const char *const names[] = {"b.json", "a.json"};
+    assert_int_equal(result_merge(swapped, names, 2, 0, &out, &e), 0);
+    assert_int_equal(out.n_intervals, 4);
+    assert_int_equal(out.intervals[0].transactions, in[0].intervals[0].transactions);
+    assert_int_equal(out.intervals[1].transactions,
+                     in[0].intervals[1].transactions + in[1].intervals[0].transactions);
+    assert_int_equal(out.intervals[3].transactions, in[1].intervals[2].transactions);
+    assert_int_equal(out.agents[0].index, 0);
+    assert_true(fabs(out.summary.duration_s - 4) < 1e-9);
+    result_free(&out);
+    result_free(&swapped[0]);
+    result_free(&swapped[1]);
+}
+
+static void expect_refused(struct result *in, size_t n, int force, const char *needle)
+{
+    struct result out;
+    struct err e = {0};
+    assert_int_equal(result_merge(in, names3, n, force, &out, &e), -1);
+    assert_int_equal(e.code, ERR_INPUT);
+    if (!strstr(e.msg, needle))
+        fail_msg("expected '%s' in: %s", needle, e.msg);
+}
+
+static void free_pair(struct result in[2])
+{
+    result_free(&in[0]);
+    result_free(&in[1]);
+}
+
+static void test_merge_refusals(void **state)
+{
+    (void)state;
+    struct result in[2], out;
+    struct err e = {0};
+
+    make_pair(in, START);
+    in[1].hist_sub_buckets = 2048; /* other histogram parameters: never merged */
+    expect_refused(in, 2, 1, "other parameters");
+    free_pair(in);
+
+    make_pair(in, START);
+    in[1].histogram.bins[0].value_us += 1; /* not a bin of this histogram */
+    expect_refused(in, 2, 1, "not this pgarena's");
+    free_pair(in);
+
+    make_pair(in, START);
+    in[1].agent.index = 0;
+    expect_refused(in, 2, 1, "both agent 0 of run r");
+    free_pair(in);
+
+    make_pair(in, START);
+    free(in[1].agent.run_id);
+    in[1].agent.run_id = xstrdup("other");
+    expect_refused(in, 2, 0, "of run other");
+    assert_int_equal(result_merge(in, names3, 2, 1, &out, &e), 0); /* --force */
+    result_free(&out);
+    free_pair(in);
+
+    make_pair(in, START);
+    in[1].options.duration_s = 9;
+    expect_refused(in, 2, 0, "differ in -T");
+    free_pair(in);
+
+    make_pair(in, START);
+    in[0].agent.count = in[1].agent.count = 3;
+    expect_refused(in, 2, 0, "agent 2 is missing");
+    free_pair(in);
+
+    make_pair(in, START);
+    in[1].has_agent = 0;
+    expect_refused(in, 2, 0, "not an agent's result");
+    free_pair(in);
+}
+
+/* A lost agent: the merged result is incomplete, agent-lost wins over other reasons. */
+static void test_merge_incomplete(void **state)
+{
+    (void)state;
+    struct result in[2], out;
+    struct err e = {0};
+    make_pair(in, START);
+    in[0].complete = 0;
+    free(in[0].end_reason);
+    in[0].end_reason = xstrdup("agent-lost");
+    assert_int_equal(result_merge(in, names3, 2, 0, &out, &e), 0);
+    assert_false(out.complete);
+    assert_string_equal(out.end_reason, "agent-lost");
+    assert_false(out.agents[0].complete);
+    result_free(&out);
+    free_pair(in);
+}
+
+/* The merged result writes and reads back with its agents. */
+static void test_merge_round_trip(void **state)
+{
+    (void)state;
+    struct result in[2], out, back;
+    struct err e = {0};
+    char path[] = "/tmp/pgarena-merge-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    make_pair(in, START + 1000);
+    assert_int_equal(result_merge(in, names3, 2, 0, &out, &e), 0);
+    assert_int_equal(result_write(&out, path, &e), 0);
+    assert_int_equal(result_read(path, &back, &e), 0);
+    assert_int_equal(back.n_agents, 2);
+    assert_string_equal(back.agents[1].host, "host1");
+    assert_string_equal(back.agents[1].run_id, "r");
+    assert_int_equal(back.agents[1].start_us, START + 1000);
+    assert_true(fabs(back.merge.start_spread_us - 1000) < 1e-9);
+    assert_int_equal(back.hist_sub_buckets, HIST_SUB_BUCKETS);
+    assert_sparse_equal_tol(&back.histogram, &out.histogram, 1e-12);
+    /* A merged file is not merged again. */
+    struct result twice[2] = {back, in[0]};
+    expect_refused(twice, 2, 1, "merged result already");
+    unlink(path);
+    result_free(&back);
+    result_free(&out);
+    free_pair(in);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_split_clients_and_rate), cmocka_unit_test(test_split_seeds),
+        cmocka_unit_test(test_index_from_env),         cmocka_unit_test(test_merge_exact),
+        cmocka_unit_test(test_merge_aligns_by_time),   cmocka_unit_test(test_merge_refusals),
+        cmocka_unit_test(test_merge_incomplete),       cmocka_unit_test(test_merge_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
