@@ -25,18 +25,25 @@ json_t *result_hist_to_json(const struct hist_sparse *h)
     return o;
 }
 
-json_t *result_hist_to_json_compact(const struct hist_sparse *h)
+/* The compact form: h's exact figures and len bytes of compact text. */
+static json_t *compact_json(const struct hist_sparse *h, const char *text, size_t len)
 {
-    struct buf text;
-    buf_init(&text);
-    hist_compact_encode(h, &text);
     json_t *o = json_object();
     json_object_set_new(o, "count", json_integer((json_int_t)h->count));
     json_object_set_new(o, "min", json_integer((json_int_t)h->min_us));
     json_object_set_new(o, "max", json_integer((json_int_t)h->max_us));
     json_object_set_new(o, "sum", isfinite(h->sum_us) ? json_real(h->sum_us) : json_null());
     json_object_set_new(o, "sumsq", isfinite(h->sumsq_us) ? json_real(h->sumsq_us) : json_null());
-    json_object_set_new(o, "compact", json_stringn(text.data, text.len));
+    json_object_set_new(o, "compact", json_stringn(text, len));
+    return o;
+}
+
+json_t *result_hist_to_json_compact(const struct hist_sparse *h)
+{
+    struct buf text;
+    buf_init(&text);
+    hist_compact_encode(h, &text);
+    json_t *o = compact_json(h, text.data, text.len);
     buf_free(&text);
     return o;
 }
@@ -54,15 +61,7 @@ json_t *result_interval_hist_json(const struct result_interval *it)
 {
     if (!it->compact)
         return result_hist_to_json_compact(&it->histogram);
-    const struct hist_sparse *h = &it->histogram;
-    json_t *o = json_object();
-    json_object_set_new(o, "count", json_integer((json_int_t)h->count));
-    json_object_set_new(o, "min", json_integer((json_int_t)h->min_us));
-    json_object_set_new(o, "max", json_integer((json_int_t)h->max_us));
-    json_object_set_new(o, "sum", isfinite(h->sum_us) ? json_real(h->sum_us) : json_null());
-    json_object_set_new(o, "sumsq", isfinite(h->sumsq_us) ? json_real(h->sumsq_us) : json_null());
-    json_object_set_new(o, "compact", json_stringn(it->compact, it->compact_len));
-    return o;
+    return compact_json(&it->histogram, it->compact, it->compact_len);
 }
 
 /* keep: where to keep a compact form's text (checked, not decoded), or NULL to decode it. */
