@@ -37,6 +37,8 @@ static void add_waits(struct result_wait **dst, size_t *n, const struct result_w
 /* Sorted, highest first; at most keep of them (the rest freed). */
 static void sort_waits(struct result_wait *w, size_t *n, size_t keep)
 {
+    if (*n == 0)
+        return;
     qsort(w, *n, sizeof *w, cmp_wait);
     for (size_t i = keep; i < *n; i++)
         free(w[i].name);
