@@ -373,6 +373,7 @@ static void test_merge_sampling(void **state)
     in[1].waits.events = waits_of("Lock:tuple", 30, "IO:DataFileRead", 1);
     in[1].intervals[0].n_waits = 1;
     in[1].intervals[0].waits = waits_of("Lock:tuple", 7, "x", 0);
+    free(in[1].intervals[0].waits[1].name); /* one event in this interval */
     in[0].intervals[0].has_client_cpu = in[1].intervals[0].has_client_cpu = 1;
     in[0].intervals[0].cpu_user = 0.5;
     in[1].intervals[0].cpu_user = 0.25;
