@@ -13,12 +13,8 @@
 
 #define CAP_TOLERANCE 0.05 /* bisection stops when the bracket is this narrow (relative) */
 #define CAP_MAX_STEPS 24
-#define CAP_RETRIES   3
-#define CAP_GROWTH                                                                                 \
-    1.5 /* median latency rising more than this through a step: overload */ /* confirmations that  \
-                                                                               fail, each lowering \
-                                                                               the rate by the     \
-                                                                               tolerance */
+#define CAP_RETRIES   3   /* confirmations that fail, each lowering the rate by the tolerance */
+#define CAP_GROWTH    1.5 /* median latency climbing more than this through a step: overload */
 
 /* Rates tried are rounded to three significant digits: a finer answer means nothing within
  * the tolerance, and the file names stay readable. */
@@ -53,7 +49,11 @@ static int judge(struct sweep_exec *x, const struct sweep_cell *c, double *achie
      * steps lenient, so a queue that grows (latency climbing through the steady part) also
      * says that the server does not keep up. */
     double allowance = st.seconds > 0 ? 2 * sqrt(c->rate * st.seconds) / st.seconds : 0;
-    int kept = st.tps >= 0.99 * c->rate - allowance && st.p50_growth <= CAP_GROWTH;
+    /* A server that falls behind completes fewer than the schedule asks: latency that climbs
+     * while the step still achieved its rate is a stall that passed (a loaded client
+     * machine), not a queue that grows. */
+    int growing = st.p50_growth > CAP_GROWTH && st.tps < c->rate;
+    int kept = st.tps >= 0.99 * c->rate - allowance && !growing;
     if (!x->o->quiet)
         fprintf(stderr, "sweep: -R %g: achieved %.1f tps, median latency x%.2f, %s: %.3f ms: %s\n",
                 c->rate, st.tps, st.p50_growth, x->o->slo.text, st.quantile_us / 1000,

@@ -9,6 +9,7 @@
 #include "cli/init_int.h"
 #include "cli/session.h"
 #include "cli/sweep_int.h"
+#include "result/journal.h"
 
 const char *sweep_setup_conn(const struct sweep_exec *x, size_t i)
 {
@@ -176,6 +177,19 @@ static void set_status(struct sweep_exec *x, struct sweep_cell *c, enum sweep_st
         fprintf(stderr, "\npgarena: %s\n", e.msg);
 }
 
+/* A cell whose run was killed (SIGKILL, a crash) left its journal: the cell is incomplete and
+ * runs again, so the journal goes (run refuses to start over one). */
+static int discard_stale_journal(const struct sweep_exec *x, const char *path, struct err *e)
+{
+    int rc = journal_discard_stale(path, e);
+    if (rc > 0 && !x->o->quiet)
+        fprintf(stderr,
+                "%ssweep: %s.journal was left by a run that did not end: removed, the "
+                "cell runs again\n",
+                isatty(2) ? "\r\033[K" : "", path);
+    return rc < 0 ? -1 : 0;
+}
+
 int sweep_run_cell(struct sweep_exec *x, size_t k)
 {
     struct sweep_cell *c = &x->doc.cells[k];
@@ -186,8 +200,10 @@ int sweep_run_cell(struct sweep_exec *x, size_t k)
     int rc = apply_settings(x, c, &e);
     if (rc == 0)
         rc = load_scale(x, c, &e);
+    char *path = xasprintf("%s/%s", x->o->dir, c->file);
+    if (rc == 0)
+        rc = discard_stale_journal(x, path, &e);
     if (rc == 0 && !session_interrupted) {
-        char *path = xasprintf("%s/%s", x->o->dir, c->file);
         char **argv;
         int argc = cell_argv(x, c, path, &argv);
         optind = 0;
@@ -195,8 +211,8 @@ int sweep_run_cell(struct sweep_exec *x, size_t k)
         for (int i = 0; i < argc; i++)
             free(argv[i]);
         free(argv);
-        free(path);
     }
+    free(path);
     x->n_done++;
     if (session_interrupted) {
         set_status(x, c, SWEEP_INCOMPLETE);

@@ -197,10 +197,16 @@ int cmp_steady_figures(const struct result *r, double q, struct cmp_steady *out)
     out->seconds = secs;
     out->quantile_us = q >= 1 ? (double)hist_max(h) : (double)hist_percentile(h, q * 100);
     hist_free(h);
+    /* A queue that grows makes latency climb through the steady part: the middle third's
+     * median lies between the first's and the last's. A queue that only fluctuates (busy
+     * periods near the knee, seconds long) moves the thirds' medians in any order, and its
+     * ratio alone would often read as growth in a short step. */
     size_t third = (n - start) / 3;
     if (third > 0) {
         double first = p50_of(r, start, start + third), last = p50_of(r, n - third, n);
-        out->p50_growth = first > 0 ? last / first : 1;
+        double mid = p50_of(r, start + third, n - third);
+        if (first > 0 && first <= mid && mid <= last)
+            out->p50_growth = last / first;
     }
     return secs > 0 ? 0 : -1;
 }

@@ -53,8 +53,9 @@ struct cmp_steady {
     double tps;         /* achieved rate: committed transactions per second */
     double quantile_us; /* the latency quantile asked for (1: the maximum) */
     double seconds;     /* its length */
-    double p50_growth;  /* median latency of its last third over its first (1 when too short):
-                         * an open loop whose queue grows has latency that climbs */
+    double p50_growth;  /* median latency of its last third over its first when the middle
+                         * third's lies between them, else 1 (also when too short): an open
+                         * loop whose queue grows has latency that climbs */
 };
 
 /* -1 when nothing remains. */

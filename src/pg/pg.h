@@ -185,6 +185,14 @@ int pg_exec(struct pg_conn *c, const char *sql, struct err *e);
 struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char *const *values,
                            struct err *e);
 
+/* Prepare sql as the named statement (n text parameters) for pg_query_prepared: 0, or -1
+ * with e set to the server's message. A query run often is then planned once. */
+int pg_prepare(struct pg_conn *c, const char *name, const char *sql, int n, struct err *e);
+
+/* Run a statement prepared with pg_prepare, expecting rows; NULL with e set otherwise. */
+struct pg_result *pg_query_prepared(struct pg_conn *c, const char *name, int n,
+                                    const char *const *values, struct err *e);
+
 /* pg_query for any statement with parameters (at least one): rows, or a command without
  * (a result of no rows). On failure NULL with e set as pg_query sets it, and sqlstate (6
  * bytes) the server's SQLSTATE, "" when there is none (the connection broke). */

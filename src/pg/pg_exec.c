@@ -48,9 +48,9 @@ static int result_failed(const struct pg_conn *c, const struct pg_result *r, con
     return err_set(e, ERR_RUNTIME, "%s: %s (%.*s)", what, line, n, detail);
 }
 
-int pg_exec(struct pg_conn *c, const char *sql, struct err *e)
+/* Free r: 0 when it is a command's or a query's success, else -1 with e set. */
+static int done_ok(struct pg_conn *c, struct pg_result *r, struct err *e)
 {
-    struct pg_result *r = pg_libpq_result(PQexec(real(c), sql));
     int ok = r && (pg_result_status(r) == PG_RES_COMMAND || pg_result_status(r) == PG_RES_ROWS);
     if (!ok) {
         char line[512];
@@ -61,12 +61,14 @@ int pg_exec(struct pg_conn *c, const char *sql, struct err *e)
     return ok ? 0 : -1;
 }
 
-struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char *const *values,
-                           struct err *e)
+int pg_exec(struct pg_conn *c, const char *sql, struct err *e)
 {
-    PGresult *pr =
-        n > 0 ? PQexecParams(real(c), sql, n, NULL, values, NULL, NULL, 0) : PQexec(real(c), sql);
-    struct pg_result *r = pg_libpq_result(pr);
+    return done_ok(c, pg_libpq_result(PQexec(real(c), sql)), e);
+}
+
+/* r when it holds rows; else NULL with e set (r freed). */
+static struct pg_result *rows_or_null(struct pg_conn *c, struct pg_result *r, struct err *e)
+{
     if (r && pg_result_status(r) == PG_RES_ROWS)
         return r;
     char line[512];
@@ -74,6 +76,26 @@ struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char
     err_set(e, ERR_RUNTIME, "%s", line);
     pg_result_free(r);
     return NULL;
+}
+
+struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char *const *values,
+                           struct err *e)
+{
+    PGresult *pr =
+        n > 0 ? PQexecParams(real(c), sql, n, NULL, values, NULL, NULL, 0) : PQexec(real(c), sql);
+    return rows_or_null(c, pg_libpq_result(pr), e);
+}
+
+int pg_prepare(struct pg_conn *c, const char *name, const char *sql, int n, struct err *e)
+{
+    return done_ok(c, pg_libpq_result(PQprepare(real(c), name, sql, n, NULL)), e);
+}
+
+struct pg_result *pg_query_prepared(struct pg_conn *c, const char *name, int n,
+                                    const char *const *values, struct err *e)
+{
+    return rows_or_null(c, pg_libpq_result(PQexecPrepared(real(c), name, n, values, NULL, NULL, 0)),
+                        e);
 }
 
 struct pg_result *pg_query_state(struct pg_conn *c, const char *sql, int n,

@@ -37,6 +37,25 @@ int journal_exists(const char *result_path)
     return found;
 }
 
+int journal_discard_stale(const char *result_path, struct err *e)
+{
+    char *path = journal_path(result_path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int rc = 0;
+    if (fd >= 0) {
+        /* The writer holds an exclusive lock for as long as it lives. */
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+            rc = err_set(e, ERR_INPUT, "%s: a running pgarena is still writing it", path);
+        else if (unlink(path) < 0)
+            rc = err_set(e, ERR_INPUT, "cannot remove %s: %s", path, strerror(errno));
+        else
+            rc = 1;
+        close(fd);
+    }
+    free(path);
+    return rc;
+}
+
 struct journal *journal_create(const char *result_path, const struct result *header, struct err *e)
 {
     char *path = journal_path(result_path);

@@ -25,6 +25,11 @@ char *journal_path(const char *result_path);
 /* Whether result_path has a journal (a run that did not end left it, or one is running). */
 int journal_exists(const char *result_path);
 
+/* Remove the journal of result_path left by a run that did not end (a crash, SIGKILL): for a
+ * caller that runs the same thing again instead of recovering it. 1 when one was removed, 0
+ * when there was none, -1 with e set (ERR_INPUT) when a running pgarena still writes it. */
+int journal_discard_stale(const char *result_path, struct err *e);
+
 /* Create the journal of result_path with header as line 1 (its intervals and journal fields
  * are ignored), and lock it so recover can tell a live run. NULL with e set (ERR_RUNTIME). */
 struct journal *journal_create(const char *result_path, const struct result *header, struct err *e);

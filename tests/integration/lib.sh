@@ -67,6 +67,17 @@ wait_progress() {
     fail "no $1 progress lines from the run"
 }
 
+# kill_at_journal PID FILE N: SIGKILL the background pgarena PID once FILE (a journal: its
+# header, then one line per interval) holds N lines (waiting at most 30 s), and reap it.
+kill_at_journal() {
+    for _ in $(seq 1 300); do
+        [ "$(wc -l <"$2" 2>/dev/null || echo 0)" -ge "$3" ] && break
+        sleep 0.1
+    done
+    kill -KILL "$1"
+    wait "$1" || true
+}
+
 pga_wait() {
     set +e
     wait $PID

@@ -8,14 +8,8 @@ test_sigkill_then_recover() {
     db=$(newdb pga_kill)
     pga init -s 1 -q "$db"
     "$PGARENA" run -w select-only -c 2 -j 2 -T 60 -q -o r.json "$db" >"$T/out" 2>"$T/err" &
-    pid=$!
     # Kill once the journal holds at least 3 intervals (the header is line 1).
-    for _ in $(seq 1 150); do
-        [ "$(journal_lines)" -ge 4 ] && break
-        sleep 0.1
-    done
-    kill -KILL $pid
-    wait $pid || true
+    kill_at_journal $! r.json.journal 4
     [ ! -e r.json ] || fail "a result file exists after SIGKILL"
     lines=$(journal_lines)
     [ "$lines" -ge 4 ] || fail "the journal holds $lines lines after SIGKILL"

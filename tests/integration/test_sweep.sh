@@ -82,6 +82,28 @@ test_sweep_resume_after_sigint() {
     pyjson s/default-c3-t1.json 'd["complete"] and d["options"]["clients"] == 3'
 }
 
+# A sweep killed by SIGKILL during a cell leaves that cell's journal: the same command treats
+# the cell as incomplete, removes the journal and runs it again.
+test_sweep_resume_after_sigkill() {
+    db=$(newdb sweepkill)
+    pga init -s 1 -q "$db"
+    set -- sweep "$db" -c 1,2 -w select-only -T 3 -o s
+    "$PGARENA" "$@" >out1 2>err1 &
+    # Kill once the second cell's run has begun measuring (its journal has an interval).
+    kill_at_journal $! s/default-c2-t1.json.journal 2
+    [ -e s/default-c2-t1.json.journal ] || { cat err1; fail "no journal left by the killed cell"; }
+    [ ! -e s/default-c2-t1.json ] || fail "the killed cell wrote its result"
+    pyjson s/sweep.json '[c["status"] for c in d["cells"]] == ["complete", "pending"]'
+    sum=$(md5sum <s/default-c1-t1.json)
+    pga "$@"
+    assert_rc 0
+    assert_err 'default-c2-t1.json.journal was left by a run that did not end: removed'
+    pyjson s/sweep.json 'all(c["status"] == "complete" for c in d["cells"])'
+    [ ! -e s/default-c2-t1.json.journal ] || fail "the stale journal is still there"
+    [ "$(md5sum <s/default-c1-t1.json)" = "$sum" ] || fail "a finished cell changed"
+    pyjson s/default-c2-t1.json 'd["complete"] and d["options"]["clients"] == 2'
+}
+
 test_sweep_changed_command_refused() {
     db=$(newdb sweepcmd)
     pga init -s 1 -q "$db"
@@ -131,12 +153,17 @@ test_sweep_capacity_known_ceiling() {
     db=$(newdb sweepcap)
     # 4 clients, each transaction 50 ms on the server: at most 80 transactions per second.
     echo 'SELECT pg_sleep(0.05);' >sleep.sql
-    pga sweep "$db" -f sleep.sql -c 4 -T 4 --max-rate --slo 'p99<=1s' --trials 2 -o s -q
+    pga sweep "$db" -f sleep.sql -c 4 -T 5 --max-rate --slo 'p99<=1s' --trials 2 -o s
     assert_rc 0
-    assert_out '^max rate meeting p99<=1s: '
-    pyjson s/sweep.json 'd["max_rate"]["slo"] == "p99<=1s"'
-    # Known gap: the confirmation trials leave max_rate.ci_low null (see the session note).
-    pyjson s/sweep.json '64 <= d["max_rate"]["tps"] <= 96'
+    assert_out '^max rate meeting p99<=1s: [0-9.]+ tps \(95% CI of the achieved rate \[[0-9.]+, [0-9.]+\]\)'
+    grep -E '^sweep: (-R|closed)' "$T/err" || true # the steps, for a failure's log
+    # Within 20 % of the ceiling: 80 tps at most, and what this machine gives in a closed loop
+    # (the sweep's first step; less than 80 when it is loaded).
+    pyjson s/sweep.json 'd["max_rate"]["tps"] is not None and d["max_rate"]["tps"] <= 96'
+    closed=$(python3 -c 'import json; print(json.load(open("s/" + json.load(open("s/sweep.json"))["cells"][0]["file"]))["summary"]["tps"])')
+    pyjson s/sweep.json "d['max_rate']['tps'] >= 0.8 * min(80, $closed)"
+    pyjson s/sweep.json 'd["max_rate"]["slo"] == "p99<=1s" and d["max_rate"]["ci_low"] is not None'
+    pyjson s/sweep.json 'd["max_rate"]["ci_low"] <= d["max_rate"]["ci_high"]'
     pyjson s/sweep.json 'd["cells"][0]["rate"] is None and all(c["rate"] > 0 for c in d["cells"][1:])'
     pyjson s/sweep.json 'sum(c["rate"] == d["max_rate"]["tps"] and c["slo_met"] for c in d["cells"]) == 2'
 }

@@ -9,6 +9,8 @@
 
 #include "cli/sweep_int.h"
 #include "compare/sweep_figs.h"
+#include "result/result.h"
+#include "stats/hist.h"
 
 static void assert_list(const char *text, int integral, const double *want, size_t n_want)
 {
@@ -104,12 +106,59 @@ static void test_cell_files_and_points(void **state)
     assert_false(sweep_same_point(&a, &b));
 }
 
+/* A result of 1-s intervals of 100 transactions each, all at latency lat_us[i]. */
+static void steady_result(struct result *r, const int64_t *lat_us, size_t n)
+{
+    memset(r, 0, sizeof *r);
+    r->intervals = calloc(n, sizeof *r->intervals);
+    r->n_intervals = n;
+    for (size_t i = 0; i < n; i++) {
+        struct result_interval *it = &r->intervals[i];
+        it->t_s = (double)(i + 1);
+        it->duration_s = 1;
+        it->transactions = 100;
+        it->tps = 100;
+        struct hist *h = hist_new();
+        hist_record_n(h, lat_us[i], 100);
+        hist_to_sparse(h, &it->histogram);
+        hist_free(h);
+    }
+}
+
+static void free_steady_result(struct result *r)
+{
+    for (size_t i = 0; i < r->n_intervals; i++)
+        hist_sparse_free(&r->intervals[i].histogram);
+    free(r->intervals);
+}
+
+/* Growth of the median counts only when latency climbs through the steady part: a queue that
+ * fluctuates (high in the middle) is no growth, whatever its last third over its first. */
+static void test_steady_growth(void **state)
+{
+    (void)state;
+    const int64_t climbing[] = {100, 100, 100, 200, 200, 400, 400};
+    const int64_t bump[] = {100, 100, 100, 900, 900, 300, 300};
+    struct result r;
+    struct cmp_steady st;
+    steady_result(&r, climbing, 7);
+    assert_int_equal(cmp_steady_figures(&r, 0.99, &st), 0);
+    assert_true(st.p50_growth > 3.5 && st.p50_growth < 4.5);
+    assert_true(st.tps > 99 && st.tps < 101);
+    free_steady_result(&r);
+    steady_result(&r, bump, 7);
+    assert_int_equal(cmp_steady_figures(&r, 0.99, &st), 0);
+    assert_true(st.p50_growth == 1);
+    free_steady_result(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lists),
         cmocka_unit_test(test_slo),
         cmocka_unit_test(test_cell_files_and_points),
+        cmocka_unit_test(test_steady_growth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
