@@ -185,6 +185,7 @@ int cmp_compare(const struct result *runs, const char *const *paths, size_t n,
             out->outcomes[s - 1].side = s;
             cmp_analyse(out, &sr[0], &sr[s], &out->outcomes[s - 1]);
             cmp_scripts(out, s, &out->outcomes[s - 1]);
+            cmp_waits(out, s, &out->outcomes[s - 1]);
         }
         for (size_t s = 0; s < out->n_sides; s++)
             cmp_env_check_side(out, s);
@@ -229,6 +230,9 @@ void cmp_report_free(struct cmp_report *rep)
         for (size_t s = 0; s < rep->outcomes[i].n_scripts; s++)
             free(rep->outcomes[i].scripts[s].name);
         free(rep->outcomes[i].scripts);
+        for (size_t w = 0; w < rep->outcomes[i].n_waits; w++)
+            free(rep->outcomes[i].waits[w].name);
+        free(rep->outcomes[i].waits);
     }
     free(rep->outcomes);
     for (size_t i = 0; i < rep->n_diffs; i++) {

@@ -76,6 +76,17 @@ struct cmp_script_row {
     struct cmp_metric metrics[CMP_N_SCRIPT_METRICS];
 };
 
+/* A wait event's share of the sampled backends on each side (all trials' counts together),
+ * and its change in percentage points. */
+struct cmp_wait_change {
+    char *name;
+    double a_share, b_share; /* 0..1 */
+    double change_points;    /* 100 * (b_share - a_share) */
+};
+
+/* Wait events listed per outcome: those whose share changed most. */
+#define CMP_MAX_WAITS 5
+
 /* Side `side` (>= 1) against side 0. */
 struct cmp_outcome {
     size_t side;
@@ -85,6 +96,11 @@ struct cmp_outcome {
     double mwu_min_p; /* the smallest p these trial counts can give */
     size_t n_scripts; /* 0: no per-script rows */
     struct cmp_script_row *scripts;
+    /* When every run of both sides was sampled: the wait events whose share changed most,
+     * largest change first (at most CMP_MAX_WAITS, each changed by at least one point). */
+    int waits_sampled;
+    size_t n_waits;
+    struct cmp_wait_change *waits;
 };
 
 /* A path of the environment whose values differ between A and a side. */

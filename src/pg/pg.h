@@ -185,11 +185,24 @@ int pg_exec(struct pg_conn *c, const char *sql, struct err *e);
 struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char *const *values,
                            struct err *e);
 
+/* Prepare sql as the named statement (n text parameters) for pg_query_prepared: 0, or -1
+ * with e set to the server's message. A query run often is then planned once. */
+int pg_prepare(struct pg_conn *c, const char *name, const char *sql, int n, struct err *e);
+
+/* Run a statement prepared with pg_prepare, expecting rows; NULL with e set otherwise. */
+struct pg_result *pg_query_prepared(struct pg_conn *c, const char *name, int n,
+                                    const char *const *values, struct err *e);
+
 /* pg_query for any statement with parameters (at least one): rows, or a command without
  * (a result of no rows). On failure NULL with e set as pg_query sets it, and sqlstate (6
  * bytes) the server's SQLSTATE, "" when there is none (the connection broke). */
 struct pg_result *pg_query_state(struct pg_conn *c, const char *sql, int n,
                                  const char *const *values, char *sqlstate, struct err *e);
+
+/* Wait at most timeout_ms for a notification (after LISTEN) on an idle connection: 1 when
+ * one or more came (all are consumed; their channels and payloads are not kept), 0 when
+ * none did, -1 when the connection broke. */
+int pg_wait_notify(struct pg_conn *c, int timeout_ms);
 
 /* Run a query returning one row and one column; copies it into out. -1 on error or no row. */
 int pg_query_value(struct pg_conn *c, const char *sql, char *out, size_t out_size, struct err *e);

@@ -1,6 +1,8 @@
 #include "pg/pg_libpq.h"
 
 #include <assert.h>
+#include <errno.h>
+#include <poll.h>
 #include <string.h>
 
 /* Blocking helpers for setup work, COPY for the loaders, and what a connection reports.
@@ -48,9 +50,9 @@ static int result_failed(const struct pg_conn *c, const struct pg_result *r, con
     return err_set(e, ERR_RUNTIME, "%s: %s (%.*s)", what, line, n, detail);
 }
 
-int pg_exec(struct pg_conn *c, const char *sql, struct err *e)
+/* Free r: 0 when it is a command's or a query's success, else -1 with e set. */
+static int done_ok(struct pg_conn *c, struct pg_result *r, struct err *e)
 {
-    struct pg_result *r = pg_libpq_result(PQexec(real(c), sql));
     int ok = r && (pg_result_status(r) == PG_RES_COMMAND || pg_result_status(r) == PG_RES_ROWS);
     if (!ok) {
         char line[512];
@@ -61,12 +63,14 @@ int pg_exec(struct pg_conn *c, const char *sql, struct err *e)
     return ok ? 0 : -1;
 }
 
-struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char *const *values,
-                           struct err *e)
+int pg_exec(struct pg_conn *c, const char *sql, struct err *e)
 {
-    PGresult *pr =
-        n > 0 ? PQexecParams(real(c), sql, n, NULL, values, NULL, NULL, 0) : PQexec(real(c), sql);
-    struct pg_result *r = pg_libpq_result(pr);
+    return done_ok(c, pg_libpq_result(PQexec(real(c), sql)), e);
+}
+
+/* r when it holds rows; else NULL with e set (r freed). */
+static struct pg_result *rows_or_null(struct pg_conn *c, struct pg_result *r, struct err *e)
+{
     if (r && pg_result_status(r) == PG_RES_ROWS)
         return r;
     char line[512];
@@ -74,6 +78,26 @@ struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char
     err_set(e, ERR_RUNTIME, "%s", line);
     pg_result_free(r);
     return NULL;
+}
+
+struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char *const *values,
+                           struct err *e)
+{
+    PGresult *pr =
+        n > 0 ? PQexecParams(real(c), sql, n, NULL, values, NULL, NULL, 0) : PQexec(real(c), sql);
+    return rows_or_null(c, pg_libpq_result(pr), e);
+}
+
+int pg_prepare(struct pg_conn *c, const char *name, const char *sql, int n, struct err *e)
+{
+    return done_ok(c, pg_libpq_result(PQprepare(real(c), name, sql, n, NULL)), e);
+}
+
+struct pg_result *pg_query_prepared(struct pg_conn *c, const char *name, int n,
+                                    const char *const *values, struct err *e)
+{
+    return rows_or_null(c, pg_libpq_result(PQexecPrepared(real(c), name, n, values, NULL, NULL, 0)),
+                        e);
 }
 
 struct pg_result *pg_query_state(struct pg_conn *c, const char *sql, int n,
@@ -94,6 +118,36 @@ struct pg_result *pg_query_state(struct pg_conn *c, const char *sql, int n,
     err_set(e, ERR_RUNTIME, "%s", line);
     pg_result_free(r);
     return NULL;
+}
+
+/* Drain the notifications libpq has read: 1 when there was one. */
+static int drain_notifies(PGconn *pc)
+{
+    int got = 0;
+    PGnotify *n;
+    while ((n = PQnotifies(pc)) != NULL) {
+        got = 1;
+        PQfreemem(n);
+    }
+    return got;
+}
+
+int pg_wait_notify(struct pg_conn *c, int timeout_ms)
+{
+    PGconn *pc = real(c);
+    if (!PQconsumeInput(pc))
+        return -1;
+    if (drain_notifies(pc))
+        return 1;
+    struct pollfd p = {PQsocket(pc), POLLIN, 0};
+    int r = poll(&p, 1, timeout_ms);
+    if (r < 0)
+        return errno == EINTR ? 0 : -1;
+    if (r == 0)
+        return 0;
+    if (!PQconsumeInput(pc))
+        return -1;
+    return drain_notifies(pc);
 }
 
 int pg_query_value(struct pg_conn *c, const char *sql, char *out, size_t out_size, struct err *e)

@@ -135,6 +135,25 @@ static void print_scripts(FILE *out, const struct cmp_outcome *o)
     }
 }
 
+/* Why: the wait events whose share of the sampled backends changed most. */
+static void print_waits(FILE *out, const struct cmp_outcome *o)
+{
+    if (!o->waits_sampled)
+        return;
+    if (o->n_waits == 0) {
+        fprintf(out, "\nwait events: no share changed by a point or more\n");
+        return;
+    }
+    fprintf(out, "\nwait events whose share of the sampled backends changed most:\n");
+    for (size_t i = 0; i < o->n_waits; i++) {
+        const struct cmp_wait_change *w = &o->waits[i];
+        char name[41];
+        fprintf(out, "  %-40s %5.1f %% \u2192 %5.1f %%  (%+.1f points)\n",
+                report_fmt_cut(name, sizeof name, w->name), 100 * w->a_share, 100 * w->b_share,
+                w->change_points);
+    }
+}
+
 static void print_outcome(FILE *out, const struct cmp_report *rep, const struct cmp_outcome *o)
 {
     const struct cmp_side *b = &rep->sides[o->side];
@@ -155,6 +174,7 @@ static void print_outcome(FILE *out, const struct cmp_report *rep, const struct 
         print_wrapped(out, "", 0, text);
     }
     print_scripts(out, o);
+    print_waits(out, o);
 }
 
 /* Columns of the differences table, so that a row fits WIDTH: "  PATH A VALUE B VALUE  !". */
@@ -265,12 +285,29 @@ json_t *report_metric_json(const struct cmp_metric *m, int k, const char *side)
     return metric_json(m, k, side, NULL);
 }
 
+static json_t *waits_json(const struct cmp_wait_change *w, const char *side)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "name", json_string(w->name));
+    if (side)
+        json_object_set_new(j, "side", json_string(side));
+    json_object_set_new(j, "a_share", number(w->a_share));
+    json_object_set_new(j, "b_share", number(w->b_share));
+    json_object_set_new(j, "change_points", number(w->change_points));
+    return j;
+}
+
 int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
 {
     json_t *metrics = json_array(), *warnings = json_array(), *scripts = json_array();
+    json_t *waits = NULL;
     for (size_t i = 0; i < rep->n_outcomes; i++) {
         const struct cmp_outcome *o = &rep->outcomes[i];
         const char *side = rep->n_sides > 2 ? rep->sides[o->side].label : NULL;
+        if (o->waits_sampled && !waits)
+            waits = json_array();
+        for (size_t w = 0; w < o->n_waits; w++)
+            json_array_append_new(waits, waits_json(&o->waits[w], side));
         for (int k = 0; k < CMP_N_METRICS; k++)
             json_array_append_new(metrics, metric_json(&o->metrics[k], k, side, NULL));
         for (size_t s = 0; s < o->n_scripts; s++)
@@ -285,6 +322,8 @@ int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
     if (json_array_size(scripts) > 0) /* only when both sides ran the same scripts */
         json_object_set_new(root, "scripts", json_incref(scripts));
     json_decref(scripts);
+    if (waits) /* only when the runs were sampled */
+        json_object_set_new(root, "waits", waits);
     json_object_set_new(root, "warnings", warnings);
     int rc = json_dumpf(root, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
     json_decref(root);

@@ -67,14 +67,14 @@ static void chart_begin(struct report_doc *d, struct svg_chart *c, const char *t
     free_legend(d, legend, names);
 }
 
-static void figure_begin(struct report_doc *d, const char *heading)
+void report_figure_begin(struct report_doc *d, const char *heading)
 {
     buf_puts(d->out, "<figure class=\"fig\"><h3>");
     report_escape(d->out, heading);
     buf_puts(d->out, "</h3>\n");
 }
 
-static void figure_end(struct report_doc *d, const char *caption)
+void report_figure_end(struct report_doc *d, const char *caption)
 {
     buf_puts(d->out, "<figcaption>");
     report_escape(d->out, caption);
@@ -83,7 +83,7 @@ static void figure_end(struct report_doc *d, const char *caption)
 
 enum over_time { OT_TPS, OT_P50, OT_P99, OT_MAX, OT_FAILED };
 
-static double interval_value(const struct result_interval *it, enum over_time what)
+static double interval_value(const struct result_interval *it, int what)
 {
     if (what == OT_TPS)
         return it->duration_s > 0 ? (double)it->transactions / it->duration_s : it->tps;
@@ -121,6 +121,23 @@ static void time_bands(struct report_doc *d, struct svg_chart *c, double warmup_
     }
 }
 
+void report_interval_series(struct report_doc *d, struct svg_chart *c,
+                            double (*value)(const struct result_interval *it, int what), int what)
+{
+    for (size_t i = 0; i < d->in->n; i++) {
+        const struct result *r = &d->in->runs[i];
+        double *xs = xmalloc((r->n_intervals + 1) * sizeof *xs);
+        double *ys = xmalloc((r->n_intervals + 1) * sizeof *ys);
+        for (size_t t = 0; t < r->n_intervals; t++) {
+            xs[t] = r->intervals[t].t_s;
+            ys[t] = value(&r->intervals[t], what);
+        }
+        svg_series(c, xs, ys, r->n_intervals, d->side_of[i]);
+        free(xs);
+        free(ys);
+    }
+}
+
 /* One chart of a per-interval value of every run. */
 static void over_time_chart(struct report_doc *d, enum over_time what, const char *title,
                             const char *caption)
@@ -144,23 +161,12 @@ static void over_time_chart(struct report_doc *d, enum over_time what, const cha
                                   : what == OT_FAILED ? "failures per second"
                                                       : "throughput (tps)"};
     struct svg_chart c;
-    figure_begin(d, title);
+    report_figure_begin(d, title);
     chart_begin(d, &c, title, &x, &y);
     time_bands(d, &c, warmup_s, end_s);
-    for (size_t i = 0; i < d->in->n; i++) {
-        const struct result *r = &d->in->runs[i];
-        double *xs = xmalloc((r->n_intervals + 1) * sizeof *xs);
-        double *ys = xmalloc((r->n_intervals + 1) * sizeof *ys);
-        for (size_t t = 0; t < r->n_intervals; t++) {
-            xs[t] = r->intervals[t].t_s;
-            ys[t] = interval_value(&r->intervals[t], what);
-        }
-        svg_series(&c, xs, ys, r->n_intervals, d->side_of[i]);
-        free(xs);
-        free(ys);
-    }
+    report_interval_series(d, &c, interval_value, (int)what);
     svg_chart_end(&c);
-    figure_end(d, caption);
+    report_figure_end(d, caption);
 }
 
 void report_html_over_time(struct report_doc *d)
@@ -248,7 +254,7 @@ void report_html_distribution(struct report_doc *d)
                          .title = "latency (log scale)"};
     report_section_begin(d, "distribution", "Latency distribution");
     buf_puts(d->out, "<div class=\"figs\">\n");
-    figure_begin(d, "Latency by percentile");
+    report_figure_begin(d, "Latency by percentile");
     struct svg_chart c;
     chart_begin(d, &c, "Latency by percentile", &x, &y);
     double xs[CURVE_POINTS], ys[CURVE_POINTS];
@@ -260,9 +266,9 @@ void report_html_distribution(struct report_doc *d)
         svg_series(&c, xs, ys, n[i], d->side_of[i]);
     }
     svg_chart_end(&c);
-    figure_end(d, "The latency below which a given share of all measured transactions "
-                  "completed. The percentile axis stretches the tail: each step right is "
-                  "ten times rarer (90%, 99%, 99.9%...). Lower is better.");
+    report_figure_end(d, "The latency below which a given share of all measured transactions "
+                         "completed. The percentile axis stretches the tail: each step right is "
+                         "ten times rarer (90%, 99%, 99.9%...). Lower is better.");
     percentile_table(d);
     buf_puts(d->out, "</div>\n");
     report_section_end(d);

@@ -74,6 +74,16 @@ struct report_point {
 size_t report_percentile_curve(const struct hist_sparse *h, double max_nines,
                                struct report_point *out, size_t n_points);
 
+/* <figure class="fig"><h3>heading</h3> ... <figcaption>caption</figcaption></figure> */
+void report_figure_begin(struct report_doc *d, const char *heading);
+void report_figure_end(struct report_doc *d, const char *caption);
+
+/* One line per run in chart c: value(interval, what) against the interval's end (NaN: a gap),
+ * in the run's side's style. */
+struct svg_chart;
+void report_interval_series(struct report_doc *d, struct svg_chart *c,
+                            double (*value)(const struct result_interval *it, int what), int what);
+
 /* Throughput, then latency p50, p99 and max, over time (one line per run). */
 void report_html_over_time(struct report_doc *d);
 
@@ -84,6 +94,11 @@ void report_html_distribution(struct report_doc *d);
 void report_html_scripts(struct report_doc *d);
 /* Merged runs: a row per agent (html_agents.c). */
 void report_html_agents(struct report_doc *d);
+
+/* Why (html_waits.c): wait events over time, stacked, per setup; client and host CPU and disk
+ * writes over time; the top wait events and pg_stat_statements' statements as tables.
+ * Nothing when no run was sampled. */
+void report_html_why(struct report_doc *d);
 
 /* Failures by class and over time; nothing when no run had any. */
 void report_html_failures(struct report_doc *d);

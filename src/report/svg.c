@@ -345,6 +345,12 @@ void svg_chart_end(struct svg_chart *c)
 void svg_area(struct svg_chart *c, const double *xs, const double *lo, const double *hi, size_t n,
               size_t style)
 {
+    svg_fill(c, xs, lo, hi, n, style, 0.18);
+}
+
+void svg_fill(struct svg_chart *c, const double *xs, const double *lo, const double *hi, size_t n,
+              size_t style, double opacity)
+{
     /* Runs of points where both bounds are usable, each one closed polygon: up along hi,
      * back along lo. */
     for (size_t i = 0; i < n;) {
@@ -352,8 +358,8 @@ void svg_area(struct svg_chart *c, const double *xs, const double *lo, const dou
         while (j < n && usable(c, xs[j], lo[j]) && usable(c, xs[j], hi[j]))
             j++;
         if (j - i >= 2) {
-            buf_printf(c->out, "<path class=\"area\" fill=\"%s\" fill-opacity=\"0.18\" d=\"",
-                       svg_color(style));
+            buf_printf(c->out, "<path class=\"area\" fill=\"%s\" fill-opacity=\"%.2f\" d=\"",
+                       svg_color(style), opacity);
             for (size_t k = i; k < j; k++)
                 buf_printf(c->out, "%s%.1f %.1f", k == i ? "M" : "L", svg_px(c, xs[k]),
                            svg_py(c, hi[k]));

@@ -88,6 +88,10 @@ void svg_series(struct svg_chart *c, const double *xs, const double *ys, size_t 
 void svg_area(struct svg_chart *c, const double *xs, const double *lo, const double *hi, size_t n,
               size_t style);
 
+/* The same with the given fill opacity (1: opaque, for stacked areas). */
+void svg_fill(struct svg_chart *c, const double *xs, const double *lo, const double *hi, size_t n,
+              size_t style, double opacity);
+
 /* Close the chart. */
 void svg_chart_end(struct svg_chart *c);
 

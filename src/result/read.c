@@ -326,6 +326,12 @@ static void read_agent(const json_t *o, struct result_agent *a)
     a->p99_us = num(o, "p99");
     a->complete = json_is_true(json_object_get(o, "complete"));
     a->end_reason = dup_str(o, "end_reason");
+    json_t *cpu = json_object_get(o, "client_cpu");
+    if (json_is_object(cpu)) {
+        a->has_cpu = 1;
+        a->cpu_user = num(cpu, "user");
+        a->cpu_system = num(cpu, "system");
+    }
 }
 
 /* agent (one agent's file), agents[] and merge (a merged file), and the histogram's

@@ -210,6 +210,8 @@ struct result_agent {
     double tps, p99_us;
     int complete;
     char *end_reason;
+    int has_cpu; /* the client process's CPU (sampling), in cores */
+    double cpu_user, cpu_system;
 };
 
 /* merge: what a merged result (n_agents > 0) says about its agents. */

@@ -339,6 +339,12 @@ static json_t *agent_json(const struct result_agent *a, int figures)
     set_num(o, "p99", a->p99_us);
     set(o, "complete", json_boolean(a->complete));
     set_str(o, "end_reason", a->end_reason);
+    if (a->has_cpu) {
+        json_t *cpu = json_object();
+        set_num(cpu, "user", a->cpu_user);
+        set_num(cpu, "system", a->cpu_system);
+        set(o, "client_cpu", cpu);
+    }
     return o;
 }
 

@@ -196,7 +196,7 @@ static int sample_once(struct sampler *s, struct pg_conn *c, time_ns t, struct b
     struct err e = {0};
     if (pid_array(s, pids) > 0) {
         const char *values[1] = {pids->data};
-        r = pg_query(c, sample_sql, 1, values, &e);
+        r = pg_query_prepared(c, "pgarena_sample", 1, values, &e);
         if (!r) {
             pthread_mutex_lock(&s->mu);
             snprintf(s->tot.note, sizeof s->tot.note, "sampling failed: %.200s", e.msg);
@@ -225,9 +225,15 @@ static struct pg_conn *sampler_connect(struct sampler *s)
     int sees_all = -1;
     if (c && pg_query_value(c, sees_all_sql, v, sizeof v, &e) == 0)
         sees_all = v[0] == 't';
+    /* Prepared once: planning the query on the pg_stat_activity view costs some 30 times
+     * more than running it (about 2 ms against 0.07 ms here). */
+    if (c && pg_prepare(c, "pgarena_sample", sample_sql, 1, &e) < 0) {
+        pg_finish(c);
+        c = NULL;
+    }
     pthread_mutex_lock(&s->mu);
     if (!c)
-        snprintf(s->tot.note, sizeof s->tot.note, "the sampler could not connect: %.200s", e.msg);
+        snprintf(s->tot.note, sizeof s->tot.note, "the sampler could not start: %.200s", e.msg);
     else if (s->tot.sees_all < 0)
         s->tot.sees_all = sees_all;
     pthread_mutex_unlock(&s->mu);

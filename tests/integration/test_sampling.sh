@@ -43,6 +43,14 @@ EOF
     assert_rc 0
     assert_out 'top_wait'
     assert_out ' Lock:[a-z]+ [0-9]+ %'
+    # The report draws them: the section, a stacked chart of the events, the CPU charts.
+    pga report r.json -o r.html
+    assert_rc 0
+    grep -q '<section id="why">' r.html || fail "no why section in the report"
+    grep -q '<h3>Wait events: ' r.html || fail "no wait events chart"
+    grep -q 'fill-opacity="1.00"' r.html || fail "no stacked areas"
+    grep -q '<h3>Client CPU</h3>' r.html || fail "no client CPU chart"
+    grep -q '<h3>Host CPU busy</h3>' r.html || fail "no host CPU chart"
 }
 
 # Read-only work never waits on a lock: the backends run (CPU) or wait for their client.
@@ -85,6 +93,9 @@ test_sampling_off_writes_none_of_its_paths() {
         cat "$T/out"
         fail "the summary speaks of sampling that did not happen"
     fi
+    pga report r.json -o r.html
+    assert_rc 0
+    ! grep -q '<section id="why">' r.html || fail "a why section without sampling"
     # Without the extension, a note and not an error.
     pga run -w select-only -c 1 -T 1 -q -o s.json "$db"
     assert_rc 0
@@ -126,4 +137,29 @@ test_sampling_pg_stat_statements_deltas() {
     pyjson r.json 'not any("pgarena:" in s["query"] for s in d["statements_server"])'
     assert_out '^server statements \(pg_stat_statements'
     assert_out 'pga_marker'
+}
+
+# compare names the wait event that explains a difference: the same update on a row per client
+# (A) and on one row for all (B).
+test_sampling_compare_names_the_wait_event() {
+    db=$(newdb pga_cmpwaits)
+    pga init -s 4 -q "$db"
+    assert_rc 0
+    for side in spread:':client_id + 1' hot:1; do
+        printf 'BEGIN;\nUPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = %s;\nSELECT pg_sleep(0.002);\nEND;\n' \
+            "${side#*:}" >"${side%%:*}.sql"
+    done
+    pga run -f spread.sql -c 4 -j 2 -T 2 -q --label spread -o a.json "$db"
+    assert_rc 0
+    pga run -f hot.sql -c 4 -j 2 -T 2 -q --label hot -o b.json "$db"
+    assert_rc 0
+    pga compare a.json b.json --json
+    assert_rc 0
+    cp "$T/out" cmp.json
+    pyjson cmp.json 'd["waits"][0]["name"].startswith("Lock:") and d["waits"][0]["change_points"] > 10'
+    pyjson cmp.json 'all(0 <= w["a_share"] <= 1 and 0 <= w["b_share"] <= 1 for w in d["waits"])'
+    pga compare a.json b.json
+    assert_rc 0
+    assert_out '^wait events whose share of the sampled backends changed most'
+    assert_out '^  Lock:[a-z]+ +[0-9.]+ % → +[0-9.]+ %  \(\+[0-9.]+ points\)'
 }

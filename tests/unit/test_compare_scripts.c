@@ -166,14 +166,78 @@ static void test_trials_verdict(void **state)
     assert_int_equal(cmp_any_worse(&f->rep), 1);
 }
 
+/* Sample counts of one run: n events named names[i] seen counts[i] times. */
+static void set_waits(struct result *r, const char *const *names, const uint64_t *counts, size_t n)
+{
+    r->waits.present = 1;
+    r->waits.sample_ms = 100;
+    r->waits.samples = 100;
+    r->waits.n_events = n;
+    r->waits.events = calloc(n, sizeof *r->waits.events);
+    for (size_t i = 0; i < n; i++)
+        r->waits.events[i] = (struct result_wait){strdup(names[i]), counts[i]};
+}
+
+/* The wait events whose share changed most, all trials of a side together, largest change
+ * first; none when a run was not sampled; in --json as "waits". */
+static void test_wait_events_changed_most(void **state)
+{
+    struct fixture *f = *state;
+    const char *one[] = {"all"};
+    const int64_t lat[] = {500};
+    const char *a_names[] = {"CPU", "Client:ClientRead", "IO:WALSync"};
+    const char *b_names[] = {"Lock:transactionid", "CPU", "Client:ClientRead", "IO:WALSync"};
+    const uint64_t a1[] = {60, 38, 2}, a2[] = {60, 40, 0}, b1[] = {82, 10, 8, 0};
+    add(f, "A", one, 1, lat);
+    set_waits(&f->runs[0], a_names, a1, 3);
+    add(f, "A", one, 1, lat);
+    set_waits(&f->runs[1], a_names, a2, 3);
+    add(f, "B", one, 1, lat);
+    set_waits(&f->runs[2], b_names, b1, 4);
+    struct err e = {0};
+    assert_int_equal(cmp_compare(f->runs, f->paths, f->n, &cfg, &f->rep, &e), 0);
+    const struct cmp_outcome *o = &f->rep.outcomes[0];
+    assert_true(o->waits_sampled);
+    /* A: CPU 120/200, ClientRead 78/200, WALSync 2/200; B: Lock 82 %, CPU 10 %, ... */
+    assert_int_equal(o->n_waits, 4);
+    assert_string_equal(o->waits[0].name, "Lock:transactionid");
+    assert_float_equal(o->waits[0].a_share, 0, 1e-12);
+    assert_float_equal(o->waits[0].b_share, 0.82, 1e-12);
+    assert_float_equal(o->waits[0].change_points, 82, 1e-9);
+    assert_string_equal(o->waits[1].name, "CPU");
+    assert_float_equal(o->waits[1].change_points, 10 - 60, 1e-9);
+    assert_string_equal(o->waits[2].name, "Client:ClientRead");
+    assert_string_equal(o->waits[3].name, "IO:WALSync"); /* -1 point: still listed */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    assert_int_equal(report_compare_json(mem, &f->rep, &e), 0);
+    fclose(mem);
+    json_t *j = json_loads(text, 0, NULL);
+    assert_non_null(j);
+    json_t *w = json_array_get(json_object_get(j, "waits"), 0);
+    assert_string_equal(json_string_value(json_object_get(w, "name")), "Lock:transactionid");
+    assert_float_equal(json_real_value(json_object_get(w, "b_share")), 0.82, 1e-12);
+    json_decref(j);
+    free(text);
+
+    /* One run without sampling: nothing to say. */
+    cmp_report_free(&f->rep);
+    result_free(&f->runs[1]);
+    add(f, "A", one, 1, lat);
+    f->runs[1] = f->runs[3];
+    f->n = 3;
+    assert_int_equal(cmp_compare(f->runs, f->paths, f->n, &cfg, &f->rep, &e), 0);
+    assert_false(f->rep.outcomes[0].waits_sampled);
+    assert_int_equal(f->rep.outcomes[0].n_waits, 0);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
     const struct CMUnitTest tests[] = {
-        T(test_one_trial_per_side),
-        T(test_different_scripts_no_rows),
-        T(test_one_script_no_rows),
-        T(test_trials_verdict),
+        T(test_one_trial_per_side), T(test_different_scripts_no_rows), T(test_one_script_no_rows),
+        T(test_trials_verdict),     T(test_wait_events_changed_most),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
