@@ -183,7 +183,7 @@ void run_agents_result(struct run_opts *o, const struct engine_result *er, struc
         return;
     /* The start as it happened, on this host's clock and on the server's by the offset: the
      * spread of the latter across agents is the start skew the merge reports. */
-    if (er->start_wall_us > 0) {
+    if (er && er->start_wall_us > 0) {
         a->start_local_us = er->start_wall_us + o->warmup_s * 1000000;
         a->start_server_us = a->start_local_us + (int64_t)a->offset_us;
     }
@@ -198,7 +198,7 @@ void run_agents_result(struct run_opts *o, const struct engine_result *er, struc
         .start_local_us = a->start_local_us,
     };
     char why[256];
-    if (a->coord_h && coord_lost(a->coord_h, why, sizeof why)) {
+    if (er && a->coord_h && coord_lost(a->coord_h, why, sizeof why)) {
         r->complete = 0;
         free(r->end_reason);
         r->end_reason = xstrdup("agent-lost");

@@ -79,7 +79,8 @@ int run_agents_check(struct run_opts *o, struct err *e);
 int run_agents_open(struct run_opts *o, struct err *e);
 /* The engine's seed (this agent's) and barrier. */
 void run_agents_config(struct run_opts *o, struct engine_config *cfg);
-/* The agent object into r; complete false and end_reason "agent-lost" when one was lost. */
+/* The agent object into r; complete false and end_reason "agent-lost" when one was lost.
+ * er NULL: the journal's header, before the run (no start yet, nothing lost). */
 void run_agents_result(struct run_opts *o, const struct engine_result *er, struct result *r);
 /* After the result is written: store it; agent 0 collects and writes the merged result. */
 int run_agents_finish(struct run_opts *o, int written, struct err *e);

@@ -18,6 +18,7 @@ static void build_header(struct run_opts *o, const struct script_set *scripts, s
     free(h->finished_at);
     h->finished_at = NULL;
     run_env_header(o, h);
+    run_agents_result(o, NULL, h); /* a recovered agent's file still says whose it is */
 }
 
 void run_sink_open(struct run_sink *s, struct run_opts *o, const struct script_set *scripts)

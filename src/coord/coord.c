@@ -37,6 +37,7 @@ struct coord {
     char index_text[16];
     double offset_us; /* server minus own clock, once measured */
     double wait_s;    /* at the barrier */
+    int listening;    /* LISTEN pgarena_coord worked: waits wake on a NOTIFY */
     pthread_t beat;
     int beating;
     atomic_int stop_beat;
@@ -82,6 +83,21 @@ static int command(struct pg_conn *pg, const struct coord *c, const char *sql, i
     struct pg_result *r = query(pg, c, sql, n_more, more, state, e);
     pg_result_free(r);
     return r ? 0 : -1;
+}
+
+/* Wake the agents waiting on the run (LISTEN pgarena_coord): best effort, polling covers a
+ * notification lost or not delivered (a pooler in transaction mode). */
+static void notify(struct pg_conn *pg, const struct coord *c)
+{
+    struct err e = {0};
+    command(pg, c, "SELECT pg_notify('pgarena_coord', $1 || ':' || $2::int)", 0, NULL, &e);
+}
+
+/* Wait up to ms for a change of the run: a notification, else the time to poll again. */
+static void wait_change(struct coord *c, int ms)
+{
+    if (!c->listening || pg_wait_notify(c->pg, ms) < 0)
+        sleep_ms(ms);
 }
 
 static int not_writable(const char *state)
@@ -282,6 +298,7 @@ static void beat_once(struct coord *c, struct pg_conn *pg, int beat)
                 "UPDATE pgarena.runs SET state = 'lost', why = $3 WHERE run_id = $1 "
                 "AND state IN ('gathering', 'started') AND $2::int >= 0",
                 1, w, &e);
+        notify(pg, c);
         mark_lost(c, why);
         free(why);
     }
@@ -341,6 +358,8 @@ struct coord *coord_open(const struct pg_connopts *conn, const struct coord_agen
         snprintf(why, sizeof why, "%s", e->msg);
         err_set(e, ERR_RUNTIME, "run: the coordination database: %s", why);
     } else if (create_schema(c, e) == 0 && join_run(c, a, e) == 0 && register_agent(c, a, e) == 0) {
+        struct err le = {0};
+        c->listening = pg_exec(c->pg, "LISTEN pgarena_coord", &le) == 0;
         c->beating = pthread_create(&c->beat, NULL, heartbeat_main, c) == 0;
         return c;
     }
@@ -408,6 +427,7 @@ int coord_barrier(struct coord *c, time_ns *go_ns, int64_t *start_server_us, str
     if (command(c->pg, c, "UPDATE pgarena.agents SET ready = true WHERE run_id = $1 AND idx = $2",
                 0, NULL, e) < 0)
         return -1;
+    notify(c->pg, c);
     time_ns deadline = clock_now_ns() + (time_ns)(c->wait_s * NS_PER_S);
     struct run_view v;
     for (;;) {
@@ -429,6 +449,7 @@ int coord_barrier(struct coord *c, time_ns *go_ns, int64_t *start_server_us, str
                         "WHERE run_id = $1 AND state = 'gathering' AND $2::int = 0",
                         1, more, e) < 0)
                 return -1;
+            notify(c->pg, c);
             continue;
         }
         if (clock_now_ns() > deadline)
@@ -436,7 +457,7 @@ int coord_barrier(struct coord *c, time_ns *go_ns, int64_t *start_server_us, str
                            "run: not all %d agents of run %s arrived within %.0f s: missing "
                            "agent %s",
                            c->count, c->run_id, c->wait_s, v.missing);
-        sleep_ms(100);
+        wait_change(c, 100);
     }
     /* The start on the own clock: where the server's start falls, by the measured offset. */
     int64_t local_start_us = v.start_us - (int64_t)c->offset_us;
@@ -466,10 +487,13 @@ void coord_on_lost(struct coord *c, void (*fn)(void))
 int coord_store_result(struct coord *c, const char *text, int complete, struct err *e)
 {
     const char *more[2] = {text, complete ? "true" : "false"};
-    return command(c->pg, c,
-                   "UPDATE pgarena.agents SET result = $3, complete = $4::boolean, "
-                   "state = 'done' WHERE run_id = $1 AND idx = $2",
-                   2, more, e);
+    if (command(c->pg, c,
+                "UPDATE pgarena.agents SET result = $3, complete = $4::boolean, "
+                "state = 'done' WHERE run_id = $1 AND idx = $2",
+                2, more, e) < 0)
+        return -1;
+    notify(c->pg, c);
+    return 0;
 }
 
 int coord_collect(struct coord *c, double wait_s, char ***texts, struct err *e)
@@ -502,7 +526,7 @@ int coord_collect(struct coord *c, double wait_s, char ***texts, struct err *e)
             return 0;
         }
         pg_result_free(r);
-        sleep_ms(200);
+        wait_change(c, 200);
     }
 }
 

@@ -23,8 +23,9 @@
  *                 5 s marks the run lost and every agent stops;
  *   results       each agent stores its result text; agent 0 waits for them all.
  *
- * The waits poll every 100 ms (no LISTEN/NOTIFY: polling is what every server and pooler
- * supports, and a barrier of a few agents needs no more).
+ * Waiting agents LISTEN on the channel pgarena_coord and every change of a run (an agent
+ * ready, the start set, a result stored, the run lost) sends a NOTIFY, so they wake at once;
+ * they also look every 100 ms, which covers a pooler that does not pass notifications on.
  * Ownership: struct coord is opaque, made by coord_open and freed by coord_close; strings it
  * returns belong to the caller.
  */

@@ -199,6 +199,11 @@ struct pg_result *pg_query_prepared(struct pg_conn *c, const char *name, int n,
 struct pg_result *pg_query_state(struct pg_conn *c, const char *sql, int n,
                                  const char *const *values, char *sqlstate, struct err *e);
 
+/* Wait at most timeout_ms for a notification (after LISTEN) on an idle connection: 1 when
+ * one or more came (all are consumed; their channels and payloads are not kept), 0 when
+ * none did, -1 when the connection broke. */
+int pg_wait_notify(struct pg_conn *c, int timeout_ms);
+
 /* Run a query returning one row and one column; copies it into out. -1 on error or no row. */
 int pg_query_value(struct pg_conn *c, const char *sql, char *out, size_t out_size, struct err *e);
 

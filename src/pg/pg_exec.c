@@ -1,6 +1,8 @@
 #include "pg/pg_libpq.h"
 
 #include <assert.h>
+#include <errno.h>
+#include <poll.h>
 #include <string.h>
 
 /* Blocking helpers for setup work, COPY for the loaders, and what a connection reports.
@@ -116,6 +118,36 @@ struct pg_result *pg_query_state(struct pg_conn *c, const char *sql, int n,
     err_set(e, ERR_RUNTIME, "%s", line);
     pg_result_free(r);
     return NULL;
+}
+
+/* Drain the notifications libpq has read: 1 when there was one. */
+static int drain_notifies(PGconn *pc)
+{
+    int got = 0;
+    PGnotify *n;
+    while ((n = PQnotifies(pc)) != NULL) {
+        got = 1;
+        PQfreemem(n);
+    }
+    return got;
+}
+
+int pg_wait_notify(struct pg_conn *c, int timeout_ms)
+{
+    PGconn *pc = real(c);
+    if (!PQconsumeInput(pc))
+        return -1;
+    if (drain_notifies(pc))
+        return 1;
+    struct pollfd p = {PQsocket(pc), POLLIN, 0};
+    int r = poll(&p, 1, timeout_ms);
+    if (r < 0)
+        return errno == EINTR ? 0 : -1;
+    if (r == 0)
+        return 0;
+    if (!PQconsumeInput(pc))
+        return -1;
+    return drain_notifies(pc);
 }
 
 int pg_query_value(struct pg_conn *c, const char *sql, char *out, size_t out_size, struct err *e)

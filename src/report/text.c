@@ -152,15 +152,18 @@ static void print_agents(FILE *out, const struct result *r)
     if (r->merge.clock_uncertainty_us >= 0)
         fprintf(out, ", clocks +/- %.3f ms", ms(r->merge.clock_uncertainty_us));
     fputc('\n', out);
-    fprintf(out, "  %5s %-20s %7s %10s %12s %10s %9s  %s\n", "agent", "host", "clients", "rate",
-            "transactions", "tps", "p99_ms", "end");
+    fprintf(out, "  %5s %-20s %7s %10s %12s %10s %9s %6s  %s\n", "agent", "host", "clients", "rate",
+            "transactions", "tps", "p99_ms", "cpu", "end");
     double lo_tps = INFINITY, hi_tps = 0, lo_p99 = INFINITY, hi_p99 = 0;
     for (size_t i = 0; i < r->n_agents; i++) {
         const struct result_agent *a = &r->agents[i];
         char host[21];
-        fprintf(out, "  %5d %-20s %7d %10.1f %12llu %10.2f %9.3f  %s\n", a->index,
+        char cpu[16] = "-";
+        if (a->has_cpu)
+            snprintf(cpu, sizeof cpu, "%.2f", a->cpu_user + a->cpu_system);
+        fprintf(out, "  %5d %-20s %7d %10.1f %12llu %10.2f %9.3f %6s  %s\n", a->index,
                 report_fmt_cut(host, sizeof host, a->host ? a->host : "?"), a->clients, a->rate,
-                (unsigned long long)a->transactions, a->tps, ms(a->p99_us),
+                (unsigned long long)a->transactions, a->tps, ms(a->p99_us), cpu,
                 a->end_reason ? a->end_reason : "?");
         lo_tps = a->tps < lo_tps ? a->tps : lo_tps;
         hi_tps = a->tps > hi_tps ? a->tps : hi_tps;

@@ -1,4 +1,4 @@
-#include "result/merge.h"
+#include "result/merge_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -270,16 +270,18 @@ static int merge_intervals(struct merge_ctx *m, struct result *out, struct err *
             if (it->duration_s > d->duration_s)
                 d->duration_s = it->duration_s;
             hist_reset(m->h);
-            if (add_sparse(m->h, &d->histogram) < 0 || add_sparse(m->h, &it->histogram) < 0)
+            if (add_sparse(m->h, &d->histogram) < 0 || result_interval_add(m->h, it) < 0)
                 return err_set(e, ERR_INPUT,
                                "merge: %s: interval %zu's histogram is not this pgarena's",
                                m->names[m->order[k]], j + 1);
             hist_sparse_free(&d->histogram);
             hist_to_sparse(m->h, &d->histogram);
+            merge_interval_sampling(d, it);
         }
     }
     for (size_t i = 0; i < n_out; i++) {
         struct result_interval *d = &out->intervals[i];
+        merge_interval_sampling_end(d);
         if (d->duration_s <= 0)
             d->duration_s = m->interval_s;
         d->t_s = (double)i * m->interval_s + d->duration_s;
@@ -384,6 +386,9 @@ static void list_agents(struct merge_ctx *m, struct result *out)
         a->p99_us = r->summary.latency_us.p99;
         a->complete = r->complete;
         a->end_reason = dup_or_null(r->end_reason);
+        a->has_cpu = r->client_cpu.present;
+        a->cpu_user = r->client_cpu.user;
+        a->cpu_system = r->client_cpu.system;
         if (a->clock_uncertainty_us > out->merge.clock_uncertainty_us)
             out->merge.clock_uncertainty_us = a->clock_uncertainty_us;
         int64_t s = input_start_us(r);
@@ -501,6 +506,11 @@ int result_merge(struct result *in, const char *const *names, size_t n, int forc
     if (rc == 0) {
         merge_statements_clients(&m, out);
         merge_tpcc(&m, out);
+        struct result **ordered = xcalloc(n, sizeof *ordered);
+        for (size_t k = 0; k < n; k++)
+            ordered[k] = &in[order[k]];
+        merge_sampling(ordered, n, out);
+        free(ordered);
         merge_ends(&m, out);
         check_commits(out);
     }

@@ -193,7 +193,7 @@ static json_t *interval_json(const struct result_interval *it)
     set_num(lat, "p99", it->p99_us);
     set_num(lat, "max", it->max_us);
     set(o, "latency_us", lat);
-    set(o, "histogram", result_hist_to_json_compact(&it->histogram));
+    set(o, "histogram", result_interval_hist_json(it));
     result_interval_sampling_json(it, o);
     return o;
 }
@@ -339,6 +339,12 @@ static json_t *agent_json(const struct result_agent *a, int figures)
     set_num(o, "p99", a->p99_us);
     set(o, "complete", json_boolean(a->complete));
     set_str(o, "end_reason", a->end_reason);
+    if (a->has_cpu) {
+        json_t *cpu = json_object();
+        set_num(cpu, "user", a->cpu_user);
+        set_num(cpu, "system", a->cpu_system);
+        set(o, "client_cpu", cpu);
+    }
     return o;
 }
 

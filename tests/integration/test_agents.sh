@@ -171,6 +171,13 @@ test_agents_killed_agent_ends_the_run() {
         grep -q 'lost an agent: agent 2 silent' "$T/err$k" || { cat "$T/err$k"; fail "agent $k does not say agent 2 was lost"; }
     done
     [ -f a2.json.journal ] || fail "the killed agent's journal is gone"
+    # Its journal says whose it is: recovered, it merges with the others' files.
+    pga recover a2.json
+    assert_rc 0
+    pyjson a2.json "d['agent']['index'] == 2 and d['agent']['run_id'] == 'killed' and d['end_reason'] == 'killed'"
+    pga merge a0.json a1.json a2.json -o all.json
+    assert_rc 0
+    pyjson all.json "not d['complete'] and [a['index'] for a in d['agents']] == [0, 1, 2] and d['agents'][2]['end_reason'] == 'killed'"
     pyjson merged.json "not d['complete'] and d['end_reason'] == 'agent-lost' and [a['index'] for a in d['agents']] == [0, 1]"
     pyjson merged.json "d['summary']['transactions'] == sum(a['transactions'] for a in d['agents']) > 0"
 }

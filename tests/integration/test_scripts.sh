@@ -163,8 +163,12 @@ test_sleep_latency_distribution() {
     pga run -f sleep.sql -c 8 -j 2 -T 4 -q -o r.json "$db"
     assert_rc 0
     pyjson r.json 'd["summary"]["transactions"] > 1000'
-    pyjson r.json '9000 <= d["summary"]["latency_us"]["p50"] <= 11500'
-    pyjson r.json '17000 <= d["summary"]["latency_us"]["p90"] <= 19500'
+    # Uniform 0-20 ms: p50 10 ms and p90 18 ms plus the round trip. A loaded 2-core machine
+    # adds a few ms of scheduling delay to both, so the upper bounds leave room for it; the
+    # distance p90 - p50 (8 ms for a uniform draw) does not move with a constant delay.
+    pyjson r.json '9000 <= d["summary"]["latency_us"]["p50"] <= 14000'
+    pyjson r.json '17000 <= d["summary"]["latency_us"]["p90"] <= 23000'
+    pyjson r.json '6500 <= d["summary"]["latency_us"]["p90"] - d["summary"]["latency_us"]["p50"] <= 9500'
 }
 
 test_init_script() {

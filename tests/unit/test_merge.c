@@ -346,6 +346,55 @@ static void test_merge_round_trip(void **state)
     free_pair(in);
 }
 
+static struct result_wait *waits_of(const char *a, uint64_t na, const char *b, uint64_t nb)
+{
+    struct result_wait *w = xcalloc(2, sizeof *w);
+    w[0] = (struct result_wait){xstrdup(a), na};
+    w[1] = (struct result_wait){xstrdup(b), nb};
+    return w;
+}
+
+/* The samplers' figures: wait events summed by name over the agents (highest first), client
+ * CPU summed over the load hosts and listed per agent. */
+static void test_merge_sampling(void **state)
+{
+    (void)state;
+    struct result in[2], out;
+    struct err e = {0};
+    make_pair(in, START);
+    for (int k = 0; k < 2; k++) {
+        in[k].waits.present = 1;
+        in[k].waits.sample_ms = 100;
+        in[k].waits.samples = 50;
+        in[k].waits.n_events = 2;
+        in[k].client_cpu = (struct result_client_cpu){1, 0.25 * (k + 1), 0.5, 0.3 + k};
+    }
+    in[0].waits.events = waits_of("CPU", 10, "Lock:tuple", 3);
+    in[1].waits.events = waits_of("Lock:tuple", 30, "IO:DataFileRead", 1);
+    in[1].intervals[0].n_waits = 1;
+    in[1].intervals[0].waits = waits_of("Lock:tuple", 7, "x", 0);
+    free(in[1].intervals[0].waits[1].name); /* one event in this interval */
+    in[0].intervals[0].has_client_cpu = in[1].intervals[0].has_client_cpu = 1;
+    in[0].intervals[0].cpu_user = 0.5;
+    in[1].intervals[0].cpu_user = 0.25;
+    assert_int_equal(result_merge(in, names3, 2, 0, &out, &e), 0);
+    assert_true(out.waits.present);
+    assert_int_equal(out.waits.samples, 100);
+    assert_int_equal(out.waits.n_events, 3);
+    assert_string_equal(out.waits.events[0].name, "Lock:tuple");
+    assert_int_equal(out.waits.events[0].count, 33);
+    assert_string_equal(out.waits.events[1].name, "CPU");
+    assert_true(fabs(out.client_cpu.user - 0.75) < 1e-12);
+    assert_true(fabs(out.client_cpu.system - 1.0) < 1e-12);
+    assert_true(fabs(out.client_cpu.max_thread_core - 1.3) < 1e-12);
+    assert_true(out.agents[1].has_cpu && fabs(out.agents[1].cpu_user - 0.5) < 1e-12);
+    assert_int_equal(out.intervals[0].n_waits, 1);
+    assert_int_equal(out.intervals[0].waits[0].count, 7);
+    assert_true(fabs(out.intervals[0].cpu_user - 0.75) < 1e-12);
+    result_free(&out);
+    free_pair(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -353,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_index_from_env),         cmocka_unit_test(test_merge_exact),
         cmocka_unit_test(test_merge_aligns_by_time),   cmocka_unit_test(test_merge_refusals),
         cmocka_unit_test(test_merge_incomplete),       cmocka_unit_test(test_merge_round_trip),
+        cmocka_unit_test(test_merge_sampling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
