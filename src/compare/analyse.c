@@ -110,7 +110,7 @@ static void lat_window(const struct cmp_run *r, size_t s, size_t e, struct cmp_l
     struct hist_sparse acc = {0};
     cmp_lat_init(l);
     for (size_t t = s; t < e; t++) {
-        hist_sparse_merge(&acc, &r->r->intervals[t].histogram);
+        result_interval_merge(&acc, &r->r->intervals[t]);
         if ((t - s + 1) % g != 0 && t + 1 < e)
             continue;
         for (size_t k = 0; k < acc.n_bins; k++)

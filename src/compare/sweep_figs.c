@@ -163,7 +163,7 @@ static double p50_of(const struct result *r, size_t from, size_t to)
 {
     struct hist *h = hist_new();
     for (size_t i = from; i < to; i++)
-        hist_add_sparse(h, &r->intervals[i].histogram);
+        result_interval_add(h, &r->intervals[i]);
     double v = (double)hist_percentile(h, 50);
     hist_free(h);
     return v;
@@ -191,7 +191,7 @@ int cmp_steady_figures(const struct result *r, double q, struct cmp_steady *out)
     for (size_t i = start; i < n; i++) {
         tx += (double)r->intervals[i].transactions;
         secs += r->intervals[i].duration_s;
-        hist_add_sparse(h, &r->intervals[i].histogram);
+        result_interval_add(h, &r->intervals[i]);
     }
     out->tps = secs > 0 ? tx / secs : 0;
     out->seconds = secs;

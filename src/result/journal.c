@@ -142,7 +142,7 @@ static int add_line(const char *line, size_t len, struct totals *t)
     json_decref(o);
     if (rc < 0)
         return -1;
-    if (hist_add_sparse(t->latency, &it.histogram) < 0)
+    if (result_interval_add(t->latency, &it) < 0)
         rc = -1;
     result_interval_clear(&it);
     if (rc < 0)

@@ -270,7 +270,7 @@ static int merge_intervals(struct merge_ctx *m, struct result *out, struct err *
             if (it->duration_s > d->duration_s)
                 d->duration_s = it->duration_s;
             hist_reset(m->h);
-            if (add_sparse(m->h, &d->histogram) < 0 || add_sparse(m->h, &it->histogram) < 0)
+            if (add_sparse(m->h, &d->histogram) < 0 || result_interval_add(m->h, it) < 0)
                 return err_set(e, ERR_INPUT,
                                "merge: %s: interval %zu's histogram is not this pgarena's",
                                m->names[m->order[k]], j + 1);

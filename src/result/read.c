@@ -135,7 +135,7 @@ int result_interval_from_json(const json_t *o, struct result_interval *it)
     it->p99_us = num(l, "p99");
     it->max_us = num(l, "max");
     json_t *h = json_object_get(o, "histogram");
-    if (h && result_hist_from_json(h, &it->histogram) < 0)
+    if (h && result_interval_hist_from_json(h, it) < 0)
         return -1;
     if (result_interval_sampling_read(o, it) < 0) {
         result_interval_clear(it);
@@ -486,6 +486,87 @@ int result_read_text(const char *text, size_t len, const char *name, struct resu
     return rc;
 }
 
+/* One interval line of the stream ("  {...}," or the last one "  {...}"): 1 read, 2 the
+ * line closing the array, 0 not an interval line. */
+static int stream_interval(const char *line, size_t len, struct result *r, size_t *cap)
+{
+    if (len == 3 && memcmp(line, " ]\n", 3) == 0)
+        return 2;
+    if (len < 5 || memcmp(line, "  {", 3) != 0 || line[len - 1] != '\n')
+        return 0;
+    len -= 1 + (line[len - 2] == ',');
+    if (r->n_intervals == *cap) {
+        *cap = *cap ? 2 * *cap : 1024;
+        r->intervals = xrealloc(r->intervals, *cap * sizeof *r->intervals);
+    }
+    json_t *o = json_loadb(line + 2, len - 2, JSON_REJECT_DUPLICATES, NULL);
+    int rc = o ? result_interval_from_json(o, &r->intervals[r->n_intervals]) : -1;
+    json_decref(o);
+    if (rc < 0)
+        return 0;
+    r->n_intervals++;
+    return 1;
+}
+
+/*
+ * result_write's own layout read from f a line at a time, as read_fast does from memory, so
+ * that a 24-hour file (tens of MB) is never held whole: the head up to the line
+ * ` "intervals": [`, then one interval per line, then ` ]` and `}`. Returns as read_fast; on
+ * 0, r is empty and the caller reads f again from its start.
+ */
+static int read_stream(FILE *f, const char *name, struct result *r, struct err *e)
+{
+    struct buf head;
+    buf_init(&head);
+    char *line = NULL;
+    size_t line_cap = 0, cap = 0;
+    ssize_t len;
+    int rc = 0, in_head = 1, closed = 0, ended = 0;
+    while ((len = getline(&line, &line_cap, f)) > 0) {
+        if (in_head && strcmp(line, " \"intervals\": [\n") == 0) {
+            /* The head ends with ",\n": close the object there. */
+            if (head.len < 2 || memcmp(head.data + head.len - 2, ",\n", 2) != 0)
+                break;
+            head.len -= 2;
+            buf_puts(&head, "}");
+            json_t *root = json_loadb(head.data, head.len, JSON_REJECT_DUPLICATES, NULL);
+            if (!root || json_object_get(root, "intervals")) {
+                json_decref(root);
+                break;
+            }
+            rc = read_root(root, name, r, e, 1);
+            json_decref(root);
+            if (rc < 0)
+                break;
+            in_head = 0;
+        } else if (in_head) {
+            buf_append(&head, line, (size_t)len);
+        } else if (!closed) {
+            int k = stream_interval(line, (size_t)len, r, &cap);
+            if (k == 0)
+                break;
+            closed = k == 2;
+        } else if (!ended && (strcmp(line, "}\n") == 0 || strcmp(line, "}") == 0)) {
+            ended = 1;
+        } else {
+            ended = 0; /* anything after the closing brace */
+            break;
+        }
+    }
+    free(line);
+    buf_free(&head);
+    if (rc < 0) {
+        result_free(r);
+        return -1;
+    }
+    if (!ended || ferror(f)) {
+        result_free(r);
+        memset(r, 0, sizeof *r);
+        return 0;
+    }
+    return 1;
+}
+
 int result_read(const char *path, struct result *r, struct err *e)
 {
     memset(r, 0, sizeof *r);
@@ -500,6 +581,14 @@ int result_read(const char *path, struct result *r, struct err *e)
     }
     if (!f)
         return err_set(e, ERR_INPUT, "%s: unable to open %s: %s", path, path, strerror(errno));
+    int fast = read_stream(f, path, r, e);
+    if (fast != 0) {
+        fclose(f);
+        return fast > 0 ? 0 : -1;
+    }
+    /* Not in result_write's layout (or refused by a line): the whole document, which also
+     * gives the precise error. */
+    rewind(f);
     struct buf b;
     buf_init(&b);
     int failed = buf_read_all(&b, f);

@@ -73,7 +73,14 @@ struct result_interval {
     uint64_t failed;
     double tps;
     double p50_us, p99_us, max_us;
+    /* Its latencies: count, min_us, max_us, sum_us and sumsq_us always; the bins either here
+     * or, for an interval read from a version-2 file, still in their compact text (compact,
+     * checked when read), decoded only when a figure needs them (result_interval_add,
+     * result_interval_merge, result_interval_decoded): a 24-hour file's 86,400 decoded
+     * histograms would take hundreds of MB, their text a tenth of that. */
     struct hist_sparse histogram;
+    char *compact; /* NULL when histogram.bins holds the bins */
+    size_t compact_len;
     /* Sampling (DESIGN.md "Why, not only how much"); absent without it. */
     size_t n_waits;
     struct result_wait *waits; /* the interval's top events, highest count first */
@@ -85,6 +92,16 @@ struct result_interval {
 
 /* Free what an interval owns (its histogram and wait events). */
 void result_interval_clear(struct result_interval *it);
+
+/* Add the interval's latencies to h (decoding them when they are kept compact): 0, or -1
+ * when a value is out of h's range. */
+int result_interval_add(struct hist *h, const struct result_interval *it);
+/* Merge the interval's latencies into acc (decoding them when kept compact). 0, or -1 when
+ * the compact text does not decode (it was checked when read: not from a file read). */
+int result_interval_merge(struct hist_sparse *acc, const struct result_interval *it);
+/* The interval's latencies with their bins, in out (the caller frees it with
+ * hist_sparse_free): a copy, or the compact text decoded. 0, or -1 as result_interval_merge. */
+int result_interval_decoded(const struct result_interval *it, struct hist_sparse *out);
 
 /* waits: what the sampler saw over the whole measured part. */
 struct result_waits {

@@ -15,6 +15,11 @@ json_t *result_hist_to_json(const struct hist_sparse *h);
 json_t *result_hist_to_json_compact(const struct hist_sparse *h);
 /* Either form; -1 when the object is malformed (then out is empty). */
 int result_hist_from_json(const json_t *j, struct hist_sparse *out);
+/* An interval's histogram: as result_hist_from_json into it->histogram, except that the
+ * compact form is checked and kept as text (it->compact) instead of decoded. */
+int result_interval_hist_from_json(const json_t *j, struct result_interval *it);
+/* An interval's histogram in the compact form, from its bins or from the text kept. */
+json_t *result_interval_hist_json(const struct result_interval *it);
 
 /* One interval as one line of compact JSON, as the result file and the journal hold it
  * (caller frees). */

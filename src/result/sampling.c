@@ -113,6 +113,9 @@ int result_interval_sampling_read(const json_t *o, struct result_interval *it)
 void result_interval_clear(struct result_interval *it)
 {
     hist_sparse_free(&it->histogram);
+    free(it->compact);
+    it->compact = NULL;
+    it->compact_len = 0;
     free_waits(it->waits, it->n_waits);
     it->waits = NULL;
     it->n_waits = 0;

@@ -193,7 +193,7 @@ static json_t *interval_json(const struct result_interval *it)
     set_num(lat, "p99", it->p99_us);
     set_num(lat, "max", it->max_us);
     set(o, "latency_us", lat);
-    set(o, "histogram", result_hist_to_json_compact(&it->histogram));
+    set(o, "histogram", result_interval_hist_json(it));
     result_interval_sampling_json(it, o);
     return o;
 }

@@ -164,8 +164,10 @@ static void add_bin(struct hist_sparse *out, int64_t value, uint64_t count)
     out->n_bins++;
 }
 
-/* Place the decoded (index, count) pairs; -1 when they disagree with count, min and max. */
-static int expand(const size_t *idx, const uint64_t *cnt, size_t n, struct hist_sparse *out)
+/* Place the decoded (index, count) pairs; -1 when they disagree with count, min and max.
+ * check_only: the checks without the bins. */
+static int expand(const size_t *idx, const uint64_t *cnt, size_t n, struct hist_sparse *out,
+                  int check_only)
 {
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++)
@@ -178,6 +180,8 @@ static int expand(const size_t *idx, const uint64_t *cnt, size_t n, struct hist_
     if (out->min_us < 0 || out->min_us > out->max_us || out->max_us > HIST_MAX_US ||
         c_index(out->min_us) != idx[0] || c_index(out->max_us) != idx[n - 1])
         return -1;
+    if (check_only)
+        return 0;
     out->bins = xmalloc((n + 1) * sizeof *out->bins);
     if (n == 1 && cnt[0] > 1 && fine_floor(out->min_us) != fine_floor(out->max_us)) {
         /* One bin holding both extremes: one value at the max, the rest at the min. */
@@ -190,14 +194,17 @@ static int expand(const size_t *idx, const uint64_t *cnt, size_t n, struct hist_
     return 0;
 }
 
-int hist_compact_decode(const char *text, size_t len, struct hist_sparse *out)
+/* Scratch bytes on the stack: an interval's text is a few hundred bytes. */
+#define SCRATCH_STACK 16384
+
+static int decode(const char *text, size_t len, struct hist_sparse *out, int check_only)
 {
-    out->bins = NULL;
-    out->n_bins = 0;
     /* One scratch block (a 24-hour file decodes 86,400 of these): the bytes, then at most
      * one (index, count) pair per byte. */
     size_t cap = len / 4 * 3 + 1;
-    unsigned char *scratch = xmalloc(cap * (1 + sizeof(size_t) + sizeof(uint64_t)));
+    size_t need = cap * (1 + sizeof(size_t) + sizeof(uint64_t));
+    _Alignas(uint64_t) unsigned char stack[SCRATCH_STACK];
+    unsigned char *scratch = need <= sizeof stack ? stack : xmalloc(need);
     size_t *idx = (size_t *)(void *)scratch;
     uint64_t *cnt = (uint64_t *)(void *)(scratch + cap * sizeof(size_t));
     unsigned char *raw = scratch + cap * (sizeof(size_t) + sizeof(uint64_t));
@@ -222,12 +229,29 @@ int hist_compact_decode(const char *text, size_t len, struct hist_sparse *out)
         }
     }
     if (rc == 0)
-        rc = expand(idx, cnt, n, out);
+        rc = expand(idx, cnt, n, out, check_only);
+    if (scratch != stack)
+        free(scratch);
+    return rc;
+}
+
+int hist_compact_decode(const char *text, size_t len, struct hist_sparse *out)
+{
+    out->bins = NULL;
+    out->n_bins = 0;
+    int rc = decode(text, len, out, 0);
     if (rc < 0) {
         free(out->bins);
         out->bins = NULL;
         out->n_bins = 0;
     }
-    free(scratch);
     return rc;
+}
+
+int hist_compact_check(const char *text, size_t len, const struct hist_sparse *figures)
+{
+    struct hist_sparse s = *figures;
+    s.bins = NULL;
+    s.n_bins = 0;
+    return decode(text, len, &s, 1);
 }

@@ -36,4 +36,9 @@ void hist_compact_encode(const struct hist_sparse *s, struct buf *out);
  * empty). */
 int hist_compact_decode(const char *text, size_t len, struct hist_sparse *out);
 
+/* Whether hist_compact_decode would accept len bytes of compact text with the exact figures
+ * of figures (count, min_us, max_us): 0 yes, -1 no. Nothing is allocated: a reader that keeps
+ * the text and decodes it later checks it this way first. */
+int hist_compact_check(const char *text, size_t len, const struct hist_sparse *figures);
+
 #endif
