@@ -115,17 +115,18 @@ test_connect_per_transaction() {
 test_warmup_is_not_counted() {
     db=$(measure_db pga_warm)
     before=$(sql "SELECT xact_commit FROM pg_stat_database WHERE datname = 'pga_warm'")
-    pga run -w select-only -c 2 --warmup 2 -T 2 -q -o r.json "$db"
+    pga run -w select-only -c 2 --warmup 4 -T 2 -q -o r.json "$db"
     assert_rc 0
     sleep 0.6 # the statistics collector reports with a delay
     after=$(sql "SELECT xact_commit FROM pg_stat_database WHERE datname = 'pga_warm'")
     pyjson r.json 'len(d["intervals"]) == 2 and 1.9 < d["summary"]["duration_s"] < 3'
-    pyjson r.json 'd["options"]["warmup_s"] == 2'
-    # The server ran about twice as many transactions as were counted.
+    pyjson r.json 'd["options"]["warmup_s"] == 4'
+    # The server ran about three times as many transactions as were counted (the warm-up's
+    # 4 s are not; on a loaded machine its rate can be well below the measured part's).
     python3 -c "
 import json
 n = json.load(open('r.json'))['summary']['transactions']
-assert $((after - before)) > 1.5 * n, ($((after - before)), n)
+assert $((after - before)) > 1.8 * n, ($((after - before)), n)
 " || fail "warmup transactions seem to be counted"
 }
 
