@@ -466,16 +466,17 @@ static int measure(struct run_opts *o, struct script_set *scripts, struct err *e
         .measure_start_arg = o,
         .interval_done = run_sink_interval,
     };
-    run_log_config(o, &cfg);
-    run_agents_config(o, &cfg);
-    run_sampling_configure(o, &cfg);
-    /* A socket per client, plus what the process itself keeps open (epoll, timers, files):
-     * the common soft limit of 1024 files would refuse a thousand clients. */
+    /* Checked before anything is opened or allocated for the run. A socket per client, plus what
+     * the process itself keeps open (epoll, timers, files): the common soft limit of 1024 files
+     * would refuse a thousand clients. */
     long files = fdlimit_ensure(o->clients + FILES_BESIDES_CLIENTS);
     if (files >= 0 && files < o->clients + FILES_BESIDES_CLIENTS)
         return err_set(e, ERR_RUNTIME,
                        "%lld clients need %lld open files, the limit is %ld (ulimit -Hn)",
                        (long long)o->clients, (long long)o->clients + FILES_BESIDES_CLIENTS, files);
+    run_log_config(o, &cfg);
+    run_agents_config(o, &cfg);
+    run_sampling_configure(o, &cfg);
     struct engine_result er;
     struct run_sink sink;
     clock_wall_iso8601(o->started_at, sizeof o->started_at);

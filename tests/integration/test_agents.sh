@@ -113,7 +113,7 @@ for i, it in enumerate(m["intervals"]):
     assert it["histogram"]["count"] == it["transactions"]
     assert it["transactions"] == sum(x["intervals"][i]["transactions"] for x in a if i < len(x["intervals"]))
     if it["duration_s"] > 0.99:
-        assert it["transactions"] >= 0.6 * 300, "half-empty interval %d: %d" % (i, it["transactions"])
+        assert it["transactions"] >= 0.5 * 300, "half-empty interval %d: %d" % (i, it["transactions"])
 g = m["merge"]
 assert g["intervals_aligned_by"] == "time" and g["agents"] == 3
 assert g["clock_uncertainty_us"] is not None and g["start_spread_us"] is not None
@@ -163,9 +163,19 @@ test_agents_killed_agent_ends_the_run() {
     agent_wait 1 1
     agent_wait 0 1
     local took_ms=$(( ($(date +%s%N) - killed) / 1000000 ))
-    echo "the others stopped $took_ms ms after the kill"
-    # Within 10 s of it (agent 0 also merged in that time).
-    [ "$took_ms" -lt 10000 ] || fail "the others took $took_ms ms to stop"
+    echo "the others exited $took_ms ms after the kill (agent 0 merged in that time)"
+    [ "$took_ms" -lt 20000 ] || fail "the others took $took_ms ms to exit"
+    # Their clients stopped within 10 s of it: each measured part's end, on the same clock.
+    for k in 0 1; do
+        python3 - "a$k.json" "$killed" <<'PY' || fail "agent $k ran on for 10 s or more after the kill"
+import json, sys
+d = json.load(open(sys.argv[1]))
+stop_us = d["agent"]["start_local_us"] + d["summary"]["duration_s"] * 1e6
+after = stop_us / 1e6 - int(sys.argv[2]) / 1e9
+print("%s: its clients stopped %.1f s after the kill" % (sys.argv[1], after))
+sys.exit(0 if 0 < after < 10 else 1)
+PY
+    done
     for k in 0 1; do
         pyjson "a$k.json" "not d['complete'] and d['end_reason'] == 'agent-lost'"
         grep -q 'lost an agent: agent 2 silent' "$T/err$k" || { cat "$T/err$k"; fail "agent $k does not say agent 2 was lost"; }
