@@ -105,7 +105,7 @@ static void waits_chart(struct report_doc *d, size_t i)
     free(hi);
 }
 
-enum cpu_what { CPU_CLIENT, CPU_HOST, DISK_WRITE };
+enum cpu_what { CPU_CLIENT, CPU_HOST, DISK_WRITE, DISK_READ };
 
 static double cpu_value(const struct result_interval *it, int what)
 {
@@ -115,7 +115,8 @@ static double cpu_value(const struct result_interval *it, int what)
         return NAN;
     if (what == CPU_HOST)
         return 100 * (1 - it->host.idle);
-    return it->duration_s > 0 ? (double)it->host.write_bytes / it->duration_s / 1e6 : NAN;
+    double bytes = (double)(what == DISK_WRITE ? it->host.write_bytes : it->host.read_bytes);
+    return it->duration_s > 0 ? bytes / it->duration_s / 1e6 : NAN;
 }
 
 /* One line per sampled run of a per-interval figure; nothing when no run has it. */
@@ -247,6 +248,8 @@ void report_html_why(struct report_doc *d)
     cpu_chart(d, DISK_WRITE, "Disk writes", "MB/s written",
               "Bytes written by the host's disks per second (/proc/diskstats), when the server "
               "runs on the client's host.");
+    cpu_chart(d, DISK_READ, "Disk reads", "MB/s read",
+              "Bytes read by the host's disks per second; drawn only when there were any.");
     buf_puts(d->out, "</div>\n");
     statements_table(d);
     report_section_end(d);
