@@ -19,7 +19,9 @@ lib_setup() {
 lib_teardown() {
     local schema_rc=0
     if [ -n "${LIB_CLEANUP:-}" ]; then
-        eval "$LIB_CLEANUP" >/dev/null 2>&1 || true
+        # Tests append with "${LIB_CLEANUP:-}; CMD": a leading ';' is a syntax error for eval,
+        # which once skipped every cleanup of such a test (a pgbouncer outlived each run).
+        eval "${LIB_CLEANUP#;}" >/dev/null 2>&1 || true
     fi
     if [ -d "$T" ] && [ -n "$(find "$T" -name '*.json' -print -quit 2>/dev/null)" ]; then
         /usr/bin/python3 "$PGARENA_TEST_TOP/tests/check-results.py" --dir "$T" >&2 || schema_rc=1
