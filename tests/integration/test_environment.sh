@@ -68,13 +68,14 @@ test_environment_recorded() {
 
 test_fsync_off_warns() {
     db=$(env_db pga_fsync)
-    trap restore_fsync EXIT
+    # The EXIT trap is lib_teardown's: keep it, or $T stays behind and r.json goes unchecked.
+    trap 'restore_fsync; lib_teardown' EXIT
     sql "ALTER SYSTEM SET fsync = off" >/dev/null
     sql "SELECT pg_reload_conf()" >/dev/null
     wait_setting fsync off
     pga run -w select-only -c 2 -T 2 -q -o r.json "$db"
     restore_fsync
-    trap - EXIT
+    trap lib_teardown EXIT
     assert_rc 0
     pyjson r.json 'd["server"]["settings"]["fsync"] == "off" and "fsync" in d["server"]["non_default_settings"]'
     pyjson r.json '[(w["setting"], w["value"]) for w in d["server"]["warnings"]][0] == ("fsync", "off")'
