@@ -4,18 +4,11 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/num.h"
 #include "pg/pg.h"
 
 /* Helpers shared by the commands' option parsers. Errors are ERR_INPUT with a message that
  * names the option, e.g. "invalid value for -c: 'x' (expected an integer from 1 to 100000)". */
-
-/* A whole decimal integer in [lo, hi], nothing after it. */
-int args_int(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *out,
-             struct err *e);
-
-/* A finite decimal number in [lo, hi], nothing after it. */
-int args_double(const char *opt, const char *text, double lo, double hi, double *out,
-                struct err *e);
 
 /* Connection options -h -p -U; returns 1 if opt was one of them (stored), else 0. */
 int args_conn_option(int opt, const char *value, struct pg_connopts *conn);

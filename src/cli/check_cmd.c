@@ -53,7 +53,7 @@ static int parse_options(int argc, char **argv, struct check_opts *o, struct err
             o->all = 1;
             break;
         case 'j':
-            if (args_int("-j", optarg, 1, 64, &v, e) < 0)
+            if (num_int("-j", optarg, 1, 64, &v, e) < 0)
                 return -1;
             o->jobs = (int)v;
             break;

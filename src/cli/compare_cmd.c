@@ -60,12 +60,12 @@ static int parse_options(int argc, char **argv, struct compare_opts *o, struct e
             o->fail_if_worse = 1;
             break;
         case OPT_SEED:
-            if (args_int("--seed", optarg, 0, INT64_MAX, &seed, e) < 0)
+            if (num_int("--seed", optarg, 0, INT64_MAX, &seed, e) < 0)
                 return -1;
             o->cfg.seed = (uint64_t)seed;
             break;
         case OPT_MARGIN:
-            if (args_double("--margin", optarg, 0.1, 50, &margin, e) < 0)
+            if (num_double("--margin", optarg, 0.1, 50, &margin, e) < 0)
                 return -1;
             o->cfg.margin = margin / 100;
             break;

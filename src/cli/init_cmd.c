@@ -165,7 +165,7 @@ static int parse_pgbench_option(int opt, const char *arg, struct init_opts *o, s
         o->load.init_steps = arg;
         break;
     case 'F':
-        if (args_int("-F", arg, 10, 100, &v, e) < 0)
+        if (num_int("-F", arg, 10, 100, &v, e) < 0)
             return -1;
         o->load.fillfactor = (int)v;
         break;
@@ -211,11 +211,11 @@ static int parse_size_option(int opt, const char *arg, struct init_opts *o, stru
     int rc = 1;
     switch (opt) {
     case 's':
-        rc = args_int("-s", arg, 1, 1000000, &v, e) < 0 ? -1 : (o->load.scale = (int)v, 1);
+        rc = num_int("-s", arg, 1, 1000000, &v, e) < 0 ? -1 : (o->load.scale = (int)v, 1);
         o->got_scale = 1;
         break;
     case OPT_PARTITIONS:
-        rc = args_int("--partitions", arg, 0, 100000, &v, e) < 0 ? -1
+        rc = num_int("--partitions", arg, 0, 100000, &v, e) < 0 ? -1
                                                                  : (o->load.partitions = (int)v, 1);
         o->got_partitions = 1;
         break;
@@ -228,15 +228,15 @@ static int parse_size_option(int opt, const char *arg, struct init_opts *o, stru
         o->got_method = 1;
         break;
     case OPT_TABLES:
-        rc = args_int("--tables", arg, 1, 100000, &v, e) < 0 ? -1 : (o->load.tables = (int)v, 1);
+        rc = num_int("--tables", arg, 1, 100000, &v, e) < 0 ? -1 : (o->load.tables = (int)v, 1);
         o->got_tables = 1;
         break;
     case OPT_TABLE_SIZE:
-        rc = args_int("--table-size", arg, 1, INT32_MAX, &o->load.table_size, e) < 0 ? -1 : 1;
+        rc = num_int("--table-size", arg, 1, INT32_MAX, &o->load.table_size, e) < 0 ? -1 : 1;
         o->got_size = 1;
         break;
     case OPT_WAREHOUSES:
-        rc = args_int("--warehouses", arg, 1, 100000, &v, e) < 0 ? -1
+        rc = num_int("--warehouses", arg, 1, 100000, &v, e) < 0 ? -1
                                                                  : (o->load.warehouses = (int)v, 1);
         o->got_warehouses = 1;
         break;
@@ -296,12 +296,12 @@ static int parse_options(int argc, char **argv, struct init_opts *o, struct err 
             o->init_file = optarg;
             break;
         case 'j':
-            if (args_int("-j", optarg, 1, 1024, &v, e) < 0)
+            if (num_int("-j", optarg, 1, 1024, &v, e) < 0)
                 return -1;
             o->load.jobs = (int)v;
             break;
         case OPT_SEED:
-            if (args_int("--seed", optarg, 0, INT64_MAX, &v, e) < 0)
+            if (num_int("--seed", optarg, 0, INT64_MAX, &v, e) < 0)
                 return -1;
             o->load.seed = (uint64_t)v;
             break;

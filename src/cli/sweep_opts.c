@@ -165,7 +165,7 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
     case OPT_SET:
         return add_set(o, arg, e) < 0 ? -1 : 1;
     case OPT_TRIALS:
-        if (args_int("--trials", arg, 1, 1000, &v, e) < 0)
+        if (num_int("--trials", arg, 1, 1000, &v, e) < 0)
             return -1;
         d->trials = (int)v;
         return 1;
@@ -194,7 +194,7 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
         d->rates = rates;
         return 1;
     case 'j':
-        return args_int("-j", arg, 1, 1024, &o->jobs, e) < 0 ? -1 : 1;
+        return num_int("-j", arg, 1, 1024, &o->jobs, e) < 0 ? -1 : 1;
     case 'o':
         o->dir = arg;
         return 1;

@@ -32,7 +32,7 @@ static void test_int_accepts(void **state)
     for (size_t i = 0; i < N_OF(ok); i++) {
         struct err e = {0};
         int64_t v = -42;
-        if (args_int("-c", ok[i].text, ok[i].lo, ok[i].hi, &v, &e) != 0)
+        if (num_int("-c", ok[i].text, ok[i].lo, ok[i].hi, &v, &e) != 0)
             fail_msg("'%s' rejected: %s", ok[i].text, e.msg);
         assert_true(v == ok[i].want);
         assert_int_equal(e.code, ERR_NONE);
@@ -66,7 +66,7 @@ static void test_int_rejects(void **state)
     for (size_t i = 0; i < N_OF(bad); i++) {
         struct err e = {0};
         int64_t v = -42;
-        if (args_int("--jobs", bad[i].text, bad[i].lo, bad[i].hi, &v, &e) == 0)
+        if (num_int("--jobs", bad[i].text, bad[i].lo, bad[i].hi, &v, &e) == 0)
             fail_msg("'%s' accepted as %lld", bad[i].text, (long long)v);
         assert_int_equal(e.code, ERR_INPUT);
         assert_int_equal(v, -42); /* untouched on error */

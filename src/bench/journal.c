@@ -3,32 +3,32 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "cli/run_int.h"
+#include "bench/bench_int.h"
 
 /* The header: everything the result will say that is known before the run. */
-static void build_header(struct run_opts *o, const struct script_set *scripts, struct result *h)
+static void build_header(struct bench *b, const struct script_set *scripts, struct result *h)
 {
     struct engine_result none = {.latency = hist_new(), .lag = hist_new()};
     series_init(&none.series, 1000000);
-    run_build_result(o, scripts, &none, h);
+    bench_build_result(b, scripts, &none, h);
     engine_result_free(&none);
     h->complete = 0;
     free(h->end_reason);
     h->end_reason = xstrdup("running");
     free(h->finished_at);
     h->finished_at = NULL;
-    run_env_header(o, h);
-    run_agents_result(o, NULL, h); /* a recovered agent's file still says whose it is */
+    bench_env_header(b, h);
+    bench_agents_result(b, NULL, h); /* a recovered agent's file still says whose it is */
 }
 
-void run_sink_open(struct run_sink *s, struct run_opts *o, const struct script_set *scripts)
+void bench_sink_open(struct bench_sink *s, struct bench *b, const struct script_set *scripts)
 {
     memset(s, 0, sizeof *s);
-    s->opts = o;
+    s->b = b;
     struct result h;
     struct err e = {0};
-    build_header(o, scripts, &h);
-    s->journal = journal_create(o->output, &h, &e);
+    build_header(b, scripts, &h);
+    s->journal = journal_create(b->p.output, &h, &e);
     result_free(&h);
     if (s->journal)
         s->journal_path = xstrdup(journal_file(s->journal));
@@ -36,7 +36,7 @@ void run_sink_open(struct run_sink *s, struct run_opts *o, const struct script_s
         fprintf(stderr, "pgarena: warning: %s; intervals are kept in memory instead\n", e.msg);
 }
 
-static void keep_in_memory(struct run_sink *s, struct result_interval *it)
+static void keep_in_memory(struct bench_sink *s, struct result_interval *it)
 {
     if (s->n_mem == s->cap_mem) {
         s->cap_mem = s->cap_mem ? 2 * s->cap_mem : 64;
@@ -45,9 +45,9 @@ static void keep_in_memory(struct run_sink *s, struct result_interval *it)
     s->mem[s->n_mem++] = *it;
 }
 
-void run_sink_interval(const struct engine_interval *iv, void *arg)
+void bench_sink_interval(const struct engine_interval *iv, void *arg)
 {
-    struct run_sink *s = arg;
+    struct bench_sink *s = arg;
     struct result_interval it = {
         .t_s = iv->t_s,
         .duration_s = iv->duration_s,
@@ -62,7 +62,7 @@ void run_sink_interval(const struct engine_interval *iv, void *arg)
     it.max_us = (double)hist_max(h);
     hist_to_sparse(h, &it.histogram);
     hist_free(h);
-    run_sampling_interval(s->opts, iv->idx, iv->t_s, &it);
+    bench_sampling_interval(s->b, iv->idx, iv->t_s, &it);
     struct err e = {0};
     /* Once a write failed, the journal stops there and the rest stays in memory, in order. */
     if (s->journal && s->n_mem == 0 && journal_append(s->journal, &it, &e) == 0) {
@@ -75,7 +75,7 @@ void run_sink_interval(const struct engine_interval *iv, void *arg)
     keep_in_memory(s, &it);
 }
 
-void run_sink_attach(struct run_sink *s, struct result *r)
+void bench_sink_attach(struct bench_sink *s, struct result *r)
 {
     for (size_t i = 0; i < r->n_intervals; i++) /* none: the engine kept no series */
         result_interval_clear(&r->intervals[i]);
@@ -90,7 +90,7 @@ void run_sink_attach(struct run_sink *s, struct result *r)
     }
 }
 
-void run_sink_close(struct run_sink *s, int result_written)
+void bench_sink_close(struct bench_sink *s, int result_written)
 {
     journal_close(s->journal, result_written);
     if (!result_written && s->journal_path)

@@ -7,9 +7,9 @@
 
 #include "base/clock.h"
 #include "base/mem.h"
-#include "cli/run_int.h"
+#include "bench/bench_int.h"
 
-const char *const run_protocol_names[] = {"simple", "extended", "prepared"};
+const char *const bench_protocol_names[] = {"simple", "extended", "prepared"};
 
 static char *maybe_dup(const char *s)
 {
@@ -142,22 +142,22 @@ static const char *end_reason_name(enum end_reason why)
     }
 }
 
-void run_build_result(const struct run_opts *o, const struct script_set *scripts,
+void bench_build_result(const struct bench *b, const struct script_set *scripts,
                       const struct engine_result *er, struct result *r)
 {
     char now[40];
     memset(r, 0, sizeof *r);
-    r->label = maybe_dup(o->label);
-    r->started_at = xstrdup(o->started_at);
+    r->label = maybe_dup(b->p.label);
+    r->started_at = xstrdup(b->started_at);
     clock_wall_iso8601(now, sizeof now);
     r->finished_at = xstrdup(now);
-    r->command = xstrdup(o->command);
+    r->command = xstrdup(b->p.command);
     r->complete = er->end_reason == END_FINISHED;
     r->end_reason = xstrdup(end_reason_name(er->end_reason));
     client_info(r);
-    r->server.version = maybe_dup(o->server_version);
-    r->workload.name = xstrdup(o->workload_name);
-    r->workload.scale = o->scale;
+    r->server.version = maybe_dup(b->server_version);
+    r->workload.name = xstrdup(b->workload_name);
+    r->workload.scale = b->p.scale;
     r->workload.n_scripts = (size_t)scripts->n_scripts;
     r->workload.scripts = xcalloc(r->workload.n_scripts, sizeof *r->workload.scripts);
     for (int i = 0; i < scripts->n_scripts; i++) {
@@ -165,16 +165,16 @@ void run_build_result(const struct run_opts *o, const struct script_set *scripts
         r->workload.scripts[i].weight = scripts->scripts[i].weight;
         r->workload.scripts[i].text = xstrdup(scripts->scripts[i].source);
     }
-    r->options.clients = (int)o->clients;
-    r->options.threads = (int)(o->threads < o->clients ? o->threads : o->clients);
-    r->options.duration_s = (double)o->duration_s;
-    r->options.transactions_per_client = o->tx_per_client;
-    r->options.protocol = xstrdup(run_protocol_names[o->protocol]);
-    r->options.seed = (uint64_t)o->seed;
-    r->options.rate = o->rate;
-    r->options.latency_limit_ms = o->latency_limit_ms;
-    r->options.connect_per_tx = o->connect_per_tx;
-    r->options.warmup_s = (double)o->warmup_s;
+    r->options.clients = (int)b->p.clients;
+    r->options.threads = (int)(b->p.threads < b->p.clients ? b->p.threads : b->p.clients);
+    r->options.duration_s = (double)b->p.duration_s;
+    r->options.transactions_per_client = b->p.tx_per_client;
+    r->options.protocol = xstrdup(bench_protocol_names[b->p.protocol]);
+    r->options.seed = (uint64_t)b->p.seed;
+    r->options.rate = b->p.rate;
+    r->options.latency_limit_ms = b->p.latency_limit_ms;
+    r->options.connect_per_tx = b->p.connect_per_tx;
+    r->options.warmup_s = (double)b->p.warmup_s;
     fill_summary(er, r);
     fill_script_summaries(scripts, er, r);
     fill_statements(scripts, er, r);

@@ -6,10 +6,10 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
-#include "cli/args.h"
-#include "cli/run_int.h"
+#include "base/num.h"
+#include "bench/bench_int.h"
 
-int cli_read_file(const char *path, char **out, struct err *e)
+int bench_read_file(const char *path, char **out, struct err *e)
 {
     FILE *f = fopen(path, "r");
     if (!f)
@@ -27,23 +27,6 @@ int cli_read_file(const char *path, char **out, struct err *e)
     return 0;
 }
 
-int run_add_spec(struct run_opts *o, char kind, const char *arg, struct err *e)
-{
-    if (kind == 'D') {
-        const char *eq = strchr(arg, '=');
-        if (!eq || eq == arg)
-            return err_set(e, ERR_INPUT, "invalid -D '%s' (expected NAME=VALUE)", arg);
-        if (o->n_defines == RUN_MAX_SPECS)
-            return err_set(e, ERR_INPUT, "too many -D options");
-        o->defines[o->n_defines++] = arg;
-        return 0;
-    }
-    if (o->n_specs == RUN_MAX_SPECS)
-        return err_set(e, ERR_INPUT, "too many -f and -b options");
-    o->specs[o->n_specs++] = (struct script_spec){kind, arg};
-    return 0;
-}
-
 /* Split "NAME@WEIGHT": the weight, or 1 without one. */
 static int split_weight(const char *arg, char **name, int64_t *weight, struct err *e)
 {
@@ -53,7 +36,7 @@ static int split_weight(const char *arg, char **name, int64_t *weight, struct er
         *name = xstrdup(arg);
         return 0;
     }
-    if (args_int("script weight", at + 1, 0, 1000000, weight, e) < 0)
+    if (num_int("script weight", at + 1, 0, 1000000, weight, e) < 0)
         return -1;
     *name = xstrndup(arg, (size_t)(at - arg));
     return 0;
@@ -78,7 +61,7 @@ static const struct builtin_workload *builtin_by_prefix(const char *name, struct
     return NULL;
 }
 
-static int add_spec(struct run_opts *o, const struct script_spec *sp, struct script_set *set,
+static int add_spec(struct bench *b, const struct bench_script_spec *sp, struct script_set *set,
                     struct err *e)
 {
     char *name;
@@ -87,24 +70,24 @@ static int add_spec(struct run_opts *o, const struct script_spec *sp, struct scr
         return -1;
     int rc = -1;
     if (sp->kind == 'b') {
-        const struct builtin_workload *b = builtin_by_prefix(name, e);
+        const struct builtin_workload *w = builtin_by_prefix(name, e);
         /* sysbench's have one generated script per table, made once the tables are known. */
-        if (b && !b->script) {
-            err_set(e, ERR_INPUT, "-b %s: %s: use -w %s", b->name,
-                    b->dataset == DATASET_TPCC ? "TPC-C's five scripts are made from its tables"
+        if (w && !w->script) {
+            err_set(e, ERR_INPUT, "-b %s: %s: use -w %s", w->name,
+                    w->dataset == DATASET_TPCC ? "TPC-C's five scripts are made from its tables"
                                                : "a sysbench workload is one script per table",
-                    b->name);
-        } else if (b) {
-            char *label = xasprintf("builtin: %s", b->name);
-            rc = script_set_add(set, label, b->script, (int)weight, e);
+                    w->name);
+        } else if (w) {
+            char *label = xasprintf("builtin: %s", w->name);
+            rc = script_set_add(set, label, w->script, (int)weight, e);
             free(label);
-            o->needs_pgbench |= b->dataset == DATASET_PGBENCH;
-            if (o->n_specs == 1)
-                o->workload_name = b->name;
+            b->needs_pgbench |= w->dataset == DATASET_PGBENCH;
+            if (b->p.n_specs == 1)
+                b->workload_name = w->name;
         }
     } else {
         char *text;
-        if (cli_read_file(name, &text, e) == 0) {
+        if (bench_read_file(name, &text, e) == 0) {
             rc = script_set_add(set, name, text, (int)weight, e);
             free(text);
         }
@@ -113,32 +96,35 @@ static int add_spec(struct run_opts *o, const struct script_spec *sp, struct scr
     return rc;
 }
 
-int run_build_scripts(struct run_opts *o, struct script_set *set, struct err *e)
+int bench_build_scripts(struct bench *b, struct script_set *set, int read_files, struct err *e)
 {
-    if (o->n_specs == 0) {
-        o->workload_name = o->workload->name;
-        o->needs_pgbench = o->workload->dataset == DATASET_PGBENCH;
-        if (!o->workload->script) /* sysbench's and tpcc's: made once the tables are known */
+    for (int i = 0; !read_files && i < b->p.n_specs; i++)
+        if (b->p.specs[i].kind == 'f')
+            return 0; /* a fuzzed file name could be /dev/zero: checked when a run starts */
+    if (b->p.n_specs == 0) {
+        b->workload_name = b->p.workload->name;
+        b->needs_pgbench = b->p.workload->dataset == DATASET_PGBENCH;
+        if (!b->p.workload->script) /* sysbench's and tpcc's: made once the tables are known */
             return 0;
-        char *label = xasprintf("builtin: %s", o->workload->name);
-        int rc = script_set_add(set, label, o->workload->script, 1, e);
+        char *label = xasprintf("builtin: %s", b->p.workload->name);
+        int rc = script_set_add(set, label, b->p.workload->script, 1, e);
         free(label);
         if (rc < 0)
             return -1;
     }
-    o->workload_name = o->workload_name ? o->workload_name : "custom";
-    for (int i = 0; i < o->n_specs; i++)
-        if (add_spec(o, &o->specs[i], set, e) < 0)
+    b->workload_name = b->workload_name ? b->workload_name : "custom";
+    for (int i = 0; i < b->p.n_specs; i++)
+        if (add_spec(b, &b->p.specs[i], set, e) < 0)
             return -1;
-    if (o->n_specs > 1)
-        o->workload_name = "custom";
+    if (b->p.n_specs > 1)
+        b->workload_name = "custom";
     if (set->total_weight <= 0)
         return err_set(e, ERR_INPUT, "run: the scripts' weights add up to zero");
-    for (int i = 0; i < o->n_defines; i++) {
-        const char *eq = strchr(o->defines[i], '=');
-        char *var = xstrndup(o->defines[i], (size_t)(eq - o->defines[i]));
+    for (int i = 0; i < b->p.n_defines; i++) {
+        const char *eq = strchr(b->p.defines[i], '=');
+        char *var = xstrndup(b->p.defines[i], (size_t)(eq - b->p.defines[i]));
         script_set_define(set, var, eq + 1);
         free(var);
     }
-    return script_set_check_protocol(set, o->protocol == PROTO_SIMPLE, e);
+    return script_set_check_protocol(set, b->p.protocol == PROTO_SIMPLE, e);
 }

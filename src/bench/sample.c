@@ -6,72 +6,46 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "cli/args.h"
-#include "cli/run_int.h"
+#include "bench/bench_int.h"
 
 /* The statements kept in statements_server[]. */
 #define TOP_STATEMENTS 10
 
-int run_sampling_option(int opt, const char *arg, struct run_opts *o, struct err *e)
-{
-    switch (opt) {
-    case RUN_OPT_SAMPLE_MS:
-        o->sampling.ms_given = 1;
-        return args_int("--sample-ms", arg, 1, INT32_MAX, &o->sampling.sample_ms, e) < 0 ? -1 : 1;
-    case RUN_OPT_NO_SAMPLING:
-        o->sampling.off = 1;
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-int run_sampling_check(const struct run_opts *o, struct err *e)
-{
-    if (o->sampling.off && o->sampling.ms_given)
-        return err_set(e, ERR_INPUT, "run: --sample-ms and --no-sampling cannot be used together");
-    if (o->sampling.ms_given && o->sampling.sample_ms > RUN_INTERVAL_MS)
-        return err_set(e, ERR_INPUT,
-                       "invalid value for --sample-ms: '%lld' (longer than the interval, %d ms)",
-                       (long long)o->sampling.sample_ms, RUN_INTERVAL_MS);
-    return 0;
-}
-
 static void started(time_ns measured_start_ns, void *arg)
 {
-    struct run_opts *o = arg;
+    struct bench *b = arg;
     struct sampler_config cfg = {
-        .conn = &o->conn,
-        .sample_ms = (int)o->sampling.sample_ms,
-        .interval_us = (int64_t)RUN_INTERVAL_MS * 1000,
+        .conn = &b->p.conn,
+        .sample_ms = (int)b->p.sampling.sample_ms,
+        .interval_us = (int64_t)BENCH_INTERVAL_MS * 1000,
         .start_ns = measured_start_ns,
-        .pids = o->sampling.pids,
-        .n_pids = (int)o->clients,
-        .host = o->env.have_env && o->env.env.location == SRV_LOCATION_LOCAL,
+        .pids = b->sampling.pids,
+        .n_pids = (int)b->p.clients,
+        .host = b->env.have_env && b->env.env.location == SRV_LOCATION_LOCAL,
     };
-    o->sampling.start_ns = measured_start_ns;
-    o->sampling.sampler = sampler_start(&cfg);
-    if (!o->sampling.sampler)
+    b->sampling.start_ns = measured_start_ns;
+    b->sampling.sampler = sampler_start(&cfg);
+    if (!b->sampling.sampler)
         fprintf(stderr, "pgarena: warning: could not start the sampler; the run goes on "
                         "without it\n");
 }
 
-void run_sampling_configure(struct run_opts *o, struct engine_config *cfg)
+void bench_sampling_configure(struct bench *b, struct engine_config *cfg)
 {
-    if (o->sampling.off)
+    if (b->p.sampling.off)
         return;
-    o->sampling.pids = xcalloc((size_t)o->clients, sizeof *o->sampling.pids);
-    cfg->backend_pids = o->sampling.pids;
+    b->sampling.pids = xcalloc((size_t)b->p.clients, sizeof *b->sampling.pids);
+    cfg->backend_pids = b->sampling.pids;
     cfg->started = started;
-    cfg->started_arg = o;
+    cfg->started_arg = b;
 }
 
-void run_sampling_interval(struct run_opts *o, size_t idx, double t_s, struct result_interval *it)
+void bench_sampling_interval(struct bench *b, size_t idx, double t_s, struct result_interval *it)
 {
-    if (!o->sampling.sampler)
+    if (!b->sampling.sampler)
         return;
     struct sample_interval si;
-    sampler_take(o->sampling.sampler, idx, o->sampling.start_ns + (time_ns)(t_s * NS_PER_S), &si);
+    sampler_take(b->sampling.sampler, idx, b->sampling.start_ns + (time_ns)(t_s * NS_PER_S), &si);
     size_t n = si.n_waits < RESULT_INTERVAL_WAITS ? si.n_waits : RESULT_INTERVAL_WAITS;
     it->waits = xcalloc(n ? n : 1, sizeof *it->waits);
     for (size_t i = 0; i < n; i++) {
@@ -92,18 +66,18 @@ void run_sampling_interval(struct run_opts *o, size_t idx, double t_s, struct re
     sample_interval_free(&si);
 }
 
-void run_sampling_finish(struct run_opts *o, struct result *r)
+void bench_sampling_finish(struct bench *b, struct result *r)
 {
-    if (o->sampling.sampler && !r) {
+    if (b->sampling.sampler && !r) {
         struct sample_totals t;
-        sampler_stop(o->sampling.sampler, &t);
+        sampler_stop(b->sampling.sampler, &t);
         sample_totals_free(&t);
-        o->sampling.sampler = NULL;
+        b->sampling.sampler = NULL;
     }
-    if (o->sampling.sampler) {
+    if (b->sampling.sampler) {
         struct sample_totals t;
-        sampler_stop(o->sampling.sampler, &t);
-        o->sampling.sampler = NULL;
+        sampler_stop(b->sampling.sampler, &t);
+        b->sampling.sampler = NULL;
         r->waits.present = 1;
         r->waits.sample_ms = t.sample_ms;
         r->waits.samples = t.samples;
@@ -119,22 +93,22 @@ void run_sampling_finish(struct run_opts *o, struct result *r)
             (struct result_client_cpu){t.have_cpu, t.cpu_user, t.cpu_system, t.max_thread_core};
         sample_totals_free(&t);
     }
-    free(o->sampling.pids);
-    o->sampling.pids = NULL;
+    free(b->sampling.pids);
+    b->sampling.pids = NULL;
 }
 
-void run_sampling_measure_start(struct run_opts *o, struct pg_conn *c)
+void bench_sampling_measure_start(struct bench *b, struct pg_conn *c)
 {
-    if (o->sampling.off)
+    if (b->p.sampling.off)
         return;
-    srv_statements_free(&o->sampling.pgss);
-    srv_statements_read(c, &o->sampling.pgss);
+    srv_statements_free(&b->sampling.pgss);
+    srv_statements_read(c, &b->sampling.pgss);
 }
 
-void run_sampling_statements(struct run_opts *o, struct pg_conn *c, struct result *r)
+void bench_sampling_statements(struct bench *b, struct pg_conn *c, struct result *r)
 {
-    struct srv_statements *before = &o->sampling.pgss;
-    if (o->sampling.off)
+    struct srv_statements *before = &b->sampling.pgss;
+    if (b->p.sampling.off)
         return;
     if (!before->read) {
         r->statements_server_note =

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "cli/run_int.h"
+#include "bench/bench_int.h"
 
 /* The environment around a run, read on connections of pgarena's own, never the benchmark
  * clients': settings and sizes before the run, statistics at the start of the measured part
@@ -15,65 +15,65 @@ static void note(const char *what, const struct err *e)
     fprintf(stderr, "pgarena: could not read %s: %s\n", what, e->msg);
 }
 
-static void read_stats(struct pg_conn *c, const struct run_opts *o, struct srv_stats *out)
+static void read_stats(struct pg_conn *c, const struct bench *b, struct srv_stats *out)
 {
     struct err e = {0};
-    int version = o->env.have_env ? o->env.env.version_num : pg_server_version(c);
+    int version = b->env.have_env ? b->env.env.version_num : pg_server_version(c);
     if (srv_stats_read(c, version, out, &e) > 0)
         note("server statistics", &e);
 }
 
-void run_env_before(struct run_opts *o, struct pg_conn *c)
+void bench_env_before(struct bench *b, struct pg_conn *c)
 {
     time_ns start = clock_now_ns();
     struct err e = {0};
-    if (srv_env_capture(c, &o->env.env, &e) < 0)
+    if (srv_env_capture(c, &b->env.env, &e) < 0)
         note("server settings", &e);
-    o->env.have_env = 1;
-    if (o->warmup_s == 0) {
-        srv_stats_flush_own(c, o->env.env.version_num);
-        run_sampling_measure_start(o, c);
-        read_stats(c, o, &o->env.before);
-        o->env.have_before = 1;
+    b->env.have_env = 1;
+    if (b->p.warmup_s == 0) {
+        srv_stats_flush_own(c, b->env.env.version_num);
+        bench_sampling_measure_start(b, c);
+        read_stats(c, b, &b->env.before);
+        b->env.have_before = 1;
     }
-    o->env.capture_ns += clock_now_ns() - start;
+    b->env.capture_ns += clock_now_ns() - start;
 }
 
-void run_env_measure_start(void *arg)
+void bench_env_measure_start(void *arg)
 {
-    struct run_opts *o = arg;
-    run_tpcc_measure_start(o);
+    struct bench *b = arg;
+    bench_tpcc_measure_start(b);
     time_ns start = clock_now_ns();
     struct err e = {0};
-    struct pg_conn *c = pg_connect(&o->conn, &e);
+    struct pg_conn *c = pg_connect(&b->p.conn, &e);
     if (!c) {
         note("server statistics", &e);
         return;
     }
-    run_sampling_measure_start(o, c);
-    read_stats(c, o, &o->env.before);
-    o->env.have_before = 1;
+    bench_sampling_measure_start(b, c);
+    read_stats(c, b, &b->env.before);
+    b->env.have_before = 1;
     pg_finish(c);
-    o->env.capture_ns += clock_now_ns() - start;
+    b->env.capture_ns += clock_now_ns() - start;
 }
 
 /* The reading after the run, into after; 0 when there is none. */
-static int stats_after(struct run_opts *o, const struct engine_result *er, struct srv_stats *after,
+static int stats_after(struct bench *b, const struct engine_result *er, struct srv_stats *after,
                        struct result *r)
 {
-    if (!o->env.have_before || er->end_reason == END_SERVER_LOST)
+    if (!b->env.have_before || er->end_reason == END_SERVER_LOST)
         return 0;
     struct err e = {0};
-    struct pg_conn *c = pg_connect(&o->conn, &e);
+    struct pg_conn *c = pg_connect(&b->p.conn, &e);
     if (!c) {
         note("server statistics", &e);
         return 0;
     }
     /* A backend adds its last counts when it exits, just after its client disconnected. */
-    if (o->env.env.n_other_backends >= 0)
-        srv_wait_backends(c, o->env.env.n_other_backends, NS_PER_S);
-    read_stats(c, o, after);
-    run_sampling_statements(o, c, r);
+    if (b->env.env.n_other_backends >= 0)
+        srv_wait_backends(c, b->env.env.n_other_backends, NS_PER_S);
+    read_stats(c, b, after);
+    bench_sampling_statements(b, c, r);
     pg_finish(c);
     return 1;
 }
@@ -120,14 +120,14 @@ static void fill_stats(const struct srv_stats *d, struct result *r)
     r->cache_hit_ratio = srv_cache_hit_ratio(d);
 }
 
-static void fill_warnings(const struct run_opts *o, const struct srv_stats *delta, struct result *r)
+static void fill_warnings(const struct bench *b, const struct srv_stats *delta, struct result *r)
 {
-    const struct srv_env *env = &o->env.env;
+    const struct srv_env *env = &b->env.env;
     int writes = 0;
     if (delta)
         for (int k = SRV_TUP_INSERTED; k <= SRV_TUP_DELETED; k++)
             writes |= delta->v[k] > 0;
-    struct srv_run_facts facts = {(int)o->clients,    r->summary.duration_s, writes,
+    struct srv_run_facts facts = {(int)b->p.clients,    r->summary.duration_s, writes,
                                   env->dataset_bytes, env->location,         env->host};
     struct srv_warning *w;
     size_t n = srv_lint(env->settings, env->n_settings, &facts, &w);
@@ -138,33 +138,33 @@ static void fill_warnings(const struct run_opts *o, const struct srv_stats *delt
     free(w);
 }
 
-void run_env_after(struct run_opts *o, const struct engine_result *er, struct result *r)
+void bench_env_after(struct bench *b, const struct engine_result *er, struct result *r)
 {
     time_ns start = clock_now_ns();
     struct srv_stats after, delta;
-    int have_after = stats_after(o, er, &after, r);
-    o->env.capture_ns += clock_now_ns() - start;
+    int have_after = stats_after(b, er, &after, r);
+    b->env.capture_ns += clock_now_ns() - start;
     fill_machine(r);
-    fill_server(&o->env.env, r);
-    r->server.capture_ms = (double)o->env.capture_ns / NS_PER_MS;
+    fill_server(&b->env.env, r);
+    r->server.capture_ms = (double)b->env.capture_ns / NS_PER_MS;
     r->cache_hit_ratio = -1;
     if (have_after) {
-        srv_stats_delta(&o->env.before, &after, &delta);
+        srv_stats_delta(&b->env.before, &after, &delta);
         fill_stats(&delta, r);
     }
-    fill_warnings(o, have_after ? &delta : NULL, r);
+    fill_warnings(b, have_after ? &delta : NULL, r);
 }
 
-void run_env_header(struct run_opts *o, struct result *r)
+void bench_env_header(struct bench *b, struct result *r)
 {
     fill_machine(r);
-    fill_server(&o->env.env, r);
-    r->server.capture_ms = (double)o->env.capture_ns / NS_PER_MS;
+    fill_server(&b->env.env, r);
+    r->server.capture_ms = (double)b->env.capture_ns / NS_PER_MS;
     r->cache_hit_ratio = -1;
-    fill_warnings(o, NULL, r);
+    fill_warnings(b, NULL, r);
 }
 
-void run_env_free(struct run_env *env)
+void bench_env_free(struct bench_env *env)
 {
     srv_env_free(&env->env);
 }

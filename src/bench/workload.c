@@ -2,26 +2,10 @@
 #include <stdlib.h>
 
 #include "base/mem.h"
-#include "cli/run_int.h"
+#include "bench/bench_int.h"
 
 /* What run needs to know about the sysbench workloads beyond pgbench's: table count and
  * size, detected when not given, and the per-table scripts. */
-
-int run_check_sizes(const struct run_opts *o, struct err *e)
-{
-    int sysbench = o->workload->dataset == DATASET_SYSBENCH;
-    if (sysbench && o->scale)
-        return err_set(e, ERR_INPUT,
-                       "run: %s uses sysbench's tables: give --tables and "
-                       "--table-size, not -s",
-                       o->workload->name);
-    if (!sysbench && (o->tables || o->table_size))
-        return err_set(e, ERR_INPUT,
-                       "run: %s uses pgbench's tables: give -s, not --tables or "
-                       "--table-size",
-                       o->workload->name);
-    return 0;
-}
 
 /* The number of tables sbtest1, sbtest2, ... that exist without a gap from 1. */
 static const char count_sql[] =
@@ -29,11 +13,11 @@ static const char count_sql[] =
     "WHERE relname ~ '^sbtest[1-9][0-9]*$' AND relkind IN ('r', 'p') "
     "AND pg_table_is_visible(oid))::int) i WHERE to_regclass('sbtest' || i) IS NOT NULL";
 
-int run_sysbench_detect(struct pg_conn *c, struct run_opts *o, struct err *e)
+int bench_sysbench_detect(struct pg_conn *c, struct bench *b, struct err *e)
 {
-    if (o->workload->dataset != DATASET_SYSBENCH)
+    if (b->p.workload->dataset != DATASET_SYSBENCH)
         return 0;
-    o->scale = 1;
+    b->p.scale = 1;
     char value[64];
     struct err qe = {0};
     if (pg_query_value(c, count_sql, value, sizeof value, &qe) < 0)
@@ -42,26 +26,26 @@ int run_sysbench_detect(struct pg_conn *c, struct run_opts *o, struct err *e)
         return err_set(e, ERR_INPUT,
                        "run: workload %s needs sysbench's tables sbtest1..N (run pgarena init "
                        "-w %s)",
-                       o->workload->name, o->workload->name);
-    if (!o->tables)
-        o->tables = atoll(value);
-    if (o->table_size)
+                       b->p.workload->name, b->p.workload->name);
+    if (!b->p.tables)
+        b->p.tables = atoll(value);
+    if (b->p.table_size)
         return 0;
     if (pg_query_value(c, "SELECT coalesce(max(id), 0) FROM sbtest1", value, sizeof value, &qe) < 0)
         return err_set(e, ERR_INPUT, "run: could not read the size of sbtest1: %s", qe.msg);
-    if ((o->table_size = atoll(value)) < 1)
+    if ((b->p.table_size = atoll(value)) < 1)
         return err_set(e, ERR_INPUT, "run: sbtest1 is empty (run pgarena init -w %s)",
-                       o->workload->name);
+                       b->p.workload->name);
     return 0;
 }
 
-int run_sysbench_scripts(const struct run_opts *o, struct script_set *s, struct err *e)
+int bench_sysbench_scripts(const struct bench *b, struct script_set *s, struct err *e)
 {
-    if (o->workload->dataset != DATASET_SYSBENCH)
+    if (b->p.workload->dataset != DATASET_SYSBENCH)
         return 0;
-    for (int t = 1; t <= o->tables; t++) {
-        char *text = builtin_sysbench_script(o->workload, t, o->table_size);
-        char *name = xasprintf("builtin: %s sbtest%d", o->workload->name, t);
+    for (int t = 1; t <= b->p.tables; t++) {
+        char *text = builtin_sysbench_script(b->p.workload, t, b->p.table_size);
+        char *name = xasprintf("builtin: %s sbtest%d", b->p.workload->name, t);
         int rc = script_set_add(s, name, text, 1, e);
         free(name);
         free(text);

@@ -1,0 +1,47 @@
+#ifndef PGARENA_BENCH_BENCH_H
+#define PGARENA_BENCH_BENCH_H
+
+/*
+ * A benchmark run as a function: a plan in, a result file out. bench_run configures the
+ * engine, reads the server's environment around the run, runs the sampler, keeps the journal,
+ * coordinates the agents of a run split over several processes, and writes the result file
+ * atomically. It parses no option and prints nothing on stdout: what a command shows comes
+ * through the hooks. Warnings (a sampler that could not start, statistics that could not be
+ * read) go to stderr, one line each, and the run goes on.
+ * Ownership: the plan stays the caller's; the result is the caller's to result_free.
+ */
+
+#include "base/err.h"
+#include "bench/plan.h"
+#include "engine/engine.h"
+#include "result/result.h"
+
+struct bench_hooks {
+    /* A progress line every plan->progress_s seconds (NULL: none). */
+    void (*progress)(const struct engine_progress *p, void *arg);
+    /* The result as measured, before it is written; first_error is the first failure's
+     * message ("" without one). */
+    void (*measured)(const struct result *r, const char *first_error, void *arg);
+    /* The result file is written at path. */
+    void (*written)(const char *path, void *arg);
+    /* --agents, agent 0: everyone's results merged and written at path. */
+    void (*merged)(const struct result *r, const char *path, void *arg);
+    void *arg;
+};
+
+/* Run the plan. 0 when the run finished and its result is written, 1 when it was cut short
+ * (interrupted, the server lost, an agent lost, the -l log not written) with its result
+ * written; -1 with e set when it could not run or its result could not be written. r holds
+ * the result whenever it was built (r->started_at set); hooks may be NULL. */
+int bench_run(const struct bench_plan *plan, const struct bench_hooks *hooks, struct result *r,
+              struct err *e);
+
+/* The scripts a plan runs, built and checked as bench_run builds them, without touching a
+ * server (a sysbench or tpcc workload's scripts need its tables and are not built); with
+ * read_files 0, not at all when a -f file is among them. *needs_dataset (may be NULL): the
+ * scripts run on a built-in workload's tables, which run --local loads. For the checks before
+ * a run. -1 with e (ERR_INPUT). */
+int bench_plan_check_scripts(const struct bench_plan *plan, int read_files, int *needs_dataset,
+                             struct err *e);
+
+#endif

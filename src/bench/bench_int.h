@@ -1,0 +1,168 @@
+#ifndef PGARENA_BENCH_BENCH_INT_H
+#define PGARENA_BENCH_BENCH_INT_H
+
+/* Shared between bench/'s files: a run's live state (struct bench), built around a copy of
+ * its plan whose detected values (scale, tables, warehouses) bench fills in. Ownership: a
+ * struct bench lives for one bench_run and frees all it holds; the plan's strings stay the
+ * caller's. */
+
+#include <stdatomic.h>
+
+#include "bench/bench.h"
+#include "engine/engine.h"
+#include "pg/pg.h"
+#include "result/journal.h"
+#include "result/result.h"
+#include "server/sampler.h"
+#include "server/server.h"
+#include "server/statements.h"
+#include "workload/builtin.h"
+#include "workload/script.h"
+#include "workload/tpcc.h"
+
+/* The environment read around the run (env.c). */
+struct bench_env {
+    struct srv_env env;
+    int have_env;
+    struct srv_stats before; /* at the start of the measured part */
+    int have_before;
+    time_ns capture_ns; /* time spent reading the server, before and after */
+};
+
+/* What the run reads of a -w tpcc database (tpcc.c). */
+struct bench_tpcc {
+    struct tpcc_db db;
+    int64_t before; /* sum(d_next_o_id) at the start of the measured part; -1 unknown */
+};
+
+struct coord;
+
+/* The coordination of --agents (agents.c). */
+struct bench_agents {
+    struct coord *coord_h;
+    double offset_us, uncertainty_us;
+    int64_t start_server_us, start_local_us; /* the measured start */
+    char lost_why[256];                      /* "" unless the run lost an agent */
+};
+
+/* Sampling (sample.c). */
+struct bench_sampling {
+    atomic_int *pids;           /* the engine's backend PIDs, one per client */
+    struct sampler *sampler;    /* running from the start of the run to its end */
+    time_ns start_ns;           /* the measured start */
+    struct srv_statements pgss; /* pg_stat_statements at the measured start */
+};
+
+struct bench {
+    struct bench_plan p; /* the caller's plan, with what was detected filled in */
+    const struct bench_hooks *hooks;
+    const char *workload_name; /* for the result: the built-in's name, or "custom" */
+    int needs_pgbench;         /* a built-in script on pgbench's tables is used */
+    char started_at[40];
+    char server_version[64];
+    char max_connections[16]; /* SHOW max_connections before the run, "" if unknown */
+    struct bench_env env;
+    struct bench_tpcc tpcc;
+    struct bench_agents agents;
+    struct bench_sampling sampling;
+};
+
+/* agents.c: around the engine, for --agents (each a no-op without). */
+/* Before the run: register with the coordination database and measure the clock. */
+int bench_agents_open(struct bench *b, struct err *e);
+/* The engine's seed (this agent's) and barrier. */
+void bench_agents_config(struct bench *b, struct engine_config *cfg);
+/* The agent object into r; complete false and end_reason "agent-lost" when one was lost.
+ * er NULL: the journal's header, before the run (no start yet, nothing lost). */
+void bench_agents_result(struct bench *b, const struct engine_result *er, struct result *r);
+/* After the result is written: store it; agent 0 collects and writes the merged result. */
+int bench_agents_finish(struct bench *b, int written, struct err *e);
+/* Leave the coordination (nothing ran). */
+void bench_agents_close(struct bench *b);
+
+/* pgbench_log.c: the engine's -l settings from the plan. */
+void bench_log_config(const struct bench *b, struct engine_config *cfg);
+
+/* result.c: fill r from the run (r owns copies of everything). */
+void bench_build_result(const struct bench *b, const struct script_set *scripts,
+                        const struct engine_result *er, struct result *r);
+
+/* journal.c: where the intervals go while the run goes on: the journal, or memory when it
+ * could not be written. */
+struct bench_sink {
+    struct bench *b;
+    struct journal *journal; /* NULL: none (could not be created, or a write failed) */
+    size_t n_journal;        /* interval lines it holds */
+    char *journal_path;      /* its path while it exists */
+    size_t n_mem, cap_mem;
+    struct result_interval *mem; /* intervals after the journal's, in order */
+};
+
+/* Create the journal of the output with the header the run knows before it starts; without
+ * one (a warning is printed), intervals are kept in memory. */
+void bench_sink_open(struct bench_sink *s, struct bench *b, const struct script_set *scripts);
+/* The engine's interval callback (arg: struct bench_sink). */
+void bench_sink_interval(const struct engine_interval *iv, void *arg);
+/* Give r the intervals (r->journal, r->intervals; the sink keeps the journal open). */
+void bench_sink_attach(struct bench_sink *s, struct result *r);
+/* Close the journal, removing it when the result was written. */
+void bench_sink_close(struct bench_sink *s, int result_written);
+
+/* scripts.c: the scripts of the run: the -w workload, or the -f and -b scripts with their
+ * weights, and the -D variables; also sets workload_name and needs_pgbench. read_files 0:
+ * -f scripts are skipped (option checks). -1 with e (ERR_INPUT). */
+int bench_build_scripts(struct bench *b, struct script_set *set, int read_files, struct err *e);
+
+/* Read a whole file into a fresh string (caller frees); -1 with e (ERR_INPUT). */
+int bench_read_file(const char *path, char **out, struct err *e);
+
+/* env.c */
+/* Before the run, on the setup connection c: the server's environment, and its statistics
+ * unless a warmup comes first. Failures are noted on stderr; the run goes on without. */
+void bench_env_before(struct bench *b, struct pg_conn *c);
+/* The engine's measure_start callback (arg: struct bench): after a warmup, read the
+ * statistics on a connection of its own. */
+void bench_env_measure_start(void *arg);
+/* After the run: read the statistics again on a new connection once the clients' backends
+ * are gone, and fill r's client machine, server, server_stats and warnings. */
+void bench_env_after(struct bench *b, const struct engine_result *er, struct result *r);
+/* What the environment is before the run, for the journal's header (no statistics). */
+void bench_env_header(struct bench *b, struct result *r);
+void bench_env_free(struct bench_env *env);
+
+/* sample.c */
+/* The engine's settings for sampling: where clients publish their backend PIDs, and the
+ * start callback that starts the sampler. Nothing with --no-sampling. */
+void bench_sampling_configure(struct bench *b, struct engine_config *cfg);
+/* Interval idx (ending t_s after the measured start): the sampler's figures into it. */
+void bench_sampling_interval(struct bench *b, size_t idx, double t_s, struct result_interval *it);
+/* After the run: stop the sampler and fill r's waits and client_cpu (r NULL: nothing ran). */
+void bench_sampling_finish(struct bench *b, struct result *r);
+/* At the measured start, on the connection c: pg_stat_statements as it is then. */
+void bench_sampling_measure_start(struct bench *b, struct pg_conn *c);
+/* After the run, on c: pg_stat_statements' deltas (or the reason for none) into r. */
+void bench_sampling_statements(struct bench *b, struct pg_conn *c, struct result *r);
+
+/* workload.c: sysbench's workloads. */
+/* The tables (sbtest1..N) and rows per table that the plan does not give, from the server:
+ * N from the sbtest tables present, rows from max(id) of sbtest1. Sets scale to 1. ERR_INPUT
+ * when there are no such tables. No-op for other workloads. */
+int bench_sysbench_detect(struct pg_conn *c, struct bench *b, struct err *e);
+/* One script per table, equal weights. No-op for other workloads. */
+int bench_sysbench_scripts(const struct bench *b, struct script_set *s, struct err *e);
+
+/* tpcc.c: -w tpcc. */
+/* Before the run, on the setup connection: the tables (ERR_INPUT naming what is missing),
+ * the warehouses (detected, or checked against --warehouses), the functions for
+ * --procedures, and sum(d_next_o_id) when no warmup comes first. */
+int bench_tpcc_prepare(struct pg_conn *c, struct bench *b, struct err *e);
+/* At the start of the measured part after a warmup: sum(d_next_o_id). */
+void bench_tpcc_measure_start(struct bench *b);
+/* The five scripts with the mix as weights. No-op for other workloads. */
+int bench_tpcc_scripts(const struct bench *b, struct script_set *s, struct err *e);
+/* After the run: summary.tpcc into r (reads sum(d_next_o_id) again). No-op for others. */
+void bench_tpcc_result(const struct bench *b, struct result *r);
+/* Whether the plan runs -w tpcc. */
+int bench_is_tpcc(const struct bench_plan *p);
+
+#endif

@@ -1,0 +1,112 @@
+#ifndef PGARENA_BENCH_PLAN_H
+#define PGARENA_BENCH_PLAN_H
+
+/*
+ * A benchmark run's plan: plain data, no live state. cli/ builds one from run's options, the
+ * sweep derives one per cell from its base plan and the cell's axes; bench_run() carries it
+ * out. Ownership: the strings a plan points to (conn, specs, output, ...) belong to whoever
+ * built it and outlive the run; copying a plan by assignment is how a cell is made.
+ */
+
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "pg/pg.h"
+#include "workload/builtin.h"
+#include "workload/tpcc.h"
+
+#define BENCH_MAX_SPECS 64
+
+/* The length of a run's intervals (result intervals[]). */
+#define BENCH_INTERVAL_MS 1000
+/* --sample-ms when not given. */
+#define BENCH_DEFAULT_SAMPLE_MS 100
+/* --max-tries for -w tpcc when not given: deadlocks between New-Orders are retried. */
+#define BENCH_TPCC_MAX_TRIES 10
+/* -T when neither -T nor -t is given. */
+#define BENCH_DEFAULT_DURATION_S 10
+
+/* A -f FILE[@WEIGHT] or -b NAME[@WEIGHT] as given. */
+struct bench_script_spec {
+    char kind; /* 'f' or 'b' */
+    const char *arg;
+};
+
+/* -w tpcc's options. */
+struct bench_tpcc_opts {
+    int64_t warehouses; /* 0: all that are loaded */
+    int mix[TPCC_N_TX];
+    int mix_given, keying_thinking, procedures;
+};
+
+/* run --agents: this process is agent `index` of `count` (DESIGN.md "Several load hosts"). */
+struct bench_agents_opts {
+    int64_t count; /* 0: a run of one process */
+    int64_t index; /* --agent-index, or from JOB_COMPLETION_INDEX / SLURM_PROCID */
+    int index_given;
+    const char *run_id, *coord, *merged;
+    int64_t wait_s;      /* at the barrier (default 60) */
+    int64_t clients_all; /* -c and -R of the whole run (the plan's clients, rate: this agent's) */
+    double rate_all;
+};
+
+/* Sampling during the run (DESIGN.md "Why, not only how much"). */
+struct bench_sampling_opts {
+    int off;           /* --no-sampling */
+    int64_t sample_ms; /* --sample-ms */
+    int ms_given;
+};
+
+/* pgbench's transaction log (-l and its companions). */
+struct bench_log_opts {
+    int on, failures_detailed;
+    const char *prefix; /* NULL: pgbench_log */
+    double sampling_rate;
+    int64_t aggregate_s;
+};
+
+struct bench_plan {
+    struct pg_connopts conn;
+    const struct builtin_workload *workload; /* -w (unused with -f/-b) */
+    int workload_given;
+    int n_specs;
+    struct bench_script_spec specs[BENCH_MAX_SPECS];
+    int n_defines;
+    const char *defines[BENCH_MAX_SPECS]; /* -D NAME=VALUE */
+    int64_t scale;                        /* 0: detect from pgbench_branches */
+    int64_t tables, table_size;           /* sysbench workloads; 0: detect from sbtest1..N */
+    int64_t clients, threads, duration_s, tx_per_client, progress_s, seed;
+    int seed_given; /* else bench_run draws one */
+    enum protocol protocol;
+    double rate, latency_limit_ms;
+    int64_t warmup_s, max_tries, timeout_ms;
+    int connect_per_tx, per_statement, progress_timestamp;
+    const char *output; /* the result file */
+    const char *label;
+    const char *command; /* the command line, passwords masked */
+    struct bench_log_opts log;
+    struct bench_tpcc_opts tpcc;
+    struct bench_agents_opts agents;
+    struct bench_sampling_opts sampling;
+};
+
+/* A plan with run's defaults: one client, one thread, simple protocol, one try. */
+void bench_plan_init(struct bench_plan *p);
+
+/* Which options were given, where a default depends on it (-w tpcc's protocol and tries). */
+struct bench_given {
+    int duration, protocol, max_tries;
+};
+
+/* Once every option is in: the defaults that depend on others (-T 10 without -t, tpcc's
+ * mix, protocol and tries), the combinations that are refused, and --agents' split of -c and
+ * -R. -1 with e set (ERR_INPUT, messages beginning "run: "). */
+int bench_plan_check(struct bench_plan *p, const struct bench_given *given, struct err *e);
+
+/* Remember a -f, -b or -D argument (checked when the scripts are built). */
+int bench_plan_add_spec(struct bench_plan *p, char kind, const char *arg, struct err *e);
+
+/* -M's names, by enum protocol. */
+extern const char *const bench_protocol_names[];
+
+#endif

@@ -1,0 +1,172 @@
+/* bench_run: a plan carried out, from the server's preparation to the written result. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/fdlimit.h"
+#include "base/mem.h"
+#include "bench/bench_int.h"
+
+/* Read what the run needs from the server before it starts: the scale and the version, and
+ * the environment the result records. */
+static int prepare_server(struct bench *b, struct err *e)
+{
+    struct pg_conn *c = pg_connect(&b->p.conn, e);
+    if (!c)
+        return -1;
+    const char *v = pg_parameter(c, "server_version");
+    snprintf(b->server_version, sizeof b->server_version, "%s", v ? v : "");
+    char value[64];
+    struct err qe = {0};
+    int rc = 0;
+    if (b->p.n_specs == 0 && b->p.workload->dataset == DATASET_SYSBENCH) {
+        rc = bench_sysbench_detect(c, b, e);
+    } else if (bench_is_tpcc(&b->p)) {
+        rc = bench_tpcc_prepare(c, b, e);
+    } else if (!b->needs_pgbench) { /* custom scripts: :scale is -s, or 1 as in pgbench */
+        if (b->p.scale == 0)
+            b->p.scale = 1;
+    } else if (pg_query_value(c, "SELECT count(*) FROM pgbench_branches", value, sizeof value,
+                              &qe) < 0) {
+        rc = err_set(e, ERR_INPUT, "run: workload %s needs pgbench's tables (run pgarena init): %s",
+                     b->workload_name, qe.msg);
+    } else if (b->p.scale == 0 && (b->p.scale = atoll(value)) < 1) {
+        rc = err_set(e, ERR_INPUT, "run: pgbench_branches is empty (run pgarena init)");
+    }
+    if (rc == 0) {
+        struct err ignored = {0};
+        if (pg_query_value(c, "SHOW max_connections", b->max_connections,
+                           sizeof b->max_connections, &ignored) < 0)
+            b->max_connections[0] = '\0';
+        bench_env_before(b, c);
+    }
+    pg_finish(c);
+    return rc;
+}
+
+/* Open files a run needs besides its clients' sockets. */
+#define FILES_BESIDES_CLIENTS 64
+
+static int measure(struct bench *b, struct script_set *scripts, struct result *r, struct err *e)
+{
+    const struct bench_hooks *hooks = b->hooks;
+    struct engine_config cfg = {
+        .conn = &b->p.conn,
+        .scripts = scripts,
+        .scale = b->p.scale,
+        .clients = (int)b->p.clients,
+        .threads = (int)b->p.threads,
+        .duration_s = b->p.duration_s,
+        .tx_per_client = b->p.tx_per_client,
+        .protocol = b->p.protocol,
+        .interval_us = (int64_t)BENCH_INTERVAL_MS * 1000,
+        .progress_s = hooks && hooks->progress ? (double)b->p.progress_s : 0,
+        .seed = (uint64_t)b->p.seed,
+        .rate = b->p.rate,
+        .latency_limit_us = (int64_t)(b->p.latency_limit_ms * 1000),
+        .warmup_s = b->p.warmup_s,
+        .max_tries = (int)b->p.max_tries,
+        .timeout_us = b->p.timeout_ms * 1000,
+        .connect_per_tx = b->p.connect_per_tx,
+        .sleep_is_terminal_time = b->p.tpcc.keying_thinking,
+        .progress = hooks ? hooks->progress : NULL,
+        .progress_arg = hooks ? hooks->arg : NULL,
+        .measure_start = bench_env_measure_start,
+        .measure_start_arg = b,
+        .interval_done = bench_sink_interval,
+    };
+    /* Checked before anything is opened or allocated for the run. A socket per client, plus what
+     * the process itself keeps open (epoll, timers, files): the common soft limit of 1024 files
+     * would refuse a thousand clients. */
+    long files = fdlimit_ensure(b->p.clients + FILES_BESIDES_CLIENTS);
+    if (files >= 0 && files < b->p.clients + FILES_BESIDES_CLIENTS)
+        return err_set(e, ERR_RUNTIME,
+                       "%lld clients need %lld open files, the limit is %ld (ulimit -Hn)",
+                       (long long)b->p.clients, (long long)b->p.clients + FILES_BESIDES_CLIENTS,
+                       files);
+    bench_log_config(b, &cfg);
+    bench_agents_config(b, &cfg);
+    bench_sampling_configure(b, &cfg);
+    struct engine_result er;
+    struct bench_sink sink;
+    clock_wall_iso8601(b->started_at, sizeof b->started_at);
+    bench_sink_open(&sink, b, scripts);
+    cfg.interval_arg = &sink;
+    if (engine_run(&cfg, &er, e) < 0) {
+        bench_sink_close(&sink, 1); /* nothing ran: nothing to keep */
+        bench_agents_close(b);
+        bench_sampling_finish(b, NULL);
+        if (strstr(e->msg, "too many clients") && b->max_connections[0])
+            err_set(e, ERR_RUNTIME,
+                    "the server refused connections: %lld clients, max_connections = %s (%s)",
+                    (long long)b->p.clients, b->max_connections, "too many clients already");
+        return -1;
+    }
+    bench_build_result(b, scripts, &er, r);
+    bench_sampling_finish(b, r);
+    bench_tpcc_result(b, r);
+    bench_agents_result(b, &er, r);
+    bench_sink_attach(&sink, r);
+    bench_env_after(b, &er, r);
+    if (hooks && hooks->measured)
+        hooks->measured(r, r->summary.failed > 0 ? er.first_error : "", hooks->arg);
+    if (er.n_latency_out_of_range > 0)
+        fprintf(stderr,
+                "pgarena: %llu transactions took longer than the latency histogram holds "
+                "(%lld s) and are missing from the latency figures\n",
+                (unsigned long long)er.n_latency_out_of_range, (long long)(HIST_MAX_US / 1000000));
+    int rc = r->complete ? 0 : 1;
+    if (er.log_error[0]) { /* the run is measured and kept, but the log the user asked is not */
+        fprintf(stderr, "pgarena: %s\n", er.log_error);
+        rc = 1;
+    }
+    engine_result_free(&er);
+    int written = result_write(r, b->p.output, e) == 0;
+    bench_sink_close(&sink, written);
+    if (!written)
+        rc = -1;
+    else if (hooks && hooks->written)
+        hooks->written(b->p.output, hooks->arg);
+    if (rc >= 0 && bench_agents_finish(b, written, e) < 0)
+        rc = -1;
+    return rc;
+}
+
+int bench_run(const struct bench_plan *plan, const struct bench_hooks *hooks, struct result *r,
+              struct err *e)
+{
+    memset(r, 0, sizeof *r);
+    struct bench *b = xcalloc(1, sizeof *b);
+    b->p = *plan;
+    b->hooks = hooks;
+    if (!b->p.seed_given)
+        b->p.seed = (int64_t)(clock_now_ns() & 0x7fffffff);
+    struct script_set scripts;
+    script_set_init(&scripts);
+    int rc = -1;
+    /* sysbench's and tpcc's scripts come once the tables are known. */
+    if (bench_build_scripts(b, &scripts, 1, e) == 0 && prepare_server(b, e) == 0 &&
+        bench_sysbench_scripts(b, &scripts, e) == 0 && bench_tpcc_scripts(b, &scripts, e) == 0 &&
+        bench_agents_open(b, e) == 0)
+        rc = measure(b, &scripts, r, e);
+    bench_agents_close(b);
+    script_set_free(&scripts);
+    bench_env_free(&b->env);
+    srv_statements_free(&b->sampling.pgss);
+    free(b);
+    return rc;
+}
+
+int bench_plan_check_scripts(const struct bench_plan *plan, int read_files, int *needs_dataset,
+                             struct err *e)
+{
+    struct bench b = {.p = *plan};
+    struct script_set scripts;
+    script_set_init(&scripts);
+    int rc = bench_build_scripts(&b, &scripts, read_files, e);
+    if (needs_dataset) /* custom scripts bring their own tables */
+        *needs_dataset = plan->n_specs == 0 || b.needs_pgbench;
+    script_set_free(&scripts);
+    return rc;
+}

@@ -1,0 +1,33 @@
+#ifndef PGARENA_CLI_RUN_OPTS_H
+#define PGARENA_CLI_RUN_OPTS_H
+
+/* run's options into a plan: one option at a time (sweep parses run's options with the same
+ * function, so that every run option works in a sweep), then the checks once all are in.
+ * Ownership: the plan points into argv, which outlives it; conn's strings are the plan's
+ * (pg_connopts_free). */
+
+#include "base/err.h"
+#include "bench/plan.h"
+
+/* What run's options say besides the plan. */
+struct cli_run_opts {
+    struct bench_plan plan;
+    struct bench_given given;
+    const char *workload; /* -w as given (default tpcb-like) */
+    const char *report;   /* --report: the HTML file, or NULL */
+    int local, quiet;
+};
+
+void cli_run_opts_init(struct cli_run_opts *o);
+
+/* One option as getopt_long returned it, with cli_run_options: 1 taken, 0 not one of run's,
+ * 2 printed what was asked (-b list, --show-script: run nothing), 3 --help, -1 with e set. */
+int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err *e);
+
+/* Once every option is in: -w looked up, and the plan's checks. -1 with e (ERR_INPUT). */
+int cli_run_opts_check(struct cli_run_opts *o, struct err *e);
+
+/* run's usage text. */
+extern const char cli_run_usage[];
+
+#endif
