@@ -10,12 +10,12 @@
 #include "pg/pg.h"
 #include "result/journal.h"
 #include "result/result.h"
+#include "script/script.h"
 #include "server/sampler.h"
 #include "server/statements.h"
 #include "server/server.h"
 #include "workload/builtin.h"
-#include "workload/script.h"
-#include "workload/tpcc.h"
+#include "workload/tpcc/tpcc.h"
 
 #define RUN_MAX_SPECS 64
 
