@@ -17,8 +17,8 @@
 #include "server/server.h"
 #include "server/statements.h"
 #include "workload/builtin.h"
-#include "workload/script.h"
-#include "workload/tpcc.h"
+#include "script/script.h"
+#include "workload/tpcc/tpcc.h"
 
 /* The environment read around the run (env.c). */
 struct bench_env {

@@ -13,7 +13,7 @@
 #include "engine/engine.h"
 #include "pg/pg.h"
 #include "workload/builtin.h"
-#include "workload/tpcc.h"
+#include "workload/tpcc/tpcc.h"
 
 #define BENCH_MAX_SPECS 64
 

@@ -6,7 +6,7 @@
 #include "cli/cli.h"
 #include "cli/cli_int.h"
 #include "cli/init_int.h"
-#include "workload/tpcc.h"
+#include "workload/tpcc/tpcc.h"
 
 static const char usage[] =
     "Usage: pgarena check [CONN] -w tpcc [--all] [-j JOBS]\n"

@@ -12,7 +12,7 @@
 #include "cli/init_int.h"
 #include "cli/session.h"
 #include "workload/builtin.h"
-#include "workload/load.h"
+#include "workload/load/load.h"
 
 static const char usage[] =
     "Usage: pgarena init [CONN] [-w WORKLOAD | -f INIT.sql] [-s SCALE] [--partitions N]\n"

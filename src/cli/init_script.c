@@ -4,7 +4,7 @@
 #include "cli/init_int.h"
 #include "cli/run_int.h"
 #include "engine/engine.h"
-#include "workload/script.h"
+#include "script/script.h"
 
 /* init -f FILE.sql: the init script runs once, on one connection, through the same language
  * as the benchmark scripts (so \set, :scale, \if and the functions work there too). */

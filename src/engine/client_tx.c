@@ -2,7 +2,7 @@
 
 #include <sys/epoll.h>
 
-#include "workload/funcs.h"
+#include "script/funcs.h"
 
 /* Running a transaction: its start (on schedule with -R), its commands one by one, its
  * results, and what a failure leads to: a rollback, a retry with the same random draws, or

@@ -8,9 +8,9 @@
 #include "base/err.h"
 #include "engine/txlog.h"
 #include "pg/pg.h"
+#include "script/script.h"
 #include "stats/hist.h"
 #include "stats/series.h"
-#include "workload/script.h"
 
 /*
  * The load generator: `threads` workers, each an epoll loop over its clients' non-blocking

@@ -9,7 +9,7 @@
 enum dataset {
     DATASET_PGBENCH,  /* pgbench_accounts, _branches, _tellers, _history */
     DATASET_SYSBENCH, /* sbtest1..N */
-    DATASET_TPCC,     /* TPC-C's nine tables (workload/tpcc.h) */
+    DATASET_TPCC,     /* TPC-C's nine tables (workload/tpcc/tpcc.h) */
 };
 
 /* The statement groups of a sysbench OLTP transaction (oltp_common.lua). */

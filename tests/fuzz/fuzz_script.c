@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "workload/script.h"
+#include "script/script.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "base/rng.h"
-#include "workload/funcs.h"
+#include "script/funcs.h"
 
 /* Expected values below were produced by pgbench 15.18 itself: each case ran as
  * `\set r debug(EXPR)` against a scratch server and the text pgbench printed was recorded

@@ -9,9 +9,9 @@
 
 #include "base/err.h"
 #include "base/rng.h"
+#include "script/script.h"
 #include "workload/builtin.h"
-#include "workload/load_int.h"
-#include "workload/script.h"
+#include "workload/load/load_int.h"
 
 /* Partitions the server chose for these keys (PostgreSQL 15, `partition by hash`). */
 static void test_hash_partition_matches_server(void **state)

@@ -10,9 +10,9 @@
 
 #include "base/err.h"
 #include "base/rng.h"
+#include "script/expr.h"
+#include "script/script.h"
 #include "workload/builtin.h"
-#include "workload/expr.h"
-#include "workload/script.h"
 
 #define N_DRAWS 100000
 

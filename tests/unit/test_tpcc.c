@@ -9,10 +9,10 @@
 
 #include "base/err.h"
 #include "base/rng.h"
-#include "workload/script.h"
-#include "workload/tpcc.h"
-#include "workload/tpcc_int.h"
-#include "workload/tpcc_rows.h"
+#include "script/script.h"
+#include "workload/tpcc/tpcc.h"
+#include "workload/tpcc/tpcc_int.h"
+#include "workload/tpcc/tpcc_rows.h"
 
 /* Clause 4.3.2.3's example: 371 is PRI CALLY OUGHT. */
 static void test_last_names(void **state)

@@ -1,4 +1,4 @@
-#include "workload/tpcc_schema.h"
+#include "workload/tpcc/tpcc_schema.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-#include "workload/tpcc.h"
+#include "workload/tpcc/tpcc.h"
 
 /*
  * The PL/pgSQL functions `run --procedures` calls: the same reads and writes as the

@@ -6,8 +6,8 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
-#include "workload/expr.h"
-#include "workload/script_int.h"
+#include "script/expr.h"
+#include "script/script_int.h"
 
 /*
  * The script scanner walks the text once. Between commands it skips blanks and comments; a

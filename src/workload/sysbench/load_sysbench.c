@@ -1,4 +1,4 @@
-#include "workload/load.h"
+#include "workload/load/load.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "base/rng.h"
-#include "workload/load_int.h"
+#include "workload/load/load_int.h"
 
 /*
  * sysbench 1.0's OLTP tables for the pgsql driver (oltp_common.lua, create_table): the same

@@ -1,5 +1,5 @@
-#ifndef PGARENA_WORKLOAD_FUNCS_INT_H
-#define PGARENA_WORKLOAD_FUNCS_INT_H
+#ifndef PGARENA_SCRIPT_FUNCS_INT_H
+#define PGARENA_SCRIPT_FUNCS_INT_H
 
 /* Shared by funcs.c, funcs_hash.c and funcs_random.c; not part of the funcs.h contract.
  * Ownership: pure functions; the caller owns every buffer and value passed. */
@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "base/rng.h"
-#include "workload/funcs.h"
+#include "script/funcs.h"
 
 /* Format into msg (when not NULL) and return -1. */
 int funcs_fail(char *msg, size_t msg_size, const char *fmt, ...)

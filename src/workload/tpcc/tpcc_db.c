@@ -1,4 +1,4 @@
-#include "workload/tpcc.h"
+#include "workload/tpcc/tpcc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,8 +7,8 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "base/rng.h"
-#include "workload/tpcc_int.h"
-#include "workload/tpcc_schema.h"
+#include "workload/tpcc/tpcc_int.h"
+#include "workload/tpcc/tpcc_schema.h"
 
 /* The NURand constants, and what run reads of a TPC-C database before it starts. */
 

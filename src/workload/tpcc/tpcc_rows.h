@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "base/rng.h"
-#include "workload/tpcc_int.h"
+#include "workload/tpcc/tpcc_int.h"
 
 /*
  * Row generators of the TPC-C tables in COPY text format, as load_row_fn: row numbers are

@@ -1,4 +1,4 @@
-#include "workload/script.h"
+#include "script/script.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "workload/expr.h"
-#include "workload/funcs.h"
-#include "workload/script_int.h"
+#include "script/expr.h"
+#include "script/funcs.h"
+#include "script/script_int.h"
 
 void script_set_init(struct script_set *s)
 {

@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "workload/funcs_int.h"
+#include "script/funcs_int.h"
 
 #define FNV_PRIME    UINT64_C(0x100000001b3)
 #define FNV_OFFSET   UINT64_C(0xcbf29ce484222325)

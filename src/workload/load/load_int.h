@@ -7,7 +7,7 @@
 
 #include "base/err.h"
 #include "pg/pg.h"
-#include "workload/load.h"
+#include "workload/load/load.h"
 
 /*
  * Machinery shared by the loaders: a plan of tasks with dependencies run by a pool of

@@ -1,4 +1,4 @@
-#include "workload/tpcc_int.h"
+#include "workload/tpcc/tpcc_int.h"
 
 #include <stdlib.h>
 #include <string.h>

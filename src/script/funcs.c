@@ -1,4 +1,4 @@
-#include "workload/funcs.h"
+#include "script/funcs.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "workload/funcs_int.h"
+#include "script/funcs_int.h"
 
 /* pgbench prints doubles with "%.*g" and DBL_DIG (15) significant digits. */
 #define DOUBLE_DIGITS 15

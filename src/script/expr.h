@@ -1,12 +1,12 @@
-#ifndef PGARENA_WORKLOAD_EXPR_H
-#define PGARENA_WORKLOAD_EXPR_H
+#ifndef PGARENA_SCRIPT_EXPR_H
+#define PGARENA_SCRIPT_EXPR_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/rng.h"
-#include "workload/funcs.h"
-#include "workload/value.h"
+#include "script/funcs.h"
+#include "script/value.h"
 
 /*
  * pgbench's expression language (\set, \if, \elif): a tree parsed from text and evaluated per

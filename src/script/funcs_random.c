@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "workload/funcs_int.h"
+#include "script/funcs_int.h"
 
 #define MIN_GAUSSIAN_PARAM 2.0
 #define MIN_ZIPFIAN_PARAM  1.001

@@ -1,4 +1,4 @@
-#include "workload/load.h"
+#include "workload/load/load.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
-#include "workload/load_int.h"
+#include "workload/load/load_int.h"
 
 /*
  * pgbench's dataset, as `pgbench -i` of PostgreSQL 15 leaves it: the same DDL (partitions

@@ -1,4 +1,4 @@
-#include "workload/load.h"
+#include "workload/load/load.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,10 +7,10 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
-#include "workload/load_int.h"
-#include "workload/tpcc.h"
-#include "workload/tpcc_rows.h"
-#include "workload/tpcc_schema.h"
+#include "workload/load/load_int.h"
+#include "workload/tpcc/tpcc.h"
+#include "workload/tpcc/tpcc_rows.h"
+#include "workload/tpcc/tpcc_schema.h"
 
 /*
  * TPC-C's dataset. The tables are created empty in one transaction (with the functions of

@@ -1,4 +1,4 @@
-#include "workload/load_int.h"
+#include "workload/load/load_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "workload/tpcc.h"
+#include "workload/tpcc/tpcc.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -8,7 +8,7 @@
 
 #include "base/mem.h"
 
-#include "workload/tpcc_int.h"
+#include "workload/tpcc/tpcc_int.h"
 
 /*
  * The consistency conditions of clause 3.3.2. Each is one query that returns the first

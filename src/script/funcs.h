@@ -1,11 +1,11 @@
-#ifndef PGARENA_WORKLOAD_FUNCS_H
-#define PGARENA_WORKLOAD_FUNCS_H
+#ifndef PGARENA_SCRIPT_FUNCS_H
+#define PGARENA_SCRIPT_FUNCS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/rng.h"
-#include "workload/value.h"
+#include "script/value.h"
 
 /*
  * The semantics of pgbench's expression language: its operators and functions, with

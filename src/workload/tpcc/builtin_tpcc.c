@@ -1,7 +1,7 @@
-#include "workload/tpcc.h"
+#include "workload/tpcc/tpcc.h"
 
 #include "base/buf.h"
-#include "workload/tpcc_int.h"
+#include "workload/tpcc/tpcc_int.h"
 
 /*
  * TPC-C's five transactions (clause 2) as scripts in pgbench's language. The terminal's

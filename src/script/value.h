@@ -1,5 +1,5 @@
-#ifndef PGARENA_WORKLOAD_VALUE_H
-#define PGARENA_WORKLOAD_VALUE_H
+#ifndef PGARENA_SCRIPT_VALUE_H
+#define PGARENA_SCRIPT_VALUE_H
 
 #include <stdint.h>
 

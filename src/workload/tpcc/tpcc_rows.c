@@ -1,9 +1,9 @@
-#include "workload/tpcc_rows.h"
+#include "workload/tpcc/tpcc_rows.h"
 
 #include <string.h>
 
-#include "workload/load_int.h"
-#include "workload/tpcc_int.h"
+#include "workload/load/load_int.h"
+#include "workload/tpcc/tpcc_int.h"
 
 /*
  * The rows of clause 4.3.3.1. Each generator draws from a stream of its own per table,

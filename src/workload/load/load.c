@@ -1,4 +1,4 @@
-#include "workload/load.h"
+#include "workload/load/load.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "workload/load_int.h"
+#include "workload/load/load_int.h"
 
 /* Bytes of COPY data handed to libpq at a time: big enough that the per-call and per-write
  * costs vanish, small enough that a stop request is noticed within milliseconds. */

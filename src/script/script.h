@@ -1,12 +1,12 @@
-#ifndef PGARENA_WORKLOAD_SCRIPT_H
-#define PGARENA_WORKLOAD_SCRIPT_H
+#ifndef PGARENA_SCRIPT_SCRIPT_H
+#define PGARENA_SCRIPT_SCRIPT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/err.h"
 #include "base/rng.h"
-#include "workload/value.h"
+#include "script/value.h"
 
 /*
  * Transaction scripts in pgbench's language, compiled into the commands the engine runs:
@@ -25,7 +25,7 @@
 #define SCRIPT_VAR_DEFAULT_SEED 2
 #define SCRIPT_VAR_RANDOM_SEED  3
 
-struct expr; /* a compiled expression (workload/expr.h) */
+struct expr; /* a compiled expression (script/expr.h) */
 
 /* One piece of an SQL command: literal text, then optionally a variable reference. */
 struct sql_part {

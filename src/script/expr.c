@@ -1,4 +1,4 @@
-#include "workload/expr.h"
+#include "script/expr.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "base/mem.h"
-#include "workload/script.h"
+#include "script/script.h"
 
 /*
  * A hand-written lexer and precedence-climbing parser for pgbench's expression grammar.
