@@ -44,4 +44,8 @@ int bench_run(const struct bench_plan *plan, const struct bench_hooks *hooks, st
 int bench_plan_check_scripts(const struct bench_plan *plan, int read_files, int *needs_dataset,
                              struct err *e);
 
+/* init -f FILE: run an init script once (pgbench's language, simple protocol, one client). */
+int bench_init_script(const struct pg_connopts *conn, const char *path, int64_t scale,
+                      uint64_t seed, struct err *e);
+
 #endif

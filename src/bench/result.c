@@ -9,7 +9,6 @@
 #include "base/mem.h"
 #include "bench/bench_int.h"
 
-const char *const bench_protocol_names[] = {"simple", "extended", "prepared"};
 
 static char *maybe_dup(const char *s)
 {

@@ -1,5 +1,6 @@
 #include "cli/args.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -39,7 +39,7 @@ static int parse_options(int argc, char **argv, struct check_opts *o, struct err
         {"host", required_argument, NULL, 'h'},     {"port", required_argument, NULL, 'p'},
         {"username", required_argument, NULL, 'U'}, {NULL, 0, NULL, 0}};
     int opt;
-    *o = (struct check_opts){.workload = NULL, .jobs = init_default_jobs()};
+    *o = (struct check_opts){.workload = NULL, .jobs = load_default_jobs()};
     int64_t v;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":w:j:h:p:U:", longopts, NULL)) != -1) {

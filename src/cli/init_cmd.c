@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "base/mem.h"
+#include "bench/bench.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cli_int.h"
@@ -114,12 +115,6 @@ int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl,
     if (rc == 0 && !quiet)
         fprintf(stderr, "done in %.2f s\n", (double)(clock_now_ns() - ps.start) / NS_PER_S);
     return rc;
-}
-
-int init_default_jobs(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 }
 
 enum {
@@ -366,7 +361,7 @@ static int parse_and_check(int argc, char **argv, struct init_opts *o,
 {
     *o = (struct init_opts){.workload = "tpcb-like"};
     o->load = (struct load_options){
-        .scale = 1, .tables = 1, .table_size = 10000, .warehouses = 1, .jobs = init_default_jobs()};
+        .scale = 1, .tables = 1, .table_size = 10000, .warehouses = 1, .jobs = load_default_jobs()};
     int rc = parse_options(argc, argv, o, e);
     if (rc != 0)
         return rc;
@@ -402,7 +397,7 @@ int cli_init(int argc, char **argv, struct err *e)
     if (o.local && session_local_start(&srv, &o.conn, e) < 0)
         goto out;
     if (o.init_file)
-        rc = init_run_script(&o.conn, o.init_file, o.load.scale, o.load.seed, e);
+        rc = bench_init_script(&o.conn, o.init_file, o.load.scale, o.load.seed, e);
     else
         rc = init_load(&o.conn, wl, &o.load, o.quiet, e);
     if (rc < 0 && session_interrupted && !o.init_file) {

@@ -16,11 +16,4 @@
 int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl,
               struct load_options *opt, int quiet, struct err *e);
 
-/* init's default -j: the number of CPUs online. */
-int init_default_jobs(void);
-
-/* init -f FILE: run an init script once (pgbench's language, simple protocol). */
-int init_run_script(const struct pg_connopts *conn, const char *path, int64_t scale, uint64_t seed,
-                    struct err *e);
-
 #endif

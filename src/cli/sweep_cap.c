@@ -7,7 +7,7 @@
 
 #include "base/mem.h"
 #include "cli/session.h"
-#include "cli/sweep_int.h"
+#include "cli/sweep_cmd.h"
 #include "compare/cmp_int.h"
 #include "compare/sweep_figs.h"
 

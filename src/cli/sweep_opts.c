@@ -6,7 +6,9 @@
 
 #include "base/mem.h"
 #include "cli/args.h"
-#include "cli/sweep_int.h"
+#include "cli/opts.h"
+#include "cli/run_opts.h"
+#include "sweep/sweep.h"
 
 static const char usage[] =
     "Usage: pgarena sweep [CONN] [--setup LABEL=CONN]... [-c LIST] [-R LIST] [-s LIST --init]\n"
@@ -36,58 +38,31 @@ static const char usage[] =
     "      --json            print the cells' figures as JSON\n"
     "      --local           run against a scratch server, loading the workload first\n"
     "  -q, --quiet           no progress line\n"
-    "Every other run option (-w, -f, -b, -T, -M, --warmup, ...) applies to every cell.\n";
+    "Every other run option (-w, -f, -b, -T, -M, --warmup, --warehouses, ...) applies to every\n"
+    "cell as it does to a run. Not here: -c, -R and -s are the axes above (lists); -o, --label\n"
+    "and -j are the sweep's; --report (use pgarena report DIR), -b list, --show-script, and\n"
+    "--agents with its options are refused.\n";
 
-enum {
-    OPT_SETUP = 1000,
-    OPT_SET,
-    OPT_TRIALS,
-    OPT_FORCE,
-    OPT_INIT,
-    OPT_MAX_RATE,
-    OPT_SLO,
-    OPT_JSON,
-};
-
-static const struct option sweep_longopts[] = {
+static const struct option sweep_own_options[] = {
     {"setup", required_argument, NULL, OPT_SETUP},   {"set", required_argument, NULL, OPT_SET},
     {"trials", required_argument, NULL, OPT_TRIALS}, {"force", no_argument, NULL, OPT_FORCE},
     {"init", no_argument, NULL, OPT_INIT},           {"max-rate", no_argument, NULL, OPT_MAX_RATE},
     {"slo", required_argument, NULL, OPT_SLO},       {"json", no_argument, NULL, OPT_JSON},
 };
 
-#define N_SWEEP_OPTS (sizeof sweep_longopts / sizeof sweep_longopts[0])
+#define N_SWEEP_OPTS (sizeof sweep_own_options / sizeof sweep_own_options[0])
 
-/* sweep's own options, then run's: one table for getopt_long. Caller frees. */
-static struct option *merged_options(size_t *n_sweep)
+/* sweep's own options, then run's: one table for getopt_long (their codes come from one enum,
+ * so none collides). Caller frees. */
+static struct option *merged_options(void)
 {
     size_t n_run = 0;
-    while (run_longopts[n_run].name)
+    while (cli_run_options[n_run].name)
         n_run++;
     struct option *all = xcalloc(N_SWEEP_OPTS + n_run + 1, sizeof *all);
-    memcpy(all, sweep_longopts, sizeof sweep_longopts);
-    memcpy(all + N_SWEEP_OPTS, run_longopts, n_run * sizeof *all);
-    *n_sweep = N_SWEEP_OPTS;
+    memcpy(all, sweep_own_options, sizeof sweep_own_options);
+    memcpy(all + N_SWEEP_OPTS, cli_run_options, n_run * sizeof *all);
     return all;
-}
-
-/* The long name of run option opt as getopt returned it (long index, or a short option). */
-static const char *run_name(const struct option *all, int opt, int index)
-{
-    if (index >= 0)
-        return all[index].name;
-    for (const struct option *p = run_longopts; p->name; p++)
-        if (p->val == opt)
-            return p->name;
-    return NULL;
-}
-
-static void pass(struct sweep_opts *o, const char *name, const char *value)
-{
-    o->pass = xrealloc(o->pass, (size_t)(o->n_pass + 2) * sizeof *o->pass);
-    o->pass[o->n_pass++] = xasprintf("--%s", name);
-    if (value)
-        o->pass[o->n_pass++] = xstrdup(value);
 }
 
 static int int_list(const char *opt, const char *text, int64_t hi, int64_t **out, size_t *n,
@@ -201,28 +176,43 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
     case 'q':
         o->quiet = 1;
         return 1;
+    case OPT_LABEL:
+        o->label = arg;
+        return 1;
+    case OPT_LOCAL:
+        o->local = 1;
+        return 1;
     default:
         return 0;
     }
 }
 
-/* run's options that a sweep sets itself per cell, or that make no sense in one. */
-static int run_option(struct sweep_opts *o, const char *name, const char *arg, struct err *e)
+/* run's options that make no sense in a sweep: one line each. */
+static int refused(int opt, const char *arg, struct err *e)
 {
-    if (strcmp(name, "label") == 0)
-        o->label = arg;
-    else if (strcmp(name, "local") == 0)
-        o->local = 1;
-    else if (strcmp(name, "report") == 0)
+    switch (opt) {
+    case OPT_REPORT:
         return err_set(e, ERR_INPUT,
                        "sweep: --report is not a sweep option (use pgarena report "
                        "DIR after the sweep)");
-    else if (strcmp(name, "show-script") == 0 ||
-             (strcmp(name, "builtin") == 0 && strcmp(arg, "list") == 0))
+    case OPT_SHOW_SCRIPT:
         return err_set(e, ERR_INPUT, "sweep: -b list and --show-script are for pgarena run");
-    else
-        pass(o, name, arg);
-    return 0;
+    case 'b':
+        if (strcmp(arg, "list") == 0)
+            return err_set(e, ERR_INPUT, "sweep: -b list and --show-script are for pgarena run");
+        return 0;
+    case OPT_AGENTS:
+    case OPT_AGENT_INDEX:
+    case OPT_RUN_ID:
+    case OPT_COORD:
+    case OPT_MERGED:
+    case OPT_AGENT_WAIT:
+        return err_set(e, ERR_INPUT,
+                       "sweep: --agents and its options are for pgarena run (a sweep runs "
+                       "in one process)");
+    default:
+        return 0;
+    }
 }
 
 static int check_options(struct sweep_opts *o, struct err *e)
@@ -261,57 +251,38 @@ static int check_options(struct sweep_opts *o, struct err *e)
     return 0;
 }
 
-/* The cells' run options as run would parse them: a first cell's command line, so that any
- * bad run option is refused before anything runs. */
-static int check_run_options(struct sweep_opts *o, struct err *e)
-{
-    char **argv = xcalloc((size_t)o->n_pass + 8, sizeof *argv);
-    int argc = 0;
-    argv[argc++] = "run";
-    for (int i = 0; i < o->n_pass; i++)
-        argv[argc++] = o->pass[i];
-    char scale[32];
-    if (o->plan.n_scales) {
-        snprintf(scale, sizeof scale, "%lld", (long long)o->plan.scales[0]);
-        argv[argc++] = "-s";
-        argv[argc++] = scale;
-    }
-    optind = 0;
-    int rc = run_opts_parse(argc, argv, &o->run, e);
-    free(argv);
-    if (rc > 0)
-        return err_set(e, ERR_INPUT, "sweep: --help is not a run option here");
-    if (rc == 0 && o->run.output)
-        rc = err_set(e, ERR_INPUT, "sweep: -o names the sweep's directory, not a result file");
-    return rc;
-}
-
 int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
 {
-    size_t n_sweep;
-    struct option *all = merged_options(&n_sweep);
-    int opt, index, rc = 0;
+    struct option *all = merged_options();
+    struct cli_run_opts run;
+    cli_run_opts_init(&run);
+    int opt, rc = 0;
     opterr = 0;
     optind = 0;
-    while (rc == 0 &&
-           (index = -1, opt = getopt_long(argc, argv, run_shortopts, all, &index)) != -1) {
+    while (rc == 0 && (opt = getopt_long(argc, argv, cli_run_shortopts, all, NULL)) != -1) {
         if (opt == '?' || opt == ':') {
             rc = args_bad_option("sweep", argc, argv, optind, optopt, opt == ':', e);
             break;
         }
-        const char *name = index >= (int)n_sweep || index < 0 ? run_name(all, opt, index) : NULL;
-        if (name && strcmp(name, "help") == 0) {
+        if (opt == OPT_HELP) {
             fputs(usage, stdout);
             free(all);
+            pg_connopts_free(&run.plan.conn);
             return 1;
         }
         int own = own_option(o, opt, optarg, e);
+        if (own == 0)
+            own = refused(opt, optarg, e);
+        if (own == 0) {
+            own = cli_run_option(opt, optarg, &run, e);
+            if (own == 0)
+                own = args_bad_option("sweep", argc, argv, optind, optopt, 0, e);
+        }
         if (own < 0)
             rc = -1;
-        else if (!own && name)
-            rc = run_option(o, name, optarg, e);
     }
     free(all);
+    o->run = run.plan; /* sweep_opts_free frees its conn */
     if (rc < 0)
         return -1;
     if (optind < argc - 1)
@@ -320,14 +291,16 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
         o->conn = argv[optind];
     if (check_options(o, e) < 0)
         return -1;
-    return check_run_options(o, e);
+    /* The cells' plans are the base plan with their axes: it is checked as run checks its
+     * options, with the first scale. */
+    run.plan.scale = o->plan.n_scales ? o->plan.scales[0] : 0;
+    rc = cli_run_opts_check(&run, e);
+    o->run = run.plan;
+    return rc;
 }
 
 void sweep_opts_free(struct sweep_opts *o)
 {
-    for (int i = 0; i < o->n_pass; i++)
-        free(o->pass[i]);
-    free(o->pass);
     pg_connopts_free(&o->run.conn);
     sweep_doc_free(&o->plan);
 }

@@ -1,7 +1,7 @@
 /* The sweep's table (or JSON) on stdout, from DIR. */
 #include <stdio.h>
 
-#include "cli/sweep_int.h"
+#include "cli/sweep_cmd.h"
 #include "compare/sweep_figs.h"
 #include "report/sweep_out.h"
 

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "cli/sweep_int.h"
+#include "sweep/sweep.h"
 #include "compare/sweep_figs.h"
 #include "result/result.h"
 #include "stats/hist.h"

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/mem.h"
 #include "workload/load/load_int.h"
@@ -116,4 +117,10 @@ int load_copy(struct load_ctx *x, struct pg_conn *c, const struct load_copy *cp,
     if (rc == 1)
         return pg_copy_end(c, "interrupted", "COPY", e);
     return rc < 0 ? -1 : pg_copy_end(c, NULL, "COPY", e);
+}
+
+int load_default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 }

@@ -94,4 +94,7 @@ int load_sysbench(const struct pg_connopts *conn, const struct load_options *opt
  */
 int load_tpcc(const struct pg_connopts *conn, const struct load_options *opt, struct err *e);
 
+/* The default number of loading connections: the number of CPUs online (1 to 1024). */
+int load_default_jobs(void);
+
 #endif

@@ -1,5 +1,5 @@
 /* A sweep's axis values (1,2,4,8 or 1..64x2) and its service-level objective (p99<=5ms). */
-#include "cli/sweep_int.h"
+#include "sweep/sweep.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,18 +1,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/init_int.h"
-#include "cli/run_int.h"
+#include "bench/bench_int.h"
 #include "engine/engine.h"
 #include "script/script.h"
 
 /* init -f FILE.sql: the init script runs once, on one connection, through the same language
  * as the benchmark scripts (so \set, :scale, \if and the functions work there too). */
-int init_run_script(const struct pg_connopts *conn, const char *path, int64_t scale, uint64_t seed,
+int bench_init_script(const struct pg_connopts *conn, const char *path, int64_t scale, uint64_t seed,
                     struct err *e)
 {
     char *text;
-    if (cli_read_file(path, &text, e) < 0)
+    if (bench_read_file(path, &text, e) < 0)
         return -1;
     struct script_set set;
     script_set_init(&set);

@@ -1,4 +1,4 @@
-/* One cell of a sweep: its server settings and scale, then run's own path in-process. */
+/* One cell of a sweep: its server settings and scale, then its plan, run by bench_run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,10 +6,10 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
-#include "cli/init_int.h"
-#include "cli/session.h"
-#include "cli/sweep_int.h"
+#include "bench/bench.h"
 #include "result/journal.h"
+#include "server/server.h"
+#include "sweep/sweep.h"
 
 const char *sweep_setup_conn(const struct sweep_exec *x, size_t i)
 {
@@ -94,18 +94,23 @@ static int load_scale(struct sweep_exec *x, const struct sweep_cell *c, struct e
     int64_t scale = c->scale ? c->scale : (o->run.scale ? o->run.scale : 1);
     if (!(o->init || o->local) || x->loaded[c->setup] == scale)
         return 0;
-    if (o->run.n_specs && !o->run.needs_pgbench) {
+    int needs_dataset;
+    if (bench_plan_check_scripts(&o->run, 0, &needs_dataset, e) < 0)
+        return -1;
+    if (!needs_dataset) {
         x->loaded[c->setup] = scale; /* custom scripts bring their own tables */
         return 0;
     }
     struct load_options lo = {.scale = (int)scale,
+                              .warehouses = o->run.tpcc.warehouses ? (int)o->run.tpcc.warehouses : 1,
                               .tables = o->run.tables ? (int)o->run.tables : 1,
                               .table_size = o->run.table_size ? o->run.table_size : 10000,
-                              .jobs = init_default_jobs(),
-                              .seed = (uint64_t)o->run.seed};
+                              .jobs = load_default_jobs(),
+                              .seed = (uint64_t)o->run.seed,
+                              .stop_requested = x->stop};
     struct pg_connopts conn;
     conn_of(x, c->setup, &conn);
-    int rc = init_load(&conn, o->run.workload, &lo, 1, e);
+    int rc = x->load(&conn, o->run.workload, &lo, e);
     pg_connopts_free(&conn);
     if (rc == 0)
         x->loaded[c->setup] = scale;
@@ -135,38 +140,26 @@ static void progress(struct sweep_exec *x, const struct sweep_cell *c)
     fflush(stderr);
 }
 
-/* The run command line of a cell: the passed-through options, then the cell's own. */
-static int cell_argv(const struct sweep_exec *x, const struct sweep_cell *c, const char *path,
-                     char ***out)
+/* The plan of a cell: the base plan with the cell's clients, threads, rate, scale, result
+ * file, label and connection. */
+static void cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, const char *path,
+                      struct bench_plan *p)
 {
     const struct sweep_opts *o = x->o;
-    char **argv = xcalloc((size_t)o->n_pass + 20, sizeof *argv);
-    int argc = 0;
-    argv[argc++] = xstrdup("run");
-    for (int i = 0; i < o->n_pass; i++)
-        argv[argc++] = xstrdup(o->pass[i]);
+    *p = o->run;
+    conn_of(x, c->setup, &p->conn);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t jobs = o->jobs ? o->jobs : (cpus > 0 ? cpus : 1);
-    argv[argc++] = xstrdup("-c");
-    argv[argc++] = xasprintf("%lld", (long long)c->clients);
-    argv[argc++] = xstrdup("-j");
-    argv[argc++] = xasprintf("%lld", (long long)(jobs < c->clients ? jobs : c->clients));
-    if (c->rate > 0) {
-        argv[argc++] = xstrdup("-R");
-        argv[argc++] = xasprintf("%.17g", c->rate);
-    }
-    if (c->scale) {
-        argv[argc++] = xstrdup("-s");
-        argv[argc++] = xasprintf("%lld", (long long)c->scale);
-    }
-    argv[argc++] = xstrdup("-o");
-    argv[argc++] = xstrdup(path);
-    argv[argc++] = xstrdup("--label");
-    argv[argc++] = xstrdup(x->doc.setups[c->setup].label);
-    if (sweep_setup_conn(x, c->setup))
-        argv[argc++] = xstrdup(sweep_setup_conn(x, c->setup));
-    *out = argv;
-    return argc;
+    p->clients = c->clients;
+    p->threads = jobs < c->clients ? jobs : c->clients;
+    if (c->rate > 0)
+        p->rate = c->rate;
+    if (c->scale)
+        p->scale = c->scale;
+    p->output = path;
+    p->label = x->doc.setups[c->setup].label;
+    p->command = x->command;
+    p->progress_s = 0;
 }
 
 static void set_status(struct sweep_exec *x, struct sweep_cell *c, enum sweep_status s)
@@ -193,7 +186,7 @@ static int discard_stale_journal(const struct sweep_exec *x, const char *path, s
 int sweep_run_cell(struct sweep_exec *x, size_t k)
 {
     struct sweep_cell *c = &x->doc.cells[k];
-    if (session_interrupted)
+    if (*x->stop)
         return -1;
     progress(x, c);
     struct err e = {0};
@@ -203,18 +196,17 @@ int sweep_run_cell(struct sweep_exec *x, size_t k)
     char *path = xasprintf("%s/%s", x->o->dir, c->file);
     if (rc == 0)
         rc = discard_stale_journal(x, path, &e);
-    if (rc == 0 && !session_interrupted) {
-        char **argv;
-        int argc = cell_argv(x, c, path, &argv);
-        optind = 0;
-        rc = run_invoke(argc, argv, 1, &e);
-        for (int i = 0; i < argc; i++)
-            free(argv[i]);
-        free(argv);
+    if (rc == 0 && !*x->stop) {
+        struct bench_plan plan;
+        cell_plan(x, c, path, &plan);
+        struct result r;
+        rc = bench_run(&plan, NULL, &r, &e);
+        result_free(&r);
+        pg_connopts_free(&plan.conn);
     }
     free(path);
     x->n_done++;
-    if (session_interrupted) {
+    if (*x->stop) {
         set_status(x, c, SWEEP_INCOMPLETE);
         return -1;
     }

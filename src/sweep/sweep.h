@@ -1,17 +1,20 @@
-#ifndef PGARENA_CLI_SWEEP_INT_H
-#define PGARENA_CLI_SWEEP_INT_H
+#ifndef PGARENA_SWEEP_SWEEP_H
+#define PGARENA_SWEEP_SWEEP_H
 
-/* Shared between the sweep command's files: its options, the state of a sweep being run, and
- * the pure parsers (axis lists, the objective) that the unit tests call.
- * Ownership: struct sweep_opts owns pass[] and the strings it copied (sweep_opts_free); the
- * argv strings it points into belong to main. */
+/* Matrices and the capacity search, over plans: a sweep's options (plain data, built by
+ * cli/), the state of a sweep being run, its cells (each a plan derived from the base plan and
+ * the cell's axis values), and the pure parsers (axis lists, the objective).
+ * Ownership: struct sweep_opts owns its plan's axes and setups (sweep_opts_free); the argv
+ * strings it points into belong to main. */
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "base/clock.h"
 #include "base/err.h"
-#include "cli/run_int.h"
+#include "bench/plan.h"
+#include "workload/load/load.h"
+#include "workload/builtin.h"
 #include "local/local.h"
 #include "result/sweep.h"
 
@@ -36,8 +39,6 @@ struct sweep_slo {
 int sweep_parse_slo(const char *text, struct sweep_slo *slo, struct err *e);
 
 struct sweep_opts {
-    int n_pass;
-    char **pass;                              /* run options for every cell, as given (copies) */
     const char *conn;                         /* the positional CONN, or NULL */
     const char *setup_conn[SWEEP_MAX_SETUPS]; /* --setup's connections, unmasked (argv) */
     const char *label; /* --label: the name of the one setup without --setup */
@@ -45,19 +46,23 @@ struct sweep_opts {
     int force, init, local, quiet, json, max_rate;
     int64_t jobs; /* -j as given, 0: min(clients, CPUs) per cell */
     struct sweep_slo slo;
-    struct run_opts run;   /* the cells' run options as run parses them */
+    struct bench_plan run; /* the base plan: every run option given, checked as run checks it */
     struct sweep_doc plan; /* axes, setups and command; cells are made by the command */
 };
 
-/* Parse the sweep's options into o: its own, and run's (passed through). 1 when --help was
- * printed, -1 with e set (ERR_INPUT). */
-int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e);
-
 void sweep_opts_free(struct sweep_opts *o);
+
+/* How a sweep loads a scale (--init, --local): the workload's loader, quietly. */
+typedef int (*sweep_load_fn)(const struct pg_connopts *conn, const struct builtin_workload *w,
+                             struct load_options *lo, struct err *e);
 
 /* A sweep being run. */
 struct sweep_exec {
     struct sweep_opts *o;
+    volatile int *stop;   /* set by a signal: the sweep ends after the cell it is in */
+    sweep_load_fn load;   /* --init, --local */
+    const char *command;  /* the sweep's command, masked: the cells' results record it */
+    int (*capacity)(struct sweep_exec *x, struct err *e); /* --max-rate's search */
     struct sweep_doc doc;
     char *json_path; /* DIR/sweep.json */
     struct local_server srv;
@@ -81,12 +86,15 @@ char *sweep_cell_file(const struct sweep_doc *d, const struct sweep_cell *c);
  * when the sweep must stop (interrupted by a signal). */
 int sweep_run_cell(struct sweep_exec *x, size_t k);
 
-/* The capacity search (--max-rate): its cells are added to x->doc as it goes. 0 done (with
- * doc.max_rate set), -1 interrupted or failed with e set. */
-int sweep_capacity(struct sweep_exec *x, struct err *e);
+/* The cells of a matrix, in run order: for each trial, for each point, every setup. */
+void sweep_plan_cells(struct sweep_doc *d);
 
-/* Print the per-point table of a sweep's directory (or --json). -1 with e when a result file
- * of a complete cell cannot be read. */
-int sweep_print(const struct sweep_doc *d, const char *dir, int json, struct err *e);
+/* Keep the status of the cells a previous invocation finished. */
+void sweep_resume_from(struct sweep_doc *d, const struct sweep_doc *old);
+
+/* Run the sweep x (its doc planned): the scratch server of --local, the settings' checks,
+ * every cell not complete (or the capacity search, with the sweep's capacity callback), the
+ * settings reset. 0 done, 2 interrupted (the same command resumes), -1 with e set. */
+int sweep_execute(struct sweep_exec *x, struct err *e);
 
 #endif
