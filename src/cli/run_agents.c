@@ -135,13 +135,14 @@ int run_agents_open(struct run_opts *o, struct err *e)
         coord.dbname = xstrdup(a->coord);
         conn = &coord;
     }
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
+    struct srv_client me;
+    srv_client_read(&me);
     char *options = options_text(o);
     struct coord_agent ca = {(int)a->index, (int)a->count, a->run_id,
-                             options,       host,          (double)a->wait_s};
+                             options,       me.hostname,   (double)a->wait_s};
     a->coord_h = coord_open(conn, &ca, e);
     free(options);
+    srv_client_free(&me);
     pg_connopts_free(&coord);
     if (!a->coord_h)
         return -1;

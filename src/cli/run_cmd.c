@@ -607,7 +607,8 @@ int run_invoke(int argc, char **argv, int embedded, struct err *e)
         struct load_options lo = {.scale = o.scale ? (int)o.scale : 1,
                                   .warehouses = o.tpcc.warehouses ? (int)o.tpcc.warehouses : 1,
                                   .tables = o.tables ? (int)o.tables : 1,
-                                  .table_size = o.table_size ? o.table_size : 10000,
+                                  .table_size =
+                                      o.table_size ? o.table_size : BUILTIN_SYSBENCH_TABLE_SIZE,
                                   .jobs = init_default_jobs(),
                                   .seed = (uint64_t)o.seed};
         /* Custom scripts bring their own tables; built-in ones get their dataset loaded. */
