@@ -6,16 +6,6 @@
 #include "base/err.h"
 #include "cli/cli.h"
 
-struct command {
-    const char *name;
-    int (*fn)(int argc, char **argv, struct err *e);
-};
-
-static const struct command commands[] = {
-    {"init", cli_init},     {"run", cli_run},     {"show", cli_show},   {"compare", cli_compare},
-    {"report", cli_report}, {"local", cli_local}, {"sweep", cli_sweep}, {"recover", cli_recover},
-    {"check", cli_check},   {"merge", cli_merge}, {NULL, NULL}};
-
 int main(int argc, char **argv)
 {
     /* A write over a file-size limit fails with EFBIG and is reported like any failed write
@@ -30,12 +20,11 @@ int main(int argc, char **argv)
         printf("pgarena %s\n", PGARENA_VERSION);
         return 0;
     }
-    for (const struct command *c = commands; c->name; c++) {
-        if (strcmp(argv[1], c->name) != 0)
-            continue;
+    const struct cli_command *c = cli_command_find(argv[1]);
+    if (c) {
         struct err e = {0};
         /* Each command sees its own name as argv[0], as getopt expects. */
-        int rc = c->fn(argc - 1, argv + 1, &e);
+        int rc = c->run(argc - 1, argv + 1, &e);
         if (rc < 0) {
             fprintf(stderr, "pgarena: %s\n", e.msg);
             return e.code ? (int)e.code : 1;

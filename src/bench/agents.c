@@ -53,13 +53,14 @@ int bench_agents_open(struct bench *b, struct err *e)
         coord.dbname = xstrdup(ao->coord);
         conn = &coord;
     }
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
+    struct srv_client me;
+    srv_client_read(&me);
     char *options = options_text(b);
     struct coord_agent ca = {(int)ao->index, (int)ao->count, ao->run_id,
-                             options,       host,          (double)ao->wait_s};
+                             options,       me.hostname,   (double)ao->wait_s};
     a->coord_h = coord_open(conn, &ca, e);
     free(options);
+    srv_client_free(&me);
     pg_connopts_free(&coord);
     if (!a->coord_h)
         return -1;

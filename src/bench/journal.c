@@ -57,10 +57,7 @@ void bench_sink_interval(const struct engine_interval *iv, void *arg)
     };
     struct hist *h = hist_new();
     hist_add_sparse(h, iv->latency);
-    it.p50_us = (double)hist_percentile(h, 50);
-    it.p99_us = (double)hist_percentile(h, 99);
-    it.max_us = (double)hist_max(h);
-    hist_to_sparse(h, &it.histogram);
+    result_interval_latency(&it, h);
     hist_free(h);
     bench_sampling_interval(s->b, iv->idx, iv->t_s, &it);
     struct err e = {0};

@@ -1,9 +1,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysinfo.h>
-#include <sys/utsname.h>
-#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/mem.h"
@@ -17,48 +14,14 @@ static char *maybe_dup(const char *s)
 
 static void client_info(struct result *r)
 {
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    r->client.hostname = xstrdup(host);
-    struct utsname u;
-    if (uname(&u) == 0)
-        r->client.os = xasprintf("%s %s %s", u.sysname, u.release, u.machine);
-    r->client.cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    struct sysinfo si;
-    if (sysinfo(&si) == 0)
-        r->client.memory_bytes = (int64_t)si.totalram * si.mem_unit;
-    r->client.pgarena_version = xstrdup(PGARENA_VERSION);
-    int v = pg_lib_version();
-    r->client.libpq_version = xasprintf("%d.%d", v / 10000, v % 100);
-}
-
-static void fill_intervals(const struct engine_result *er, struct result *r)
-{
-    struct hist *h = hist_new();
-    double interval_s = (double)er->series.interval_us / 1e6;
-    double total_s = (double)er->duration_ns / NS_PER_S;
-    r->n_intervals = er->series.n;
-    r->intervals = xcalloc(r->n_intervals, sizeof *r->intervals);
-    for (size_t i = 0; i < r->n_intervals; i++) {
-        const struct interval *src = &er->series.items[i];
-        struct result_interval *it = &r->intervals[i];
-        it->t_s = (double)(i + 1) * interval_s;
-        it->duration_s = interval_s;
-        if (i + 1 == r->n_intervals && total_s < it->t_s && total_s > (double)i * interval_s) {
-            it->t_s = total_s; /* the last interval may be cut short */
-            it->duration_s = total_s - (double)i * interval_s;
-        }
-        it->transactions = src->n_tx;
-        it->failed = src->n_failed;
-        it->tps = it->duration_s > 0 ? (double)src->n_tx / it->duration_s : 0;
-        hist_reset(h);
-        hist_add_sparse(h, &src->latency);
-        it->p50_us = (double)hist_percentile(h, 50);
-        it->p99_us = (double)hist_percentile(h, 99);
-        it->max_us = (double)hist_max(h);
-        hist_to_sparse(h, &it->histogram);
-    }
-    hist_free(h);
+    struct srv_client c;
+    srv_client_read(&c); /* r takes its strings */
+    r->client.hostname = c.hostname;
+    r->client.os = c.os;
+    r->client.cpus = c.cpus;
+    r->client.memory_bytes = c.memory_bytes;
+    r->client.pgarena_version = c.pgarena_version;
+    r->client.libpq_version = c.libpq_version;
 }
 
 static void fill_summary(const struct engine_result *er, struct result *r)
@@ -72,11 +35,7 @@ static void fill_summary(const struct engine_result *er, struct result *r)
                                                          PGF_CONNECTION, PGF_TIMEOUT, PGF_OTHER};
     for (int k = 0; k < RESULT_N_ERRORS; k++)
         r->summary.errors[k] = er->errors[map[k]];
-    summary_latency(er->latency, &r->summary.latency_us);
-    r->summary.under_100ms = hist_fraction_below(er->latency, 100 * 1000);
-    r->summary.under_1000ms = hist_fraction_below(er->latency, 1000 * 1000);
-    r->summary.under_5000ms = hist_fraction_below(er->latency, 5000 * 1000);
-    hist_to_sparse(er->latency, &r->histogram);
+    result_summary_latency(r, er->latency);
     r->summary.skipped = er->n_skipped;
     r->summary.late = er->n_late;
     r->summary.retries = er->n_retries;
@@ -122,8 +81,7 @@ static void fill_script_summaries(const struct script_set *scripts, const struct
         s->transactions = src->n_tx;
         s->failed = src->n_failed;
         s->tps = r->summary.duration_s > 0 ? (double)src->n_tx / r->summary.duration_s : 0;
-        summary_latency(src->latency, &s->latency_us);
-        hist_to_sparse(src->latency, &s->histogram);
+        result_script_latency(s, src->latency);
     }
 }
 
@@ -177,7 +135,6 @@ void bench_build_result(const struct bench *b, const struct script_set *scripts,
     fill_summary(er, r);
     fill_script_summaries(scripts, er, r);
     fill_statements(scripts, er, r);
-    fill_intervals(er, r);
     r->n_clients = (size_t)er->n_clients;
     r->clients = xcalloc(r->n_clients, sizeof *r->clients);
     for (size_t i = 0; i < r->n_clients; i++)

@@ -21,6 +21,17 @@ int cli_recover(int argc, char **argv, struct err *e);
 int cli_sweep(int argc, char **argv, struct err *e);
 int cli_merge(int argc, char **argv, struct err *e);
 
+/* The table of commands, one entry each (cli/commands.c): main dispatches by it and
+ * cli_parse_only parses by it. */
+struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv, struct err *e);   /* the command: cli_init, cli_run... */
+    int (*parse)(int argc, char **argv, struct err *e); /* its options' parse and check alone */
+};
+
+/* The command called name, or NULL. */
+const struct cli_command *cli_command_find(const char *name);
+
 /* Parse and check a command's options as the command does before it starts anything, but
  * touch no server and read no file: argv[0] is the command's name (init, run, show, compare,
  * report, local, recover, check), as main passes it. 0 when they would be accepted (--help prints

@@ -360,8 +360,11 @@ static int parse_and_check(int argc, char **argv, struct init_opts *o,
                            const struct builtin_workload **wl, struct err *e)
 {
     *o = (struct init_opts){.workload = "tpcb-like"};
-    o->load = (struct load_options){
-        .scale = 1, .tables = 1, .table_size = 10000, .warehouses = 1, .jobs = load_default_jobs()};
+    o->load = (struct load_options){.scale = 1,
+                                    .tables = 1,
+                                    .table_size = BUILTIN_SYSBENCH_TABLE_SIZE,
+                                    .warehouses = 1,
+                                    .jobs = load_default_jobs()};
     int rc = parse_options(argc, argv, o, e);
     if (rc != 0)
         return rc;

@@ -168,7 +168,7 @@ static int show_script(const char *name, struct err *e)
     if (n != 1)
         return err_set(e, ERR_INPUT, "run: %s built-in script '%s' (see -b list)",
                        n ? "ambiguous" : "unknown", name);
-    char *text = hit->script ? NULL : builtin_sysbench_script(hit, 1, 10000);
+    char *text = hit->script ? NULL : builtin_sysbench_script(hit, 1, BUILTIN_SYSBENCH_TABLE_SIZE);
     printf("-- %s: %s\n%s\n", hit->name, hit->description, hit->script ? hit->script : text);
     free(text);
     return 0;

@@ -15,7 +15,6 @@
 #include "base/mem.h"
 #include "result/result_int.h"
 #include "stats/hist.h"
-#include "stats/summary.h"
 
 struct journal {
     int fd;
@@ -168,12 +167,7 @@ static void rebuild_summary(const struct totals *t, struct result *r)
     r->summary.transactions = t->transactions;
     r->summary.failed = t->failed;
     r->summary.tps = t->end_s > 0 ? (double)t->transactions / t->end_s : 0;
-    summary_latency(t->latency, &r->summary.latency_us);
-    r->summary.under_100ms = hist_fraction_below(t->latency, 100 * 1000);
-    r->summary.under_1000ms = hist_fraction_below(t->latency, 1000 * 1000);
-    r->summary.under_5000ms = hist_fraction_below(t->latency, 5000 * 1000);
-    hist_sparse_free(&r->histogram);
-    hist_to_sparse(t->latency, &r->histogram);
+    result_summary_latency(r, t->latency);
 }
 
 /* The journal's last write, as the run's end. */

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "base/mem.h"
-#include "stats/summary.h"
 
 static int str_differ(const char *a, const char *b)
 {
@@ -148,11 +147,7 @@ static int merge_histograms(struct merge_ctx *m, struct result *out, struct err 
                            "merge: %s: its histogram's bins are not this pgarena's (other "
                            "histogram parameters)",
                            m->names[m->order[k]]);
-    hist_to_sparse(m->h, &out->histogram);
-    summary_latency(m->h, &out->summary.latency_us);
-    out->summary.under_100ms = hist_fraction_below(m->h, 100 * 1000);
-    out->summary.under_1000ms = hist_fraction_below(m->h, 1000 * 1000);
-    out->summary.under_5000ms = hist_fraction_below(m->h, 5000 * 1000);
+    result_summary_latency(out, m->h);
     return 0;
 }
 
@@ -228,7 +223,7 @@ static int merge_scripts(struct merge_ctx *m, struct result *out, struct err *e)
         struct result_script_summary *d = &out->summary.scripts[i];
         hist_reset(m->h);
         hist_add_sparse(m->h, &d->histogram);
-        summary_latency(m->h, &d->latency_us);
+        result_script_latency(d, m->h);
         d->tps = m->duration_s > 0 ? (double)d->transactions / m->duration_s : 0;
     }
     return 0;
@@ -288,9 +283,7 @@ static int merge_intervals(struct merge_ctx *m, struct result *out, struct err *
         d->tps = (double)d->transactions / d->duration_s;
         hist_reset(m->h);
         hist_add_sparse(m->h, &d->histogram);
-        d->p50_us = (double)hist_percentile(m->h, 50);
-        d->p99_us = (double)hist_percentile(m->h, 99);
-        d->max_us = (double)hist_max(m->h);
+        result_interval_latency(d, m->h);
     }
     return 0;
 }

@@ -331,6 +331,17 @@ struct result {
 };
 
 void result_free(struct result *r);
+
+/* The latency figures a result states of a histogram h of successful transactions' latencies
+ * (result/figures.c): the one way the run, the journal's recovery and the merge compute them.
+ * h is only read; the histogram each fills is replaced (its old bins are freed). */
+/* r->summary's latency_us and under_*ms fractions, and r->histogram. */
+void result_summary_latency(struct result *r, const struct hist *h);
+/* A script's latency_us and histogram. */
+void result_script_latency(struct result_script_summary *s, const struct hist *h);
+/* An interval's p50_us, p99_us, max_us and histogram (it->compact must be NULL). */
+void result_interval_latency(struct result_interval *it, const struct hist *h);
+
 /* Free what an agent object owns (run_id, host, end_reason) and clear it. */
 void result_agent_free(struct result_agent *a);
 

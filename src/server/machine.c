@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
@@ -83,6 +85,33 @@ static char *slurp(const char *path)
     char *s = xstrdup(b.data ? b.data : "");
     buf_free(&b);
     return s;
+}
+
+void srv_client_read(struct srv_client *c)
+{
+    memset(c, 0, sizeof *c);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    c->hostname = xstrdup(host);
+    struct utsname u;
+    if (uname(&u) == 0)
+        c->os = xasprintf("%s %s %s", u.sysname, u.release, u.machine);
+    c->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    struct sysinfo si;
+    if (sysinfo(&si) == 0)
+        c->memory_bytes = (int64_t)si.totalram * si.mem_unit;
+    c->pgarena_version = xstrdup(PGARENA_VERSION);
+    int v = pg_lib_version();
+    c->libpq_version = xasprintf("%d.%d", v / 10000, v % 100);
+}
+
+void srv_client_free(struct srv_client *c)
+{
+    free(c->hostname);
+    free(c->os);
+    free(c->pgarena_version);
+    free(c->libpq_version);
+    memset(c, 0, sizeof *c);
 }
 
 void srv_machine_read(struct srv_machine *m)

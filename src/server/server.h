@@ -164,6 +164,21 @@ int srv_setting_is_changed(const char *raw, const char *boot_val, const char *so
  * interface addresses). Unparsable text is not local. */
 int srv_addr_is_local(const char *addr, const char *const *own, size_t n_own);
 
+/* The client machine's facts every result states (and an agent names itself by): its host
+ * name, "sysname release machine", online CPUs, memory, and the versions of pgarena and of the
+ * libpq it runs with. Owns its strings (srv_client_free). */
+struct srv_client {
+    char *hostname;        /* "" when gethostname fails */
+    char *os;              /* NULL when uname fails */
+    int cpus;              /* online */
+    int64_t memory_bytes;  /* 0 when unknown */
+    char *pgarena_version; /* PGARENA_VERSION */
+    char *libpq_version;   /* "MAJOR.MINOR" */
+};
+
+void srv_client_read(struct srv_client *c);
+void srv_client_free(struct srv_client *c);
+
 /* The client machine beyond what uname and sysconf give directly. */
 struct srv_machine {
     char *cpu_model;    /* /proc/cpuinfo "model name" (or the ARM equivalent), NULL if none */

@@ -30,6 +30,10 @@ struct builtin_workload {
 /* The workload called `name`, or NULL. */
 const struct builtin_workload *builtin_find(const char *name);
 
+/* Rows per sysbench table (sbtest1..N) when --table-size does not say: sysbench's own default.
+ * init --help states it. */
+#define BUILTIN_SYSBENCH_TABLE_SIZE 10000
+
 /* A sysbench workload's script for table sbtest<table> of table_size rows (one script per
  * table: the transaction picks a table by picking a script). Caller frees. */
 char *builtin_sysbench_script(const struct builtin_workload *w, int table, int64_t table_size);
