@@ -22,27 +22,6 @@
 #include "report/text.h"
 #include "result/journal.h"
 
-/* 1 when --help or -b list or --show-script printed what was asked. */
-static int parse_options(int argc, char **argv, struct cli_run_opts *o, struct err *e)
-{
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, cli_run_shortopts, cli_run_options, NULL)) != -1) {
-        int rc = cli_run_option(opt, optarg, o, e);
-        if (rc < 0)
-            return -1;
-        if (rc == 3)
-            fputs(cli_run_usage, stdout);
-        if (rc >= 2)
-            return 1;
-        if (rc == 0)
-            return args_bad_option("run", argc, argv, optind, optopt, opt == ':', e);
-    }
-    if (args_positional(argc, argv, optind, &o->plan.conn, "run", e) < 0)
-        return -1;
-    return cli_run_opts_check(o, e);
-}
-
 /* Whether the directory of path lets us create files in it. */
 static int dir_writable(const char *path)
 {
@@ -161,7 +140,7 @@ int cli_run_parse(int argc, char **argv, struct err *e)
     struct cli_run_opts o;
     cli_run_opts_init(&o);
     char fallback[256];
-    int rc = parse_options(argc, argv, &o, e);
+    int rc = cli_run_parse_argv(argc, argv, &o, e);
     if (rc == 0)
         rc = check_output(&o, fallback, sizeof fallback, e);
     if (rc == 0)
@@ -197,7 +176,7 @@ int cli_run(int argc, char **argv, struct err *e)
     char fallback[256];
     char *command = NULL;
     int needs_dataset = 0;
-    int rc = parse_options(argc, argv, &o, e);
+    int rc = cli_run_parse_argv(argc, argv, &o, e);
     if (rc != 0) {
         rc = rc > 0 ? 0 : -1; /* 1: --help was printed */
         goto out;

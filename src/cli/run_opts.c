@@ -1,6 +1,7 @@
 /* run's options: the table, the usage, and each option into a plan. */
 #include "cli/run_opts.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,4 +365,24 @@ int cli_run_opts_check(struct cli_run_opts *o, struct err *e)
     if (o->local && p->agents.count)
         return err_set(e, ERR_INPUT, "run: --agents cannot be combined with --local");
     return bench_plan_check(p, &o->given, e);
+}
+
+int cli_run_parse_argv(int argc, char **argv, struct cli_run_opts *o, struct err *e)
+{
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, cli_run_shortopts, cli_run_options, NULL)) != -1) {
+        int rc = cli_run_option(opt, optarg, o, e);
+        if (rc < 0)
+            return -1;
+        if (rc == 3)
+            fputs(cli_run_usage, stdout);
+        if (rc >= 2)
+            return 1;
+        if (rc == 0)
+            return args_bad_option("run", argc, argv, optind, optopt, opt == ':', e);
+    }
+    if (args_positional(argc, argv, optind, &o->plan.conn, "run", e) < 0)
+        return -1;
+    return cli_run_opts_check(o, e);
 }

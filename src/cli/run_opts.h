@@ -27,6 +27,11 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
 /* Once every option is in: -w looked up, and the plan's checks. -1 with e (ERR_INPUT). */
 int cli_run_opts_check(struct cli_run_opts *o, struct err *e);
 
+/* run's whole command line (argv[0] "run"; the caller resets getopt with optind = 0 when it
+ * is not the process's first parse): every option, CONN, and the checks. 0, 1 when --help,
+ * -b list or --show-script printed what was asked, -1 with e set (ERR_INPUT). */
+int cli_run_parse_argv(int argc, char **argv, struct cli_run_opts *o, struct err *e);
+
 /* run's usage text. */
 extern const char cli_run_usage[];
 

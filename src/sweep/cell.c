@@ -140,10 +140,8 @@ static void progress(struct sweep_exec *x, const struct sweep_cell *c)
     fflush(stderr);
 }
 
-/* The plan of a cell: the base plan with the cell's clients, threads, rate, scale, result
- * file, label and connection. */
-static void cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, const char *path,
-                      struct bench_plan *p)
+void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, const char *path,
+                     struct bench_plan *p)
 {
     const struct sweep_opts *o = x->o;
     *p = o->run;
@@ -198,7 +196,7 @@ int sweep_run_cell(struct sweep_exec *x, size_t k)
         rc = discard_stale_journal(x, path, &e);
     if (rc == 0 && !*x->stop) {
         struct bench_plan plan;
-        cell_plan(x, c, path, &plan);
+        sweep_cell_plan(x, c, path, &plan);
         struct result r;
         rc = bench_run(&plan, NULL, &r, &e);
         result_free(&r);

@@ -81,6 +81,12 @@ const char *sweep_setup_conn(const struct sweep_exec *x, size_t i);
 /* The result file name of a cell, relative to DIR (caller frees). */
 char *sweep_cell_file(const struct sweep_doc *d, const struct sweep_cell *c);
 
+/* The plan of a cell: the base plan with the cell's clients, threads (-j, at most the
+ * clients), rate, scale, result file (path), label, connection and the sweep's command. The
+ * plan's conn is the caller's to free (pg_connopts_free); the rest points into x. */
+void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, const char *path,
+                     struct bench_plan *p);
+
 /* Run cell k of x->doc (settings and scale first when they differ), set its status, and write
  * sweep.json. 0 when it ran (complete, or failed: its setup's server is gone or refused), -1
  * when the sweep must stop (interrupted by a signal). */

@@ -159,3 +159,35 @@ test_tpcc_zcheck_names_condition() {
     assert_err 'condition 1 fails: warehouse 2'
     sql "DROP DATABASE $TPCC_DB" >/dev/null 2>&1 || true
 }
+
+# Every run option works in a sweep as in a run (issue 23): tpcc's options reach each cell's
+# result, where they once crashed the sweep (--keying-thinking), were taken for another option
+# (--warehouses as --setup) or were dropped (--procedures).
+test_tpcc_options_in_a_sweep() {
+    tpcc_ensure
+    pga sweep "$C" -w tpcc --keying-thinking -c 1 -T 2 -q -o "$T/kt"
+    assert_rc 0
+    pyjson "$T/kt/default-c1-t1.json" 'd["summary"]["tpcc"]["keying_thinking"] is True'
+    pga sweep "$C" -w tpcc --warehouses 1 -c 1,2 -T 2 -q -o "$T/wh"
+    assert_rc 0
+    for f in "$T"/wh/default-c1-t1.json "$T"/wh/default-c2-t1.json; do
+        pyjson "$f" 'd["summary"]["tpcc"]["warehouses"] == 1'
+    done
+    pyjson "$T/wh/default-c2-t1.json" 'd["options"]["clients"] == 2'
+    pga sweep "$C" -w tpcc --procedures --mix 0,100,0,0,0 -c 1 -T 2 -q -o "$T/pr"
+    assert_rc 0
+    pyjson "$T/pr/default-c1-t1.json" 'd["summary"]["tpcc"]["mode"] == "procedures"'
+    pyjson "$T/pr/default-c1-t1.json" \
+        '[s["weight"] for s in d["workload"]["scripts"]] == [0, 100, 0, 0, 0]'
+    pyjson "$T/pr/default-c1-t1.json" 'd["options"]["protocol"] == "prepared"'
+}
+
+# sweep --init -w tpcc loads the warehouses asked for, as init does.
+test_tpcc_sweep_init_loads_warehouses() {
+    C=$(newdb pgarena_tpcc_sweep)
+    pga sweep "$C" --init -w tpcc --warehouses 1 -c 1 -T 1 -q -o "$T/init"
+    assert_rc 0
+    [ "$(sql "SELECT count(*) FROM warehouse" "$C")" = 1 ] || fail "sweep --init did not load 1 warehouse"
+    pyjson "$T/init/default-c1-t1.json" 'd["summary"]["tpcc"]["warehouses"] == 1'
+    sql "DROP DATABASE pgarena_tpcc_sweep" >/dev/null
+}
