@@ -5,6 +5,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cli_int.h"
+#include "cli/opts.h"
 #include "cli/init_int.h"
 #include "workload/tpcc/tpcc.h"
 
@@ -21,7 +22,6 @@ static const char usage[] =
     "                        (default: the number of CPUs)\n"
     "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
 
-enum { OPT_ALL = 1, OPT_HELP };
 
 struct check_opts {
     struct pg_connopts conn;
@@ -30,19 +30,20 @@ struct check_opts {
     int jobs;
 };
 
-/* Returns 1 when --help was printed. */
-static int parse_options(int argc, char **argv, struct check_opts *o, struct err *e)
-{
-    static const struct option longopts[] = {
+const struct option cli_check_options[] = {
         {"workload", required_argument, NULL, 'w'}, {"all", no_argument, NULL, OPT_ALL},
         {"jobs", required_argument, NULL, 'j'},     {"help", no_argument, NULL, OPT_HELP},
         {"host", required_argument, NULL, 'h'},     {"port", required_argument, NULL, 'p'},
         {"username", required_argument, NULL, 'U'}, {NULL, 0, NULL, 0}};
+
+/* Returns 1 when --help was printed. */
+static int parse_options(int argc, char **argv, struct check_opts *o, struct err *e)
+{
     int opt;
     *o = (struct check_opts){.workload = NULL, .jobs = load_default_jobs()};
     int64_t v;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":w:j:h:p:U:", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":w:j:h:p:U:", cli_check_options, NULL)) != -1) {
         if (args_conn_option(opt, optarg, &o->conn))
             continue;
         switch (opt) {

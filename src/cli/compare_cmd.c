@@ -6,6 +6,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cli_int.h"
+#include "cli/opts.h"
 #include "compare/compare.h"
 #include "report/compare_out.h"
 #include "report/csv.h"
@@ -27,28 +28,28 @@ static const char usage[] =
     "      --seed N         seed of the bootstrap resampling (default 42)\n"
     "      --margin PCT     changes within +-PCT % are no meaningful difference (default 2)\n";
 
-enum { OPT_JSON = 1, OPT_CSV, OPT_FAIL, OPT_SEED, OPT_MARGIN, OPT_HELP };
 
 struct compare_opts {
     int json, csv, fail_if_worse;
     struct cmp_config cfg;
 };
 
-/* Returns 1 when --help was printed. */
-static int parse_options(int argc, char **argv, struct compare_opts *o, struct err *e)
-{
-    static const struct option longopts[] = {{"json", no_argument, NULL, OPT_JSON},
+const struct option cli_compare_options[] = {{"json", no_argument, NULL, OPT_JSON},
                                              {"csv", no_argument, NULL, OPT_CSV},
-                                             {"fail-if-worse", no_argument, NULL, OPT_FAIL},
+                                             {"fail-if-worse", no_argument, NULL, OPT_FAIL_IF_WORSE},
                                              {"seed", required_argument, NULL, OPT_SEED},
                                              {"margin", required_argument, NULL, OPT_MARGIN},
                                              {"help", no_argument, NULL, OPT_HELP},
                                              {NULL, 0, NULL, 0}};
+
+/* Returns 1 when --help was printed. */
+static int parse_options(int argc, char **argv, struct compare_opts *o, struct err *e)
+{
     int opt;
     int64_t seed;
     double margin;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":", cli_compare_options, NULL)) != -1) {
         switch (opt) {
         case OPT_JSON:
             o->json = 1;
@@ -56,7 +57,7 @@ static int parse_options(int argc, char **argv, struct compare_opts *o, struct e
         case OPT_CSV:
             o->csv = 1;
             break;
-        case OPT_FAIL:
+        case OPT_FAIL_IF_WORSE:
             o->fail_if_worse = 1;
             break;
         case OPT_SEED:

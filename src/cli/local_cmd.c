@@ -5,6 +5,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cli_int.h"
+#include "cli/opts.h"
 #include "local/local.h"
 
 static const char usage[] =
@@ -16,19 +17,20 @@ static const char usage[] =
     "  status   say whether the server in DIR runs, and its conninfo\n"
     "  stop     stop the server in DIR and remove DIR\n";
 
+const struct option cli_local_options[] = {{"dir", required_argument, NULL, OPT_DIR},
+                                             {"help", no_argument, NULL, OPT_HELP},
+                                             {NULL, 0, NULL, 0}};
+
 /* The action and --dir, checked; 1 when --help was printed, -1 with e set. */
 static int parse_options(int argc, char **argv, const char **action, const char **dir,
                          struct err *e)
 {
-    static const struct option longopts[] = {{"dir", required_argument, NULL, 'd'},
-                                             {"help", no_argument, NULL, 'H'},
-                                             {NULL, 0, NULL, 0}};
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        if (opt == 'd') {
+    while ((opt = getopt_long(argc, argv, ":", cli_local_options, NULL)) != -1) {
+        if (opt == OPT_DIR) {
             *dir = optarg;
-        } else if (opt == 'H') {
+        } else if (opt == OPT_HELP) {
             fputs(usage, stdout);
             return 1;
         } else {

@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cli_int.h"
+#include "cli/opts.h"
 #include "report/text.h"
 #include "result/merge.h"
 #include "result/result.h"
@@ -31,25 +32,26 @@ struct merge_opts {
     int first, n; /* argv[first .. first + n): the files */
 };
 
+const struct option cli_merge_options[] = {{"output", required_argument, NULL, 'o'},
+                                             {"force", no_argument, NULL, OPT_FORCE},
+                                             {"help", no_argument, NULL, OPT_HELP},
+                                             {NULL, 0, NULL, 0}};
+
 /* 1 when --help was printed, -1 with e set. */
 static int parse_options(int argc, char **argv, struct merge_opts *o, struct err *e)
 {
-    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
-                                             {"force", no_argument, NULL, 'F'},
-                                             {"help", no_argument, NULL, 'H'},
-                                             {NULL, 0, NULL, 0}};
     int opt;
     *o = (struct merge_opts){0};
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":o:", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":o:", cli_merge_options, NULL)) != -1) {
         switch (opt) {
         case 'o':
             o->output = optarg;
             break;
-        case 'F':
+        case OPT_FORCE:
             o->force = 1;
             break;
-        case 'H':
+        case OPT_HELP:
             fputs(usage, stdout);
             return 1;
         default:

@@ -55,8 +55,11 @@ enum cli_opt {
     OPT_UNLOGGED,
     OPT_TABLESPACE,
     OPT_INDEX_TABLESPACE,
-    /* compare, report, check */
+    /* compare, report, check, show, local */
     OPT_CSV,
+    OPT_INTERVALS,
+    OPT_SUMMARY,
+    OPT_DIR,
     OPT_FAIL_IF_WORSE,
     OPT_MARGIN,
     OPT_TITLE,
@@ -67,7 +70,12 @@ enum cli_opt {
 extern const struct option cli_run_options[];
 extern const char cli_run_shortopts[];
 
-/* Every command's table, NULL-terminated, named by command: for the fuzz dictionary. */
+/* Each command's table (NULL-terminated), in its command's file. */
+extern const struct option cli_init_options[], cli_check_options[], cli_compare_options[],
+    cli_local_options[], cli_merge_options[], cli_recover_options[], cli_report_options[],
+    cli_show_options[], cli_sweep_options[];
+
+/* Every command's table, by command (NULL-terminated): for the fuzz dictionary. */
 struct cli_option_table {
     const char *command;
     const struct option *options;

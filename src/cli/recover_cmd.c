@@ -7,6 +7,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cli_int.h"
+#include "cli/opts.h"
 #include "report/text.h"
 #include "result/journal.h"
 #include "result/result.h"
@@ -21,14 +22,15 @@ static const char usage[] =
     "\n"
     "      --help        print this help\n";
 
+const struct option cli_recover_options[] = {{"help", no_argument, NULL, OPT_HELP}, {NULL, 0, NULL, 0}};
+
 /* 1 when --help was printed, -1 with e set. */
 static int parse_options(int argc, char **argv, const char **path, struct err *e)
 {
-    static const struct option longopts[] = {{"help", no_argument, NULL, 'H'}, {NULL, 0, NULL, 0}};
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        if (opt != 'H')
+    while ((opt = getopt_long(argc, argv, ":", cli_recover_options, NULL)) != -1) {
+        if (opt != OPT_HELP)
             return args_bad_option("recover", argc, argv, optind, optopt, opt == ':', e);
         fputs(usage, stdout);
         return 1;

@@ -7,6 +7,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cli_int.h"
+#include "cli/opts.h"
 #include "compare/sweep_figs.h"
 #include "report/html.h"
 #include "report/sweep_out.h"
@@ -27,22 +28,22 @@ static const char usage[] =
     "  -o, --output FILE   the HTML file to write (required)\n"
     "      --title TEXT    the report's title (default: the labels, \"A vs B\")\n";
 
-enum { OPT_TITLE = 1, OPT_HELP };
 
 struct report_opts {
     const char *output, *title;
 };
 
-/* Returns 1 when --help was printed. */
-static int parse_options(int argc, char **argv, struct report_opts *o, struct err *e)
-{
-    static const struct option longopts[] = {{"output", required_argument, NULL, 'o'},
+const struct option cli_report_options[] = {{"output", required_argument, NULL, 'o'},
                                              {"title", required_argument, NULL, OPT_TITLE},
                                              {"help", no_argument, NULL, OPT_HELP},
                                              {NULL, 0, NULL, 0}};
+
+/* Returns 1 when --help was printed. */
+static int parse_options(int argc, char **argv, struct report_opts *o, struct err *e)
+{
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":o:", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":o:", cli_report_options, NULL)) != -1) {
         if (opt == 'o') {
             o->output = optarg;
         } else if (opt == OPT_TITLE) {

@@ -4,6 +4,7 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cli_int.h"
+#include "cli/opts.h"
 #include "report/csv.h"
 #include "report/text.h"
 #include "result/result.h"
@@ -19,24 +20,25 @@ static const char usage[] =
 
 enum { SHOW_TEXT, SHOW_INTERVALS = 1, SHOW_CSV = 2, SHOW_SUMMARY = 4 };
 
+const struct option cli_show_options[] = {{"intervals", no_argument, NULL, OPT_INTERVALS},
+                                             {"csv", no_argument, NULL, OPT_CSV},
+                                             {"summary", no_argument, NULL, OPT_SUMMARY},
+                                             {"help", no_argument, NULL, OPT_HELP},
+                                             {NULL, 0, NULL, 0}};
+
 /* 1 when --help was printed, -1 with e set; *mode is a set of SHOW_* flags. */
 static int parse_options(int argc, char **argv, int *mode, const char **path, struct err *e)
 {
-    static const struct option longopts[] = {{"intervals", no_argument, NULL, 'i'},
-                                             {"csv", no_argument, NULL, 'c'},
-                                             {"summary", no_argument, NULL, 's'},
-                                             {"help", no_argument, NULL, 'H'},
-                                             {NULL, 0, NULL, 0}};
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        if (opt == 'i') {
+    while ((opt = getopt_long(argc, argv, ":", cli_show_options, NULL)) != -1) {
+        if (opt == OPT_INTERVALS) {
             *mode |= SHOW_INTERVALS;
-        } else if (opt == 'c') {
+        } else if (opt == OPT_CSV) {
             *mode |= SHOW_CSV;
-        } else if (opt == 's') {
+        } else if (opt == OPT_SUMMARY) {
             *mode |= SHOW_SUMMARY;
-        } else if (opt == 'H') {
+        } else if (opt == OPT_HELP) {
             fputs(usage, stdout);
             return 1;
         } else {
