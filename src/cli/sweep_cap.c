@@ -1,0 +1,109 @@
+/* `sweep --max-rate --slo`: the capacity search (sweep/capacity.c) over the sweep's cells. A
+ * step finds its cell from an earlier invocation or runs it, and is measured from its result
+ * file; its verdict is printed and kept in sweep.json as it comes. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/mem.h"
+#include "cli/sweep_int.h"
+#include "compare/sweep_figs.h"
+#include "sweep/capacity.h"
+
+struct cap_glue {
+    struct sweep_exec *x;
+    size_t k;      /* the cell of the last step */
+    struct err *e; /* the last step's (a failed write of sweep.json sets it, as before) */
+};
+
+/* The steady figures of cell c's result file. -1 with e when it cannot be read or measured
+ * nothing. */
+static int measure(struct sweep_exec *x, const struct sweep_cell *c, struct sweep_cap_step *out,
+                   struct err *e)
+{
+    char *path = xasprintf("%s/%s", x->o->dir, c->file);
+    struct result r;
+    int rc = result_read(path, &r, e);
+    free(path);
+    if (rc < 0)
+        return -1;
+    struct cmp_steady st;
+    rc = cmp_steady_figures(&r, x->o->slo.q, &st);
+    result_free(&r);
+    if (rc < 0)
+        return err_set(e, ERR_RUNTIME, "%s measured nothing", c->file);
+    *out = (struct sweep_cap_step){st.tps, st.quantile_us, st.p50_growth, st.seconds};
+    return 0;
+}
+
+/* Run (or find from an earlier invocation) the step at rate (0: closed loop), trial t. */
+static int step(void *arg, double rate, int trial, struct sweep_cap_step *out, struct err *e)
+{
+    struct cap_glue *g = arg;
+    struct sweep_exec *x = g->x;
+    struct sweep_cell key = {.setup = 0,
+                             .clients = x->doc.clients[0],
+                             .rate = rate,
+                             .scale = x->doc.n_scales ? x->doc.scales[0] : 0,
+                             .trial = trial,
+                             .slo_met = -1};
+    size_t k = 0;
+    for (; k < x->doc.n_cells; k++) {
+        const struct sweep_cell *c = &x->doc.cells[k];
+        if (sweep_same_point(c, &key) && c->trial == trial)
+            break;
+    }
+    if (k == x->doc.n_cells) {
+        k = sweep_doc_add_cell(&x->doc, &key);
+        free(x->doc.cells[k].file);
+        x->doc.cells[k].file = sweep_cell_file(&x->doc, &x->doc.cells[k]);
+    }
+    if (x->doc.cells[k].status != SWEEP_COMPLETE) {
+        x->n_todo = x->n_done + 1;
+        if (sweep_run_cell(x, k) < 0)
+            return err_set(e, ERR_RUNTIME, "interrupted");
+        if (x->doc.cells[k].status != SWEEP_COMPLETE)
+            return err_set(e, ERR_RUNTIME, "the run at -R %g failed", rate);
+    }
+    g->k = k;
+    g->e = e;
+    return measure(x, &x->doc.cells[k], out, e);
+}
+
+/* A step's verdict: printed, and kept in its cell. */
+static void note(void *arg, double rate, int trial, const struct sweep_cap_step *s, int met)
+{
+    (void)trial;
+    struct cap_glue *g = arg;
+    struct sweep_exec *x = g->x;
+    if (rate > 0 && !x->o->quiet)
+        fprintf(stderr, "sweep: -R %g: achieved %.1f tps, median latency x%.2f, %s: %.3f ms: %s\n",
+                rate, s->tps, s->p50_growth, x->o->slo.text, s->quantile_us / 1000,
+                met ? "met" : "missed");
+    if (x->doc.cells[g->k].slo_met != met) {
+        x->doc.cells[g->k].slo_met = met;
+        sweep_doc_write(&x->doc, x->json_path, g->e);
+    }
+    if (rate <= 0 && !x->o->quiet)
+        fprintf(stderr, "sweep: closed loop: %.1f tps\n", s->tps);
+}
+
+int sweep_capacity(struct sweep_exec *x, struct err *e)
+{
+    struct sweep_max_rate *m = &x->doc.max_rate;
+    free(m->slo);
+    *m = (struct sweep_max_rate){1, xstrdup(x->o->slo.text), 0, NAN, NAN, 0};
+    if (sweep_doc_write(&x->doc, x->json_path, e) < 0)
+        return -1;
+    struct cap_glue g = {x, 0, e};
+    struct sweep_cap_params p = sweep_cap_defaults(x->o->slo.limit_us, x->doc.trials);
+    p.note = note;
+    struct sweep_cap_outcome out;
+    if (sweep_cap_search(&p, step, &g, &out, e) < 0)
+        return -1;
+    m->tps = out.tps;
+    m->ci_low = out.ci_low;
+    m->ci_high = out.ci_high;
+    m->failed_at = out.failed_at;
+    return sweep_doc_write(&x->doc, x->json_path, e);
+}
