@@ -208,6 +208,23 @@ static void test_known_ceiling(void **state)
     assert_true(out.tps <= 1000 && out.tps >= 1000 * (1 - SWEEP_CAP_TOLERANCE));
 }
 
+/* The interval of the confirming trials' achieved rates: 960, 965 and 970 at -R 967 (each
+ * within the Poisson allowance) have mean 965 and standard error 5 / sqrt(3); with t(2) =
+ * 4.303 the interval is 965 -+ 12.42. */
+static void test_interval(void **state)
+{
+    (void)state;
+    struct server v = {.ceiling = 1000, .closed = 1100, .n_forced = 3};
+    for (int t = 1; t <= 3; t++)
+        v.forced[t - 1] = (struct forced){967, t, {955 + 5.0 * t, 1000, 1, 10}};
+    struct sweep_cap_outcome out;
+    struct err e = {0};
+    assert_int_equal(search(&v, 3, &out, &e), 0);
+    assert_true(out.tps == 967 && out.failed_at == 1010);
+    assert_float_equal(out.ci_low, 965 - 12.421, 0.01);
+    assert_float_equal(out.ci_high, 965 + 12.421, 0.01);
+}
+
 /* Any ceiling and closed loop: the answer meets it, the rate that missed lies above it, and
  * the two are within the tolerance of each other. */
 static void test_ceilings(void **state)
@@ -393,6 +410,12 @@ static void test_none_found(void **state)
     assert_true(out.tps == 0);
     assert_true(out.failed_at == 2.15); /* its half, 1.07, lies below 1100 / 1024 = 1.074 */
     assert_true(sweep_cap_round(out.failed_at / 2) < 1100.0 / 1024);
+
+    /* From 1000: 500, 250, ..., 3.9, 1.95; 0.975 lies below 1000 / 1024 = 0.977. */
+    v = (struct server){.ceiling = 0, .closed = 1000};
+    assert_int_equal(search(&v, 3, &out, &e), 0);
+    assert_int_equal(v.n_asks, 10);
+    assert_true(out.tps == 0 && out.failed_at == 1.95);
     assert_true(isnan(out.ci_low) && isnan(out.ci_high));
 }
 
@@ -423,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_round),
         cmocka_unit_test(test_judge),
         cmocka_unit_test(test_known_ceiling),
+        cmocka_unit_test(test_interval),
         cmocka_unit_test(test_ceilings),
         cmocka_unit_test(test_noise),
         cmocka_unit_test(test_stall_first_step),
