@@ -148,9 +148,18 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c build/fuzz/libpgarena.a
 	@echo "LD $@"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(CPPFLAGS_ALL) -o $@ $^ $(LIBS_ALL)
 
+# The command-line target's dictionary: every option of every command, from the one option
+# table (cli/opts.h), plus the values kept by hand.
+build/fuzz/gen_cli_dict: tests/fuzz/gen_cli_dict.c build/libpgarena.a
+	@mkdir -p $(dir $@)
+	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -o $@ $^ $(LIBS_ALL)
+
+build/fuzz/cli.dict: build/fuzz/gen_cli_dict tests/fuzz/cli-values.dict
+	@{ cat tests/fuzz/cli-values.dict; ./build/fuzz/gen_cli_dict; } >$@
+
 fuzz:
 	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: needs clang: apt-get install -y clang"; exit 1; }
-	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+	@$(MAKE) --no-print-directory $(FUZZ_BIN) build/fuzz/cli.dict
 	@bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 format:

@@ -57,7 +57,7 @@ int bench_agents_open(struct bench *b, struct err *e)
     srv_client_read(&me);
     char *options = options_text(b);
     struct coord_agent ca = {(int)ao->index, (int)ao->count, ao->run_id,
-                             options,       me.hostname,   (double)ao->wait_s};
+                             options,        me.hostname,    (double)ao->wait_s};
     a->coord_h = coord_open(conn, &ca, e);
     free(options);
     srv_client_free(&me);

@@ -127,7 +127,7 @@ static void fill_warnings(const struct bench *b, const struct srv_stats *delta, 
     if (delta)
         for (int k = SRV_TUP_INSERTED; k <= SRV_TUP_DELETED; k++)
             writes |= delta->v[k] > 0;
-    struct srv_run_facts facts = {(int)b->p.clients,    r->summary.duration_s, writes,
+    struct srv_run_facts facts = {(int)b->p.clients,  r->summary.duration_s, writes,
                                   env->dataset_bytes, env->location,         env->host};
     struct srv_warning *w;
     size_t n = srv_lint(env->settings, env->n_settings, &facts, &w);

@@ -7,8 +7,8 @@
 
 /* init -f FILE.sql: the init script runs once, on one connection, through the same language
  * as the benchmark scripts (so \set, :scale, \if and the functions work there too). */
-int bench_init_script(const struct pg_connopts *conn, const char *path, int64_t scale, uint64_t seed,
-                    struct err *e)
+int bench_init_script(const struct pg_connopts *conn, const char *path, int64_t scale,
+                      uint64_t seed, struct err *e)
 {
     char *text;
     if (bench_read_file(path, &text, e) < 0)

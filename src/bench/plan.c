@@ -116,7 +116,7 @@ static int sampling_check(const struct bench_plan *p, struct err *e)
 }
 
 static int tpcc_check_options(struct bench_plan *p, int max_tries_given, int protocol_given,
-                           struct err *e)
+                              struct err *e)
 {
     struct bench_tpcc_opts *t = &p->tpcc;
     int any = t->warehouses || t->mix_given || t->keying_thinking || t->procedures;

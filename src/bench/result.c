@@ -6,7 +6,6 @@
 #include "base/mem.h"
 #include "bench/bench_int.h"
 
-
 static char *maybe_dup(const char *s)
 {
     return s && *s ? xstrdup(s) : NULL;
@@ -100,7 +99,7 @@ static const char *end_reason_name(enum end_reason why)
 }
 
 void bench_build_result(const struct bench *b, const struct script_set *scripts,
-                      const struct engine_result *er, struct result *r)
+                        const struct engine_result *er, struct result *r)
 {
     char now[40];
     memset(r, 0, sizeof *r);

@@ -36,8 +36,8 @@ static int prepare_server(struct bench *b, struct err *e)
     }
     if (rc == 0) {
         struct err ignored = {0};
-        if (pg_query_value(c, "SHOW max_connections", b->max_connections,
-                           sizeof b->max_connections, &ignored) < 0)
+        if (pg_query_value(c, "SHOW max_connections", b->max_connections, sizeof b->max_connections,
+                           &ignored) < 0)
             b->max_connections[0] = '\0';
         bench_env_before(b, c);
     }
@@ -81,10 +81,9 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
      * would refuse a thousand clients. */
     long files = fdlimit_ensure(b->p.clients + FILES_BESIDES_CLIENTS);
     if (files >= 0 && files < b->p.clients + FILES_BESIDES_CLIENTS)
-        return err_set(e, ERR_RUNTIME,
-                       "%lld clients need %lld open files, the limit is %ld (ulimit -Hn)",
-                       (long long)b->p.clients, (long long)b->p.clients + FILES_BESIDES_CLIENTS,
-                       files);
+        return err_set(
+            e, ERR_RUNTIME, "%lld clients need %lld open files, the limit is %ld (ulimit -Hn)",
+            (long long)b->p.clients, (long long)b->p.clients + FILES_BESIDES_CLIENTS, files);
     bench_log_config(b, &cfg);
     bench_agents_config(b, &cfg);
     bench_sampling_configure(b, &cfg);

@@ -14,7 +14,6 @@
  * committed New-Orders.
  */
 
-
 /* The server's sum(d_next_o_id) on a connection of its own; -1 when unreadable. */
 static int64_t next_o_id_sum(const struct bench *b)
 {

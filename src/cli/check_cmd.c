@@ -22,7 +22,6 @@ static const char usage[] =
     "                        (default: the number of CPUs)\n"
     "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
 
-
 struct check_opts {
     struct pg_connopts conn;
     const char *workload;
@@ -31,10 +30,10 @@ struct check_opts {
 };
 
 const struct option cli_check_options[] = {
-        {"workload", required_argument, NULL, 'w'}, {"all", no_argument, NULL, OPT_ALL},
-        {"jobs", required_argument, NULL, 'j'},     {"help", no_argument, NULL, OPT_HELP},
-        {"host", required_argument, NULL, 'h'},     {"port", required_argument, NULL, 'p'},
-        {"username", required_argument, NULL, 'U'}, {NULL, 0, NULL, 0}};
+    {"workload", required_argument, NULL, 'w'}, {"all", no_argument, NULL, OPT_ALL},
+    {"jobs", required_argument, NULL, 'j'},     {"help", no_argument, NULL, OPT_HELP},
+    {"host", required_argument, NULL, 'h'},     {"port", required_argument, NULL, 'p'},
+    {"username", required_argument, NULL, 'U'}, {NULL, 0, NULL, 0}};
 
 /* Returns 1 when --help was printed. */
 static int parse_options(int argc, char **argv, struct check_opts *o, struct err *e)

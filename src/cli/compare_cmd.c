@@ -28,19 +28,19 @@ static const char usage[] =
     "      --seed N         seed of the bootstrap resampling (default 42)\n"
     "      --margin PCT     changes within +-PCT % are no meaningful difference (default 2)\n";
 
-
 struct compare_opts {
     int json, csv, fail_if_worse;
     struct cmp_config cfg;
 };
 
-const struct option cli_compare_options[] = {{"json", no_argument, NULL, OPT_JSON},
-                                             {"csv", no_argument, NULL, OPT_CSV},
-                                             {"fail-if-worse", no_argument, NULL, OPT_FAIL_IF_WORSE},
-                                             {"seed", required_argument, NULL, OPT_SEED},
-                                             {"margin", required_argument, NULL, OPT_MARGIN},
-                                             {"help", no_argument, NULL, OPT_HELP},
-                                             {NULL, 0, NULL, 0}};
+const struct option cli_compare_options[] = {
+    {"json", no_argument, NULL, OPT_JSON},
+    {"csv", no_argument, NULL, OPT_CSV},
+    {"fail-if-worse", no_argument, NULL, OPT_FAIL_IF_WORSE},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"margin", required_argument, NULL, OPT_MARGIN},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0}};
 
 /* Returns 1 when --help was printed. */
 static int parse_options(int argc, char **argv, struct compare_opts *o, struct err *e)

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/cli_int.h"
 #include "cli/init_int.h"
+#include "cli/opts.h"
 #include "cli/session.h"
 #include "workload/builtin.h"
 #include "workload/load/load.h"
@@ -117,22 +118,6 @@ int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl,
     return rc;
 }
 
-enum {
-    OPT_SEED = 1,
-    OPT_LOCAL,
-    OPT_HELP,
-    OPT_PARTITIONS,
-    OPT_PARTITION_METHOD,
-    OPT_TABLES,
-    OPT_TABLE_SIZE,
-    OPT_FORCE,
-    OPT_WAREHOUSES,
-    OPT_FOREIGN_KEYS,
-    OPT_UNLOGGED,
-    OPT_TABLESPACE,
-    OPT_INDEX_TABLESPACE,
-};
-
 /* What init was asked, before it is checked against the workload. */
 struct init_opts {
     struct pg_connopts conn;
@@ -211,7 +196,7 @@ static int parse_size_option(int opt, const char *arg, struct init_opts *o, stru
         break;
     case OPT_PARTITIONS:
         rc = num_int("--partitions", arg, 0, 100000, &v, e) < 0 ? -1
-                                                                 : (o->load.partitions = (int)v, 1);
+                                                                : (o->load.partitions = (int)v, 1);
         o->got_partitions = 1;
         break;
     case OPT_PARTITION_METHOD:
@@ -232,7 +217,7 @@ static int parse_size_option(int opt, const char *arg, struct init_opts *o, stru
         break;
     case OPT_WAREHOUSES:
         rc = num_int("--warehouses", arg, 1, 100000, &v, e) < 0 ? -1
-                                                                 : (o->load.warehouses = (int)v, 1);
+                                                                : (o->load.warehouses = (int)v, 1);
         o->got_warehouses = 1;
         break;
     default:
@@ -241,39 +226,40 @@ static int parse_size_option(int opt, const char *arg, struct init_opts *o, stru
     return rc;
 }
 
+const struct option cli_init_options[] = {
+    {"workload", required_argument, NULL, 'w'},
+    {"scale", required_argument, NULL, 's'},
+    {"jobs", required_argument, NULL, 'j'},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"local", no_argument, NULL, OPT_LOCAL},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"partitions", required_argument, NULL, OPT_PARTITIONS},
+    {"partition-method", required_argument, NULL, OPT_PARTITION_METHOD},
+    {"tables", required_argument, NULL, OPT_TABLES},
+    {"table-size", required_argument, NULL, OPT_TABLE_SIZE},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"warehouses", required_argument, NULL, OPT_WAREHOUSES},
+    {"host", required_argument, NULL, 'h'},
+    {"port", required_argument, NULL, 'p'},
+    {"username", required_argument, NULL, 'U'},
+    {"file", required_argument, NULL, 'f'},
+    {"init-steps", required_argument, NULL, 'I'},
+    {"fillfactor", required_argument, NULL, 'F'},
+    {"no-vacuum", no_argument, NULL, 'n'},
+    {"foreign-keys", no_argument, NULL, OPT_FOREIGN_KEYS},
+    {"unlogged-tables", no_argument, NULL, OPT_UNLOGGED},
+    {"tablespace", required_argument, NULL, OPT_TABLESPACE},
+    {"index-tablespace", required_argument, NULL, OPT_INDEX_TABLESPACE},
+    {NULL, 0, NULL, 0}};
+
 /* Returns 1 when --help was printed. */
 static int parse_options(int argc, char **argv, struct init_opts *o, struct err *e)
 {
-    static const struct option longopts[] = {
-        {"workload", required_argument, NULL, 'w'},
-        {"scale", required_argument, NULL, 's'},
-        {"jobs", required_argument, NULL, 'j'},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"local", no_argument, NULL, OPT_LOCAL},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"partitions", required_argument, NULL, OPT_PARTITIONS},
-        {"partition-method", required_argument, NULL, OPT_PARTITION_METHOD},
-        {"tables", required_argument, NULL, OPT_TABLES},
-        {"table-size", required_argument, NULL, OPT_TABLE_SIZE},
-        {"force", no_argument, NULL, OPT_FORCE},
-        {"warehouses", required_argument, NULL, OPT_WAREHOUSES},
-        {"host", required_argument, NULL, 'h'},
-        {"port", required_argument, NULL, 'p'},
-        {"username", required_argument, NULL, 'U'},
-        {"file", required_argument, NULL, 'f'},
-        {"init-steps", required_argument, NULL, 'I'},
-        {"fillfactor", required_argument, NULL, 'F'},
-        {"no-vacuum", no_argument, NULL, 'n'},
-        {"foreign-keys", no_argument, NULL, OPT_FOREIGN_KEYS},
-        {"unlogged-tables", no_argument, NULL, OPT_UNLOGGED},
-        {"tablespace", required_argument, NULL, OPT_TABLESPACE},
-        {"index-tablespace", required_argument, NULL, OPT_INDEX_TABLESPACE},
-        {NULL, 0, NULL, 0}};
     int opt;
     int64_t v;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":w:s:j:qh:p:U:f:I:F:n", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":w:s:j:qh:p:U:f:I:F:n", cli_init_options, NULL)) != -1) {
         if (args_conn_option(opt, optarg, &o->conn))
             continue;
         int rc = parse_size_option(opt, optarg, o, e);

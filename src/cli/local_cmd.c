@@ -18,8 +18,8 @@ static const char usage[] =
     "  stop     stop the server in DIR and remove DIR\n";
 
 const struct option cli_local_options[] = {{"dir", required_argument, NULL, OPT_DIR},
-                                             {"help", no_argument, NULL, OPT_HELP},
-                                             {NULL, 0, NULL, 0}};
+                                           {"help", no_argument, NULL, OPT_HELP},
+                                           {NULL, 0, NULL, 0}};
 
 /* The action and --dir, checked; 1 when --help was printed, -1 with e set. */
 static int parse_options(int argc, char **argv, const char **action, const char **dir,

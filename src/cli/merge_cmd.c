@@ -33,9 +33,9 @@ struct merge_opts {
 };
 
 const struct option cli_merge_options[] = {{"output", required_argument, NULL, 'o'},
-                                             {"force", no_argument, NULL, OPT_FORCE},
-                                             {"help", no_argument, NULL, OPT_HELP},
-                                             {NULL, 0, NULL, 0}};
+                                           {"force", no_argument, NULL, OPT_FORCE},
+                                           {"help", no_argument, NULL, OPT_HELP},
+                                           {NULL, 0, NULL, 0}};
 
 /* 1 when --help was printed, -1 with e set. */
 static int parse_options(int argc, char **argv, struct merge_opts *o, struct err *e)

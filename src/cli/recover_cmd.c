@@ -22,7 +22,8 @@ static const char usage[] =
     "\n"
     "      --help        print this help\n";
 
-const struct option cli_recover_options[] = {{"help", no_argument, NULL, OPT_HELP}, {NULL, 0, NULL, 0}};
+const struct option cli_recover_options[] = {{"help", no_argument, NULL, OPT_HELP},
+                                             {NULL, 0, NULL, 0}};
 
 /* 1 when --help was printed, -1 with e set. */
 static int parse_options(int argc, char **argv, const char **path, struct err *e)

@@ -28,15 +28,14 @@ static const char usage[] =
     "  -o, --output FILE   the HTML file to write (required)\n"
     "      --title TEXT    the report's title (default: the labels, \"A vs B\")\n";
 
-
 struct report_opts {
     const char *output, *title;
 };
 
 const struct option cli_report_options[] = {{"output", required_argument, NULL, 'o'},
-                                             {"title", required_argument, NULL, OPT_TITLE},
-                                             {"help", no_argument, NULL, OPT_HELP},
-                                             {NULL, 0, NULL, 0}};
+                                            {"title", required_argument, NULL, OPT_TITLE},
+                                            {"help", no_argument, NULL, OPT_HELP},
+                                            {NULL, 0, NULL, 0}};
 
 /* Returns 1 when --help was printed. */
 static int parse_options(int argc, char **argv, struct report_opts *o, struct err *e)

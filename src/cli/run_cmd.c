@@ -40,8 +40,8 @@ static int check_output(struct cli_run_opts *o, char *fallback, size_t size, str
         localtime_r(&t, &tm);
         char stamp[32];
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-        snprintf(fallback, size, "pgarena-%s-%s.json", o->plan.n_specs ? "custom" : o->plan.workload->name,
-                 stamp);
+        snprintf(fallback, size, "pgarena-%s-%s.json",
+                 o->plan.n_specs ? "custom" : o->plan.workload->name, stamp);
         o->plan.output = fallback;
     }
     struct stat st;
@@ -161,7 +161,8 @@ static int start_local(struct cli_run_opts *o, struct local_server *srv, int nee
     struct load_options lo = {.scale = p->scale ? (int)p->scale : 1,
                               .warehouses = p->tpcc.warehouses ? (int)p->tpcc.warehouses : 1,
                               .tables = p->tables ? (int)p->tables : 1,
-                              .table_size = p->table_size ? p->table_size : BUILTIN_SYSBENCH_TABLE_SIZE,
+                              .table_size =
+                                  p->table_size ? p->table_size : BUILTIN_SYSBENCH_TABLE_SIZE,
                               .jobs = load_default_jobs(),
                               .seed = (uint64_t)p->seed};
     return needs_dataset ? init_load(&p->conn, p->workload, &lo, o->quiet, e) : 0;

@@ -21,10 +21,10 @@ static const char usage[] =
 enum { SHOW_TEXT, SHOW_INTERVALS = 1, SHOW_CSV = 2, SHOW_SUMMARY = 4 };
 
 const struct option cli_show_options[] = {{"intervals", no_argument, NULL, OPT_INTERVALS},
-                                             {"csv", no_argument, NULL, OPT_CSV},
-                                             {"summary", no_argument, NULL, OPT_SUMMARY},
-                                             {"help", no_argument, NULL, OPT_HELP},
-                                             {NULL, 0, NULL, 0}};
+                                          {"csv", no_argument, NULL, OPT_CSV},
+                                          {"summary", no_argument, NULL, OPT_SUMMARY},
+                                          {"help", no_argument, NULL, OPT_HELP},
+                                          {NULL, 0, NULL, 0}};
 
 /* 1 when --help was printed, -1 with e set; *mode is a set of SHOW_* flags. */
 static int parse_options(int argc, char **argv, int *mode, const char **path, struct err *e)

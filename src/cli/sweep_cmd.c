@@ -100,8 +100,7 @@ int cli_sweep(int argc, char **argv, struct err *e)
         sweep_opts_free(&o);
         return rc > 0 ? 0 : -1;
     }
-    struct sweep_exec x = {.o = &o, .stop = &session_interrupted, .load = load_quietly,
-                            .capacity = sweep_capacity};
+    struct sweep_exec x = {.o = &o, .stop = &session_interrupted, .load = load_quietly};
     copy_axes(&x.doc, &o.plan);
     memset(&o.plan, 0, sizeof o.plan);
     x.doc.command = identity(argc, argv);

@@ -10,10 +10,6 @@
  * --help was printed, -1 with e set (ERR_INPUT). */
 int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e);
 
-/* The capacity search (--max-rate): its cells are added to x->doc as it goes. 0 done (with
- * doc.max_rate set), -1 interrupted or failed with e set. */
-int sweep_capacity(struct sweep_exec *x, struct err *e);
-
 /* Print the per-point table of a sweep's directory (or --json). -1 with e when a result file
  * of a complete cell cannot be read. */
 int sweep_print(const struct sweep_doc *d, const char *dir, int json, struct err *e);

@@ -43,14 +43,17 @@ static const char usage[] =
     "and -j are the sweep's; --report (use pgarena report DIR), -b list, --show-script, and\n"
     "--agents with its options are refused.\n";
 
-static const struct option sweep_own_options[] = {
-    {"setup", required_argument, NULL, OPT_SETUP},   {"set", required_argument, NULL, OPT_SET},
-    {"trials", required_argument, NULL, OPT_TRIALS}, {"force", no_argument, NULL, OPT_FORCE},
-    {"init", no_argument, NULL, OPT_INIT},           {"max-rate", no_argument, NULL, OPT_MAX_RATE},
-    {"slo", required_argument, NULL, OPT_SLO},       {"json", no_argument, NULL, OPT_JSON},
-};
+const struct option cli_sweep_options[] = {{"setup", required_argument, NULL, OPT_SETUP},
+                                           {"set", required_argument, NULL, OPT_SET},
+                                           {"trials", required_argument, NULL, OPT_TRIALS},
+                                           {"force", no_argument, NULL, OPT_FORCE},
+                                           {"init", no_argument, NULL, OPT_INIT},
+                                           {"max-rate", no_argument, NULL, OPT_MAX_RATE},
+                                           {"slo", required_argument, NULL, OPT_SLO},
+                                           {"json", no_argument, NULL, OPT_JSON},
+                                           {NULL, 0, NULL, 0}};
 
-#define N_SWEEP_OPTS (sizeof sweep_own_options / sizeof sweep_own_options[0])
+#define N_SWEEP_OPTS (sizeof cli_sweep_options / sizeof cli_sweep_options[0] - 1)
 
 /* sweep's own options, then run's: one table for getopt_long (their codes come from one enum,
  * so none collides). Caller frees. */
@@ -60,7 +63,7 @@ static struct option *merged_options(void)
     while (cli_run_options[n_run].name)
         n_run++;
     struct option *all = xcalloc(N_SWEEP_OPTS + n_run + 1, sizeof *all);
-    memcpy(all, sweep_own_options, sizeof sweep_own_options);
+    memcpy(all, cli_sweep_options, N_SWEEP_OPTS * sizeof *all);
     memcpy(all + N_SWEEP_OPTS, cli_run_options, n_run * sizeof *all);
     return all;
 }

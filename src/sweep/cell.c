@@ -101,13 +101,14 @@ static int load_scale(struct sweep_exec *x, const struct sweep_cell *c, struct e
         x->loaded[c->setup] = scale; /* custom scripts bring their own tables */
         return 0;
     }
-    struct load_options lo = {.scale = (int)scale,
-                              .warehouses = o->run.tpcc.warehouses ? (int)o->run.tpcc.warehouses : 1,
-                              .tables = o->run.tables ? (int)o->run.tables : 1,
-                              .table_size = o->run.table_size ? o->run.table_size : BUILTIN_SYSBENCH_TABLE_SIZE,
-                              .jobs = load_default_jobs(),
-                              .seed = (uint64_t)o->run.seed,
-                              .stop_requested = x->stop};
+    struct load_options lo = {
+        .scale = (int)scale,
+        .warehouses = o->run.tpcc.warehouses ? (int)o->run.tpcc.warehouses : 1,
+        .tables = o->run.tables ? (int)o->run.tables : 1,
+        .table_size = o->run.table_size ? o->run.table_size : BUILTIN_SYSBENCH_TABLE_SIZE,
+        .jobs = load_default_jobs(),
+        .seed = (uint64_t)o->run.seed,
+        .stop_requested = x->stop};
     struct pg_connopts conn;
     conn_of(x, c->setup, &conn);
     int rc = x->load(&conn, o->run.workload, &lo, e);

@@ -135,7 +135,7 @@ int sweep_execute(struct sweep_exec *x, struct err *e)
     x->start_ns = clock_now_ns();
     int stopped = 0;
     if (rc == 0 && o->max_rate) {
-        rc = x->capacity(x, e);
+        rc = sweep_capacity(x, e);
     } else if (rc == 0) {
         if ((rc = sweep_doc_write(&x->doc, x->json_path, e)) == 0)
             stopped = run_cells(x) < 0;
@@ -155,4 +155,3 @@ int sweep_execute(struct sweep_exec *x, struct err *e)
         return -1;
     return stopped ? 2 : 0;
 }
-

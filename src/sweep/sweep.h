@@ -59,10 +59,9 @@ typedef int (*sweep_load_fn)(const struct pg_connopts *conn, const struct builti
 /* A sweep being run. */
 struct sweep_exec {
     struct sweep_opts *o;
-    volatile int *stop;   /* set by a signal: the sweep ends after the cell it is in */
-    sweep_load_fn load;   /* --init, --local */
-    const char *command;  /* the sweep's command, masked: the cells' results record it */
-    int (*capacity)(struct sweep_exec *x, struct err *e); /* --max-rate's search */
+    volatile int *stop;  /* set by a signal: the sweep ends after the cell it is in */
+    sweep_load_fn load;  /* --init, --local */
+    const char *command; /* the sweep's command, masked: the cells' results record it */
     struct sweep_doc doc;
     char *json_path; /* DIR/sweep.json */
     struct local_server srv;
@@ -91,6 +90,10 @@ void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, con
  * sweep.json. 0 when it ran (complete, or failed: its setup's server is gone or refused), -1
  * when the sweep must stop (interrupted by a signal). */
 int sweep_run_cell(struct sweep_exec *x, size_t k);
+
+/* The capacity search (--max-rate): its cells are added to x->doc as it goes. 0 done (with
+ * doc.max_rate set), -1 interrupted or failed with e set. */
+int sweep_capacity(struct sweep_exec *x, struct err *e);
 
 /* The cells of a matrix, in run order: for each trial, for each point, every setup. */
 void sweep_plan_cells(struct sweep_doc *d);

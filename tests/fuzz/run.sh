@@ -20,6 +20,7 @@ for t in "$@"; do
     mkdir -p "build/fuzz/corpus_$t"
     dict=()
     [ -f "tests/fuzz/$t.dict" ] && dict=(-dict="tests/fuzz/$t.dict")
+    [ -f "build/fuzz/$t.dict" ] && dict=(-dict="build/fuzz/$t.dict") # made by the build
     seeds=("tests/fuzz/corpus_$t")
     [ "$t" = script ] && seeds+=(examples) # the example scripts are seeds too
     before=$(ls build/fuzz/findings | wc -l)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "base/mem.h"
-#include "cli/sweep_cmd.h"
+#include "sweep/sweep.h"
 #include "compare/sweep_figs.h"
 #include "sweep/capacity.h"
 
