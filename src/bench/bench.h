@@ -44,6 +44,10 @@ int bench_run(const struct bench_plan *plan, const struct bench_hooks *hooks, st
 int bench_plan_check_scripts(const struct bench_plan *plan, int read_files, int *needs_dataset,
                              struct err *e);
 
+/* Ask the run in progress to stop (async-signal-safe: for SIGINT and SIGTERM). Its result is
+ * written, marked incomplete. */
+void bench_request_stop(void);
+
 /* init -f FILE: run an init script once (pgbench's language, simple protocol, one client). */
 int bench_init_script(const struct pg_connopts *conn, const char *path, int64_t scale,
                       uint64_t seed, struct err *e);

@@ -169,3 +169,8 @@ int bench_plan_check_scripts(const struct bench_plan *plan, int read_files, int 
     script_set_free(&scripts);
     return rc;
 }
+
+void bench_request_stop(void)
+{
+    engine_request_stop();
+}

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "base/mem.h"
-#include "engine/engine.h"
+#include "bench/bench.h"
 
 volatile int session_interrupted;
 
@@ -23,7 +23,7 @@ static void on_signal(int sig)
         _exit(1);
     }
     session_interrupted = 1;
-    engine_request_stop();
+    bench_request_stop();
 }
 
 void session_signals_install(void)
