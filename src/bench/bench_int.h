@@ -16,7 +16,7 @@
 #include "server/sampler.h"
 #include "server/server.h"
 #include "server/statements.h"
-#include "workload/builtin.h"
+#include "workload/workload.h"
 #include "script/script.h"
 #include "workload/tpcc/tpcc.h"
 

@@ -12,7 +12,7 @@
 
 #include "engine/engine.h"
 #include "pg/pg.h"
-#include "workload/builtin.h"
+#include "workload/workload.h"
 #include "workload/tpcc/tpcc.h"
 
 #define BENCH_MAX_SPECS 64

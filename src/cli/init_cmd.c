@@ -13,7 +13,7 @@
 #include "cli/init_int.h"
 #include "cli/opts.h"
 #include "cli/session.h"
-#include "workload/builtin.h"
+#include "workload/workload.h"
 #include "workload/load/load.h"
 
 static const char usage[] =

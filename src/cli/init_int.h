@@ -5,7 +5,7 @@
 
 #include "base/err.h"
 #include "pg/pg.h"
-#include "workload/builtin.h"
+#include "workload/workload.h"
 #include "workload/load/load.h"
 
 /* Shared by init and run --local. Ownership: the caller owns every argument; nothing

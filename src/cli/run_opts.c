@@ -8,7 +8,7 @@
 
 #include "cli/args.h"
 #include "cli/opts.h"
-#include "workload/builtin.h"
+#include "workload/workload.h"
 
 const char cli_run_usage[] =
     "Usage: pgarena run [CONN] [-w WORKLOAD | -f FILE[@W]... | -b NAME[@W]...] [-D NAME=VALUE]\n"

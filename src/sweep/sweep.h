@@ -14,7 +14,7 @@
 #include "base/err.h"
 #include "bench/plan.h"
 #include "workload/load/load.h"
-#include "workload/builtin.h"
+#include "workload/workload.h"
 #include "local/local.h"
 #include "result/sweep.h"
 

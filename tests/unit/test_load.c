@@ -10,7 +10,7 @@
 #include "base/err.h"
 #include "base/rng.h"
 #include "script/script.h"
-#include "workload/builtin.h"
+#include "workload/workload.h"
 #include "workload/load/load_int.h"
 
 /* Partitions the server chose for these keys (PostgreSQL 15, `partition by hash`). */

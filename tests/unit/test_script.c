@@ -12,7 +12,7 @@
 #include "base/rng.h"
 #include "script/expr.h"
 #include "script/script.h"
-#include "workload/builtin.h"
+#include "workload/workload.h"
 
 #define N_DRAWS 100000
 

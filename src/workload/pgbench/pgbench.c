@@ -1,4 +1,4 @@
-#include "workload/builtin.h"
+#include "workload/workload.h"
 
 #include <string.h>
 
