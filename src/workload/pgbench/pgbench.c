@@ -1,6 +1,7 @@
-#include "workload/workload.h"
+/* pgbench's workloads: tpcb-like, simple-update and select-only, on pgbench's tables. */
+#include <stdlib.h>
 
-#include <string.h>
+#include "workload/workload_int.h"
 
 /* The scripts are pgbench's own (pgbench --show-script), so results compare like for like. */
 
@@ -20,60 +21,75 @@
     ":delta, CURRENT_TIMESTAMP);\n"                                                                \
     "END;\n"
 
-static const struct builtin_workload tpcb_like = {
-    "tpcb-like", "pgbench's TPC-B (sort of) transaction", DATASET_PGBENCH,
-    PGBENCH_RANDOM_VARS PGBENCH_ACCOUNT_UPDATE
+static int check_run(const struct workload *w, struct workload_run_opts *o, struct err *e)
+{
+    if (workload_refuse_tpcc_opts(o, e) < 0)
+        return -1;
+    if (o->tables || o->table_size)
+        return err_set(e, ERR_INPUT,
+                       "run: %s uses pgbench's tables: give -s, not --tables or "
+                       "--table-size",
+                       w->name);
+    return 0;
+}
+
+static int check_init(const struct workload *w, const struct workload_init_given *g, struct err *e)
+{
+    if (workload_refuse_warehouses(w, g, e) < 0)
+        return -1;
+    if (g->tables || g->size)
+        return err_set(e, ERR_INPUT,
+                       "init: %s uses pgbench's tables: give -s, not --tables or --table-size",
+                       w->name);
+    return 0;
+}
+
+/* The scale, from the branches (-s, when given, is kept). */
+static int detect(const struct workload *w, struct pg_conn *c, struct workload_params *p,
+                  struct err *e)
+{
+    (void)w;
+    char value[64];
+    struct err qe = {0};
+    if (pg_query_value(c, "SELECT count(*) FROM pgbench_branches", value, sizeof value, &qe) < 0)
+        return err_set(e, ERR_INPUT,
+                       "run: workload %s needs pgbench's tables (run pgarena init): %s", p->name,
+                       qe.msg);
+    if (p->scale == 0 && (p->scale = atoll(value)) < 1)
+        return err_set(e, ERR_INPUT, "run: pgbench_branches is empty (run pgarena init)");
+    return 0;
+}
+
+static void interrupted(const struct load_options *opt, struct err *e)
+{
+    (void)opt;
+    err_set(e, ERR_RUNTIME,
+            "init interrupted: tables pgbench_accounts, pgbench_branches, "
+            "pgbench_history and pgbench_tellers are incomplete; run init again");
+}
+
+#define PGBENCH_OPS                                                                                \
+    .dataset = DATASET_PGBENCH, .check_run = check_run, .check_init = check_init,                  \
+    .detect = detect, .load = load_pgbench, .interrupted = interrupted
+
+const struct workload workload_tpcb_like = {
+    .name = "tpcb-like",
+    .description = "pgbench's TPC-B (sort of) transaction",
+    .script = PGBENCH_RANDOM_VARS PGBENCH_ACCOUNT_UPDATE
     "UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;\n"
     "UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = "
     ":bid;\n" PGBENCH_HISTORY_INSERT,
-    0};
+    PGBENCH_OPS};
 
-static const struct builtin_workload simple_update = {
-    "simple-update", "pgbench -N: update accounts, insert history", DATASET_PGBENCH,
-    PGBENCH_RANDOM_VARS PGBENCH_ACCOUNT_UPDATE PGBENCH_HISTORY_INSERT, 0};
+const struct workload workload_simple_update = {
+    .name = "simple-update",
+    .description = "pgbench -N: update accounts, insert history",
+    .script = PGBENCH_RANDOM_VARS PGBENCH_ACCOUNT_UPDATE PGBENCH_HISTORY_INSERT,
+    PGBENCH_OPS};
 
-static const struct builtin_workload select_only = {
-    "select-only", "pgbench -S: one primary-key lookup", DATASET_PGBENCH,
-    "\\set aid random(1, 100000 * :scale)\n"
-    "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n",
-    0};
-
-/* sysbench 1.0's OLTP scripts (oltp_read_write.lua and friends); see builtin_sysbench.c. */
-static const struct builtin_workload oltp_read_write = {
-    "oltp-read-write", "sysbench oltp_read_write: 10 point selects, 4 ranges, 4 writes",
-    DATASET_SYSBENCH, NULL, SB_POINT_SELECTS | SB_RANGES | SB_WRITES | SB_TRX};
-
-static const struct builtin_workload oltp_read_only = {
-    "oltp-read-only", "sysbench oltp_read_only: 10 point selects, 4 ranges", DATASET_SYSBENCH, NULL,
-    SB_POINT_SELECTS | SB_RANGES | SB_TRX};
-
-static const struct builtin_workload oltp_point_select = {
-    "oltp-point-select", "sysbench oltp_point_select: 1 primary-key lookup", DATASET_SYSBENCH, NULL,
-    SB_POINT_SELECTS | SB_ONE_POINT};
-
-static const struct builtin_workload oltp_write_only = {
-    "oltp-write-only", "sysbench oltp_write_only: 2 updates, delete + insert", DATASET_SYSBENCH,
-    NULL, SB_WRITES | SB_TRX};
-
-/* TPC-C's five transactions; the scripts are generated (builtin_tpcc.c). */
-static const struct builtin_workload tpcc = {
-    "tpcc", "TPC-C: New-Order, Payment, Order-Status, Delivery, Stock-Level", DATASET_TPCC, NULL,
-    0};
-
-static const struct builtin_workload *const all[] = {
-    &tpcb_like,       &simple_update,  &select_only,
-    &oltp_read_write, &oltp_read_only, &oltp_point_select,
-    &oltp_write_only, &tpcc,           NULL};
-
-const struct builtin_workload *builtin_find(const char *name)
-{
-    for (int i = 0; all[i]; i++)
-        if (strcmp(all[i]->name, name) == 0)
-            return all[i];
-    return NULL;
-}
-
-const struct builtin_workload *const *builtin_all(void)
-{
-    return all;
-}
+const struct workload workload_select_only = {
+    .name = "select-only",
+    .description = "pgbench -S: one primary-key lookup",
+    .script = "\\set aid random(1, 100000 * :scale)\n"
+              "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n",
+    PGBENCH_OPS};

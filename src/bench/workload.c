@@ -1,0 +1,53 @@
+/* The workload's part of a run, through its operations (workload/workload.h). */
+#include "bench/bench_int.h"
+
+int bench_workload_detect(struct pg_conn *c, struct bench *b, struct err *e)
+{
+    const struct workload *w = b->tables_of;
+    if (!w) { /* custom scripts: :scale is -s, or 1 as in pgbench */
+        if (b->p.scale == 0)
+            b->p.scale = 1;
+        return 0;
+    }
+    b->wl = (struct workload_params){.conn = &b->p.conn,
+                                     .name = b->workload_name,
+                                     .scale = b->p.scale,
+                                     .tables = b->p.tables,
+                                     .table_size = b->p.table_size,
+                                     .seed = b->p.seed,
+                                     .warmup_s = b->p.warmup_s,
+                                     .tpcc = b->p.tpcc};
+    int rc = w->detect ? w->detect(w, c, &b->wl, e) : 0;
+    b->p.scale = b->wl.scale;
+    b->p.tables = b->wl.tables;
+    b->p.table_size = b->wl.table_size;
+    b->p.tpcc = b->wl.tpcc;
+    return rc;
+}
+
+int bench_workload_scripts(struct bench *b, struct script_set *s, struct err *e)
+{
+    const struct workload *w = b->tables_of;
+    return w && w->scripts ? w->scripts(w, &b->wl, s, e) : 0;
+}
+
+void bench_workload_measure_start(struct bench *b)
+{
+    const struct workload *w = b->tables_of;
+    if (w && w->measure_start)
+        w->measure_start(w, &b->wl);
+}
+
+void bench_workload_result(struct bench *b, struct result *r)
+{
+    const struct workload *w = b->tables_of;
+    if (w && w->result)
+        w->result(w, &b->wl, r);
+}
+
+void bench_workload_free(struct bench *b)
+{
+    const struct workload *w = b->tables_of;
+    if (w && w->free_state)
+        w->free_state(w, &b->wl);
+}
