@@ -63,8 +63,8 @@ struct bench_plan {
     struct bench_script_spec specs[BENCH_MAX_SPECS];
     int n_defines;
     const char *defines[BENCH_MAX_SPECS]; /* -D NAME=VALUE */
-    int64_t scale;                        /* 0: detect from pgbench_branches */
-    int64_t tables, table_size;           /* sysbench workloads; 0: detect from sbtest1..N */
+    int64_t scale;                        /* 0: detected by the workload (pgbench: the branches) */
+    int64_t tables, table_size;           /* sysbench workloads; 0: detected by the workload */
     int64_t clients, threads, duration_s, tx_per_client, progress_s, seed;
     int seed_given; /* else bench_run draws one */
     enum protocol protocol;
