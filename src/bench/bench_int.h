@@ -2,7 +2,7 @@
 #define PGARENA_BENCH_BENCH_INT_H
 
 /* Shared between bench/'s files: a run's live state (struct bench), built around a copy of
- * its plan whose detected values (scale, tables, warehouses) bench fills in. Ownership: a
+ * its plan whose detected values (scale, tables, warehouses) the workload fills in. Ownership: a
  * struct bench lives for one bench_run and frees all it holds; the plan's strings stay the
  * caller's. */
 
@@ -16,9 +16,8 @@
 #include "server/sampler.h"
 #include "server/server.h"
 #include "server/statements.h"
-#include "workload/builtin.h"
 #include "script/script.h"
-#include "workload/tpcc/tpcc.h"
+#include "workload/workload.h"
 
 /* The environment read around the run (env.c). */
 struct bench_env {
@@ -27,12 +26,6 @@ struct bench_env {
     struct srv_stats before; /* at the start of the measured part */
     int have_before;
     time_ns capture_ns; /* time spent reading the server, before and after */
-};
-
-/* What the run reads of a -w tpcc database (tpcc.c). */
-struct bench_tpcc {
-    struct tpcc_db db;
-    int64_t before; /* sum(d_next_o_id) at the start of the measured part; -1 unknown */
 };
 
 struct coord;
@@ -57,12 +50,14 @@ struct bench {
     struct bench_plan p; /* the caller's plan, with what was detected filled in */
     const struct bench_hooks *hooks;
     const char *workload_name; /* for the result: the built-in's name, or "custom" */
-    int needs_pgbench;         /* a built-in script on pgbench's tables is used */
+    /* The workload whose tables the scripts run on: -w's, or the -b scripts' (NULL: -f
+     * scripts only), and what it was given and detected. */
+    const struct workload *tables_of;
+    struct workload_params wl;
     char started_at[40];
     char server_version[64];
     char max_connections[16]; /* SHOW max_connections before the run, "" if unknown */
     struct bench_env env;
-    struct bench_tpcc tpcc;
     struct bench_agents agents;
     struct bench_sampling sampling;
 };
@@ -109,7 +104,7 @@ void bench_sink_attach(struct bench_sink *s, struct result *r);
 void bench_sink_close(struct bench_sink *s, int result_written);
 
 /* scripts.c: the scripts of the run: the -w workload, or the -f and -b scripts with their
- * weights, and the -D variables; also sets workload_name and needs_pgbench. read_files 0:
+ * weights, and the -D variables; also sets workload_name and tables_of. read_files 0:
  * -f scripts are skipped (option checks). -1 with e (ERR_INPUT). */
 int bench_build_scripts(struct bench *b, struct script_set *set, int read_files, struct err *e);
 
@@ -143,26 +138,16 @@ void bench_sampling_measure_start(struct bench *b, struct pg_conn *c);
 /* After the run, on c: pg_stat_statements' deltas (or the reason for none) into r. */
 void bench_sampling_statements(struct bench *b, struct pg_conn *c, struct result *r);
 
-/* workload.c: sysbench's workloads. */
-/* The tables (sbtest1..N) and rows per table that the plan does not give, from the server:
- * N from the sbtest tables present, rows from max(id) of sbtest1. Sets scale to 1. ERR_INPUT
- * when there are no such tables. No-op for other workloads. */
-int bench_sysbench_detect(struct pg_conn *c, struct bench *b, struct err *e);
-/* One script per table, equal weights. No-op for other workloads. */
-int bench_sysbench_scripts(const struct bench *b, struct script_set *s, struct err *e);
-
-/* tpcc.c: -w tpcc. */
-/* Before the run, on the setup connection: the tables (ERR_INPUT naming what is missing),
- * the warehouses (detected, or checked against --warehouses), the functions for
- * --procedures, and sum(d_next_o_id) when no warmup comes first. */
-int bench_tpcc_prepare(struct pg_conn *c, struct bench *b, struct err *e);
-/* At the start of the measured part after a warmup: sum(d_next_o_id). */
-void bench_tpcc_measure_start(struct bench *b);
-/* The five scripts with the mix as weights. No-op for other workloads. */
-int bench_tpcc_scripts(const struct bench *b, struct script_set *s, struct err *e);
-/* After the run: summary.tpcc into r (reads sum(d_next_o_id) again). No-op for others. */
-void bench_tpcc_result(const struct bench *b, struct result *r);
-/* Whether the plan runs -w tpcc. */
-int bench_is_tpcc(const struct bench_plan *p);
+/* workload.c: the workload's part of the run. */
+/* Before the run, on the setup connection: the workload detects its tables and sizes (the
+ * plan's scale, tables, table_size and warehouses are filled in); without one, :scale is -s
+ * or 1. */
+int bench_workload_detect(struct pg_conn *c, struct bench *b, struct err *e);
+/* The scripts the workload makes from its tables (none for the others). */
+int bench_workload_scripts(struct bench *b, struct script_set *s, struct err *e);
+/* At the measured start after a warmup; after the run, its figures into r. */
+void bench_workload_measure_start(struct bench *b);
+void bench_workload_result(struct bench *b, struct result *r);
+void bench_workload_free(struct bench *b);
 
 #endif

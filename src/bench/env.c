@@ -42,7 +42,7 @@ void bench_env_before(struct bench *b, struct pg_conn *c)
 void bench_env_measure_start(void *arg)
 {
     struct bench *b = arg;
-    bench_tpcc_measure_start(b);
+    bench_workload_measure_start(b);
     time_ns start = clock_now_ns();
     struct err e = {0};
     struct pg_conn *c = pg_connect(&b->p.conn, &e);

@@ -10,13 +10,8 @@ const char *const bench_protocol_names[] = {"simple", "extended", "prepared"};
 void bench_plan_init(struct bench_plan *p)
 {
     *p = (struct bench_plan){.clients = 1, .threads = 1, .protocol = PROTO_SIMPLE, .max_tries = 1};
-    p->workload = builtin_find("tpcb-like");
+    p->workload = workload_find("tpcb-like");
     p->sampling.sample_ms = BENCH_DEFAULT_SAMPLE_MS;
-}
-
-int bench_is_tpcc(const struct bench_plan *p)
-{
-    return p->n_specs == 0 && p->workload->dataset == DATASET_TPCC;
 }
 
 /* A seed every agent derives alike when --seed is not given: from the run id (FNV-1a). */
@@ -115,46 +110,17 @@ static int sampling_check(const struct bench_plan *p, struct err *e)
     return 0;
 }
 
-static int tpcc_check_options(struct bench_plan *p, int max_tries_given, int protocol_given,
-                              struct err *e)
+/* The workload's refusals and defaults (for -f and -b, -w's default: its sizes). */
+static int check_workload(struct bench_plan *p, const struct bench_given *given, struct err *e)
 {
-    struct bench_tpcc_opts *t = &p->tpcc;
-    int any = t->warehouses || t->mix_given || t->keying_thinking || t->procedures;
-    if (!bench_is_tpcc(p)) {
-        if (any)
-            return err_set(e, ERR_INPUT,
-                           "run: --warehouses, --mix, --keying-thinking and --procedures are "
-                           "for -w tpcc");
-        return 0;
-    }
-    if (p->scale || p->tables || p->table_size)
-        return err_set(e, ERR_INPUT,
-                       "run: tpcc uses TPC-C's tables: give --warehouses, not -s, --tables or "
-                       "--table-size");
-    if (!t->mix_given)
-        memcpy(t->mix, tpcc_default_mix, sizeof t->mix);
-    /* TPC-C's usual setup: prepared statements, and deadlocks between New-Orders (stock rows
-     * locked in item order) retried rather than counted as lost work. */
-    if (!protocol_given)
+    const struct workload *w = p->workload;
+    struct workload_run_opts o = {p->scale, p->tables, p->table_size, &p->tpcc, 0, 0};
+    if (w->check_run && w->check_run(w, &o, e) < 0)
+        return -1;
+    if (o.prepared && !given->protocol)
         p->protocol = PROTO_PREPARED;
-    if (!max_tries_given)
-        p->max_tries = BENCH_TPCC_MAX_TRIES;
-    return 0;
-}
-
-static int check_sizes(const struct bench_plan *p, struct err *e)
-{
-    int sysbench = p->workload->dataset == DATASET_SYSBENCH;
-    if (sysbench && p->scale)
-        return err_set(e, ERR_INPUT,
-                       "run: %s uses sysbench's tables: give --tables and "
-                       "--table-size, not -s",
-                       p->workload->name);
-    if (!sysbench && (p->tables || p->table_size))
-        return err_set(e, ERR_INPUT,
-                       "run: %s uses pgbench's tables: give -s, not --tables or "
-                       "--table-size",
-                       p->workload->name);
+    if (o.max_tries && !given->max_tries)
+        p->max_tries = o.max_tries;
     return 0;
 }
 
@@ -187,7 +153,7 @@ int bench_plan_check(struct bench_plan *p, const struct bench_given *given, stru
         return err_set(e, ERR_INPUT, "run: -w cannot be combined with -f, -b, -S or -N");
     if (check_pgbench_options(p, e) < 0 || sampling_check(p, e) < 0)
         return -1;
-    if (tpcc_check_options(p, given->max_tries, given->protocol, e) < 0 || check_agents(p, e) < 0)
+    if (check_workload(p, given, e) < 0)
         return -1;
-    return p->workload->dataset == DATASET_TPCC ? 0 : check_sizes(p, e);
+    return check_agents(p, e);
 }

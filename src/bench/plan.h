@@ -12,8 +12,7 @@
 
 #include "engine/engine.h"
 #include "pg/pg.h"
-#include "workload/builtin.h"
-#include "workload/tpcc/tpcc.h"
+#include "workload/workload.h"
 
 #define BENCH_MAX_SPECS 64
 
@@ -21,8 +20,6 @@
 #define BENCH_INTERVAL_MS 1000
 /* --sample-ms when not given. */
 #define BENCH_DEFAULT_SAMPLE_MS 100
-/* --max-tries for -w tpcc when not given: deadlocks between New-Orders are retried. */
-#define BENCH_TPCC_MAX_TRIES 10
 /* -T when neither -T nor -t is given. */
 #define BENCH_DEFAULT_DURATION_S 10
 
@@ -30,13 +27,6 @@
 struct bench_script_spec {
     char kind; /* 'f' or 'b' */
     const char *arg;
-};
-
-/* -w tpcc's options. */
-struct bench_tpcc_opts {
-    int64_t warehouses; /* 0: all that are loaded */
-    int mix[TPCC_N_TX];
-    int mix_given, keying_thinking, procedures;
 };
 
 /* run --agents: this process is agent `index` of `count` (DESIGN.md "Several load hosts"). */
@@ -67,14 +57,14 @@ struct bench_log_opts {
 
 struct bench_plan {
     struct pg_connopts conn;
-    const struct builtin_workload *workload; /* -w (unused with -f/-b) */
+    const struct workload *workload; /* -w (unused with -f/-b) */
     int workload_given;
     int n_specs;
     struct bench_script_spec specs[BENCH_MAX_SPECS];
     int n_defines;
     const char *defines[BENCH_MAX_SPECS]; /* -D NAME=VALUE */
-    int64_t scale;                        /* 0: detect from pgbench_branches */
-    int64_t tables, table_size;           /* sysbench workloads; 0: detect from sbtest1..N */
+    int64_t scale;                        /* 0: detected by the workload (pgbench: the branches) */
+    int64_t tables, table_size;           /* sysbench workloads; 0: detected by the workload */
     int64_t clients, threads, duration_s, tx_per_client, progress_s, seed;
     int seed_given; /* else bench_run draws one */
     enum protocol protocol;
@@ -85,7 +75,7 @@ struct bench_plan {
     const char *label;
     const char *command; /* the command line, passwords masked */
     struct bench_log_opts log;
-    struct bench_tpcc_opts tpcc;
+    struct workload_tpcc_opts tpcc;
     struct bench_agents_opts agents;
     struct bench_sampling_opts sampling;
 };
@@ -93,7 +83,7 @@ struct bench_plan {
 /* A plan with run's defaults: one client, one thread, simple protocol, one try. */
 void bench_plan_init(struct bench_plan *p);
 
-/* Which options were given, where a default depends on it (-w tpcc's protocol and tries). */
+/* Which options were given, where a default depends on it (a workload's protocol and tries). */
 struct bench_given {
     int duration, protocol, max_tries;
 };

@@ -8,8 +8,8 @@
 #include "base/mem.h"
 #include "bench/bench_int.h"
 
-/* Read what the run needs from the server before it starts: the scale and the version, and
- * the environment the result records. */
+/* Read what the run needs from the server before it starts: the workload's sizes and the
+ * version, and the environment the result records. */
 static int prepare_server(struct bench *b, struct err *e)
 {
     struct pg_conn *c = pg_connect(&b->p.conn, e);
@@ -17,23 +17,7 @@ static int prepare_server(struct bench *b, struct err *e)
         return -1;
     const char *v = pg_parameter(c, "server_version");
     snprintf(b->server_version, sizeof b->server_version, "%s", v ? v : "");
-    char value[64];
-    struct err qe = {0};
-    int rc = 0;
-    if (b->p.n_specs == 0 && b->p.workload->dataset == DATASET_SYSBENCH) {
-        rc = bench_sysbench_detect(c, b, e);
-    } else if (bench_is_tpcc(&b->p)) {
-        rc = bench_tpcc_prepare(c, b, e);
-    } else if (!b->needs_pgbench) { /* custom scripts: :scale is -s, or 1 as in pgbench */
-        if (b->p.scale == 0)
-            b->p.scale = 1;
-    } else if (pg_query_value(c, "SELECT count(*) FROM pgbench_branches", value, sizeof value,
-                              &qe) < 0) {
-        rc = err_set(e, ERR_INPUT, "run: workload %s needs pgbench's tables (run pgarena init): %s",
-                     b->workload_name, qe.msg);
-    } else if (b->p.scale == 0 && (b->p.scale = atoll(value)) < 1) {
-        rc = err_set(e, ERR_INPUT, "run: pgbench_branches is empty (run pgarena init)");
-    }
+    int rc = bench_workload_detect(c, b, e);
     if (rc == 0) {
         struct err ignored = {0};
         if (pg_query_value(c, "SHOW max_connections", b->max_connections, sizeof b->max_connections,
@@ -104,7 +88,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
     }
     bench_build_result(b, scripts, &er, r);
     bench_sampling_finish(b, r);
-    bench_tpcc_result(b, r);
+    bench_workload_result(b, r);
     bench_agents_result(b, &er, r);
     bench_sink_attach(&sink, r);
     bench_env_after(b, &er, r);
@@ -144,13 +128,13 @@ int bench_run(const struct bench_plan *plan, const struct bench_hooks *hooks, st
     struct script_set scripts;
     script_set_init(&scripts);
     int rc = -1;
-    /* sysbench's and tpcc's scripts come once the tables are known. */
+    /* Scripts made from the tables (sysbench's, tpcc's) come once the tables are known. */
     if (bench_build_scripts(b, &scripts, 1, e) == 0 && prepare_server(b, e) == 0 &&
-        bench_sysbench_scripts(b, &scripts, e) == 0 && bench_tpcc_scripts(b, &scripts, e) == 0 &&
-        bench_agents_open(b, e) == 0)
+        bench_workload_scripts(b, &scripts, e) == 0 && bench_agents_open(b, e) == 0)
         rc = measure(b, &scripts, r, e);
     bench_agents_close(b);
     script_set_free(&scripts);
+    bench_workload_free(b);
     bench_env_free(&b->env);
     srv_statements_free(&b->sampling.pgss);
     free(b);
@@ -165,7 +149,7 @@ int bench_plan_check_scripts(const struct bench_plan *plan, int read_files, int 
     script_set_init(&scripts);
     int rc = bench_build_scripts(&b, &scripts, read_files, e);
     if (needs_dataset) /* custom scripts bring their own tables */
-        *needs_dataset = plan->n_specs == 0 || b.needs_pgbench;
+        *needs_dataset = b.tables_of != NULL;
     script_set_free(&scripts);
     return rc;
 }

@@ -43,13 +43,13 @@ static int split_weight(const char *arg, char **name, int64_t *weight, struct er
 }
 
 /* A built-in by its name or a unique prefix of it, as pgbench's -b. */
-static const struct builtin_workload *builtin_by_prefix(const char *name, struct err *e)
+static const struct workload *workload_by_prefix(const char *name, struct err *e)
 {
-    const struct builtin_workload *hit = builtin_find(name);
+    const struct workload *hit = workload_find(name);
     if (hit)
         return hit;
     int n = 0;
-    for (const struct builtin_workload *const *b = builtin_all(); *b; b++) {
+    for (const struct workload *const *b = workload_all(); *b; b++) {
         if (strncmp((*b)->name, name, strlen(name)) == 0) {
             hit = *b;
             n++;
@@ -70,18 +70,15 @@ static int add_spec(struct bench *b, const struct bench_script_spec *sp, struct 
         return -1;
     int rc = -1;
     if (sp->kind == 'b') {
-        const struct builtin_workload *w = builtin_by_prefix(name, e);
-        /* sysbench's have one generated script per table, made once the tables are known. */
+        const struct workload *w = workload_by_prefix(name, e);
+        /* sysbench's and tpcc's scripts are made once the tables are known. */
         if (w && !w->script) {
-            err_set(e, ERR_INPUT, "-b %s: %s: use -w %s", w->name,
-                    w->dataset == DATASET_TPCC ? "TPC-C's five scripts are made from its tables"
-                                               : "a sysbench workload is one script per table",
-                    w->name);
+            err_set(e, ERR_INPUT, "-b %s: %s: use -w %s", w->name, w->why_no_b, w->name);
         } else if (w) {
             char *label = xasprintf("builtin: %s", w->name);
             rc = script_set_add(set, label, w->script, (int)weight, e);
             free(label);
-            b->needs_pgbench |= w->dataset == DATASET_PGBENCH;
+            b->tables_of = w;
             if (b->p.n_specs == 1)
                 b->workload_name = w->name;
         }
@@ -103,7 +100,7 @@ int bench_build_scripts(struct bench *b, struct script_set *set, int read_files,
             return 0; /* a fuzzed file name could be /dev/zero: checked when a run starts */
     if (b->p.n_specs == 0) {
         b->workload_name = b->p.workload->name;
-        b->needs_pgbench = b->p.workload->dataset == DATASET_PGBENCH;
+        b->tables_of = b->p.workload;
         if (!b->p.workload->script) /* sysbench's and tpcc's: made once the tables are known */
             return 0;
         char *label = xasprintf("builtin: %s", b->p.workload->name);

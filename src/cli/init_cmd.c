@@ -13,8 +13,8 @@
 #include "cli/init_int.h"
 #include "cli/opts.h"
 #include "cli/session.h"
-#include "workload/builtin.h"
 #include "workload/load/load.h"
+#include "workload/workload.h"
 
 static const char usage[] =
     "Usage: pgarena init [CONN] [-w WORKLOAD | -f INIT.sql] [-s SCALE] [--partitions N]\n"
@@ -100,17 +100,15 @@ static void print_notice(const char *message, void *arg)
     fprintf(stderr, "%s\n", message);
 }
 
-int init_load(const struct pg_connopts *conn, const struct builtin_workload *wl,
-              struct load_options *opt, int quiet, struct err *e)
+int init_load(const struct pg_connopts *conn, const struct workload *wl, struct load_options *opt,
+              int quiet, struct err *e)
 {
     struct progress_state ps = {clock_now_ns(), 0, isatty(2), -1, NULL};
     opt->progress = quiet ? NULL : print_progress;
     opt->progress_arg = &ps;
     opt->notice = quiet ? NULL : print_notice;
     opt->stop_requested = &session_interrupted;
-    int rc = wl->dataset == DATASET_SYSBENCH ? load_sysbench(conn, opt, e)
-             : wl->dataset == DATASET_TPCC   ? load_tpcc(conn, opt, e)
-                                             : load_pgbench(conn, opt, e);
+    int rc = wl->load(conn, opt, e);
     if (!quiet && ps.tty)
         fputs("\n", stderr);
     if (rc == 0 && !quiet)
@@ -306,32 +304,13 @@ static int parse_options(int argc, char **argv, struct init_opts *o, struct err 
 }
 
 /* Options that do not fit the workload's dataset are usage errors, as in pgbench. */
-static int check_options(const struct init_opts *o, const struct builtin_workload *wl,
-                         struct err *e)
+static int check_options(const struct init_opts *o, const struct workload *wl, struct err *e)
 {
-    if (wl->dataset == DATASET_TPCC &&
-        (o->got_scale || o->got_tables || o->got_size || o->got_method))
-        return err_set(e, ERR_INPUT,
-                       "init: tpcc uses TPC-C's tables: give --warehouses (and --partitions), "
-                       "not %s",
-                       o->got_scale    ? "-s"
-                       : o->got_method ? "--partition-method"
-                                       : "--tables or --table-size");
-    if (wl->dataset != DATASET_TPCC && o->got_warehouses)
-        return err_set(e, ERR_INPUT, "init: --warehouses is for -w tpcc, not %s", wl->name);
-    if (wl->dataset == DATASET_SYSBENCH && (o->got_scale || o->got_partitions || o->got_method))
-        return err_set(e, ERR_INPUT,
-                       "init: %s uses sysbench's tables: give --tables and --table-size, not %s",
-                       wl->name, o->got_scale ? "-s" : "--partitions or --partition-method");
-    if (wl->dataset == DATASET_PGBENCH && (o->got_tables || o->got_size))
-        return err_set(e, ERR_INPUT,
-                       "init: %s uses pgbench's tables: give -s, not --tables or --table-size",
-                       wl->name);
-    if (wl->dataset != DATASET_PGBENCH && o->got_pgbench_init)
-        return err_set(e, ERR_INPUT,
-                       "init: -I, -F, -n, --foreign-keys, --unlogged-tables and the tablespaces "
-                       "are for pgbench's tables, not %s",
-                       wl->name);
+    struct workload_init_given g = {o->got_scale,       o->got_partitions, o->got_method,
+                                    o->got_tables,      o->got_size,       o->got_warehouses,
+                                    o->got_pgbench_init};
+    if (wl->check_init && wl->check_init(wl, &g, e) < 0)
+        return -1;
     if (o->init_file && o->got_pgbench_init)
         return err_set(e, ERR_INPUT,
                        "init: -f runs an init script: pgbench's -I, -F, -n, --foreign-keys, "
@@ -342,19 +321,19 @@ static int check_options(const struct init_opts *o, const struct builtin_workloa
 }
 
 /* Parse and check the options; 1 when --help was printed, -1 with e set. */
-static int parse_and_check(int argc, char **argv, struct init_opts *o,
-                           const struct builtin_workload **wl, struct err *e)
+static int parse_and_check(int argc, char **argv, struct init_opts *o, const struct workload **wl,
+                           struct err *e)
 {
     *o = (struct init_opts){.workload = "tpcb-like"};
     o->load = (struct load_options){.scale = 1,
                                     .tables = 1,
-                                    .table_size = BUILTIN_SYSBENCH_TABLE_SIZE,
+                                    .table_size = WORKLOAD_SYSBENCH_TABLE_SIZE,
                                     .warehouses = 1,
                                     .jobs = load_default_jobs()};
     int rc = parse_options(argc, argv, o, e);
     if (rc != 0)
         return rc;
-    *wl = builtin_find(o->workload);
+    *wl = workload_find(o->workload);
     if (!*wl)
         return err_set(e, ERR_INPUT, "init: unknown workload '%s'", o->workload);
     final_steps(o);
@@ -364,7 +343,7 @@ static int parse_and_check(int argc, char **argv, struct init_opts *o,
 int cli_init_parse(int argc, char **argv, struct err *e)
 {
     struct init_opts o;
-    const struct builtin_workload *wl;
+    const struct workload *wl;
     int rc = parse_and_check(argc, argv, &o, &wl, e);
     pg_connopts_free(&o.conn);
     free(o.steps);
@@ -374,7 +353,7 @@ int cli_init_parse(int argc, char **argv, struct err *e)
 int cli_init(int argc, char **argv, struct err *e)
 {
     struct init_opts o;
-    const struct builtin_workload *wl;
+    const struct workload *wl;
     int rc = parse_and_check(argc, argv, &o, &wl, e);
     if (rc != 0) {
         rc = rc > 0 ? 0 : -1; /* 1: --help was printed */
@@ -389,20 +368,8 @@ int cli_init(int argc, char **argv, struct err *e)
         rc = bench_init_script(&o.conn, o.init_file, o.load.scale, o.load.seed, e);
     else
         rc = init_load(&o.conn, wl, &o.load, o.quiet, e);
-    if (rc < 0 && session_interrupted && !o.init_file) {
-        if (wl->dataset == DATASET_TPCC)
-            err_set(e, ERR_RUNTIME,
-                    "init interrupted: the TPC-C tables (warehouse, district, customer, history, "
-                    "new_order, orders, order_line, item, stock) are incomplete; run init again");
-        else if (wl->dataset == DATASET_SYSBENCH)
-            err_set(e, ERR_RUNTIME,
-                    "init interrupted: tables sbtest1..sbtest%d are incomplete; run init again",
-                    o.load.tables);
-        else
-            err_set(e, ERR_RUNTIME,
-                    "init interrupted: tables pgbench_accounts, pgbench_branches, "
-                    "pgbench_history and pgbench_tellers are incomplete; run init again");
-    }
+    if (rc < 0 && session_interrupted && !o.init_file)
+        wl->interrupted(&o.load, e);
     if (o.local)
         session_local_stop(&srv);
 out:

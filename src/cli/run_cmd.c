@@ -162,7 +162,7 @@ static int start_local(struct cli_run_opts *o, struct local_server *srv, int nee
                               .warehouses = p->tpcc.warehouses ? (int)p->tpcc.warehouses : 1,
                               .tables = p->tables ? (int)p->tables : 1,
                               .table_size =
-                                  p->table_size ? p->table_size : BUILTIN_SYSBENCH_TABLE_SIZE,
+                                  p->table_size ? p->table_size : WORKLOAD_SYSBENCH_TABLE_SIZE,
                               .jobs = load_default_jobs(),
                               .seed = (uint64_t)p->seed};
     return needs_dataset ? init_load(&p->conn, p->workload, &lo, o->quiet, e) : 0;

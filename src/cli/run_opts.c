@@ -8,7 +8,7 @@
 
 #include "cli/args.h"
 #include "cli/opts.h"
-#include "workload/builtin.h"
+#include "workload/workload.h"
 
 const char cli_run_usage[] =
     "Usage: pgarena run [CONN] [-w WORKLOAD | -f FILE[@W]... | -b NAME[@W]...] [-D NAME=VALUE]\n"
@@ -147,20 +147,20 @@ const char cli_run_shortopts[] = ":w:s:c:j:T:t:M:P:o:qh:p:U:R:L:Crf:b:D:SNl";
 static void list_builtins(void)
 {
     int width = 0;
-    for (const struct builtin_workload *const *b = builtin_all(); *b; b++)
+    for (const struct workload *const *b = workload_all(); *b; b++)
         if ((int)strlen((*b)->name) > width)
             width = (int)strlen((*b)->name);
     printf("Available builtin scripts:\n");
-    for (const struct builtin_workload *const *b = builtin_all(); *b; b++)
+    for (const struct workload *const *b = workload_all(); *b; b++)
         printf("  %*s: %s\n", width, (*b)->name, (*b)->description);
 }
 
 /* --show-script NAME: the built-in's text (a unique prefix will do, as in pgbench). */
 static int show_script(const char *name, struct err *e)
 {
-    const struct builtin_workload *hit = builtin_find(name);
+    const struct workload *hit = workload_find(name);
     int n = hit != NULL;
-    for (const struct builtin_workload *const *b = builtin_all(); !hit && *b; b++) {
+    for (const struct workload *const *b = workload_all(); !hit && *b; b++) {
         if (strncmp((*b)->name, name, strlen(name)) == 0) {
             hit = *b;
             n++;
@@ -169,8 +169,11 @@ static int show_script(const char *name, struct err *e)
     if (n != 1)
         return err_set(e, ERR_INPUT, "run: %s built-in script '%s' (see -b list)",
                        n ? "ambiguous" : "unknown", name);
-    char *text = hit->script ? NULL : builtin_sysbench_script(hit, 1, BUILTIN_SYSBENCH_TABLE_SIZE);
-    printf("-- %s: %s\n%s\n", hit->name, hit->description, hit->script ? hit->script : text);
+    char *text = hit->script || !hit->show_script ? NULL : hit->show_script(hit);
+    printf("-- %s: %s\n%s\n", hit->name, hit->description,
+           hit->script ? hit->script
+           : text      ? text
+                       : "");
     free(text);
     return 0;
 }
@@ -359,7 +362,7 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
 int cli_run_opts_check(struct cli_run_opts *o, struct err *e)
 {
     struct bench_plan *p = &o->plan;
-    p->workload = builtin_find(o->workload);
+    p->workload = workload_find(o->workload);
     if (!p->workload)
         return err_set(e, ERR_INPUT, "run: unknown workload '%s'", o->workload);
     if (o->local && p->agents.count)

@@ -85,7 +85,7 @@ int cli_sweep_parse(int argc, char **argv, struct err *e)
 }
 
 /* --init, --local: the workload's loader, with no progress line. */
-static int load_quietly(const struct pg_connopts *conn, const struct builtin_workload *w,
+static int load_quietly(const struct pg_connopts *conn, const struct workload *w,
                         struct load_options *lo, struct err *e)
 {
     return init_load(conn, w, lo, 1, e);

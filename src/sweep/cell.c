@@ -105,7 +105,7 @@ static int load_scale(struct sweep_exec *x, const struct sweep_cell *c, struct e
         .scale = (int)scale,
         .warehouses = o->run.tpcc.warehouses ? (int)o->run.tpcc.warehouses : 1,
         .tables = o->run.tables ? (int)o->run.tables : 1,
-        .table_size = o->run.table_size ? o->run.table_size : BUILTIN_SYSBENCH_TABLE_SIZE,
+        .table_size = o->run.table_size ? o->run.table_size : WORKLOAD_SYSBENCH_TABLE_SIZE,
         .jobs = load_default_jobs(),
         .seed = (uint64_t)o->run.seed,
         .stop_requested = x->stop};

@@ -13,10 +13,10 @@
 #include "base/clock.h"
 #include "base/err.h"
 #include "bench/plan.h"
-#include "workload/load/load.h"
-#include "workload/builtin.h"
 #include "local/local.h"
 #include "result/sweep.h"
+#include "workload/load/load.h"
+#include "workload/workload.h"
 
 #define SWEEP_MAX_VALUES 1000
 #define SWEEP_MAX_SETUPS 16
@@ -53,7 +53,7 @@ struct sweep_opts {
 void sweep_opts_free(struct sweep_opts *o);
 
 /* How a sweep loads a scale (--init, --local): the workload's loader, quietly. */
-typedef int (*sweep_load_fn)(const struct pg_connopts *conn, const struct builtin_workload *w,
+typedef int (*sweep_load_fn)(const struct pg_connopts *conn, const struct workload *w,
                              struct load_options *lo, struct err *e);
 
 /* A sweep being run. */

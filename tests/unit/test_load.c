@@ -10,8 +10,9 @@
 #include "base/err.h"
 #include "base/rng.h"
 #include "script/script.h"
-#include "workload/builtin.h"
 #include "workload/load/load_int.h"
+#include "workload/workload.h"
+#include "workload/workload_int.h"
 
 /* Partitions the server chose for these keys (PostgreSQL 15, `partition by hash`). */
 static void test_hash_partition_matches_server(void **state)
@@ -96,10 +97,10 @@ static void test_sysbench_scripts(void **state)
         {"oltp-write-only", 6},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const struct builtin_workload *w = builtin_find(cases[i].name);
+        const struct workload *w = workload_find(cases[i].name);
         assert_non_null(w);
         assert_int_equal(w->dataset, DATASET_SYSBENCH);
-        char *text = builtin_sysbench_script(w, 3, 20000);
+        char *text = sysbench_script(w, 3, 20000);
         struct script_set s;
         struct err e = {0};
         script_set_init(&s);

@@ -12,7 +12,8 @@
 #include "base/rng.h"
 #include "script/expr.h"
 #include "script/script.h"
-#include "workload/builtin.h"
+#include "workload/workload.h"
+#include "workload/workload_int.h"
 
 #define N_DRAWS 100000
 
@@ -57,7 +58,7 @@ static void test_builtins_parse(void **state)
         int n_set, n_sql;
     } want[] = {{"tpcb-like", 4, 7}, {"simple-update", 4, 5}, {"select-only", 1, 1}};
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
-        const struct builtin_workload *w = builtin_find(want[k].name);
+        const struct workload *w = workload_find(want[k].name);
         assert_non_null(w);
         assert_string_equal(w->name, want[k].name);
         struct script_set s;
@@ -74,11 +75,11 @@ static void test_builtins_parse(void **state)
         assert_int_equal(sc->cmds[0].line, 1);
         script_set_free(&s);
     }
-    assert_null(builtin_find("tpc"));
-    assert_int_equal(builtin_find("tpcc")->dataset, DATASET_TPCC);
+    assert_null(workload_find("tpc"));
+    assert_int_equal(workload_find("tpcc")->dataset, DATASET_TPCC);
     int n = 0;
-    for (const struct builtin_workload *const *a = builtin_all(); *a; a++, n++)
-        assert_ptr_equal(builtin_find((*a)->name), *a);
+    for (const struct workload *const *a = workload_all(); *a; a++, n++)
+        assert_ptr_equal(workload_find((*a)->name), *a);
     assert_int_equal(n, 8); /* 3 of pgbench, 4 of sysbench (test_load.c), tpcc (test_tpcc.c) */
 }
 
@@ -86,7 +87,7 @@ static void test_tpcb_like_commands(void **state)
 {
     (void)state;
     struct script_set s;
-    parse_ok(&s, builtin_find("tpcb-like")->script);
+    parse_ok(&s, workload_find("tpcb-like")->script);
     const struct script *sc = &s.scripts[0];
     int aid = find_var(&s, "aid"), bid = find_var(&s, "bid"), tid = find_var(&s, "tid");
     int delta = find_var(&s, "delta");

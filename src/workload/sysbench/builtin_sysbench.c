@@ -1,4 +1,4 @@
-#include "workload/builtin.h"
+#include "workload/workload_int.h"
 
 #include "base/buf.h"
 
@@ -69,7 +69,7 @@ static void writes(struct buf *b, int t, int64_t size)
     buf_free(&pad);
 }
 
-char *builtin_sysbench_script(const struct builtin_workload *w, int table, int64_t table_size)
+char *sysbench_script(const struct workload *w, int table, int64_t table_size)
 {
     struct buf b;
     buf_init(&b);

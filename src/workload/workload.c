@@ -1,0 +1,53 @@
+/* The table of workloads. */
+#include "workload/workload.h"
+
+#include <string.h>
+
+#include "workload/workload_int.h"
+
+static const struct workload *const all[] = {
+    &workload_tpcb_like,       &workload_simple_update,  &workload_select_only,
+    &workload_oltp_read_write, &workload_oltp_read_only, &workload_oltp_point_select,
+    &workload_oltp_write_only, &workload_tpcc,           NULL};
+
+const struct workload *workload_find(const char *name)
+{
+    for (int i = 0; all[i]; i++)
+        if (strcmp(all[i]->name, name) == 0)
+            return all[i];
+    return NULL;
+}
+
+const struct workload *const *workload_all(void)
+{
+    return all;
+}
+
+int workload_refuse_tpcc_opts(const struct workload_run_opts *o, struct err *e)
+{
+    const struct workload_tpcc_opts *t = o->tpcc;
+    if (t->warehouses || t->mix_given || t->keying_thinking || t->procedures)
+        return err_set(e, ERR_INPUT,
+                       "run: --warehouses, --mix, --keying-thinking and --procedures are "
+                       "for -w tpcc");
+    return 0;
+}
+
+int workload_refuse_warehouses(const struct workload *w, const struct workload_init_given *g,
+                               struct err *e)
+{
+    if (g->warehouses)
+        return err_set(e, ERR_INPUT, "init: --warehouses is for -w tpcc, not %s", w->name);
+    return 0;
+}
+
+int workload_refuse_pgbench_init(const struct workload *w, const struct workload_init_given *g,
+                                 struct err *e)
+{
+    if (g->pgbench_init)
+        return err_set(e, ERR_INPUT,
+                       "init: -I, -F, -n, --foreign-keys, --unlogged-tables and the tablespaces "
+                       "are for pgbench's tables, not %s",
+                       w->name);
+    return 0;
+}

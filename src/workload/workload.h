@@ -1,0 +1,106 @@
+#ifndef PGARENA_WORKLOAD_WORKLOAD_H
+#define PGARENA_WORKLOAD_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "pg/pg.h"
+#include "result/result.h"
+#include "script/script.h"
+#include "workload/load/load.h"
+#include "workload/tpcc/tpcc.h"
+
+/*
+ * The table of workloads: one entry each (pgbench's three, sysbench's four, tpcc), with the
+ * operations that know its tables: detect them on a server, check the options given for it,
+ * give its scripts, load it, check its data, and add its figures to a result. An entry lives
+ * in its workload's folder (workload/pgbench/, workload/sysbench/, workload/tpcc/);
+ * workload.c lists them. Adding a workload touches its folder and one line of that table.
+ * Ownership: the entries are static data; generated text is the caller's to free; the
+ * per-run state a workload allocates in detect is freed by its free_state.
+ */
+
+/* Rows per sysbench table (sbtest1..N) when --table-size does not say: sysbench's own default.
+ * init --help states it. */
+#define WORKLOAD_SYSBENCH_TABLE_SIZE 10000
+
+/* -w tpcc's options. */
+struct workload_tpcc_opts {
+    int64_t warehouses; /* 0: all that are loaded */
+    int mix[TPCC_N_TX];
+    int mix_given, keying_thinking, procedures;
+};
+
+/* What run gives a workload, and what the workload fills in (plain data). */
+struct workload_params {
+    const struct pg_connopts *conn;
+    const char *name;           /* the run's workload name, for messages ("custom": several) */
+    int64_t scale;              /* 0: detected */
+    int64_t tables, table_size; /* sysbench's; 0: detected */
+    int64_t seed, warmup_s;
+    struct workload_tpcc_opts tpcc; /* warehouses: detected when 0 */
+    void *state;                    /* the workload's own, from detect to free_state */
+};
+
+/* run's options as a workload checks them (bench_plan_check). */
+struct workload_run_opts {
+    int64_t scale, tables, table_size;
+    struct workload_tpcc_opts *tpcc; /* the mix is filled in when not given */
+    /* Out: the defaults the workload wants when -M and --max-tries are not given. */
+    int prepared;      /* 1: -M prepared */
+    int64_t max_tries; /* 0: run's default */
+};
+
+/* Which of init's options about the dataset were given. */
+struct workload_init_given {
+    int scale, partitions, method, tables, size, warehouses;
+    int pgbench_init; /* -I, -F, -n, --foreign-keys, --unlogged-tables, the tablespaces */
+};
+
+struct workload {
+    const char *name;        /* as given to -w / -b */
+    const char *description; /* one line for --help and -b list */
+    int dataset;             /* the tables it runs on (workload_int.h); for workload/ only */
+    const char *script;   /* pgbench script text; NULL for those made once the tables are known */
+    const char *why_no_b; /* script NULL: why -b NAME is refused */
+    int sysbench;         /* SB_* groups of a sysbench workload (workload_int.h) */
+
+    /* The operations; NULL where there is nothing to do. ERR_INPUT for what the user must
+     * change, messages beginning "run: " or "init: ". */
+    /* run's options: the refusals and the defaults. */
+    int (*check_run)(const struct workload *w, struct workload_run_opts *o, struct err *e);
+    /* init's options. */
+    int (*check_init)(const struct workload *w, const struct workload_init_given *g, struct err *e);
+    /* Before the run, on the setup connection c: the tables (ERR_INPUT naming what is
+     * missing), the sizes p does not give, and the state the run needs. */
+    int (*detect)(const struct workload *w, struct pg_conn *c, struct workload_params *p,
+                  struct err *e);
+    /* The scripts made from the tables, once detect has run. */
+    int (*scripts)(const struct workload *w, const struct workload_params *p, struct script_set *s,
+                   struct err *e);
+    /* --show-script's text when script is NULL (caller frees). */
+    char *(*show_script)(const struct workload *w);
+    /* The loader (workload/load/load.h). */
+    int (*load)(const struct pg_connopts *conn, const struct load_options *opt, struct err *e);
+    /* init was interrupted while loading: e says which tables are incomplete. */
+    void (*interrupted)(const struct load_options *opt, struct err *e);
+    /* pgarena check: 0 when the data's conditions hold (report: the line to print), 1 when
+     * one fails (report: which), -1 with e. */
+    int (*check)(const struct pg_connopts *conn, int all, int jobs, char *report,
+                 size_t report_size, struct err *e);
+    /* At the start of the measured part, after a warmup. */
+    void (*measure_start)(const struct workload *w, struct workload_params *p);
+    /* After the run: the workload's figures into r. */
+    void (*result)(const struct workload *w, const struct workload_params *p, struct result *r);
+    /* Free p->state. */
+    void (*free_state)(const struct workload *w, struct workload_params *p);
+};
+
+/* The workload called `name`, or NULL. */
+const struct workload *workload_find(const char *name);
+
+/* All workloads, NULL-terminated. */
+const struct workload *const *workload_all(void);
+
+#endif

@@ -1,0 +1,43 @@
+#ifndef PGARENA_WORKLOAD_WORKLOAD_INT_H
+#define PGARENA_WORKLOAD_WORKLOAD_INT_H
+
+/* Shared by the workloads' folders: which tables an entry runs on, sysbench's statement
+ * groups, the entries the table lists, and the refusals several workloads share. Nothing
+ * here allocates, except sysbench_script (caller frees). */
+
+#include "workload/workload.h"
+
+/* struct workload's dataset. */
+enum dataset {
+    DATASET_PGBENCH,  /* pgbench_accounts, _branches, _tellers, _history */
+    DATASET_SYSBENCH, /* sbtest1..N */
+    DATASET_TPCC,     /* TPC-C's nine tables (workload/tpcc/tpcc.h) */
+};
+
+/* The statement groups of a sysbench OLTP transaction (oltp_common.lua). */
+#define SB_POINT_SELECTS 1  /* 10 primary-key lookups */
+#define SB_RANGES        2  /* 4 range queries of 100 rows: simple, sum, order, distinct */
+#define SB_WRITES        4  /* index update, non-index update, delete + insert */
+#define SB_TRX           8  /* in BEGIN ... COMMIT */
+#define SB_ONE_POINT     16 /* oltp_point_select: 1 lookup, not 10 */
+
+/* The entries (workload.c lists them). */
+extern const struct workload workload_tpcb_like, workload_simple_update, workload_select_only;
+extern const struct workload workload_oltp_read_write, workload_oltp_read_only,
+    workload_oltp_point_select, workload_oltp_write_only;
+extern const struct workload workload_tpcc;
+
+/* A sysbench workload's script for table sbtest<table> of table_size rows (one script per
+ * table: the transaction picks a table by picking a script). Caller frees. */
+char *sysbench_script(const struct workload *w, int table, int64_t table_size);
+
+/* run: the -w tpcc options given to another workload. */
+int workload_refuse_tpcc_opts(const struct workload_run_opts *o, struct err *e);
+/* init: --warehouses given to another workload than tpcc. */
+int workload_refuse_warehouses(const struct workload *w, const struct workload_init_given *g,
+                               struct err *e);
+/* init: pgbench -i's options given to another workload than pgbench's. */
+int workload_refuse_pgbench_init(const struct workload *w, const struct workload_init_given *g,
+                                 struct err *e);
+
+#endif
