@@ -67,7 +67,7 @@ struct bench_plan {
     int64_t tables, table_size;           /* sysbench workloads; 0: detected by the workload */
     int64_t clients, threads, duration_s, tx_per_client, progress_s, seed;
     int seed_given; /* else bench_run draws one */
-    enum protocol protocol;
+    enum engine_protocol protocol;
     double rate, latency_limit_ms;
     int64_t warmup_s, max_tries, timeout_ms;
     int connect_per_tx, per_statement, progress_timestamp;
@@ -96,7 +96,7 @@ int bench_plan_check(struct bench_plan *p, const struct bench_given *given, stru
 /* Remember a -f, -b or -D argument (checked when the scripts are built). */
 int bench_plan_add_spec(struct bench_plan *p, char kind, const char *arg, struct err *e);
 
-/* -M's names, by enum protocol. */
+/* -M's names, by enum engine_protocol. */
 extern const char *const bench_protocol_names[];
 
 #endif

@@ -60,7 +60,7 @@ static void fill_statements(const struct script_set *scripts, const struct engin
     for (size_t i = 0; i < r->n_statements; i++) {
         const struct statement_result *src = &er->statements[i];
         const struct script *sc = &scripts->scripts[src->script];
-        const struct command *cmd = &sc->cmds[src->command];
+        const struct script_command *cmd = &sc->cmds[src->command];
         r->statements[i] =
             (struct result_statement){xstrdup(sc->name), cmd->line,    xstrdup(cmd->text),
                                       src->count,        src->mean_us, (double)src->p99_us};
@@ -73,8 +73,8 @@ static void fill_script_summaries(const struct script_set *scripts, const struct
     r->summary.n_scripts = (size_t)er->n_scripts;
     r->summary.scripts = xcalloc(r->summary.n_scripts, sizeof *r->summary.scripts);
     for (int i = 0; i < er->n_scripts; i++) {
-        const struct script_result *src = &er->scripts[i];
-        struct result_script_summary *s = &r->summary.scripts[i];
+        const struct engine_script_figures *src = &er->scripts[i];
+        struct result_script_figures *s = &r->summary.scripts[i];
         s->name = xstrdup(scripts->scripts[i].name);
         s->weight = scripts->scripts[i].weight;
         s->transactions = src->n_tx;

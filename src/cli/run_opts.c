@@ -201,11 +201,11 @@ static int parse_mix(const char *arg, int mix[TPCC_N_TX], struct err *e)
     return 0;
 }
 
-static int parse_protocol(const char *s, enum protocol *out, struct err *e)
+static int parse_protocol(const char *s, enum engine_protocol *out, struct err *e)
 {
     for (int i = 0; i < 3; i++) {
         if (strcmp(s, bench_protocol_names[i]) == 0) {
-            *out = (enum protocol)i;
+            *out = (enum engine_protocol)i;
             return 0;
         }
     }

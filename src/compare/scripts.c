@@ -10,7 +10,7 @@
 
 static const double script_quantiles[CMP_N_SCRIPT_METRICS] = {50, 95, 99};
 
-static const struct result_script_summary *find_script(const struct result *r, const char *name)
+static const struct result_script_figures *find_script(const struct result *r, const char *name)
 {
     for (size_t i = 0; i < r->summary.n_scripts; i++)
         if (r->summary.scripts[i].name && strcmp(r->summary.scripts[i].name, name) == 0)
@@ -42,7 +42,7 @@ static int same_scripts(const struct cmp_side *a, const struct cmp_side *b)
 
 /* A script's latency at quantile q (percent) in one run: from its histogram when the file has
  * it, else the figure the file gives. */
-static double script_value(const struct result_script_summary *s, int k)
+static double script_value(const struct result_script_figures *s, int k)
 {
     if (s->histogram.n_bins == 0) {
         const double v[CMP_N_SCRIPT_METRICS] = {s->latency_us.p50, s->latency_us.p95,

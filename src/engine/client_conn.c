@@ -178,7 +178,7 @@ int client_step_preparing(struct client *c, time_ns now)
             c->prep_cmd = 0;
             continue;
         }
-        const struct command *cmd = &s->cmds[c->prep_cmd];
+        const struct script_command *cmd = &s->cmds[c->prep_cmd];
         if (cmd->kind != CMD_SQL) {
             c->prep_cmd++;
             continue;
@@ -202,7 +202,7 @@ static void prepare_refused(struct client *c)
 {
     struct worker *w = c->w;
     const struct script *s = &w->run->cfg->scripts->scripts[c->prep_script];
-    const struct command *cmd = &s->cmds[c->prep_cmd];
+    const struct script_command *cmd = &s->cmds[c->prep_cmd];
     if (!w->setup_failed) {
         /* w->error holds the server's message, noted as the result came in */
         char *msg = xasprintf("%s:%d: the server cannot prepare this statement: %s: %s", s->name,

@@ -61,11 +61,11 @@ int client_flush(struct client *c);
 /* Read what has arrived. Returns 1 when every result of the command is in (ok tells whether
  * they all succeeded, c->failure why not), 0 to wait for more, -1 when the connection
  * broke. cmd is NULL for a PREPARE or ROLLBACK. */
-int client_drain(struct client *c, const struct command *cmd, int *ok);
+int client_drain(struct client *c, const struct script_command *cmd, int *ok);
 /* One result of cmd; takes ownership of res. */
-void client_take_result(struct client *c, const struct command *cmd, struct pg_result *res,
+void client_take_result(struct client *c, const struct script_command *cmd, struct pg_result *res,
                         int *ok);
 /* All of cmd's results are in: apply a held \gset result. */
-void client_end_results(struct client *c, const struct command *cmd, int *ok);
+void client_end_results(struct client *c, const struct script_command *cmd, int *ok);
 
 #endif

@@ -19,7 +19,8 @@ int client_flush(struct client *c)
 /* \gset, \aset: the columns of the result's last row become variables (prefix + column
  * name). Only variables some command reads exist; other columns are skipped. A column whose
  * name is no variable name fails the command, as in pgbench. Returns 0, or -1 (failed). */
-static int store_row(struct client *c, const struct command *cmd, const struct pg_result *res)
+static int store_row(struct client *c, const struct script_command *cmd,
+                     const struct pg_result *res)
 {
     const struct script_set *set = c->w->run->cfg->scripts;
     int row = pg_result_rows(res) - 1;
@@ -48,7 +49,8 @@ static int store_row(struct client *c, const struct command *cmd, const struct p
     return 0;
 }
 
-void client_take_result(struct client *c, const struct command *cmd, struct pg_result *res, int *ok)
+void client_take_result(struct client *c, const struct script_command *cmd, struct pg_result *res,
+                        int *ok)
 {
     enum pg_status st = pg_result_status(res);
     if (st != PG_RES_COMMAND && st != PG_RES_ROWS && st != PG_RES_EMPTY) {
@@ -72,7 +74,7 @@ void client_take_result(struct client *c, const struct command *cmd, struct pg_r
     pg_result_free(res);
 }
 
-void client_end_results(struct client *c, const struct command *cmd, int *ok)
+void client_end_results(struct client *c, const struct script_command *cmd, int *ok)
 {
     if (!cmd || cmd->gset != GSET_LAST || !*ok) {
         pg_result_free(c->held);
@@ -94,7 +96,7 @@ void client_end_results(struct client *c, const struct command *cmd, int *ok)
     c->held = NULL;
 }
 
-int client_drain(struct client *c, const struct command *cmd, int *ok)
+int client_drain(struct client *c, const struct script_command *cmd, int *ok)
 {
     if (c->events & EPOLLOUT) {
         int r = pg_flush(c->conn);

@@ -10,7 +10,7 @@
 
 int client_run_over(const struct client *c, time_ns now)
 {
-    const struct run *run = c->w->run;
+    const struct engine_state *run = c->w->run;
     int64_t target = run->cfg->tx_per_client;
     return atomic_load_explicit(&engine_stop_flag, memory_order_relaxed) ||
            (target > 0 && (int64_t)c->n_done >= target) || (run->end_ns > 0 && now >= run->end_ns);
@@ -78,7 +78,7 @@ int client_step_start_tx(struct client *c, time_ns now)
 
 /* Text values of a command's parameters. An unset variable is bound as NULL, as pgbench 15
  * does: the server decides. */
-static void bind_params(struct client *c, const struct command *cmd)
+static void bind_params(struct client *c, const struct script_command *cmd)
 {
     for (int i = 0; i < cmd->n_params; i++)
         c->param_values[i] =
@@ -86,7 +86,7 @@ static void bind_params(struct client *c, const struct command *cmd)
 }
 
 /* An unset variable stays as the text :name, as pgbench 15 leaves it: the server decides. */
-static void build_simple_sql(struct client *c, const struct command *cmd)
+static void build_simple_sql(struct client *c, const struct script_command *cmd)
 {
     buf_reset(&c->sql);
     for (int i = 0; i < cmd->n_parts; i++) {
@@ -117,7 +117,7 @@ static void fail_connection(struct client *c)
 }
 
 /* 0 sent, -1 connection failure. */
-static int send_sql(struct client *c, const struct command *cmd)
+static int send_sql(struct client *c, const struct script_command *cmd)
 {
     int sent;
     switch (c->w->run->cfg->protocol) {
@@ -139,7 +139,7 @@ static int send_sql(struct client *c, const struct command *cmd)
     return 0;
 }
 
-static int exec_set(struct client *c, const struct command *cmd)
+static int exec_set(struct client *c, const struct script_command *cmd)
 {
     char msg[200];
     struct value v;
@@ -152,7 +152,7 @@ static int exec_set(struct client *c, const struct command *cmd)
 }
 
 /* Evaluate an \if or \elif condition: 1 true, 0 false, -1 failed. */
-static int condition(struct client *c, const struct command *cmd)
+static int condition(struct client *c, const struct script_command *cmd)
 {
     char msg[200];
     struct value v;
@@ -167,9 +167,9 @@ static int condition(struct client *c, const struct command *cmd)
 
 /* \if chains: a false condition jumps to the next \elif (evaluated there), \else or
  * \endif; reaching \elif or \else from a branch that ran jumps past the \endif. */
-static int exec_branch(struct client *c, const struct command *cmd)
+static int exec_branch(struct client *c, const struct script_command *cmd)
 {
-    const struct command *cmds = c->script->cmds;
+    const struct script_command *cmds = c->script->cmds;
     if (cmd->kind == CMD_ELIF || cmd->kind == CMD_ELSE) {
         c->cmd = cmd->endif + 1;
         return 0;
@@ -191,7 +191,7 @@ static int exec_branch(struct client *c, const struct command *cmd)
     }
 }
 
-static int start_sleep(struct client *c, const struct command *cmd, time_ns now)
+static int start_sleep(struct client *c, const struct script_command *cmd, time_ns now)
 {
     int64_t n = cmd->sleep_value;
     if (cmd->sleep_var >= 0) {
@@ -212,7 +212,7 @@ static int start_sleep(struct client *c, const struct command *cmd, time_ns now)
     return 0;
 }
 
-static int exec_pipeline(struct client *c, const struct command *cmd)
+static int exec_pipeline(struct client *c, const struct script_command *cmd)
 {
     if (cmd->kind == CMD_PIPELINE_START) {
         if (pg_pipeline_enter(c->conn) < 0) {
@@ -231,7 +231,7 @@ static int exec_pipeline(struct client *c, const struct command *cmd)
     return 0;
 }
 
-static int exec_sql(struct client *c, const struct command *cmd, time_ns now)
+static int exec_sql(struct client *c, const struct script_command *cmd, time_ns now)
 {
     c->cmd_start = now;
     if (send_sql(c, cmd) < 0) {
@@ -250,7 +250,7 @@ static int exec_sql(struct client *c, const struct command *cmd, time_ns now)
 int client_step_start_cmd(struct client *c, time_ns now)
 {
     while (c->cmd < c->script->n_cmds && c->state == CS_START_CMD) {
-        const struct command *cmd = &c->script->cmds[c->cmd];
+        const struct script_command *cmd = &c->script->cmds[c->cmd];
         switch (cmd->kind) {
         case CMD_SET:
             if (exec_set(c, cmd) == 0)
@@ -303,7 +303,7 @@ int client_step_wait_pipeline(struct client *c, time_ns now)
         goto lost;
     while (!pg_is_busy(c->conn)) {
         struct pg_result *res = pg_next_result(c->conn);
-        const struct command *cmd =
+        const struct script_command *cmd =
             c->pipe_head < c->pipe_tail ? &c->script->cmds[c->pipe_cmds[c->pipe_head]] : NULL;
         if (!res) {
             client_end_results(c, cmd, &ok);

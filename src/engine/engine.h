@@ -20,7 +20,7 @@
  * engine_run and freed by engine_result_free.
  */
 
-enum protocol { PROTO_SIMPLE, PROTO_EXTENDED, PROTO_PREPARED };
+enum engine_protocol { PROTO_SIMPLE, PROTO_EXTENDED, PROTO_PREPARED };
 
 /* What the progress callback sees, once per progress period, on the calling thread. */
 struct engine_progress {
@@ -49,7 +49,7 @@ struct engine_config {
     int threads;
     int64_t duration_s;    /* -T; 0 when running a transaction count */
     int64_t tx_per_client; /* -t; 0 when running for a duration */
-    enum protocol protocol;
+    enum engine_protocol protocol;
     int64_t interval_us; /* length of one interval of the series */
     double progress_s;   /* 0: no progress callback */
     uint64_t seed;
@@ -112,8 +112,9 @@ struct statement_result {
     int64_t p99_us;
 };
 
-/* Per script of the set: its transactions over the whole measured part. */
-struct script_result {
+/* Per script of the set: its transactions over the whole measured part (each worker keeps its
+ * own while the run goes on; the run's are their sum). */
+struct engine_script_figures {
     uint64_t n_tx;
     uint64_t n_failed;
     struct hist *latency; /* successful transactions, microseconds */
@@ -140,7 +141,7 @@ struct engine_result {
     int n_statements;
     struct statement_result *statements;
     int n_scripts; /* as the script set: scripts[i] is its script i */
-    struct script_result *scripts;
+    struct engine_script_figures *scripts;
     uint64_t n_connects;     /* -C: connections opened for transactions, --warmup's included */
     time_ns connect_time_ns; /* -C: their total time */
     enum end_reason end_reason;

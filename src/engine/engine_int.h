@@ -131,7 +131,7 @@ struct client {
     char (*param_text)[32];
 };
 
-struct run;
+struct engine_state;
 
 /* Per SQL command: successful executions in the measured part. */
 struct stmt_stats {
@@ -140,16 +140,10 @@ struct stmt_stats {
     struct hist *latency;
 };
 
-/* Per script: transactions in the measured part (merged into script_result after the run). */
-struct script_stats {
-    uint64_t n_tx, n_failed;
-    struct hist *latency;
-};
-
 struct worker {
     int id;
     pthread_t thread;
-    struct run *run;
+    struct engine_state *run;
     int epfd;
     int timerfd;
     time_ns timer_armed; /* deadline the timerfd is set to, 0 when disarmed */
@@ -170,12 +164,12 @@ struct worker {
     struct series series; /* guarded by series_mu: the main thread takes closed intervals */
     pthread_mutex_t series_mu;
     struct series_recorder recorder;
-    int measuring;                /* the recorder is started: interval ends wake the worker */
-    int64_t begin_wall_us;        /* the wall clock when its clients began (us since 1970) */
-    _Atomic size_t open_idx;      /* intervals before it are in series (SIZE_MAX: done) */
-    struct stmt_stats *stmts;     /* indexed by run->cmd_base[script] + command */
-    struct script_stats *scripts; /* indexed by the client's script_idx */
-    struct txlog *txlog;          /* -l, or NULL */
+    int measuring;            /* the recorder is started: interval ends wake the worker */
+    int64_t begin_wall_us;    /* the wall clock when its clients began (us since 1970) */
+    _Atomic size_t open_idx;  /* intervals before it are in series (SIZE_MAX: done) */
+    struct stmt_stats *stmts; /* indexed by run->cmd_base[script] + command */
+    struct engine_script_figures *scripts; /* indexed by the client's script_idx */
+    struct txlog *txlog;                   /* -l, or NULL */
     uint64_t errors[PGF__COUNT];
     uint64_t n_tx, n_failed, n_retried, n_retries, n_skipped, n_late;
     uint64_t n_connects;
@@ -187,7 +181,7 @@ struct worker {
     atomic_int n_clients_finished; /* clients in CS_FINISHED */
 };
 
-struct run {
+struct engine_state {
     const struct engine_config *cfg;
     int n_workers;
     struct worker *workers;
@@ -248,13 +242,13 @@ void worker_begin(struct worker *w, time_ns now);
 
 /* Set up run for cfg without starting anything: workers, their clients (not connected) and
  * statistics. run_free undoes it; run_collect merges the workers' results into out. */
-void run_init(struct run *run, const struct engine_config *cfg);
-void run_free(struct run *run);
-void run_collect(struct run *run, struct engine_result *out);
+void engine_state_init(struct engine_state *run, const struct engine_config *cfg);
+void engine_state_free(struct engine_state *run);
+void engine_state_collect(struct engine_state *run, struct engine_result *out);
 /* The main thread's watch, at now: when every client still running has lost its connection
  * for SERVER_LOST_NS, the run stops as server-lost. *lost_since keeps the state (0 at
  * first). */
-void run_check_server_lost(struct run *run, time_ns now, time_ns *lost_since);
+void engine_state_check_server_lost(struct engine_state *run, time_ns now, time_ns *lost_since);
 /* Add the worker's timerfd to its epoll set. */
 void worker_watch_timerfd(struct worker *w);
 

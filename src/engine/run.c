@@ -37,7 +37,7 @@ static int max_params(const struct script_set *s)
 }
 
 /* Commands are numbered across scripts, so per-statement statistics are one flat array. */
-static void number_commands(struct run *run)
+static void number_commands(struct engine_state *run)
 {
     const struct script_set *set = run->cfg->scripts;
     run->cmd_base = xcalloc((size_t)set->n_scripts, sizeof *run->cmd_base);
@@ -69,7 +69,7 @@ static void init_worker_stats(struct worker *w)
 }
 
 /* Clients are dealt to threads in contiguous blocks, as pgbench does. */
-static void init_workers(struct run *run)
+static void init_workers(struct engine_state *run)
 {
     const struct engine_config *cfg = run->cfg;
     run->workers = xcalloc((size_t)run->n_workers, sizeof *run->workers);
@@ -93,7 +93,7 @@ static void init_workers(struct run *run)
     }
 }
 
-static void progress_tick(struct run *run, time_ns now, time_ns *last_ns, uint64_t last[4])
+static void progress_tick(struct engine_state *run, time_ns now, time_ns *last_ns, uint64_t last[4])
 {
     uint64_t tx = 0, failed = 0;
     double sum = 0, sumsq = 0;
@@ -138,7 +138,7 @@ static void deadline(struct timespec *ts, time_ns wait)
 /* Every client lost for this long ends the run: the server is not coming back. */
 #define SERVER_LOST_NS (10 * NS_PER_S)
 
-void run_check_server_lost(struct run *run, time_ns now, time_ns *lost_since)
+void engine_state_check_server_lost(struct engine_state *run, time_ns now, time_ns *lost_since)
 {
     int lost = 0, running = run->cfg->clients;
     for (int t = 0; t < run->n_workers; t++) {
@@ -160,7 +160,8 @@ void run_check_server_lost(struct run *run, time_ns now, time_ns *lost_since)
 
 /* Merge interval idx of every worker (and anything late before it) and hand it over. With
  * last set, everything the workers still hold goes into it. */
-static void emit_interval(struct run *run, size_t idx, double t_s, double duration_s, int last)
+static void emit_interval(struct engine_state *run, size_t idx, double t_s, double duration_s,
+                          int last)
 {
     struct interval acc = {0};
     for (int t = 0; t < run->n_workers; t++) {
@@ -177,7 +178,7 @@ static void emit_interval(struct run *run, size_t idx, double t_s, double durati
 
 /* Hand over the intervals every worker has moved past, and whose end has come. The last
  * interval of a -T run takes late completions, so it waits for the end of the run. */
-static void emit_closed(struct run *run, time_ns now)
+static void emit_closed(struct engine_state *run, time_ns now)
 {
     if (!run->cfg->interval_done || now < run->start_ns)
         return;
@@ -199,7 +200,7 @@ static void emit_closed(struct run *run, time_ns now)
 
 /* The main thread waits for the workers, waking for each progress line and to watch for a
  * server that is gone. */
-static void supervise(struct run *run)
+static void supervise(struct engine_state *run)
 {
     const struct engine_config *cfg = run->cfg;
     time_ns period =
@@ -221,7 +222,7 @@ static void supervise(struct run *run)
             while (next <= now)
                 next += period;
         }
-        run_check_server_lost(run, now, &lost_since);
+        engine_state_check_server_lost(run, now, &lost_since);
         emit_closed(run, now);
         pthread_mutex_lock(&run->mu);
         time_ns wait = 500 * NS_PER_MS;
@@ -237,7 +238,7 @@ static void supervise(struct run *run)
 
 /* -l: a log file per thread, named as pgbench names them, opened before anything runs so
  * that a path that cannot work is refused at once. */
-static int open_logs(struct run *run, struct err *e)
+static int open_logs(struct engine_state *run, struct err *e)
 {
     const struct engine_config *cfg = run->cfg;
     if (!cfg->log_prefix)
@@ -254,7 +255,7 @@ static int open_logs(struct run *run, struct err *e)
 }
 
 /* Close the logs at the end; the first write error goes into out (when given). */
-static void close_logs(struct run *run, struct engine_result *out)
+static void close_logs(struct engine_state *run, struct engine_result *out)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -279,7 +280,7 @@ static int64_t epoch_shift_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 - clock_now_ns() / NS_PER_US;
 }
 
-static int start_or_abort(struct run *run, struct err *e)
+static int start_or_abort(struct engine_state *run, struct err *e)
 {
     pthread_mutex_lock(&run->mu);
     while (run->n_setup_done < run->n_workers)
@@ -321,7 +322,7 @@ static int start_or_abort(struct run *run, struct err *e)
     return 0;
 }
 
-static void collect_statements(struct run *run, struct engine_result *out)
+static void collect_statements(struct engine_state *run, struct engine_result *out)
 {
     const struct script_set *set = run->cfg->scripts;
     struct hist *h = hist_new();
@@ -348,15 +349,15 @@ static void collect_statements(struct run *run, struct engine_result *out)
     hist_free(h);
 }
 
-static void collect_scripts(struct run *run, struct engine_result *out)
+static void collect_scripts(struct engine_state *run, struct engine_result *out)
 {
     out->n_scripts = run->cfg->scripts->n_scripts;
     out->scripts = xcalloc((size_t)out->n_scripts, sizeof *out->scripts);
     for (int i = 0; i < out->n_scripts; i++) {
-        struct script_result *sr = &out->scripts[i];
+        struct engine_script_figures *sr = &out->scripts[i];
         sr->latency = hist_new();
         for (int t = 0; t < run->n_workers; t++) {
-            const struct script_stats *ss = &run->workers[t].scripts[i];
+            const struct engine_script_figures *ss = &run->workers[t].scripts[i];
             sr->n_tx += ss->n_tx;
             sr->n_failed += ss->n_failed;
             hist_add(sr->latency, ss->latency);
@@ -393,7 +394,7 @@ static void collect_worker(struct worker *w, struct engine_result *out, time_ns 
 }
 
 /* The intervals not handed over yet, up to n (the last one cut at the run's end). */
-static void emit_rest(struct run *run, size_t n, time_ns duration_ns)
+static void emit_rest(struct engine_state *run, size_t n, time_ns duration_ns)
 {
     double interval_s = (double)run->cfg->interval_us / 1e6;
     double total_s = (double)duration_ns / NS_PER_S;
@@ -415,7 +416,7 @@ static void emit_rest(struct run *run, size_t n, time_ns duration_ns)
     }
 }
 
-void run_collect(struct run *run, struct engine_result *out)
+void engine_state_collect(struct engine_state *run, struct engine_result *out)
 {
     const struct engine_config *cfg = run->cfg;
     memset(out, 0, sizeof *out);
@@ -452,7 +453,7 @@ void run_collect(struct run *run, struct engine_result *out)
         out->end_reason = END_INTERRUPTED;
 }
 
-void run_free(struct run *run)
+void engine_state_free(struct engine_state *run)
 {
     close_logs(run, NULL); /* any still open (a failed start) */
     for (int t = 0; t < run->n_workers; t++) {
@@ -479,7 +480,7 @@ void run_free(struct run *run)
     free(run->cmd_base);
 }
 
-void run_init(struct run *run, const struct engine_config *cfg)
+void engine_state_init(struct engine_state *run, const struct engine_config *cfg)
 {
     memset(run, 0, sizeof *run);
     run->cfg = cfg;
@@ -497,11 +498,11 @@ void run_init(struct run *run, const struct engine_config *cfg)
 
 int engine_run(const struct engine_config *cfg, struct engine_result *out, struct err *e)
 {
-    struct run run;
+    struct engine_state run;
     memset(out, 0, sizeof *out);
     atomic_store(&engine_stop_flag, 0);
     engine_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    run_init(&run, cfg);
+    engine_state_init(&run, cfg);
     pthread_mutex_init(&run.mu, NULL);
     /* Deadlines are monotonic; a default (realtime) condition variable would read them as
      * 1970 and return at once, spinning the main thread for the whole run. */
@@ -511,7 +512,7 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     pthread_cond_init(&run.cv, &attr);
     pthread_condattr_destroy(&attr);
     if (open_logs(&run, e) < 0) {
-        run_free(&run);
+        engine_state_free(&run);
         pthread_mutex_destroy(&run.mu);
         pthread_cond_destroy(&run.cv);
         close(engine_stop_fd);
@@ -528,9 +529,9 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
         pthread_join(run.workers[t].thread, NULL);
     cancel_stop();
     if (rc == 0)
-        run_collect(&run, out);
+        engine_state_collect(&run, out);
     close_logs(&run, rc == 0 ? out : NULL);
-    run_free(&run);
+    engine_state_free(&run);
     pthread_mutex_destroy(&run.mu);
     pthread_cond_destroy(&run.cv);
     int fd = engine_stop_fd;

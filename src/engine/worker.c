@@ -47,11 +47,11 @@ void worker_record_skipped(struct client *c, time_ns now)
 int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum pg_failure why)
 {
     struct worker *w = c->w;
-    const struct run *run = w->run;
+    const struct engine_state *run = w->run;
     if (end < run->start_ns)
         return 0; /* warmup */
     w->last_completion = end;
-    struct script_stats *ss = &w->scripts[c->script_idx];
+    struct engine_script_figures *ss = &w->scripts[c->script_idx];
     if (failed) {
         series_recorder_add(&w->recorder, end, 1, 0);
         ss->n_failed++;
@@ -185,7 +185,7 @@ static void setup_clients(struct worker *w)
 
 static void wait_for_start(struct worker *w)
 {
-    struct run *run = w->run;
+    struct engine_state *run = w->run;
     pthread_mutex_lock(&run->mu);
     run->n_setup_done++;
     pthread_cond_broadcast(&run->cv);
@@ -205,7 +205,7 @@ static void wait_for_start(struct worker *w)
 
 void worker_begin(struct worker *w, time_ns now)
 {
-    const struct run *run = w->run;
+    const struct engine_state *run = w->run;
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     w->begin_wall_us = (int64_t)wall.tv_sec * 1000000 + wall.tv_nsec / 1000;

@@ -345,7 +345,7 @@ static void scripts(struct report_doc *d)
         report_escape(d->out, report_run_label(d, r));
         buf_puts(d->out, "</summary>\n");
         for (size_t i = 0; i < run->workload.n_scripts; i++) {
-            const struct result_script *s = &run->workload.scripts[i];
+            const struct result_script_text *s = &run->workload.scripts[i];
             buf_puts(d->out, "<pre>-- ");
             report_escape(d->out, s->name ? s->name : "script");
             buf_printf(d->out, " (weight %d)\n", s->weight);

@@ -12,7 +12,7 @@ static int any_script_mix(const struct report_doc *d)
 }
 
 static void script_row(struct report_doc *d, const struct result *r,
-                       const struct result_script_summary *s)
+                       const struct result_script_figures *s)
 {
     char text[48];
     const struct latency_summary *l = &s->latency_us;

@@ -116,7 +116,7 @@ static void print_scripts(FILE *out, const struct result *r)
             "weight", "transactions", "share", "failed", "tps", "mean_ms", "p50_ms", "p95_ms",
             "p99_ms", "max_ms");
     for (size_t i = 0; i < r->summary.n_scripts; i++) {
-        const struct result_script_summary *s = &r->summary.scripts[i];
+        const struct result_script_figures *s = &r->summary.scripts[i];
         const struct latency_summary *l = &s->latency_us;
         fprintf(out, "  %-*s %6d %12llu %5.1f%% %8llu %10.2f %9.3f %9.3f %9.3f %9.3f %9.3f\n",
                 width, s->name ? s->name : "?", s->weight, (unsigned long long)s->transactions,

@@ -12,7 +12,7 @@ void result_summary_latency(struct result *r, const struct hist *h)
     hist_to_sparse(h, &r->histogram);
 }
 
-void result_script_latency(struct result_script_summary *s, const struct hist *h)
+void result_script_latency(struct result_script_figures *s, const struct hist *h)
 {
     summary_latency(h, &s->latency_us);
     hist_sparse_free(&s->histogram);

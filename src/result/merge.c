@@ -184,7 +184,7 @@ static void merge_counts(struct merge_ctx *m, struct result *out)
         out->summary.connections ? conn_sum / (double)out->summary.connections : 0;
 }
 
-static struct result_script_summary *find_script(struct result *out, const char *name)
+static struct result_script_figures *find_script(struct result *out, const char *name)
 {
     for (size_t i = 0; i < out->summary.n_scripts; i++)
         if (!str_differ(out->summary.scripts[i].name, name))
@@ -201,8 +201,8 @@ static int merge_scripts(struct merge_ctx *m, struct result *out, struct err *e)
     for (size_t k = 0; k < m->n; k++) {
         const struct result *r = &m->in[m->order[k]];
         for (size_t i = 0; i < r->summary.n_scripts; i++) {
-            const struct result_script_summary *s = &r->summary.scripts[i];
-            struct result_script_summary *d = find_script(out, s->name);
+            const struct result_script_figures *s = &r->summary.scripts[i];
+            struct result_script_figures *d = find_script(out, s->name);
             if (!d) {
                 d = &out->summary.scripts[out->summary.n_scripts++];
                 d->name = s->name ? xstrdup(s->name) : NULL;
@@ -220,7 +220,7 @@ static int merge_scripts(struct merge_ctx *m, struct result *out, struct err *e)
         }
     }
     for (size_t i = 0; i < out->summary.n_scripts; i++) {
-        struct result_script_summary *d = &out->summary.scripts[i];
+        struct result_script_figures *d = &out->summary.scripts[i];
         hist_reset(m->h);
         hist_add_sparse(m->h, &d->histogram);
         result_script_latency(d, m->h);

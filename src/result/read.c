@@ -73,7 +73,7 @@ static int read_script_summaries(const json_t *a, struct result *r)
         const json_t *o = json_array_get(a, i);
         if (!json_is_object(o) || !json_is_string(json_object_get(o, "name")))
             return -1;
-        struct result_script_summary *s = &r->summary.scripts[r->summary.n_scripts++];
+        struct result_script_figures *s = &r->summary.scripts[r->summary.n_scripts++];
         s->name = dup_str(o, "name");
         s->weight = (int)count(o, "weight");
         s->transactions = count(o, "transactions");

@@ -32,14 +32,14 @@ enum {
 
 extern const char *const result_error_names[RESULT_N_ERRORS];
 
-struct result_script {
+struct result_script_text {
     char *name;
     int weight;
     char *text;
 };
 
 /* summary.scripts[]: one script's share of the run (DESIGN.md "pgbench parity"). */
-struct result_script_summary {
+struct result_script_figures {
     char *name;
     int weight;
     uint64_t transactions;
@@ -261,7 +261,7 @@ struct result {
         char *name;
         int64_t scale;
         size_t n_scripts;
-        struct result_script *scripts;
+        struct result_script_text *scripts;
     } workload;
     struct {
         int clients, threads;
@@ -292,7 +292,7 @@ struct result {
         double tps_excluding_connect;
         /* per script, in the order of workload.scripts; 0 in files written before it */
         size_t n_scripts;
-        struct result_script_summary *scripts;
+        struct result_script_figures *scripts;
     } summary;
     struct result_tpcc tpcc;
     size_t n_intervals;
@@ -338,7 +338,7 @@ void result_free(struct result *r);
 /* r->summary's latency_us and under_*ms fractions, and r->histogram. */
 void result_summary_latency(struct result *r, const struct hist *h);
 /* A script's latency_us and histogram. */
-void result_script_latency(struct result_script_summary *s, const struct hist *h);
+void result_script_latency(struct result_script_figures *s, const struct hist *h);
 /* An interval's p50_us, p99_us, max_us and histogram (it->compact must be NULL). */
 void result_interval_latency(struct result_interval *it, const struct hist *h);
 

@@ -93,7 +93,7 @@ static json_t *scripts_summary_json(const struct result *r)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < r->summary.n_scripts; i++) {
-        const struct result_script_summary *s = &r->summary.scripts[i];
+        const struct result_script_figures *s = &r->summary.scripts[i];
         json_t *o = json_object(), *l = json_object();
         set_str(o, "name", s->name);
         set_int(o, "weight", s->weight);
@@ -152,7 +152,7 @@ static json_t *workload_json(const struct result *r)
 {
     json_t *o = json_object(), *scripts = json_array();
     for (size_t i = 0; i < r->workload.n_scripts; i++) {
-        const struct result_script *s = &r->workload.scripts[i];
+        const struct result_script_text *s = &r->workload.scripts[i];
         json_t *js = json_object();
         set_str(js, "name", s->name);
         set_int(js, "weight", s->weight);

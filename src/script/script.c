@@ -20,7 +20,7 @@ void script_set_init(struct script_set *s)
     script_var_index(s, "random_seed");
 }
 
-void script_command_free(struct command *c)
+void script_command_free(struct script_command *c)
 {
     free(c->text);
     for (int i = 0; i < c->n_parts; i++)
@@ -217,7 +217,7 @@ const struct script *script_choose(const struct script_set *s, struct rng *r)
     return &s->scripts[s->n_scripts - 1];
 }
 
-int script_eval(const struct script_set *s, const struct command *c, struct script_vars *v,
+int script_eval(const struct script_set *s, const struct script_command *c, struct script_vars *v,
                 struct rng *r, struct value *out, char *msg, size_t msg_size)
 {
     return expr_eval(c->expr, s, v, r, out, msg, msg_size);

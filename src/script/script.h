@@ -54,7 +54,7 @@ enum gset_kind {
 };
 
 /* One command of a script, compiled. Which members are meaningful depends on kind. */
-struct command {
+struct script_command {
     enum cmd_kind kind;
     int line;   /* 1-based line in the script, for messages and statement stats */
     char *text; /* the command as written (trimmed), for reports */
@@ -86,7 +86,7 @@ struct script {
     char *source; /* the full text, kept for the result file */
     int weight;
     int n_cmds;
-    struct command *cmds;
+    struct script_command *cmds;
     int uses_pipeline;
 };
 
@@ -176,7 +176,7 @@ const struct script *script_choose(const struct script_set *s, struct rng *r);
 
 /* Evaluate a \set, \if or \elif expression; -1 with msg on a runtime error (undefined
  * variable, division by zero, overflow...). */
-int script_eval(const struct script_set *s, const struct command *c, struct script_vars *v,
+int script_eval(const struct script_set *s, const struct script_command *c, struct script_vars *v,
                 struct rng *r, struct value *out, char *msg, size_t msg_size);
 
 /* Truth of an \if or \elif result as pgbench takes it: null and zero are false. Returns 0

@@ -10,6 +10,6 @@
 int script_parse(struct script_set *set, struct script *sc, const char *name, const char *text,
                  struct err *e);
 
-void script_command_free(struct command *c);
+void script_command_free(struct script_command *c);
 
 #endif

@@ -63,11 +63,11 @@ static int line_of(const struct parse *ps, const char *at)
     return line;
 }
 
-static struct command *add_command(struct parse *ps, enum cmd_kind kind, const char *at)
+static struct script_command *add_command(struct parse *ps, enum cmd_kind kind, const char *at)
 {
     struct script *sc = ps->sc;
     sc->cmds = xrealloc(sc->cmds, sizeof *sc->cmds * (size_t)(sc->n_cmds + 1));
-    struct command *c = &sc->cmds[sc->n_cmds++];
+    struct script_command *c = &sc->cmds[sc->n_cmds++];
     memset(c, 0, sizeof *c);
     c->kind = kind;
     c->var = -1;
@@ -94,7 +94,7 @@ static int is_ident_char(char c)
 /* ---- SQL ---- */
 
 /* Split SQL into literal parts and :variable references, and build the $n form. */
-static void compile_sql(struct script_set *set, struct command *c)
+static void compile_sql(struct script_set *set, struct script_command *c)
 {
     struct buf lit, params;
     buf_init(&lit);
@@ -247,7 +247,7 @@ static const char *parse_sql(struct parse *ps, const char *p)
     if (end) {
         char *t = trimmed(sql.data, sql.len);
         if (*t && strcmp(t, ";") != 0) {
-            struct command *c = add_command(ps, CMD_SQL, p);
+            struct script_command *c = add_command(ps, CMD_SQL, p);
             c->text = t;
             c->gset_prefix = xstrdup("");
             compile_sql(ps->set, c);
@@ -317,7 +317,7 @@ static int parse_set(struct parse *ps, const char *args, const char *at, const c
         free(var);
         return -1;
     }
-    struct command *c = add_command(ps, CMD_SET, cmd_at);
+    struct script_command *c = add_command(ps, CMD_SET, cmd_at);
     c->var = script_var_index(ps->set, var);
     c->expr = x;
     free(var);
@@ -335,7 +335,7 @@ static int parse_sleep(struct parse *ps, const char *args, const char *at, const
     if (n > 2)
         return error_at(ps, at + (strstr(args, extra) - args), "too many arguments");
     const char *a_at = at + (strstr(args, a) - args);
-    struct command c0 = {.sleep_var = -1, .sleep_unit_us = 1000000};
+    struct script_command c0 = {.sleep_var = -1, .sleep_unit_us = 1000000};
     if (a[0] == ':' && (isalpha((unsigned char)a[1]) || a[1] == '_')) {
         c0.sleep_var = script_var_index(ps->set, a + 1);
     } else {
@@ -363,7 +363,7 @@ static int parse_sleep(struct parse *ps, const char *args, const char *at, const
         else if (strcasecmp(unit, "s") != 0)
             return error_at(ps, unit_at, "unrecognized time unit, must be us, ms or s");
     }
-    struct command *c = add_command(ps, CMD_SLEEP, cmd_at);
+    struct script_command *c = add_command(ps, CMD_SLEEP, cmd_at);
     c->sleep_value = c0.sleep_value;
     c->sleep_var = c0.sleep_var;
     c->sleep_unit_us = c0.sleep_unit_us;
@@ -380,7 +380,7 @@ static int parse_gset(struct parse *ps, const char *word, const char *args, cons
     if (sc->n_cmds == 0 || sc->cmds[sc->n_cmds - 1].kind != CMD_SQL ||
         sc->cmds[sc->n_cmds - 1].gset != GSET_NONE)
         return error_at(ps, cmd_at, "\\gset and \\aset must follow an SQL command");
-    struct command *c = &sc->cmds[sc->n_cmds - 1];
+    struct script_command *c = &sc->cmds[sc->n_cmds - 1];
     c->gset = strcmp(word, "gset") == 0 ? GSET_LAST : GSET_ALL;
     free(c->gset_prefix);
     c->gset_prefix = xstrdup(prefix);
@@ -412,7 +412,7 @@ static int parse_conditional(struct parse *ps, const char *word, const char *arg
         return error_at(ps, at + strspn(args, " \t\r"), "unexpected argument");
     }
     enum cmd_kind kind = is_if ? CMD_IF : is_elif ? CMD_ELIF : is_else ? CMD_ELSE : CMD_ENDIF;
-    struct command *c = add_command(ps, kind, cmd_at);
+    struct script_command *c = add_command(ps, kind, cmd_at);
     c->expr = x;
     int idx = sc->n_cmds - 1;
     if (is_if) {
@@ -471,7 +471,7 @@ static const char *parse_meta(struct parse *ps, const char *p)
     else
         rc = error_at(ps, cmd_at, "invalid command");
     if (rc == 0 && ps->sc->n_cmds > 0 && strcmp(word, "gset") && strcmp(word, "aset")) {
-        struct command *c = &ps->sc->cmds[ps->sc->n_cmds - 1];
+        struct script_command *c = &ps->sc->cmds[ps->sc->n_cmds - 1];
         size_t len = strcspn(cmd_at, "\n");
         c->text = trimmed(cmd_at, len);
     }

@@ -8,7 +8,7 @@
 #include "workload/workload.h"
 
 /* struct workload's dataset. */
-enum dataset {
+enum workload_dataset {
     DATASET_PGBENCH,  /* pgbench_accounts, _branches, _tellers, _history */
     DATASET_SYSBENCH, /* sbtest1..N */
     DATASET_TPCC,     /* TPC-C's nine tables (workload/tpcc/tpcc.h) */

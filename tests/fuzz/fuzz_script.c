@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             script_vars_set(&vars, v, 3);
         const struct script *sc = &set.scripts[0];
         for (int i = 0; i < sc->n_cmds; i++) {
-            const struct command *c = &sc->cmds[i];
+            const struct script_command *c = &sc->cmds[i];
             if (c->kind != CMD_SET && c->kind != CMD_IF && c->kind != CMD_ELIF)
                 continue;
             struct value out;

@@ -22,7 +22,7 @@ struct fx {
     struct script_set scripts;
     struct pg_connopts conn;
     struct engine_config cfg;
-    struct run run;
+    struct engine_state run;
     struct worker *w;
     time_ns now;
 };
@@ -79,7 +79,7 @@ static inline void fx_at(struct fx *f, time_ns t)
  * measured part, and -T's end after it. Returns the worker's setup result (0 or -1). */
 static inline int fx_start(struct fx *f)
 {
-    run_init(&f->run, &f->cfg);
+    engine_state_init(&f->run, &f->cfg);
     f->w = &f->run.workers[0];
     struct worker *w = f->w;
     for (int i = 0; i < w->n_clients; i++)
@@ -105,13 +105,13 @@ static inline void fx_run(struct fx *f, int n)
 
 static inline void fx_collect(struct fx *f, struct engine_result *out)
 {
-    run_collect(&f->run, out);
+    engine_state_collect(&f->run, out);
 }
 
 static inline void fx_free(struct fx *f)
 {
     if (f->w)
-        run_free(&f->run);
+        engine_state_free(&f->run);
     script_set_free(&f->scripts);
     fake_uninstall();
 }

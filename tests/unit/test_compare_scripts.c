@@ -49,7 +49,7 @@ static void add(struct fixture *f, const char *label, const char *const *names, 
     r->summary.n_scripts = n;
     r->summary.scripts = calloc(n, sizeof *r->summary.scripts);
     for (size_t i = 0; i < n; i++) {
-        struct result_script_summary *s = &r->summary.scripts[i];
+        struct result_script_figures *s = &r->summary.scripts[i];
         s->name = strdup(names[i]);
         s->weight = 1;
         s->transactions = 5000;

@@ -29,7 +29,7 @@ static void test_new_socket_same_number_is_watched(void **state)
     struct fx f;
     fx_init(&f, "SELECT 1;\n");
     fake_push_connect(FAKE_CONNECT_NEW_SOCKET);
-    run_init(&f.run, &f.cfg);
+    engine_state_init(&f.run, &f.cfg);
     f.w = &f.run.workers[0];
     struct client *c = fx_client(&f, 0);
     assert_int_equal(client_connect(c, f.now), 0);
@@ -158,9 +158,9 @@ static void test_server_lost_counts_running_clients(void **state)
     assert_int_equal(fx_client(&f, 0)->state, CS_FINISHED);
     assert_int_equal(fx_client(&f, 1)->state, CS_RECONNECT_WAIT);
     time_ns since = 0;
-    run_check_server_lost(&f.run, f.now, &since);
+    engine_state_check_server_lost(&f.run, f.now, &since);
     assert_true(since > 0);
-    run_check_server_lost(&f.run, f.now + 10 * NS_PER_S, &since);
+    engine_state_check_server_lost(&f.run, f.now + 10 * NS_PER_S, &since);
     assert_int_equal(atomic_load(&f.run.server_lost), 1);
     atomic_store(&engine_stop_flag, 0);
     fx_free(&f);

@@ -153,7 +153,7 @@ static void test_connect_timeout(void **state)
     struct fx f;
     fx_init(&f, "SELECT 1;\n");
     fake_push_connect(FAKE_CONNECT_HANG);
-    run_init(&f.run, &f.cfg);
+    engine_state_init(&f.run, &f.cfg);
     f.w = &f.run.workers[0];
     client_connect(fx_client(&f, 0), f.now);
     fx_at(&f, 9 * NS_PER_S);

@@ -108,7 +108,7 @@ static void test_sysbench_scripts(void **state)
             fail_msg("%s: %s", cases[i].name, e.msg);
         int n_sql = 0;
         for (int c = 0; c < s.scripts[0].n_cmds; c++) {
-            const struct command *cmd = &s.scripts[0].cmds[c];
+            const struct script_command *cmd = &s.scripts[0].cmds[c];
             if (cmd->kind != CMD_SQL)
                 continue;
             n_sql++;

@@ -179,7 +179,7 @@ static void fill_result(struct result *r)
     r->summary.n_scripts = 2;
     r->summary.scripts = calloc(2, sizeof *r->summary.scripts);
     for (size_t i = 0; i < 2; i++) {
-        struct result_script_summary *sc = &r->summary.scripts[i];
+        struct result_script_figures *sc = &r->summary.scripts[i];
         sc->name = strdup(r->workload.scripts[i].name);
         sc->weight = r->workload.scripts[i].weight;
         sc->transactions = 100000 + i;
@@ -306,7 +306,7 @@ static void assert_result_equal(const struct result *a, const struct result *b)
     assert_sparse(&a->histogram, &b->histogram);
     assert_int_equal(a->summary.n_scripts, b->summary.n_scripts);
     for (size_t i = 0; i < a->summary.n_scripts; i++) {
-        const struct result_script_summary *x = &a->summary.scripts[i], *y = &b->summary.scripts[i];
+        const struct result_script_figures *x = &a->summary.scripts[i], *y = &b->summary.scripts[i];
         assert_str(x->name, y->name);
         assert_int_equal(x->weight, y->weight);
         assert_int_equal(x->transactions, y->transactions);

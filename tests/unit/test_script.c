@@ -36,14 +36,14 @@ static void parse_ok(struct script_set *s, const char *text)
     assert_int_equal(s->n_scripts, 1);
 }
 
-static void assert_sql(const struct command *c, const char *params, int n_params)
+static void assert_sql(const struct script_command *c, const char *params, int n_params)
 {
     assert_int_equal(c->kind, CMD_SQL);
     assert_string_equal(c->sql_params, params);
     assert_int_equal(c->n_params, n_params);
 }
 
-static void assert_part(const struct command *c, int i, const char *text, int var)
+static void assert_part(const struct script_command *c, int i, const char *text, int var)
 {
     assert_true(i < c->n_parts);
     assert_string_equal(c->parts[i].text, text);
@@ -101,7 +101,7 @@ static void test_tpcb_like_commands(void **state)
     assert_int_equal(sc->cmds[4].n_parts, 1);
     assert_part(&sc->cmds[4], 0, "BEGIN;", -1);
 
-    const struct command *upd = &sc->cmds[5];
+    const struct script_command *upd = &sc->cmds[5];
     assert_sql(upd, "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2;", 2);
     assert_int_equal(upd->param_vars[0], delta);
     assert_int_equal(upd->param_vars[1], aid);
@@ -116,7 +116,7 @@ static void test_tpcb_like_commands(void **state)
     assert_sql(&sc->cmds[6], "SELECT abalance FROM pgbench_accounts WHERE aid = $1;", 1);
     assert_int_equal(sc->cmds[6].param_vars[0], aid);
 
-    const struct command *ins = &sc->cmds[9];
+    const struct script_command *ins = &sc->cmds[9];
     assert_sql(ins,
                "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, "
                "CURRENT_TIMESTAMP);",
@@ -135,7 +135,7 @@ static void test_sql_variables(void **state)
     struct script_set s;
     /* The same variable reused keeps its $n; `::` is a cast, not a variable. */
     parse_ok(&s, "SELECT :a, :b, :a + :b_2, :a::int, '1'::text, x::bigint;");
-    const struct command *c = &s.scripts[0].cmds[0];
+    const struct script_command *c = &s.scripts[0].cmds[0];
     assert_sql(c, "SELECT $1, $2, $1 + $3, $1::int, '1'::text, x::bigint;", 3);
     int a = find_var(&s, "a"), b = find_var(&s, "b"), b2 = find_var(&s, "b_2");
     assert_int_equal(c->param_vars[0], a);
@@ -240,7 +240,7 @@ static void test_meta_ends_unterminated_sql(void **state)
 }
 
 /* \set: evaluate and store, as the engine does. */
-static int script_exec_set(const struct script_set *s, const struct command *c,
+static int script_exec_set(const struct script_set *s, const struct script_command *c,
                            struct script_vars *v, struct rng *r, char *msg, size_t msg_size)
 {
     struct value val;
@@ -526,7 +526,7 @@ static void test_sleep_units(void **state)
                          unit[] = {1000, 1, 1000000, 1000, 1000000, 1000000};
     assert_int_equal(s.scripts[0].n_cmds, 6);
     for (int i = 0; i < 6; i++) {
-        const struct command *c = &s.scripts[0].cmds[i];
+        const struct script_command *c = &s.scripts[0].cmds[i];
         assert_int_equal(c->kind, CMD_SLEEP);
         assert_int_equal(c->sleep_value, value[i]);
         assert_int_equal(c->sleep_unit_us, unit[i]);
