@@ -206,7 +206,7 @@ int bench_agents_finish(struct bench *b, int written, struct err *e)
         free(texts);
     }
     if (a->lost_why[0])
-        fprintf(stderr, "pgarena: run %s lost an agent: %s\n", ao->run_id, a->lost_why);
+        bench_warn(b, "run %s lost an agent: %s", ao->run_id, a->lost_why);
     coord_close(a->coord_h, rc == 0);
     a->coord_h = NULL;
     return rc;

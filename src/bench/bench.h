@@ -5,9 +5,9 @@
  * A benchmark run as a function: a plan in, a result file out. bench_run configures the
  * engine, reads the server's environment around the run, runs the sampler, keeps the journal,
  * coordinates the agents of a run split over several processes, and writes the result file
- * atomically. It parses no option and prints nothing on stdout: what a command shows comes
- * through the hooks. Warnings (a sampler that could not start, statistics that could not be
- * read) go to stderr, one line each, and the run goes on.
+ * atomically. It parses no option and prints nothing: what a command shows comes through the
+ * hooks, warnings included (a sampler that could not start, statistics that could not be
+ * read: the run goes on without).
  * Ownership: the plan stays the caller's; the result is the caller's to result_free.
  */
 
@@ -26,6 +26,9 @@ struct bench_hooks {
     void (*written)(const char *path, void *arg);
     /* --agents, agent 0: everyone's results merged and written at path. */
     void (*merged)(const struct result *r, const char *path, void *arg);
+    /* A warning or note, one line ("pgarena: ...\n"); it may come from the sampler's or the
+     * engine's thread. NULL: not shown. */
+    void (*warning)(const char *line, void *arg);
     void *arg;
 };
 

@@ -62,6 +62,9 @@ struct bench {
     struct bench_sampling sampling;
 };
 
+/* A warning through the hooks: "pgarena: " and the formatted text, one line. */
+void bench_warn(const struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* agents.c: around the engine, for --agents (each a no-op without). */
 /* Before the run: register with the coordination database and measure the clock. */
 int bench_agents_open(struct bench *b, struct err *e);

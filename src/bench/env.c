@@ -10,9 +10,9 @@
  * and after it. Nothing is read while the measured part runs. A failure to read costs the
  * result some fields and a line on stderr, never the run. */
 
-static void note(const char *what, const struct err *e)
+static void note(const struct bench *b, const char *what, const struct err *e)
 {
-    fprintf(stderr, "pgarena: could not read %s: %s\n", what, e->msg);
+    bench_warn(b, "could not read %s: %s", what, e->msg);
 }
 
 static void read_stats(struct pg_conn *c, const struct bench *b, struct srv_stats *out)
@@ -20,7 +20,7 @@ static void read_stats(struct pg_conn *c, const struct bench *b, struct srv_stat
     struct err e = {0};
     int version = b->env.have_env ? b->env.env.version_num : pg_server_version(c);
     if (srv_stats_read(c, version, out, &e) > 0)
-        note("server statistics", &e);
+        note(b, "server statistics", &e);
 }
 
 void bench_env_before(struct bench *b, struct pg_conn *c)
@@ -28,7 +28,7 @@ void bench_env_before(struct bench *b, struct pg_conn *c)
     time_ns start = clock_now_ns();
     struct err e = {0};
     if (srv_env_capture(c, &b->env.env, &e) < 0)
-        note("server settings", &e);
+        note(b, "server settings", &e);
     b->env.have_env = 1;
     if (b->p.warmup_s == 0) {
         srv_stats_flush_own(c, b->env.env.version_num);
@@ -47,7 +47,7 @@ void bench_env_measure_start(void *arg)
     struct err e = {0};
     struct pg_conn *c = pg_connect(&b->p.conn, &e);
     if (!c) {
-        note("server statistics", &e);
+        note(b, "server statistics", &e);
         return;
     }
     bench_sampling_measure_start(b, c);
@@ -66,7 +66,7 @@ static int stats_after(struct bench *b, const struct engine_result *er, struct s
     struct err e = {0};
     struct pg_conn *c = pg_connect(&b->p.conn, &e);
     if (!c) {
-        note("server statistics", &e);
+        note(b, "server statistics", &e);
         return 0;
     }
     /* A backend adds its last counts when it exits, just after its client disconnected. */

@@ -33,7 +33,7 @@ void bench_sink_open(struct bench_sink *s, struct bench *b, const struct script_
     if (s->journal)
         s->journal_path = xstrdup(journal_file(s->journal));
     else
-        fprintf(stderr, "pgarena: warning: %s; intervals are kept in memory instead\n", e.msg);
+        bench_warn(b, "warning: %s; intervals are kept in memory instead", e.msg);
 }
 
 static void keep_in_memory(struct bench_sink *s, struct result_interval *it)
@@ -68,7 +68,7 @@ void bench_sink_interval(const struct engine_interval *iv, void *arg)
         return;
     }
     if (s->journal && s->n_mem == 0)
-        fprintf(stderr, "pgarena: warning: %s; later intervals are kept in memory\n", e.msg);
+        bench_warn(s->b, "warning: %s; later intervals are kept in memory", e.msg);
     keep_in_memory(s, &it);
 }
 
@@ -91,7 +91,7 @@ void bench_sink_close(struct bench_sink *s, int result_written)
 {
     journal_close(s->journal, result_written);
     if (!result_written && s->journal_path)
-        fprintf(stderr, "pgarena: the intervals measured are in %s\n", s->journal_path);
+        bench_warn(s->b, "the intervals measured are in %s", s->journal_path);
     for (size_t i = 0; i < s->n_mem; i++)
         result_interval_clear(&s->mem[i]);
     free(s->mem);

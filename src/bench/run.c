@@ -1,4 +1,5 @@
 /* bench_run: a plan carried out, from the server's preparation to the written result. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,20 @@
 #include "base/fdlimit.h"
 #include "base/mem.h"
 #include "bench/bench_int.h"
+
+void bench_warn(const struct bench *b, const char *fmt, ...)
+{
+    if (!b->hooks || !b->hooks->warning)
+        return;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    char line[1100];
+    snprintf(line, sizeof line, "pgarena: %s\n", text);
+    b->hooks->warning(line, b->hooks->arg);
+}
 
 /* Read what the run needs from the server before it starts: the workload's sizes and the
  * version, and the environment the result records. */
@@ -95,13 +110,14 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
     if (hooks && hooks->measured)
         hooks->measured(r, r->summary.failed > 0 ? er.first_error : "", hooks->arg);
     if (er.n_latency_out_of_range > 0)
-        fprintf(stderr,
-                "pgarena: %llu transactions took longer than the latency histogram holds "
-                "(%lld s) and are missing from the latency figures\n",
-                (unsigned long long)er.n_latency_out_of_range, (long long)(HIST_MAX_US / 1000000));
+        bench_warn(b,
+                   "%llu transactions took longer than the latency histogram holds "
+                   "(%lld s) and are missing from the latency figures",
+                   (unsigned long long)er.n_latency_out_of_range,
+                   (long long)(HIST_MAX_US / 1000000));
     int rc = r->complete ? 0 : 1;
     if (er.log_error[0]) { /* the run is measured and kept, but the log the user asked is not */
-        fprintf(stderr, "pgarena: %s\n", er.log_error);
+        bench_warn(b, "%s", er.log_error);
         rc = 1;
     }
     engine_result_free(&er);

@@ -26,8 +26,7 @@ static void started(time_ns measured_start_ns, void *arg)
     b->sampling.start_ns = measured_start_ns;
     b->sampling.sampler = sampler_start(&cfg);
     if (!b->sampling.sampler)
-        fprintf(stderr, "pgarena: warning: could not start the sampler; the run goes on "
-                        "without it\n");
+        bench_warn(b, "warning: could not start the sampler; the run goes on without it");
 }
 
 void bench_sampling_configure(struct bench *b, struct engine_config *cfg)

@@ -111,6 +111,12 @@ static void print_written(const char *path, void *arg)
     printf("result:              %s\n", path);
 }
 
+static void print_warning(const char *line, void *arg)
+{
+    (void)arg;
+    fputs(line, stderr);
+}
+
 static void print_merged(const struct result *r, const char *path, void *arg)
 {
     (void)arg;
@@ -202,6 +208,7 @@ int cli_run(int argc, char **argv, struct err *e)
                                 .measured = print_measured,
                                 .written = print_written,
                                 .merged = print_merged,
+                                .warning = print_warning,
                                 .arg = NULL};
     struct run_view view = {&o, style};
     hooks.arg = &view;

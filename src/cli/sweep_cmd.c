@@ -84,13 +84,29 @@ int cli_sweep_parse(int argc, char **argv, struct err *e)
     return rc < 0 ? -1 : 0;
 }
 
-/* --init, --local: the workload's loader, with no progress line. */
-static int load_quietly(const struct pg_connopts *conn, const struct workload *w,
-                        struct load_options *lo, struct err *e)
+/* What the sweep says, on stderr: its progress line in place on a terminal. */
+static void say(const struct sweep_exec *x, enum sweep_say kind, const char *text)
 {
-    return init_load(conn, w, lo, 1, e);
+    int tty = isatty(2);
+    switch (kind) {
+    case SWEEP_SAY_PROGRESS:
+        fprintf(stderr, "%s%s%s", tty ? "\r\033[K" : "", text, tty ? "" : "\n");
+        break;
+    case SWEEP_SAY_CLEAR:
+        fprintf(stderr, "%s%s", tty ? "\r\033[K" : "", text);
+        break;
+    case SWEEP_SAY_BREAK:
+        fprintf(stderr, "%s%s", !x->o->quiet && tty ? "\n" : "", text);
+        break;
+    case SWEEP_SAY_END:
+        if (tty)
+            fputs("\n", stderr);
+        break;
+    default:
+        fputs(text, stderr);
+    }
+    fflush(stderr);
 }
-
 int cli_sweep(int argc, char **argv, struct err *e)
 {
     struct sweep_opts o;
@@ -100,7 +116,7 @@ int cli_sweep(int argc, char **argv, struct err *e)
         sweep_opts_free(&o);
         return rc > 0 ? 0 : -1;
     }
-    struct sweep_exec x = {.o = &o, .stop = &session_interrupted, .load = load_quietly};
+    struct sweep_exec x = {.o = &o, .stop = &session_interrupted, .say = say};
     copy_axes(&x.doc, &o.plan);
     memset(&o.plan, 0, sizeof o.plan);
     x.doc.command = identity(argc, argv);

@@ -77,15 +77,16 @@ static void note(void *arg, double rate, int trial, const struct sweep_cap_step 
     struct cap_glue *g = arg;
     struct sweep_exec *x = g->x;
     if (rate > 0 && !x->o->quiet)
-        fprintf(stderr, "sweep: -R %g: achieved %.1f tps, median latency x%.2f, %s: %.3f ms: %s\n",
-                rate, s->tps, s->p50_growth, x->o->slo.text, s->quantile_us / 1000,
-                met ? "met" : "missed");
+        sweep_say(x, SWEEP_SAY_LINE,
+                  "sweep: -R %g: achieved %.1f tps, median latency x%.2f, %s: %.3f ms: %s\n", rate,
+                  s->tps, s->p50_growth, x->o->slo.text, s->quantile_us / 1000,
+                  met ? "met" : "missed");
     if (x->doc.cells[g->k].slo_met != met) {
         x->doc.cells[g->k].slo_met = met;
         sweep_doc_write(&x->doc, x->json_path, g->e);
     }
     if (rate <= 0 && !x->o->quiet)
-        fprintf(stderr, "sweep: closed loop: %.1f tps\n", s->tps);
+        sweep_say(x, SWEEP_SAY_LINE, "sweep: closed loop: %.1f tps\n", s->tps);
 }
 
 int sweep_capacity(struct sweep_exec *x, struct err *e)

@@ -1,4 +1,5 @@
 /* One cell of a sweep: its server settings and scale, then its plan, run by bench_run. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +112,7 @@ static int load_scale(struct sweep_exec *x, const struct sweep_cell *c, struct e
         .stop_requested = x->stop};
     struct pg_connopts conn;
     conn_of(x, c->setup, &conn);
-    int rc = x->load(&conn, o->run.workload, &lo, e);
+    int rc = o->run.workload->load(&conn, &lo, e); /* quietly */
     pg_connopts_free(&conn);
     if (rc == 0)
         x->loaded[c->setup] = scale;
@@ -131,14 +132,31 @@ static void progress(struct sweep_exec *x, const struct sweep_cell *c)
     char rate[32] = "";
     if (c->rate > 0)
         snprintf(rate, sizeof rate, ", -R %g", c->rate);
-    int tty = isatty(2);
-    fprintf(stderr,
-            "%ssweep: cell %zu of %zu (%s, %lld client%s%s, trial %d), elapsed %d:%02d, "
-            "remaining %s%s",
-            tty ? "\r\033[K" : "", x->n_done + 1, x->n_todo, x->doc.setups[c->setup].label,
-            (long long)c->clients, c->clients == 1 ? "" : "s", rate, c->trial, (int)elapsed / 60,
-            (int)elapsed % 60, remaining, tty ? "" : "\n");
-    fflush(stderr);
+    sweep_say(x, SWEEP_SAY_PROGRESS,
+              "sweep: cell %zu of %zu (%s, %lld client%s%s, trial %d), elapsed %d:%02d, "
+              "remaining %s",
+              x->n_done + 1, x->n_todo, x->doc.setups[c->setup].label, (long long)c->clients,
+              c->clients == 1 ? "" : "s", rate, c->trial, (int)elapsed / 60, (int)elapsed % 60,
+              remaining);
+}
+
+void sweep_say(const struct sweep_exec *x, enum sweep_say kind, const char *fmt, ...)
+{
+    if (!x->say)
+        return;
+    char text[1200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    x->say(x, kind, text);
+}
+
+/* A cell's run warns through the sweep. */
+static void cell_warning(const char *line, void *arg)
+{
+    const struct sweep_exec *x = arg;
+    sweep_say(x, SWEEP_SAY_LINE, "%s", line);
 }
 
 void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, const char *path,
@@ -166,7 +184,7 @@ static void set_status(struct sweep_exec *x, struct sweep_cell *c, enum sweep_st
     c->status = s;
     struct err e = {0};
     if (sweep_doc_write(&x->doc, x->json_path, &e) < 0)
-        fprintf(stderr, "\npgarena: %s\n", e.msg);
+        sweep_say(x, SWEEP_SAY_LINE, "\npgarena: %s\n", e.msg);
 }
 
 /* A cell whose run was killed (SIGKILL, a crash) left its journal: the cell is incomplete and
@@ -175,10 +193,10 @@ static int discard_stale_journal(const struct sweep_exec *x, const char *path, s
 {
     int rc = journal_discard_stale(path, e);
     if (rc > 0 && !x->o->quiet)
-        fprintf(stderr,
-                "%ssweep: %s.journal was left by a run that did not end: removed, the "
-                "cell runs again\n",
-                isatty(2) ? "\r\033[K" : "", path);
+        sweep_say(x, SWEEP_SAY_CLEAR,
+                  "sweep: %s.journal was left by a run that did not end: removed, the cell runs "
+                  "again\n",
+                  path);
     return rc < 0 ? -1 : 0;
 }
 
@@ -199,7 +217,8 @@ int sweep_run_cell(struct sweep_exec *x, size_t k)
         struct bench_plan plan;
         sweep_cell_plan(x, c, path, &plan);
         struct result r;
-        rc = bench_run(&plan, NULL, &r, &e);
+        struct bench_hooks hooks = {.warning = cell_warning, .arg = x};
+        rc = bench_run(&plan, &hooks, &r, &e);
         result_free(&r);
         pg_connopts_free(&plan.conn);
     }
@@ -211,11 +230,9 @@ int sweep_run_cell(struct sweep_exec *x, size_t k)
     }
     if (rc != 0) {
         /* The server is gone or refused: this cell fails, the sweep goes on. */
-        if (!x->o->quiet && isatty(2))
-            fputs("\n", stderr);
-        fprintf(stderr, "pgarena: sweep: %s, %lld client(s), trial %d failed: %s\n",
-                x->doc.setups[c->setup].label, (long long)c->clients, c->trial,
-                rc < 0 ? e.msg : "the run was cut short");
+        sweep_say(x, SWEEP_SAY_BREAK, "pgarena: sweep: %s, %lld client(s), trial %d failed: %s\n",
+                  x->doc.setups[c->setup].label, (long long)c->clients, c->trial,
+                  rc < 0 ? e.msg : "the run was cut short");
         x->n_failed++;
         set_status(x, c, SWEEP_FAILED);
         return 0;

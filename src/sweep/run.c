@@ -104,8 +104,8 @@ static void reset_settings(struct sweep_exec *x)
             conn.dbname = c ? xstrdup(c) : NULL;
             struct err e = {0};
             if (srv_alter_system(&conn, x->doc.sets[k].name, NULL, 1, &e) < 0)
-                fprintf(stderr, "pgarena: sweep: resetting %s on %s: %s\n", x->doc.sets[k].name,
-                        x->doc.setups[u].label, e.msg);
+                sweep_say(x, SWEEP_SAY_LINE, "pgarena: sweep: resetting %s on %s: %s\n",
+                          x->doc.sets[k].name, x->doc.setups[u].label, e.msg);
             pg_connopts_free(&conn);
         }
 }
@@ -140,12 +140,12 @@ int sweep_execute(struct sweep_exec *x, struct err *e)
         if ((rc = sweep_doc_write(&x->doc, x->json_path, e)) == 0)
             stopped = run_cells(x) < 0;
     }
-    if (!o->quiet && x->n_done && isatty(2))
-        fputs("\n", stderr);
+    if (!o->quiet && x->n_done)
+        sweep_say(x, SWEEP_SAY_END, "%s", "");
     reset_settings(x);
     struct err le = {0};
     if (o->local && x->srv.dir[0] && local_stop(&x->srv, &le) < 0)
-        fprintf(stderr, "pgarena: stopping the scratch server: %s\n", le.msg);
+        sweep_say(x, SWEEP_SAY_LINE, "pgarena: stopping the scratch server: %s\n", le.msg);
     for (size_t i = 0; i < n_applied; i++)
         free(x->applied[i]);
     free(x->applied);

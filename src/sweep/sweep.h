@@ -52,15 +52,23 @@ struct sweep_opts {
 
 void sweep_opts_free(struct sweep_opts *o);
 
-/* How a sweep loads a scale (--init, --local): the workload's loader, quietly. */
-typedef int (*sweep_load_fn)(const struct pg_connopts *conn, const struct workload *w,
-                             struct load_options *lo, struct err *e);
+struct sweep_exec;
+
+/* What a sweep says, for the command to show (sweep/ prints nothing itself). */
+enum sweep_say {
+    SWEEP_SAY_PROGRESS, /* the cell line: in place on a terminal, else a line of its own */
+    SWEEP_SAY_CLEAR,    /* a line that replaces the progress line on a terminal */
+    SWEEP_SAY_BREAK,    /* a line after the progress line (ended first on a terminal) */
+    SWEEP_SAY_LINE,     /* a line as it is */
+    SWEEP_SAY_END,      /* the progress line is done: end it on a terminal */
+};
+typedef void (*sweep_say_fn)(const struct sweep_exec *x, enum sweep_say kind, const char *text);
 
 /* A sweep being run. */
 struct sweep_exec {
     struct sweep_opts *o;
     volatile int *stop;  /* set by a signal: the sweep ends after the cell it is in */
-    sweep_load_fn load;  /* --init, --local */
+    sweep_say_fn say;    /* progress and notes (NULL: none); text ends in \n but for PROGRESS */
     const char *command; /* the sweep's command, masked: the cells' results record it */
     struct sweep_doc doc;
     char *json_path; /* DIR/sweep.json */
@@ -94,6 +102,10 @@ int sweep_run_cell(struct sweep_exec *x, size_t k);
 /* The capacity search (--max-rate): its cells are added to x->doc as it goes. 0 done (with
  * doc.max_rate set), -1 interrupted or failed with e set. */
 int sweep_capacity(struct sweep_exec *x, struct err *e);
+
+/* Say something through x->say: the formatted text. */
+void sweep_say(const struct sweep_exec *x, enum sweep_say kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* The cells of a matrix, in run order: for each trial, for each point, every setup. */
 void sweep_plan_cells(struct sweep_doc *d);
