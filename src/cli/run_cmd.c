@@ -203,15 +203,13 @@ int cli_run(int argc, char **argv, struct err *e)
     int tty = isatty(2);
     if (p->progress_s == 0 && tty && !o.quiet)
         p->progress_s = 1;
-    struct progress_style style = {tty, p->progress_timestamp};
+    struct run_view view = {&o, {tty, p->progress_timestamp}};
     struct bench_hooks hooks = {.progress = o.quiet ? NULL : print_progress,
                                 .measured = print_measured,
                                 .written = print_written,
                                 .merged = print_merged,
                                 .warning = print_warning,
-                                .arg = NULL};
-    struct run_view view = {&o, style};
-    hooks.arg = &view;
+                                .arg = &view};
     struct result r;
     rc = bench_run(p, &hooks, &r, e);
     if (rc >= 0 && o.report && report_after_run(&o, e) < 0)

@@ -11,7 +11,6 @@
 #include "cli/cli.h"
 #include "cli/cli_int.h"
 #include "cli/session.h"
-#include "cli/init_int.h"
 #include "cli/sweep_cmd.h"
 
 /* The command that identifies a sweep: its arguments without those that only change what is
