@@ -157,3 +157,15 @@ int bench_plan_check(struct bench_plan *p, const struct bench_given *given, stru
         return -1;
     return check_agents(p, e);
 }
+
+void bench_plan_load_options(const struct bench_plan *p, struct load_options *lo)
+{
+    *lo = (struct load_options){
+        .scale = p->scale ? (int)p->scale : 1,
+        .warehouses = p->tpcc.warehouses ? (int)p->tpcc.warehouses : 1,
+        .tables = p->tables ? (int)p->tables : 1,
+        .table_size = p->table_size ? p->table_size : WORKLOAD_SYSBENCH_TABLE_SIZE,
+        .jobs = load_default_jobs(),
+        .seed = (uint64_t)p->seed,
+    };
+}

@@ -12,6 +12,7 @@
 
 #include "engine/engine.h"
 #include "pg/pg.h"
+#include "workload/load/load.h"
 #include "workload/workload.h"
 
 #define BENCH_MAX_SPECS 64
@@ -95,6 +96,11 @@ int bench_plan_check(struct bench_plan *p, const struct bench_given *given, stru
 
 /* Remember a -f, -b or -D argument (checked when the scripts are built). */
 int bench_plan_add_spec(struct bench_plan *p, char kind, const char *arg, struct err *e);
+
+/* What loading the plan's workload takes (run --local, sweep --init): its scale, warehouses,
+ * tables and rows (1, 1, 1 and sysbench's default where the plan does not say), the default
+ * number of connections, the plan's seed; no progress callbacks. */
+void bench_plan_load_options(const struct bench_plan *p, struct load_options *lo);
 
 /* -M's names, by enum engine_protocol. */
 extern const char *const bench_protocol_names[];

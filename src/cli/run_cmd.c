@@ -164,13 +164,8 @@ static int start_local(struct cli_run_opts *o, struct local_server *srv, int nee
     struct bench_plan *p = &o->plan;
     if (session_local_start(srv, &p->conn, e) < 0)
         return -1;
-    struct load_options lo = {.scale = p->scale ? (int)p->scale : 1,
-                              .warehouses = p->tpcc.warehouses ? (int)p->tpcc.warehouses : 1,
-                              .tables = p->tables ? (int)p->tables : 1,
-                              .table_size =
-                                  p->table_size ? p->table_size : WORKLOAD_SYSBENCH_TABLE_SIZE,
-                              .jobs = load_default_jobs(),
-                              .seed = (uint64_t)p->seed};
+    struct load_options lo;
+    bench_plan_load_options(p, &lo);
     return needs_dataset ? init_load(&p->conn, p->workload, &lo, o->quiet, e) : 0;
 }
 

@@ -52,7 +52,7 @@ char *sweep_cell_file(const struct sweep_doc *d, const struct sweep_cell *c)
     return s;
 }
 
-static int conn_of(const struct sweep_exec *x, size_t setup, struct pg_connopts *conn)
+void sweep_setup_connopts(const struct sweep_exec *x, size_t setup, struct pg_connopts *conn)
 {
     memset(conn, 0, sizeof *conn);
     const struct pg_connopts *given = &x->o->run.conn;
@@ -61,7 +61,6 @@ static int conn_of(const struct sweep_exec *x, size_t setup, struct pg_connopts 
     conn->user = given->user ? xstrdup(given->user) : NULL;
     const char *c = sweep_setup_conn(x, setup);
     conn->dbname = c ? xstrdup(c) : NULL;
-    return 0;
 }
 
 /* Bring setup s's server to the cell's settings: ALTER SYSTEM, then a reload, or a restart of
@@ -72,7 +71,7 @@ static int apply_settings(struct sweep_exec *x, const struct sweep_cell *c, stru
     char **applied = x->applied + c->setup * (n ? n : 1);
     int changed = 0, rc = 0;
     struct pg_connopts conn;
-    conn_of(x, c->setup, &conn);
+    sweep_setup_connopts(x, c->setup, &conn);
     for (size_t k = 0; k < c->n_settings && rc == 0; k++) {
         if (applied[k] && strcmp(applied[k], c->settings[k].value) == 0)
             continue;
@@ -102,16 +101,12 @@ static int load_scale(struct sweep_exec *x, const struct sweep_cell *c, struct e
         x->loaded[c->setup] = scale; /* custom scripts bring their own tables */
         return 0;
     }
-    struct load_options lo = {
-        .scale = (int)scale,
-        .warehouses = o->run.tpcc.warehouses ? (int)o->run.tpcc.warehouses : 1,
-        .tables = o->run.tables ? (int)o->run.tables : 1,
-        .table_size = o->run.table_size ? o->run.table_size : WORKLOAD_SYSBENCH_TABLE_SIZE,
-        .jobs = load_default_jobs(),
-        .seed = (uint64_t)o->run.seed,
-        .stop_requested = x->stop};
+    struct load_options lo;
+    bench_plan_load_options(&o->run, &lo);
+    lo.scale = (int)scale;
+    lo.stop_requested = x->stop;
     struct pg_connopts conn;
-    conn_of(x, c->setup, &conn);
+    sweep_setup_connopts(x, c->setup, &conn);
     int rc = o->run.workload->load(&conn, &lo, e); /* quietly */
     pg_connopts_free(&conn);
     if (rc == 0)
@@ -164,7 +159,7 @@ void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, con
 {
     const struct sweep_opts *o = x->o;
     *p = o->run;
-    conn_of(x, c->setup, &p->conn);
+    sweep_setup_connopts(x, c->setup, &p->conn);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t jobs = o->jobs ? o->jobs : (cpus > 0 ? cpus : 1);
     p->clients = c->clients;

@@ -64,13 +64,8 @@ static int check_settings(struct sweep_exec *x, struct err *e)
 {
     for (size_t u = 0; u < x->doc.n_setups; u++)
         for (size_t k = 0; k < x->doc.n_sets; k++) {
-            struct pg_connopts conn = {0};
-            const char *c = sweep_setup_conn(x, u);
-            conn.dbname = c ? xstrdup(c) : NULL;
-            const struct pg_connopts *g = &x->o->run.conn;
-            conn.host = g->host ? xstrdup(g->host) : NULL;
-            conn.port = g->port ? xstrdup(g->port) : NULL;
-            conn.user = g->user ? xstrdup(g->user) : NULL;
+            struct pg_connopts conn;
+            sweep_setup_connopts(x, u, &conn);
             char ctx[64] = "";
             const char *name = x->doc.sets[k].name, *label = x->doc.setups[u].label;
             int rc = srv_setting_context(&conn, name, ctx, sizeof ctx, e);
@@ -99,9 +94,8 @@ static void reset_settings(struct sweep_exec *x)
         for (size_t k = 0; k < x->doc.n_sets; k++) {
             if (!x->applied[u * x->doc.n_sets + k])
                 continue;
-            struct pg_connopts conn = {0};
-            const char *c = sweep_setup_conn(x, u);
-            conn.dbname = c ? xstrdup(c) : NULL;
+            struct pg_connopts conn;
+            sweep_setup_connopts(x, u, &conn);
             struct err e = {0};
             if (srv_alter_system(&conn, x->doc.sets[k].name, NULL, 1, &e) < 0)
                 sweep_say(x, SWEEP_SAY_LINE, "pgarena: sweep: resetting %s on %s: %s\n",

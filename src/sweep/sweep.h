@@ -85,6 +85,10 @@ struct sweep_exec {
 /* The connection string of setup i, unmasked (NULL: PG* environment variables). */
 const char *sweep_setup_conn(const struct sweep_exec *x, size_t i);
 
+/* The connection to setup i: -h, -p and -U as given, its CONN as the database (caller frees
+ * with pg_connopts_free). The cells, --init and --set all reach a setup through this. */
+void sweep_setup_connopts(const struct sweep_exec *x, size_t setup, struct pg_connopts *conn);
+
 /* The result file name of a cell, relative to DIR (caller frees). */
 char *sweep_cell_file(const struct sweep_doc *d, const struct sweep_cell *c);
 
