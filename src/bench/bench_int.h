@@ -41,6 +41,7 @@ struct bench_agents {
 /* Sampling (sample.c). */
 struct bench_sampling {
     atomic_int *pids;           /* the engine's backend PIDs, one per client */
+    int n_pids;                 /* the engine's clients: -c's and any analytic streams */
     struct sampler *sampler;    /* running from the start of the run to its end */
     time_ns start_ns;           /* the measured start */
     struct srv_statements pgss; /* pg_stat_statements at the measured start */

@@ -114,7 +114,15 @@ static int sampling_check(const struct bench_plan *p, struct err *e)
 static int check_workload(struct bench_plan *p, const struct bench_given *given, struct err *e)
 {
     const struct workload *w = p->workload;
-    struct workload_run_opts o = {p->scale, p->tables, p->table_size, &p->tpcc, 0, 0};
+    struct workload_run_opts o = {p->scale, p->tables, p->table_size, &p->tpcc, 0, 0, &p->ch};
+    if ((p->ch.analytic_clients || p->ch.queries) && !w->analytic)
+        return err_set(e, ERR_INPUT, "run: --analytic-clients and --queries are for -w ch");
+    if (p->clients == 0 && p->ch.analytic_clients == 0)
+        return err_set(e, ERR_INPUT,
+                       "invalid value for -c: '0' (expected an integer from 1 to 100000; 0 only "
+                       "with -w ch --analytic-clients N)");
+    if (p->ch.analytic_clients > 0 && p->agents.count > 0)
+        return err_set(e, ERR_INPUT, "run: --analytic-clients cannot be split over --agents");
     if (w->check_run && w->check_run(w, &o, e) < 0)
         return -1;
     if (o.prepared && !given->protocol)

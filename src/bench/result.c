@@ -122,7 +122,8 @@ void bench_build_result(const struct bench *b, const struct script_set *scripts,
         r->workload.scripts[i].text = xstrdup(scripts->scripts[i].source);
     }
     r->options.clients = (int)b->p.clients;
-    r->options.threads = (int)(b->p.threads < b->p.clients ? b->p.threads : b->p.clients);
+    int64_t all = er->n_clients; /* -c's and any analytic streams */
+    r->options.threads = (int)(b->p.threads < all ? b->p.threads : all);
     r->options.duration_s = (double)b->p.duration_s;
     r->options.transactions_per_client = b->p.tx_per_client;
     r->options.protocol = xstrdup(bench_protocol_names[b->p.protocol]);
@@ -134,7 +135,8 @@ void bench_build_result(const struct bench *b, const struct script_set *scripts,
     fill_summary(er, r);
     fill_script_summaries(scripts, er, r);
     fill_statements(scripts, er, r);
-    r->n_clients = (size_t)er->n_clients;
+    /* The terminals only: analytic streams come after them (none before the run: journal.c). */
+    r->n_clients = (size_t)(b->p.clients < er->n_clients ? b->p.clients : er->n_clients);
     r->clients = xcalloc(r->n_clients, sizeof *r->clients);
     for (size_t i = 0; i < r->n_clients; i++)
         r->clients[i] = (struct result_client){er->clients[i].n_tx, er->clients[i].n_failed};

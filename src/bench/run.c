@@ -47,14 +47,21 @@ static int prepare_server(struct bench *b, struct err *e)
 /* Open files a run needs besides its clients' sockets. */
 #define FILES_BESIDES_CLIENTS 64
 
+/* The analytic streams a workload asks for (-w ch), besides -c's clients. */
+static int64_t cfg_streams(const struct bench *b)
+{
+    return b->wl.stream_scripts > 0 ? b->wl.ch.analytic_clients : 0;
+}
+
 static int measure(struct bench *b, struct script_set *scripts, struct result *r, struct err *e)
 {
     const struct bench_hooks *hooks = b->hooks;
+    int64_t clients = b->p.clients + cfg_streams(b);
     struct engine_config cfg = {
         .conn = &b->p.conn,
         .scripts = scripts,
         .scale = b->p.scale,
-        .clients = (int)b->p.clients,
+        .clients = (int)clients,
         .threads = (int)b->p.threads,
         .duration_s = b->p.duration_s,
         .tx_per_client = b->p.tx_per_client,
@@ -74,15 +81,19 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
         .measure_start = bench_env_measure_start,
         .measure_start_arg = b,
         .interval_done = bench_sink_interval,
+        .stream_clients = (int)(clients - b->p.clients),
+        .stream_scripts = b->wl.stream_scripts,
+        /* One stream and no terminal: the power test, the queries in order. */
+        .stream_in_order = b->p.clients == 0 && cfg_streams(b) == 1,
     };
     /* Checked before anything is opened or allocated for the run. A socket per client, plus what
      * the process itself keeps open (epoll, timers, files): the common soft limit of 1024 files
      * would refuse a thousand clients. */
-    long files = fdlimit_ensure(b->p.clients + FILES_BESIDES_CLIENTS);
-    if (files >= 0 && files < b->p.clients + FILES_BESIDES_CLIENTS)
-        return err_set(
-            e, ERR_RUNTIME, "%lld clients need %lld open files, the limit is %ld (ulimit -Hn)",
-            (long long)b->p.clients, (long long)b->p.clients + FILES_BESIDES_CLIENTS, files);
+    long files = fdlimit_ensure(clients + FILES_BESIDES_CLIENTS);
+    if (files >= 0 && files < clients + FILES_BESIDES_CLIENTS)
+        return err_set(e, ERR_RUNTIME,
+                       "%lld clients need %lld open files, the limit is %ld (ulimit -Hn)",
+                       (long long)clients, (long long)clients + FILES_BESIDES_CLIENTS, files);
     bench_log_config(b, &cfg);
     bench_agents_config(b, &cfg);
     bench_sampling_configure(b, &cfg);
@@ -98,7 +109,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
         if (strstr(e->msg, "too many clients") && b->max_connections[0])
             err_set(e, ERR_RUNTIME,
                     "the server refused connections: %lld clients, max_connections = %s (%s)",
-                    (long long)b->p.clients, b->max_connections, "too many clients already");
+                    (long long)clients, b->max_connections, "too many clients already");
         return -1;
     }
     bench_build_result(b, scripts, &er, r);

@@ -20,7 +20,7 @@ static void started(time_ns measured_start_ns, void *arg)
         .interval_us = (int64_t)BENCH_INTERVAL_MS * 1000,
         .start_ns = measured_start_ns,
         .pids = b->sampling.pids,
-        .n_pids = (int)b->p.clients,
+        .n_pids = b->sampling.n_pids,
         .host = b->env.have_env && b->env.env.location == SRV_LOCATION_LOCAL,
     };
     b->sampling.start_ns = measured_start_ns;
@@ -33,7 +33,8 @@ void bench_sampling_configure(struct bench *b, struct engine_config *cfg)
 {
     if (b->p.sampling.off)
         return;
-    b->sampling.pids = xcalloc((size_t)b->p.clients, sizeof *b->sampling.pids);
+    b->sampling.n_pids = cfg->clients;
+    b->sampling.pids = xcalloc((size_t)cfg->clients, sizeof *b->sampling.pids);
     cfg->backend_pids = b->sampling.pids;
     cfg->started = started;
     cfg->started_arg = b;

@@ -16,7 +16,8 @@ int bench_workload_detect(struct pg_conn *c, struct bench *b, struct err *e)
                                      .table_size = b->p.table_size,
                                      .seed = b->p.seed,
                                      .warmup_s = b->p.warmup_s,
-                                     .tpcc = b->p.tpcc};
+                                     .tpcc = b->p.tpcc,
+                                     .ch = b->p.ch};
     int rc = w->detect ? w->detect(w, c, &b->wl, e) : 0;
     b->p.scale = b->wl.scale;
     b->p.tables = b->wl.tables;

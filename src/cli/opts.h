@@ -64,6 +64,9 @@ enum cli_opt {
     OPT_MARGIN,
     OPT_TITLE,
     OPT_ALL,
+    /* run -w ch */
+    OPT_ANALYTIC_CLIENTS,
+    OPT_QUERIES,
 };
 
 /* run's options (NULL-terminated) and short options. */

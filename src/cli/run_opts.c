@@ -19,6 +19,8 @@ const char cli_run_usage[] =
     "                   [--label TEXT] [--report REPORT.html] [--seed N] [--local] [-q]\n"
     "       pgarena run [CONN] -w tpcc [--warehouses W] [--mix 45,43,4,4,4] [--keying-thinking]\n"
     "                   [--procedures] [-c TERMINALS] [run options]\n"
+    "       pgarena run [CONN] -w ch [-c TERMINALS] --analytic-clients N [--queries LIST]\n"
+    "                   [tpcc options] [run options]\n"
     "                   [-S | -N] [-l [--log-prefix P] [--sampling-rate F]\n"
     "                   [--aggregate-interval S]] [--show-script NAME] [-b list]\n"
     "                   [--sample-ms MS | --no-sampling]\n"
@@ -28,7 +30,8 @@ const char cli_run_usage[] =
     "  -w, --workload NAME   tpcb-like (default), simple-update, select-only (pgbench's);\n"
     "                        oltp-read-write, oltp-read-only, oltp-point-select,\n"
     "                        oltp-write-only (sysbench's, one script per table);\n"
-    "                        tpcc (TPC-C's five transactions)\n"
+    "                        tpcc (TPC-C's five transactions); ch (CH-benCHmark: TPC-C\n"
+    "                        and 22 analytic queries on the same tables)\n"
     "  -f, --file FILE[@W]   a script in pgbench's language, with weight W (repeatable)\n"
     "  -b, --builtin NAME[@W]  a built-in script, with weight W (repeatable, mixes with -f)\n"
     "  -D, --define NAME=VALUE  set a variable for the scripts\n"
@@ -63,6 +66,12 @@ const char cli_run_usage[] =
     "      --keying-thinking the spec's keying and think times (else not TPC-C compliant)\n"
     "      --procedures      call the PL/pgSQL functions init installed (else client-side SQL;\n"
     "                        -M prepared and --max-tries 10 are tpcc's defaults)\n"
+    "ch (tpcc's options apply to its terminals):\n"
+    "      --analytic-clients N  clients besides -c, each running the 22 queries one after\n"
+    "                        another, a seeded permutation per pass; -c 0 --analytic-clients 1\n"
+    "                        is the power test (the queries in order). tps and latency are\n"
+    "                        the terminals'; the queries are scripts q1..q22 and summary.ch\n"
+    "      --queries LIST    only these queries, e.g. 1,6,q14 (default all 22)\n"
     "pgbench's habits:\n"
     "  -S, -N                -b select-only, -b simple-update\n"
     "  -b list               list the built-in scripts; --show-script NAME prints one\n"
@@ -139,6 +148,8 @@ const struct option cli_run_options[] = {
     {"agent-wait", required_argument, NULL, OPT_AGENT_WAIT},
     {"sample-ms", required_argument, NULL, OPT_SAMPLE_MS},
     {"no-sampling", no_argument, NULL, OPT_NO_SAMPLING},
+    {"analytic-clients", required_argument, NULL, OPT_ANALYTIC_CLIENTS},
+    {"queries", required_argument, NULL, OPT_QUERIES},
     {NULL, 0, NULL, 0}};
 
 const char cli_run_shortopts[] = ":w:s:c:j:T:t:M:P:o:qh:p:U:R:L:Crf:b:D:SNl";
@@ -250,8 +261,8 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
         return show_script(arg, e) < 0 ? -1 : 2;
     case 's':
         return TAKE(num_int("-s", arg, 1, 1000000, &p->scale, e));
-    case 'c':
-        return TAKE(num_int("-c", arg, 1, 100000, &p->clients, e));
+    case 'c': /* 0 only with --analytic-clients (bench_plan_check) */
+        return TAKE(num_int("-c", arg, 0, 100000, &p->clients, e));
     case 'j':
         return TAKE(num_int("-j", arg, 1, 1024, &p->threads, e));
     case 'T':
@@ -312,6 +323,11 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
         return TAKE(parse_mix(arg, p->tpcc.mix, e));
     case OPT_KEYING_THINKING:
         p->tpcc.keying_thinking = 1;
+        return 1;
+    case OPT_ANALYTIC_CLIENTS:
+        return TAKE(num_int("--analytic-clients", arg, 0, 10000, &p->ch.analytic_clients, e));
+    case OPT_QUERIES:
+        p->ch.queries = arg;
         return 1;
     case OPT_PROCEDURES:
         p->tpcc.procedures = 1;

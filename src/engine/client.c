@@ -40,6 +40,11 @@ void client_init(struct client *c, struct worker *w, int id)
     int n = w->run->max_params > 0 ? w->run->max_params : 1;
     c->param_values = xcalloc((size_t)n, sizeof *c->param_values);
     c->param_text = xcalloc((size_t)n, sizeof *c->param_text);
+    if (cfg->stream_clients > 0 && cfg->stream_scripts > 0 &&
+        id >= cfg->clients - cfg->stream_clients) {
+        c->stream_order = xcalloc((size_t)cfg->stream_scripts, sizeof *c->stream_order);
+        c->stream_pos = cfg->stream_scripts; /* a new pass at the first transaction */
+    }
 }
 
 void client_free(struct client *c)
@@ -54,6 +59,7 @@ void client_free(struct client *c)
     buf_free(&c->sql);
     free(c->param_values);
     free(c->param_text);
+    free(c->stream_order);
 }
 
 /* Stop watching: only a socket still open is in the epoll set (closing one removes it). Its

@@ -40,25 +40,47 @@ static int take_schedule(struct client *c, time_ns now)
     return 1;
 }
 
+/* An analytic stream's next script: the next of its pass, a new pass (a fresh permutation,
+ * or the set's order) once one is done. */
+static const struct script *next_in_stream(struct client *c)
+{
+    const struct engine_config *cfg = c->w->run->cfg;
+    int n = cfg->stream_scripts;
+    if (c->stream_pos >= n) {
+        for (int i = 0; i < n; i++)
+            c->stream_order[i] = i;
+        for (int i = n - 1; i > 0 && !cfg->stream_in_order; i--) {
+            int j = (int)rng_range(&c->rng, 0, i);
+            int t = c->stream_order[i];
+            c->stream_order[i] = c->stream_order[j];
+            c->stream_order[j] = t;
+        }
+        c->stream_pos = 0;
+    }
+    int first = cfg->scripts->n_scripts - n;
+    return &cfg->scripts->scripts[first + c->stream_order[c->stream_pos++]];
+}
+
 int client_step_start_tx(struct client *c, time_ns now)
 {
     const struct engine_config *cfg = c->w->run->cfg;
-    if (cfg->rate > 0 && !client_run_over(c, now) && !take_schedule(c, now))
+    int paced = cfg->rate > 0 && !c->stream_order; /* analytic streams run closed loop */
+    if (paced && !client_run_over(c, now) && !take_schedule(c, now))
         return 0;
     if (client_run_over(c, now) ||
-        (cfg->rate > 0 && c->w->run->end_ns > 0 && c->sched_at >= c->w->run->end_ns)) {
+        (paced && c->w->run->end_ns > 0 && c->sched_at >= c->w->run->end_ns)) {
         client_finish(c);
         return 0;
     }
     c->tx_start = now;
-    if (cfg->rate > 0) {
+    if (paced) {
         c->tx_start = c->sched_at; /* latency counts from the intended start */
         c->scheduled = 0;
         c->lag_us = (now - c->sched_at) / NS_PER_US;
         if (now >= c->w->run->start_ns)
             hist_record(c->w->lag, c->lag_us);
     }
-    c->script = script_choose(cfg->scripts, &c->rng);
+    c->script = c->stream_order ? next_in_stream(c) : script_choose(cfg->scripts, &c->rng);
     c->script_idx = (int)(c->script - cfg->scripts->scripts);
     c->tx_rng = c->rng;
     c->tries = 1;

@@ -94,6 +94,16 @@ struct engine_config {
      * barrier there. */
     int (*barrier)(void *arg, time_ns *go_ns, struct err *e);
     void *barrier_arg;
+    /* Analytic streams (CH-benCHmark): the last stream_clients of the clients run the last
+     * stream_scripts scripts of the set one after another, closed loop and never paced by -R,
+     * each pass in a permutation drawn from the client's own seeded stream (in the set's order
+     * with stream_in_order). Their transactions count only in the per-script and per-statement
+     * figures, never in the run's totals, latency, intervals or progress, and they do not extend
+     * the measured duration (unless every client is a stream). 0: none. The other clients never
+     * choose these scripts, which have weight 0 in the set. */
+    int stream_clients;
+    int stream_scripts;
+    int stream_in_order;
 };
 
 enum end_reason { END_FINISHED, END_INTERRUPTED, END_SERVER_LOST, END_ERROR };

@@ -129,6 +129,10 @@ struct client {
     struct buf sql;    /* simple mode: the command with values substituted */
     const char **param_values;
     char (*param_text)[32];
+    /* An analytic stream (engine_config's stream_clients): its pass's order of the stream's
+     * scripts (offsets from the first), and the next one to run; NULL for the others. */
+    int *stream_order;
+    int stream_pos;
 };
 
 struct engine_state;

@@ -50,8 +50,22 @@ int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum
     const struct engine_state *run = w->run;
     if (end < run->start_ns)
         return 0; /* warmup */
-    w->last_completion = end;
     struct engine_script_figures *ss = &w->scripts[c->script_idx];
+    if (c->stream_order) { /* an analytic stream: its script's figures only */
+        if (run->cfg->stream_clients == run->cfg->clients)
+            w->last_completion = end; /* streams alone: they make the duration */
+        if (failed) {
+            ss->n_failed++;
+        } else {
+            hist_record(ss->latency, (end - start) / NS_PER_US);
+            ss->n_tx++;
+        }
+        if (w->txlog)
+            log_tx(c, end, failed ? 0 : (end - start) / NS_PER_US,
+                   failed ? log_status(why) : TXLOG_OK);
+        return 1;
+    }
+    w->last_completion = end;
     if (failed) {
         series_recorder_add(&w->recorder, end, 1, 0);
         ss->n_failed++;

@@ -46,6 +46,23 @@ static void print_tpcc(FILE *out, const struct result *r)
                                : "no keying or thinking times: not TPC-C compliant");
 }
 
+/* CH-benCHmark's analytic figures (the queries' own are in the per-script table). */
+static void print_ch(FILE *out, const struct result *r)
+{
+    const struct result_ch *c = &r->ch;
+    if (!c->present)
+        return;
+    fprintf(out, "CH-benCHmark:        %d analytic clients, %.0f queries per hour",
+            c->analytic_clients, c->queries_per_hour);
+    if (isfinite(c->power_geomean_ms))
+        fprintf(out, ", geometric mean %.3f ms", c->power_geomean_ms);
+    else if (c->analytic_clients > 0)
+        fprintf(out, ", no geometric mean (a query did not complete)");
+    fputc('\n', out);
+    if (c->analytic_clients > 0)
+        fprintf(out, "                     tps, latency and TPM are the terminals' (-c) only\n");
+}
+
 /* The short form of the environment: version and location, the settings changed from
  * PostgreSQL's defaults, and the run's server statistics in one line. */
 static void print_server(FILE *out, const struct result *r)
@@ -221,6 +238,7 @@ void report_text_summary(FILE *out, const struct result *r)
                 (unsigned long long)r->summary.late, (unsigned long long)r->summary.skipped);
     fprintf(out, "tps:                 %.2f\n", r->summary.tps);
     print_tpcc(out, r);
+    print_ch(out, r);
     if (r->options.connect_per_tx)
         fprintf(out, "connections:         %llu, mean %.3f ms; tps without connecting %.2f\n",
                 (unsigned long long)r->summary.connections, ms(r->summary.connect_mean_us),

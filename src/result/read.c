@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,18 @@ static void read_tpcc(const json_t *t, struct result_tpcc *out)
     out->keying_thinking = json_is_true(json_object_get(t, "keying_thinking"));
 }
 
+/* summary.ch, when the run was -w ch's. */
+static void read_ch(const json_t *c, struct result_ch *out)
+{
+    if (!json_is_object(c))
+        return;
+    out->present = 1;
+    out->analytic_clients = (int)count(c, "analytic_clients");
+    out->queries_per_hour = num(c, "queries_per_hour");
+    const json_t *g = json_object_get(c, "power_geomean_ms");
+    out->power_geomean_ms = json_is_number(g) ? json_number_value(g) : NAN; /* null: unknown */
+}
+
 /* summary.scripts[]: absent in files written before it (then none). */
 static int read_script_summaries(const json_t *a, struct result *r)
 {
@@ -117,6 +130,7 @@ static int read_summary(const json_t *s, struct result *r)
     r->summary.connect_mean_us = num(conn, "mean_us");
     r->summary.tps_excluding_connect = num(conn, "tps_excluding_connect");
     read_tpcc(json_object_get(s, "tpcc"), &r->tpcc);
+    read_ch(json_object_get(s, "ch"), &r->ch);
     return read_script_summaries(json_object_get(s, "scripts"), r);
 }
 

@@ -150,6 +150,15 @@ struct result_tpcc {
     int keying_thinking;
 };
 
+/* summary.ch: run -w ch's analytic figures (the queries are the scripts q1..q22). */
+struct result_ch {
+    int present;
+    int analytic_clients;
+    double queries_per_hour; /* the streams' completed queries per hour */
+    double power_geomean_ms; /* geometric mean of each query's mean latency; NaN when one of
+                              * the queries run has no success */
+};
+
 struct result_client {
     uint64_t transactions;
     uint64_t failed;
@@ -328,6 +337,7 @@ struct result {
      * can diff environments generically, including fields this version does not model. */
     size_t n_env;
     struct result_env_item *env;
+    struct result_ch ch;
 };
 
 void result_free(struct result *r);

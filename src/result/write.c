@@ -88,6 +88,15 @@ static json_t *tpcc_json(const struct result_tpcc *t)
     return o;
 }
 
+static json_t *ch_json(const struct result_ch *c)
+{
+    json_t *o = json_object();
+    set_int(o, "analytic_clients", c->analytic_clients);
+    set_num(o, "queries_per_hour", c->queries_per_hour);
+    set_num(o, "power_geomean_ms", c->power_geomean_ms);
+    return o;
+}
+
 /* summary.scripts[]: latency without stddev and p999, as DESIGN.md lists it. */
 static json_t *scripts_summary_json(const struct result *r)
 {
@@ -144,6 +153,8 @@ static json_t *summary_json(const struct result *r)
     set(o, "connections", conn);
     if (r->tpcc.present)
         set(o, "tpcc", tpcc_json(&r->tpcc));
+    if (r->ch.present)
+        set(o, "ch", ch_json(&r->ch));
     set(o, "scripts", scripts_summary_json(r));
     return o;
 }

@@ -32,6 +32,12 @@ struct workload_tpcc_opts {
     int mix_given, keying_thinking, procedures;
 };
 
+/* -w ch's options (CH-benCHmark: TPC-C's options apply too). */
+struct workload_ch_opts {
+    int64_t analytic_clients; /* clients running the queries as streams, besides -c */
+    const char *queries;      /* --queries LIST ("1,5,q7"), NULL: all 22 */
+};
+
 /* What run gives a workload, and what the workload fills in (plain data). */
 struct workload_params {
     const struct pg_connopts *conn;
@@ -41,6 +47,10 @@ struct workload_params {
     int64_t seed, warmup_s;
     struct workload_tpcc_opts tpcc; /* warehouses: detected when 0 */
     void *state;                    /* the workload's own, from detect to free_state */
+    struct workload_ch_opts ch;
+    /* Out, from detect: the last stream_scripts of the scripts are analytic streams, run by
+     * ch.analytic_clients clients besides -c (engine_config's stream_*); 0: none. */
+    int stream_scripts;
 };
 
 /* run's options as a workload checks them (bench_plan_check). */
@@ -50,6 +60,7 @@ struct workload_run_opts {
     /* Out: the defaults the workload wants when -M and --max-tries are not given. */
     int prepared;      /* 1: -M prepared */
     int64_t max_tries; /* 0: run's default */
+    struct workload_ch_opts *ch;
 };
 
 /* Which of init's options about the dataset were given. */
@@ -95,6 +106,7 @@ struct workload {
     void (*result)(const struct workload *w, const struct workload_params *p, struct result *r);
     /* Free p->state. */
     void (*free_state)(const struct workload *w, struct workload_params *p);
+    int analytic; /* takes --analytic-clients and --queries (ch) */
 };
 
 /* The workload called `name`, or NULL. */

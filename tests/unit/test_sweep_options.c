@@ -79,6 +79,8 @@ static const struct sample samples[] = {
     {"agent-wait", NULL},
     {"sample-ms", "--sample-ms 50"},
     {"no-sampling", "--no-sampling"},
+    {"analytic-clients", "-w ch --analytic-clients 2"},
+    {"queries", "-w ch --analytic-clients 1 --queries 1,q6,14"},
 };
 
 /* The options that are not run options in a sweep, with the words that give them and what the
@@ -166,6 +168,7 @@ static void assert_same_plan(const char *what, const struct bench_plan *a,
     SAME(a->agents.count == b->agents.count);
     SAME(a->sampling.off == b->sampling.off && a->sampling.sample_ms == b->sampling.sample_ms);
     SAME(a->sampling.ms_given == b->sampling.ms_given);
+    SAME(a->ch.analytic_clients == b->ch.analytic_clients && str_eq(a->ch.queries, b->ch.queries));
 #undef SAME
 }
 

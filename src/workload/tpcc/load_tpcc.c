@@ -177,6 +177,9 @@ static void add_finish(struct load_plan *p, const struct load_options *opt, int 
     }
 }
 
+/* A workload's own tables loaded with TPC-C's (tpcc_load_with), for the one load running. */
+static void (*build_more)(struct load_plan *p, const struct load_options *opt);
+
 static void build_plan(struct load_plan *p, const struct load_options *opt)
 {
     time_t now = time(NULL);
@@ -194,21 +197,37 @@ static void build_plan(struct load_plan *p, const struct load_options *opt)
         add_finish(p, opt, t, ids[t], n[t]);
         free(ids[t]);
     }
+    if (build_more)
+        build_more(p, opt);
 }
 
-int load_tpcc(const struct pg_connopts *conn, const struct load_options *opt, struct err *e)
+int tpcc_load_with(const struct pg_connopts *conn, const struct load_options *opt,
+                   const struct load_expect *more, int n_more,
+                   void (*build)(struct load_plan *p, const struct load_options *opt),
+                   struct err *e)
 {
     if (opt->warehouses < 1)
         return err_set(e, ERR_INPUT, "--warehouses must be at least 1, not %d", opt->warehouses);
-    struct load_expect ex[TPCC_N_TABLES];
+    int n = TPCC_N_TABLES + n_more;
+    struct load_expect *ex = xcalloc((size_t)n, sizeof *ex);
     struct buf shapes[TPCC_N_TABLES];
     for (int t = 0; t < TPCC_N_TABLES; t++) {
         buf_init(&shapes[t]);
         tpcc_shape(&tpcc_tables[t], &shapes[t]);
         ex[t] = (struct load_expect){tpcc_tables[t].name, shapes[t].data, NULL};
     }
-    int rc = load_checked_run(conn, opt, ex, TPCC_N_TABLES, build_plan, e);
+    for (int t = 0; t < n_more; t++)
+        ex[TPCC_N_TABLES + t] = more[t];
+    build_more = build;
+    int rc = load_checked_run(conn, opt, ex, n, build_plan, e);
+    build_more = NULL;
     for (int t = 0; t < TPCC_N_TABLES; t++)
         buf_free(&shapes[t]);
+    free(ex);
     return rc;
+}
+
+int load_tpcc(const struct pg_connopts *conn, const struct load_options *opt, struct err *e)
+{
+    return tpcc_load_with(conn, opt, NULL, 0, NULL, e);
 }

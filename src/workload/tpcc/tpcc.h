@@ -92,4 +92,25 @@ int tpcc_next_o_id_sum(struct pg_conn *c, int64_t *out, struct err *e);
 int tpcc_check(const struct pg_connopts *conn, int all, int jobs, char *failure,
                size_t failure_size, char *checked, size_t checked_size, struct err *e);
 
+/*
+ * TPC-C's load (load_tpcc) with a workload's own tables besides (-w ch): the n_more tables
+ * of `more` are checked with TPC-C's before anything changes (load_check_tables), and `build`
+ * (may be NULL) adds their setup to p->setup_sql and their tasks to TPC-C's plan
+ * (workload/load/load_int.h). One load at a time. Errors as load_tpcc.
+ */
+struct load_plan;
+struct load_options;
+struct load_expect;
+int tpcc_load_with(const struct pg_connopts *conn, const struct load_options *opt,
+                   const struct load_expect *more, int n_more,
+                   void (*build)(struct load_plan *p, const struct load_options *opt),
+                   struct err *e);
+
+/* TPC-C's generators of random strings for another workload's rows (clause 4.3.2.2): an
+ * a-string of [min, max] letters and digits, an n-string of len digits, drawn from r; they
+ * write at p and return the end (no NUL; nothing COPY's text format must escape). */
+struct rng;
+char *tpcc_astring(struct rng *r, char *p, int min, int max);
+char *tpcc_nstring(struct rng *r, char *p, int len);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "base/rng.h"
+#include "workload/tpcc/tpcc.h"
 
 /*
  * What the TPC-C files share inside the workload module: the spec's sizes (clause 4.3.3.1)
@@ -33,11 +34,7 @@ char *tpcc_last_name(char *p, int n);
 /* The syllables, for the SQL expression that builds a last name from its number. */
 extern const char *const tpcc_syllables[10];
 
-/* An a-string (letters and digits) of a random length in [min, max]. */
-char *tpcc_astring(struct rng *r, char *p, int min, int max);
-
-/* An n-string of exactly len decimal digits. */
-char *tpcc_nstring(struct rng *r, char *p, int len);
+/* tpcc_astring and tpcc_nstring: in tpcc.h (-w ch's rows use them too). */
 
 /* A zip code: 4 random digits then "11111". */
 char *tpcc_zip(struct rng *r, char *p);
