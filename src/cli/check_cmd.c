@@ -16,7 +16,8 @@ static const char usage[] =
     "with --all 1 to 12 (11 only while no Delivery has run). Exit status 0 when they hold,\n"
     "1 naming the first condition that fails and its warehouse/district.\n"
     "\n"
-    "  -w, --workload tpcc   the workload whose data to check (only tpcc has conditions)\n"
+    "  -w, --workload tpcc   the workload whose data to check (tpcc, or ch: TPC-C's tables\n"
+    "                        of CH-benCHmark)\n"
     "      --all             all twelve conditions (reads every table; slower)\n"
     "  -j, --jobs N          conditions checked at once, each on a connection of its own\n"
     "                        (default: the number of CPUs)\n"
@@ -72,7 +73,7 @@ static int parse_options(int argc, char **argv, struct check_opts *o, struct err
     o->w = workload_find(o->workload);
     if (!o->w || !o->w->check)
         return err_set(e, ERR_INPUT,
-                       "check: workload '%s' has no consistency conditions (only tpcc)",
+                       "check: workload '%s' has no consistency conditions (only tpcc and ch)",
                        o->workload);
     return 0;
 }

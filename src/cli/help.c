@@ -24,7 +24,8 @@ void cli_usage(void)
           "\n"
           "Workloads: tpcb-like (default), simple-update, select-only (pgbench's);\n"
           "           oltp-read-write, oltp-read-only, oltp-point-select, oltp-write-only\n"
-          "           (sysbench's); tpcc (TPC-C: init --warehouses W).\n"
+          "           (sysbench's); tpcc (TPC-C: init --warehouses W); ch (CH-benCHmark:\n"
+          "           TPC-C and 22 analytic queries, run --analytic-clients N).\n"
           "Try: pgarena run --local   (a complete benchmark against a scratch server)\n",
           stdout);
 }

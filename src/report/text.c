@@ -52,7 +52,7 @@ static void print_ch(FILE *out, const struct result *r)
     const struct result_ch *c = &r->ch;
     if (!c->present)
         return;
-    fprintf(out, "CH-benCHmark:        %d analytic clients, %.0f queries per hour",
+    fprintf(out, "CH-benCHmark:        analytic clients %d, %.0f queries per hour",
             c->analytic_clients, c->queries_per_hour);
     if (isfinite(c->power_geomean_ms))
         fprintf(out, ", geometric mean %.3f ms", c->power_geomean_ms);

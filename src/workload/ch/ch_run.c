@@ -49,19 +49,18 @@ static int detect(const struct workload *w, struct pg_conn *c, struct workload_p
     int n = ch_queries_parse(p->ch.queries, queries, e);
     if (n < 0)
         return -1;
-    p->stream_scripts = p->ch.analytic_clients > 0 ? n : 0;
+    p->stream_scripts = n;
     return 0;
 }
 
-/* TPC-C's five scripts, then the queries (only when streams run them). */
+/* TPC-C's five scripts, then the queries: there even when no stream runs them, so that a run
+ * with --analytic-clients 0 has the scripts of one with N, and compare sets them side by side. */
 static int scripts(const struct workload *w, const struct workload_params *p, struct script_set *s,
                    struct err *e)
 {
     (void)w;
     if (tpcc->scripts(tpcc, p, s, e) < 0)
         return -1;
-    if (p->stream_scripts == 0)
-        return 0;
     int queries[CH_N_QUERIES];
     int n = ch_queries_parse(p->ch.queries, queries, e);
     for (int i = 0; i < n; i++) {
@@ -99,7 +98,7 @@ static void result(const struct workload *w, const struct workload_params *p, st
     out->analytic_clients = (int)p->ch.analytic_clients;
     int queries[CH_N_QUERIES];
     struct err e = {0};
-    int n = p->stream_scripts > 0 ? ch_queries_parse(p->ch.queries, queries, &e) : 0;
+    int n = p->ch.analytic_clients > 0 ? ch_queries_parse(p->ch.queries, queries, &e) : 0;
     uint64_t done = 0;
     double log_sum = 0;
     int timed = 0;
