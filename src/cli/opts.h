@@ -64,6 +64,8 @@ enum cli_opt {
     OPT_MARGIN,
     OPT_TITLE,
     OPT_ALL,
+    /* run --meta */
+    OPT_META,
 };
 
 /* run's options (NULL-terminated) and short options. */

@@ -79,6 +79,7 @@ static const struct sample samples[] = {
     {"agent-wait", NULL},
     {"sample-ms", "--sample-ms 50"},
     {"no-sampling", "--no-sampling"},
+    {"meta", "--meta commit=abc"},
 };
 
 /* The options that are not run options in a sweep, with the words that give them and what the
