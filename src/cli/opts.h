@@ -66,6 +66,16 @@ enum cli_opt {
     OPT_ALL,
     /* run --meta */
     OPT_META,
+    /* store, history; run --store */
+    OPT_STORE,
+    OPT_INTO,
+    OPT_WHERE,
+    OPT_BY,
+    OPT_ORDER,
+    OPT_METRIC,
+    OPT_MIN_EFFECT,
+    OPT_FAIL_IF_REGRESSED,
+    OPT_ACCEPT,
 };
 
 /* run's options (NULL-terminated) and short options. */
@@ -76,6 +86,7 @@ extern const char cli_run_shortopts[];
 extern const struct option cli_init_options[], cli_check_options[], cli_compare_options[],
     cli_local_options[], cli_merge_options[], cli_recover_options[], cli_report_options[],
     cli_show_options[], cli_sweep_options[];
+extern const struct option cli_store_options[], cli_history_options[];
 
 /* Every command's table, by command (NULL-terminated): for the fuzz dictionary. */
 struct cli_option_table {

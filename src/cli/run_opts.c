@@ -84,6 +84,7 @@ const char cli_run_usage[] =
     "      --no-sampling     sample nothing (no waits, CPU or pg_stat_statements figures)\n"
     "history:\n"
     "      --meta KEY=VALUE  free metadata in the result (a commit, a build; repeatable)\n"
+    "      --store CONN      insert the result into the results store (pgarena store)\n"
     "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
 
 /* run's options; sweep takes every one of them too (sweep_opts.c). */
@@ -141,6 +142,7 @@ const struct option cli_run_options[] = {
     {"agent-wait", required_argument, NULL, OPT_AGENT_WAIT},
     {"sample-ms", required_argument, NULL, OPT_SAMPLE_MS},
     {"meta", required_argument, NULL, OPT_META},
+    {"store", required_argument, NULL, OPT_STORE},
     {"no-sampling", no_argument, NULL, OPT_NO_SAMPLING},
     {NULL, 0, NULL, 0}};
 
@@ -359,6 +361,9 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
         return 1;
     case OPT_META:
         return TAKE(bench_plan_add_meta(p, arg, e));
+    case OPT_STORE:
+        o->store = arg;
+        return 1;
     default:
         return 0;
     }

@@ -36,12 +36,12 @@ double detect_q(const double *x, size_t n, size_t tau)
     return q_of(s_lr, s_ll, s_rr, tau, n - tau);
 }
 
-/* The best split of y[0..m) with both parts at least DETECT_MIN_SEGMENT long: its Q, and
- * the split in *tau; -INFINITY when the segment is too short. As Matteson & James, the right
- * part ends anywhere (kappa) from tau + DETECT_MIN_SEGMENT to m, so that a change followed
- * by another (a bump) is seen; the distances' 2-D prefix sums make each Q(tau, kappa) O(1),
- * O(m^2) in all. */
-static double best_split(const double *y, size_t m, size_t *tau)
+/* The best split of y[0..m) with both parts at least DETECT_MIN_SEGMENT long: its Q, the
+ * split in *tau and the right part's end in *kappa; -INFINITY when the segment is too short.
+ * As Matteson & James, the right part ends anywhere from tau + DETECT_MIN_SEGMENT to m
+ * (fixed_end 0), so that a change followed by another (a bump) is seen; or at m (fixed_end
+ * 1). The distances' 2-D prefix sums make each Q(tau, kappa) O(1), O(m^2) in all. */
+static double best_split(const double *y, size_t m, int fixed_end, size_t *tau, size_t *kappa)
 {
     if (m < 2 * DETECT_MIN_SEGMENT)
         return -INFINITY;
@@ -56,11 +56,12 @@ static double best_split(const double *y, size_t m, size_t *tau)
     (ps[(a2)*w + (b2)] - ps[(a1)*w + (b2)] - ps[(a2)*w + (b1)] + ps[(a1)*w + (b1)])
     for (size_t t = DETECT_MIN_SEGMENT; t + DETECT_MIN_SEGMENT <= m; t++) {
         double s_ll = BLOCK(0, t, 0, t) / 2;
-        for (size_t k = t + DETECT_MIN_SEGMENT; k <= m; k++) {
+        for (size_t k = fixed_end ? m : t + DETECT_MIN_SEGMENT; k <= m; k++) {
             double q = q_of(BLOCK(0, t, t, k), s_ll, BLOCK(t, k, t, k) / 2, t, k - t);
             if (q > best) {
                 best = q;
                 *tau = t;
+                *kappa = k;
             }
         }
     }
@@ -69,31 +70,49 @@ static double best_split(const double *y, size_t m, size_t *tau)
     return best;
 }
 
-/* The best split over every segment between bounds[0..nb) (bounds[0] = 0, the last n). */
-static double best_overall(const double *x, const size_t *bounds, size_t nb, size_t *where)
+/* The best split over every segment between bounds[0..nb) (bounds[0] = 0, the last n): its
+ * segment's start in *from, the split in *where, the right part's end in *to. */
+static double best_overall(const double *x, const size_t *bounds, size_t nb, size_t *from,
+                           size_t *where, size_t *to)
 {
     double best = -INFINITY;
     for (size_t s = 0; s + 1 < nb; s++) {
-        size_t tau = 0;
-        double q = best_split(x + bounds[s], bounds[s + 1] - bounds[s], &tau);
+        size_t tau = 0, kappa = 0;
+        double q = best_split(x + bounds[s], bounds[s + 1] - bounds[s], 0, &tau, &kappa);
         if (q > best) {
             best = q;
+            *from = bounds[s];
             *where = bounds[s] + tau;
+            *to = bounds[s] + kappa;
         }
     }
     return best;
 }
 
-/* Shuffle each segment's points within it (the permutation test's null: no change inside). */
-static void permute_within(double *y, const size_t *bounds, size_t nb, struct rng *g)
+/* The permutation test of the best split: the window it was found in, x[from..to), shuffled,
+ * and its best split with the window's end fixed, against the one found: how often it is at
+ * least as large. Testing the window (not every end again) keeps a clear step at the end of
+ * a short series significant (searching every end of every shuffle finds a block of the
+ * lows somewhere too often); a bump is still found, in the window around it. */
+static int permutation_test(const double *x, size_t from, size_t to, double q, int permutations,
+                            struct rng *g)
 {
-    for (size_t s = 0; s + 1 < nb; s++)
-        for (size_t i = bounds[s + 1] - 1; i > bounds[s]; i--) {
-            size_t j = (size_t)rng_range(g, (int64_t)bounds[s], (int64_t)i);
+    size_t m = to - from, tau, kappa;
+    double *y = xcalloc(m, sizeof *y);
+    int above = 0;
+    for (int r = 0; r < permutations; r++) {
+        memcpy(y, x + from, m * sizeof *y);
+        for (size_t i = m - 1; i > 0; i--) {
+            size_t j = (size_t)rng_range(g, 0, (int64_t)i);
             double t = y[i];
             y[i] = y[j];
             y[j] = t;
         }
+        if (best_split(y, m, 1, &tau, &kappa) >= q)
+            above++;
+    }
+    free(y);
+    return above;
 }
 
 static void insert_bound(size_t *bounds, size_t *nb, size_t b)
@@ -177,24 +196,17 @@ size_t detect_changes(const double *x, size_t n, const struct detect_config *c,
 {
     size_t max = n / DETECT_MIN_SEGMENT + 2, nb = 0;
     size_t *bounds = xcalloc(max + 1, sizeof *bounds);
-    double *p_of = xcalloc(n + 1, sizeof *p_of), *y = xcalloc(n + 1, sizeof *y);
+    double *p_of = xcalloc(n + 1, sizeof *p_of);
     struct rng g;
     rng_seed(&g, c->seed);
     bounds[nb++] = 0;
     bounds[nb++] = n;
     for (;;) {
-        size_t where = 0;
-        double q = best_overall(x, bounds, nb, &where);
+        size_t from = 0, where = 0, to = 0;
+        double q = best_overall(x, bounds, nb, &from, &where, &to);
         if (!isfinite(q) || q <= 0)
             break;
-        int above = 0;
-        for (int r = 0; r < c->permutations; r++) {
-            size_t ignored;
-            memcpy(y, x, n * sizeof *y);
-            permute_within(y, bounds, nb, &g);
-            if (best_overall(y, bounds, nb, &ignored) >= q)
-                above++;
-        }
+        int above = permutation_test(x, from, to, q, c->permutations, &g);
         double p = (above + 1.0) / (c->permutations + 1.0);
         if (p > c->alpha)
             break;
@@ -214,6 +226,5 @@ size_t detect_changes(const double *x, size_t n, const struct detect_config *c,
     }
     free(bounds);
     free(p_of);
-    free(y);
     return k;
 }

@@ -15,7 +15,7 @@
 
 #define DETECT_DEFAULT_ALPHA        0.01
 #define DETECT_DEFAULT_MIN_EFFECT   0.02
-#define DETECT_DEFAULT_PERMUTATIONS 199
+#define DETECT_DEFAULT_PERMUTATIONS 999
 #define DETECT_DEFAULT_RESAMPLES    2000
 /* No segment is shorter than this: a single odd run is noise, not a change. */
 #define DETECT_MIN_SEGMENT 3

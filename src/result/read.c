@@ -271,7 +271,8 @@ static void read_identity(const json_t *root, struct result *r)
     json_object_foreach(m, key, v)
     {
         if (json_is_string(v))
-            r->meta[r->n_meta++] = (struct result_meta){xstrdup(key), xstrdup(json_string_value(v))};
+            r->meta[r->n_meta++] =
+                (struct result_meta){xstrdup(key), xstrdup(json_string_value(v))};
     }
 }
 

@@ -41,6 +41,7 @@ static size_t detect(const double *x, size_t n, uint64_t seed, struct detect_cha
     detect_config_default(&c);
     c.seed = seed;
     c.resamples = 500;
+    c.permutations = 199; /* the unit tests run thousands of series */
     return detect_changes(x, n, &c, out);
 }
 

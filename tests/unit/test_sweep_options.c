@@ -80,6 +80,7 @@ static const struct sample samples[] = {
     {"sample-ms", "--sample-ms 50"},
     {"no-sampling", "--no-sampling"},
     {"meta", "--meta commit=abc"},
+    {"store", NULL}, /* the sweep stores its directory after */
 };
 
 /* The options that are not run options in a sweep, with the words that give them and what the
@@ -95,6 +96,7 @@ static const struct exception exceptions[] = {
     {"jobs", NULL, NULL},
     {"output", NULL, NULL},
     {"label", NULL, NULL},
+    {"store", NULL, NULL},
     {"local", NULL, NULL},
     {"quiet", NULL, NULL},
     {"help", NULL, NULL},
