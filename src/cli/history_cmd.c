@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/cli_int.h"
 #include "cli/opts.h"
+#include "cli/store_cmd.h"
 #include "history/history.h"
 #include "history/store.h"
 
@@ -291,30 +292,30 @@ static void print_regressions(const struct result *runs, const struct history_ou
         }
 }
 
-/* Runs and accepted ids from the source, with --accept recorded first. */
-static int load(struct history_cmd *o, struct result **runs, size_t *n, struct err *e)
+int cli_history_load(const char *source, const char *accept, struct history_opts *h,
+                     struct result **runs, size_t *n, struct err *e)
 {
     char **paths = NULL;
     struct store *s = NULL;
-    int rc, dir = history_is_dir(o->source);
+    int rc, dir = history_is_dir(source);
     if (dir) {
-        rc = history_load_dir(o->source, runs, &paths, n, e);
+        rc = history_load_dir(source, runs, &paths, n, e);
     } else {
-        s = store_open(o->source, e);
+        s = store_open(source, e);
         rc = s ? store_load(s, runs, n, e) : -1;
     }
     for (size_t i = 0; paths && i < *n; i++)
         free(paths[i]);
     free(paths);
-    if (rc == 0 && o->accept) {
-        const char *id = resolve(*runs, *n, o->accept, e);
-        rc = !id ? -1 : dir ? history_dir_accept(o->source, id, e) : store_accept(s, id, e);
+    if (rc == 0 && accept) {
+        const char *id = resolve(*runs, *n, accept, e);
+        rc = !id ? -1 : dir ? history_dir_accept(source, id, e) : store_accept(s, id, e);
     }
     if (rc == 0) {
         if (dir)
-            history_dir_accepted(o->source, &o->h);
+            history_dir_accepted(source, h);
         else
-            rc = store_accepted(s, &o->h, e);
+            rc = store_accepted(s, h, e);
     }
     store_close(s);
     return rc;
@@ -328,7 +329,7 @@ int cli_history(int argc, char **argv, struct err *e)
     size_t n = 0;
     struct history_out out = {0};
     if (rc == 0)
-        rc = load(&o, &runs, &n, e);
+        rc = cli_history_load(o.source, o.accept, &o.h, &runs, &n, e);
     if (rc == 0)
         rc = history_analyse(runs, n, &o.h, &out, e);
     if (rc == 0) {

@@ -76,6 +76,7 @@ enum cli_opt {
     OPT_MIN_EFFECT,
     OPT_FAIL_IF_REGRESSED,
     OPT_ACCEPT,
+    OPT_HISTORY,
 };
 
 /* run's options (NULL-terminated) and short options. */

@@ -1,12 +1,12 @@
 # history: real short runs stored into a harness database, change points found, the CI gate,
 # --accept; the store's concurrency, old result versions and a newer schema.
 
-# hist_run N DELAY OUT [ARGS...]: a 1-second run of SELECT pg_sleep(:delay) (the same script
+# hist_run N DELAY OUT [ARGS...]: a 2-second run (HIST_T) of SELECT pg_sleep(:delay) (the same script
 # whatever the delay, so every run is one series), meta seq=N.
 hist_run() {
     local n=$1 delay=$2 out=$3
     shift 3
-    pga run "$CONN" -f "$T/sleep.sql" -D delay="$delay" -c 2 -T 1 -q --no-sampling \
+    pga run "$CONN" -f "$T/sleep.sql" -D delay="$delay" -c 2 -T "${HIST_T:-2}" -q --no-sampling \
         --meta seq="$n" -o "$out" "$@"
     assert_rc 0
 }
@@ -57,7 +57,7 @@ test_history_change_gate_accept() {
     assert_out 'accepted'
     # A/A: 12 unchanged runs in a directory, no change beyond 10 %, the gate passes
     for i in $(seq 7 11); do
-        hist_run "$i" 0 "$T/aa/a$i.json"
+        HIST_T=1 hist_run "$i" 0 "$T/aa/a$i.json"
     done
     pga history "$T/aa" --min-effect 10 --order meta.seq --metric tps,latency_p50 --fail-if-regressed
     assert_rc 0
@@ -73,6 +73,15 @@ test_history_change_gate_accept() {
     wait $p1 || { cat "$T/s1"; fail "store 1"; }
     wait $p2 || { cat "$T/s2"; fail "store 2"; }
     [ "$(sql 'SELECT count(*) FROM pgarena_results.runs' "$two")" -eq 17 ] || fail "17 rows"
+    # sweep --store stores its cells; the report of the store charts the change, linked
+    pga sweep "$CONN" -f "$T/sleep.sql" -D delay=0 -c 1 -T 1 -q --no-sampling -o "$T/sw" \
+        --store "$two"
+    assert_rc 0
+    [ "$(sql 'SELECT count(*) FROM pgarena_results.runs' "$two")" -eq 18 ] || fail "18 rows"
+    pga report --history "$store" -o "$T/h.html"
+    assert_rc 0
+    grep -q 'href="#h0-0-c0"' "$T/h.html" || fail "no change point in the report"
+    grep -q 'id="h0-0-c0"><th>7<' "$T/h.html" || fail "the change is not at 7 in the report"
     sql "DROP DATABASE pga_history" >/dev/null
     sql "DROP DATABASE pga_history2" >/dev/null
 }
