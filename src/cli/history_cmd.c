@@ -301,7 +301,7 @@ int cli_history_load(const char *source, const char *accept, struct history_opts
     if (dir) {
         rc = history_load_dir(source, runs, &paths, n, e);
     } else {
-        s = store_open(source, e);
+        s = store_open(source, 0, e);
         rc = s ? store_load(s, runs, n, e) : -1;
     }
     for (size_t i = 0; paths && i < *n; i++)

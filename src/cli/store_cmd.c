@@ -95,7 +95,7 @@ static int store_path(struct store *s, const char *path, int *added, int *had, s
 
 int cli_store_files(const char *conn, const char *const *paths, size_t n, int quiet, struct err *e)
 {
-    struct store *s = store_open(conn, e);
+    struct store *s = store_open(conn, 1, e);
     if (!s)
         return -1;
     int added = 0, had = 0, rc = 0;

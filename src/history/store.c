@@ -58,8 +58,8 @@ static int schema_version(struct store *s, int *version, struct err *e)
     return 0;
 }
 
-/* Make, migrate or check the schema, one writer at a time. */
-static int prepare_schema(struct store *s, struct err *e)
+/* Make (create), migrate or check the schema, one writer at a time. */
+static int prepare_schema(struct store *s, int create, struct err *e)
 {
     int version;
     if (pg_exec(s->pg, "BEGIN; SELECT pg_advisory_xact_lock(hashtext('pgarena_results'))", e) < 0)
@@ -73,6 +73,13 @@ static int prepare_schema(struct store *s, struct err *e)
                        "knows (%d)",
                        s->where, version, STORE_SCHEMA_VERSION);
     }
+    if (version == 0 && !create) {
+        fail(s);
+        return err_set(e, ERR_INPUT,
+                       "%s: no results store there (schema pgarena_results; pgarena store "
+                       "--into makes it)",
+                       s->where);
+    }
     for (int v = version; v < STORE_SCHEMA_VERSION; v++) {
         char set[96];
         snprintf(set, sizeof set, "UPDATE pgarena_results.version SET version = %d", v + 1);
@@ -82,15 +89,15 @@ static int prepare_schema(struct store *s, struct err *e)
     return pg_exec(s->pg, "COMMIT", e) < 0 ? fail(s) : 0;
 }
 
-struct store *store_open(const char *conninfo, struct err *e)
+struct store *store_open(const char *conninfo, int create, struct err *e)
 {
     struct pg_connopts o = {.dbname = xstrdup(conninfo)};
     struct store *s = xcalloc(1, sizeof *s);
-    s->where = xstrdup("the store");
+    s->where = xstrdup(create ? "store" : "history");
     s->pg = pg_connect(&o, e);
     pg_connopts_free(&o);
     if (!s->pg || pg_exec(s->pg, "SET client_min_messages = warning", e) < 0 ||
-        prepare_schema(s, e) < 0) {
+        prepare_schema(s, create, e) < 0) {
         store_close(s);
         return NULL;
     }

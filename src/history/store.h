@@ -20,9 +20,10 @@
 
 struct store;
 
-/* Connect to conninfo and make or check the schema. NULL with e set (ERR_INPUT for a newer
- * schema version, ERR_RUNTIME when the server cannot be reached). */
-struct store *store_open(const char *conninfo, struct err *e);
+/* Connect to conninfo and check the schema, making it first when create (a reader does not:
+ * no store there is an error). NULL with e set (ERR_INPUT for a newer schema version or no
+ * store, ERR_RUNTIME when the server cannot be reached). */
+struct store *store_open(const char *conninfo, int create, struct err *e);
 void store_close(struct store *s);
 
 /* Store the result r read from text (the file's bytes, stored as jsonb). 1 inserted, 0 there

@@ -108,6 +108,11 @@ JSON
     pga history "$db" --json
     assert_rc 0
     pyjson "$T/out" "d['series'][0]['metrics'][0]['points'][0]['value'] == 5.0"
+    pga history "$(newdb pga_history4)"
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'no results store there'
+    sql "DROP DATABASE pga_history4" >/dev/null
     sql "UPDATE pgarena_results.version SET version = 99" "$db"
     pga store "$T/old.json" --into "$db"
     assert_rc 2
