@@ -95,12 +95,14 @@ static double best_overall(const double *x, const size_t *bounds, size_t nb, siz
  * a short series significant (searching every end of every shuffle finds a block of the
  * lows somewhere too often); a bump is still found, in the window around it. */
 static int permutation_test(const double *x, size_t from, size_t to, double q, int permutations,
-                            struct rng *g)
+                            double alpha, struct rng *g)
 {
     size_t m = to - from, tau, kappa;
     double *y = xcalloc(m, sizeof *y);
     int above = 0;
-    for (int r = 0; r < permutations; r++) {
+    /* Once p = (above + 1) / (permutations + 1) exceeds alpha whatever follows, the split is
+     * refused: the rest need not be drawn (the last split of every series is refused). */
+    for (int r = 0; r < permutations && (above + 1.0) / (permutations + 1.0) <= alpha; r++) {
         memcpy(y, x + from, m * sizeof *y);
         for (size_t i = m - 1; i > 0; i--) {
             size_t j = (size_t)rng_range(g, 0, (int64_t)i);
@@ -206,7 +208,7 @@ size_t detect_changes(const double *x, size_t n, const struct detect_config *c,
         double q = best_overall(x, bounds, nb, &from, &where, &to);
         if (!isfinite(q) || q <= 0)
             break;
-        int above = permutation_test(x, from, to, q, c->permutations, &g);
+        int above = permutation_test(x, from, to, q, c->permutations, c->alpha, &g);
         double p = (above + 1.0) / (c->permutations + 1.0);
         if (p > c->alpha)
             break;
