@@ -8,10 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/mem.h"
 #include "base/rng.h"
+#include "base/buf.h"
 #include "history/history.h"
+#include "report/history_out.h"
 #include "stats/hist.h"
 
 /* A run of 10 one-second intervals around tps (1 % noise), latencies around lat_us. */
@@ -192,12 +195,49 @@ static void test_gate_by_compare(void **state)
         result_free(&runs[i]);
 }
 
+/* report --history: self-contained, a chart per series and metric, the change linked. */
+static void test_report(void **state)
+{
+    struct fixture *f = *state;
+    struct history_opts o;
+    struct history_out out;
+    struct err e = {0};
+    history_opts_init(&o);
+    assert_int_equal(history_analyse(f->runs, 15, &o, &out, &e), 0);
+    char path[] = "/tmp/pgarena-history-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    if (report_history_html_write(f->runs, &out, NULL, path, &e) != 0)
+        fail_msg("report: %s", e.msg);
+    FILE *fp = fopen(path, "r");
+    struct buf b;
+    buf_init(&b);
+    assert_int_equal(buf_read_all(&b, fp), 0);
+    fclose(fp);
+    unlink(path);
+    size_t svgs = 0;
+    for (const char *p = b.data; (p = strstr(p, "<svg")); p++)
+        svgs++;
+    assert_int_equal(svgs, 4); /* 2 series x tps, latency_p99 */
+    assert_non_null(strstr(b.data, "<a href=\"#h0-0-c0\">"));
+    assert_non_null(strstr(b.data, "<tr id=\"h0-0-c0\"><th>7</th>"));
+    assert_non_null(strstr(b.data, "worse"));
+    assert_null(strstr(b.data, "http://"));
+    assert_null(strstr(b.data, "https://"));
+    assert_null(strstr(b.data, "<script"));
+    buf_free(&b);
+    history_out_free(&out);
+    history_opts_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_series_change_and_gate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_where_by_order, setup, teardown),
         cmocka_unit_test(test_gate_by_compare),
+        cmocka_unit_test_setup_teardown(test_report, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
