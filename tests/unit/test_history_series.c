@@ -97,14 +97,22 @@ static const struct history_metric *metric(const struct history_series *s, int m
     return NULL;
 }
 
+/* The fixture's runs with history's defaults. */
+static void analyse_defaults(struct fixture *f, struct history_opts *o, struct history_out *out)
+{
+    struct err e = {0};
+    history_opts_init(o);
+    if (history_analyse(f->runs, 15, o, out, &e) != 0)
+        fail_msg("analyse: %s", e.msg);
+}
+
 static void test_series_change_and_gate(void **state)
 {
     struct fixture *f = *state;
     struct history_opts o;
     struct history_out out;
     struct err e = {0};
-    history_opts_init(&o);
-    assert_int_equal(history_analyse(f->runs, 15, &o, &out, &e), 0);
+    analyse_defaults(f, &o, &out);
     assert_int_equal(out.n_series, 2); /* by clients */
     const struct history_series *s = &out.series[0];
     assert_non_null(strstr(s->key, "options.clients=2"));
@@ -202,8 +210,7 @@ static void test_report(void **state)
     struct history_opts o;
     struct history_out out;
     struct err e = {0};
-    history_opts_init(&o);
-    assert_int_equal(history_analyse(f->runs, 15, &o, &out, &e), 0);
+    analyse_defaults(f, &o, &out);
     char path[] = "/tmp/pgarena-history-XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
