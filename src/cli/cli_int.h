@@ -16,5 +16,7 @@ int cli_check_parse(int argc, char **argv, struct err *e);
 int cli_recover_parse(int argc, char **argv, struct err *e);
 int cli_sweep_parse(int argc, char **argv, struct err *e);
 int cli_merge_parse(int argc, char **argv, struct err *e);
+int cli_store_parse(int argc, char **argv, struct err *e);
+int cli_history_parse(int argc, char **argv, struct err *e);
 
 #endif

@@ -20,6 +20,8 @@ void cli_usage(void)
           "  pgarena check   [CONN] -w tpcc [--all]\n"
           "  pgarena recover RESULT.json   (the result of a killed run, from its journal)\n"
           "  pgarena merge   A.json B.json... -o ALL.json [--force]   (a run's agents, exactly)\n"
+          "  pgarena store   RESULT.json... --into CONN   (the results store; run --store)\n"
+          "  pgarena history CONN|DIR [--where F=V] [--by FIELDS] [--fail-if-regressed]\n"
           "  pgarena --help | --version ; pgarena COMMAND --help\n"
           "\n"
           "Workloads: tpcb-like (default), simple-update, select-only (pgbench's);\n"

@@ -13,4 +13,6 @@ const struct cli_option_table cli_option_tables[] = {{"init", cli_init_options},
                                                      {"recover", cli_recover_options},
                                                      {"check", cli_check_options},
                                                      {"merge", cli_merge_options},
+                                                     {"store", cli_store_options},
+                                                     {"history", cli_history_options},
                                                      {NULL, NULL}};

@@ -67,6 +67,19 @@ enum cli_opt {
     /* run -w ch */
     OPT_ANALYTIC_CLIENTS,
     OPT_QUERIES,
+    /* run --meta */
+    OPT_META,
+    /* store, history; run --store */
+    OPT_STORE,
+    OPT_INTO,
+    OPT_WHERE,
+    OPT_BY,
+    OPT_ORDER,
+    OPT_METRIC,
+    OPT_MIN_EFFECT,
+    OPT_FAIL_IF_REGRESSED,
+    OPT_ACCEPT,
+    OPT_HISTORY,
 };
 
 /* run's options (NULL-terminated) and short options. */
@@ -77,6 +90,7 @@ extern const char cli_run_shortopts[];
 extern const struct option cli_init_options[], cli_check_options[], cli_compare_options[],
     cli_local_options[], cli_merge_options[], cli_recover_options[], cli_report_options[],
     cli_show_options[], cli_sweep_options[];
+extern const struct option cli_store_options[], cli_history_options[];
 
 /* Every command's table, by command (NULL-terminated): for the fuzz dictionary. */
 struct cli_option_table {

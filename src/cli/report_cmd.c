@@ -8,7 +8,9 @@
 #include "cli/cli.h"
 #include "cli/cli_int.h"
 #include "cli/opts.h"
+#include "cli/store_cmd.h"
 #include "compare/sweep_figs.h"
+#include "report/history_out.h"
 #include "report/html.h"
 #include "report/sweep_out.h"
 #include "result/result.h"
@@ -16,6 +18,7 @@
 static const char usage[] =
     "Usage: pgarena report RESULT.json... -o REPORT.html [--title TEXT]\n"
     "       pgarena report SWEEP_DIR -o REPORT.html [--title TEXT]\n"
+    "       pgarena report --history CONN|DIR -o HISTORY.html [--title TEXT]\n"
     "\n"
     "Write one self-contained HTML file (it needs no network to view, and prints) with a\n"
     "summary of each run, throughput and latency over time, the latency distribution, the\n"
@@ -23,17 +26,22 @@ static const char usage[] =
     "by side, warnings and failures. Files are grouped into setups by label as compare\n"
     "groups them: files sharing a label are trials of one setup, the first label is the\n"
     "baseline A. Given a sweep's directory: throughput against clients (or rate) per setup\n"
-    "with confidence bands, p99 against throughput, and the cell table.\n"
+    "with confidence bands, p99 against throughput, and the cell table. With --history: a\n"
+    "chart per series and metric of pgarena history's defaults, each run with its CI, the\n"
+    "segments between change points shaded, each change linked to its comparison.\n"
     "\n"
     "  -o, --output FILE   the HTML file to write (required)\n"
-    "      --title TEXT    the report's title (default: the labels, \"A vs B\")\n";
+    "      --title TEXT    the report's title (default: the labels, \"A vs B\")\n"
+    "      --history SRC   the results store CONN or a directory of result files\n";
 
 struct report_opts {
     const char *output, *title;
+    const char *history; /* --history CONN|DIR */
 };
 
 const struct option cli_report_options[] = {{"output", required_argument, NULL, 'o'},
                                             {"title", required_argument, NULL, OPT_TITLE},
+                                            {"history", required_argument, NULL, OPT_HISTORY},
                                             {"help", no_argument, NULL, OPT_HELP},
                                             {NULL, 0, NULL, 0}};
 
@@ -47,6 +55,8 @@ static int parse_options(int argc, char **argv, struct report_opts *o, struct er
             o->output = optarg;
         } else if (opt == OPT_TITLE) {
             o->title = optarg;
+        } else if (opt == OPT_HISTORY) {
+            o->history = optarg;
         } else if (opt == OPT_HELP) {
             fputs(usage, stdout);
             return 1;
@@ -54,7 +64,9 @@ static int parse_options(int argc, char **argv, struct report_opts *o, struct er
             return args_bad_option("report", argc, argv, optind, optopt, opt == ':', e);
         }
     }
-    if (optind >= argc)
+    if (o->history && optind < argc)
+        return err_set(e, ERR_INPUT, "report: --history takes no result files");
+    if (optind >= argc && !o->history)
         return err_set(e, ERR_INPUT,
                        "report: expected one result file or more (see pgarena report --help)");
     if (!o->output)
@@ -88,12 +100,37 @@ static int sweep_report(const char *dir, const struct report_opts *o, struct err
     return rc;
 }
 
+/* --history: the series of a store or directory, as history finds them with its defaults. */
+static int history_report(const struct report_opts *o, struct err *e)
+{
+    struct history_opts h;
+    struct history_out out = {0};
+    struct result *runs = NULL;
+    size_t n = 0;
+    history_opts_init(&h);
+    int rc = cli_history_load(o->history, NULL, &h, &runs, &n, e);
+    if (rc == 0)
+        rc = history_analyse(runs, n, &h, &out, e);
+    if (rc == 0)
+        rc = report_history_html_write(runs, &out, o->title, o->output, e);
+    if (rc == 0)
+        printf("report: %s\n", o->output);
+    history_out_free(&out);
+    for (size_t i = 0; i < n; i++)
+        result_free(&runs[i]);
+    free(runs);
+    history_opts_free(&h);
+    return rc;
+}
+
 int cli_report(int argc, char **argv, struct err *e)
 {
     struct report_opts o = {0};
     int rc = parse_options(argc, argv, &o, e);
     if (rc != 0)
         return rc > 0 ? 0 : -1;
+    if (o.history)
+        return history_report(&o, e);
     struct stat st;
     if (argc - optind == 1 && stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode))
         return sweep_report(argv[optind], &o, e);

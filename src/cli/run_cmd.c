@@ -18,6 +18,7 @@
 #include "cli/opts.h"
 #include "cli/run_opts.h"
 #include "cli/session.h"
+#include "cli/store_cmd.h"
 #include "report/html.h"
 #include "report/text.h"
 #include "result/journal.h"
@@ -72,7 +73,19 @@ struct progress_style {
 struct run_view {
     const struct cli_run_opts *o;
     struct progress_style style;
+    int store_failed; /* --store: the store's error, reported once the run is done */
+    struct err store_err;
 };
+
+/* --store: the file just written, into the store (an agent's own share is not stored: agent
+ * 0 stores the merged result). */
+static void store_written(struct run_view *v, const char *path)
+{
+    if (!v->o->store || v->store_failed)
+        return;
+    if (cli_store_files(v->o->store, &path, 1, v->o->quiet, &v->store_err) < 0)
+        v->store_failed = 1;
+}
 
 static void print_progress(const struct engine_progress *p, void *arg)
 {
@@ -107,8 +120,10 @@ static void print_measured(const struct result *r, const char *first_error, void
 
 static void print_written(const char *path, void *arg)
 {
-    (void)arg;
+    struct run_view *v = arg;
     printf("result:              %s\n", path);
+    if (v->o->plan.agents.count == 0)
+        store_written(v, path);
 }
 
 static void print_warning(const char *line, void *arg)
@@ -119,10 +134,10 @@ static void print_warning(const char *line, void *arg)
 
 static void print_merged(const struct result *r, const char *path, void *arg)
 {
-    (void)arg;
     printf("merged result of %zu agents:\n", r->n_agents);
     report_text_summary(stdout, r);
     printf("merged:              %s\n", path);
+    store_written(arg, path);
 }
 
 /* --report: from the file just written, which holds the intervals the run did not keep. */
@@ -198,7 +213,7 @@ int cli_run(int argc, char **argv, struct err *e)
     int tty = isatty(2);
     if (p->progress_s == 0 && tty && !o.quiet)
         p->progress_s = 1;
-    struct run_view view = {&o, {tty, p->progress_timestamp}};
+    struct run_view view = {&o, {tty, p->progress_timestamp}, 0, {0}};
     struct bench_hooks hooks = {.progress = o.quiet ? NULL : print_progress,
                                 .measured = print_measured,
                                 .written = print_written,
@@ -207,6 +222,10 @@ int cli_run(int argc, char **argv, struct err *e)
                                 .arg = &view};
     struct result r;
     rc = bench_run(p, &hooks, &r, e);
+    if (rc >= 0 && view.store_failed) {
+        *e = view.store_err;
+        rc = -1;
+    }
     if (rc >= 0 && o.report && report_after_run(&o, e) < 0)
         rc = -1;
     if (rc >= 0 && r.started_at && !r.complete)

@@ -16,6 +16,7 @@ struct cli_run_opts {
     const char *workload; /* -w as given (default tpcb-like) */
     const char *report;   /* --report: the HTML file, or NULL */
     int local, quiet;
+    const char *store; /* --store CONN: the results store, or NULL */
 };
 
 void cli_run_opts_init(struct cli_run_opts *o);

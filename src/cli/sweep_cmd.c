@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/cli_int.h"
 #include "cli/session.h"
+#include "cli/store_cmd.h"
 #include "cli/sweep_cmd.h"
 
 /* The command that identifies a sweep: its arguments without those that only change what is
@@ -154,6 +155,10 @@ int cli_sweep(int argc, char **argv, struct err *e)
                     "reruns them\n",
                     x.n_failed, x.n_failed > 1 ? "s" : "");
         rc = rc == 2 || x.n_failed ? 1 : 0;
+        /* --store: every result of the directory, earlier cells too (storing is idempotent) */
+        const char *dir = o.dir;
+        if (o.store && cli_store_files(o.store, &dir, 1, o.quiet, e) < 0)
+            rc = -1;
     }
     sweep_doc_free(&x.doc);
     free(x.json_path);

@@ -185,6 +185,9 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
     case OPT_LOCAL:
         o->local = 1;
         return 1;
+    case OPT_STORE:
+        o->store = arg;
+        return 1;
     default:
         return 0;
     }

@@ -81,6 +81,8 @@ static const struct sample samples[] = {
     {"no-sampling", "--no-sampling"},
     {"analytic-clients", "-w ch --analytic-clients 2"},
     {"queries", "-w ch --analytic-clients 1 --queries 1,q6,14"},
+    {"meta", "--meta commit=abc"},
+    {"store", NULL}, /* the sweep stores its directory after */
 };
 
 /* The options that are not run options in a sweep, with the words that give them and what the
@@ -96,6 +98,7 @@ static const struct exception exceptions[] = {
     {"jobs", NULL, NULL},
     {"output", NULL, NULL},
     {"label", NULL, NULL},
+    {"store", NULL, NULL},
     {"local", NULL, NULL},
     {"quiet", NULL, NULL},
     {"help", NULL, NULL},

@@ -1,0 +1,129 @@
+# history: real short runs stored into a harness database, change points found, the CI gate,
+# --accept; the store's concurrency, old result versions and a newer schema.
+
+# hist_run N DELAY OUT [ARGS...]: a 2-second run (HIST_T) of SELECT pg_sleep(:delay) (the same script
+# whatever the delay, so every run is one series), meta seq=N.
+hist_run() {
+    local n=$1 delay=$2 out=$3
+    shift 3
+    pga run "$CONN" -f "$T/sleep.sql" -D delay="$delay" -c 2 -T "${HIST_T:-2}" -q --no-sampling \
+        --meta seq="$n" -o "$out" "$@"
+    assert_rc 0
+}
+
+hist_script() {
+    echo 'SELECT pg_sleep(:delay);' >"$T/sleep.sql"
+}
+
+test_history_change_gate_accept() {
+    hist_script
+    local store
+    store=$(newdb pga_history)
+    mkdir -p "$T/aa"
+    for i in $(seq 0 11); do
+        local delay=0
+        [ "$i" -ge 7 ] && delay=0.001
+        hist_run "$i" "$delay" "$T/r$i.json" --store "$store"
+        [ "$i" -lt 7 ] && cp "$T/r$i.json" "$T/aa/"
+    done
+
+    pyjson "$T/r0.json" "len(d['run_id']) == 36 and d['meta'] == {'seq': '0'}"
+    [ "$(sql 'SELECT count(*) FROM pgarena_results.runs' "$store")" -eq 12 ] || fail "12 rows"
+    # the change: at index 7, tps down, latency up, with a CI and compare's verdict
+    pga history "$store" --order meta.seq --metric tps,latency_p50 --json
+    assert_rc 0
+    cp "$T/out" "$T/h.out"
+    pyjson "$T/h.out" "len(d['series']) == 1 and d['series'][0]['runs'] == 12"
+    pyjson "$T/h.out" "[c['index'] for c in d['series'][0]['metrics'][0]['changes']][-1:] == [7]"
+    pyjson "$T/h.out" "(lambda c: c['change_pct'] < -20 and c['ci_high'] < 0 and c['p_value'] <= 0.01 and c['verdict'] == 'worse')(d['series'][0]['metrics'][0]['changes'][-1])"
+    pyjson "$T/h.out" "d['series'][0]['metrics'][1]['metric'] == 'latency_p50' and d['series'][0]['metrics'][1]['changes'][-1]['index'] == 7"
+    pyjson "$T/h.out" "(lambda m: m['regressed'] and m['regression']['index'] == 7)(d['series'][0]['metrics'][0])"
+    pyjson "$T/h.out" "[p['order'] for p in d['series'][0]['metrics'][0]['points']] == [str(i) for i in range(12)]"
+    local first
+    first=$(python3 -c "import json; print(json.load(open('$T/h.out'))['series'][0]['metrics'][0]['points'][7]['run_id'])")
+    [ "$first" = "$(python3 -c "import json; print(json.load(open('$T/r7.json'))['run_id'])")" ] ||
+        fail "index 7 is not r7"
+    # the gate fails, naming the metric, the change and its first run
+    pga history "$store" --order meta.seq --metric tps,latency_p50 --fail-if-regressed
+    assert_rc 3
+    assert_err "^pgarena: history: tps regressed -[0-9.]+ % \[-[0-9.]+, -[0-9.]+\] since run $first \(index 7\)"
+    assert_out 'change at 7 '
+    # accepted: the segment is the baseline, the gate passes (recorded in the store)
+    pga history "$store" --order meta.seq --metric tps,latency_p50 --accept "${first:0:8}"
+    assert_rc 0
+    [ "$(sql 'SELECT run_id FROM pgarena_results.accepted' "$store")" = "$first" ] || fail "accepted"
+    pga history "$store" --order meta.seq --metric tps,latency_p50 --fail-if-regressed
+    assert_rc 0
+    assert_out 'accepted'
+    # A/A: 12 unchanged runs in a directory, no change beyond 10 %, the gate passes
+    for i in $(seq 7 11); do
+        HIST_T=1 hist_run "$i" 0 "$T/aa/a$i.json"
+    done
+    pga history "$T/aa" --min-effect 10 --order meta.seq --metric tps,latency_p50 --fail-if-regressed
+    assert_rc 0
+    [ "$(grep -c 'no change point' "$T/out")" -eq 2 ] || { cat "$T/out"; fail "A/A: a change"; }
+    assert_out '\(12 runs\)'
+    # two stores at once into a fresh store: one row per run, nothing lost
+    local two
+    two=$(newdb pga_history2)
+    "$PGARENA" store "$T"/r*.json --into "$two" >"$T/s1" 2>&1 &
+    local p1=$!
+    "$PGARENA" store "$T"/aa/a*.json "$T"/r*.json --into "$two" >"$T/s2" 2>&1 &
+    local p2=$!
+    wait $p1 || { cat "$T/s1"; fail "store 1"; }
+    wait $p2 || { cat "$T/s2"; fail "store 2"; }
+    [ "$(sql 'SELECT count(*) FROM pgarena_results.runs' "$two")" -eq 17 ] || fail "17 rows"
+    # sweep --store stores its cells; the report of the store charts the change, linked
+    pga sweep "$CONN" -f "$T/sleep.sql" -D delay=0 -c 1 -T 1 -q --no-sampling -o "$T/sw" \
+        --store "$two"
+    assert_rc 0
+    [ "$(sql 'SELECT count(*) FROM pgarena_results.runs' "$two")" -eq 18 ] || fail "18 rows"
+    pga report --history "$store" -o "$T/h.html"
+    assert_rc 0
+    grep -q 'href="#h0-0-c0"' "$T/h.html" || fail "no change point in the report"
+    grep -q 'id="h0-0-c0"><th>7<' "$T/h.html" || fail "the change is not at 7 in the report"
+    sql "DROP DATABASE pga_history" >/dev/null
+    sql "DROP DATABASE pga_history2" >/dev/null
+}
+
+# A file of an earlier pgarena (version 1, no run_id or meta): stores, once; a store of a
+# newer schema version is refused with one line.
+test_history_store_versions() {
+    local db
+    db=$(newdb pga_history3)
+    cat >"$T/old.json" <<'JSON'
+{"format": "pgarena-result", "version": 1, "label": "old", "started_at": "2024-01-02T03:04:05Z",
+ "server": {"version": "15.1", "settings": {"work_mem": "4MB"}},
+ "workload": {"name": "tpcb-like", "scale": 1, "scripts": []}, "options": {"clients": 1, "protocol": "simple"},
+ "summary": {"transactions": 10, "tps": 5.0, "latency_us": {"p50": 100, "p99": 200}},
+ "intervals": [], "histogram": {"unit": "us", "count": 0, "min": 0, "max": 0, "bins": []}}
+JSON
+    pga store "$T/old.json" --into "$db"
+    assert_rc 0
+    assert_out '^stored: +1 run \(0 already there\)'
+    pga store "$T/old.json" --into "$db"
+    assert_rc 0
+    assert_out '^stored: +0 runs \(1 already there\)'
+    [ "$(sql "SELECT label || ' ' || tps FROM pgarena_results.runs" "$db")" = "old 5" ] || fail "row"
+    pga history "$db" --json
+    assert_rc 0
+    pyjson "$T/out" "d['series'][0]['metrics'][0]['points'][0]['value'] == 5.0"
+    pga history "$(newdb pga_history4)"
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'no results store there'
+    sql "DROP DATABASE pga_history4" >/dev/null
+    sql "UPDATE pgarena_results.version SET version = 99" "$db"
+    pga store "$T/old.json" --into "$db"
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'schema version 99, newer than this pgarena knows \(1\)'
+    pga history "$T" --where nosuch=1
+    assert_rc 2
+    assert_one_error_line
+    pga history "$T" --where label=old --by workload.name,meta.commit
+    assert_rc 0
+    assert_out 'workload.name=tpcb-like, meta.commit=\(absent\) \(1 run\)'
+    rm "$T/old.json"
+    sql "DROP DATABASE pga_history3" >/dev/null
+}
