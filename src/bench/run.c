@@ -8,6 +8,7 @@
 #include "base/fdlimit.h"
 #include "base/mem.h"
 #include "bench/bench_int.h"
+#include "bench/files.h"
 
 void bench_warn(const struct bench *b, const char *fmt, ...)
 {
@@ -44,9 +45,6 @@ static int prepare_server(struct bench *b, struct err *e)
     return rc;
 }
 
-/* Open files a run needs besides its clients' sockets. */
-#define FILES_BESIDES_CLIENTS 64
-
 static int measure(struct bench *b, struct script_set *scripts, struct result *r, struct err *e)
 {
     const struct bench_hooks *hooks = b->hooks;
@@ -76,13 +74,16 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
         .interval_done = bench_sink_interval,
     };
     /* Checked before anything is opened or allocated for the run. A socket per client, plus what
-     * the process itself keeps open (epoll, timers, files): the common soft limit of 1024 files
-     * would refuse a thousand clients. */
-    long files = fdlimit_ensure(b->p.clients + FILES_BESIDES_CLIENTS);
-    if (files >= 0 && files < b->p.clients + FILES_BESIDES_CLIENTS)
-        return err_set(
-            e, ERR_RUNTIME, "%lld clients need %lld open files, the limit is %ld (ulimit -Hn)",
-            (long long)b->p.clients, (long long)b->p.clients + FILES_BESIDES_CLIENTS, files);
+     * the threads, -l, the sampler, the coordination and the capture keep open: the common soft
+     * limit of 1024 files would refuse a thousand clients. */
+    struct bench_files need;
+    bench_files_needed(&b->p, &need);
+    long files = fdlimit_ensure(need.total);
+    if (files >= 0 && files < need.total)
+        return err_set(e, ERR_RUNTIME,
+                       "%lld clients need %ld open files (%ld besides their sockets: threads, -l "
+                       "files, sampler, coordination, capture), the limit is %ld (ulimit -Hn)",
+                       (long long)b->p.clients, need.total, need.besides, files);
     bench_log_config(b, &cfg);
     bench_agents_config(b, &cfg);
     bench_sampling_configure(b, &cfg);
