@@ -113,7 +113,8 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
     if (er.n_latency_out_of_range > 0)
         bench_warn(b,
                    "%llu transactions took longer than the latency histogram holds "
-                   "(%lld s) and are missing from the latency figures",
+                   "(%lld s) and are missing from the latency figures "
+                   "(summary.latency_out_of_range)",
                    (unsigned long long)er.n_latency_out_of_range,
                    (long long)(HIST_MAX_US / 1000000));
     int rc = r->complete ? 0 : 1;
