@@ -44,24 +44,34 @@ int sweep_cap_judge(const struct sweep_cap_params *p, double rate, const struct 
     return kept && slo;
 }
 
+/* The achieved rate of n trials together, and their seconds: transactions over the summed
+ * seconds (the mean when no trial knows its seconds). */
+static double pooled_rate(const struct sweep_cap_step *s, int n, double *seconds)
+{
+    double tx = 0, mean = 0;
+    *seconds = 0;
+    for (int i = 0; i < n; i++) {
+        tx += s[i].tps * s[i].seconds;
+        *seconds += s[i].seconds;
+        mean += s[i].tps / n;
+    }
+    return *seconds > 0 ? tx / *seconds : mean;
+}
+
 struct sweep_cap_step sweep_cap_pool(const struct sweep_cap_params *p,
                                      const struct sweep_cap_step *s, int n)
 {
     struct sweep_cap_step all = {0};
-    double tx = 0, within = 0, log_growth = 0;
+    double within = 0, log_growth = 0;
     int shares = 1;
+    all.tps = pooled_rate(s, n, &all.seconds);
     for (int i = 0; i < n; i++) {
-        tx += s[i].tps * s[i].seconds;
-        all.seconds += s[i].seconds;
         all.transactions += s[i].transactions;
         within += s[i].within_limit * s[i].transactions;
         shares &= s[i].transactions > 0;
         all.quantile_us = fmax(all.quantile_us, s[i].quantile_us);
         log_growth += log(fmax(s[i].p50_growth, 1e-9)) / n;
     }
-    all.tps = all.seconds > 0 ? tx / all.seconds : 0;
-    for (int i = 0; i < n && all.seconds <= 0; i++)
-        all.tps += s[i].tps / n; /* no steady seconds known: the mean */
     all.p50_growth = n > 0 ? exp(log_growth) : 1;
     if (shares && n > 0) {
         /* The pooled latencies meet the objective when the share within the limit is at least
@@ -106,15 +116,13 @@ void sweep_cap_interval(double rate, const struct sweep_cap_step *conf, int n,
         swyy += w * y * y;
         k++;
     }
-    struct sweep_cap_params none = {0};
-    struct sweep_cap_step pooled = sweep_cap_pool(&none, conf, n);
-    if (k < 2 || !(pooled.tps > 0))
+    double seconds, tps = pooled_rate(conf, n, &seconds);
+    if (k < 2 || !(tps > 0))
         return;
     double s2 = fmax(swyy - swy * swy / sw, 0) / (k - 1);
-    double seconds = pooled.seconds > 0 ? pooled.seconds : n;
-    double half = cmp_t975(k - 1) * sqrt(s2 / (rate * seconds));
-    *lo = pooled.tps * exp(-half);
-    *hi = pooled.tps * exp(half);
+    double half = cmp_t975(k - 1) * sqrt(s2 / (rate * (seconds > 0 ? seconds : n)));
+    *lo = tps * exp(-half);
+    *hi = tps * exp(half);
     *df = k - 1;
 }
 
