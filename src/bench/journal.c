@@ -19,6 +19,11 @@ static void build_header(struct bench *b, const struct script_set *scripts, stru
     h->finished_at = NULL;
     bench_env_header(b, h);
     bench_agents_result(b, NULL, h); /* a recovered agent's file still says whose it is */
+    /* A sampled run says so (no events yet): recover rebuilds its waits from the intervals. */
+    if (!b->p.sampling.off) {
+        h->waits.present = 1;
+        h->waits.sample_ms = (int)b->p.sampling.sample_ms;
+    }
 }
 
 void bench_sink_open(struct bench_sink *s, struct bench *b, const struct script_set *scripts)

@@ -38,6 +38,7 @@ static void fill_summary(const struct engine_result *er, struct result *r)
     result_summary_latency(r, er->latency);
     r->summary.skipped = er->n_skipped;
     r->summary.late = er->n_late;
+    r->summary.latency_out_of_range = er->n_latency_out_of_range;
     r->summary.retries = er->n_retries;
     r->summary.lag_mean_us = hist_mean(er->lag);
     r->summary.lag_p99_us = (double)hist_percentile(er->lag, 99);

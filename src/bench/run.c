@@ -8,6 +8,7 @@
 #include "base/fdlimit.h"
 #include "base/mem.h"
 #include "bench/bench_int.h"
+#include "bench/files.h"
 
 void bench_warn(const struct bench *b, const char *fmt, ...)
 {
@@ -43,9 +44,6 @@ static int prepare_server(struct bench *b, struct err *e)
     pg_finish(c);
     return rc;
 }
-
-/* Open files a run needs besides its clients' sockets. */
-#define FILES_BESIDES_CLIENTS 64
 
 /* The analytic streams a workload asks for (-w ch), besides -c's clients. */
 static int64_t cfg_streams(const struct bench *b)
@@ -87,13 +85,19 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
         .stream_in_order = b->p.clients == 0 && cfg_streams(b) == 1,
     };
     /* Checked before anything is opened or allocated for the run. A socket per client, plus what
-     * the process itself keeps open (epoll, timers, files): the common soft limit of 1024 files
-     * would refuse a thousand clients. */
-    long files = fdlimit_ensure(clients + FILES_BESIDES_CLIENTS);
-    if (files >= 0 && files < clients + FILES_BESIDES_CLIENTS)
+     * the threads, -l, the sampler, the coordination and the capture keep open: the common soft
+     * limit of 1024 files would refuse a thousand clients. */
+    struct bench_files need;
+    bench_files_needed(&b->p, &need);
+    /* -w ch's analytic streams are clients too: a socket each. */
+    need.clients += (long)(clients - b->p.clients);
+    need.total += (long)(clients - b->p.clients);
+    long files = fdlimit_ensure(need.total);
+    if (files >= 0 && files < need.total)
         return err_set(e, ERR_RUNTIME,
-                       "%lld clients need %lld open files, the limit is %ld (ulimit -Hn)",
-                       (long long)clients, (long long)clients + FILES_BESIDES_CLIENTS, files);
+                       "%lld clients need %ld open files (%ld besides their sockets: threads, -l "
+                       "files, sampler, coordination, capture), the limit is %ld (ulimit -Hn)",
+                       (long long)clients, need.total, need.besides, files);
     bench_log_config(b, &cfg);
     bench_agents_config(b, &cfg);
     bench_sampling_configure(b, &cfg);
@@ -123,7 +127,8 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
     if (er.n_latency_out_of_range > 0)
         bench_warn(b,
                    "%llu transactions took longer than the latency histogram holds "
-                   "(%lld s) and are missing from the latency figures",
+                   "(%lld s) and are missing from the latency figures "
+                   "(summary.latency_out_of_range)",
                    (unsigned long long)er.n_latency_out_of_range,
                    (long long)(HIST_MAX_US / 1000000));
     int rc = r->complete ? 0 : 1;

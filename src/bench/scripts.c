@@ -43,22 +43,13 @@ static int split_weight(const char *arg, char **name, int64_t *weight, struct er
 }
 
 /* A built-in by its name or a unique prefix of it, as pgbench's -b. */
-static const struct workload *workload_by_prefix(const char *name, struct err *e)
+static const struct workload *builtin_named(const char *name, struct err *e)
 {
-    const struct workload *hit = workload_find(name);
-    if (hit)
-        return hit;
-    int n = 0;
-    for (const struct workload *const *b = workload_all(); *b; b++) {
-        if (strncmp((*b)->name, name, strlen(name)) == 0) {
-            hit = *b;
-            n++;
-        }
-    }
-    if (n == 1)
-        return hit;
-    err_set(e, ERR_INPUT, "%s built-in script '%s'", n ? "ambiguous" : "unknown", name);
-    return NULL;
+    int n;
+    const struct workload *hit = workload_by_prefix(name, &n);
+    if (!hit)
+        err_set(e, ERR_INPUT, "%s built-in script '%s'", n ? "ambiguous" : "unknown", name);
+    return hit;
 }
 
 static int add_spec(struct bench *b, const struct bench_script_spec *sp, struct script_set *set,
@@ -70,7 +61,7 @@ static int add_spec(struct bench *b, const struct bench_script_spec *sp, struct 
         return -1;
     int rc = -1;
     if (sp->kind == 'b') {
-        const struct workload *w = workload_by_prefix(name, e);
+        const struct workload *w = builtin_named(name, e);
         /* sysbench's and tpcc's scripts are made once the tables are known. */
         if (w && !w->script) {
             err_set(e, ERR_INPUT, "-b %s: %s: use -w %s", w->name, w->why_no_b, w->name);

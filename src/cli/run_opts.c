@@ -174,15 +174,9 @@ static void list_builtins(void)
 /* --show-script NAME: the built-in's text (a unique prefix will do, as in pgbench). */
 static int show_script(const char *name, struct err *e)
 {
-    const struct workload *hit = workload_find(name);
-    int n = hit != NULL;
-    for (const struct workload *const *b = workload_all(); !hit && *b; b++) {
-        if (strncmp((*b)->name, name, strlen(name)) == 0) {
-            hit = *b;
-            n++;
-        }
-    }
-    if (n != 1)
+    int n;
+    const struct workload *hit = workload_by_prefix(name, &n);
+    if (!hit)
         return err_set(e, ERR_INPUT, "run: %s built-in script '%s' (see -b list)",
                        n ? "ambiguous" : "unknown", name);
     char *text = hit->script || !hit->show_script ? NULL : hit->show_script(hit);

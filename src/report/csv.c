@@ -1,7 +1,11 @@
 #include "report/csv.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "base/mem.h"
+#include "report/text.h"
 
 void report_csv_field(FILE *out, const char *s)
 {
@@ -49,9 +53,43 @@ static void end_row(FILE *out)
     fputs("\r\n", out);
 }
 
+/* A wait event and its share (0..1), both empty without one. */
+static void wait_fields(FILE *out, const struct result_wait *w, double share)
+{
+    sep(out);
+    if (w)
+        report_csv_field(out, w->name);
+    sep(out);
+    if (w)
+        num(out, share, 4);
+}
+
+/* An interval's sampling: the client's CPU in cores, the host's busy share, the top wait. */
+static void interval_sampling(FILE *out, const struct result_interval *it)
+{
+    sep(out);
+    if (it->has_client_cpu)
+        num(out, it->cpu_user + it->cpu_system, 3);
+    sep(out);
+    if (it->has_host)
+        num(out, 100 * (1 - it->host.idle), 1);
+    double share;
+    const struct result_wait *w = report_interval_top_wait(it, &share);
+    wait_fields(out, w, share);
+}
+
+/* The run's top wait event over the measured part (NULL: not sampled, or none seen). */
+static const struct result_wait *run_top_wait(const struct result *r, double *share)
+{
+    uint64_t total = report_waits_total(r->waits.events, r->waits.n_events);
+    *share = total ? (double)r->waits.events[0].count / (double)total : 0;
+    return total ? &r->waits.events[0] : NULL;
+}
+
 void report_csv_intervals(FILE *out, const struct result *r)
 {
-    fputs("t_s,duration_s,transactions,failed,tps,latency_p50_ms,latency_p99_ms,latency_max_ms",
+    fputs("t_s,duration_s,transactions,failed,tps,latency_p50_ms,latency_p99_ms,latency_max_ms,"
+          "client_cpu_cores,host_busy_pct,top_wait,top_wait_share",
           out);
     end_row(out);
     for (size_t i = 0; i < r->n_intervals; i++) {
@@ -68,8 +106,42 @@ void report_csv_intervals(FILE *out, const struct result *r)
         ms(out, it->p99_us);
         sep(out);
         ms(out, it->max_us);
+        interval_sampling(out, it);
         end_row(out);
     }
+}
+
+/* The summary's sampling (period, rounds, top wait, client CPU) and agent columns (this file's
+ * share, or a merged file's agents and their spread); empty where the file has none. */
+static void summary_sampling_agents(FILE *out, const struct result *r)
+{
+    const struct result_waits *w = &r->waits;
+    sep(out);
+    if (w->present)
+        fprintf(out, "%d,%llu", w->sample_ms, (unsigned long long)w->samples);
+    else
+        sep(out);
+    double share;
+    const struct result_wait *top = run_top_wait(r, &share);
+    wait_fields(out, top, share);
+    const struct result_client_cpu *c = &r->client_cpu;
+    const double cpu[] = {c->user, c->system, c->max_thread_core};
+    for (size_t i = 0; i < sizeof cpu / sizeof cpu[0]; i++) {
+        sep(out);
+        if (c->present)
+            num(out, cpu[i], 3);
+    }
+    sep(out);
+    if (r->has_agent)
+        fprintf(out, "%d,%d", r->agent.index, r->agent.count);
+    else
+        sep(out);
+    fprintf(out, ",%zu,", r->n_agents);
+    if (r->n_agents)
+        num(out, r->merge.start_spread_us, 0);
+    sep(out);
+    if (r->n_agents)
+        num(out, r->merge.clock_uncertainty_us, 0);
 }
 
 void report_csv_summary(FILE *out, const struct result *r)
@@ -81,7 +153,10 @@ void report_csv_summary(FILE *out, const struct result *r)
     for (int k = 0; k < RESULT_N_ERRORS; k++)
         fprintf(out, ",errors_%s", result_error_names[k]);
     fputs(",latency_min_ms,latency_mean_ms,latency_stddev_ms,latency_p50_ms,latency_p90_ms,"
-          "latency_p95_ms,latency_p99_ms,latency_p999_ms,latency_max_ms",
+          "latency_p95_ms,latency_p99_ms,latency_p999_ms,latency_max_ms,"
+          "sample_ms,samples,top_wait,top_wait_share,client_cpu_user,client_cpu_system,"
+          "client_max_thread_core,agent_index,agent_count,agents,agents_start_spread_us,"
+          "agents_clock_uncertainty_us",
           out);
     end_row(out);
     report_csv_field(out, r->label);
@@ -107,13 +182,84 @@ void report_csv_summary(FILE *out, const struct result *r)
         sep(out);
         ms(out, lat[i]);
     }
+    summary_sampling_agents(out, r);
     end_row(out);
+}
+
+/* A compared side's sampling and agents over its trials: the top wait event of their summed
+ * counts, the client's mean CPU in cores, and the most agents a trial was merged from. */
+struct side_sampling {
+    const char *top_wait; /* NULL: not sampled */
+    double top_share, cpu_cores;
+    size_t agents;
+};
+
+static void side_sampling(const struct cmp_side *s, struct side_sampling *out)
+{
+    *out = (struct side_sampling){NULL, NAN, NAN, 0};
+    double cpu = 0;
+    int n_cpu = 0;
+    for (size_t t = 0; t < s->n_trials; t++) {
+        const struct result *r = s->runs[t];
+        if (r->client_cpu.present) {
+            cpu += r->client_cpu.user + r->client_cpu.system;
+            n_cpu++;
+        }
+        if (r->n_agents > out->agents)
+            out->agents = r->n_agents;
+    }
+    if (n_cpu)
+        out->cpu_cores = cpu / n_cpu;
+    /* The event whose counts, summed over the trials, are highest. */
+    uint64_t total = 0, best = 0;
+    for (size_t t = 0; t < s->n_trials; t++) {
+        const struct result_waits *w = &s->runs[t]->waits;
+        total += report_waits_total(w->events, w->n_events);
+        for (size_t i = 0; i < w->n_events; i++) {
+            uint64_t sum = 0;
+            for (size_t u = 0; u < s->n_trials; u++) {
+                const struct result_waits *v = &s->runs[u]->waits;
+                for (size_t k = 0; k < v->n_events; k++)
+                    if (strcmp(v->events[k].name, w->events[i].name) == 0)
+                        sum += v->events[k].count;
+            }
+            if (sum > best) {
+                best = sum;
+                out->top_wait = w->events[i].name;
+            }
+        }
+    }
+    if (out->top_wait)
+        out->top_share = (double)best / (double)total;
+}
+
+static void compare_sampling_agents(FILE *out, const struct side_sampling *a,
+                                    const struct side_sampling *b)
+{
+    const struct side_sampling *sides[] = {a, b};
+    for (int i = 0; i < 2; i++) {
+        sep(out);
+        report_csv_field(out, sides[i]->top_wait);
+        sep(out);
+        num(out, sides[i]->top_share, 4);
+    }
+    for (int i = 0; i < 2; i++) {
+        sep(out);
+        num(out, sides[i]->cpu_cores, 3);
+    }
+    fprintf(out, ",%zu,%zu", a->agents, b->agents);
 }
 
 void report_csv_compare(FILE *out, const struct cmp_report *rep)
 {
-    fputs("name,a_label,b_label,a,b,change_pct,ci_low_pct,ci_high_pct,verdict,detail", out);
+    fputs("name,a_label,b_label,a,b,change_pct,ci_low_pct,ci_high_pct,verdict,detail,"
+          "a_top_wait,a_top_wait_share,b_top_wait,b_top_wait_share,a_client_cpu_cores,"
+          "b_client_cpu_cores,a_agents,b_agents",
+          out);
     end_row(out);
+    struct side_sampling *ss = xcalloc(rep->n_sides ? rep->n_sides : 1, sizeof *ss);
+    for (size_t i = 0; i < rep->n_sides; i++)
+        side_sampling(&rep->sides[i], &ss[i]);
     for (size_t i = 0; i < rep->n_outcomes; i++) {
         const struct cmp_outcome *o = &rep->outcomes[i];
         for (int k = 0; k < CMP_N_METRICS; k++) {
@@ -132,7 +278,9 @@ void report_csv_compare(FILE *out, const struct cmp_report *rep)
             report_csv_field(out, cmp_verdict_names[m->verdict]);
             sep(out);
             report_csv_field(out, m->detail);
+            compare_sampling_agents(out, &ss[0], &ss[o->side]);
             end_row(out);
         }
     }
+    free(ss);
 }

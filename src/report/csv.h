@@ -18,16 +18,20 @@
 void report_csv_field(FILE *out, const char *s);
 
 /* show --csv: one row per interval: t_s, duration_s, transactions, failed, tps,
- * latency_p50_ms, latency_p99_ms, latency_max_ms. */
+ * latency_p50_ms, latency_p99_ms, latency_max_ms, and the sampling's client_cpu_cores,
+ * host_busy_pct, top_wait, top_wait_share (empty where the interval was not sampled). */
 void report_csv_intervals(FILE *out, const struct result *r);
 
 /* show --csv --summary: one row of the whole run (label, workload, options, counts, tps, the
- * failures by class and the latency summary). */
+ * failures by class and the latency summary), then the sampling (sample_ms, samples, top_wait,
+ * top_wait_share, client CPU) and the agents (this file's agent_index and agent_count, a merged
+ * file's agents, start spread and clock uncertainty). */
 void report_csv_summary(FILE *out, const struct result *r);
 
 /* compare --csv: one row per metric and compared side: name, a_label, b_label, a, b,
  * change_pct, ci_low_pct, ci_high_pct, verdict, detail; a and b in compare --json's units
- * (tps, latency in microseconds, failure rate as a fraction). */
+ * (tps, latency in microseconds, failure rate as a fraction); then each side's sampling over
+ * its trials (top wait event and its share, client CPU in cores) and agents (merged from). */
 void report_csv_compare(FILE *out, const struct cmp_report *rep);
 
 #endif

@@ -248,6 +248,11 @@ void report_text_summary(FILE *out, const struct result *r)
             "                     p50 %.3f  p90 %.3f  p95 %.3f  p99 %.3f  p99.9 %.3f  max %.3f\n",
             ms(l->min), ms(l->mean), ms(l->stddev), ms(l->p50), ms(l->p90), ms(l->p95), ms(l->p99),
             ms(l->p999), ms(l->max));
+    if (r->summary.latency_out_of_range > 0)
+        fprintf(out,
+                "out of range:        %llu transactions slower than the histogram holds, "
+                "not in the latency figures\n",
+                (unsigned long long)r->summary.latency_out_of_range);
     if (r->options.rate > 0)
         fprintf(out, "schedule lag (ms):   mean %.3f  p99 %.3f  max %.3f\n",
                 ms(r->summary.lag_mean_us), ms(r->summary.lag_p99_us), ms(r->summary.lag_max_us));

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,8 @@ struct totals {
     uint64_t transactions, failed;
     double end_s;
     struct hist *latency;
+    size_t n_waits; /* the intervals' wait events, summed by name */
+    struct result_wait *waits;
 };
 
 static int add_line(const char *line, size_t len, struct totals *t)
@@ -143,6 +146,8 @@ static int add_line(const char *line, size_t len, struct totals *t)
         return -1;
     if (result_interval_add(t->latency, &it) < 0)
         rc = -1;
+    else
+        result_waits_add(&t->waits, &t->n_waits, it.waits, it.n_waits);
     result_interval_clear(&it);
     if (rc < 0)
         return -1;
@@ -168,6 +173,34 @@ static void rebuild_summary(const struct totals *t, struct result *r)
     r->summary.failed = t->failed;
     r->summary.tps = t->end_s > 0 ? (double)t->transactions / t->end_s : 0;
     result_summary_latency(r, t->latency);
+}
+
+/* The whole run's waits, when the header says the run was sampled: the sum of the intervals'
+ * events (each interval kept its top ones only, so the rarest are missing, as the note says),
+ * and the sampling rounds its period gives over the intervals' span. */
+static void rebuild_waits(struct totals *t, struct result *r)
+{
+    struct result_waits *w = &r->waits;
+    if (!w->present || w->sample_ms <= 0) {
+        for (size_t i = 0; i < t->n_waits; i++)
+            free(t->waits[i].name);
+        free(t->waits);
+        return;
+    }
+    for (size_t i = 0; i < w->n_events; i++)
+        free(w->events[i].name);
+    free(w->events);
+    result_waits_sort(t->waits, &t->n_waits, t->n_waits);
+    w->events = t->waits;
+    w->n_events = t->n_waits;
+    w->samples = (uint64_t)llround(t->end_s * 1000 / w->sample_ms);
+    free(w->note);
+    w->note = xasprintf("rebuilt by recover from the journal's intervals: each kept its top %d "
+                        "events, so rarer ones are missing; samples is estimated from the "
+                        "period over %.0f s",
+                        RESULT_INTERVAL_WAITS, t->end_s);
+    t->waits = NULL;
+    t->n_waits = 0;
 }
 
 /* The journal's last write, as the run's end. */
@@ -200,6 +233,7 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
             break;
     free(line);
     rebuild_summary(&t, r);
+    rebuild_waits(&t, r);
     hist_free(t.latency);
     free(r->finished_at);
     r->finished_at = mtime_iso8601(fileno(f));

@@ -49,7 +49,9 @@ void journal_close(struct journal *j, int remove);
  * Rebuild a result from the journal of result_path: the header's fields, complete false,
  * end_reason "killed", finished_at the time of the journal's last write, and the summary
  * (transactions, failed, tps, duration, latency figures, whole-run histogram) rebuilt from
- * every interval line that is whole; a torn last line is left out. r->journal and
+ * every interval line that is whole; a torn last line is left out. A sampled run's waits
+ * are the intervals' events summed (their top ones: the note says so), its samples estimated
+ * from the period. r->journal and
  * r->n_journal point at those lines, so result_write copies them. -1 with e set (ERR_INPUT)
  * when there is no journal, it is still being written by a running pgarena, or its header
  * is not a result.

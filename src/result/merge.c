@@ -162,6 +162,7 @@ static void merge_counts(struct merge_ctx *m, struct result *out)
         out->summary.retried += r->summary.retried;
         out->summary.skipped += r->summary.skipped;
         out->summary.late += r->summary.late;
+        out->summary.latency_out_of_range += r->summary.latency_out_of_range;
         out->summary.retries += r->summary.retries;
         for (int x = 0; x < RESULT_N_ERRORS; x++)
             out->summary.errors[x] += r->summary.errors[x];

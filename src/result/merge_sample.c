@@ -17,8 +17,7 @@ static int cmp_wait(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* Add src's events into (*dst, *n) by name; the array grows. */
-static void add_waits(struct result_wait **dst, size_t *n, const struct result_wait *src,
+void result_waits_add(struct result_wait **dst, size_t *n, const struct result_wait *src,
                       size_t n_src)
 {
     if (n_src == 0)
@@ -34,8 +33,7 @@ static void add_waits(struct result_wait **dst, size_t *n, const struct result_w
     }
 }
 
-/* Sorted, highest first; at most keep of them (the rest freed). */
-static void sort_waits(struct result_wait *w, size_t *n, size_t keep)
+void result_waits_sort(struct result_wait *w, size_t *n, size_t keep)
 {
     if (*n == 0)
         return;
@@ -48,7 +46,7 @@ static void sort_waits(struct result_wait *w, size_t *n, size_t keep)
 
 void merge_interval_sampling(struct result_interval *d, const struct result_interval *it)
 {
-    add_waits(&d->waits, &d->n_waits, it->waits, it->n_waits);
+    result_waits_add(&d->waits, &d->n_waits, it->waits, it->n_waits);
     if (it->has_client_cpu) {
         d->has_client_cpu = 1;
         d->cpu_user += it->cpu_user;
@@ -64,7 +62,7 @@ void merge_interval_sampling_end(struct result_interval *d)
 {
     /* Each agent kept only its interval's top events: the merged top ones are exact for
      * events every agent kept, a lower bound for the others. */
-    sort_waits(d->waits, &d->n_waits, RESULT_INTERVAL_WAITS);
+    result_waits_sort(d->waits, &d->n_waits, RESULT_INTERVAL_WAITS);
 }
 
 void merge_sampling(struct result *const *in, size_t n, struct result *out)
@@ -79,7 +77,8 @@ void merge_sampling(struct result *const *in, size_t n, struct result *out)
                 out->waits.note = r->waits.note ? xstrdup(r->waits.note) : NULL;
             }
             out->waits.samples += r->waits.samples;
-            add_waits(&out->waits.events, &out->waits.n_events, r->waits.events, r->waits.n_events);
+            result_waits_add(&out->waits.events, &out->waits.n_events, r->waits.events,
+                             r->waits.n_events);
         }
         if (r->client_cpu.present) {
             out->client_cpu.present = 1;
@@ -90,7 +89,7 @@ void merge_sampling(struct result *const *in, size_t n, struct result *out)
         }
     }
     if (out->waits.n_events > 0)
-        sort_waits(out->waits.events, &out->waits.n_events, out->waits.n_events);
+        result_waits_sort(out->waits.events, &out->waits.n_events, out->waits.n_events);
     /* pg_stat_statements is the server's: the first agent's view moves over. */
     struct result *first = in[0];
     out->n_statements_server = first->n_statements_server;

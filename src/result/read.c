@@ -121,6 +121,7 @@ static int read_summary(const json_t *s, struct result *r)
     r->summary.under_1000ms = num(under, "1000");
     r->summary.under_5000ms = num(under, "5000");
     r->summary.skipped = count(s, "skipped");
+    r->summary.latency_out_of_range = count(s, "latency_out_of_range");
     r->summary.late = count(s, "late");
     r->summary.retries = count(s, "retries");
     json_t *lag = json_object_get(s, "lag_us"), *conn = json_object_get(s, "connections");

@@ -309,6 +309,9 @@ struct result {
         /* per script, in the order of workload.scripts; 0 in files written before it */
         size_t n_scripts;
         struct result_script_figures *scripts;
+        /* successful, but slower than the histogram holds (HIST_MAX_US): in the counts, not
+         * in the latency figures */
+        uint64_t latency_out_of_range;
     } summary;
     struct result_tpcc tpcc;
     size_t n_intervals;

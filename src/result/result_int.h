@@ -41,6 +41,12 @@ void result_sampling_json(const struct result *r, json_t *root);
 int result_sampling_read(const json_t *root, struct result *r);
 void result_sampling_free(struct result *r);
 
+/* Wait events (merge_sample.c): add src's into (*dst, *n) by name (the array grows; names
+ * copied); sort them highest first and keep at most `keep` (the rest freed). */
+void result_waits_add(struct result_wait **dst, size_t *n, const struct result_wait *src,
+                      size_t n_src);
+void result_waits_sort(struct result_wait *w, size_t *n, size_t keep);
+
 /* Flatten the environment sections of root into r->env (r owns it; result_env_free). */
 void result_env_read(const json_t *root, struct result *r);
 void result_env_free(struct result *r);

@@ -141,6 +141,7 @@ static json_t *summary_json(const struct result *r)
     set(o, "under_ms", under);
     set_int(o, "skipped", (int64_t)r->summary.skipped);
     set_int(o, "late", (int64_t)r->summary.late);
+    set_int(o, "latency_out_of_range", (int64_t)r->summary.latency_out_of_range);
     set_int(o, "retries", (int64_t)r->summary.retries);
     json_t *lag = json_object(), *conn = json_object();
     set_num(lag, "mean", r->summary.lag_mean_us);

@@ -6,15 +6,36 @@
 #include <stdlib.h>
 
 #include "base/mem.h"
-#include "sweep/sweep.h"
 #include "compare/sweep_figs.h"
+#include "stats/hist.h"
 #include "sweep/capacity.h"
+#include "sweep/sweep.h"
 
 struct cap_glue {
     struct sweep_exec *x;
     size_t k;      /* the cell of the last step */
     struct err *e; /* the last step's (a failed write of sweep.json sets it, as before) */
 };
+
+/* The steady part's latencies (the whole intervals that cmp_steady_figures kept: its last
+ * `seconds` of them): how many, and the share at most the objective's limit, so that trials
+ * can be judged pooled. */
+static void within_limit(const struct result *r, const struct cmp_steady *st, double limit_us,
+                         struct sweep_cap_step *out)
+{
+    size_t n = r->n_intervals, start;
+    while (n > 0 && r->intervals[n - 1].duration_s < r->intervals[0].duration_s * 0.999)
+        n--;
+    double secs = 0;
+    for (start = n; start > 0 && secs < st->seconds * (1 - 1e-9);)
+        secs += r->intervals[--start].duration_s;
+    struct hist *h = hist_new();
+    for (size_t i = start; i < n; i++)
+        result_interval_add(h, &r->intervals[i]);
+    out->transactions = (double)hist_count(h);
+    out->within_limit = hist_fraction_below(h, (int64_t)floor(limit_us) + 1);
+    hist_free(h);
+}
 
 /* The steady figures of cell c's result file. -1 with e when it cannot be read or measured
  * nothing. */
@@ -29,10 +50,13 @@ static int measure(struct sweep_exec *x, const struct sweep_cell *c, struct swee
         return -1;
     struct cmp_steady st;
     rc = cmp_steady_figures(&r, x->o->slo.q, &st);
+    if (rc == 0) {
+        *out = (struct sweep_cap_step){st.tps, st.quantile_us, st.p50_growth, st.seconds, 0, 0};
+        within_limit(&r, &st, x->o->slo.limit_us, out);
+    }
     result_free(&r);
     if (rc < 0)
         return err_set(e, ERR_RUNTIME, "%s measured nothing", c->file);
-    *out = (struct sweep_cap_step){st.tps, st.quantile_us, st.p50_growth, st.seconds};
     return 0;
 }
 
@@ -98,6 +122,7 @@ int sweep_capacity(struct sweep_exec *x, struct err *e)
         return -1;
     struct cap_glue g = {x, 0, e};
     struct sweep_cap_params p = sweep_cap_defaults(x->o->slo.limit_us, x->doc.trials);
+    p.quantile = x->o->slo.q;
     p.note = note;
     struct sweep_cap_outcome out;
     if (sweep_cap_search(&p, step, &g, &out, e) < 0)

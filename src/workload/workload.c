@@ -31,6 +31,32 @@ const struct workload *const *workload_all(void)
     return all;
 }
 
+/* The only match of the prefix among pgbench's built-ins, or among all. */
+static const struct workload *unique_prefix(const char *name, int among_pgbench, int *n)
+{
+    const struct workload *hit = NULL;
+    *n = 0;
+    for (int i = 0; all[i]; i++)
+        if ((!among_pgbench || all[i]->dataset == DATASET_PGBENCH) &&
+            strncmp(all[i]->name, name, strlen(name)) == 0) {
+            hit = all[i];
+            (*n)++;
+        }
+    return *n == 1 ? hit : NULL;
+}
+
+const struct workload *workload_by_prefix(const char *name, int *n_matches)
+{
+    const struct workload *hit = workload_find(name);
+    *n_matches = hit != NULL;
+    if (hit || !*name)
+        return hit;
+    hit = unique_prefix(name, 1, n_matches);
+    if (hit || *n_matches > 1)
+        return hit;
+    return unique_prefix(name, 0, n_matches);
+}
+
 int workload_refuse_tpcc_opts(const struct workload_run_opts *o, struct err *e)
 {
     const struct workload_tpcc_opts *t = o->tpcc;

@@ -115,4 +115,10 @@ const struct workload *workload_find(const char *name);
 /* All workloads, NULL-terminated. */
 const struct workload *const *workload_all(void);
 
+/* The built-in that `name` names as pgbench's -b does: the whole name, else a unique prefix
+ * among pgbench's own three built-ins (so `-b t`, `-b si`, `-b se` mean what they mean to
+ * pgbench), else a unique prefix among all. NULL when none or several match; *n_matches then
+ * says which (0 unknown, more than 1 ambiguous). */
+const struct workload *workload_by_prefix(const char *name, int *n_matches);
+
 #endif

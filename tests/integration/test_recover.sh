@@ -41,6 +41,18 @@ test_sigkill_then_recover() {
     pyjson r.json 'abs(d["summary"]["tps"] * d["summary"]["duration_s"] - d["summary"]["transactions"]) < 1'
     pyjson r.json '0 < d["summary"]["latency_us"]["p50"] <= d["summary"]["latency_us"]["p99"] <= d["summary"]["latency_us"]["max"]'
     pyjson r.json 'd["finished_at"] is not None and d["workload"]["name"] == "select-only"'
+    # The whole run's waits, rebuilt from the intervals' events (the run was sampled).
+    python3 - r.json <<'PY' || fail "recover did not rebuild the whole run's waits"
+import json, sys, collections
+d = json.load(open(sys.argv[1]))
+w = d["waits"]
+total = collections.Counter()
+for i in d["intervals"]:
+    total.update(i.get("waits", {}))
+assert w["sample_ms"] == 100 and w["events"] == dict(total) and len(total) > 0, (w, total)
+assert abs(w["samples"] - d["summary"]["duration_s"] * 10) <= 1, w
+assert w["note"].startswith("rebuilt by recover from the journal's intervals"), w
+PY
     pga show r.json --intervals
     assert_rc 0
     assert_out 'INCOMPLETE'

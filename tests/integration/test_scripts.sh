@@ -214,3 +214,19 @@ test_deterministic_functions_match_pgbench() {
     diff=$(sql "(SELECT k, v FROM by_pgbench EXCEPT SELECT k, v FROM by_pgarena) UNION ALL (SELECT k, v FROM by_pgarena EXCEPT SELECT k, v FROM by_pgbench) ORDER BY 1" "$db")
     [ -z "$diff" ] || fail "values differ from pgbench's: $diff"
 }
+
+# -b takes pgbench's unique prefixes (its TAP suite runs `-b t`, `-b si`, `-b se`): pgbench's
+# three built-ins first, so tpcc being a built-in too does not make `t` ambiguous.
+test_pgbench_builtin_prefixes() {
+    db=$(scripts_db pga_prefix)
+    for p in t:tpcb-like si:simple-update se:select-only; do
+        pga run -b "${p%%:*}" -c 1 -t 5 -q -o r.json "$db"
+        assert_rc 0
+        pyjson r.json "d['workload']['name'] == '${p#*:}' and d['summary']['transactions'] == 5"
+    done
+    # tpcb-like and simple-update wrote one history row per transaction.
+    [ "$(sql "SELECT count(*) FROM pgbench_history" "$db")" = 10 ] || fail "-b t / -b si did not run pgbench's scripts"
+    pga run --show-script t
+    assert_rc 0
+    assert_out '^-- tpcb-like:'
+}

@@ -23,10 +23,23 @@ assert raw.endswith("\r\n") and "\n" not in raw.replace("\r\n", ""), "rows must 
 rows = list(csv.reader(raw.splitlines(keepends=True)))
 d = json.load(open(sys.argv[2]))
 assert rows[0] == ["t_s", "duration_s", "transactions", "failed", "tps", "latency_p50_ms",
-                   "latency_p99_ms", "latency_max_ms"], rows[0]
+                   "latency_p99_ms", "latency_max_ms", "client_cpu_cores", "host_busy_pct",
+                   "top_wait", "top_wait_share"], rows[0]
 assert len(rows) == 1 + len(d["intervals"]) and len(d["intervals"]) >= 3, len(rows)
 for row, it in zip(rows[1:], d["intervals"]):
-    assert len(row) == 8, row
+    assert len(row) == 12, row
+    # the sampling's columns: the client's CPU, and the interval's top wait event with its share
+    cpu = it.get("client_cpu")
+    assert (row[8] == "") == (cpu is None), (row, it)
+    if cpu is not None:
+        assert abs(float(row[8]) - (cpu["user"] + cpu["system"])) < 0.002, (row, it)
+    waits = it.get("waits") or {}
+    if sum(waits.values()):
+        top = max(waits.values())
+        assert waits.get(row[10]) == top, (row, waits)
+        assert abs(float(row[11]) - top / sum(waits.values())) < 1e-4, (row, waits)
+    else:
+        assert row[10] == "" and row[11] == "", row
     assert float(row[0]) == it["t_s"] and int(row[2]) == it["transactions"], (row, it)
     assert int(row[3]) == it["failed"] and abs(float(row[4]) - it["tps"]) < 0.001, (row, it)
     assert abs(float(row[6]) * 1000 - it["latency_us"]["p99"]) < 0.5, (row, it)
@@ -46,6 +59,10 @@ assert int(r["transactions"]) == d["summary"]["transactions"], r
 assert abs(float(r["tps"]) - d["summary"]["tps"]) < 0.001, r
 assert abs(float(r["latency_p99_ms"]) * 1000 - d["summary"]["latency_us"]["p99"]) < 0.5, r
 assert r["errors_deadlock"] == "0", r
+# sampling and agents: the period and rounds of the sampler, the client's CPU; not an agent
+assert int(r["sample_ms"]) == d["waits"]["sample_ms"] and int(r["samples"]) == d["waits"]["samples"], r
+assert abs(float(r["client_cpu_user"]) - d["client_cpu"]["user"]) < 0.002, r
+assert r["agent_index"] == "" and r["agent_count"] == "" and r["agents"] == "0", r
 PY
     # --summary alone, and --summary with --intervals, are refused.
     pga show --summary r.json
@@ -71,7 +88,15 @@ import csv, json, math, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
 j = json.load(open(sys.argv[2]))
 assert list(rows[0].keys()) == ["name", "a_label", "b_label", "a", "b", "change_pct",
-                                "ci_low_pct", "ci_high_pct", "verdict", "detail"], rows[0].keys()
+                                "ci_low_pct", "ci_high_pct", "verdict", "detail", "a_top_wait",
+                                "a_top_wait_share", "b_top_wait", "b_top_wait_share",
+                                "a_client_cpu_cores", "b_client_cpu_cores", "a_agents",
+                                "b_agents"], rows[0].keys()
+a = json.load(open("a.json"))
+for r in rows:  # b.json is a.json relabelled: the same sampling on both sides
+    assert r["a_agents"] == r["b_agents"] == "0", r
+    assert abs(float(r["a_client_cpu_cores"]) - (a["client_cpu"]["user"] + a["client_cpu"]["system"])) < 0.002, r
+    assert r["a_top_wait"] == r["b_top_wait"] and r["a_top_wait_share"] == r["b_top_wait_share"], r
 assert [r["name"] for r in rows] == [m["name"] for m in j["metrics"]], rows
 for r, m in zip(rows, j["metrics"]):
     assert r["a_label"] == 'base,"A"' and r["b_label"] == "other\nline", r
@@ -257,4 +282,16 @@ test_install_and_completion() {
     grep -q '^report-o: c.html$' comp.out || fail "$(cat comp.out)"
     make -s -C "$top" uninstall DESTDIR="$T/root" PREFIX=/usr >make.out 2>&1 || fail "make uninstall: $(cat make.out)"
     [ -z "$(find root -type f)" ] || fail "make uninstall left: $(find root -type f)"
+}
+
+# The licence: the PostgreSQL Licence, named alike in LICENSE, debian/copyright and the README.
+test_licence() {
+    top=$PGARENA_TEST_TOP
+    grep -q 'PostgreSQL Licence' "$top/LICENSE" || fail "LICENSE does not name the PostgreSQL Licence"
+    grep -q '^Copyright (c) 2026, the pgarena developers$' "$top/LICENSE" || fail "LICENSE: no copyright line"
+    grep -q 'Permission to use, copy, modify, and distribute this software' "$top/LICENSE" || fail "LICENSE: no grant"
+    grep -q '^License: PostgreSQL$' "$top/debian/copyright" || fail "debian/copyright does not say License: PostgreSQL"
+    grep -q '^Copyright: 2026 the pgarena developers$' "$top/debian/copyright" || fail "debian/copyright: no holder"
+    ! grep -qi 'not chosen\|unlicensed' "$top/debian/copyright" || fail "debian/copyright still says no licence"
+    grep -q '^## Licence' "$top/README.md" && grep -q 'PostgreSQL Licence' "$top/README.md" || fail "README says no licence"
 }

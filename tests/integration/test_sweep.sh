@@ -151,19 +151,28 @@ test_sweep_setup_down() {
 
 test_sweep_capacity_known_ceiling() {
     db=$(newdb sweepcap)
-    # 4 clients, each transaction 50 ms on the server: at most 80 transactions per second.
+    # 4 clients, each transaction 50 ms on the server: at most 80 transactions per second. A
+    # CPU hog on one core for the whole search, the closed loop included: the answer must stay
+    # within 20 % of the ceiling that loop measures under the same hog.
+    taskset -c 0 sh -c 'while :; do :; done' &
+    hog=$!
+    LIB_CLEANUP="${LIB_CLEANUP:-}; kill $hog"
     echo 'SELECT pg_sleep(0.05);' >sleep.sql
     pga sweep "$db" -f sleep.sql -c 4 -T 5 --max-rate --slo 'p99<=1s' --trials 2 -o s
+    kill "$hog"
     assert_rc 0
-    assert_out '^max rate meeting p99<=1s: [0-9.]+ tps \(95% CI of the achieved rate \[[0-9.]+, [0-9.]+\]\)'
     grep -E '^sweep: (-R|closed)' "$T/err" || true # the steps, for a failure's log
-    # Within 20 % of the ceiling: 80 tps at most, and what this machine gives in a closed loop
-    # (the sweep's first step; less than 80 when it is loaded).
-    pyjson s/sweep.json 'd["max_rate"]["tps"] is not None and d["max_rate"]["tps"] <= 96'
+    # The interval is on the log scale: never below zero (a t interval over two trials once
+    # gave [-2.318, 121.6] here).
+    assert_out '^max rate meeting p99<=1s: [0-9.]+ tps \(95% CI of the achieved rate \[[0-9.]+, [0-9.]+\]\)'
     closed=$(python3 -c 'import json; print(json.load(open("s/" + json.load(open("s/sweep.json"))["cells"][0]["file"]))["summary"]["tps"])')
-    pyjson s/sweep.json "d['max_rate']['tps'] >= 0.8 * min(80, $closed)"
+    echo "closed loop under the hog: $closed tps; $(grep '^max rate' "$T/out")"
+    pyjson s/sweep.json 'd["max_rate"]["tps"] is not None and d["max_rate"]["tps"] <= 96'
+    pyjson s/sweep.json "0.8 * min(80, $closed) <= d['max_rate']['tps'] <= 1.2 * $closed"
     pyjson s/sweep.json 'd["max_rate"]["slo"] == "p99<=1s" and d["max_rate"]["ci_low"] is not None'
-    pyjson s/sweep.json 'd["max_rate"]["ci_low"] <= d["max_rate"]["ci_high"]'
+    pyjson s/sweep.json '0 < d["max_rate"]["ci_low"] <= d["max_rate"]["ci_high"] < 2 * d["max_rate"]["ci_low"]'
     pyjson s/sweep.json 'd["cells"][0]["rate"] is None and all(c["rate"] > 0 for c in d["cells"][1:])'
-    pyjson s/sweep.json 'sum(c["rate"] == d["max_rate"]["tps"] and c["slo_met"] for c in d["cells"]) == 2'
+    # Confirmed by two fresh trials (the bisection's step at that rate is not one of them).
+    pyjson s/sweep.json 'sorted(c["trial"] for c in d["cells"] if c["rate"] == d["max_rate"]["tps"])[-2:][0] >= 2'
+    pyjson s/sweep.json 'd["max_rate"]["failed_at"] is None or d["max_rate"]["failed_at"] > d["max_rate"]["tps"]'
 }

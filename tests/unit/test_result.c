@@ -139,6 +139,7 @@ static void fill_result(struct result *r)
     r->summary.failed = 78;
     r->summary.retried = 9;
     r->summary.tps = 2053.25;
+    r->summary.latency_out_of_range = 5;
     for (int k = 0; k < RESULT_N_ERRORS; k++)
         r->summary.errors[k] = 10 + (uint64_t)k;
     r->summary.latency_us = (struct latency_summary){.min = 100,
@@ -275,6 +276,7 @@ static void assert_result_equal(const struct result *a, const struct result *b)
     assert_int_equal(a->summary.transactions, b->summary.transactions);
     assert_int_equal(a->summary.failed, b->summary.failed);
     assert_int_equal(a->summary.retried, b->summary.retried);
+    assert_int_equal(a->summary.latency_out_of_range, b->summary.latency_out_of_range);
     assert_double(a->summary.tps, b->summary.tps);
     for (int k = 0; k < RESULT_N_ERRORS; k++)
         assert_int_equal(a->summary.errors[k], b->summary.errors[k]);
@@ -1021,6 +1023,70 @@ static void test_journal_recover(void **state)
     result_free(&r);
 }
 
+/* A sampled run's journal: recover sums the intervals' wait events into the whole run's waits
+ * (the header has none yet), estimates the sampling rounds from the period, and says so. */
+static void test_journal_recover_waits(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, back;
+    struct err e = {0};
+    fill_result(&r);
+    r.waits = (struct result_waits){1, 100, 0, 0, calloc(1, sizeof *r.waits.events), NULL, NULL};
+    for (size_t i = 0; i < r.n_intervals; i++) {
+        struct result_interval *it = &r.intervals[i];
+        it->n_waits = 2;
+        it->waits = calloc(2, sizeof *it->waits);
+        it->waits[0] = (struct result_wait){strdup("CPU"), 11 + i};
+        it->waits[1] = (struct result_wait){strdup(i == 2 ? "IO:DataFileRead" : "Lock:tuple"), 20};
+    }
+    struct journal *j = journal_create(f->path, &r, &e);
+    assert_non_null(j);
+    for (size_t i = 0; i < r.n_intervals; i++)
+        assert_int_equal(journal_append(j, &r.intervals[i], &e), 0);
+    journal_close(j, 0);
+    assert_int_equal(journal_recover(f->path, &back, &e), 0);
+    assert_int_equal(back.waits.present, 1);
+    assert_int_equal(back.waits.sample_ms, 100);
+    assert_int_equal(back.waits.samples, 30); /* 3 s at 100 ms */
+    assert_int_equal(back.waits.n_events, 3);
+    assert_string_equal(back.waits.events[0].name, "Lock:tuple");
+    assert_int_equal(back.waits.events[0].count, 40);
+    assert_string_equal(back.waits.events[1].name, "CPU");
+    assert_int_equal(back.waits.events[1].count, 11 + 12 + 13);
+    assert_string_equal(back.waits.events[2].name, "IO:DataFileRead");
+    assert_int_equal(back.waits.events[2].count, 20);
+    assert_non_null(back.waits.note);
+    assert_non_null(strstr(back.waits.note, "rebuilt by recover"));
+    /* and it is written and read back as any result's */
+    assert_int_equal(result_write(&back, f->path, &e), 0);
+    result_free(&back);
+    assert_int_equal(result_read(f->path, &back, &e), 0);
+    assert_int_equal(back.waits.n_events, 3);
+    assert_int_equal(back.waits.samples, 30);
+    result_free(&back);
+    char *jpath = journal_path(f->path);
+    unlink(jpath);
+    free(jpath);
+    result_free(&r);
+
+    /* Not sampled (no waits in the header): none rebuilt, whatever the intervals hold. */
+    fill_result(&r);
+    r.intervals[0].n_waits = 1;
+    r.intervals[0].waits = calloc(1, sizeof *r.intervals[0].waits);
+    r.intervals[0].waits[0] = (struct result_wait){strdup("CPU"), 1};
+    j = journal_create(f->path, &r, &e);
+    assert_non_null(j);
+    assert_int_equal(journal_append(j, &r.intervals[0], &e), 0);
+    journal_close(j, 0);
+    assert_int_equal(journal_recover(f->path, &back, &e), 0);
+    assert_int_equal(back.waits.present, 0);
+    result_free(&back);
+    jpath = journal_path(f->path);
+    unlink(jpath);
+    free(jpath);
+    result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1037,6 +1103,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_environment_absent, setup, teardown),
         cmocka_unit_test(test_read_version_1),
         cmocka_unit_test_setup_teardown(test_journal_recover, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_journal_recover_waits, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
