@@ -1,0 +1,57 @@
+/* run's server_io (DESIGN.md "Inside the server"): the sampler's per-interval deltas of the
+ * server's statistics into the intervals, their sum and the events kept for the result's
+ * summary and events[]. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "bench/bench_int.h"
+
+void bench_server_io_interval(struct bench *b, struct sample_interval *si,
+                              struct result_interval *it)
+{
+    it->sio = si->sio;
+    memset(&si->sio, 0, sizeof si->sio);
+    result_sio_add(&b->sampling.sio_total, &it->sio);
+    if (si->n_events == 0)
+        return;
+    b->sampling.events = xrealloc(b->sampling.events, (b->sampling.n_events + si->n_events) *
+                                                          sizeof *b->sampling.events);
+    memcpy(b->sampling.events + b->sampling.n_events, si->events,
+           si->n_events * sizeof *si->events);
+    b->sampling.n_events += si->n_events;
+    free(si->events);
+    si->events = NULL;
+    si->n_events = 0;
+}
+
+void bench_server_io_finish(struct bench *b, const struct sample_totals *t, struct result *r)
+{
+    r->sio_fields = t->sio_fields;
+    r->events = b->sampling.events;
+    r->n_events = b->sampling.n_events;
+    b->sampling.events = NULL;
+    b->sampling.n_events = 0;
+    /* In time order: a short checkpoint is found after the end of a longer one. */
+    for (size_t i = 1; i < r->n_events; i++)
+        for (size_t j = i; j > 0 && r->events[j].t_s < r->events[j - 1].t_s; j--) {
+            struct result_event tmp = r->events[j];
+            r->events[j] = r->events[j - 1];
+            r->events[j - 1] = tmp;
+        }
+    for (size_t i = 0; i < r->n_events; i++)
+        if (r->events[i].start)
+            r->event_counts[r->events[i].kind]++;
+    result_sio_per_tx(&b->sampling.sio_total, r->summary.transactions, &r->sio_per_tx);
+    result_sio_clear(&b->sampling.sio_total);
+}
+
+void bench_server_io_free(struct bench *b)
+{
+    for (size_t i = 0; i < b->sampling.n_events; i++)
+        free(b->sampling.events[i].detail);
+    free(b->sampling.events);
+    b->sampling.events = NULL;
+    b->sampling.n_events = 0;
+    result_sio_clear(&b->sampling.sio_total);
+}
