@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "compare/compare.h"
 #include "result/result.h"
 
 /* Whether any interval has server_io. */
@@ -25,5 +26,14 @@ void report_text_sio_row(FILE *out, const struct result *r, size_t i);
 
 /* The summary's lines: the figures per transaction and the count of each event. */
 void report_text_sio_summary(FILE *out, const struct result *r);
+
+/* compare's internals (compare.h) as text: the label ("WAL per transaction") and a value in
+ * its unit (bytes, a share in %, a count) into buf. */
+const char *report_internal_label(enum cmp_internal_id id);
+char *report_internal_value(char *buf, size_t size, enum cmp_internal_id id, double v);
+
+/* The end of the event that events[i] starts: the next end of its kind (and detail, but for
+ * checkpoints); the end of the run when none. */
+double report_event_end(const struct result *r, size_t i);
 
 #endif

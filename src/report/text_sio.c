@@ -16,26 +16,54 @@ int report_sio_any(const struct result *r)
     return 0;
 }
 
+double report_event_end(const struct result *r, size_t i)
+{
+    const struct result_event *ev = &r->events[i];
+    for (size_t j = i + 1; j < r->n_events; j++) {
+        const struct result_event *x = &r->events[j];
+        if (x->kind == ev->kind && !x->start &&
+            (ev->kind == RESULT_EV_CHECKPOINT ||
+             (x->detail && ev->detail && strcmp(x->detail, ev->detail) == 0)))
+            return x->t_s;
+    }
+    return r->n_intervals ? r->intervals[r->n_intervals - 1].t_s : ev->t_s;
+}
+
 int report_sio_active(const struct result *r, int kind, double t0_s, double t1_s)
 {
     int n = 0;
     for (size_t i = 0; i < r->n_events; i++) {
         const struct result_event *ev = &r->events[i];
-        if (ev->kind != kind || !ev->start || ev->t_s > t1_s)
-            continue;
-        double end = INFINITY; /* its end: the next end of the same kind and detail */
-        for (size_t j = i + 1; j < r->n_events; j++) {
-            const struct result_event *x = &r->events[j];
-            if (x->kind == kind && !x->start &&
-                (kind == RESULT_EV_CHECKPOINT ||
-                 (x->detail && ev->detail && strcmp(x->detail, ev->detail) == 0))) {
-                end = x->t_s;
-                break;
-            }
-        }
-        n += end > t0_s;
+        if (ev->kind == kind && ev->start && ev->t_s <= t1_s && report_event_end(r, i) > t0_s)
+            n++;
     }
     return n;
+}
+
+static const char *const internal_labels[CMP_N_INTERNALS] = {
+    "WAL per transaction",     "full-page images (of WAL records)",
+    "buffers written per tx",  "temp bytes per transaction",
+    "shared-buffer hit ratio", "checkpoints",
+    "autovacuum runs",         "autoanalyze runs"};
+
+const char *report_internal_label(enum cmp_internal_id id)
+{
+    return internal_labels[id];
+}
+
+char *report_internal_value(char *buf, size_t size, enum cmp_internal_id id, double v)
+{
+    if (id == CMP_IN_FPI_SHARE || id == CMP_IN_HIT_RATIO)
+        snprintf(buf, size, "%.1f %%", 100 * v);
+    else if (id == CMP_IN_BUFFERS_PER_TX || id >= CMP_IN_CHECKPOINTS)
+        snprintf(buf, size, "%.4g", v);
+    else if (v >= MB)
+        snprintf(buf, size, "%.2f MB", v / MB);
+    else if (v >= 1024)
+        snprintf(buf, size, "%.1f KB", v / 1024.0);
+    else
+        snprintf(buf, size, "%.0f B", v);
+    return buf;
 }
 
 static int has(const struct result_sio *s, int f)
@@ -113,8 +141,9 @@ void report_text_sio_summary(FILE *out, const struct result *r)
         fprintf(out, ", buffers written %.2f", p->buffers_written);
     per_tx_bytes(out, ", temp", p->temp_bytes);
     fputc('\n', out);
-    fprintf(out, "server events:       %llu checkpoints, %llu autovacuum, %llu autoanalyze, "
-                 "%llu standby lag > 1 s\n",
+    fprintf(out,
+            "server events:       %llu checkpoints, %llu autovacuum, %llu autoanalyze, "
+            "%llu standby lag > 1 s\n",
             (unsigned long long)r->event_counts[RESULT_EV_CHECKPOINT],
             (unsigned long long)r->event_counts[RESULT_EV_AUTOVACUUM],
             (unsigned long long)r->event_counts[RESULT_EV_AUTOANALYZE],

@@ -6,13 +6,30 @@
 #include "base/mem.h"
 
 const char *const result_sio_paths[SIO_N_FIELDS] = {
-    "wal_bytes",   "wal_records",    "wal_fpi",         "ckpt_timed",
-    "ckpt_req",    "ckpt_write_ms",  "ckpt_sync_ms",    "buf_written.checkpointer",
-    "buf_written.bgwriter",          "buf_written.backend",
-    "blks_hit",    "blks_read",      "temp_files",      "temp_bytes",
-    "deadlocks",   "tup.ins",        "tup.upd",         "tup.hot",
-    "tup.del",     "dead_tup",       "autovacuum",      "autoanalyze",
-    "io",          "repl_lag",
+    "wal_bytes",
+    "wal_records",
+    "wal_fpi",
+    "ckpt_timed",
+    "ckpt_req",
+    "ckpt_write_ms",
+    "ckpt_sync_ms",
+    "buf_written.checkpointer",
+    "buf_written.bgwriter",
+    "buf_written.backend",
+    "blks_hit",
+    "blks_read",
+    "temp_files",
+    "temp_bytes",
+    "deadlocks",
+    "tup.ins",
+    "tup.upd",
+    "tup.hot",
+    "tup.del",
+    "dead_tup",
+    "autovacuum",
+    "autoanalyze",
+    "io",
+    "repl_lag",
 };
 
 const char *const result_event_kinds[RESULT_N_EVENT_KINDS] = {"checkpoint", "autovacuum",
@@ -120,8 +137,8 @@ void result_sio_per_tx(const struct result_sio *t, uint64_t n_tx, struct result_
                          : -1;
     out->buffers_written = -1;
     if (has(t, SIO_BUF_CHECKPOINTER) || has(t, SIO_BUF_BGWRITER) || has(t, SIO_BUF_BACKEND))
-        out->buffers_written = (double)(t->v[SIO_BUF_CHECKPOINTER] + t->v[SIO_BUF_BGWRITER] +
-                                        t->v[SIO_BUF_BACKEND]) /
-                               n;
+        out->buffers_written =
+            (double)(t->v[SIO_BUF_CHECKPOINTER] + t->v[SIO_BUF_BGWRITER] + t->v[SIO_BUF_BACKEND]) /
+            n;
     out->temp_bytes = has(t, SIO_TEMP_BYTES) ? (double)t->v[SIO_TEMP_BYTES] / n : -1;
 }

@@ -104,9 +104,9 @@ enum result_event_kind {
 extern const char *const result_event_kinds[RESULT_N_EVENT_KINDS]; /* "checkpoint"... */
 
 struct result_event {
-    double t_s; /* seconds since the measured start */
-    int kind;   /* enum result_event_kind */
-    int start;  /* 1: the start, 0: the end */
+    double t_s;   /* seconds since the measured start */
+    int kind;     /* enum result_event_kind */
+    int start;    /* 1: the start, 0: the end */
     char *detail; /* checkpoint: "timed"/"requested"; autovacuum: the table; lag: the standby */
 };
 
@@ -123,6 +123,7 @@ struct result_sio_per_tx {
 };
 
 /* The figures of a run's totals over n_tx transactions. */
-void result_sio_per_tx(const struct result_sio *total, uint64_t n_tx, struct result_sio_per_tx *out);
+void result_sio_per_tx(const struct result_sio *total, uint64_t n_tx,
+                       struct result_sio_per_tx *out);
 
 #endif

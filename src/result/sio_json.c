@@ -118,10 +118,9 @@ int result_sio_from_json(const json_t *o, struct result_sio *s)
         s->io = xcalloc(json_object_size(io) + 1, sizeof *s->io);
         json_object_foreach((json_t *)io, key, v)
         {
-            s->io[s->n_io++] = (struct result_sio_io){xstrdup(key), int_of(v, "reads", &bad),
-                                                       int_of(v, "writes", &bad),
-                                                       int_of(v, "extends", &bad),
-                                                       int_of(v, "fsyncs", &bad)};
+            s->io[s->n_io++] = (struct result_sio_io){
+                xstrdup(key), int_of(v, "reads", &bad), int_of(v, "writes", &bad),
+                int_of(v, "extends", &bad), int_of(v, "fsyncs", &bad)};
             bad |= !json_is_object(v);
         }
     }
@@ -133,9 +132,8 @@ int result_sio_from_json(const json_t *o, struct result_sio *s)
         {
             const json_t *sec = json_object_get(v, "s");
             bad |= !json_is_object(v) || (sec && !json_is_number(sec));
-            s->lag[s->n_lag++] =
-                (struct result_sio_lag){xstrdup(key), int_of(v, "bytes", &bad),
-                                        json_number_value(sec)};
+            s->lag[s->n_lag++] = (struct result_sio_lag){xstrdup(key), int_of(v, "bytes", &bad),
+                                                         json_number_value(sec)};
         }
     }
     if (bad) {
@@ -254,10 +252,9 @@ void result_sio_summary_read(const json_t *summary, struct result *r)
     const json_t *o = json_object_get(summary, "server_io_per_tx");
     const json_t *ev = json_object_get(summary, "events");
     if (json_is_object(o))
-        r->sio_per_tx = (struct result_sio_per_tx){1, figure(o, "wal_bytes"),
-                                                   figure(o, "fpi_share"),
-                                                   figure(o, "buffers_written"),
-                                                   figure(o, "temp_bytes")};
+        r->sio_per_tx =
+            (struct result_sio_per_tx){1, figure(o, "wal_bytes"), figure(o, "fpi_share"),
+                                       figure(o, "buffers_written"), figure(o, "temp_bytes")};
     for (int k = 0; k < RESULT_N_EVENT_KINDS; k++) {
         json_int_t n = json_integer_value(json_object_get(ev, result_event_kinds[k]));
         r->event_counts[k] = n > 0 ? (uint64_t)n : 0;

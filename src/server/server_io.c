@@ -291,8 +291,7 @@ struct events {
 static void emit(struct events *ev, double t_s, int kind, int start, const char *detail)
 {
     *ev->a = xrealloc(*ev->a, (*ev->n + 1) * sizeof **ev->a);
-    (*ev->a)[(*ev->n)++] =
-        (struct result_event){t_s, kind, start, detail ? xstrdup(detail) : NULL};
+    (*ev->a)[(*ev->n)++] = (struct result_event){t_s, kind, start, detail ? xstrdup(detail) : NULL};
 }
 
 /* Checkpoints from the checkpointer's state and its counters. A spread checkpoint shows
@@ -415,8 +414,9 @@ static void deltas(const struct srvio *io, const struct srvio_snap *p, const str
             was = &z;
         d->io = xrealloc(d->io, (d->n_io + 1) * sizeof *d->io);
         d->io[d->n_io++] = (struct result_sio_io){
-            xstrdup(x->backend_type), grown_by(x->reads, was->reads), grown_by(x->writes, was->writes),
-            grown_by(x->extends, was->extends), grown_by(x->fsyncs, was->fsyncs)};
+            xstrdup(x->backend_type), grown_by(x->reads, was->reads),
+            grown_by(x->writes, was->writes), grown_by(x->extends, was->extends),
+            grown_by(x->fsyncs, was->fsyncs)};
     }
     for (size_t i = 0; i < c->levels.n_lag; i++) {
         d->lag = xrealloc(d->lag, (d->n_lag + 1) * sizeof *d->lag);
