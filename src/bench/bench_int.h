@@ -48,6 +48,7 @@ struct bench_sampling {
     struct result_sio sio_total;
     size_t n_events;
     struct result_event *events;
+    char measured_start_at[64]; /* the measured start on the wall clock, "" unknown */
 };
 
 struct bench {
@@ -140,6 +141,8 @@ void bench_server_io_interval(struct bench *b, struct sample_interval *si,
                               struct result_interval *it);
 void bench_server_io_finish(struct bench *b, const struct sample_totals *t, struct result *r);
 void bench_server_io_free(struct bench *b);
+/* The measured start (monotonic) on the wall clock, for the result's measured_start_at. */
+void bench_server_io_started(struct bench *b, time_ns measured_start_ns);
 
 /* The engine's settings for sampling: where clients publish their backend PIDs, and the
  * start callback that starts the sampler. Nothing with --no-sampling. */

@@ -25,6 +25,7 @@ static void started(time_ns measured_start_ns, void *arg)
         .server_io = 1,
     };
     b->sampling.start_ns = measured_start_ns;
+    bench_server_io_started(b, measured_start_ns);
     b->sampling.sampler = sampler_start(&cfg);
     if (!b->sampling.sampler)
         bench_warn(b, "warning: could not start the sampler; the run goes on without it");

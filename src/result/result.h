@@ -340,6 +340,9 @@ struct result {
     struct result_event *events;
     struct result_sio_per_tx sio_per_tx;
     uint64_t event_counts[RESULT_N_EVENT_KINDS];
+    /* The measured part's start on the wall clock (ISO 8601 with ms, UTC): intervals' and
+     * events' t_s count from it, which lines them up with the server log. NULL unknown. */
+    char *measured_start_at;
 };
 
 void result_free(struct result *r);

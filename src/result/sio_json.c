@@ -177,6 +177,8 @@ static json_t *event_json(const struct result_event *ev)
 
 void result_events_json(const struct result *r, json_t *root)
 {
+    if (r->measured_start_at)
+        json_object_set_new(root, "measured_start_at", json_string(r->measured_start_at));
     if (!r->sio_fields)
         return;
     json_t *fields = json_array(), *events = json_array();
@@ -193,6 +195,8 @@ int result_events_read(const json_t *root, struct result *r)
 {
     const json_t *fields = json_object_get(root, "server_io_fields");
     const json_t *events = json_object_get(root, "events");
+    const char *start = json_string_value(json_object_get(root, "measured_start_at"));
+    r->measured_start_at = start ? xstrdup(start) : NULL;
     for (size_t i = 0; i < json_array_size(fields); i++) {
         const char *p = json_string_value(json_array_get(fields, i));
         int f = p ? result_sio_field_of(p) : -1;
@@ -268,4 +272,6 @@ void result_events_free(struct result *r)
     free(r->events);
     r->events = NULL;
     r->n_events = 0;
+    free(r->measured_start_at);
+    r->measured_start_at = NULL;
 }
