@@ -41,31 +41,45 @@ static const char sql_io16[] =
     "SELECT 'io.' || backend_type || k, coalesce(v, 0)::text FROM (SELECT backend_type, "
     "sum(reads) r, sum(writes) w, sum(extends) e, sum(fsyncs) f FROM pg_stat_io GROUP BY 1) t, "
     "LATERAL (VALUES ('.reads', r), ('.writes', w), ('.extends', e), ('.fsyncs', f)) x(k, v)";
+/* The tables and the database through the statistics functions their views call: the views
+ * compute every column (pg_stat_all_tables groups by table, so nothing is left out), which
+ * made this statement ten times dearer. pg_stat_activity is read once. */
+static const char sql_with[] =
+    "WITH t AS MATERIALIZED (SELECT n.nspname || '.' || c.relname AS name, "
+    "pg_stat_get_tuples_inserted(c.oid) AS ins, pg_stat_get_tuples_updated(c.oid) AS upd, "
+    "pg_stat_get_tuples_hot_updated(c.oid) AS hot, pg_stat_get_tuples_deleted(c.oid) AS del, "
+    "pg_stat_get_dead_tuples(c.oid) AS dead, pg_stat_get_autovacuum_count(c.oid) AS av, "
+    "pg_stat_get_autoanalyze_count(c.oid) AS aa FROM pg_class c JOIN pg_namespace n ON n.oid = "
+    "c.relnamespace WHERE c.relkind IN ('r', 'p', 'm') AND n.nspname NOT IN ('pg_catalog', "
+    "'information_schema') AND n.nspname !~ '^pg_toast'), "
+    "a AS MATERIALIZED (SELECT backend_type, wait_event_type, wait_event, datname, query "
+    "FROM pg_stat_activity WHERE backend_type IN ('autovacuum worker', 'checkpointer', "
+    "'walsender')) ";
 static const char sql_common[] =
-    "SELECT k, v FROM pg_stat_database, LATERAL (VALUES ('blks_hit', blks_hit::text), "
-    "('blks_read', blks_read::text), ('temp_files', temp_files::text), "
-    "('temp_bytes', temp_bytes::text), ('deadlocks', deadlocks::text)) x(k, v) "
-    "WHERE datname = current_database() "
-    "UNION ALL SELECT k, coalesce(v, 0)::text FROM (SELECT sum(n_tup_ins) i, sum(n_tup_upd) u, "
-    "sum(n_tup_hot_upd) h, sum(n_tup_del) d, sum(n_dead_tup) dt FROM pg_stat_user_tables) t, "
-    "LATERAL (VALUES ('tup.ins', i), ('tup.upd', u), ('tup.hot', h), ('tup.del', d), "
-    "('dead_tup', dt)) x(k, v) "
-    "UNION ALL SELECT 'av.' || schemaname || '.' || relname, autovacuum_count::text "
-    "FROM pg_stat_user_tables "
-    "UNION ALL SELECT 'aa.' || schemaname || '.' || relname, autoanalyze_count::text "
-    "FROM pg_stat_user_tables "
-    "UNION ALL SELECT 'avw.' || query, '1' FROM pg_stat_activity WHERE backend_type = "
-    "'autovacuum worker' AND datname = current_database() AND query LIKE 'autovacuum: %' "
+    "SELECT k, v::text FROM (SELECT oid FROM pg_database WHERE datname = current_database()) d, "
+    "LATERAL (VALUES ('blks_hit', pg_stat_get_db_blocks_hit(d.oid)), ('blks_read', "
+    "pg_stat_get_db_blocks_fetched(d.oid) - pg_stat_get_db_blocks_hit(d.oid)), "
+    "('temp_files', pg_stat_get_db_temp_files(d.oid)), "
+    "('temp_bytes', pg_stat_get_db_temp_bytes(d.oid)), "
+    "('deadlocks', pg_stat_get_db_deadlocks(d.oid))) x(k, v) "
+    "UNION ALL SELECT k, coalesce(v, 0)::text FROM (SELECT sum(ins) i, sum(upd) u, sum(hot) h, "
+    "sum(del) dl, sum(dead) dt FROM t) s, LATERAL (VALUES ('tup.ins', i), ('tup.upd', u), "
+    "('tup.hot', h), ('tup.del', dl), ('dead_tup', dt)) x(k, v) "
+    "UNION ALL SELECT 'av.' || name, av::text FROM t "
+    "UNION ALL SELECT 'aa.' || name, aa::text FROM t "
+    "UNION ALL SELECT 'avw.' || query, '1' FROM a WHERE backend_type = 'autovacuum worker' AND "
+    "datname = current_database() AND query LIKE 'autovacuum: %' "
     /* Busy: sleeping between a spread checkpoint's writes, or in I/O. Its short wake-ups to
      * absorb fsync requests (no wait event) are not checkpoints. */
     "UNION ALL SELECT 'ckpt_busy', CASE WHEN wait_event = 'CheckpointWriteDelay' OR "
-    "wait_event_type = 'IO' THEN '1' ELSE '0' END FROM pg_stat_activity "
-    "WHERE backend_type = 'checkpointer' "
+    "wait_event_type = 'IO' THEN '1' ELSE '0' END FROM a WHERE backend_type = 'checkpointer' "
     "UNION ALL SELECT k || n, v FROM (SELECT application_name || CASE WHEN count(*) OVER "
     "(PARTITION BY application_name) > 1 THEN ':' || pid ELSE '' END n, "
     "pg_wal_lsn_diff(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE "
     "pg_current_wal_lsn() END, replay_lsn) b, extract(epoch FROM replay_lag) s "
-    "FROM pg_stat_replication) r, LATERAL (VALUES ('lag.bytes.', coalesce(round(b), 0)::text), "
+    "FROM pg_stat_replication WHERE EXISTS (SELECT FROM a WHERE backend_type = 'walsender')) r, "
+    /* (read only when a WAL sender runs: the view costs as much as the rest) */
+    "LATERAL (VALUES ('lag.bytes.', coalesce(round(b), 0)::text), "
     "('lag.s.', coalesce(s, 0)::text)) x(k, v)";
 
 char *srvio_sql(int version_num)
@@ -75,6 +89,7 @@ char *srvio_sql(int version_num)
     struct buf b;
     buf_init(&b);
     buf_puts(&b, "/* pgarena:server_io */ ");
+    buf_puts(&b, sql_with);
     buf_puts(&b, version_num >= 140000 ? sql_wal14 : sql_wal10);
     buf_puts(&b, " UNION ALL ");
     buf_puts(&b, version_num >= 170000 ? sql_checkpointer17 : sql_bgwriter10);
