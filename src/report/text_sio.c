@@ -128,6 +128,44 @@ static void per_tx_bytes(FILE *out, const char *what, double v)
         fprintf(out, "%s %.0f B", what, v);
 }
 
+/* The events other than checkpoints, once per kind and detail (a table autovacuumed every
+ * second of a long run is one line): how many, and the first and last start. */
+#define EVENT_LINES 8
+
+static void print_event_tables(FILE *out, const struct result *r)
+{
+    int lines = 0;
+    for (size_t i = 0; i < r->n_events; i++) {
+        const struct result_event *ev = &r->events[i];
+        if (ev->kind == RESULT_EV_CHECKPOINT || !ev->start)
+            continue;
+        int seen = 0, n = 0;
+        double last = ev->t_s;
+        for (size_t j = 0; j < r->n_events && !seen; j++) {
+            const struct result_event *x = &r->events[j];
+            int same = x->start && x->kind == ev->kind &&
+                       strcmp(x->detail ? x->detail : "", ev->detail ? ev->detail : "") == 0;
+            if (same && j < i)
+                seen = 1;
+            else if (same) {
+                n++;
+                last = x->t_s;
+            }
+        }
+        if (seen)
+            continue;
+        if (lines++ == EVENT_LINES) {
+            fputs("                     ...\n", out);
+            return;
+        }
+        fprintf(out, "                     %s %s: %d, at %.1f s", result_event_kinds[ev->kind],
+                ev->detail ? ev->detail : "", n, ev->t_s);
+        if (n > 1)
+            fprintf(out, " to %.1f s", last);
+        fputc('\n', out);
+    }
+}
+
 void report_text_sio_summary(FILE *out, const struct result *r)
 {
     if (!r->sio_per_tx.present)
@@ -148,10 +186,5 @@ void report_text_sio_summary(FILE *out, const struct result *r)
             (unsigned long long)r->event_counts[RESULT_EV_AUTOVACUUM],
             (unsigned long long)r->event_counts[RESULT_EV_AUTOANALYZE],
             (unsigned long long)r->event_counts[RESULT_EV_STANDBY_LAG]);
-    for (size_t i = 0; i < r->n_events; i++) {
-        const struct result_event *ev = &r->events[i];
-        if (ev->kind != RESULT_EV_CHECKPOINT && ev->start)
-            fprintf(out, "                     %.1f s %s %s\n", ev->t_s,
-                    result_event_kinds[ev->kind], ev->detail ? ev->detail : "");
-    }
+    print_event_tables(out, r);
 }
