@@ -453,10 +453,18 @@ int srvio_next(struct srvio *io, struct srvio_snap *s, double t_s, struct result
         autovacuum_events(io, p, s, t_s, &ev, delta);
         lag_events(p, s, t_s, &ev);
         rc = 1;
-    } else if (s->ckpt_busy) { /* one was running when the run began */
+    } else {
+        /* What was going on when the run began starts with it, so that its end has a start. */
         struct events ev = {events, n_events};
-        emit(&ev, t_s, RESULT_EV_CHECKPOINT, 1, "running at the start");
-        io->in_ckpt = io->ckpt_counted = 1;
+        if (s->ckpt_busy) {
+            emit(&ev, t_s, RESULT_EV_CHECKPOINT, 1, "running at the start");
+            io->in_ckpt = io->ckpt_counted = 1;
+        }
+        for (size_t i = 0; i < s->n_work; i++)
+            emit(&ev, t_s, s->work[i].kind, 1, s->work[i].table);
+        for (size_t i = 0; i < s->levels.n_lag; i++)
+            if (s->levels.lag[i].s > LAG_EVENT_S)
+                emit(&ev, t_s, RESULT_EV_STANDBY_LAG, 1, s->levels.lag[i].name);
     }
     srvio_snap_free(p);
     io->prev = s;

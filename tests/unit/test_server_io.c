@@ -159,6 +159,7 @@ static void test_pg17_deltas(void **state)
     struct events e = {0};
     assert_int_equal(srvio_next(io, snap_of(pg17_a), 0.0, &d, &e.ev, &e.n), 0);
     assert_int_equal(d.have, 0);
+    assert_int_equal(e.n, 0); /* nothing was going on at the start */
     assert_int_equal(srvio_next(io, snap_of(pg17_b), 1.0, &d, &e.ev, &e.n), 1);
     assert_true(d.have & SIO_HAVE_ANY);
     assert_int_equal(d.v[SIO_WAL_BYTES], 2000000);
