@@ -264,6 +264,32 @@ static void test_checkpoint_events(void **state)
     srvio_free(io);
 }
 
+/* What is going on at the first read starts with the run; its end then pairs with it. */
+static void test_running_at_start(void **state)
+{
+    (void)state;
+    static const char *const first[] = {"ckpt_busy=1", "avw.autovacuum: ANALYZE public.t", NULL};
+    static const char *const next[] = {"ckpt_busy=0", "ckpt_timed=0", NULL};
+    struct srvio *io = srvio_new(150000);
+    struct events e = {0};
+    struct result_sio d;
+    assert_int_equal(srvio_next(io, snap_of(first), 0.25, &d, &e.ev, &e.n), 0);
+    assert_int_equal(e.n, 2);
+    assert_int_equal(e.ev[0].kind, RESULT_EV_CHECKPOINT);
+    assert_string_equal(e.ev[0].detail, "running at the start");
+    assert_int_equal(e.ev[1].kind, RESULT_EV_AUTOANALYZE);
+    assert_string_equal(e.ev[1].detail, "public.t");
+    assert_true(e.ev[1].start);
+    srvio_next(io, snap_of(next), 1.25, &d, &e.ev, &e.n);
+    result_sio_clear(&d);
+    assert_int_equal(e.n, 4); /* both end, and no count makes a second checkpoint */
+    assert_false(e.ev[2].start);
+    assert_false(e.ev[3].start);
+    assert_close(e.ev[3].t_s, 1.25);
+    events_free(&e);
+    srvio_free(io);
+}
+
 static void test_lag_events(void **state)
 {
     (void)state;
@@ -363,7 +389,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sql_by_version),      cmocka_unit_test(test_pg17_deltas),
         cmocka_unit_test(test_io_absent_before_16), cmocka_unit_test(test_checkpoint_events),
-        cmocka_unit_test(test_lag_events),          cmocka_unit_test(test_result_round_trip),
+        cmocka_unit_test(test_lag_events),          cmocka_unit_test(test_running_at_start),
+        cmocka_unit_test(test_result_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
