@@ -31,14 +31,14 @@ void bench_server_io_started(struct bench *b, time_ns measured_start_ns)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    int64_t wall_ns = (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec -
-                      (int64_t)(clock_now_ns() - measured_start_ns);
+    int64_t wall_ns =
+        (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec - (int64_t)(clock_now_ns() - measured_start_ns);
     time_t sec = (time_t)(wall_ns / NS_PER_S);
     struct tm tm;
     gmtime_r(&sec, &tm);
     snprintf(b->sampling.measured_start_at, sizeof b->sampling.measured_start_at,
-             "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(wall_ns % NS_PER_S / 1000000));
+             "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(wall_ns % NS_PER_S / 1000000));
 }
 
 void bench_server_io_finish(struct bench *b, const struct sample_totals *t, struct result *r)

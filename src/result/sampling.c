@@ -82,9 +82,8 @@ void result_interval_sampling_json(const struct result_interval *it, json_t *o)
         json_object_set_new(
             o, "host",
             json_pack("{s:[o, o, o, o], s:[I, I]}", "cpu", frac_int(it->host.user),
-                      frac_int(it->host.system), frac_int(it->host.iowait),
-                      frac_int(it->host.idle), "disk", (json_int_t)it->host.read_bytes,
-                      (json_int_t)it->host.write_bytes));
+                      frac_int(it->host.system), frac_int(it->host.iowait), frac_int(it->host.idle),
+                      "disk", (json_int_t)it->host.read_bytes, (json_int_t)it->host.write_bytes));
 }
 
 static double num(const json_t *o, const char *key)
