@@ -45,7 +45,9 @@ void bench_server_io_finish(struct bench *b, const struct sample_totals *t, stru
 {
     if (b->sampling.measured_start_at[0])
         r->measured_start_at = xstrdup(b->sampling.measured_start_at);
-    r->sio_fields = t->sio_fields;
+    /* Nothing read (the statement failed every time): no fields, no events[] that would say
+     * nothing happened. */
+    r->sio_fields = b->sampling.sio_total.have ? t->sio_fields : 0;
     r->events = b->sampling.events;
     r->n_events = b->sampling.n_events;
     b->sampling.events = NULL;
