@@ -11,6 +11,7 @@
 #                      localhost and 127.0.0.1; only TLS connections are accepted over TCP
 #       scram          over TCP, SCRAM-SHA-256 with the password in $PGA_TEST_PASSWORD
 #       max_connections=N
+#       conf=NAME=VALUE  a server setting (-c NAME=VALUE), as often as needed
 #   pg-servers.sh standby PRIMARY_DIR DIR [addr=A] [port=N]
 #                                           pg_basebackup -R from the primary, start; prints
 #                                           the standby's conninfo
@@ -146,7 +147,11 @@ $kind all all 127.0.0.0/8 $method
 $kind replication all 127.0.0.0/8 $method
 HBA
     echo "$addr $port" >"$dir/listen"
-    echo "-k $dir -p $port -c listen_addresses='$addr' -c max_connections=$(opt max_connections 120 "$@") $ssl" \
+    conf=""
+    for o in "$@"; do
+        case "$o" in conf=*) conf="$conf -c ${o#conf=}" ;; esac
+    done
+    echo "-k $dir -p $port -c listen_addresses='$addr' -c max_connections=$(opt max_connections 120 "$@") $ssl$conf" \
         >"$dir/pgopts"
     pg_start "$dir"
     if has scram "$@"; then

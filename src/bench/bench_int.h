@@ -45,6 +45,11 @@ struct bench_sampling {
     struct sampler *sampler;    /* running from the start of the run to its end */
     time_ns start_ns;           /* the measured start */
     struct srv_statements pgss; /* pg_stat_statements at the measured start */
+    /* server_io (server_io.c): the intervals' sum and the events, for the result */
+    struct result_sio sio_total;
+    size_t n_events;
+    struct result_event *events;
+    char measured_start_at[64]; /* the measured start on the wall clock, "" unknown */
 };
 
 struct bench {
@@ -130,6 +135,16 @@ void bench_env_header(struct bench *b, struct result *r);
 void bench_env_free(struct bench_env *env);
 
 /* sample.c */
+/* server_io.c: an interval's server_io and events out of the sampler's interval (moved), and
+ * at the end the result's server_io_fields, events[] and summary figures (the totals'
+ * owner is b; bench_server_io_free frees what a run without a result kept). */
+void bench_server_io_interval(struct bench *b, struct sample_interval *si,
+                              struct result_interval *it);
+void bench_server_io_finish(struct bench *b, const struct sample_totals *t, struct result *r);
+void bench_server_io_free(struct bench *b);
+/* The measured start (monotonic) on the wall clock, for the result's measured_start_at. */
+void bench_server_io_started(struct bench *b, time_ns measured_start_ns);
+
 /* The engine's settings for sampling: where clients publish their backend PIDs, and the
  * start callback that starts the sampler. Nothing with --no-sampling. */
 void bench_sampling_configure(struct bench *b, struct engine_config *cfg);

@@ -22,8 +22,10 @@ static void started(time_ns measured_start_ns, void *arg)
         .pids = b->sampling.pids,
         .n_pids = b->sampling.n_pids,
         .host = b->env.have_env && b->env.env.location == SRV_LOCATION_LOCAL,
+        .server_io = 1,
     };
     b->sampling.start_ns = measured_start_ns;
+    bench_server_io_started(b, measured_start_ns);
     b->sampling.sampler = sampler_start(&cfg);
     if (!b->sampling.sampler)
         bench_warn(b, "warning: could not start the sampler; the run goes on without it");
@@ -63,6 +65,7 @@ void bench_sampling_interval(struct bench *b, size_t idx, double t_s, struct res
                                     si.host.idle,
                                     (int64_t)si.disk.read_bytes,
                                     (int64_t)si.disk.write_bytes};
+    bench_server_io_interval(b, &si, it);
     sample_interval_free(&si);
 }
 
@@ -73,6 +76,7 @@ void bench_sampling_finish(struct bench *b, struct result *r)
         sampler_stop(b->sampling.sampler, &t);
         sample_totals_free(&t);
         b->sampling.sampler = NULL;
+        bench_server_io_free(b);
     }
     if (b->sampling.sampler) {
         struct sample_totals t;
@@ -91,6 +95,7 @@ void bench_sampling_finish(struct bench *b, struct result *r)
         r->waits.note = t.note[0] ? xstrdup(t.note) : NULL;
         r->client_cpu =
             (struct result_client_cpu){t.have_cpu, t.cpu_user, t.cpu_system, t.max_thread_core};
+        bench_server_io_finish(b, &t, r);
         sample_totals_free(&t);
     }
     free(b->sampling.pids);

@@ -235,6 +235,9 @@ void cmp_scripts(struct cmp_report *rep, size_t side, struct cmp_outcome *o);
 /* The wait events whose share changed most from side 0 to side `side` into o (waits.c). */
 void cmp_waits(const struct cmp_report *rep, size_t side, struct cmp_outcome *o);
 
+/* The server's internals that changed from side 0 to side `side` into o (internals.c). */
+void cmp_internals(const struct cmp_report *rep, size_t side, struct cmp_outcome *o);
+
 /* Add a warning to the report (printf-style). */
 void cmp_warn(struct cmp_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -186,6 +186,7 @@ int cmp_compare(const struct result *runs, const char *const *paths, size_t n,
             cmp_analyse(out, &sr[0], &sr[s], &out->outcomes[s - 1]);
             cmp_scripts(out, s, &out->outcomes[s - 1]);
             cmp_waits(out, s, &out->outcomes[s - 1]);
+            cmp_internals(out, s, &out->outcomes[s - 1]);
         }
         for (size_t s = 0; s < out->n_sides; s++)
             cmp_env_check_side(out, s);

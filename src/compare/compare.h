@@ -87,6 +87,28 @@ struct cmp_wait_change {
 /* Wait events listed per outcome: those whose share changed most. */
 #define CMP_MAX_WAITS 5
 
+/* An internal of the server (result/server_io.h) on each side, the mean over its trials. */
+enum cmp_internal_id {
+    CMP_IN_WAL_PER_TX,
+    CMP_IN_FPI_SHARE,
+    CMP_IN_BUFFERS_PER_TX,
+    CMP_IN_TEMP_PER_TX,
+    CMP_IN_HIT_RATIO,
+    CMP_IN_CHECKPOINTS,
+    CMP_IN_AUTOVACUUM,
+    CMP_IN_AUTOANALYZE,
+    CMP_N_INTERNALS
+};
+
+/* "wal_bytes_per_tx", "fpi_share", ... (the names of compare --json's internals[]). */
+extern const char *const cmp_internal_names[CMP_N_INTERNALS];
+
+struct cmp_internal_change {
+    enum cmp_internal_id id;
+    double a, b;
+    double change_pct; /* of B against A; INFINITY when A is 0 and B is not */
+};
+
 /* Side `side` (>= 1) against side 0. */
 struct cmp_outcome {
     size_t side;
@@ -101,6 +123,11 @@ struct cmp_outcome {
     int waits_sampled;
     size_t n_waits;
     struct cmp_wait_change *waits;
+    /* When every run of both sides has server_io: the internals that changed, largest
+     * relative change first (internals.c). */
+    int internals_sampled;
+    size_t n_internals;
+    struct cmp_internal_change internals[CMP_N_INTERNALS];
 };
 
 /* A path of the environment whose values differ between A and a side. */

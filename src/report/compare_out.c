@@ -7,6 +7,7 @@
 
 #include "base/mem.h"
 #include "report/fmt.h"
+#include "report/sio.h"
 
 #define WIDTH       100
 #define LABEL_WIDTH 33 /* a label in a heading line: two fit in WIDTH with the rest */
@@ -154,6 +155,28 @@ static void print_waits(FILE *out, const struct cmp_outcome *o)
     }
 }
 
+/* Why, inside the server: the internals that changed most. */
+static void print_internals(FILE *out, const struct cmp_outcome *o)
+{
+    if (!o->internals_sampled)
+        return;
+    if (o->n_internals == 0) {
+        fprintf(out, "\nserver internals: none changed by 5 %% or more\n");
+        return;
+    }
+    fprintf(out, "\nserver internals that changed most:\n");
+    for (size_t i = 0; i < o->n_internals; i++) {
+        const struct cmp_internal_change *c = &o->internals[i];
+        char a[32], b[32];
+        report_internal_value(a, sizeof a, c->id, c->a);
+        report_internal_value(b, sizeof b, c->id, c->b);
+        fprintf(out, "  %-34s %10s \u2192 %s", report_internal_label(c->id), a, b);
+        if (isfinite(c->change_pct) && c->id != CMP_IN_FPI_SHARE && c->id != CMP_IN_HIT_RATIO)
+            fprintf(out, "  (%+.0f %%)", c->change_pct);
+        fputc('\n', out);
+    }
+}
+
 static void print_outcome(FILE *out, const struct cmp_report *rep, const struct cmp_outcome *o)
 {
     const struct cmp_side *b = &rep->sides[o->side];
@@ -175,6 +198,7 @@ static void print_outcome(FILE *out, const struct cmp_report *rep, const struct 
     }
     print_scripts(out, o);
     print_waits(out, o);
+    print_internals(out, o);
 }
 
 /* Columns of the differences table, so that a row fits WIDTH: "  PATH A VALUE B VALUE  !". */
@@ -297,10 +321,22 @@ static json_t *waits_json(const struct cmp_wait_change *w, const char *side)
     return j;
 }
 
+static json_t *internal_json(const struct cmp_internal_change *c, const char *side)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "name", json_string(cmp_internal_names[c->id]));
+    if (side)
+        json_object_set_new(j, "side", json_string(side));
+    json_object_set_new(j, "a", number(c->a));
+    json_object_set_new(j, "b", number(c->b));
+    json_object_set_new(j, "change_pct", number(c->change_pct));
+    return j;
+}
+
 int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
 {
     json_t *metrics = json_array(), *warnings = json_array(), *scripts = json_array();
-    json_t *waits = NULL;
+    json_t *waits = NULL, *internals = NULL;
     for (size_t i = 0; i < rep->n_outcomes; i++) {
         const struct cmp_outcome *o = &rep->outcomes[i];
         const char *side = rep->n_sides > 2 ? rep->sides[o->side].label : NULL;
@@ -308,6 +344,10 @@ int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
             waits = json_array();
         for (size_t w = 0; w < o->n_waits; w++)
             json_array_append_new(waits, waits_json(&o->waits[w], side));
+        if (o->internals_sampled && !internals)
+            internals = json_array();
+        for (size_t k = 0; k < o->n_internals; k++)
+            json_array_append_new(internals, internal_json(&o->internals[k], side));
         for (int k = 0; k < CMP_N_METRICS; k++)
             json_array_append_new(metrics, metric_json(&o->metrics[k], k, side, NULL));
         for (size_t s = 0; s < o->n_scripts; s++)
@@ -324,6 +364,8 @@ int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
     json_decref(scripts);
     if (waits) /* only when the runs were sampled */
         json_object_set_new(root, "waits", waits);
+    if (internals) /* only when every run has server_io */
+        json_object_set_new(root, "internals", internals);
     json_object_set_new(root, "warnings", warnings);
     int rc = json_dumpf(root, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
     json_decref(root);

@@ -314,6 +314,7 @@ void report_html(struct buf *out, const struct report_input *in)
     report_html_warnings(&d);
     report_html_over_time(&d);
     report_html_why(&d);
+    report_html_inside(&d);
     report_html_distribution(&d);
     report_html_scripts(&d);
     report_html_agents(&d);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/mem.h"
 #include "report/fmt.h"
@@ -110,6 +111,7 @@ static void time_range(const struct report_doc *d, double *warmup_s, double *end
 
 static void time_bands(struct report_doc *d, struct svg_chart *c, double warmup_s, double end_s)
 {
+    report_event_bands(d, c);
     if (warmup_s > 0)
         svg_band(c, -warmup_s, 0, 0, "warm-up, not measured");
     double start, stop;
@@ -181,6 +183,10 @@ void report_html_over_time(struct report_doc *d)
              "measured start.%s%s",
              warmup_s > 0 ? " Shaded grey: the warm-up (--warmup), run but not measured." : "",
              has_window ? " Hatched: the start that compare left out as warm-up." : "");
+    if (report_any_events(d))
+        snprintf(caption + strlen(caption), sizeof caption - strlen(caption), "%s",
+                 " Coloured bands: checkpoints, autovacuum and autoanalyze, a standby behind "
+                 "(Inside the server).");
     report_section_begin(d, "over-time", "Over time");
     buf_puts(d->out, "<div class=\"figs\">\n");
     over_time_chart(d, OT_TPS, "Throughput", caption);

@@ -196,6 +196,7 @@ static void outcome_table(struct report_doc *d, const struct cmp_outcome *o)
             metric_row(d, CMP_P50 + k, &o->scripts[i].metrics[k], o->side, margin_pct, span,
                        o->scripts[i].name);
     buf_puts(d->out, "</tbody></table></div>\n");
+    report_html_cmp_internals(d, o);
 }
 
 void report_html_comparison(struct report_doc *d)

@@ -100,6 +100,15 @@ void report_html_agents(struct report_doc *d);
  * Nothing when no run was sampled. */
 void report_html_why(struct report_doc *d);
 
+/* Inside the server (html_sio.c): every run's events as bands on chart c; the section of the
+ * WAL rate, hit ratio, buffers written and replication lag over time with the per-transaction
+ * figures (nothing when no run has server_io); compare's internals of one outcome. */
+struct cmp_outcome;
+void report_event_bands(struct report_doc *d, struct svg_chart *c);
+int report_any_events(const struct report_doc *d);
+void report_html_inside(struct report_doc *d);
+void report_html_cmp_internals(struct report_doc *d, const struct cmp_outcome *o);
+
 /* Failures by class and over time; nothing when no run had any. */
 void report_html_failures(struct report_doc *d);
 

@@ -305,6 +305,27 @@ void svg_band(struct svg_chart *c, double x0, double x1, int hatched, const char
     buf_puts(c->out, "</g>\n");
 }
 
+void svg_event_band(struct svg_chart *c, double x0, double x1, size_t style, const char *label)
+{
+    double a = svg_px(c, x0), b = svg_px(c, x1);
+    if (a < c->left)
+        a = c->left;
+    if (b > c->right)
+        b = c->right;
+    if (b - a < 1)
+        b = a + 1;
+    buf_printf(c->out,
+               "<g class=\"event\"><rect fill=\"%s\" fill-opacity=\"0.18\" x=\"%.1f\" "
+               "y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">",
+               svg_color(style), a, c->top, b - a, c->bottom - c->top);
+    if (label) {
+        buf_puts(c->out, "<title>");
+        report_escape(c->out, label);
+        buf_puts(c->out, "</title>");
+    }
+    buf_puts(c->out, "</rect></g>\n");
+}
+
 static int usable(const struct svg_chart *c, double x, double y)
 {
     return isfinite(x) && isfinite(y) && (!c->x.log || x > 0) && (!c->y.log || y > 0);

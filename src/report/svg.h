@@ -79,6 +79,10 @@ void svg_chart_begin(struct svg_chart *c, struct buf *out, const char *id, const
  * (label may be NULL). */
 void svg_band(struct svg_chart *c, double x0, double x1, int hatched, const char *label);
 
+/* A band from x0 to x1 in style's colour, faint, with a tooltip label (an event's span: a
+ * checkpoint, an autovacuum); at least a pixel wide, so that a short one shows. */
+void svg_event_band(struct svg_chart *c, double x0, double x1, size_t style, const char *label);
+
 /* A line through (xs[i], ys[i]); a NaN (or a non-positive value on a log axis) breaks it, and a
  * point alone between breaks is drawn as a dot. */
 void svg_series(struct svg_chart *c, const double *xs, const double *ys, size_t n, size_t style);

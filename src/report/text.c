@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/fmt.h"
+#include "report/sio.h"
 
 /* Latencies print in milliseconds with three decimals, as pgbench prints them. */
 static double ms(double us)
@@ -263,6 +264,7 @@ void report_text_summary(FILE *out, const struct result *r)
     print_spread(out, r);
     print_agents(out, r);
     print_server_stats(out, r);
+    report_text_sio_summary(out, r);
     report_text_waits(out, r);
     print_warnings(out, r);
 }
@@ -306,6 +308,9 @@ void report_text_intervals(FILE *out, const struct result *r)
     }
     fprintf(out, "%8s %10s %8s %10s %10s %10s", "t_s", "tps", "failed", "p50_ms", "p99_ms",
             "max_ms");
+    int sio = report_sio_any(r);
+    if (sio)
+        report_text_sio_header(out);
     if (sampled)
         fprintf(out, " %6s%s  %s", "cpu", host ? " host_busy" : "", "top_wait");
     fputc('\n', out);
@@ -313,6 +318,8 @@ void report_text_intervals(FILE *out, const struct result *r)
         const struct result_interval *it = &r->intervals[i];
         fprintf(out, "%8.1f %10.1f %8llu %10.3f %10.3f %10.3f", it->t_s, it->tps,
                 (unsigned long long)it->failed, ms(it->p50_us), ms(it->p99_us), ms(it->max_us));
+        if (sio)
+            report_text_sio_row(out, r, i);
         if (sampled)
             print_interval_sampling(out, it, host);
         fputc('\n', out);

@@ -56,6 +56,9 @@ void merge_interval_sampling(struct result_interval *d, const struct result_inte
         d->has_host = 1;
         d->host = it->host;
     }
+    /* The server's own figures: every agent read the same server, the first one's stand. */
+    if (it->sio.have && !d->sio.have)
+        result_sio_add(&d->sio, &it->sio);
 }
 
 void merge_interval_sampling_end(struct result_interval *d)
@@ -63,6 +66,25 @@ void merge_interval_sampling_end(struct result_interval *d)
     /* Each agent kept only its interval's top events: the merged top ones are exact for
      * events every agent kept, a lower bound for the others. */
     result_waits_sort(d->waits, &d->n_waits, RESULT_INTERVAL_WAITS);
+}
+
+/* Inside the server: the first agent's events and fields move over; the per-transaction
+ * figures are the merged intervals' over every agent's transactions. */
+static void merge_server_io(struct result *first, struct result *out)
+{
+    out->sio_fields = first->sio_fields;
+    out->n_events = first->n_events;
+    out->events = first->events;
+    first->n_events = 0;
+    first->events = NULL;
+    memcpy(out->event_counts, first->event_counts, sizeof out->event_counts);
+    out->measured_start_at = first->measured_start_at;
+    first->measured_start_at = NULL;
+    struct result_sio total = {0};
+    for (size_t i = 0; i < out->n_intervals; i++)
+        result_sio_add(&total, &out->intervals[i].sio);
+    result_sio_per_tx(&total, out->summary.transactions, &out->sio_per_tx);
+    result_sio_clear(&total);
 }
 
 void merge_sampling(struct result *const *in, size_t n, struct result *out)
@@ -98,4 +120,5 @@ void merge_sampling(struct result *const *in, size_t n, struct result *out)
     first->n_statements_server = 0;
     first->statements_server = NULL;
     first->statements_server_note = NULL;
+    merge_server_io(first, out);
 }

@@ -133,6 +133,7 @@ static int read_summary(const json_t *s, struct result *r)
     r->summary.tps_excluding_connect = num(conn, "tps_excluding_connect");
     read_tpcc(json_object_get(s, "tpcc"), &r->tpcc);
     read_ch(json_object_get(s, "ch"), &r->ch);
+    result_sio_summary_read(s, r);
     return read_script_summaries(json_object_get(s, "scripts"), r);
 }
 
@@ -153,7 +154,8 @@ int result_interval_from_json(const json_t *o, struct result_interval *it)
     json_t *h = json_object_get(o, "histogram");
     if (h && result_interval_hist_from_json(h, it) < 0)
         return -1;
-    if (result_interval_sampling_read(o, it) < 0) {
+    if (result_interval_sampling_read(o, it) < 0 ||
+        result_sio_from_json(json_object_get(o, "server_io"), &it->sio) < 0) {
         result_interval_clear(it);
         return -1;
     }
@@ -391,6 +393,19 @@ static void read_agents(const json_t *root, struct result *r)
     r->merge.aligned = by && strcmp(by, "time") == 0;
 }
 
+/* Version 3 writes a lone script's histogram once, as the document's. */
+static void share_lone_script_hist(const json_t *summary, struct result *r)
+{
+    const json_t *s0 = json_array_get(json_object_get(summary, "scripts"), 0);
+    if (r->summary.n_scripts != 1 || json_object_get(s0, "histogram"))
+        return;
+    struct hist_sparse *h = &r->summary.scripts[0].histogram;
+    *h = r->histogram;
+    h->bins = xcalloc(h->n_bins ? h->n_bins : 1, sizeof *h->bins);
+    if (h->n_bins)
+        memcpy(h->bins, r->histogram.bins, h->n_bins * sizeof *h->bins);
+}
+
 /* skip_intervals: the caller reads them (read_fast). */
 static int read_root(const json_t *root, const char *path, struct result *r, struct err *e,
                      int skip_intervals)
@@ -415,8 +430,11 @@ static int read_root(const json_t *root, const char *path, struct result *r, str
         return err_set(e, ERR_INPUT, "%s: invalid intervals", path);
     if (result_hist_from_json(json_object_get(root, "histogram"), &r->histogram) < 0)
         return err_set(e, ERR_INPUT, "%s: missing or invalid histogram", path);
+    share_lone_script_hist(json_object_get(root, "summary"), r);
     if (result_sampling_read(root, r) < 0)
         return err_set(e, ERR_INPUT, "%s: invalid waits or statements_server", path);
+    if (result_events_read(root, r) < 0)
+        return err_set(e, ERR_INPUT, "%s: invalid events", path);
     return 0;
 }
 
@@ -516,8 +534,10 @@ int result_read_text(const char *text, size_t len, const char *name, struct resu
         if (fast != 0) {
             if (fast < 0)
                 result_free(r);
-            else
+            else {
                 derive_run_id(text, len, r);
+                result_sio_fixup(r);
+            }
             return fast > 0 ? 0 : -1;
         }
         memset(r, 0, sizeof *r);
@@ -531,8 +551,10 @@ int result_read_text(const char *text, size_t len, const char *name, struct resu
     json_decref(root);
     if (rc < 0)
         result_free(r);
-    else
+    else {
         derive_run_id(text, len, r);
+        result_sio_fixup(r);
+    }
     return rc;
 }
 
@@ -637,6 +659,8 @@ int result_read(const char *path, struct result *r, struct err *e)
         char id[RUN_ID_LEN + 1];
         if (fast > 0 && !r->run_id && run_id_of_file(path, id) == 0)
             r->run_id = xstrdup(id);
+        if (fast > 0)
+            result_sio_fixup(r);
         return fast > 0 ? 0 : -1;
     }
     /* Not in result_write's layout (or refused by a line): the whole document, which also
@@ -720,6 +744,7 @@ void result_free(struct result *r)
         result_interval_clear(&r->intervals[i]);
     free(r->intervals);
     result_sampling_free(r);
+    result_events_free(r);
     free(r->journal);
     hist_sparse_free(&r->histogram);
     free(r->clients);

@@ -5,11 +5,12 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "result/server_io.h"
 #include "stats/hist.h"
 #include "stats/summary.h"
 
 /*
- * The result file: a versioned JSON document (format "pgarena-result", version 2) written
+ * The result file: a versioned JSON document (format "pgarena-result", version 3) written
  * atomically, and read back for show, compare and report. docs/result.schema.json describes
  * its paths (README.md, "The result file", lists them).
  * Ownership: struct result owns every string and array it points to (result_free). Strings
@@ -17,9 +18,11 @@
  */
 
 #define RESULT_FORMAT "pgarena-result"
-/* Version 2: interval histograms in compact form (stats/hist_compact.h); the reader reads 1
- * and 2. */
-#define RESULT_VERSION 2
+/* Version 2: interval histograms in compact form (stats/hist_compact.h). Version 3: sampled
+ * figures compact (server_io without its zeros, client_cpu and host as arrays of integers),
+ * and a one-script run's summary.scripts[0] without the histogram it shares with the
+ * document's. The reader reads 1, 2 and 3. */
+#define RESULT_VERSION 3
 
 enum {
     RESULT_ERR_SERIALIZATION,
@@ -88,6 +91,8 @@ struct result_interval {
     double cpu_user, cpu_system; /* the client process's CPU in cores (1.0: one core busy) */
     int has_host;
     struct result_host host;
+    /* server_io (result/server_io.h); sio.have == 0: none */
+    struct result_sio sio;
 };
 
 /* Free what an interval owns (its histogram and wait events). */
@@ -354,6 +359,16 @@ struct result {
     char *run_id;
     size_t n_meta;
     struct result_meta *meta;
+    /* Inside the server (result/server_io.h): the fields the server reported (0: none
+     * sampled), events[] in time order, summary.server_io_per_tx and summary.events. */
+    uint32_t sio_fields;
+    size_t n_events;
+    struct result_event *events;
+    struct result_sio_per_tx sio_per_tx;
+    uint64_t event_counts[RESULT_N_EVENT_KINDS];
+    /* The measured part's start on the wall clock (ISO 8601 with ms, UTC): intervals' and
+     * events' t_s count from it, which lines them up with the server log. NULL unknown. */
+    char *measured_start_at;
 };
 
 void result_free(struct result *r);

@@ -46,6 +46,18 @@ void result_sampling_free(struct result *r);
 void result_waits_add(struct result_wait **dst, size_t *n, const struct result_wait *src,
                       size_t n_src);
 void result_waits_sort(struct result_wait *w, size_t *n, size_t keep);
+/* Inside the server's paths (sio_json.c): an interval's server_io (NULL when it has none) and
+ * back (-1 when malformed; the fields read are only those written until result_sio_fixup
+ * adds the ones the document lists); the document's server_io_fields and events[] and back;
+ * the summary's server_io_per_tx and events and back. */
+json_t *result_sio_json(const struct result_sio *s);
+int result_sio_from_json(const json_t *o, struct result_sio *s);
+void result_sio_fixup(struct result *r);
+void result_events_json(const struct result *r, json_t *root);
+int result_events_read(const json_t *root, struct result *r);
+void result_events_free(struct result *r);
+void result_sio_summary_json(const struct result *r, json_t *summary);
+void result_sio_summary_read(const json_t *summary, struct result *r);
 
 /* Flatten the environment sections of root into r->env (r owns it; result_env_free). */
 void result_env_read(const json_t *root, struct result *r);

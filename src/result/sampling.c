@@ -63,21 +63,27 @@ static void free_waits(struct result_wait *w, size_t n)
     free(w);
 }
 
+/* A share or a count of cores in ten-thousandths: version 3's integer form of frac. */
+static json_t *frac_int(double v)
+{
+    return json_integer((json_int_t)llround(v * 10000.0));
+}
+
 void result_interval_sampling_json(const struct result_interval *it, json_t *o)
 {
     if (it->n_waits > 0)
         json_object_set_new(o, "waits", waits_object(it->waits, it->n_waits));
+    /* Version 3: [user, system] and {cpu: [user, system, iowait, idle], disk: [read, write]},
+     * shares in ten-thousandths (version 2 wrote objects of decimals, twice the bytes). */
     if (it->has_client_cpu)
-        json_object_set_new(
-            o, "client_cpu",
-            json_pack("{s:o, s:o}", "user", frac(it->cpu_user), "system", frac(it->cpu_system)));
+        json_object_set_new(o, "client_cpu",
+                            json_pack("[o, o]", frac_int(it->cpu_user), frac_int(it->cpu_system)));
     if (it->has_host)
-        json_object_set_new(o, "host",
-                            json_pack("{s:{s:o, s:o, s:o, s:o}, s:{s:I, s:I}}", "cpu", "user",
-                                      frac(it->host.user), "system", frac(it->host.system),
-                                      "iowait", frac(it->host.iowait), "idle", frac(it->host.idle),
-                                      "disk", "read_bytes", (json_int_t)it->host.read_bytes,
-                                      "write_bytes", (json_int_t)it->host.write_bytes));
+        json_object_set_new(
+            o, "host",
+            json_pack("{s:[o, o, o, o], s:[I, I]}", "cpu", frac_int(it->host.user),
+                      frac_int(it->host.system), frac_int(it->host.iowait), frac_int(it->host.idle),
+                      "disk", (json_int_t)it->host.read_bytes, (json_int_t)it->host.write_bytes));
 }
 
 static double num(const json_t *o, const char *key)
@@ -85,12 +91,27 @@ static double num(const json_t *o, const char *key)
     return json_number_value(json_object_get(o, key));
 }
 
+/* Element i of a version-3 array of ten-thousandths. */
+static double frac_at(const json_t *a, size_t i)
+{
+    return json_number_value(json_array_get(a, i)) / 10000.0;
+}
+
+static int64_t int_at(const json_t *a, size_t i)
+{
+    return (int64_t)json_integer_value(json_array_get(a, i));
+}
+
 int result_interval_sampling_read(const json_t *o, struct result_interval *it)
 {
     if (read_waits(json_object_get(o, "waits"), &it->waits, &it->n_waits) < 0)
         return -1;
     const json_t *cpu = json_object_get(o, "client_cpu"), *host = json_object_get(o, "host");
-    if (json_is_object(cpu)) {
+    if (json_is_array(cpu)) {
+        it->has_client_cpu = 1;
+        it->cpu_user = frac_at(cpu, 0);
+        it->cpu_system = frac_at(cpu, 1);
+    } else if (json_is_object(cpu)) {
         it->has_client_cpu = 1;
         it->cpu_user = num(cpu, "user");
         it->cpu_system = num(cpu, "system");
@@ -98,14 +119,18 @@ int result_interval_sampling_read(const json_t *o, struct result_interval *it)
     if (json_is_object(host)) {
         const json_t *c = json_object_get(host, "cpu"), *d = json_object_get(host, "disk");
         it->has_host = 1;
-        it->host = (struct result_host){
-            num(c, "user"),
-            num(c, "system"),
-            num(c, "iowait"),
-            num(c, "idle"),
-            (int64_t)json_integer_value(json_object_get(d, "read_bytes")),
-            (int64_t)json_integer_value(json_object_get(d, "write_bytes")),
-        };
+        if (json_is_array(c) && json_is_array(d))
+            it->host = (struct result_host){frac_at(c, 0), frac_at(c, 1), frac_at(c, 2),
+                                            frac_at(c, 3), int_at(d, 0),  int_at(d, 1)};
+        else
+            it->host = (struct result_host){
+                num(c, "user"),
+                num(c, "system"),
+                num(c, "iowait"),
+                num(c, "idle"),
+                (int64_t)json_integer_value(json_object_get(d, "read_bytes")),
+                (int64_t)json_integer_value(json_object_get(d, "write_bytes")),
+            };
     }
     return 0;
 }
@@ -119,6 +144,7 @@ void result_interval_clear(struct result_interval *it)
     free_waits(it->waits, it->n_waits);
     it->waits = NULL;
     it->n_waits = 0;
+    result_sio_clear(&it->sio);
 }
 
 static json_t *str_or_null(const char *s)

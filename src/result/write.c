@@ -97,6 +97,13 @@ static json_t *ch_json(const struct result_ch *c)
     return o;
 }
 
+static int same_hist(const struct hist_sparse *a, const struct hist_sparse *b)
+{
+    return a->count == b->count && a->n_bins == b->n_bins && a->min_us == b->min_us &&
+           a->max_us == b->max_us && a->sum_us == b->sum_us && a->sumsq_us == b->sumsq_us &&
+           (a->n_bins == 0 || memcmp(a->bins, b->bins, a->n_bins * sizeof *a->bins) == 0);
+}
+
 /* summary.scripts[]: latency without stddev and p999, as DESIGN.md lists it. */
 static json_t *scripts_summary_json(const struct result *r)
 {
@@ -117,7 +124,9 @@ static json_t *scripts_summary_json(const struct result *r)
         set_num(l, "p99", s->latency_us.p99);
         set_num(l, "max", s->latency_us.max);
         set(o, "latency_us", l);
-        set(o, "histogram", result_hist_to_json(&s->histogram));
+        /* Version 3: a lone script's histogram is the document's; written once. */
+        if (!(r->summary.n_scripts == 1 && same_hist(&s->histogram, &r->histogram)))
+            set(o, "histogram", result_hist_to_json(&s->histogram));
         json_array_append_new(a, o);
     }
     return a;
@@ -157,6 +166,7 @@ static json_t *summary_json(const struct result *r)
     if (r->ch.present)
         set(o, "ch", ch_json(&r->ch));
     set(o, "scripts", scripts_summary_json(r));
+    result_sio_summary_json(r, o);
     return o;
 }
 
@@ -207,6 +217,9 @@ static json_t *interval_json(const struct result_interval *it)
     set(o, "latency_us", lat);
     set(o, "histogram", result_interval_hist_json(it));
     result_interval_sampling_json(it, o);
+    json_t *sio = result_sio_json(&it->sio);
+    if (sio)
+        set(o, "server_io", sio);
     return o;
 }
 
@@ -412,6 +425,7 @@ static json_t *result_json(const struct result *r)
     set(root, "statements", statements_json(r));
     agents_json(root, r);
     result_sampling_json(r, root);
+    result_events_json(r, root);
     return root;
 }
 

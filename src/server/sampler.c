@@ -8,6 +8,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "server/server_io.h"
 
 /* Every backend of the run, counted by what it is doing. An idle backend waiting for its
  * client's next statement shows as Client:ClientRead: the server waits on the client then.
@@ -35,6 +36,7 @@ struct bucket {
     double cpu_s; /* the span the CPU figures cover */
     struct proc_cpu_share host;
     struct proc_disk disk;
+    struct result_sio sio;
 };
 
 /* Counters read at an interval boundary. */
@@ -66,6 +68,13 @@ struct sampler {
     uint64_t *tot_count;      /* by event name ID */
     size_t cap_tot;
     double cpu_elapsed_s, cpu_user_s, cpu_system_s;
+    /* server_io (server/server_io.h): read in the sampler's thread at the first round of each
+     * interval; the delta goes to the interval that ended, events wait for the next take. */
+    struct srvio *io;
+    size_t io_idx; /* the interval of the last read */
+    int io_tries;  /* reads failed in a row: after a few, none more */
+    size_t n_events;
+    struct result_event *events;
 };
 
 static uint32_t intern(struct sampler *s, const char *name)
@@ -240,6 +249,37 @@ static struct pg_conn *sampler_connect(struct sampler *s)
     return c;
 }
 
+/* Once per interval, at its first round: the server's statistics, whose growth since the
+ * previous read goes to the interval that just ended. */
+static void server_io_round(struct sampler *s, struct pg_conn *c, time_ns t)
+{
+    size_t idx = interval_of(s, t);
+    if ((s->io && idx <= s->io_idx) || s->io_tries >= 3)
+        return;
+    if (!s->io)
+        s->io = srvio_new(pg_server_version(c));
+    struct result_sio d;
+    struct result_event *ev = NULL;
+    size_t n_ev = 0;
+    struct err e = {0};
+    int got = srvio_read(s->io, c, (double)(t - s->cfg.start_ns) / NS_PER_S, &d, &ev, &n_ev, &e);
+    s->io_tries = got < 0 ? s->io_tries + 1 : 0;
+    s->io_idx = idx;
+    pthread_mutex_lock(&s->mu);
+    struct bucket *b = got > 0 && idx > 0 ? bucket_at(s, idx - 1) : NULL;
+    if (b && !b->sio.have)
+        b->sio = d;
+    else
+        result_sio_clear(&d);
+    if (n_ev > 0) {
+        s->events = xrealloc(s->events, (s->n_events + n_ev) * sizeof *s->events);
+        memcpy(s->events + s->n_events, ev, n_ev * sizeof *ev);
+        s->n_events += n_ev;
+    }
+    pthread_mutex_unlock(&s->mu);
+    free(ev);
+}
+
 /* Sleep until t or a stop: 1 when stopped. Called with the lock held. */
 static int wait_until(struct sampler *s, time_ns t)
 {
@@ -271,6 +311,8 @@ static void *sampler_main(void *arg)
             c = NULL;
             retry_at = t + RETRY_NS;
         }
+        if (c && s->cfg.server_io && t >= s->cfg.start_ns)
+            server_io_round(s, c, t);
         pthread_mutex_lock(&s->mu);
         s->progress_ns = t;
         pthread_cond_broadcast(&s->cv);
@@ -360,6 +402,10 @@ void sampler_take(struct sampler *s, size_t idx, time_ns end_ns, struct sample_i
     }
     time_ns now = clock_now_ns();
     close_interval(s, idx + 1 > interval_of(s, now) ? idx + 1 : interval_of(s, now), now);
+    out->events = s->events;
+    out->n_events = s->n_events;
+    s->events = NULL;
+    s->n_events = 0;
     struct bucket *b = bucket_at(s, idx);
     if (b) {
         out->samples = b->samples;
@@ -370,6 +416,7 @@ void sampler_take(struct sampler *s, size_t idx, time_ns end_ns, struct sample_i
         out->have_host = b->have_host;
         out->host = b->host;
         out->disk = b->disk;
+        out->sio = b->sio; /* moved: the bucket is dropped below */
         add_to_totals(s, b);
         if (b->have_cpu) {
             s->cpu_elapsed_s += b->cpu_s;
@@ -381,6 +428,8 @@ void sampler_take(struct sampler *s, size_t idx, time_ns end_ns, struct sample_i
         for (size_t i = 0; i < drop; i++) {
             free(s->b[i].ev);
             free(s->b[i].count);
+            if (i + 1 < drop)
+                result_sio_clear(&s->b[i].sio);
         }
         memmove(s->b, s->b + drop, (s->cap_b - drop) * sizeof *s->b);
         memset(s->b + s->cap_b - drop, 0, drop * sizeof *s->b);
@@ -410,8 +459,14 @@ void sampler_stop(struct sampler *s, struct sample_totals *out)
     for (size_t i = 0; i < s->n_b; i++) {
         free(s->b[i].ev);
         free(s->b[i].count);
+        result_sio_clear(&s->b[i].sio);
     }
     free(s->b);
+    out->sio_fields = s->io ? srvio_fields(s->io) : 0;
+    srvio_free(s->io);
+    for (size_t i = 0; i < s->n_events; i++)
+        free(s->events[i].detail);
+    free(s->events);
     for (size_t i = 0; i < s->n_names; i++)
         free(s->names[i]);
     free(s->names);
@@ -427,6 +482,10 @@ void sample_interval_free(struct sample_interval *iv)
     for (size_t i = 0; i < iv->n_waits; i++)
         free(iv->waits[i].name);
     free(iv->waits);
+    result_sio_clear(&iv->sio);
+    for (size_t i = 0; i < iv->n_events; i++)
+        free(iv->events[i].detail);
+    free(iv->events);
     memset(iv, 0, sizeof *iv);
 }
 

@@ -7,6 +7,7 @@
 
 #include "base/clock.h"
 #include "pg/pg.h"
+#include "result/server_io.h"
 #include "server/procstat.h"
 
 /*
@@ -28,6 +29,8 @@ struct sampler_config {
     const atomic_int *pids; /* the engine's backend PIDs, one per client (0: none) */
     int n_pids;
     int host; /* read the host's /proc/stat and /proc/diskstats (the server is local) */
+    /* Read the server's statistics views once per interval (server/server_io.h). */
+    int server_io;
 };
 
 /* One wait event and how many times a run backend was seen in it. */
@@ -46,6 +49,10 @@ struct sample_interval {
     int have_host;
     struct proc_cpu_share host; /* the host's CPU shares */
     struct proc_disk disk;      /* bytes read and written in the interval */
+    struct result_sio sio;      /* the server's deltas over it (sio.have 0: none) */
+    /* Events seen since the previous interval was taken, in time order. */
+    size_t n_events;
+    struct result_event *events;
 };
 
 /* The whole measured part: the sum of the intervals taken. */
@@ -61,6 +68,7 @@ struct sample_totals {
     int have_cpu;
     double cpu_user, cpu_system; /* mean cores over the measured part */
     double max_thread_core;      /* the busiest client thread's share of one core */
+    uint32_t sio_fields;         /* the server_io fields its server reports; 0: none read */
 };
 
 /* Start the thread; it connects and samples until sampler_stop. NULL when the thread could

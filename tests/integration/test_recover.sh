@@ -31,7 +31,7 @@ test_sigkill_then_recover() {
     assert_out '^transactions: +[1-9]'
     assert_out "^intervals recovered: +$((lines - 1))\$"
     [ ! -e r.json.journal ] || fail "the journal is still there after recover"
-    pyjson r.json 'd["version"] == 2 and d["complete"] is False and d["end_reason"] == "killed"'
+    pyjson r.json 'd["version"] == 3 and d["complete"] is False and d["end_reason"] == "killed"'
     pyjson r.json "len(d['intervals']) == $((lines - 1))"
     pyjson r.json '[i["t_s"] for i in d["intervals"]] == [float(k + 1) for k in range(len(d["intervals"]))]'
     pyjson r.json 'all(i["transactions"] > 0 and i["histogram"]["count"] == i["transactions"] for i in d["intervals"])'
@@ -80,7 +80,7 @@ test_journal_during_and_after_run() {
     wait $pid || { cat "$T/err"; fail "run failed"; }
     [ "$seen" -eq 1 ] || fail "no interval line in the journal while the run went on"
     [ ! -e r.json.journal ] || fail "the journal was left after a normal end"
-    pyjson r.json 'd["version"] == 2 and d["complete"] is True and len(d["intervals"]) == 4'
+    pyjson r.json 'd["version"] == 3 and d["complete"] is True and len(d["intervals"]) == 4'
     pyjson r.json 'd["summary"]["transactions"] == sum(i["transactions"] for i in d["intervals"])'
     pyjson r.json 'all("compact" in i["histogram"] and "bins" not in i["histogram"] for i in d["intervals"])'
     pyjson r.json 'len(d["histogram"]["bins"]) > 0'

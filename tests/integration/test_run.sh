@@ -45,7 +45,7 @@ test_result_file_paths() {
     db=$(pgarena_db pga_result)
     pga run -w select-only -c 4 -j 2 -T 5 -q --label base -o r.json "$db"
     assert_rc 0
-    pyjson r.json 'd["format"] == "pgarena-result" and d["version"] == 2'
+    pyjson r.json 'd["format"] == "pgarena-result" and d["version"] == 3'
     pyjson r.json 'd["label"] == "base" and d["complete"] is True and d["end_reason"] == "finished"'
     pyjson r.json 'all(k in d for k in ["started_at", "finished_at", "command", "workload", "options", "summary", "intervals", "histogram", "clients", "client", "server"])'
     pyjson r.json 'd["options"]["clients"] == 4 and d["options"]["threads"] == 2 and d["options"]["protocol"] == "simple"'

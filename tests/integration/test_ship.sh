@@ -160,7 +160,7 @@ def variant(name, change):
     change(e)
     json.dump(e, open(name, "w"))
 variant("nosummary.json", lambda e: e.pop("summary"))
-variant("v3.json", lambda e: e.update(version=3))
+variant("v4.json", lambda e: e.update(version=4))
 variant("badtype.json", lambda e: e["summary"].update(transactions="many"))
 variant("badreason.json", lambda e: e.update(end_reason="tired"))
 variant("badbins.json", lambda e: e["intervals"][0]["histogram"].pop("compact", None) or e["intervals"][0]["histogram"].update(bins=[[1]]))
@@ -178,12 +178,12 @@ def v2(e):
 variant("v2.json", v2)
 PY
     /usr/bin/python3 "$check" v2.json || fail "version 2 with additions does not validate"
-    for f in nosummary v3 badtype badreason badbins v2nohist; do
+    for f in nosummary v4 badtype badreason badbins v2nohist; do
         ! /usr/bin/python3 "$check" $f.json >check.out || fail "$f.json validates"
         grep -q "does not match result.schema.json" check.out || fail "$f.json: $(cat check.out)"
     done
     # The fixtures above are not pgarena's work: lib_teardown validates only what it wrote.
-    rm -f nosummary.json v3.json badtype.json badreason.json badbins.json v2nohist.json
+    rm -f nosummary.json v4.json badtype.json badreason.json badbins.json v2nohist.json
 }
 
 # Options named in a --help text: in its usage lines, option lines and CONN line.

@@ -509,7 +509,7 @@ static void test_file_is_json(void **state)
     assert_string_equal(json_string_value(json_object_get(root, "format")), "pgarena-result");
     json_t *version = json_object_get(root, "version");
     assert_true(json_is_integer(version));
-    assert_int_equal(json_integer_value(version), 2);
+    assert_int_equal(json_integer_value(version), 3);
     json_t *bins = json_object_get(json_object_get(root, "histogram"), "bins");
     assert_int_equal(json_array_size(bins), 6);
     assert_int_equal(json_integer_value(json_array_get(json_array_get(bins, 0), 0)), 7);
@@ -642,9 +642,9 @@ static json_t *hist_of(json_t *root, int interval)
                            "histogram");
 }
 
-static void mut_version_3(json_t *root)
+static void mut_version_4(json_t *root)
 {
-    json_object_set_new(root, "version", json_integer(3));
+    json_object_set_new(root, "version", json_integer(4));
 }
 
 static void mut_version_0(json_t *root)
@@ -741,7 +741,7 @@ static void test_read_rejects_bad_documents(void **state)
         void (*mutate)(json_t *);
         const char *why;
     } cases[] = {
-        {mut_version_3, "future version"},
+        {mut_version_4, "future version"},
         {mut_version_0, "version 0"},
         {mut_version_string, "version as a string"},
         {mut_no_format, "no format"},
@@ -763,9 +763,9 @@ static void test_read_rejects_bad_documents(void **state)
     /* The future-version message says so. */
     struct result r;
     struct err e = {0};
-    expect_mutation_rejected(f->path, mut_version_3, "future version");
+    expect_mutation_rejected(f->path, mut_version_4, "future version");
     assert_int_equal(result_read(f->path, &r, &e), -1);
-    assert_non_null(strstr(e.msg, "version 3"));
+    assert_non_null(strstr(e.msg, "version 4"));
 }
 
 /* Whatever result_write cannot represent, it must not report success for a file that
