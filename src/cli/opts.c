@@ -13,4 +13,6 @@ const struct cli_option_table cli_option_tables[] = {{"init", cli_init_options},
                                                      {"recover", cli_recover_options},
                                                      {"check", cli_check_options},
                                                      {"merge", cli_merge_options},
+                                                     {"replay", cli_replay_prepare_options},
+                                                     {"capture", cli_replay_capture_options},
                                                      {NULL, NULL}};
