@@ -152,7 +152,7 @@ static void test_log_statement_all(void **state)
 static void test_log_min_duration(void **state)
 {
     (void)state;
-    same_in_every_format("b", 7, 46, 1);
+    same_in_every_format("b", 5, 46, 1);
     struct buf b;
     buf_init(&b);
     dump(&b);
@@ -252,6 +252,38 @@ static void test_filters_gzip_and_several_logs(void **state)
     buf_free(&zipped);
 }
 
+/* With log_min_duration_statement an execute is timed back over its parse and bind, to
+ * before the line that started its session: still one session. */
+static void test_start_timed_back(void **state)
+{
+    (void)state;
+    FILE *f = fopen(gz, "w");
+    fputs("6b0eb695.1d2e 2026-12-01 11:59:17.923 UTC 00000 user=app db=shop LOG:  duration: "
+          "0.058 ms  parse <unnamed>: BEGIN;\n"
+          "6b0eb695.1d2e 2026-12-01 11:59:17.923 UTC 00000 user=app db=shop LOG:  duration: "
+          "0.006 ms  bind <unnamed>: BEGIN;\n"
+          "6b0eb695.1d2e 2026-12-01 11:59:17.923 UTC 00000 user=app db=shop LOG:  duration: "
+          "0.007 ms  execute <unnamed>: BEGIN;\n"
+          "6b0eb695.1d2e 2026-12-01 11:59:17.924 UTC 00000 user=app db=shop LOG:  duration: "
+          "0.194 ms  execute <unnamed>: SELECT $1\n"
+          "6b0eb695.1d2e 2026-12-01 11:59:17.924 UTC 00000 user=app db=shop DETAIL:  parameters: "
+          "$1 = 'it''s', $2 = NULL\n",
+          f);
+    fclose(f);
+    const char *paths[] = {gz};
+    struct prepare_opts o = all();
+    struct prepare_stats s;
+    prepare_ok(paths, 1, &o, &s);
+    assert_int_equal(s.sessions, 1);
+    assert_int_equal(s.statements, 2);
+    struct buf b;
+    buf_init(&b);
+    dump(&b);
+    assert_non_null(strstr(b.data, "1 0 0 app shop\nQ 0 0 2  1   7 -1 [BEGIN;]\n"));
+    assert_non_null(strstr(b.data, "[SELECT $1] it's NULL\n"));
+    buf_free(&b);
+}
+
 static void test_bad_log_leaves_no_capture(void **state)
 {
     (void)state;
@@ -278,6 +310,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pgreplay_prefix, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_secret, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filters_gzip_and_several_logs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_start_timed_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_log_leaves_no_capture, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

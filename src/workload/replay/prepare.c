@@ -232,9 +232,11 @@ static int write_event(struct prep *p, struct pev *ev, struct err *e)
     int rc = 0;
     switch (ev->kind) {
     case CAPTURE_EV_SESSION_START:
+        /* A statement timed back from its duration (and its parse and bind) may come out
+         * before its session's start: then that statement started the session. */
         if (!keep_session(p, s))
             s->dropped = 1;
-        else if (ev->abs_us >= p->o->from_us && ev->abs_us <= p->o->to_us)
+        else if (!s->emitted && ev->abs_us >= p->o->from_us && ev->abs_us <= p->o->to_us)
             rc = emit_start(p, s, ev->abs_us, e);
         /* before --from: started at its first statement kept */
         break;
