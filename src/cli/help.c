@@ -20,6 +20,8 @@ void cli_usage(void)
           "  pgarena check   [CONN] -w tpcc [--all]\n"
           "  pgarena recover RESULT.json   (the result of a killed run, from its journal)\n"
           "  pgarena merge   A.json B.json... -o ALL.json [--force]   (a run's agents, exactly)\n"
+          "  pgarena replay  prepare LOG... -o CAPTURE | capture [CONN] --seconds N -o CAPTURE\n"
+          "                  | show CAPTURE   (the application's own workload, from its log)\n"
           "  pgarena --help | --version ; pgarena COMMAND --help\n"
           "\n"
           "Workloads: tpcb-like (default), simple-update, select-only (pgbench's);\n"

@@ -23,7 +23,7 @@ static const struct replay_subcommand subcommands[] = {
 
 static void replay_usage(FILE *f)
 {
-    fputs("Usage: pgarena replay SUBCOMMAND ...\n\n", f);
+    fputs("Usage: pgarena replay SUBCOMMAND [ARGUMENTS] [--help]\n\n", f);
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
         fprintf(f, "  pgarena replay %s %s\n", subcommands[i].name, subcommands[i].synopsis);
     fputs("\nEach subcommand takes --help.\n", f);
