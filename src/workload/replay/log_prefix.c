@@ -113,7 +113,7 @@ static size_t shaped(char f, const char *s, size_t n, int64_t *time_us)
             return 0;
         {
             int64_t secs = 0, frac = 0, scale = 1000000;
-            for (size_t k = 0; k < i && k < 15; k++)
+            for (size_t k = 0; k < i && k < 12; k++) /* no overflow in µs */
                 secs = secs * 10 + (s[k] - '0');
             for (size_t k = 0; k < j && k < 6; k++) {
                 scale /= 10;

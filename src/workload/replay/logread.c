@@ -337,31 +337,48 @@ static int next_csv(struct log_reader *r, struct log_entry *out, struct err *e)
             i = 0;
             continue;
         }
-        char c = r->phys.data[i++];
+        const char *d = r->phys.data;
+        size_t n = r->phys.len;
         if (in_quotes) {
-            if (c == '"') {
-                if (i < r->phys.len && r->phys.data[i] == '"') {
-                    buf_putc(&r->out, '"');
-                    i++;
-                } else {
-                    in_quotes = 0;
-                }
+            /* Copy up to the next quote in one go: "" is a quote, " alone ends the field. */
+            const char *q = memchr(d + i, '"', n - i);
+            size_t stop = q ? (size_t)(q - d) : n;
+            buf_append(&r->out, d + i, stop - i);
+            i = stop;
+            if (!q)
+                continue;
+            i++;
+            if (i < n && d[i] == '"') {
+                buf_putc(&r->out, '"');
+                i++;
             } else {
-                buf_putc(&r->out, c);
+                in_quotes = 0;
             }
-        } else if (c == '"' && field_open) {
+            field_open = 0;
+            continue;
+        }
+        if (d[i] == '"' && field_open) {
             in_quotes = 1;
-        } else if (c == ',') {
+            field_open = 0;
+            i++;
+            continue;
+        }
+        if (d[i] == ',') {
             buf_putc(&r->out, '\0');
             if (++n_fields == CSV_FIELDS)
                 return err_set(e, ERR_INPUT, "%s:%ld: csvlog record with too many fields", r->path,
                                first);
             at[n_fields] = r->out.len;
             field_open = 1;
+            i++;
             continue;
-        } else {
-            buf_putc(&r->out, c);
         }
+        /* An unquoted field, or text after a closing quote: up to the next comma. */
+        size_t stop = i;
+        while (stop < n && d[stop] != ',' && !(d[stop] == '"' && stop == i && field_open))
+            stop++;
+        buf_append(&r->out, d + i, stop - i);
+        i = stop;
         field_open = 0;
     }
     buf_putc(&r->out, '\0');

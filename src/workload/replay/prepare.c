@@ -26,6 +26,7 @@ void prep_push(struct prep *p, struct pev *ev)
         p->heap = xrealloc(p->heap, p->heap_cap * sizeof *p->heap);
     }
     ev->seq = p->seq++;
+    ev->s->refs++;
     size_t i = p->heap_len++;
     while (i > 0 && ev_before(ev, p->heap[(i - 1) / 2])) {
         p->heap[i] = p->heap[(i - 1) / 2];
@@ -191,9 +192,21 @@ static int emit_start(struct prep *p, struct psess *s, int64_t abs_us, struct er
     return capture_write_session_start(p->w, &cs, e);
 }
 
+/* An event of s is done with: the last one frees a closed session. */
+static void release(struct psess *s)
+{
+    if (--s->refs == 0 && !s->in_table)
+        session_free(s);
+}
+
 static int write_statement(struct prep *p, struct pev *ev, struct err *e)
 {
     struct psess *s = ev->s;
+    if (s->ended) {
+        /* Logged as starting after its session's end: the log's times are out of order. */
+        p->stats->skipped_unsupported++;
+        return 0;
+    }
     if (s->dropped || ev->abs_us < p->o->from_us || ev->abs_us > p->o->to_us ||
         !keep_session(p, s)) {
         p->stats->filtered++;
@@ -246,16 +259,17 @@ static int write_event(struct prep *p, struct pev *ev, struct err *e)
         rc = write_statement(p, ev, e);
         break;
     case CAPTURE_EV_SESSION_END:
-        if (s->emitted) {
+        if (s->emitted && !s->ended) {
             int64_t at = ev->abs_us > p->o->to_us ? p->o->to_us : ev->abs_us;
             rc = capture_write_session_end(p->w, s->cap_id, at - p->origin_us, e);
         }
-        session_free(s);
+        s->ended = 1;
         break;
     }
     if (p->started && ev->abs_us > p->last_us)
         p->last_us = ev->abs_us;
     prep_event_free(ev);
+    release(s);
     return rc;
 }
 
@@ -312,7 +326,7 @@ static int close_open_sessions(struct prep *p, struct err *e)
     for (size_t i = 0; i < p->n_buckets; i++) {
         for (struct psess *s = p->buckets[i], *next; s; s = next) {
             next = s->next;
-            if (s->emitted) {
+            if (s->emitted && !s->ended) {
                 int64_t at = s->last_us > p->o->to_us ? p->o->to_us : s->last_us;
                 if (capture_write_session_end(p->w, s->cap_id, at - p->origin_us, e) < 0)
                     return -1;
@@ -328,9 +342,9 @@ static void prep_free(struct prep *p)
 {
     while (p->heap_len) {
         struct pev *ev = heap_pop(p);
-        if (ev->kind == CAPTURE_EV_SESSION_END)
-            session_free(ev->s);
+        struct psess *s = ev->s;
         prep_event_free(ev);
+        release(s);
     }
     for (size_t i = 0; i < p->n_buckets; i++)
         for (struct psess *s = p->buckets[i], *next; s; s = next) {

@@ -8,7 +8,8 @@
 
 /* Inside prepare: the sessions, the queued events and the entry handler. */
 
-/* A session of the log. Owned by the table while open, then by its end event. */
+/* A session of the log. Owned by the table while open, then by the queued events that
+ * refer to it (refs): the last one written frees it. */
 struct psess {
     struct psess *next; /* in its bucket */
     char *log_id, *user, *database;
@@ -17,7 +18,9 @@ struct psess {
     int64_t last_us;            /* when its last statement written ended */
     int64_t last_start_us;      /* its last statement's start: the next one's earliest */
     uint32_t cap_id;            /* its number in CAPTURE, once emitted */
+    uint32_t refs;              /* queued events that refer to it */
     unsigned emitted : 1;       /* its start is written */
+    unsigned ended : 1;         /* its end is written */
     unsigned dropped : 1;       /* another user or database than asked */
     unsigned in_table : 1;      /* findable by its log id (not disconnected yet) */
     unsigned swallow_error : 1; /* its last statement was left out: so is that one's ERROR */
