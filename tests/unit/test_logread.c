@@ -126,6 +126,10 @@ static void test_prefix_infer(void **state)
                     "%m [%p] %c %e user=%u db=%d ");
     expect_inferred("1796118076.332 [26120]: app@shop 6b0eb470.6608 LOG:  execute P_1: SELECT 1",
                     "%n [%p]: %u@%d %c ");
+    /* The database before the user: a connection line tells which word is which. */
+    expect_inferred("2026-12-01 11:50:05.749 UTC|shop|app|6b0eb46d.65ad|LOG:  connection "
+                    "authorized: user=app database=shop application_name=psql",
+                    "%m|%d|%u|%c|");
     struct log_prefix p;
     const char *line = "2026-12-01 11:41:09.344 UTC [20675] LOG:  statement: SELECT 1";
     assert_int_equal(log_prefix_infer(&p, line, strlen(line)), -1); /* no session id */

@@ -267,6 +267,28 @@ static void spec_put(struct log_prefix *p, const char *s)
     snprintf(p->spec + have, sizeof p->spec - have, "%s", s);
 }
 
+/* The value after key in a connection message ("user=app database=shop ..."). */
+static void conn_value(const char *msg, const char *end, const char *key, char *out, size_t size)
+{
+    size_t kl = strlen(key);
+    for (const char *s = msg; s + kl <= end; s++) {
+        if ((s == msg || s[-1] == ' ') && strncmp(s, key, kl) == 0) {
+            size_t n = 0;
+            s += kl;
+            while (s + n < end && s[n] != ' ' && n + 1 < size)
+                n++;
+            memcpy(out, s, n);
+            out[n] = '\0';
+            return;
+        }
+    }
+}
+
+static int same_word(const char *w, size_t len, const char *value)
+{
+    return *value && strlen(value) == len && memcmp(w, value, len) == 0;
+}
+
 int log_prefix_infer(struct log_prefix *p, const char *line, size_t n)
 {
     /* The severity that ends the prefix: the first one followed by a client's message. */
@@ -288,6 +310,15 @@ int log_prefix_infer(struct log_prefix *p, const char *line, size_t n)
     }
     if (!found)
         return -1;
+    /* A connection line names its user and database: the words equal to them are those. */
+    char conn_user[64] = "", conn_db[64] = "";
+    const char *text = line + end + log_severity_at(line + end, n - end) + 3;
+    if (strncmp(text, "connection authorized: ", 23) == 0) {
+        conn_value(text, line + n, "user=", conn_user, sizeof conn_user);
+        conn_value(text, line + n, "database=", conn_db, sizeof conn_db);
+        if (strcmp(conn_user, conn_db) == 0)
+            conn_user[0] = conn_db[0] = '\0';
+    }
     char spec[128] = "";
     int words = 0;
     char pending = 0; /* a label's field, for the next word */
@@ -325,7 +356,11 @@ int log_prefix_infer(struct log_prefix *p, const char *line, size_t n)
             else if (digits)
                 f = strstr(spec, "%p") ? 'l' : 'p';
             else
-                f = words == 0 ? 'u' : words == 1 ? 'd' : 'a';
+                f = same_word(s + i, len, conn_user) ? 'u'
+                    : same_word(s + i, len, conn_db) ? 'd'
+                    : words == 0                     ? 'u'
+                    : words == 1                     ? 'd'
+                                                     : 'a';
             if (!pending && !state && !digits)
                 words++;
         }
