@@ -98,6 +98,15 @@ static void test_prefix_match(void **state)
     assert_memory_equal(m.database, "shop", 4);
     assert_memory_equal(m.user, "app", 3);
     assert_memory_equal(m.severity, "ERROR", 5);
+    /* %q: what follows is left out for processes without a session. */
+    assert_int_equal(log_prefix_compile(&p, "%m [%p] %q%u@%d %c ", msg, sizeof msg), 0);
+    line = "2026-12-01 11:50:08.097 UTC [26120] app@shop 6b0eb470.6608 LOG:  statement: SELECT 1";
+    assert_int_equal(log_prefix_match(&p, line, strlen(line), &m), 0);
+    assert_memory_equal(m.user, "app", 3);
+    assert_memory_equal(m.session, "6b0eb470.6608", 13);
+    line = "2026-12-01 11:50:08.097 UTC [20675] LOG:  checkpoint starting: time";
+    assert_int_equal(log_prefix_match(&p, line, strlen(line), &m), 0);
+    assert_int_equal(m.session_len, 0);
     /* Without a millisecond time or a session id a prefix is refused. */
     assert_int_equal(log_prefix_compile(&p, "%t [%p] %u@%d ", msg, sizeof msg), -1);
     assert_non_null(strstr(msg, "millisecond"));
