@@ -88,7 +88,7 @@ static const char prepare_usage[] =
     "      --user U          keep the sessions of user U only\n"
     "      --format F        csvlog, jsonlog or stderr (default: from each file's first line)\n"
     "      --prefix P        the stderr log's log_line_prefix (default: inferred from the\n"
-    "                        log); it needs %m or %n, and %c; %u %d %e are used when present\n"
+    "                        log); it needs %m or %n, and %c (or %p); %u %d %e are used\n"
     "      --help            print this help\n";
 
 struct prepare_cli {

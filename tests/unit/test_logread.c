@@ -110,8 +110,13 @@ static void test_prefix_match(void **state)
     /* Without a millisecond time or a session id a prefix is refused. */
     assert_int_equal(log_prefix_compile(&p, "%t [%p] %u@%d ", msg, sizeof msg), -1);
     assert_non_null(strstr(msg, "millisecond"));
-    assert_int_equal(log_prefix_compile(&p, "%m [%p] %u@%d ", msg, sizeof msg), -1);
+    assert_int_equal(log_prefix_compile(&p, "%m %u@%d ", msg, sizeof msg), -1);
     assert_non_null(strstr(msg, "session id"));
+    /* Debian's default prefix has no %c: the pid serves as the session id. */
+    assert_int_equal(log_prefix_compile(&p, "%m [%p] %q%u@%d ", msg, sizeof msg), 0);
+    line = "2026-12-01 11:50:08.097 UTC [26120] app@shop LOG:  statement: SELECT 1";
+    assert_int_equal(log_prefix_match(&p, line, strlen(line), &m), 0);
+    assert_memory_equal(m.session, "26120", 5);
 }
 
 static void expect_inferred(const char *line, const char *spec)
@@ -139,8 +144,10 @@ static void test_prefix_infer(void **state)
     expect_inferred("2026-12-01 11:50:05.749 UTC|shop|app|6b0eb46d.65ad|LOG:  connection "
                     "authorized: user=app database=shop application_name=psql",
                     "%m|%d|%u|%c|");
+    expect_inferred("2026-12-01 11:41:09.344 UTC [20675] app@shop LOG:  statement: SELECT 1",
+                    "%m [%p] %u@%d ");
     struct log_prefix p;
-    const char *line = "2026-12-01 11:41:09.344 UTC [20675] LOG:  statement: SELECT 1";
+    const char *line = "2026-12-01 11:41:09.344 UTC app@shop LOG:  statement: SELECT 1";
     assert_int_equal(log_prefix_infer(&p, line, strlen(line)), -1); /* no session id */
     line = "2026-12-01 11:41:09.344 UTC [20675] 6b0eb470.6608 LOG:  checkpoint starting";
     assert_int_equal(log_prefix_infer(&p, line, strlen(line)), -1); /* not a client's line */
@@ -269,8 +276,8 @@ static void test_bad_input(void **state)
     (void)state;
     char want[128];
     snprintf(want, sizeof want, "%s:1: no usable log_line_prefix", path);
-    expect_refused("2026-12-01 11:41:09.344 UTC [20675] LOG:  statement: SELECT 1\n",
-                   LOG_FORMAT_AUTO, NULL, want);
+    expect_refused("2026-12-01 11:41:09.344 UTC LOG:  statement: SELECT 1\n", LOG_FORMAT_AUTO, NULL,
+                   want);
     snprintf(want, sizeof want, "%s:2: truncated csvlog record", path);
     expect_refused("2026-12-01 11:50:05.752 UTC,\"postgres\",\"postgres\",1,\"h\",a.b,4,\"idle\","
                    "2026-12-01 11:50:05 UTC,3/13,0,LOG,00000,\"statement: x\",,,,,,,,,\"psql\","
@@ -283,7 +290,7 @@ static void test_bad_input(void **state)
     snprintf(want, sizeof want, "%s:2: not a jsonlog line", path);
     expect_refused("{\"timestamp\":\"2026-12-01 11:50:05.761 UTC\"}\n{\"timestamp\":\n",
                    LOG_FORMAT_AUTO, NULL, want);
-    expect_refused("x\n", LOG_FORMAT_STDERR, "%m [%p] ", "lacks the session id");
+    expect_refused("x\n", LOG_FORMAT_STDERR, "%m [%u] ", "lacks the session id");
     snprintf(want, sizeof want, "%s:1: no line matches log_line_prefix", path);
     expect_refused("garbage\nmore garbage\n", LOG_FORMAT_STDERR, "%m|%c|", want);
     struct err e = {0};

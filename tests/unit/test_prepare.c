@@ -284,6 +284,38 @@ static void test_start_timed_back(void **state)
     buf_free(&b);
 }
 
+/* Debian's default prefix, '%m [%p] %q%u@%d ': the pid is the session, and a new
+ * connection on a pid starts a new one. */
+static void test_pid_sessions(void **state)
+{
+    (void)state;
+    FILE *f = fopen(gz, "w");
+    fputs("2026-12-01 11:59:17.100 UTC [4242] [unknown]@[unknown] LOG:  connection received: "
+          "host=[local]\n"
+          "2026-12-01 11:59:17.101 UTC [4242] app@shop LOG:  connection authorized: user=app "
+          "database=shop\n"
+          "2026-12-01 11:59:17.102 UTC [4242] app@shop LOG:  statement: SELECT 1\n"
+          "2026-12-01 11:59:17.200 UTC [4242] [unknown]@[unknown] LOG:  connection received: "
+          "host=[local]\n"
+          "2026-12-01 11:59:17.201 UTC [4242] bob@shop LOG:  statement: SELECT 2\n",
+          f);
+    fclose(f);
+    const char *paths[] = {gz};
+    struct prepare_opts o = all();
+    struct prepare_stats s;
+    prepare_ok(paths, 1, &o, &s);
+    assert_string_equal(s.prefix, "%m [%p] %u@%d ");
+    assert_int_equal(s.sessions, 2);
+    assert_int_equal(s.statements, 2);
+    struct buf b;
+    buf_init(&b);
+    dump(&b);
+    assert_non_null(strstr(b.data, "1 0 0 app shop\nQ 0 1000 0  1 "));
+    assert_non_null(strstr(b.data, "3 0 99000 "));
+    assert_non_null(strstr(b.data, "1 1 100000 bob shop\nQ 1 100000 0  1 "));
+    buf_free(&b);
+}
+
 static void test_bad_log_leaves_no_capture(void **state)
 {
     (void)state;
@@ -311,6 +343,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_secret, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filters_gzip_and_several_logs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_start_timed_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pid_sessions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_log_leaves_no_capture, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

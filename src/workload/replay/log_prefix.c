@@ -52,7 +52,7 @@ int log_prefix_compile(struct log_prefix *p, const char *spec, char *msg, size_t
 {
     memset(p, 0, sizeof *p);
     snprintf(p->spec, sizeof p->spec, "%s", spec);
-    int has_time = 0, has_session = 0;
+    int has_time = 0, has_session = 0, has_pid = 0;
     for (const char *s = spec; *s; s++) {
         if (*s != '%') {
             add_lit(p, *s);
@@ -75,12 +75,15 @@ int log_prefix_compile(struct log_prefix *p, const char *spec, char *msg, size_t
         add_field(p, *s);
         has_time |= *s == 'm' || *s == 'n';
         has_session |= *s == 'c';
+        has_pid |= *s == 'p';
     }
-    if (!has_time || !has_session) {
-        snprintf(msg, msg_size, "log_line_prefix '%s' lacks %s (replay needs %%m or %%n and %%c)",
-                 spec, !has_time ? "a millisecond timestamp" : "the session id");
+    if (!has_time || (!has_session && !has_pid)) {
+        snprintf(msg, msg_size,
+                 "log_line_prefix '%s' lacks %s (replay needs %%m or %%n, and %%c or %%p)", spec,
+                 !has_time ? "a millisecond timestamp" : "the session id");
         return -1;
     }
+    p->session_field = has_session ? 'c' : 'p';
     return 0;
 }
 
@@ -166,12 +169,14 @@ static size_t free_end(const struct log_prefix *p, int i, const char *s, size_t 
     return n + 1;
 }
 
-static void set_field(struct log_prefix_match *m, char f, const char *s, size_t len)
+static void set_field(const struct log_prefix *p, struct log_prefix_match *m, char f, const char *s,
+                      size_t len)
 {
-    switch (f) {
-    case 'c':
+    if (f == p->session_field) {
         m->session = s, m->session_len = len;
-        break;
+        return;
+    }
+    switch (f) {
     case 'u':
         m->user = s, m->user_len = len;
         break;
@@ -234,7 +239,7 @@ int log_prefix_match(const struct log_prefix *p, const char *line, size_t n,
             if (len > n - pos)
                 return -1;
         }
-        set_field(m, it->field, line + pos, len);
+        set_field(p, m, it->field, line + pos, len);
         pos += len;
     }
     if (!have_time)

@@ -245,10 +245,11 @@ static int next_stderr(struct log_reader *r, struct log_entry *out, struct err *
         int rc = read_logical(r, &r->next, e);
         if (rc <= 0) {
             if (rc == 0 && !r->prefix_known && r->line > 0 && !r->prefix_given)
-                return err_set(e, ERR_INPUT,
-                               "%s:1: no usable log_line_prefix: no line holds a millisecond "
-                               "timestamp and a session id (%%m or %%n, and %%c); give --prefix",
-                               r->path);
+                return err_set(
+                    e, ERR_INPUT,
+                    "%s:1: no usable log_line_prefix: no line holds a millisecond "
+                    "timestamp and a session id (%%m or %%n, and %%c or %%p); give --prefix",
+                    r->path);
             if (rc == 0 && r->prefix_given && r->unmatched && r->line == (long)r->unmatched)
                 return err_set(e, ERR_INPUT, "%s:1: no line matches log_line_prefix '%s'", r->path,
                                r->prefix.spec);

@@ -18,7 +18,8 @@ struct log_prefix_item {
 struct log_prefix {
     struct log_prefix_item items[LOG_PREFIX_MAX_ITEMS];
     int n_items;
-    char spec[128]; /* as given or inferred, for messages */
+    char spec[128];     /* as given or inferred, for messages */
+    char session_field; /* 'c', or 'p' when the prefix has a pid but no session id */
 };
 
 /* What a match found in one line; pointers into the line, lengths beside them. */
@@ -31,7 +32,8 @@ struct log_prefix_match {
     const char *message; /* after "SEVERITY:  " */
 };
 
-/* Compile a log_line_prefix; -1 with msg set when it lacks a millisecond time or %c. */
+/* Compile a log_line_prefix; -1 with msg set when it lacks a millisecond time or a session
+ * id (%c, or failing that the pid %p: then a new connection of a pid starts a new session). */
 int log_prefix_compile(struct log_prefix *p, const char *spec, char *msg, size_t msg_size);
 
 /* Match a line (not NUL-terminated: n bytes); 0 on a match, -1 otherwise. */

@@ -214,12 +214,6 @@ static int write_statement(struct prep *p, struct pev *ev, struct err *e)
     }
     if (!s->emitted && emit_start(p, s, ev->abs_us, e) < 0)
         return -1;
-    if (s->pending == ev) {
-        /* No ERROR within the window: it succeeded. */
-        s->pending = NULL;
-        if (ev->outcome == CAPTURE_OUTCOME_UNKNOWN)
-            ev->outcome = CAPTURE_OUTCOME_OK;
-    }
     struct capture_statement st = {.session = s->cap_id,
                                    .offset_us = ev->abs_us - p->origin_us,
                                    .protocol = ev->protocol,
@@ -254,8 +248,12 @@ static int write_event(struct prep *p, struct pev *ev, struct err *e)
         /* before --from: started at its first statement kept */
         break;
     case CAPTURE_EV_STATEMENT:
-        if (s->pending == ev)
+        if (s->pending == ev) {
+            /* No ERROR within the window: it succeeded. */
             s->pending = NULL;
+            if (ev->outcome == CAPTURE_OUTCOME_UNKNOWN)
+                ev->outcome = CAPTURE_OUTCOME_OK;
+        }
         rc = write_statement(p, ev, e);
         break;
     case CAPTURE_EV_SESSION_END:

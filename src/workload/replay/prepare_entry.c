@@ -345,6 +345,9 @@ int prep_entry(struct prep *p, const struct log_entry *le, struct err *e)
                 add_statement(p, le, &in);
         } else if ((q = after(msg, "duration: ")) != NULL) {
             on_duration(p, le, q);
+        } else if (after(msg, "connection received: ")) {
+            /* A session keyed by its pid (a prefix without %c): the pid serves anew. */
+            on_disconnect(p, le);
         } else if ((q = after(msg, "connection authorized: ")) != NULL) {
             on_connect(p, le, q);
         } else if (after(msg, "disconnection: ")) {
