@@ -85,15 +85,3 @@ int sqltext_is_copy_to_stdout(const char *text)
 {
     return copy_with(text, "to", "stdout");
 }
-
-void sqltext_first_keyword(const char *text, char *out, size_t size)
-{
-    const char *s = skip_space(text);
-    size_t n = 0;
-    while (is_word(s[n]) && n + 1 < size) {
-        out[n] = (char)toupper((unsigned char)s[n]);
-        n++;
-    }
-    if (size)
-        out[n] = '\0';
-}

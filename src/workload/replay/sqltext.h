@@ -17,8 +17,4 @@ int sqltext_is_copy_from_stdin(const char *text);
 /* 1 when text is COPY ... TO STDOUT (the replay does not read COPY data). */
 int sqltext_is_copy_to_stdout(const char *text);
 
-/* The first keyword of text, upper-cased, into out (at most size-1 bytes; "" when none);
- * comments and leading parentheses are skipped. */
-void sqltext_first_keyword(const char *text, char *out, size_t size);
-
 #endif
