@@ -218,6 +218,13 @@ int cli_replay_prepare(int argc, char **argv, struct err *e)
     int rc = parse_prepare(argc, argv, &c, e);
     if (rc != 0)
         return rc > 0 ? 0 : -1;
+    /* The capture replaces its path by rename: never over one of the logs. */
+    struct stat out_st, log_st;
+    if (stat(c.output, &out_st) == 0)
+        for (int i = 0; i < c.n; i++)
+            if (stat(argv[c.first + i], &log_st) == 0 && log_st.st_dev == out_st.st_dev &&
+                log_st.st_ino == out_st.st_ino)
+                return err_set(e, ERR_INPUT, "replay prepare: -o %s is one of the logs", c.output);
     struct prepare_stats stats;
     if (prepare_logs((const char *const *)argv + c.first, c.n, &c.o, c.output, &stats, e) < 0)
         return -1;
