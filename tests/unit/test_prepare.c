@@ -316,6 +316,38 @@ static void test_pid_sessions(void **state)
     buf_free(&b);
 }
 
+/* log_statement = all: a statement whose ERROR comes after the window (it ran 12 s) is written
+ * once, as succeeded; its ERROR makes no statement of its own. With durations logged, a later
+ * failure of the same text is a statement of its own. */
+static void test_late_error(void **state)
+{
+    (void)state;
+    FILE *f = fopen(gz, "w");
+    fputs("2026-12-01 11:00:00.000 UTC|a|d|1.1|LOG:  statement: SELECT pg_sleep(12)\n"
+          "2026-12-01 11:00:11.000 UTC|a|d|2.2|LOG:  statement: SELECT 2\n"
+          "2026-12-01 11:00:12.000 UTC|a|d|1.1|ERROR:  canceling statement due to user request\n"
+          "2026-12-01 11:00:12.000 UTC|a|d|1.1|STATEMENT:  SELECT pg_sleep(12)\n"
+          "2026-12-01 11:00:13.000 UTC|a|d|3.3|LOG:  duration: 1.000 ms  statement: UPDATE t\n"
+          "2026-12-01 11:00:30.000 UTC|a|d|4.4|LOG:  statement: SELECT 4\n"
+          "2026-12-01 11:00:31.000 UTC|a|d|3.3|ERROR:  deadlock detected\n"
+          "2026-12-01 11:00:31.000 UTC|a|d|3.3|STATEMENT:  UPDATE t\n",
+          f);
+    fclose(f);
+    const char *paths[] = {gz};
+    struct prepare_opts o = all();
+    struct prepare_stats s;
+    prepare_ok(paths, 1, &o, &s);
+    assert_int_equal(s.statements, 5);
+    struct buf b;
+    buf_init(&b);
+    dump(&b);
+    const char *first = strstr(b.data, "[SELECT pg_sleep(12)]");
+    assert_non_null(first);
+    assert_null(strstr(first + 1, "[SELECT pg_sleep(12)]"));
+    assert_non_null(strstr(b.data, " deadlock detected -1 -1 [UPDATE t]"));
+    buf_free(&b);
+}
+
 static void test_bad_log_leaves_no_capture(void **state)
 {
     (void)state;
@@ -344,6 +376,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_filters_gzip_and_several_logs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_start_timed_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pid_sessions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_late_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_log_leaves_no_capture, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

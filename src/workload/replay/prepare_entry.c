@@ -126,6 +126,7 @@ static struct pev *add_statement(struct prep *p, const struct log_entry *le,
     struct psess *s = prep_session_of(p, le, in->start_us);
     settle(s);
     s->swallow_error = 1;
+    s->late_valid = 0;
     if (sqltext_is_secret(in->text)) {
         p->stats->skipped_secret++;
         return NULL;
@@ -301,6 +302,11 @@ static void on_error(struct prep *p, const struct log_entry *le, int fatal)
     }
     if (fatal || !*le->statement)
         return;
+    if (s && s->late_valid && s->late_hash == prep_hash(le->statement)) {
+        /* The ERROR of a statement already written as succeeded: not a statement of its own. */
+        s->late_valid = 0;
+        return;
+    }
     /* Not logged before it failed (a syntax error, or log_min_duration_statement, which logs
      * only what completes): the error's STATEMENT is the statement. */
     struct stmt_in in = {.start_us = le->time_us,

@@ -24,6 +24,8 @@ struct psess {
     unsigned dropped : 1;       /* another user or database than asked */
     unsigned in_table : 1;      /* findable by its log id (not disconnected yet) */
     unsigned swallow_error : 1; /* its last statement was left out: so is that one's ERROR */
+    unsigned late_valid : 1;    /* late_hash is set */
+    uint64_t late_hash; /* the text of its last statement, written before any ERROR could come */
 };
 
 /* An event waiting in the reorder heap. */
@@ -62,6 +64,9 @@ void prep_push(struct prep *p, struct pev *ev);
 
 /* The open session of an entry; a new one is started (its start queued) at t. */
 struct psess *prep_session_of(struct prep *p, const struct log_entry *le, int64_t t);
+
+/* A hash of a string (FNV-1a), for the session table and late ERRORs. */
+uint64_t prep_hash(const char *s);
 
 /* The open session with the log's session id, or NULL. */
 struct psess *prep_session_find(struct prep *p, const char *log_id);
