@@ -3,7 +3,7 @@
 # every test; `make demo` runs a short real benchmark against a scratch server.
 
 CC      ?= cc
-PKGS    := libpq jansson
+PKGS    := libpq jansson zlib
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0)
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror
@@ -130,7 +130,7 @@ demo:
 # is written to build/fuzz/findings/ and make fails.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_TARGETS := script result cli
+FUZZ_TARGETS := script result cli logread
 FUZZ_CFLAGS := -std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                -fno-sanitize-recover=undefined $(WARN)
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)

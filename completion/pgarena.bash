@@ -52,6 +52,19 @@ _pgarena()
         return
     fi
 
+    # replay takes a subcommand first (its names from `pgarena replay --help`), then its options.
+    local sub=""
+    if [ "$cmd" = replay ]; then
+        for ((i = i + 1; i < cword; i++)); do
+            case ${words[i]} in -*) ;; *) sub=${words[i]}; break ;; esac
+        done
+        if [ -z "$sub" ]; then
+            COMPREPLY=($(compgen -W "$("$prog" replay --help 2>/dev/null |
+                sed -nE 's/^ +pgarena +replay +([a-z]+) .*/\1/p') --help" -- "$cur"))
+            return
+        fi
+    fi
+
     case $prev in
     -w | --workload)
         COMPREPLY=($(compgen -W "$(_pgarena_workloads "$prog")" -- "$cur"))
@@ -110,7 +123,7 @@ _pgarena()
     esac
 
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$(_pgarena_help_words "$prog" "$cmd") --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "$(_pgarena_help_words "$prog" "$cmd" $sub) --help" -- "$cur"))
         return
     fi
     case $cmd in

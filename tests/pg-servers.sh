@@ -12,6 +12,8 @@
 #       scram          over TCP, SCRAM-SHA-256 with the password in $PGA_TEST_PASSWORD
 #       max_connections=N
 #       conf=NAME=VALUE  a server setting (-c NAME=VALUE), as often as needed
+#       collector      logging_collector=on writing stderr, csvlog and jsonlog (PostgreSQL 15+)
+#                      side by side in DIR/log/postgresql{,.csv,.json}, messages in English
 #   pg-servers.sh standby PRIMARY_DIR DIR [addr=A] [port=N]
 #                                           pg_basebackup -R from the primary, start; prints
 #                                           the standby's conninfo
@@ -151,7 +153,14 @@ HBA
     for o in "$@"; do
         case "$o" in conf=*) conf="$conf -c ${o#conf=}" ;; esac
     done
-    echo "-k $dir -p $port -c listen_addresses='$addr' -c max_connections=$(opt max_connections 120 "$@") $ssl$conf" \
+    logging=""
+    if has collector "$@"; then
+        dests=stderr,csvlog
+        [ "$("$bindir/postgres" -V | awk '{print int($3)}')" -ge 15 ] && dests=$dests,jsonlog
+        logging="-c logging_collector=on -c log_destination=$dests -c log_directory=$dir/log \
+-c log_filename=postgresql -c log_rotation_age=0 -c log_rotation_size=0 -c lc_messages=C"
+    fi
+    echo "-k $dir -p $port -c listen_addresses='$addr' -c max_connections=$(opt max_connections 120 "$@") $ssl $logging$conf" \
         >"$dir/pgopts"
     pg_start "$dir"
     if has scram "$@"; then

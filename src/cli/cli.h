@@ -23,6 +23,7 @@ int cli_merge(int argc, char **argv, struct err *e);
 int cli_store(int argc, char **argv, struct err *e);
 /* 3 when --fail-if-regressed finds the newest run in a worse segment. */
 int cli_history(int argc, char **argv, struct err *e);
+int cli_replay(int argc, char **argv, struct err *e);
 
 /* The table of commands, one entry each (cli/commands.c): main dispatches by it and
  * cli_parse_only parses by it. */

@@ -18,5 +18,6 @@ int cli_sweep_parse(int argc, char **argv, struct err *e);
 int cli_merge_parse(int argc, char **argv, struct err *e);
 int cli_store_parse(int argc, char **argv, struct err *e);
 int cli_history_parse(int argc, char **argv, struct err *e);
+int cli_replay_parse(int argc, char **argv, struct err *e);
 
 #endif

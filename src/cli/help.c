@@ -22,6 +22,8 @@ void cli_usage(void)
           "  pgarena merge   A.json B.json... -o ALL.json [--force]   (a run's agents, exactly)\n"
           "  pgarena store   RESULT.json... --into CONN   (the results store; run --store)\n"
           "  pgarena history CONN|DIR [--where F=V] [--by FIELDS] [--fail-if-regressed]\n"
+          "  pgarena replay  prepare LOG... -o CAPTURE | capture [CONN] --seconds N -o CAPTURE\n"
+          "                  | show CAPTURE   (the application's own workload, from its log)\n"
           "  pgarena --help | --version ; pgarena COMMAND --help\n"
           "\n"
           "Workloads: tpcb-like (default), simple-update, select-only (pgbench's);\n"

@@ -15,4 +15,6 @@ const struct cli_option_table cli_option_tables[] = {{"init", cli_init_options},
                                                      {"merge", cli_merge_options},
                                                      {"store", cli_store_options},
                                                      {"history", cli_history_options},
+                                                     {"replay", cli_replay_prepare_options},
+                                                     {"capture", cli_replay_capture_options},
                                                      {NULL, NULL}};

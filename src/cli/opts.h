@@ -80,6 +80,16 @@ enum cli_opt {
     OPT_FAIL_IF_REGRESSED,
     OPT_ACCEPT,
     OPT_HISTORY,
+    /* replay prepare, show, capture */
+    OPT_FROM,
+    OPT_TO,
+    OPT_DATABASE,
+    OPT_USER,
+    OPT_PREFIX,
+    OPT_FORMAT,
+    OPT_SECONDS,
+    OPT_TOP,
+    OPT_EVENTS,
 };
 
 /* run's options (NULL-terminated) and short options. */
@@ -91,6 +101,8 @@ extern const struct option cli_init_options[], cli_check_options[], cli_compare_
     cli_local_options[], cli_merge_options[], cli_recover_options[], cli_report_options[],
     cli_show_options[], cli_sweep_options[];
 extern const struct option cli_store_options[], cli_history_options[];
+extern const struct option cli_replay_prepare_options[], cli_replay_show_options[],
+    cli_replay_capture_options[];
 
 /* Every command's table, by command (NULL-terminated): for the fuzz dictionary. */
 struct cli_option_table {

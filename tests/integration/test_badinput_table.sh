@@ -20,6 +20,7 @@ make_bad_files() {
     echo 'garbage' >notjournal.json.journal
     mkdir otherdir
     echo '{"format": "other-tool"}' >otherdir/sweep.json
+    echo 'a log' >same.log # replay prepare must not write its capture over a log
 }
 
 test_bad_input_table() {

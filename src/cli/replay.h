@@ -1,0 +1,35 @@
+#ifndef PGARENA_CLI_REPLAY_H
+#define PGARENA_CLI_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "workload/replay/prepare.h"
+
+/*
+ * The replay subcommands (pgarena replay SUB ...), dispatched by the table in
+ * cli/replay_cmd.c. Each sees its own name as argv[0]; run returns as a command does (0, -1
+ * with e set, or 1), parse checks the options alone (for cli_parse_only).
+ */
+struct replay_subcommand {
+    const char *name;
+    const char *synopsis; /* for `pgarena replay --help` */
+    int (*run)(int argc, char **argv, struct err *e);
+    int (*parse)(int argc, char **argv, struct err *e);
+};
+
+int cli_replay_prepare(int argc, char **argv, struct err *e);
+int cli_replay_prepare_parse(int argc, char **argv, struct err *e);
+int cli_replay_show(int argc, char **argv, struct err *e);
+int cli_replay_show_parse(int argc, char **argv, struct err *e);
+int cli_replay_capture(int argc, char **argv, struct err *e);
+int cli_replay_capture_parse(int argc, char **argv, struct err *e);
+
+/* "YYYY-MM-DD HH:MM:SS.mmm" of µs since the epoch, in the log's own clock ("-" if none). */
+void cli_replay_format_time(int64_t us, char *out, size_t size);
+
+/* prepare's summary, on stdout. */
+void cli_replay_print_prepared(const char *output, const struct prepare_stats *s);
+
+#endif

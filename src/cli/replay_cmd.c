@@ -1,0 +1,233 @@
+/* pgarena replay SUB: the dispatch by a table of subcommands, and `replay prepare`. */
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "cli/cli_int.h"
+#include "cli/opts.h"
+#include "cli/replay.h"
+#include "workload/replay/prepare.h"
+
+static const struct replay_subcommand subcommands[] = {
+    {"prepare", "LOG... -o CAPTURE  turn server logs into a capture", cli_replay_prepare,
+     cli_replay_prepare_parse},
+    {"show", "CAPTURE            summarise a capture", cli_replay_show, cli_replay_show_parse},
+    {"capture", "CONN --seconds N -o CAPTURE  log a server's traffic and prepare it",
+     cli_replay_capture, cli_replay_capture_parse},
+};
+
+static void replay_usage(FILE *f)
+{
+    fputs("Usage: pgarena replay SUBCOMMAND [ARGUMENTS] [--help]\n\n", f);
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        fprintf(f, "  pgarena replay %s %s\n", subcommands[i].name, subcommands[i].synopsis);
+    fputs("\nEach subcommand takes --help.\n", f);
+}
+
+/* The subcommand argv[1] names; 1 when --help was printed; -1 with e set. */
+static int find_subcommand(int argc, char **argv, const struct replay_subcommand **sub,
+                           struct err *e)
+{
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        replay_usage(stdout);
+        return 1;
+    }
+    if (argc < 2)
+        return err_set(e, ERR_INPUT, "replay: expected a subcommand (see pgarena replay --help)");
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++) {
+        if (strcmp(argv[1], subcommands[i].name) == 0) {
+            *sub = &subcommands[i];
+            return 0;
+        }
+    }
+    return err_set(e, ERR_INPUT, "replay: unknown subcommand '%s' (see pgarena replay --help)",
+                   argv[1]);
+}
+
+int cli_replay(int argc, char **argv, struct err *e)
+{
+    const struct replay_subcommand *sub;
+    int rc = find_subcommand(argc, argv, &sub, e);
+    if (rc != 0)
+        return rc > 0 ? 0 : -1;
+    return sub->run(argc - 1, argv + 1, e);
+}
+
+int cli_replay_parse(int argc, char **argv, struct err *e)
+{
+    const struct replay_subcommand *sub;
+    int rc = find_subcommand(argc, argv, &sub, e);
+    if (rc != 0)
+        return rc > 0 ? 0 : -1;
+    optind = 0;
+    return sub->parse(argc - 1, argv + 1, e);
+}
+
+/* ---- replay prepare ---- */
+
+static const char prepare_usage[] =
+    "Usage: pgarena replay prepare LOG... -o CAPTURE [--from TS] [--to TS] [--database D]\n"
+    "                              [--user U] [--format F] [--prefix P]\n"
+    "\n"
+    "Turn PostgreSQL server logs (csvlog, jsonlog or stderr; plain or gzip) written with\n"
+    "log_statement = 'all' or log_min_duration_statement = 0 into a capture for replay run.\n"
+    "Several logs are read in the order given, as one log. Statements carrying a password are\n"
+    "never written; COPY FROM STDIN is left out (its data is not in the log); both are\n"
+    "counted.\n"
+    "\n"
+    "  -o, --output CAPTURE  the capture to write (required; replaced if it exists)\n"
+    "      --from TS         keep statements logged from TS ('YYYY-MM-DD HH:MM:SS[.fff]', as\n"
+    "                        the log writes its times)\n"
+    "      --to TS           ... until TS\n"
+    "      --database D      keep the sessions of database D only\n"
+    "      --user U          keep the sessions of user U only\n"
+    "      --format F        csvlog, jsonlog or stderr (default: from each file's first line)\n"
+    "      --prefix P        the stderr log's log_line_prefix (default: inferred from the\n"
+    "                        log); it needs %m or %n, and %c (or %p); %u %d %e are used\n"
+    "      --help            print this help\n";
+
+struct prepare_cli {
+    const char *output;
+    struct prepare_opts o;
+    int first, n;
+};
+
+const struct option cli_replay_prepare_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"from", required_argument, NULL, OPT_FROM},
+    {"to", required_argument, NULL, OPT_TO},
+    {"database", required_argument, NULL, OPT_DATABASE},
+    {"user", required_argument, NULL, OPT_USER},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"prefix", required_argument, NULL, OPT_PREFIX},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0}};
+
+static int parse_format(const char *s, enum log_format *f, struct err *e)
+{
+    if (strcmp(s, "csvlog") == 0 || strcmp(s, "csv") == 0)
+        *f = LOG_FORMAT_CSV;
+    else if (strcmp(s, "jsonlog") == 0 || strcmp(s, "json") == 0)
+        *f = LOG_FORMAT_JSON;
+    else if (strcmp(s, "stderr") == 0)
+        *f = LOG_FORMAT_STDERR;
+    else
+        return err_set(e, ERR_INPUT,
+                       "invalid value for --format: '%s' (expected csvlog, jsonlog or stderr)", s);
+    return 0;
+}
+
+static int parse_prepare(int argc, char **argv, struct prepare_cli *c, struct err *e)
+{
+    memset(c, 0, sizeof *c);
+    c->o.from_us = INT64_MIN;
+    c->o.to_us = INT64_MAX;
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":o:", cli_replay_prepare_options, NULL)) != -1) {
+        switch (opt) {
+        case 'o':
+            c->output = optarg;
+            break;
+        case OPT_FROM:
+        case OPT_TO:
+            if (prepare_parse_time(optarg, opt == OPT_FROM ? &c->o.from_us : &c->o.to_us) < 0)
+                return err_set(e, ERR_INPUT,
+                               "invalid value for --%s: '%s' (expected YYYY-MM-DD HH:MM:SS[.fff])",
+                               opt == OPT_FROM ? "from" : "to", optarg);
+            break;
+        case OPT_DATABASE:
+            c->o.database = optarg;
+            break;
+        case OPT_USER:
+            c->o.user = optarg;
+            break;
+        case OPT_FORMAT:
+            if (parse_format(optarg, &c->o.format, e) < 0)
+                return -1;
+            break;
+        case OPT_PREFIX:
+            c->o.prefix = optarg;
+            break;
+        case OPT_HELP:
+            fputs(prepare_usage, stdout);
+            return 1;
+        default:
+            return args_bad_option("replay prepare", argc, argv, optind, optopt, opt == ':', e);
+        }
+    }
+    c->first = optind;
+    c->n = argc - optind;
+    if (c->n < 1)
+        return err_set(e, ERR_INPUT,
+                       "replay prepare: expected one log file or more (see pgarena replay "
+                       "prepare --help)");
+    if (!c->output)
+        return err_set(e, ERR_INPUT, "replay prepare: -o CAPTURE is required");
+    if (c->o.from_us > c->o.to_us)
+        return err_set(e, ERR_INPUT, "replay prepare: --from is after --to");
+    return 0;
+}
+
+int cli_replay_prepare_parse(int argc, char **argv, struct err *e)
+{
+    struct prepare_cli c;
+    return parse_prepare(argc, argv, &c, e) < 0 ? -1 : 0;
+}
+
+/* "2026-12-01 11:41:16.214" from µs since the epoch. */
+void cli_replay_format_time(int64_t us, char *out, size_t size)
+{
+    time_t secs = (time_t)(us / 1000000);
+    struct tm tm;
+    if (us < 0 || !gmtime_r(&secs, &tm)) {
+        snprintf(out, size, "-");
+        return;
+    }
+    size_t n = strftime(out, size, "%Y-%m-%d %H:%M:%S", &tm);
+    snprintf(out + n, size - n, ".%03d", (int)(us % 1000000 / 1000));
+}
+
+void cli_replay_print_prepared(const char *output, const struct prepare_stats *s)
+{
+    char start[64];
+    cli_replay_format_time(s->start_us, start, sizeof start);
+    printf("prepared %s: %llu sessions, %llu statements over %.3f s from %s\n", output,
+           (unsigned long long)s->sessions, (unsigned long long)s->statements,
+           (double)s->duration_us / 1e6, s->statements || s->sessions ? start : "-");
+    printf("  read: %llu log messages (%s%s%s%s)", (unsigned long long)s->entries, s->format,
+           *s->prefix ? ", log_line_prefix '" : "", s->prefix, *s->prefix ? "'" : "");
+    if (s->unmatched_lines)
+        printf(", %llu lines without the prefix", (unsigned long long)s->unmatched_lines);
+    printf("\n  skipped: %llu COPY FROM STDIN, %llu carrying a password, %llu unsupported",
+           (unsigned long long)s->skipped_copy, (unsigned long long)s->skipped_secret,
+           (unsigned long long)s->skipped_unsupported);
+    if (s->filtered)
+        printf("; %llu outside --from/--to/--database/--user", (unsigned long long)s->filtered);
+    printf("\n");
+}
+
+int cli_replay_prepare(int argc, char **argv, struct err *e)
+{
+    struct prepare_cli c;
+    int rc = parse_prepare(argc, argv, &c, e);
+    if (rc != 0)
+        return rc > 0 ? 0 : -1;
+    /* The capture replaces its path by rename: never over one of the logs. */
+    struct stat out_st, log_st;
+    if (stat(c.output, &out_st) == 0)
+        for (int i = 0; i < c.n; i++)
+            if (stat(argv[c.first + i], &log_st) == 0 && log_st.st_dev == out_st.st_dev &&
+                log_st.st_ino == out_st.st_ino)
+                return err_set(e, ERR_INPUT, "replay prepare: -o %s is one of the logs", c.output);
+    struct prepare_stats stats;
+    if (prepare_logs((const char *const *)argv + c.first, c.n, &c.o, c.output, &stats, e) < 0)
+        return -1;
+    cli_replay_print_prepared(c.output, &stats);
+    return 0;
+}

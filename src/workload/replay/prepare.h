@@ -1,0 +1,52 @@
+#ifndef PGARENA_WORKLOAD_REPLAY_PREPARE_H
+#define PGARENA_WORKLOAD_REPLAY_PREPARE_H
+
+#include <stdint.h>
+
+#include "base/err.h"
+#include "workload/replay/capture.h"
+#include "workload/replay/logread.h"
+
+/*
+ * Server logs to a CAPTURE, as a stream: the logs are read one entry at a time, and only the
+ * events of a sliding window of time (those whose order may still change) and the open
+ * sessions are held. Statements from log_statement = 'all' (timed at the line) or
+ * log_min_duration_statement = 0 (timed at the line minus the duration, and those of
+ * parse and bind), with their parameters, their ERROR, and the sessions' connections and
+ * disconnections when logged. What cannot be replayed is counted and left out: COPY FROM
+ * STDIN (its data is not in the log), statements carrying a password (never written),
+ * COPY TO STDOUT and portal fetches (unsupported).
+ */
+
+struct prepare_opts {
+    enum log_format format;       /* AUTO: detect each file */
+    const char *prefix;           /* the stderr log_line_prefix, NULL to infer it */
+    int64_t from_us, to_us;       /* keep statements in [from, to] (log times); INT64_MIN/MAX */
+    const char *database;         /* keep sessions of this database only, NULL for all */
+    const char *user;             /* keep sessions of this user only, NULL for all */
+    struct capture_header source; /* the source's identity (system_identifier, address,
+                                   * port) for the header; zeroed when unknown */
+    const char *exclude_session;  /* a session id (%c) to leave out (replay capture's own) */
+};
+
+struct prepare_stats {
+    uint64_t entries;         /* log messages read */
+    uint64_t unmatched_lines; /* stderr lines the prefix did not match */
+    uint64_t sessions, statements;
+    uint64_t skipped_copy, skipped_secret, skipped_unsupported;
+    uint64_t filtered; /* statements outside the window or of other users/databases */
+    int64_t start_us, duration_us;
+    char format[16];  /* of the last file: stderr, csvlog, jsonlog */
+    char prefix[128]; /* the last stderr file's prefix */
+};
+
+/* Read the n logs at paths in order (as one log: rotated files follow each other) and write
+ * CAPTURE at out. 0, or -1 with e set (ERR_INPUT "FILE:LINE: ..." for bad input) and no
+ * CAPTURE left. stats gets the counts either way. */
+int prepare_logs(const char *const *paths, int n, const struct prepare_opts *o, const char *out,
+                 struct prepare_stats *stats, struct err *e);
+
+/* Parse a --from/--to time ("YYYY-MM-DD HH:MM:SS[.fff]", read as the log's are). */
+int prepare_parse_time(const char *s, int64_t *us);
+
+#endif
