@@ -64,6 +64,9 @@ enum cli_opt {
     OPT_MARGIN,
     OPT_TITLE,
     OPT_ALL,
+    OPT_SWEEP_COMPARE,
+    OPT_COMPARE_BY,
+    OPT_NO_STATEMENTS,
 };
 
 /* run's options (NULL-terminated) and short options. */

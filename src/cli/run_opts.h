@@ -16,6 +16,7 @@ struct cli_run_opts {
     const char *workload; /* -w as given (default tpcb-like) */
     const char *report;   /* --report: the HTML file, or NULL */
     int local, quiet;
+    int no_statements; /* --no-statements: --local preloads no pg_stat_statements */
 };
 
 void cli_run_opts_init(struct cli_run_opts *o);

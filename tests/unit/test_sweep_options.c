@@ -79,6 +79,7 @@ static const struct sample samples[] = {
     {"agent-wait", NULL},
     {"sample-ms", "--sample-ms 50"},
     {"no-sampling", "--no-sampling"},
+    {"no-statements", NULL}, /* the sweep's with --local */
 };
 
 /* The options that are not run options in a sweep, with the words that give them and what the
@@ -106,6 +107,7 @@ static const struct exception exceptions[] = {
     {"coord", "--coord db", "--agents and its options are for pgarena run"},
     {"merged", "--merged m.json", "--agents and its options are for pgarena run"},
     {"agent-wait", "--agent-wait 5", "--agents and its options are for pgarena run"},
+    {"no-statements", NULL, NULL},
 };
 
 /* argv from words (split at spaces) after a command name; the strings are kept in *store. */
