@@ -1,6 +1,7 @@
 /* A run's plan: its defaults, and the checks of its options together once all are given. */
 #include "bench/plan.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "coord/coord.h"
@@ -138,6 +139,26 @@ int bench_plan_add_spec(struct bench_plan *p, char kind, const char *arg, struct
     if (p->n_specs == BENCH_MAX_SPECS)
         return err_set(e, ERR_INPUT, "too many -f and -b options");
     p->specs[p->n_specs++] = (struct bench_script_spec){kind, arg};
+    return 0;
+}
+
+int bench_plan_add_meta(struct bench_plan *p, const char *arg, struct err *e)
+{
+    const char *eq = strchr(arg, '=');
+    size_t n = eq ? (size_t)(eq - arg) : 0;
+    if (n == 0)
+        return err_set(e, ERR_INPUT, "run: invalid --meta '%s' (expected KEY=VALUE)", arg);
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)arg[i]) && !strchr("_-.", arg[i]))
+            return err_set(e, ERR_INPUT,
+                           "run: invalid --meta key '%.*s' (letters, digits, '_', '-', '.')",
+                           (int)n, arg);
+    for (int i = 0; i < p->n_meta; i++)
+        if (strncmp(p->meta[i], arg, n + 1) == 0)
+            return err_set(e, ERR_INPUT, "run: --meta %.*s is given twice", (int)n, arg);
+    if (p->n_meta == BENCH_MAX_SPECS)
+        return err_set(e, ERR_INPUT, "run: too many --meta options");
+    p->meta[p->n_meta++] = arg;
     return 0;
 }
 

@@ -79,6 +79,8 @@ struct bench_plan {
     struct workload_tpcc_opts tpcc;
     struct bench_agents_opts agents;
     struct bench_sampling_opts sampling;
+    int n_meta;
+    const char *meta[BENCH_MAX_SPECS]; /* --meta KEY=VALUE, checked by bench_plan_add_meta */
 };
 
 /* A plan with run's defaults: one client, one thread, simple protocol, one try. */
@@ -96,6 +98,10 @@ int bench_plan_check(struct bench_plan *p, const struct bench_given *given, stru
 
 /* Remember a -f, -b or -D argument (checked when the scripts are built). */
 int bench_plan_add_spec(struct bench_plan *p, char kind, const char *arg, struct err *e);
+
+/* Remember a --meta KEY=VALUE: KEY of letters, digits, '_', '-' and '.', given once. -1 with e
+ * set (ERR_INPUT). */
+int bench_plan_add_meta(struct bench_plan *p, const char *arg, struct err *e);
 
 /* What loading the plan's workload takes (run --local, sweep --init): its scale, warehouses,
  * tables and rows (1, 1, 1 and sysbench's default where the plan does not say), the default

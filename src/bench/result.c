@@ -5,6 +5,7 @@
 #include "base/clock.h"
 #include "base/mem.h"
 #include "bench/bench_int.h"
+#include "result/run_id.h"
 
 static char *maybe_dup(const char *s)
 {
@@ -98,12 +99,31 @@ static const char *end_reason_name(enum end_reason why)
     }
 }
 
+/* run_id: random, or for an agent derived from --run-id and its index (DESIGN.md
+ * "History"); meta from --meta. */
+static void identity(const struct bench *b, struct result *r)
+{
+    char id[RUN_ID_LEN + 1];
+    if (b->p.agents.count > 0 && b->p.agents.run_id)
+        run_id_derived("agent", b->p.agents.run_id, (long)b->p.agents.index, id);
+    else
+        run_id_random(id);
+    r->run_id = xstrdup(id);
+    r->meta = xcalloc((size_t)b->p.n_meta + 1, sizeof *r->meta);
+    for (int i = 0; i < b->p.n_meta; i++) {
+        const char *eq = strchr(b->p.meta[i], '=');
+        r->meta[r->n_meta++] = (struct result_meta){
+            xstrndup(b->p.meta[i], (size_t)(eq - b->p.meta[i])), xstrdup(eq + 1)};
+    }
+}
+
 void bench_build_result(const struct bench *b, const struct script_set *scripts,
                         const struct engine_result *er, struct result *r)
 {
     char now[40];
     memset(r, 0, sizeof *r);
     r->label = maybe_dup(b->p.label);
+    identity(b, r);
     r->started_at = xstrdup(b->started_at);
     clock_wall_iso8601(now, sizeof now);
     r->finished_at = xstrdup(now);

@@ -64,6 +64,8 @@ enum cli_opt {
     OPT_MARGIN,
     OPT_TITLE,
     OPT_ALL,
+    /* run --meta */
+    OPT_META,
     OPT_SWEEP_COMPARE,
     OPT_COMPARE_BY,
     OPT_NO_STATEMENTS,

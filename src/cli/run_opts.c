@@ -84,6 +84,8 @@ const char cli_run_usage[] =
     "      --sample-ms MS    sample the run's wait events every MS ms (default 100, at most\n"
     "                        the 1000 ms interval), with client and host CPU per interval\n"
     "      --no-sampling     sample nothing (no waits, CPU or pg_stat_statements figures)\n"
+    "history:\n"
+    "      --meta KEY=VALUE  free metadata in the result (a commit, a build; repeatable)\n"
     "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
 
 /* run's options; sweep takes every one of them too (sweep_opts.c). */
@@ -141,6 +143,7 @@ const struct option cli_run_options[] = {
     {"merged", required_argument, NULL, OPT_MERGED},
     {"agent-wait", required_argument, NULL, OPT_AGENT_WAIT},
     {"sample-ms", required_argument, NULL, OPT_SAMPLE_MS},
+    {"meta", required_argument, NULL, OPT_META},
     {"no-sampling", no_argument, NULL, OPT_NO_SAMPLING},
     {NULL, 0, NULL, 0}};
 
@@ -360,6 +363,8 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
     case OPT_NO_SAMPLING:
         p->sampling.off = 1;
         return 1;
+    case OPT_META:
+        return TAKE(bench_plan_add_meta(p, arg, e));
     default:
         return 0;
     }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "result/run_id.h"
 
 static int str_differ(const char *a, const char *b)
 {
@@ -446,6 +447,10 @@ static void take_environment(struct result *first, struct result *out)
     out->cache_hit_ratio = first->cache_hit_ratio;
     out->workload = first->workload;
     out->options = first->options;
+    out->n_meta = first->n_meta;
+    out->meta = first->meta;
+    first->n_meta = 0;
+    first->meta = NULL;
     first->label = first->started_at = first->command = NULL;
     memset(&first->client, 0, sizeof first->client);
     memset(&first->server, 0, sizeof first->server);
@@ -473,6 +478,26 @@ static void merge_ends(struct merge_ctx *m, struct result *out)
     }
     out->end_reason = xstrdup(out->complete ? "finished" : why);
     out->finished_at = dup_or_null(finished);
+}
+
+/* From --run-id alone, so that merging the same agents anywhere gives the same id; inputs
+ * that are not one run's agents (--force) get one from their own ids. */
+static void merged_run_id(const struct merge_ctx *m, struct result *out)
+{
+    const struct result *first = &m->in[m->order[0]];
+    char id[RUN_ID_LEN + 1];
+    if (first->has_agent && first->agent.run_id) {
+        run_id_derived("merged", first->agent.run_id, -1, id);
+    } else {
+        struct run_id_hash h;
+        run_id_hash_init(&h);
+        for (size_t k = 0; k < m->n; k++) {
+            const char *r = m->in[m->order[k]].run_id;
+            run_id_hash_add(&h, r ? r : "", r ? strlen(r) + 1 : 1);
+        }
+        run_id_hash_uuid(&h, id);
+    }
+    out->run_id = xstrdup(id);
 }
 
 int result_merge(struct result *in, const char *const *names, size_t n, int force,
@@ -505,6 +530,7 @@ int result_merge(struct result *in, const char *const *names, size_t n, int forc
         merge_sampling(ordered, n, out);
         free(ordered);
         merge_ends(&m, out);
+        merged_run_id(&m, out);
         check_commits(out);
     }
     hist_free(m.h);

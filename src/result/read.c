@@ -11,6 +11,7 @@
 #include "base/mem.h"
 #include "result/journal.h"
 #include "result/result_int.h"
+#include "result/run_id.h"
 
 /* Reading is strict about what later commands rely on (format, version, summary, intervals,
  * histogram) and lenient about the rest, which may be absent in files of other tools'
@@ -259,8 +260,24 @@ static void read_environment(const json_t *root, struct result *r)
     read_server_stats(json_object_get(root, "server_stats"), r);
 }
 
+/* run_id and meta {}: absent in files written before them (meta's non-string values are
+ * skipped: only text is recorded). */
+static void read_identity(const json_t *root, struct result *r)
+{
+    r->run_id = dup_str(root, "run_id");
+    json_t *m = json_object_get(root, "meta"), *v;
+    const char *key;
+    r->meta = xcalloc(json_object_size(m) + 1, sizeof *r->meta);
+    json_object_foreach(m, key, v)
+    {
+        if (json_is_string(v))
+            r->meta[r->n_meta++] = (struct result_meta){xstrdup(key), xstrdup(json_string_value(v))};
+    }
+}
+
 static void read_context(const json_t *root, struct result *r)
 {
+    read_identity(root, r);
     r->label = dup_str(root, "label");
     r->started_at = dup_str(root, "started_at");
     r->finished_at = dup_str(root, "finished_at");
@@ -463,6 +480,19 @@ static int read_fast(const char *text, size_t len, const char *name, struct resu
     return 1;
 }
 
+/* A file written before run_id: the hash of its bytes names it. */
+static void derive_run_id(const char *text, size_t len, struct result *r)
+{
+    if (r->run_id)
+        return;
+    struct run_id_hash h;
+    char id[RUN_ID_LEN + 1];
+    run_id_hash_init(&h);
+    run_id_hash_add(&h, text, len);
+    run_id_hash_uuid(&h, id);
+    r->run_id = xstrdup(id);
+}
+
 int result_read_text(const char *text, size_t len, const char *name, struct result *r,
                      struct err *e)
 {
@@ -472,6 +502,8 @@ int result_read_text(const char *text, size_t len, const char *name, struct resu
         if (fast != 0) {
             if (fast < 0)
                 result_free(r);
+            else
+                derive_run_id(text, len, r);
             return fast > 0 ? 0 : -1;
         }
         memset(r, 0, sizeof *r);
@@ -485,6 +517,8 @@ int result_read_text(const char *text, size_t len, const char *name, struct resu
     json_decref(root);
     if (rc < 0)
         result_free(r);
+    else
+        derive_run_id(text, len, r);
     return rc;
 }
 
@@ -586,6 +620,9 @@ int result_read(const char *path, struct result *r, struct err *e)
     int fast = read_stream(f, path, r, e);
     if (fast != 0) {
         fclose(f);
+        char id[RUN_ID_LEN + 1];
+        if (fast > 0 && !r->run_id && run_id_of_file(path, id) == 0)
+            r->run_id = xstrdup(id);
         return fast > 0 ? 0 : -1;
     }
     /* Not in result_write's layout (or refused by a line): the whole document, which also
@@ -678,5 +715,11 @@ void result_free(struct result *r)
     }
     free(r->statements);
     result_env_free(r);
+    free(r->run_id);
+    for (size_t i = 0; i < r->n_meta; i++) {
+        free(r->meta[i].key);
+        free(r->meta[i].value);
+    }
+    free(r->meta);
     memset(r, 0, sizeof *r);
 }

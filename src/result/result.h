@@ -224,6 +224,13 @@ struct result_merge {
     int aligned;                 /* intervals aligned by absolute time (else by index) */
 };
 
+/* meta: run --meta KEY=VALUE, free metadata (a commit, a build, a ticket), in the order
+ * given; a key appears once. */
+struct result_meta {
+    char *key;
+    char *value;
+};
+
 struct result {
     char *label;
     char *started_at;
@@ -329,6 +336,12 @@ struct result {
      * can diff environments generically, including fields this version does not model. */
     size_t n_env;
     struct result_env_item *env;
+    /* run_id: a UUID naming the run (result/run_id.h); result_read derives one from the
+     * file's bytes when a file written before it has none, so it is never NULL after a
+     * read. */
+    char *run_id;
+    size_t n_meta;
+    struct result_meta *meta;
 };
 
 void result_free(struct result *r);

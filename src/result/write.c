@@ -371,12 +371,23 @@ static void agents_json(json_t *root, const struct result *r)
     set(root, "merge", m);
 }
 
+static json_t *meta_json(const struct result *r)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < r->n_meta; i++)
+        set_str(o, r->meta[i].key, r->meta[i].value);
+    return o;
+}
+
 static json_t *result_json(const struct result *r)
 {
     json_t *root = json_object();
     set_str(root, "format", RESULT_FORMAT);
     set_int(root, "version", RESULT_VERSION);
     set_str(root, "label", r->label);
+    if (r->run_id)
+        set_str(root, "run_id", r->run_id);
+    set(root, "meta", meta_json(r));
     set_str(root, "started_at", r->started_at);
     set_str(root, "finished_at", r->finished_at);
     set_str(root, "command", r->command);

@@ -101,6 +101,7 @@ static void fill_result(struct result *r)
 {
     memset(r, 0, sizeof *r);
     r->label = strdup("nightly \"quoted\" run");
+    r->run_id = strdup("0b5e2f4c-9a1d-4e6f-8a2b-3c4d5e6f7a8b"); /* else a read derives one */
     r->started_at = strdup("2024-05-01T10:00:00Z");
     r->finished_at = strdup("2024-05-01T10:01:05Z");
     r->command = strdup("pgarena run -c 4 'host=db password=***'");

@@ -79,6 +79,7 @@ static const struct sample samples[] = {
     {"agent-wait", NULL},
     {"sample-ms", "--sample-ms 50"},
     {"no-sampling", "--no-sampling"},
+    {"meta", "--meta commit=abc"},
     {"no-statements", NULL}, /* the sweep's with --local */
 };
 
