@@ -177,16 +177,25 @@ int cmp_trials_needed(double var_a, double var_b, int n_given, double gap);
 
 struct cmp_pooled {
     double var, df;  /* pooled variance of the log values and its degrees of freedom (0: none) */
-    size_t n_cells;  /* cells with two or more values */
-    double p;        /* Bartlett's p-value (NaN: fewer than two such cells) */
-    int homogeneous; /* -1 not tested (fewer than two such cells), 0 rejected, 1 not rejected */
+    size_t n_cells;  /* cells pooled (with two or more values, not excluded) */
+    double p;        /* Bartlett's p-value over them (NaN: fewer than two) */
+    int homogeneous; /* -1 not tested (fewer than two cells with two values), 1 every such cell
+                      * shares the pool, 0 the test refused some (excluded) */
 };
 
 /* Pool cells c = 0..nc whose values are y[n[0] + ... + n[c-1] ..][0..n[c]) (the cells one
  * after the other); floor_var is the smallest variance a cell is taken to have (the values'
- * resolution). */
-void cmp_pool(const double *y, const size_t *n, size_t nc, double floor_var,
+ * resolution). While Bartlett's test refuses at CMP_HOMOGENEITY_ALPHA, the cell whose variance
+ * lies farthest from the median of theirs (log scale) is excluded (excluded[c] = 1, room for nc)
+ * and the rest tested again; when fewer than two remain there is no pool (df 0, every cell with two
+ * values excluded). */
+void cmp_pool(const double *y, const size_t *n, size_t nc, double floor_var, int *excluded,
               struct cmp_pooled *out);
+
+/* The variance cell c (values y[0..n)) is judged with: the pool (1), unless the cell was
+ * excluded or there is no pool, then its own with n - 1 df (0), or none with one value (-1). */
+int cmp_pool_cell(const struct cmp_pooled *pool, int excluded, const double *y, size_t n,
+                  double floor_var, struct cmp_pooled *out);
 
 /* The chi-squared survival function P(X > x) on k degrees of freedom. */
 double cmp_chi2_sf(double x, double k);

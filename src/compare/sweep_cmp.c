@@ -10,9 +10,8 @@
 #include "compare/cmp_int.h"
 #include "compare/sweep_figs.h"
 
-/* The smallest variance of a cell's log figures: tps is a count over seconds, a latency
- * quantile a histogram bin (128 per power of two, so about 0.8 % wide). */
-#define TPS_FLOOR_VAR 1e-10
+/* The smallest variance of a cell's log figures: a latency quantile is a histogram bin (128
+ * per power of two, so about 0.8 % wide); tps a count of transactions (side.tps_floor). */
 #define LAT_FLOOR_VAR (0.0078 * 0.0078 / 12)
 
 const char *sweep_compare_axis(const struct sweep_doc *d)
@@ -117,8 +116,10 @@ struct side {
     size_t n;
     size_t *cells;
     double *logs[CMP_N_RUN_FIGS];
-    size_t group; /* the side of the axis it belongs to: (axis value, setup) */
-    int ok;       /* every trial measured something */
+    size_t group;                 /* the side of the axis it belongs to: (value, setup) */
+    int ok;                       /* every trial measured something */
+    int excluded[CMP_N_RUN_FIGS]; /* refused by the homogeneity test: its own variance */
+    double tps_floor;             /* the resolution of log tps: 1 / (12 tx^2), the fewest */
 };
 
 /* What the comparisons of one sweep work on. */
@@ -132,7 +133,15 @@ struct matrix {
     struct side *sides; /* point-major: sides[p * n_setups + u] */
     size_t n_groups;
     struct cmp_pooled (*pools)[CMP_N_RUN_FIGS];
+    double *floors; /* per group: the resolution of its log tps */
 };
+
+static double floor_of(const struct matrix *mx, size_t group, int metric)
+{
+    /* 1e-12: a side whose runs counted nothing still has a variance to take the log of */
+    return metric == CMP_TPS ? (mx->floors[group] > 1e-12 ? mx->floors[group] : 1e-12)
+                             : LAT_FLOOR_VAR;
+}
 
 static void side_figures(struct matrix *mx, size_t p, size_t u, struct side *s)
 {
@@ -155,11 +164,14 @@ static void side_figures(struct matrix *mx, size_t p, size_t u, struct side *s)
         }
         double fig[CMP_N_RUN_FIGS];
         cmp_run_figures(&run, fig);
-        cmp_free_run(&run);
         for (int m = 0; m < CMP_N_RUN_FIGS; m++) {
             s->ok &= fig[m] > 0;
             s->logs[m][s->n] = fig[m] > 0 ? log(fig[m]) : 0;
         }
+        double tx = fig[0] * (double)run.n * run.interval_s;
+        if (tx >= 1 && 1 / (12 * tx * tx) > s->tps_floor)
+            s->tps_floor = 1 / (12 * tx * tx);
+        cmp_free_run(&run);
         s->cells[s->n++] = i;
     }
 }
@@ -189,7 +201,13 @@ static void pool_groups(struct matrix *mx)
     }
     mx->pools = xcalloc(mx->n_groups + 1, sizeof *mx->pools);
     double *y = xcalloc(d->n_cells + 1, sizeof *y);
-    size_t *n = xcalloc(n_sides + 1, sizeof *n);
+    size_t *n = xcalloc(n_sides + 1, sizeof *n), *of = xcalloc(n_sides + 1, sizeof *of);
+    int *excluded = xcalloc(n_sides + 1, sizeof *excluded);
+    mx->floors = xcalloc(mx->n_groups + 1, sizeof *mx->floors);
+    for (size_t k = 0; k < n_sides; k++) {
+        double *f = &mx->floors[mx->sides[k].group];
+        *f = mx->sides[k].tps_floor > *f ? mx->sides[k].tps_floor : *f;
+    }
     for (size_t g = 0; g < mx->n_groups; g++)
         for (int m = 0; m < CMP_N_RUN_FIGS; m++) {
             size_t nc = 0, at = 0;
@@ -199,12 +217,17 @@ static void pool_groups(struct matrix *mx)
                     continue;
                 memcpy(y + at, s->logs[m], s->n * sizeof *y);
                 at += s->n;
+                of[nc] = k;
                 n[nc++] = s->n;
             }
-            cmp_pool(y, n, nc, m == 0 ? TPS_FLOOR_VAR : LAT_FLOOR_VAR, &mx->pools[g][m]);
+            cmp_pool(y, n, nc, floor_of(mx, g, m), excluded, &mx->pools[g][m]);
+            for (size_t c = 0; c < nc; c++)
+                mx->sides[of[c]].excluded[m] = excluded[c];
         }
     free(y);
     free(n);
+    free(of);
+    free(excluded);
     free(keys);
     free(key_setup);
 }
@@ -309,18 +332,23 @@ static void compare_sides(struct matrix *mx, size_t p, size_t u, const struct si
             fill_metric(r, m, &cell[m], "cell", -1);
             continue;
         }
-        const struct cmp_pooled *pa = &mx->pools[a->group][m], *pb = &mx->pools[b->group][m];
-        if (pa->homogeneous == 1 && pb->homogeneous == 1) {
+        /* Each side's variance: its pool, or the cell's own where the test refused it. */
+        struct cmp_pooled va, vb;
+        int sa = cmp_pool_cell(&mx->pools[a->group][m], a->excluded[m], a->logs[m], a->n,
+                               floor_of(mx, a->group, m), &va);
+        int sb = cmp_pool_cell(&mx->pools[b->group][m], b->excluded[m], b->logs[m], b->n,
+                               floor_of(mx, b->group, m), &vb);
+        int refused = a->excluded[m] || b->excluded[m];
+        if (sa >= 0 && sb >= 0 && (sa == 1 || sb == 1)) {
             struct cmp_metric pooled;
             char gate[200];
             const char *hard =
                 m == CMP_TPS ? cmp_failure_gate(&cell[CMP_FAILURE_RATE], gate, sizeof gate) : NULL;
-            cmp_pooled_ratio(CMP_DEFAULT_MARGIN, mean(a->logs[m], a->n), a->n, pa,
-                             mean(b->logs[m], b->n), b->n, pb, m != CMP_TPS, hard, &pooled);
-            fill_metric(r, m, &pooled, "pooled", 1);
+            cmp_pooled_ratio(CMP_DEFAULT_MARGIN, mean(a->logs[m], a->n), a->n, &va,
+                             mean(b->logs[m], b->n), b->n, &vb, m != CMP_TPS, hard, &pooled);
+            fill_metric(r, m, &pooled, "pooled", !refused);
         } else {
-            fill_metric(r, m, &cell[m], "cell",
-                        pa->homogeneous == 0 || pb->homogeneous == 0 ? 0 : -1);
+            fill_metric(r, m, &cell[m], "cell", refused ? 0 : -1);
         }
     }
     cmp_report_free(&rep);
@@ -372,4 +400,5 @@ void sweep_figs_compare(const struct sweep_doc *d, const struct result *res,
     }
     free(mx.sides);
     free(mx.pools);
+    free(mx.floors);
 }

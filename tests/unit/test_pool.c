@@ -56,7 +56,8 @@ static void test_pool_by_hand(void **state)
     const double y[] = {1.0, 1.2, 2.0, 2.4, 3.0, 3.2};
     const size_t n[] = {2, 2, 2};
     struct cmp_pooled p;
-    cmp_pool(y, n, 3, 1e-12, &p);
+    int ex[5];
+    cmp_pool(y, n, 3, 1e-12, ex, &p);
     assert_int_equal(p.n_cells, 3);
     assert_true(fabs(p.df - 3) < 1e-12);
     assert_true(fabs(p.var - 0.04) < 1e-12);
@@ -64,20 +65,30 @@ static void test_pool_by_hand(void **state)
     double t = (3 * log(0.04) - (2 * log(0.02) + log(0.08))) / (1 + (3 - 1.0 / 3) / 6);
     assert_true(fabs(p.p - cmp_chi2_sf(t, 2)) < 1e-12);
     assert_int_equal(p.homogeneous, 1);
-    /* A cell far noisier than the others is refused. */
-    const double z[] = {1.0, 1.001, 2.0, 2.001, 3.0, 3.001, 4.0, 4.001, 5.0, 6.5};
+    assert_true(!ex[0] && !ex[1] && !ex[2]);
+    /* A cell far noisier than the others is refused: it keeps its own variance, the others
+     * pool. */
+    const double z[] = {1.0, 1.001, 2.0, 2.0012, 3.0, 3.0009, 4.0, 4.0011, 5.0, 6.5};
     const size_t m[] = {2, 2, 2, 2, 2};
-    cmp_pool(z, m, 5, 1e-12, &p);
+    cmp_pool(z, m, 5, 1e-12, ex, &p);
     assert_int_equal(p.homogeneous, 0);
+    assert_true(!ex[0] && !ex[1] && !ex[2] && !ex[3] && ex[4]);
+    assert_int_equal(p.n_cells, 4);
+    assert_true(p.p >= CMP_HOMOGENEITY_ALPHA && p.var < 1e-5);
+    struct cmp_pooled v;
+    assert_int_equal(cmp_pool_cell(&p, ex[4], z + 8, 2, 1e-12, &v), 0);
+    assert_true(fabs(v.var - 1.5 * 1.5 / 2) < 1e-12 && v.df == 1);
+    assert_int_equal(cmp_pool_cell(&p, ex[0], z, 2, 1e-12, &v), 1);
+    assert_true(v.var == p.var && v.df == 4);
     /* One cell with two values: nothing to test, but a variance to use. */
     const size_t one[] = {2, 1};
-    cmp_pool(y, one, 2, 1e-12, &p);
+    cmp_pool(y, one, 2, 1e-12, ex, &p);
     assert_int_equal(p.homogeneous, -1);
     assert_true(fabs(p.var - 0.02) < 1e-12);
     /* Repeated values (histogram bins) take the floor, not a log of zero. */
     const double same[] = {1.0, 1.0, 2.0, 2.0};
     const size_t two[] = {2, 2};
-    cmp_pool(same, two, 2, 1e-6, &p);
+    cmp_pool(same, two, 2, 1e-6, ex, &p);
     assert_true(fabs(p.var - 1e-6) < 1e-15);
     assert_int_equal(p.homogeneous, 1);
 }
@@ -88,6 +99,8 @@ struct sim {
 
 /* One matrix: side A with noise sa, side B with noise sb, true changes d[c] on the log scale;
  * each cell's interval pooled when both sides pass the test, else the cell's own Welch. */
+static double noisy_cell = 1; /* the first cell's noise, times the side's */
+
 static void one_matrix(struct rng *g, double sa, double sb, const double *d, int tails,
                        struct sim *s)
 {
@@ -97,22 +110,28 @@ static void one_matrix(struct rng *g, double sa, double sb, const double *d, int
         double mu = 8 + 2 * rng_double(g); /* each cell its own level */
         n[c] = N_TRIALS;
         for (int i = 0; i < N_TRIALS; i++) {
-            ya[c * N_TRIALS + i] = mu + sa * (tails ? heavy(g) : gauss(g));
-            yb[c * N_TRIALS + i] = mu + d[c] + sb * (tails ? heavy(g) : gauss(g));
+            double k = c == 0 ? noisy_cell : 1;
+            ya[c * N_TRIALS + i] = mu + k * sa * (tails ? heavy(g) : gauss(g));
+            yb[c * N_TRIALS + i] = mu + d[c] + k * sb * (tails ? heavy(g) : gauss(g));
         }
     }
     struct cmp_pooled pa, pb;
-    cmp_pool(ya, n, N_CELLS, 1e-10, &pa);
-    cmp_pool(yb, n, N_CELLS, 1e-10, &pb);
+    int exa[N_CELLS], exb[N_CELLS];
+    cmp_pool(ya, n, N_CELLS, 1e-10, exa, &pa);
+    cmp_pool(yb, n, N_CELLS, 1e-10, exb, &pb);
     int pooled = pa.homogeneous == 1 && pb.homogeneous == 1;
     s->pooled += pooled;
     s->refused += !pooled;
     for (int c = 0; c < N_CELLS; c++) {
+        /* As the sweep does: each side its pool, or the cell's own variance where refused. */
         const double *a = ya + c * N_TRIALS, *b = yb + c * N_TRIALS;
         struct cmp_welch w;
-        if (pooled) {
+        struct cmp_pooled va, vb;
+        int from_a = cmp_pool_cell(&pa, exa[c], a, N_TRIALS, 1e-10, &va);
+        int from_b = cmp_pool_cell(&pb, exb[c], b, N_TRIALS, 1e-10, &vb);
+        if (from_a == 1 || from_b == 1) {
             double ma = (a[0] + a[1]) / 2, mb = (b[0] + b[1]) / 2;
-            cmp_pooled_welch(mb - ma, N_TRIALS, &pa, N_TRIALS, &pb, &w);
+            cmp_pooled_welch(mb - ma, N_TRIALS, &va, N_TRIALS, &vb, &w);
         } else {
             cmp_welch(a, N_TRIALS, b, N_TRIALS, &w);
         }
@@ -178,6 +197,23 @@ static void test_aa_false_verdicts(void **state)
     }
 }
 
+/* Noise that is not homogeneous, the model's limit: one cell of four five times noisier on both
+ * sides. With two trials a cell (one df each) Bartlett's test has little power: it refuses
+ * about 7 % of these matrices (69 % would still pool at alpha 0.05, 28 % at 0.2, and the
+ * coverage stays at 92.4 % whatever alpha), so the noisy cell is under-covered. This pins the
+ * figure that docs/compare-method.md §3.6 states; more trials per cell are the remedy. */
+static void test_coverage_one_noisy_cell(void **state)
+{
+    (void)state;
+    struct sim s;
+    noisy_cell = 5;
+    simulate(0, 0, &s);
+    noisy_cell = 1;
+    report("one noisy cell A/B", &s);
+    assert_true((double)s.covered >= 0.91 * (double)s.cells);
+    assert_true((double)s.refused >= 0.03 * (double)N_MATRICES);
+}
+
 /* Pooling narrows: with 2 trials a cell and side, the cell's own Welch interval has 1 to 2 df
  * (t of 12.7 to 4.30), the pooled one over 6 cells a side 12 (t 2.18). */
 static void test_pooled_narrower(void **state)
@@ -203,7 +239,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chi2_tail),         cmocka_unit_test(test_pool_by_hand),
         cmocka_unit_test(test_coverage_model),    cmocka_unit_test(test_coverage_heavy_tails),
-        cmocka_unit_test(test_aa_false_verdicts), cmocka_unit_test(test_pooled_narrower),
+        cmocka_unit_test(test_aa_false_verdicts), cmocka_unit_test(test_coverage_one_noisy_cell),
+        cmocka_unit_test(test_pooled_narrower),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
