@@ -185,10 +185,12 @@ struct cmp_pooled {
 
 /* Pool cells c = 0..nc whose values are y[n[0] + ... + n[c-1] ..][0..n[c]) (the cells one
  * after the other); floor_var is the smallest variance a cell is taken to have (the values'
- * resolution). While Bartlett's test refuses at CMP_HOMOGENEITY_ALPHA, the cell whose variance
- * lies farthest from the median of theirs (log scale) is excluded (excluded[c] = 1, room for nc)
- * and the rest tested again; when fewer than two remain there is no pool (df 0, every cell with two
- * values excluded). */
+ * resolution). While Bartlett's test refuses at CMP_HOMOGENEITY_ALPHA, the cell whose
+ * variance lies farthest from the median of theirs (log scale) is excluded (excluded[c] = 1,
+ * room for nc) and the rest tested again; when fewer than two remain there is no pool (df 0,
+ * every cell with two values excluded). With fewer than two cells of two values nothing is
+ * tested: such a cell is excluded (keeps its own variance) and the pool is its variance, which
+ * cells of one value borrow. */
 void cmp_pool(const double *y, const size_t *n, size_t nc, double floor_var, int *excluded,
               struct cmp_pooled *out);
 

@@ -107,6 +107,10 @@ void cmp_pool(const double *y, const size_t *n, size_t nc, double floor_var, int
     }
     pool_once(var, n, nc, excluded, out);
     if (tested < 2) {
+        /* Nothing to test: a cell with two values keeps its own variance (the pool is that
+         * cell), which cells of one trial may still borrow. */
+        for (size_t c = 0; c < nc; c++)
+            excluded[c] = n[c] >= 2;
         free(var);
         return;
     }

@@ -333,12 +333,15 @@ static void compare_sides(struct matrix *mx, size_t p, size_t u, const struct si
             continue;
         }
         /* Each side's variance: its pool, or the cell's own where the test refused it. */
+        const struct cmp_pooled *pool_a = &mx->pools[a->group][m];
+        const struct cmp_pooled *pool_b = &mx->pools[b->group][m];
         struct cmp_pooled va, vb;
-        int sa = cmp_pool_cell(&mx->pools[a->group][m], a->excluded[m], a->logs[m], a->n,
-                               floor_of(mx, a->group, m), &va);
-        int sb = cmp_pool_cell(&mx->pools[b->group][m], b->excluded[m], b->logs[m], b->n,
-                               floor_of(mx, b->group, m), &vb);
-        int refused = a->excluded[m] || b->excluded[m];
+        int sa =
+            cmp_pool_cell(pool_a, a->excluded[m], a->logs[m], a->n, floor_of(mx, a->group, m), &va);
+        int sb =
+            cmp_pool_cell(pool_b, b->excluded[m], b->logs[m], b->n, floor_of(mx, b->group, m), &vb);
+        int refused = (a->excluded[m] && pool_a->homogeneous == 0) ||
+                      (b->excluded[m] && pool_b->homogeneous == 0);
         if (sa >= 0 && sb >= 0 && (sa == 1 || sb == 1)) {
             struct cmp_metric pooled;
             char gate[200];

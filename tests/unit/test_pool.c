@@ -84,6 +84,7 @@ static void test_pool_by_hand(void **state)
     const size_t one[] = {2, 1};
     cmp_pool(y, one, 2, 1e-12, ex, &p);
     assert_int_equal(p.homogeneous, -1);
+    assert_true(ex[0] && !ex[1]); /* the cell keeps its own; the one-trial cell borrows it */
     assert_true(fabs(p.var - 0.02) < 1e-12);
     /* Repeated values (histogram bins) take the floor, not a log of zero. */
     const double same[] = {1.0, 1.0, 2.0, 2.0};
