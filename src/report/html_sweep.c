@@ -242,7 +242,17 @@ static void table(struct sweep_page *p)
                        s->n ? report_fmt_latency(p99, sizeof p99, s->p99_us) : "-");
         }
         for (size_t u = u0; p->f->axis && u < d->n_setups; u++) {
-            cell_change(p->out, report_sweep_find(p->f, i, u, "tps"));
+            const struct sweep_comparison *t = report_sweep_find(p->f, i, u, "tps");
+            struct sweep_cell vc = d->cells[pt->first];
+            char v[256];
+            vc.setup = u;
+            if (!t && !u0 && p->f->n_cmps &&
+                strcmp(sweep_axis_value(v, sizeof v, d, &vc, p->f->axis), p->f->cmps[0].baseline) ==
+                    0) {
+                buf_puts(p->out, "<td>baseline</td><td>-</td>");
+                continue;
+            }
+            cell_change(p->out, t);
             cell_change(p->out, report_sweep_find(p->f, i, u, "latency_p99"));
         }
         buf_puts(p->out, "</tr>\n");
