@@ -120,6 +120,14 @@ _pgarena()
         --init-steps | -F | --fillfactor | --tablespace | --index-tablespace)
         return # a value of the user's
         ;;
+    --by)
+        COMPREPLY=($(compgen -W "label workload.name workload.scale options.clients options.rate options.protocol server.version server.settings. meta." -- "$cur"))
+        return
+        ;;
+    --compare)
+        COMPREPLY=($(compgen -W "setup clients rate scale none" -- "$cur"))
+        return
+        ;;
     esac
 
     if [[ $cur == -* ]]; then

@@ -1,6 +1,8 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "base/mem.h"
 #include "cli/args.h"
@@ -10,27 +12,36 @@
 #include "compare/compare.h"
 #include "report/compare_out.h"
 #include "report/csv.h"
+#include "result/field.h"
 #include "result/result.h"
+#include "result/sweep.h"
 
 static const char usage[] =
     "Usage: pgarena compare A.json B.json [MORE.json...] [--json | --csv] [--fail-if-worse]\n"
-    "                       [--seed N] [--margin PCT]\n"
+    "                       [--seed N] [--margin PCT] [--by FIELD]\n"
+    "       pgarena compare SWEEP_DIR... [--by FIELD] [options as above]\n"
     "\n"
     "Is B faster than A, by how much, and is it real? Files are grouped into setups by their\n"
     "label (run --label): files sharing a label are trials of one setup, and the first label\n"
     "is the baseline A. For throughput, latency p50/p95/p99 and the failure rate it prints A,\n"
     "B, the change, its 95% confidence interval and a verdict: better, worse,\n"
-    "no-meaningful-difference or inconclusive.\n"
+    "no-meaningful-difference or inconclusive. A sweep's directory stands for its complete\n"
+    "cells' files; a sweep.json among the files is skipped.\n"
     "\n"
     "      --json           print the comparison as JSON\n"
     "      --csv            print it as CSV (RFC 4180): one row per metric and side\n"
     "      --fail-if-worse  exit with status 3 when any metric is worse\n"
     "      --seed N         seed of the bootstrap resampling (default 42)\n"
-    "      --margin PCT     changes within +-PCT % are no meaningful difference (default 2)\n";
+    "      --margin PCT     changes within +-PCT % are no meaningful difference (default 2)\n"
+    "      --by FIELD       group the files into setups by FIELD instead of the label, each\n"
+    "                       named by its value: label, workload.name, workload.scale,\n"
+    "                       options.clients, options.rate, options.protocol, server.version,\n"
+    "                       server.settings.NAME, meta.KEY\n";
 
 struct compare_opts {
     int json, csv, fail_if_worse;
     struct cmp_config cfg;
+    const char *by; /* --by FIELD; NULL: the label */
 };
 
 const struct option cli_compare_options[] = {
@@ -39,6 +50,7 @@ const struct option cli_compare_options[] = {
     {"fail-if-worse", no_argument, NULL, OPT_FAIL_IF_WORSE},
     {"seed", required_argument, NULL, OPT_SEED},
     {"margin", required_argument, NULL, OPT_MARGIN},
+    {"by", required_argument, NULL, OPT_COMPARE_BY},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0}};
 
@@ -70,6 +82,12 @@ static int parse_options(int argc, char **argv, struct compare_opts *o, struct e
                 return -1;
             o->cfg.margin = margin / 100;
             break;
+        case OPT_COMPARE_BY:
+            if (!result_field_valid(optarg))
+                return err_set(e, ERR_INPUT, "compare: --by %s is not a field (%s)", optarg,
+                               result_field_names);
+            o->by = optarg;
+            break;
         case OPT_HELP:
             fputs(usage, stdout);
             return 1;
@@ -79,7 +97,9 @@ static int parse_options(int argc, char **argv, struct compare_opts *o, struct e
     }
     if (o->json && o->csv)
         return err_set(e, ERR_INPUT, "compare: --json and --csv are exclusive");
-    if (argc - optind < 2)
+    struct stat st;
+    int one_dir = argc - optind == 1 && stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode);
+    if (argc - optind < 2 && !one_dir)
         return err_set(e, ERR_INPUT,
                        "compare: expected at least two result files (see pgarena compare --help)");
     return 0;
@@ -94,21 +114,109 @@ int cli_compare_parse(int argc, char **argv, struct err *e)
     return parse_options(argc, argv, &o, e) < 0 ? -1 : 0;
 }
 
+/* The files to compare: each argument, a sweep directory standing for its complete cells'
+ * files in run order, and a sweep.json among them skipped with a note. Caller frees. */
+static char **input_paths(int argc, char **argv, size_t *n, struct err *e)
+{
+    size_t cap = (size_t)argc + 1;
+    char **paths = xcalloc(cap, sizeof *paths);
+    *n = 0;
+    for (int i = 0; i < argc; i++) {
+        struct stat st;
+        const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+        int dir = stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode);
+        struct sweep_doc d;
+        char *json = dir ? xasprintf("%s/sweep.json", argv[i]) : xstrdup(argv[i]);
+        if (!dir && strcmp(base, "sweep.json") != 0) {
+            free(json);
+            paths[(*n)++] = xstrdup(argv[i]);
+            continue;
+        }
+        struct err se = {0};
+        if (sweep_doc_read(json, &d, &se) < 0) {
+            free(json);
+            if (!dir) { /* named sweep.json but a result file: compared as one */
+                paths[(*n)++] = xstrdup(argv[i]);
+                continue;
+            }
+            err_set(e, ERR_INPUT, "compare: %s is a directory without a sweep (%s)", argv[i],
+                    se.msg);
+            for (size_t k = 0; k < *n; k++)
+                free(paths[k]);
+            free(paths);
+            return NULL;
+        }
+        free(json);
+        if (!dir) {
+            fprintf(stderr,
+                    "pgarena: compare: %s is a sweep's file, skipped (give its directory to "
+                    "compare its cells)\n",
+                    argv[i]);
+        } else {
+            cap += d.n_cells;
+            paths = xrealloc(paths, cap * sizeof *paths);
+            for (size_t c = 0; c < d.n_cells; c++)
+                if (d.cells[c].status == SWEEP_COMPLETE)
+                    paths[(*n)++] = xasprintf("%s/%s", argv[i], d.cells[c].file);
+        }
+        sweep_doc_free(&d);
+    }
+    return paths;
+}
+
+/* compare grouped by --by: each file's side is the field's value. */
+static int compare_by(const char *by, const struct result *runs, const char *const *paths, size_t n,
+                      const struct cmp_config *cfg, struct cmp_report *rep, struct err *e)
+{
+    char **names = xcalloc(n + 1, sizeof *names);
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!result_field_value(&runs[i], by, &names[i]))
+            names[i] = xstrdup("(absent)");
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = strcmp(names[k], names[i]) == 0;
+        distinct += !seen;
+    }
+    int rc;
+    if (n > 0 && distinct < 2)
+        rc = err_set(e, ERR_INPUT,
+                     "compare: every file has %s = '%s', so they are trials of one setup: "
+                     "group them by another field",
+                     by, names[0]);
+    else
+        rc = cmp_compare_named(runs, paths, (const char *const *)names, n, cfg, rep, e);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
+
 int cli_compare(int argc, char **argv, struct err *e)
 {
     struct compare_opts o = defaults;
     int rc = parse_options(argc, argv, &o, e);
     if (rc != 0)
         return rc > 0 ? 0 : -1;
-    size_t n = (size_t)(argc - optind), n_read = 0;
-    const char *const *paths = (const char *const *)argv + optind;
-    struct result *runs = xcalloc(n, sizeof *runs);
+    size_t n = 0, n_read = 0;
+    char **owned = input_paths(argc - optind, argv + optind, &n, e);
+    if (!owned)
+        return -1;
+    const char *const *paths = (const char *const *)owned;
+    struct result *runs = xcalloc(n + 1, sizeof *runs);
     rc = 0;
+    if (n < 2 && !o.by)
+        rc = err_set(e, ERR_INPUT,
+                     "compare: expected at least two result files (see pgarena compare --help)");
     while (n_read < n && rc == 0)
         if ((rc = result_read(paths[n_read], &runs[n_read], e)) == 0)
             n_read++;
     struct cmp_report rep;
-    if (rc == 0 && (rc = cmp_compare(runs, paths, n, &o.cfg, &rep, e)) == 0) {
+    if (rc == 0 && o.by && strcmp(o.by, "label") != 0)
+        rc = compare_by(o.by, runs, paths, n, &o.cfg, &rep, e);
+    else if (rc == 0)
+        rc = cmp_compare(runs, paths, n, &o.cfg, &rep, e);
+    if (rc == 0) {
         if (o.json)
             rc = report_compare_json(stdout, &rep, e);
         else if (o.csv)
@@ -122,5 +230,8 @@ int cli_compare(int argc, char **argv, struct err *e)
     for (size_t i = 0; i < n_read; i++)
         result_free(&runs[i]);
     free(runs);
+    for (size_t i = 0; i < n; i++)
+        free(owned[i]);
+    free(owned);
     return rc;
 }

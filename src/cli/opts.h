@@ -90,6 +90,10 @@ enum cli_opt {
     OPT_SECONDS,
     OPT_TOP,
     OPT_EVENTS,
+    /* sweep --compare, compare --by, --no-statements */
+    OPT_SWEEP_COMPARE,
+    OPT_COMPARE_BY,
+    OPT_NO_STATEMENTS,
 };
 
 /* run's options (NULL-terminated) and short options. */

@@ -177,7 +177,7 @@ static int start_local(struct cli_run_opts *o, struct local_server *srv, int nee
                        struct err *e)
 {
     struct bench_plan *p = &o->plan;
-    if (session_local_start(srv, &p->conn, e) < 0)
+    if (session_local_start_run(srv, &p->conn, !o->no_statements, e) < 0)
         return -1;
     struct load_options lo;
     bench_plan_load_options(p, &lo);

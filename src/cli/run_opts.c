@@ -56,7 +56,9 @@ const char cli_run_usage[] =
     "      --label TEXT      name of this setup, for compare\n"
     "      --report FILE     also write an HTML report of the run (see pgarena report)\n"
     "      --seed N          seed of the random draws\n"
-    "      --local           run against a scratch server, loading the workload first\n"
+    "      --local           run against a scratch server, loading the workload first;\n"
+    "                        it preloads pg_stat_statements\n"
+    "      --no-statements   --local without pg_stat_statements\n"
     "  -q, --quiet           print only the summary\n"
     "tpcc:\n"
     "      --warehouses W    warehouses to use (default: all that are loaded); terminal i\n"
@@ -113,6 +115,7 @@ const struct option cli_run_options[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"random-seed", required_argument, NULL, OPT_SEED}, /* pgbench's, integers only */
     {"local", no_argument, NULL, OPT_LOCAL},
+    {"no-statements", no_argument, NULL, OPT_NO_STATEMENTS},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, OPT_HELP},
     {"host", required_argument, NULL, 'h'},
@@ -289,6 +292,9 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
     case OPT_LOCAL:
         o->local = 1;
         return 1;
+    case OPT_NO_STATEMENTS:
+        o->no_statements = 1;
+        return 1;
     case 'q':
         o->quiet = 1;
         return 1;
@@ -385,6 +391,8 @@ int cli_run_opts_check(struct cli_run_opts *o, struct err *e)
     p->workload = workload_find(o->workload);
     if (!p->workload)
         return err_set(e, ERR_INPUT, "run: unknown workload '%s'", o->workload);
+    if (o->no_statements && !o->local)
+        return err_set(e, ERR_INPUT, "run: --no-statements is for --local");
     if (o->local && p->agents.count)
         return err_set(e, ERR_INPUT, "run: --agents cannot be combined with --local");
     return bench_plan_check(p, &o->given, e);

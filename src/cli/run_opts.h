@@ -17,6 +17,7 @@ struct cli_run_opts {
     const char *report;   /* --report: the HTML file, or NULL */
     int local, quiet;
     const char *store; /* --store CONN: the results store, or NULL */
+    int no_statements; /* --no-statements: --local preloads no pg_stat_statements */
 };
 
 void cli_run_opts_init(struct cli_run_opts *o);

@@ -45,6 +45,19 @@ int session_local_start(struct local_server *srv, struct pg_connopts *conn, stru
     return 0;
 }
 
+int session_local_start_run(struct local_server *srv, struct pg_connopts *conn, int statements,
+                            struct err *e)
+{
+    if (!statements)
+        return session_local_start(srv, conn, e);
+    if (local_start_preload(srv, NULL, LOCAL_STATEMENTS, e) < 0 ||
+        local_create_extension(srv, LOCAL_STATEMENTS, e) < 0)
+        return -1;
+    pg_connopts_free(conn);
+    conn->dbname = xstrdup(srv->conninfo);
+    return 0;
+}
+
 void session_local_stop(struct local_server *srv)
 {
     struct err e = {0};

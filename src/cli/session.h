@@ -18,6 +18,11 @@ void session_signals_install(void);
 /* Start a scratch server and point conn at it (replacing any -h/-p/-U/dbname). */
 int session_local_start(struct local_server *srv, struct pg_connopts *conn, struct err *e);
 
+/* The same for a run: with statements, pg_stat_statements preloaded and created (run --local
+ * without --no-statements). */
+int session_local_start_run(struct local_server *srv, struct pg_connopts *conn, int statements,
+                            struct err *e);
+
 /* Stop it if started; errors are reported on stderr only (the command's own result stands). */
 void session_local_stop(struct local_server *srv);
 

@@ -15,15 +15,21 @@
 #include "cli/sweep_cmd.h"
 
 /* The command that identifies a sweep: its arguments without those that only change what is
- * printed (--force, -q, --json), password masked. */
+ * printed (--force, -q, --json, --compare AXIS), password masked. */
 static char *identity(int argc, char **argv)
 {
     char **kept = xcalloc((size_t)argc + 1, sizeof *kept);
     int n = 0;
-    for (int i = 0; i < argc; i++)
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--compare") == 0 && i + 1 < argc) {
+            i++;
+            continue;
+        }
         if (strcmp(argv[i], "--force") != 0 && strcmp(argv[i], "-q") != 0 &&
-            strcmp(argv[i], "--quiet") != 0 && strcmp(argv[i], "--json") != 0)
+            strcmp(argv[i], "--quiet") != 0 && strcmp(argv[i], "--json") != 0 &&
+            strncmp(argv[i], "--compare=", 10) != 0)
             kept[n++] = argv[i];
+    }
     char *s = args_masked_command(n, kept);
     free(kept);
     return s;
@@ -145,7 +151,7 @@ int cli_sweep(int argc, char **argv, struct err *e)
     }
     if (rc >= 0) {
         struct err pe = {0};
-        if (sweep_print(&x.doc, o.dir, o.json, &pe) < 0)
+        if (sweep_print(&x.doc, o.dir, x.json_path, o.json, &pe) < 0)
             fprintf(stderr, "pgarena: %s\n", pe.msg);
         if (rc == 2)
             fprintf(stderr, "pgarena: sweep interrupted; the same command resumes it\n");

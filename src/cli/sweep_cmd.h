@@ -10,8 +10,10 @@
  * --help was printed, -1 with e set (ERR_INPUT). */
 int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e);
 
-/* Print the per-point table of a sweep's directory (or --json). -1 with e when a result file
- * of a complete cell cannot be read. */
-int sweep_print(const struct sweep_doc *d, const char *dir, int json, struct err *e);
+/* Print the per-point table of a sweep's directory (or --json), and when json_path is not NULL
+ * keep the comparisons in d and write it there. -1 with e when a result file of a complete cell
+ * cannot be read or sweep.json cannot be written. */
+int sweep_print(struct sweep_doc *d, const char *dir, const char *json_path, int json,
+                struct err *e);
 
 #endif

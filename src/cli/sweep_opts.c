@@ -8,6 +8,7 @@
 #include "cli/args.h"
 #include "cli/opts.h"
 #include "cli/run_opts.h"
+#include "compare/sweep_figs.h"
 #include "sweep/sweep.h"
 
 static const char usage[] =
@@ -35,6 +36,9 @@ static const char usage[] =
     "      --force           replace a different sweep in DIR\n"
     "      --max-rate        capacity search: the highest -R meeting --slo (one -c value)\n"
     "      --slo OBJECTIVE   p50, p95, p99, p99.9 or max <= LIMIT in ms or us, e.g. 'p99<=5ms'\n"
+    "      --compare AXIS    the axis whose values are compared, the first the baseline: setup,\n"
+    "                        clients, rate, scale, a --set NAME, or none (default: the setups\n"
+    "                        when several, else the first --set)\n"
     "      --json            print the cells' figures as JSON\n"
     "      --local           run against a scratch server, loading the workload first\n"
     "  -q, --quiet           no progress line\n"
@@ -51,6 +55,7 @@ const struct option cli_sweep_options[] = {{"setup", required_argument, NULL, OP
                                            {"max-rate", no_argument, NULL, OPT_MAX_RATE},
                                            {"slo", required_argument, NULL, OPT_SLO},
                                            {"json", no_argument, NULL, OPT_JSON},
+                                           {"compare", required_argument, NULL, OPT_SWEEP_COMPARE},
                                            {NULL, 0, NULL, 0}};
 
 #define N_SWEEP_OPTS (sizeof cli_sweep_options / sizeof cli_sweep_options[0] - 1)
@@ -161,6 +166,10 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
     case OPT_JSON:
         o->json = 1;
         return 1;
+    case OPT_SWEEP_COMPARE:
+        free(d->compare_axis);
+        d->compare_axis = xstrdup(arg);
+        return 1;
     case 'c':
         return int_list("-c", arg, 100000, &d->clients, &d->n_clients, e) < 0 ? -1 : 1;
     case 's':
@@ -187,6 +196,9 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
         return 1;
     case OPT_STORE:
         o->store = arg;
+        return 1;
+    case OPT_NO_STATEMENTS:
+        o->no_statements = 1;
         return 1;
     default:
         return 0;
@@ -254,6 +266,12 @@ static int check_options(struct sweep_opts *o, struct err *e)
     }
     if (!d->trials) /* a capacity search confirms its answer with three trials by default */
         d->trials = o->max_rate ? 3 : 1;
+    if (o->no_statements && !o->local)
+        return err_set(e, ERR_INPUT, "sweep: --no-statements is for --local");
+    if (d->compare_axis && o->max_rate)
+        return err_set(e, ERR_INPUT, "sweep: --compare is for matrices, not --max-rate");
+    if (d->compare_axis && sweep_compare_check(d, d->compare_axis, e) < 0)
+        return -1;
     return 0;
 }
 

@@ -197,7 +197,7 @@ static void fill_failure(struct cmp_metric *m, const struct cmp_ci *ci, int sing
 }
 
 /* Failures change what throughput means (retries, aborted work): then tps is not judged. */
-static const char *failure_gate(const struct cmp_metric *f, char *buf, size_t size)
+const char *cmp_failure_gate(const struct cmp_metric *f, char *buf, size_t size)
 {
     if (f->a <= FAIL_GATE && f->b <= FAIL_GATE &&
         (f->verdict == CMP_NO_DIFFERENCE || f->verdict == CMP_INCONCLUSIVE))
@@ -325,7 +325,7 @@ static void analyse_single(struct pair *p)
     char gate[200];
     base_judge(p, &j, 1);
     j.cap = capped;
-    j.hard = failure_gate(&p->o->metrics[CMP_FAILURE_RATE], gate, sizeof gate);
+    j.hard = cmp_failure_gate(&p->o->metrics[CMP_FAILURE_RATE], gate, sizeof gate);
     fill_ratio(&p->o->metrics[CMP_TPS], &tps, 0, &j);
     single_latency(p, b, capped);
 }
@@ -386,9 +386,33 @@ void cmp_trial_ratio(double margin, const double *ya, size_t na, const double *y
         trial_vars(la, na, lb, nb, &j);
         j.hard = hard;
         fill_ratio(m, &ci, lower_better, &j);
+        m->df = w.df;
     }
     free(la);
     free(lb);
+}
+
+void cmp_pooled_ratio(double margin, double mean_a, size_t na, const struct cmp_pooled *pa,
+                      double mean_b, size_t nb, const struct cmp_pooled *pb, int lower_better,
+                      const char *hard, struct cmp_metric *m)
+{
+    struct cmp_welch w;
+    char margin_text[32];
+    snprintf(margin_text, sizeof margin_text, "±%g%%", 100 * margin);
+    cmp_pooled_welch(mean_b - mean_a, na, pa, nb, pb, &w);
+    struct cmp_ci ci = {exp(mean_a), exp(mean_b), exp(w.d), exp(w.lo), exp(w.hi)};
+    struct cmp_judge j;
+    ratio_judge(margin, margin_text, &j, 0);
+    j.var_a = pa->var;
+    j.var_b = pb->var;
+    j.n_trials = (int)(na > nb ? na : nb);
+    j.pool_a = pa;
+    j.pool_b = pb;
+    j.n_a = na;
+    j.n_b = nb;
+    j.hard = hard;
+    fill_ratio(m, &ci, lower_better, &j);
+    m->df = w.df;
 }
 
 /* A ratio metric over trials: Welch's t on the logs of the per-trial values (§3.5). */
@@ -507,7 +531,7 @@ static void analyse_trials(struct pair *p)
 
     char gate[200];
     trial_ratio(p, CMP_TPS, fa.tps, fb.tps, 0,
-                failure_gate(&p->o->metrics[CMP_FAILURE_RATE], gate, sizeof gate));
+                cmp_failure_gate(&p->o->metrics[CMP_FAILURE_RATE], gate, sizeof gate));
     for (int k = 0; k < N_QUANTILES; k++)
         trial_ratio(p, quantile_metric[k], fa.q[k], fb.q[k], 1, NULL);
     p->o->mwu_p = cmp_mwu_p(fa.tps, na, fb.tps, nb);
@@ -523,10 +547,25 @@ void cmp_analyse(struct cmp_report *rep, const struct cmp_side_runs *a,
     snprintf(p.margin_text, sizeof p.margin_text, "±%g%%", 100 * rep->cfg.margin);
     o->mwu_p = o->mwu_min_p = NAN;
     for (int k = 0; k < CMP_N_METRICS; k++)
-        o->metrics[k] = (struct cmp_metric){NAN, NAN, NAN, NAN, NAN, CMP_INCONCLUSIVE, ""};
+        o->metrics[k] = (struct cmp_metric){NAN, NAN, NAN, NAN, NAN, CMP_INCONCLUSIVE, "", 0};
     find_window(&p);
     if (a->n == 1 && b->n == 1)
         analyse_single(&p);
     else
         analyse_trials(&p);
+}
+
+void cmp_run_figures(const struct cmp_run *r, double fig[CMP_N_RUN_FIGS])
+{
+    /* The run's own steady part: its warm-up left out, unless nothing would remain. */
+    size_t start = r->mser.warmup + 2 <= r->n ? r->mser.warmup : 0;
+    double tps = 0;
+    for (size_t t = start; t < r->n; t++)
+        tps += r->tps[t];
+    fig[0] = tps / (double)(r->n - start);
+    struct cmp_lat l;
+    lat_window(r, start, r->n, &l);
+    for (int k = 0; k < N_QUANTILES; k++)
+        fig[1 + k] = cmp_lat_quantile(&l, quantiles[k]);
+    cmp_lat_free(&l);
 }

@@ -170,6 +170,48 @@ double cmp_mwu_p(const double *a, size_t na, const double *b, size_t nb);
  * enough (or gap <= 0). */
 int cmp_trials_needed(double var_a, double var_b, int n_given, double gap);
 
+/* A matrix's trials pooled (§3.6): per side, one between-trial variance of the log figures
+ * over all its cells, when Bartlett's test does not reject that they share it. */
+
+#define CMP_HOMOGENEITY_ALPHA 0.01
+
+struct cmp_pooled {
+    double var, df;  /* pooled variance of the log values and its degrees of freedom (0: none) */
+    size_t n_cells;  /* cells pooled (with two or more values, not excluded) */
+    double p;        /* Bartlett's p-value over them (NaN: fewer than two) */
+    int homogeneous; /* -1 not tested (fewer than two cells with two values), 1 every such cell
+                      * shares the pool, 0 the test refused some (excluded) */
+};
+
+/* Pool cells c = 0..nc whose values are y[n[0] + ... + n[c-1] ..][0..n[c]) (the cells one
+ * after the other); floor_var is the smallest variance a cell is taken to have (the values'
+ * resolution). While Bartlett's test refuses at CMP_HOMOGENEITY_ALPHA, the cell whose
+ * variance lies farthest from the median of theirs (log scale) is excluded (excluded[c] = 1,
+ * room for nc) and the rest tested again; when fewer than two remain there is no pool (df 0,
+ * every cell with two values excluded). With fewer than two cells of two values nothing is
+ * tested: such a cell is excluded (keeps its own variance) and the pool is its variance, which
+ * cells of one value borrow. */
+void cmp_pool(const double *y, const size_t *n, size_t nc, double floor_var, int *excluded,
+              struct cmp_pooled *out);
+
+/* The variance cell c (values y[0..n)) is judged with: the pool (1), unless the cell was
+ * excluded or there is no pool, then its own with n - 1 df (0), or none with one value (-1). */
+int cmp_pool_cell(const struct cmp_pooled *pool, int excluded, const double *y, size_t n,
+                  double floor_var, struct cmp_pooled *out);
+
+/* The chi-squared survival function P(X > x) on k degrees of freedom. */
+double cmp_chi2_sf(double x, double k);
+
+/* The interval of a difference d of cell means of na and nb values, the sides' variances
+ * pooled (pa, pb), combined Welch-style with their pooled degrees of freedom. */
+void cmp_pooled_welch(double d, size_t na, const struct cmp_pooled *pa, size_t nb,
+                      const struct cmp_pooled *pb, struct cmp_welch *out);
+
+/* Trials per side in this cell, above what it has and up to CMP_MAX_TRIALS, whose pooled
+ * interval would be narrower than gap on each side; 0 when none is enough. */
+int cmp_trials_needed_pooled(const struct cmp_pooled *pa, size_t na, const struct cmp_pooled *pb,
+                             size_t nb, double gap);
+
 /* Verdict (§5). */
 
 enum cmp_class {
@@ -198,6 +240,9 @@ struct cmp_judge {
     double var_a, var_b;       /* between-run variances of the trials, as cmp_welch uses them */
     int n_trials;              /* trials per side given (the larger side) */
     const char *margin_text;   /* "+-2%" */
+    /* Pooled intervals (NULL: not pooled): the projection of more trials uses these. */
+    const struct cmp_pooled *pool_a, *pool_b;
+    size_t n_a, n_b;
 };
 
 /* Set m->verdict and m->detail from the oriented interval [l, u]. */
@@ -208,6 +253,22 @@ void cmp_judge_metric(struct cmp_metric *m, double l, double u, const struct cmp
  * failed gate that makes it inconclusive. Fills every field of m. */
 void cmp_trial_ratio(double margin, const double *ya, size_t na, const double *yb, size_t nb,
                      int lower_better, const char *hard, struct cmp_metric *m);
+
+/* The same from pooled variances: the difference of the mean logs mean_b - mean_a of na and nb
+ * trials in the cell, the interval of cmp_pooled_welch. Fills every field of m. */
+void cmp_pooled_ratio(double margin, double mean_a, size_t na, const struct cmp_pooled *pa,
+                      double mean_b, size_t nb, const struct cmp_pooled *pb, int lower_better,
+                      const char *hard, struct cmp_metric *m);
+
+/* A run's figures over its own steady part (its warm-up left out): tps, latency p50, p95 and
+ * p99, the metrics CMP_TPS .. CMP_P99, as the trials of cmp_analyse measure them. */
+#define CMP_N_RUN_FIGS 4
+struct cmp_run;
+void cmp_run_figures(const struct cmp_run *r, double fig[CMP_N_RUN_FIGS]);
+
+/* The failure gate of tps: NULL when the failure rates m (compared) leave tps comparable, else
+ * why not, into buf. */
+const char *cmp_failure_gate(const struct cmp_metric *f, char *buf, size_t size);
 
 /* Orchestration shared by compare.c, analyse.c and env.c. */
 
@@ -221,6 +282,11 @@ struct cmp_run {
     double interval_s;
     struct cmp_mser mser;
 };
+
+/* Prepare run r (read from path) for analysis: -1 with e set when it holds no complete
+ * interval. Free with cmp_free_run. */
+int cmp_prepare_run(struct cmp_run *cr, const struct result *r, const char *path, struct err *e);
+void cmp_free_run(struct cmp_run *cr);
 
 /* The runs of one side. */
 struct cmp_side_runs {

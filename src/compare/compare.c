@@ -37,12 +37,13 @@ static const char *label_of(const struct result *r, const char *path)
     return r->label && *r->label ? r->label : path;
 }
 
-static void group_sides(const struct result *runs, const char *const *paths, size_t n,
-                        struct cmp_report *rep)
+/* Sides by name: names[i] is run i's, or its label when names is NULL. */
+static void group_sides(const struct result *runs, const char *const *paths,
+                        const char *const *names, size_t n, struct cmp_report *rep)
 {
     rep->sides = xcalloc(n, sizeof *rep->sides);
     for (size_t i = 0; i < n; i++) {
-        const char *label = label_of(&runs[i], paths[i]);
+        const char *label = names ? names[i] : label_of(&runs[i], paths[i]);
         size_t s = 0;
         while (s < rep->n_sides && strcmp(rep->sides[s].label, label) != 0)
             s++;
@@ -60,7 +61,7 @@ static void group_sides(const struct result *runs, const char *const *paths, siz
 
 /* The run's complete intervals as series, and its warm-up. A last interval shorter than the
  * first is a partial one (the run ended inside it) and is left out (§1). */
-static int prepare_run(struct cmp_run *cr, const struct result *r, const char *path, struct err *e)
+int cmp_prepare_run(struct cmp_run *cr, const struct result *r, const char *path, struct err *e)
 {
     memset(cr, 0, sizeof *cr);
     cr->r = r;
@@ -85,7 +86,7 @@ static int prepare_run(struct cmp_run *cr, const struct result *r, const char *p
     return 0;
 }
 
-static void free_run(struct cmp_run *cr)
+void cmp_free_run(struct cmp_run *cr)
 {
     free(cr->tps);
     free(cr->failed);
@@ -152,12 +153,14 @@ static void warn_runs(struct cmp_report *rep, const struct cmp_side_runs *sr)
                       "out (use run --warmup, or run longer)");
 }
 
+static int compare_sides(struct cmp_report *out, struct err *e);
+
 int cmp_compare(const struct result *runs, const char *const *paths, size_t n,
                 const struct cmp_config *cfg, struct cmp_report *out, struct err *e)
 {
     memset(out, 0, sizeof *out);
     out->cfg = *cfg;
-    group_sides(runs, paths, n, out);
+    group_sides(runs, paths, NULL, n, out);
     if (out->n_sides == 0) {
         cmp_report_free(out);
         return err_set(e, ERR_INPUT, "compare: no result files");
@@ -170,12 +173,33 @@ int cmp_compare(const struct result *runs, const char *const *paths, size_t n,
         cmp_report_free(out);
         return -1;
     }
+    return compare_sides(out, e);
+}
+
+int cmp_compare_named(const struct result *runs, const char *const *paths, const char *const *names,
+                      size_t n, const struct cmp_config *cfg, struct cmp_report *out, struct err *e)
+{
+    memset(out, 0, sizeof *out);
+    out->cfg = *cfg;
+    group_sides(runs, paths, names, n, out);
+    if (out->n_sides < 2) {
+        err_set(e, ERR_INPUT, "compare: %s",
+                out->n_sides ? "the files form one side only" : "no result files");
+        cmp_report_free(out);
+        return -1;
+    }
+    return compare_sides(out, e);
+}
+
+/* The analyses of out's sides (grouped): every side against the first. */
+static int compare_sides(struct cmp_report *out, struct err *e)
+{
     struct cmp_side_runs *sr = xcalloc(out->n_sides, sizeof *sr);
     int rc = 0;
     for (size_t s = 0; s < out->n_sides && rc == 0; s++) {
         sr[s].runs = xcalloc(out->sides[s].n_trials, sizeof *sr[s].runs);
         for (size_t i = 0; i < out->sides[s].n_trials && rc == 0; i++, sr[s].n++)
-            rc = prepare_run(&sr[s].runs[i], out->sides[s].runs[i], out->sides[s].paths[i], e);
+            rc = cmp_prepare_run(&sr[s].runs[i], out->sides[s].runs[i], out->sides[s].paths[i], e);
     }
     if (rc == 0) {
         warn_runs(out, sr);
@@ -195,7 +219,7 @@ int cmp_compare(const struct result *runs, const char *const *paths, size_t n,
     }
     for (size_t s = 0; s < out->n_sides; s++) {
         for (size_t i = 0; i < sr[s].n; i++)
-            free_run(&sr[s].runs[i]);
+            cmp_free_run(&sr[s].runs[i]);
         free(sr[s].runs);
     }
     free(sr);

@@ -44,6 +44,7 @@ struct cmp_metric {
     double ci_low_pct, ci_high_pct; /* 95 % CI of the change */
     enum cmp_verdict verdict;
     char detail[200]; /* one line: why this verdict, or what would settle it */
+    double df;        /* degrees of freedom of a t interval over trials (0: none) */
 };
 
 /* A setup: the files that share a label. */
@@ -154,6 +155,13 @@ struct cmp_report {
  * than two sides or a run holds no complete interval; else 0 and out filled. */
 int cmp_compare(const struct result *runs, const char *const *paths, size_t n,
                 const struct cmp_config *cfg, struct cmp_report *out, struct err *e);
+
+/* As cmp_compare, with the sides named by names[0..n) (run i's side is names[i], the first
+ * name the baseline) instead of the labels. -1 with e set (ERR_INPUT) when they form fewer than
+ * two sides or a run holds no complete interval. */
+int cmp_compare_named(const struct result *runs, const char *const *paths, const char *const *names,
+                      size_t n, const struct cmp_config *cfg, struct cmp_report *out,
+                      struct err *e);
 
 /* Whether any metric of any comparison, per-script rows included, is `worse` (for
  * --fail-if-worse). */

@@ -39,40 +39,20 @@ static void mean_ci(const double *x, size_t n, double *mean, double *lo, double 
     *hi = *mean + half;
 }
 
-/* The runs of one point, baseline first: what compare needs, and per setup the figures. */
-struct point_runs {
-    size_t n;
-    struct result *runs;
-    const char **paths;
-    char **owned_paths;
-};
-
-static int read_point(const struct sweep_doc *d, const char *dir, size_t first,
-                      struct point_runs *pr, struct sweep_fig_point *p, struct err *e)
+/* Each setup's figures at the point of cell `first` from the complete cells' results. */
+static void point_figures(const struct sweep_doc *d, const struct result *res, const int *have,
+                          struct sweep_fig_point *p)
 {
-    const struct sweep_cell *key = &d->cells[first];
-    pr->runs = xcalloc(d->n_cells, sizeof *pr->runs);
-    pr->paths = xcalloc(d->n_cells, sizeof *pr->paths);
-    pr->owned_paths = xcalloc(d->n_cells, sizeof *pr->owned_paths);
+    const struct sweep_cell *key = &d->cells[p->first];
     double *tps = xcalloc(d->n_cells, sizeof *tps), *p99 = xcalloc(d->n_cells, sizeof *p99);
-    int rc = 0;
-    for (size_t u = 0; u < d->n_setups && rc == 0; u++) {
+    for (size_t u = 0; u < d->n_setups; u++) {
         size_t n = 0;
-        for (size_t i = first; i < d->n_cells && rc == 0; i++) {
+        for (size_t i = p->first; i < d->n_cells; i++) {
             const struct sweep_cell *c = &d->cells[i];
-            if (c->setup != u || c->status != SWEEP_COMPLETE || !sweep_same_point(c, key))
+            if (c->setup != u || !have[i] || !sweep_same_point(c, key))
                 continue;
-            char *path = xasprintf("%s/%s", dir, c->file);
-            if (result_read(path, &pr->runs[pr->n], e) < 0) {
-                free(path);
-                rc = -1;
-                break;
-            }
-            pr->owned_paths[pr->n] = path;
-            pr->paths[pr->n] = path;
-            tps[n] = pr->runs[pr->n].summary.tps;
-            p99[n++] = pr->runs[pr->n].summary.latency_us.p99;
-            pr->n++;
+            tps[n] = res[i].summary.tps;
+            p99[n++] = res[i].summary.latency_us.p99;
         }
         struct sweep_fig_setup *s = &p->setups[u];
         s->n = n;
@@ -81,51 +61,24 @@ static int read_point(const struct sweep_doc *d, const char *dir, size_t first,
     }
     free(tps);
     free(p99);
-    return rc;
-}
-
-static void point_runs_free(struct point_runs *pr)
-{
-    for (size_t i = 0; i < pr->n; i++) {
-        result_free(&pr->runs[i]);
-        free(pr->owned_paths[i]);
-    }
-    free(pr->runs);
-    free(pr->paths);
-    free(pr->owned_paths);
-}
-
-/* compare's verdicts of each setup against the baseline, when both have complete trials. */
-static void compare_point(const struct sweep_doc *d, struct point_runs *pr,
-                          struct sweep_fig_point *p)
-{
-    if (d->n_setups < 2 || p->setups[0].n == 0)
-        return;
-    struct cmp_config cfg = {CMP_DEFAULT_SEED, CMP_DEFAULT_MARGIN, CMP_RESAMPLES};
-    struct cmp_report rep;
-    struct err e = {0};
-    if (cmp_compare(pr->runs, pr->paths, pr->n, &cfg, &rep, &e) < 0)
-        return;
-    p->cmp = xcalloc(rep.n_outcomes + 1, sizeof *p->cmp);
-    p->cmp_setup = xcalloc(rep.n_outcomes + 1, sizeof *p->cmp_setup);
-    for (size_t i = 0; i < rep.n_outcomes; i++) {
-        const char *label = rep.sides[rep.outcomes[i].side].label;
-        for (size_t u = 1; u < d->n_setups; u++)
-            if (strcmp(d->setups[u].label, label) == 0) {
-                p->cmp[p->n_cmp] = rep.outcomes[i];
-                p->cmp_setup[p->n_cmp++] = u;
-            }
-    }
-    p->n_warnings = rep.n_warnings;
-    cmp_report_free(&rep);
 }
 
 int sweep_figs_build(const struct sweep_doc *d, const char *dir, struct sweep_figs *f,
                      struct err *e)
 {
     memset(f, 0, sizeof *f);
+    struct result *res = xcalloc(d->n_cells + 1, sizeof *res);
+    char **paths = xcalloc(d->n_cells + 1, sizeof *paths);
+    int *have = xcalloc(d->n_cells + 1, sizeof *have), rc = 0;
+    for (size_t i = 0; i < d->n_cells && rc == 0; i++) {
+        if (d->cells[i].status != SWEEP_COMPLETE)
+            continue;
+        paths[i] = xasprintf("%s/%s", dir, d->cells[i].file);
+        rc = result_read(paths[i], &res[i], e);
+        have[i] = rc == 0;
+    }
     f->points = xcalloc(d->n_cells + 1, sizeof *f->points);
-    for (size_t i = 0; i < d->n_cells; i++) {
+    for (size_t i = 0; i < d->n_cells && rc == 0; i++) {
         int seen = 0;
         for (size_t k = 0; k < f->n && !seen; k++)
             seen = sweep_same_point(&d->cells[f->points[k].first], &d->cells[i]);
@@ -134,27 +87,36 @@ int sweep_figs_build(const struct sweep_doc *d, const char *dir, struct sweep_fi
         struct sweep_fig_point *p = &f->points[f->n++];
         p->first = i;
         p->setups = xcalloc(d->n_setups, sizeof *p->setups);
-        struct point_runs pr = {0};
-        int rc = read_point(d, dir, i, &pr, p, e);
-        if (rc == 0)
-            compare_point(d, &pr, p);
-        point_runs_free(&pr);
-        if (rc < 0) {
-            sweep_figs_free(f);
-            return -1;
-        }
+        point_figures(d, res, have, p);
     }
-    return 0;
+    if (rc == 0) {
+        const char *axis = sweep_compare_axis(d);
+        f->axis = axis ? xstrdup(axis) : NULL;
+        if (axis)
+            sweep_figs_compare(d, res, (const char *const *)paths, f);
+    }
+    for (size_t i = 0; i < d->n_cells; i++) {
+        if (have[i])
+            result_free(&res[i]);
+        free(paths[i]);
+    }
+    free(res);
+    free(paths);
+    free(have);
+    if (rc < 0)
+        sweep_figs_free(f);
+    return rc;
 }
 
 void sweep_figs_free(struct sweep_figs *f)
 {
-    for (size_t i = 0; i < f->n; i++) {
+    for (size_t i = 0; i < f->n; i++)
         free(f->points[i].setups);
-        free(f->points[i].cmp);
-        free(f->points[i].cmp_setup);
-    }
     free(f->points);
+    for (size_t i = 0; i < f->n_cmps; i++)
+        sweep_comparison_free(&f->cmps[i]);
+    free(f->cmps);
+    free(f->axis);
     memset(f, 0, sizeof *f);
 }
 

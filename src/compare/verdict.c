@@ -42,12 +42,20 @@ static void set(struct cmp_metric *m, enum cmp_verdict v, const char *fmt, ...)
 /* An inconclusive trial comparison: how many trials per side would settle it (§6), from the
  * interval the verdict used (Welch's, with each side's between-run variance) projected to more
  * trials, the current estimate and the margin, all on the analysis scale. */
+/* Trials per side for the gap: pooled when the interval was. */
+static int needed(const struct cmp_judge *j, double gap)
+{
+    if (j->pool_a && j->pool_b)
+        return cmp_trials_needed_pooled(j->pool_a, j->n_a, j->pool_b, j->n_b, gap);
+    return cmp_trials_needed(j->var_a, j->var_b, j->n_trials, gap);
+}
+
 static void projection(struct cmp_metric *m, const struct cmp_judge *j)
 {
     const char *noisy = "over %d trials per side needed: too noisy for %s (use a quieter machine, "
                         "interleave, or widen --margin)";
     if (j->d <= j->margin) {
-        int eq = cmp_trials_needed(j->var_a, j->var_b, j->n_trials, j->margin - j->d);
+        int eq = needed(j, j->margin - j->d);
         if (eq)
             set(m, CMP_INCONCLUSIVE, "about %d trials per side would show whether it is inside %s",
                 eq, j->margin_text);
@@ -55,8 +63,8 @@ static void projection(struct cmp_metric *m, const struct cmp_judge *j)
             set(m, CMP_INCONCLUSIVE, noisy, CMP_MAX_TRIALS, j->margin_text);
         return;
     }
-    int dir = cmp_trials_needed(j->var_a, j->var_b, j->n_trials, j->d);
-    int size = cmp_trials_needed(j->var_a, j->var_b, j->n_trials, j->d - j->margin);
+    int dir = needed(j, j->d);
+    int size = needed(j, j->d - j->margin);
     if (!dir)
         set(m, CMP_INCONCLUSIVE, noisy, CMP_MAX_TRIALS, j->margin_text);
     else if (!size)

@@ -14,6 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/mem.h"
+#include "pg/pg.h"
+
 #define LOCAL_PORT  5432
 #define STR_(x)     #x
 #define STR(x)      STR_(x)
@@ -453,7 +456,27 @@ static void start_undo(struct local_server *srv, const struct local_runas *ra, i
     srv->owns_dir = 0;
 }
 
+/* Append `shared_preload_libraries = 'LIBS'` to the new cluster's postgresql.conf: a setting
+ * like any other, which ALTER SYSTEM (sweep --set) still overrides. */
+static int conf_preload(const struct local_server *srv, const char *libs, struct err *e)
+{
+    char path[PATH_MAX];
+    if (dir_path(path, srv->dir, "data/postgresql.conf") < 0)
+        return err_set(e, ERR_RUNTIME, "path too long under %s", srv->dir);
+    FILE *f = fopen(path, "a");
+    int bad = !f || fprintf(f, "shared_preload_libraries = '%s'\n", libs) < 0;
+    if (f && fclose(f) != 0)
+        bad = 1;
+    return bad ? err_set(e, ERR_RUNTIME, "cannot write %s: %s", path, strerror(errno)) : 0;
+}
+
 int local_start(struct local_server *srv, const char *dir_or_null, struct err *e)
+{
+    return local_start_preload(srv, dir_or_null, NULL, e);
+}
+
+int local_start_preload(struct local_server *srv, const char *dir_or_null, const char *preload,
+                        struct err *e)
 {
     struct local_runas ra;
     int created = 0, started = 0;
@@ -468,7 +491,8 @@ int local_start(struct local_server *srv, const char *dir_or_null, struct err *e
     srv->owns_dir = created;
     reg_arm(srv->dir, created);
     if (dir_give_to_server(srv, &ra, created, e) < 0 || cluster_init(srv, &ra, e) < 0 ||
-        server_start(srv, &ra, &started, e) < 0 || conninfo_publish(srv, e) < 0) {
+        (preload && conf_preload(srv, preload, e) < 0) || server_start(srv, &ra, &started, e) < 0 ||
+        conninfo_publish(srv, e) < 0) {
         start_undo(srv, &ra, started, created);
         return -1;
     }
@@ -476,6 +500,21 @@ int local_start(struct local_server *srv, const char *dir_or_null, struct err *e
     if (dir_path(pidfile, srv->dir, "data/postmaster.pid") == 0)
         reg.pid = pidfile_read(pidfile);
     return 0;
+}
+
+int local_create_extension(const struct local_server *srv, const char *name, struct err *e)
+{
+    struct pg_connopts o = {0};
+    o.dbname = xstrdup(srv->conninfo);
+    struct pg_conn *c = pg_connect(&o, e);
+    pg_connopts_free(&o);
+    if (!c)
+        return -1;
+    char sql[256];
+    snprintf(sql, sizeof sql, "CREATE EXTENSION IF NOT EXISTS %s", name);
+    int rc = pg_exec(c, sql, e);
+    pg_finish(c);
+    return rc;
 }
 
 int local_stop(struct local_server *srv, struct err *e)

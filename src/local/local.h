@@ -3,6 +3,9 @@
 
 #include "base/err.h"
 
+/* What --local preloads, unless --no-statements: every local run reports its statements. */
+#define LOCAL_STATEMENTS "pg_stat_statements"
+
 /*
  * A scratch PostgreSQL server for `--local` and `pgarena local start|stop|status`.
  *
@@ -32,6 +35,14 @@ struct local_server {
  * path allows; already holds data/), else ERR_RUNTIME. As root, only a directory pgarena
  * creates is chowned to postgres; an existing one must already be writable by postgres. */
 int local_start(struct local_server *srv, const char *dir_or_null, struct err *e);
+
+/* As local_start, with shared_preload_libraries set to preload (NULL: none) in the cluster's
+ * postgresql.conf before it starts. */
+int local_start_preload(struct local_server *srv, const char *dir_or_null, const char *preload,
+                        struct err *e);
+
+/* CREATE EXTENSION IF NOT EXISTS name in the server's database. -1 with e set. */
+int local_create_extension(const struct local_server *srv, const char *name, struct err *e);
 
 /* Stop the server (fast shutdown, waits) and unregister it; if owns_dir, delete what pgarena put
  * in the directory (data/, logs, pgarena.conninfo, socket) and then the directory itself unless

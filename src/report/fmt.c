@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "result/result.h"
+
 void report_escape(struct buf *b, const char *s)
 {
     for (; s && *s; s++) {
@@ -215,6 +217,19 @@ char *report_fmt_cut(char *buf, size_t size, const char *s)
         while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
             n--; /* not inside a UTF-8 character */
         memcpy(buf + n, "...", 4);
+    }
+    return buf;
+}
+
+char *report_fmt_dataset(char *buf, size_t size, const struct result *r)
+{
+    if (r->workload.tables > 0) {
+        char rows[32];
+        snprintf(buf, size, "%lld table%s × %s rows", (long long)r->workload.tables,
+                 r->workload.tables == 1 ? "" : "s",
+                 report_fmt_count(rows, sizeof rows, (uint64_t)r->workload.table_size));
+    } else {
+        snprintf(buf, size, "scale %lld", (long long)r->workload.scale);
     }
     return buf;
 }

@@ -184,9 +184,9 @@ static void head(struct report_doc *d)
 /* What was run and how: workload, scale, clients, mode, duration, server. */
 static void describe_setup(struct buf *b, const struct result *r)
 {
-    char n[48];
-    buf_printf(b, "%s at scale %lld, ", r->workload.name ? r->workload.name : "a custom workload",
-               (long long)r->workload.scale);
+    char n[48], size[96];
+    buf_printf(b, "%s %s %s, ", r->workload.name ? r->workload.name : "a custom workload",
+               r->workload.tables > 0 ? "on" : "at", report_fmt_dataset(size, sizeof size, r));
     buf_printf(b, "%d client%s on %d thread%s, %s protocol, ", r->options.clients,
                r->options.clients == 1 ? "" : "s", r->options.threads,
                r->options.threads == 1 ? "" : "s",

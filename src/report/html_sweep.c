@@ -190,17 +190,22 @@ static const char *change(char *buf, size_t size, double pct)
     return report_fmt_change(buf, size, pct);
 }
 
-static void cell_change(struct buf *b, const struct cmp_metric *m)
+static void cell_change(struct buf *b, const struct sweep_comparison *r)
 {
     char c[32], lo[32], hi[32];
-    buf_printf(b, "<td>%s [%s, %s] <span class=\"verdict %s\">%s</span></td>",
-               change(c, sizeof c, m->change_pct), change(lo, sizeof lo, m->ci_low_pct),
-               change(hi, sizeof hi, m->ci_high_pct),
-               m->verdict == CMP_BETTER          ? "v-better"
-               : m->verdict == CMP_WORSE         ? "v-worse"
-               : m->verdict == CMP_NO_DIFFERENCE ? "v-none"
-                                                 : "v-inconclusive",
-               cmp_verdict_names[m->verdict]);
+    if (!r) {
+        buf_puts(b, "<td>-</td>");
+        return;
+    }
+    const char *v = r->verdict;
+    buf_printf(b, "<td>%s [%s, %s] <span class=\"verdict %s\">%s</span> <small>%s%s</small></td>",
+               change(c, sizeof c, r->change_pct), change(lo, sizeof lo, r->ci_low),
+               change(hi, sizeof hi, r->ci_high),
+               strcmp(v, "better") == 0                     ? "v-better"
+               : strcmp(v, "worse") == 0                    ? "v-worse"
+               : strcmp(v, "no-meaningful-difference") == 0 ? "v-none"
+                                                            : "v-inconclusive",
+               v, r->method, r->homogeneous == 0 ? " (noise differs between cells)" : "");
 }
 
 static void table(struct sweep_page *p)
@@ -213,10 +218,14 @@ static void table(struct sweep_page *p)
         report_escape(p->out, d->setups[u].label);
         buf_puts(p->out, " tps</th><th>p99</th>");
     }
-    for (size_t u = 1; u < d->n_setups; u++) {
+    size_t u0 = report_sweep_first_cmp_setup(p->f);
+    for (size_t u = u0; p->f->axis && u < d->n_setups; u++) {
         buf_puts(p->out, "<th>");
-        report_escape(p->out, d->setups[u].label);
-        buf_puts(p->out, ": tps change [95% CI]</th><th>p99 change [95% CI]</th>");
+        if (u0 || d->n_setups > 1) {
+            report_escape(p->out, d->setups[u].label);
+            buf_puts(p->out, ": ");
+        }
+        buf_puts(p->out, "tps change [95% CI]</th><th>p99 change [95% CI]</th>");
     }
     buf_puts(p->out, "</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < p->f->n; i++) {
@@ -232,20 +241,32 @@ static void table(struct sweep_page *p)
                        s->n ? report_fmt_sig(tps, sizeof tps, s->tps, 5) : "-",
                        s->n ? report_fmt_latency(p99, sizeof p99, s->p99_us) : "-");
         }
-        for (size_t u = 1; u < d->n_setups; u++) {
-            size_t k = 0;
-            while (k < pt->n_cmp && pt->cmp_setup[k] != u)
-                k++;
-            if (k == pt->n_cmp) {
-                buf_puts(p->out, "<td>-</td><td>-</td>");
+        for (size_t u = u0; p->f->axis && u < d->n_setups; u++) {
+            const struct sweep_comparison *t = report_sweep_find(p->f, i, u, "tps");
+            struct sweep_cell vc = d->cells[pt->first];
+            char v[256];
+            vc.setup = u;
+            if (!t && !u0 && p->f->n_cmps &&
+                strcmp(sweep_axis_value(v, sizeof v, d, &vc, p->f->axis), p->f->cmps[0].baseline) ==
+                    0) {
+                buf_puts(p->out, "<td>baseline</td><td>-</td>");
                 continue;
             }
-            cell_change(p->out, &pt->cmp[k].metrics[CMP_TPS]);
-            cell_change(p->out, &pt->cmp[k].metrics[CMP_P99]);
+            cell_change(p->out, t);
+            cell_change(p->out, report_sweep_find(p->f, i, u, "latency_p99"));
         }
         buf_puts(p->out, "</tr>\n");
     }
-    buf_puts(p->out, "</tbody></table></div>\n</section>\n");
+    buf_puts(p->out, "</tbody></table></div>\n");
+    if (p->f->axis) {
+        buf_puts(p->out, "<p class=\"meta\">Compared: ");
+        report_escape(p->out, p->f->axis);
+        buf_puts(p->out, ", each value against the first. <i>pooled</i>: the interval takes each "
+                         "side's between-trial variance pooled over its cells (log scale; "
+                         "Bartlett's test finds their noise alike); <i>cell</i>: the cell's own "
+                         "trials, where pooling was not possible or was refused.</p>\n");
+    }
+    buf_puts(p->out, "</section>\n");
 }
 
 static void capacity(struct sweep_page *p)

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "report/compare_out.h"
 #include "report/fmt.h"
 
@@ -32,79 +33,229 @@ static void pct(char *buf, size_t size, double v)
         snprintf(buf, size, fabs(v) < 100 ? "%+.1f%%" : "%+.0f%%", v);
 }
 
-static void change_cell(char *buf, size_t size, const struct cmp_metric *m)
+/* "+12.0% [+8.1%, +16.0%] better pooled" */
+static void change_cell(char *buf, size_t size, const struct sweep_comparison *r)
 {
     char c[16], lo[16], hi[16];
-    pct(c, sizeof c, m->change_pct);
-    pct(lo, sizeof lo, m->ci_low_pct);
-    pct(hi, sizeof hi, m->ci_high_pct);
-    snprintf(buf, size, "%s [%s, %s] %s", c, lo, hi, cmp_verdict_names[m->verdict]);
+    pct(c, sizeof c, r->change_pct);
+    pct(lo, sizeof lo, r->ci_low);
+    pct(hi, sizeof hi, r->ci_high);
+    snprintf(buf, size, "%s [%s, %s] %s %s", c, lo, hi, r->verdict, r->method);
 }
 
-static void header(FILE *out, const struct sweep_doc *d)
+const struct sweep_comparison *report_sweep_find(const struct sweep_figs *f, size_t point,
+                                                 size_t setup, const char *metric)
 {
-    fprintf(out, "%-7s", "clients");
-    if (d->n_rates || d->max_rate.have)
-        fprintf(out, " %9s", "rate");
-    if (d->n_scales)
-        fprintf(out, " %6s", "scale");
-    for (size_t k = 0; k < d->n_sets; k++)
-        fprintf(out, " %12.12s", d->sets[k].name);
-    for (size_t u = 0; u < d->n_setups; u++)
-        fprintf(out, " | %10.10s tps %9s", d->setups[u].label, "p99");
-    for (size_t u = 1; u < d->n_setups; u++) {
-        char title[64];
-        snprintf(title, sizeof title, "%.20s: tps change [95%% CI] verdict", d->setups[u].label);
-        fprintf(out, " | %-40s %s", title, "p99 change [95% CI] verdict");
+    for (size_t k = 0; k < f->n_cmps; k++)
+        if (f->cmps[k].fig_point == point && f->cmps[k].fig_setup == setup &&
+            strcmp(f->cmps[k].metric, metric) == 0)
+            return &f->cmps[k];
+    return NULL;
+}
+
+size_t report_sweep_first_cmp_setup(const struct sweep_figs *f)
+{
+    return f->axis && strcmp(f->axis, "setup") == 0 ? 1 : 0;
+}
+
+/* Columns on a terminal: UTF-8 code points (a label may hold any). */
+static size_t text_width(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* A table whose columns are as wide as their widest text, the header included: nothing is
+ * ever cut. Cells are kept as text; the first columns (the axes) are right-aligned, the
+ * comparisons left-aligned after a bar. */
+struct grid {
+    size_t rows, cols;
+    char **text;   /* rows x cols */
+    size_t *width; /* per column */
+    int *bar;      /* a " | " before the column */
+    int *left;     /* left-aligned */
+};
+
+static void grid_init(struct grid *g, size_t rows, size_t cols)
+{
+    g->rows = rows;
+    g->cols = cols;
+    g->text = xcalloc(rows * cols + 1, sizeof *g->text);
+    g->width = xcalloc(cols + 1, sizeof *g->width);
+    g->bar = xcalloc(cols + 1, sizeof *g->bar);
+    g->left = xcalloc(cols + 1, sizeof *g->left);
+}
+
+static void grid_set(struct grid *g, size_t row, size_t col, const char *text)
+{
+    free(g->text[row * g->cols + col]);
+    g->text[row * g->cols + col] = xstrdup(text);
+    size_t w = text_width(text);
+    g->width[col] = w > g->width[col] ? w : g->width[col];
+}
+
+static void grid_row(FILE *out, const struct grid *g, size_t row)
+{
+    for (size_t c = 0; c < g->cols; c++) {
+        const char *t = g->text[row * g->cols + c] ? g->text[row * g->cols + c] : "";
+        int pad = (int)(g->width[c] - text_width(t));
+        int last = c + 1 == g->cols;
+        fputs(c == 0 ? "" : g->bar[c] ? " | " : " ", out);
+        if (g->left[c])
+            fprintf(out, "%s%*s", t, last ? 0 : pad, "");
+        else
+            fprintf(out, "%*s%s", pad, "", t);
     }
     fputc('\n', out);
 }
 
+static void grid_free(struct grid *g)
+{
+    for (size_t i = 0; i < g->rows * g->cols; i++)
+        free(g->text[i]);
+    free(g->text);
+    free(g->width);
+    free(g->bar);
+    free(g->left);
+}
+
+/* The name of a value side in the table: its setup's label, or axis=value (and the label with
+ * several setups). */
+static void side_name(char *buf, size_t size, const struct sweep_doc *d, const char *axis,
+                      const char *value, size_t setup)
+{
+    if (strcmp(axis, "setup") == 0)
+        snprintf(buf, size, "%s", value);
+    else if (d->n_setups > 1)
+        snprintf(buf, size, "%s %s=%s", d->setups[setup].label, axis, value);
+    else
+        snprintf(buf, size, "%s=%s", axis, value);
+}
+
 void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_figs *f)
 {
-    if (d->n_setups > 1)
+    const char *axis = f->axis;
+    size_t u0 = report_sweep_first_cmp_setup(f);
+    size_t n_cmp_cols = axis ? 2 * (d->n_setups - u0) : 0;
+    if (axis && strcmp(axis, "setup") == 0)
         fprintf(out,
                 "baseline %s; changes against it: 95 %% CI and verdict over each cell's "
                 "trials\n",
                 d->setups[0].label);
-    header(out, d);
+    else if (axis)
+        fprintf(out,
+                "baseline %s=%s; changes against it: 95 %% CI and verdict over each cell's "
+                "trials\n",
+                axis, f->n_cmps ? f->cmps[0].baseline : "?");
+    size_t has_rate = d->n_rates || d->max_rate.have, has_scale = d->n_scales != 0;
+    size_t n_axes = 1 + has_rate + has_scale + d->n_sets;
+    struct grid g;
+    grid_init(&g, f->n + 1, n_axes + 2 * d->n_setups + n_cmp_cols);
+    size_t col = 0;
+    grid_set(&g, 0, col++, "clients");
+    if (has_rate)
+        grid_set(&g, 0, col++, "rate");
+    if (has_scale)
+        grid_set(&g, 0, col++, "scale");
+    for (size_t k = 0; k < d->n_sets; k++)
+        grid_set(&g, 0, col++, d->sets[k].name);
+    for (size_t u = 0; u < d->n_setups; u++) {
+        char title[300];
+        snprintf(title, sizeof title, "%s tps", d->setups[u].label);
+        g.bar[col] = 1;
+        grid_set(&g, 0, col++, title);
+        grid_set(&g, 0, col++, "p99");
+    }
+    for (size_t u = u0; axis && u < d->n_setups; u++) {
+        char title[300];
+        if (strcmp(axis, "setup") == 0)
+            snprintf(title, sizeof title, "%s: tps change [95%% CI] verdict method",
+                     d->setups[u].label);
+        else if (d->n_setups > 1)
+            snprintf(title, sizeof title, "%s: tps change [95%% CI] verdict method",
+                     d->setups[u].label);
+        else
+            snprintf(title, sizeof title, "tps change [95%% CI] verdict method");
+        g.bar[col] = 1;
+        g.left[col] = g.left[col + 1] = 1;
+        grid_set(&g, 0, col++, title);
+        grid_set(&g, 0, col++, "p99 change [95% CI] verdict method");
+    }
     for (size_t i = 0; i < f->n; i++) {
         const struct sweep_fig_point *p = &f->points[i];
         const struct sweep_cell *c = &d->cells[p->first];
-        fprintf(out, "%7lld", (long long)c->clients);
-        if (d->n_rates || d->max_rate.have)
-            fprintf(out, " %9g", c->rate);
-        if (d->n_scales)
-            fprintf(out, " %6lld", (long long)c->scale);
+        char buf[300];
+        col = 0;
+        snprintf(buf, sizeof buf, "%lld", (long long)c->clients);
+        grid_set(&g, i + 1, col++, buf);
+        if (has_rate) {
+            snprintf(buf, sizeof buf, "%g", c->rate);
+            grid_set(&g, i + 1, col++, buf);
+        }
+        if (has_scale) {
+            snprintf(buf, sizeof buf, "%lld", (long long)c->scale);
+            grid_set(&g, i + 1, col++, buf);
+        }
         for (size_t k = 0; k < c->n_settings; k++)
-            fprintf(out, " %12.12s", c->settings[k].value);
+            grid_set(&g, i + 1, col++, c->settings[k].value);
         for (size_t u = 0; u < d->n_setups; u++) {
             char tps[32] = "-", p99[32] = "-";
             if (p->setups[u].n) {
                 report_fmt_sig(tps, sizeof tps, p->setups[u].tps, 5);
                 report_fmt_latency(p99, sizeof p99, p->setups[u].p99_us);
             }
-            fprintf(out, " | %14s %9s", tps, p99);
+            grid_set(&g, i + 1, col++, tps);
+            grid_set(&g, i + 1, col++, p99);
         }
-        for (size_t u = 1; u < d->n_setups; u++) {
-            char a[96] = "-", b[96] = "-";
-            for (size_t k = 0; k < p->n_cmp; k++)
-                if (p->cmp_setup[k] == u) {
-                    change_cell(a, sizeof a, &p->cmp[k].metrics[CMP_TPS]);
-                    change_cell(b, sizeof b, &p->cmp[k].metrics[CMP_P99]);
-                }
-            fprintf(out, " | %-40s %s", a, b);
+        for (size_t u = u0; axis && u < d->n_setups; u++) {
+            const struct sweep_comparison *t = report_sweep_find(f, i, u, "tps");
+            const struct sweep_comparison *l = report_sweep_find(f, i, u, "latency_p99");
+            char a[160] = "-", b[160] = "-", v[256];
+            struct sweep_cell vc = *c;
+            vc.setup = u;
+            if (!t && strcmp(axis, "setup") != 0 && f->n_cmps &&
+                strcmp(sweep_axis_value(v, sizeof v, d, &vc, axis), f->cmps[0].baseline) == 0)
+                snprintf(a, sizeof a, "baseline");
+            if (t)
+                change_cell(a, sizeof a, t);
+            if (l)
+                change_cell(b, sizeof b, l);
+            grid_set(&g, i + 1, col++, a);
+            grid_set(&g, i + 1, col++, b);
         }
-        fputc('\n', out);
-        for (size_t k = 0; k < p->n_cmp; k++)
-            for (int m = 0; m < CMP_N_METRICS; m++) {
-                const struct cmp_metric *x = &p->cmp[k].metrics[m];
-                if ((m == CMP_TPS || m == CMP_P99) && x->verdict == CMP_INCONCLUSIVE &&
-                    strstr(x->detail, "trials per side"))
-                    fprintf(out, "        %s %s: %s\n", d->setups[p->cmp_setup[k]].label,
-                            cmp_metric_names[m], x->detail);
-            }
     }
+    grid_row(out, &g, 0);
+    int cell_method = 0, pooled = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        grid_row(out, &g, i + 1);
+        for (size_t u = u0; axis && u < d->n_setups; u++) {
+            const char *metrics[2] = {"tps", "latency_p99"};
+            for (int m = 0; m < 2; m++) {
+                const struct sweep_comparison *r = report_sweep_find(f, i, u, metrics[m]);
+                if (!r)
+                    continue;
+                cell_method |= strcmp(r->method, "cell") == 0 && r->homogeneous == 0;
+                pooled |= strcmp(r->method, "pooled") == 0;
+                if (strcmp(r->verdict, "inconclusive") == 0 &&
+                    strstr(r->detail, "trials per side")) {
+                    char name[300];
+                    side_name(name, sizeof name, d, axis, r->value, u);
+                    fprintf(out, "        %s %s: %s\n", name, m ? "latency_p99" : "tps", r->detail);
+                }
+            }
+        }
+    }
+    grid_free(&g);
+    if (pooled)
+        fputs("pooled: the interval takes each side's between-trial variance pooled over its "
+              "cells (log scale, Bartlett's test); cell: the cell's own trials\n",
+              out);
+    if (cell_method)
+        fputs("cell where pooling was refused: the trials' noise differs between a side's "
+              "cells\n",
+              out);
     if (d->max_rate.have && d->max_rate.tps > 0) {
         char lo[32] = "-", hi[32] = "-";
         if (isfinite(d->max_rate.ci_low))
@@ -128,8 +279,9 @@ static json_t *number(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-static json_t *point_json(const struct sweep_doc *d, const struct sweep_fig_point *p)
+static json_t *point_json(const struct sweep_doc *d, const struct sweep_figs *f, size_t pi)
 {
+    const struct sweep_fig_point *p = &f->points[pi];
     const struct sweep_cell *c = &d->cells[p->first];
     json_t *o = json_object(), *settings = json_object(), *setups = json_array(),
            *cmps = json_array();
@@ -153,11 +305,27 @@ static json_t *point_json(const struct sweep_doc *d, const struct sweep_fig_poin
         json_array_append_new(setups, j);
     }
     json_object_set_new(o, "setups", setups);
-    for (size_t k = 0; k < p->n_cmp; k++) {
+    for (size_t u = report_sweep_first_cmp_setup(f); f->axis && u < d->n_setups; u++) {
+        if (!report_sweep_find(f, pi, u, "tps"))
+            continue;
         json_t *j = json_object(), *metrics = json_array();
-        json_object_set_new(j, "side", json_string(d->setups[p->cmp_setup[k]].label));
-        for (int m = 0; m < CMP_N_METRICS; m++)
-            json_array_append_new(metrics, report_metric_json(&p->cmp[k].metrics[m], m, NULL));
+        char name[300];
+        side_name(name, sizeof name, d, f->axis, report_sweep_find(f, pi, u, "tps")->value, u);
+        json_object_set_new(j, "side", json_string(name));
+        for (int m = 0; m < CMP_N_METRICS; m++) {
+            const struct sweep_comparison *r = report_sweep_find(f, pi, u, cmp_metric_names[m]);
+            if (!r)
+                continue;
+            struct cmp_metric x = {
+                r->a, r->b, r->change_pct, r->ci_low, r->ci_high, CMP_INCONCLUSIVE, "", r->df};
+            for (int v = 0; v < 4; v++)
+                if (strcmp(cmp_verdict_names[v], r->verdict) == 0)
+                    x.verdict = (enum cmp_verdict)v;
+            snprintf(x.detail, sizeof x.detail, "%s", r->detail);
+            json_t *mj = report_metric_json(&x, m, NULL);
+            json_object_set_new(mj, "method", json_string(r->method));
+            json_array_append_new(metrics, mj);
+        }
         json_object_set_new(j, "metrics", metrics);
         json_array_append_new(cmps, j);
     }
@@ -170,8 +338,11 @@ int report_sweep_json(FILE *out, const struct sweep_doc *d, const struct sweep_f
 {
     json_t *root = json_object(), *points = json_array();
     for (size_t i = 0; i < f->n; i++)
-        json_array_append_new(points, point_json(d, &f->points[i]));
+        json_array_append_new(points, point_json(d, f, i));
     json_object_set_new(root, "points", points);
+    struct sweep_doc view = {.n_comparisons = f->n_cmps, .comparisons = f->cmps};
+    json_object_set_new(root, "compare", f->axis ? json_string(f->axis) : json_null());
+    json_object_set_new(root, "comparisons", sweep_comparisons_json(&view));
     if (d->max_rate.have) {
         json_t *m = json_object();
         json_object_set_new(m, "tps",

@@ -9,9 +9,10 @@
 
 /* A sweep as the sweep command prints it. The functions only read what they are given. */
 
-/* One row per point: its axes, each setup's tps and p99, and per setup after the baseline the
- * change of tps and p99 against it with their 95 % intervals and compare's verdicts; below a
- * row, what more trials would settle; then max_rate of a capacity search. */
+/* One row per point: its axes, each setup's tps and p99, and the change of tps and p99 of the
+ * point's value of the compared axis against the baseline, with their 95 % intervals, verdicts
+ * and the method (pooled or cell); below a row, what more trials would settle; then max_rate of
+ * a capacity search. Columns are as wide as their texts: no header is cut. */
 void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_figs *f);
 
 /* The same as {"points": [{"clients", "rate", "scale", "settings", "setups": [{"label",
@@ -20,6 +21,13 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
  * (ERR_RUNTIME) when it cannot be written. */
 int report_sweep_json(FILE *out, const struct sweep_doc *d, const struct sweep_figs *f,
                       struct err *e);
+
+/* The comparison of f for the value side (point, setup) and metric (NULL: none). */
+const struct sweep_comparison *report_sweep_find(const struct sweep_figs *f, size_t point,
+                                                 size_t setup, const char *metric);
+
+/* The first setup whose values are compared: 1 when the axis is the setups, else 0. */
+size_t report_sweep_first_cmp_setup(const struct sweep_figs *f);
 
 /* "p99 <= 5 ms" etc. are the caller's; this is the axis part of a point: "8 clients, -R 100,
  * synchronous_commit=off" into buf. */

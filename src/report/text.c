@@ -198,8 +198,9 @@ static void print_agents(FILE *out, const struct result *r)
 void report_text_summary(FILE *out, const struct result *r)
 {
     const struct latency_summary *l = &r->summary.latency_us;
-    fprintf(out, "workload:            %s (scale %lld)\n",
-            r->workload.name ? r->workload.name : "?", (long long)r->workload.scale);
+    char size[96];
+    fprintf(out, "workload:            %s (%s)\n", r->workload.name ? r->workload.name : "?",
+            report_fmt_dataset(size, sizeof size, r));
     if (r->label)
         fprintf(out, "label:               %s\n", r->label);
     print_server(out, r);

@@ -313,6 +313,8 @@ static void read_context(const json_t *root, struct result *r)
     json_t *w = json_object_get(root, "workload");
     r->workload.name = dup_str(w, "name");
     r->workload.scale = (int64_t)count(w, "scale");
+    r->workload.tables = (int64_t)count(w, "tables");
+    r->workload.table_size = (int64_t)count(w, "table_size");
     json_t *scripts = json_object_get(w, "scripts");
     r->workload.n_scripts = json_array_size(scripts);
     r->workload.scripts = xcalloc(r->workload.n_scripts, sizeof *r->workload.scripts);

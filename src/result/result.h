@@ -283,6 +283,7 @@ struct result {
         int64_t scale;
         size_t n_scripts;
         struct result_script_text *scripts;
+        int64_t tables, table_size; /* a sysbench workload's tables and rows each; 0: not one */
     } workload;
     struct {
         int clients, threads;

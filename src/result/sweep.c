@@ -23,6 +23,19 @@ static void settings_free(struct sweep_setting *s, size_t n)
     free(s);
 }
 
+void sweep_comparison_free(struct sweep_comparison *c)
+{
+    free(c->axis);
+    free(c->baseline);
+    free(c->value);
+    settings_free(c->cell, c->n_cell);
+    free(c->metric);
+    free(c->verdict);
+    free(c->method);
+    free(c->detail);
+    memset(c, 0, sizeof *c);
+}
+
 void sweep_doc_free(struct sweep_doc *d)
 {
     free(d->command);
@@ -47,6 +60,10 @@ void sweep_doc_free(struct sweep_doc *d)
     }
     free(d->cells);
     free(d->max_rate.slo);
+    free(d->compare_axis);
+    for (size_t i = 0; i < d->n_comparisons; i++)
+        sweep_comparison_free(&d->comparisons[i]);
+    free(d->comparisons);
     memset(d, 0, sizeof *d);
 }
 
@@ -121,6 +138,50 @@ static json_t *axes_json(const struct sweep_doc *d)
     return axes;
 }
 
+/* An axis value: a number for clients, rate and scale, else the text. */
+static json_t *axis_value_json(const char *axis, const char *text)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (*text && !*end &&
+        (strcmp(axis, "clients") == 0 || strcmp(axis, "scale") == 0 || strcmp(axis, "rate") == 0))
+        return strcmp(axis, "rate") == 0 ? json_real(v) : json_integer((json_int_t)v);
+    return json_string(text);
+}
+
+static json_t *comparison_json(const struct sweep_comparison *c)
+{
+    json_t *o = json_object(), *cell = json_object();
+    json_object_set_new(o, "axis", json_string(c->axis));
+    json_object_set_new(o, "baseline", axis_value_json(c->axis, c->baseline));
+    json_object_set_new(o, "value", axis_value_json(c->axis, c->value));
+    for (size_t i = 0; i < c->n_cell; i++)
+        json_object_set_new(cell, c->cell[i].name,
+                            axis_value_json(c->cell[i].name, c->cell[i].value));
+    json_object_set_new(o, "cell", cell);
+    json_object_set_new(o, "metric", json_string(c->metric));
+    json_object_set_new(o, "a", num_or_null(c->a, isfinite(c->a)));
+    json_object_set_new(o, "b", num_or_null(c->b, isfinite(c->b)));
+    json_object_set_new(o, "change_pct", num_or_null(c->change_pct, isfinite(c->change_pct)));
+    json_object_set_new(o, "ci_low", num_or_null(c->ci_low, isfinite(c->ci_low)));
+    json_object_set_new(o, "ci_high", num_or_null(c->ci_high, isfinite(c->ci_high)));
+    json_object_set_new(o, "verdict", json_string(c->verdict));
+    json_object_set_new(o, "method", json_string(c->method));
+    json_object_set_new(o, "df", num_or_null(c->df, isfinite(c->df)));
+    json_object_set_new(o, "homogeneous",
+                        c->homogeneous < 0 ? json_null() : json_boolean(c->homogeneous));
+    json_object_set_new(o, "detail", json_string(c->detail ? c->detail : ""));
+    return o;
+}
+
+json_t *sweep_comparisons_json(const struct sweep_doc *d)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < d->n_comparisons; i++)
+        json_array_append_new(a, comparison_json(&d->comparisons[i]));
+    return a;
+}
+
 static json_t *doc_json(const struct sweep_doc *d)
 {
     json_t *root = json_object();
@@ -150,6 +211,9 @@ static json_t *doc_json(const struct sweep_doc *d)
         json_object_set_new(o, "failed_at", num_or_null(m->failed_at, m->failed_at > 0));
         json_object_set_new(root, "max_rate", o);
     }
+    if (d->compare_axis)
+        json_object_set_new(root, "compare", json_string(d->compare_axis));
+    json_object_set_new(root, "comparisons", sweep_comparisons_json(d));
     return root;
 }
 
@@ -303,6 +367,9 @@ static int read_root(const json_t *root, const char *path, struct sweep_doc *d, 
         d->max_rate.ci_high = json_is_number(hi) ? json_number_value(hi) : NAN;
         d->max_rate.failed_at = json_number_value(json_object_get(m, "failed_at"));
     }
+    /* The comparisons are figured again from the cells' files whenever they are shown. */
+    const char *axis = json_string_value(json_object_get(root, "compare"));
+    d->compare_axis = axis ? xstrdup(axis) : NULL;
     return 0;
 }
 

@@ -60,6 +60,27 @@ struct sweep_max_rate {
     double failed_at;       /* the lowest rate that missed it (0: none did) */
 };
 
+/* One comparison of a sweep (DESIGN.md "Matrix verdicts"): a value of the compared axis
+ * against the axis's first value, in one cell of the other axes, for one metric. */
+struct sweep_comparison {
+    char *axis;             /* "setup", "clients", "rate", "scale" or a --set setting's name */
+    char *baseline, *value; /* the axis's values, as text */
+    size_t n_cell;
+    struct sweep_setting *cell; /* the other axes' values by name ("setup", "clients", ...) */
+    char *metric;               /* compare's metric name: "tps", "latency_p99", ... */
+    double a, b;                /* the baseline's and the value's figure (NaN: unknown) */
+    double change_pct, ci_low, ci_high; /* of the value against the baseline (NaN: unknown) */
+    char *verdict;                      /* compare's verdict name */
+    char *method;                       /* "pooled" or "cell" */
+    double df;                          /* degrees of freedom of the interval (NaN: none) */
+    int homogeneous;                    /* -1: not tested, else the homogeneity test's answer */
+    char *detail;                       /* why the verdict, or how many trials would settle it */
+    /* Not written: where the builder found it (the value's point and setup in its figures). */
+    size_t fig_point, fig_setup;
+};
+
+void sweep_comparison_free(struct sweep_comparison *c);
+
 struct sweep_doc {
     char *command; /* password masked */
     size_t n_clients;
@@ -76,9 +97,16 @@ struct sweep_doc {
     size_t n_cells, cap_cells;
     struct sweep_cell *cells;
     struct sweep_max_rate max_rate;
+    char *compare_axis; /* --compare: NULL the default, "none" none */
+    size_t n_comparisons;
+    struct sweep_comparison *comparisons;
 };
 
 void sweep_doc_free(struct sweep_doc *d);
+
+/* d's comparisons as sweep.json holds them (a JSON array, the caller's reference). */
+struct json_t;
+struct json_t *sweep_comparisons_json(const struct sweep_doc *d);
 
 /* Append a copy of c (its strings and settings are copied); returns its index. */
 size_t sweep_doc_add_cell(struct sweep_doc *d, const struct sweep_cell *c);

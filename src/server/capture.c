@@ -23,7 +23,9 @@ const char *const srv_setting_names[] = {
     /* planner, executor, I/O */
     "autovacuum", "default_transaction_isolation", "jit", "random_page_cost",
     "effective_io_concurrency", "io_method", "max_parallel_workers_per_gather",
-    "max_parallel_workers", "max_worker_processes", NULL};
+    "max_parallel_workers", "max_worker_processes",
+    /* preloaded modules: --local preloads pg_stat_statements */
+    "shared_preload_libraries", NULL};
 
 struct pg_result *srv_query(struct pg_conn *c, const char *sql, struct err *e)
 {

@@ -118,8 +118,14 @@ int sweep_execute(struct sweep_exec *x, struct err *e)
 {
     struct sweep_opts *o = x->o;
     if (o->local) {
-        if (local_start(&x->srv, NULL, e) < 0)
+        const char *preload = o->no_statements ? NULL : LOCAL_STATEMENTS;
+        if (local_start_preload(&x->srv, NULL, preload, e) < 0)
             return -1;
+        if (preload && local_create_extension(&x->srv, preload, e) < 0) {
+            struct err le = {0};
+            local_stop(&x->srv, &le);
+            return -1;
+        }
         x->local_conn = xstrdup(x->srv.conninfo);
     }
     int rc = check_settings(x, e);

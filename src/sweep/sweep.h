@@ -49,6 +49,7 @@ struct sweep_opts {
     struct bench_plan run; /* the base plan: every run option given, checked as run checks it */
     struct sweep_doc plan; /* axes, setups and command; cells are made by the command */
     const char *store;     /* --store CONN: the command stores the cells' results after */
+    int no_statements;     /* --no-statements: --local preloads no pg_stat_statements */
 };
 
 void sweep_opts_free(struct sweep_opts *o);

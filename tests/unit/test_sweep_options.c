@@ -83,6 +83,7 @@ static const struct sample samples[] = {
     {"queries", "-w ch --analytic-clients 1 --queries 1,q6,14"},
     {"meta", "--meta commit=abc"},
     {"store", NULL}, /* the sweep stores its directory after */
+    {"no-statements", NULL}, /* the sweep's with --local */
 };
 
 /* The options that are not run options in a sweep, with the words that give them and what the
@@ -111,6 +112,7 @@ static const struct exception exceptions[] = {
     {"coord", "--coord db", "--agents and its options are for pgarena run"},
     {"merged", "--merged m.json", "--agents and its options are for pgarena run"},
     {"agent-wait", "--agent-wait 5", "--agents and its options are for pgarena run"},
+    {"no-statements", NULL, NULL},
 };
 
 /* argv from words (split at spaces) after a command name; the strings are kept in *store. */

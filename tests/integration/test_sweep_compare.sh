@@ -1,0 +1,108 @@
+# A sweep's verdicts along any axis (issue 30) and pooled over its cells (issue 28): an A/A and
+# an A/B sweep on one server, a --set axis on a scratch server with compare --by giving the
+# sweep's cell verdicts, --local's pg_stat_statements, and sysbench's summary.
+
+# One server under three labels: A and A2 the same (A/A), B with a real difference (every
+# statement sleeps 1 ms, through a setting of B's connection). 3 client counts, 2 trials.
+test_sweep_compare_aa_ab_pooled() {
+    db=$(newdb sweepab)
+    echo "SELECT pg_sleep(current_setting('pgarena.sleep')::float8);" >sleep.sql
+    long=B_sleeping_one_millisecond_per_statement
+    pga sweep --setup "A=$db options=-cpgarena.sleep=0" --setup "A2=$db options=-cpgarena.sleep=0" \
+        --setup "$long=$db options=-cpgarena.sleep=0.001" -f sleep.sql -c 1,2,3 -T 1 --trials 2 --no-sampling -o s -q
+    assert_rc 0
+    # Headers are never cut: the long label is there whole.
+    head -n 2 "$T/out" | grep -q "$long tps" || { cat "$T/out"; fail "the label was cut"; }
+    head -n 2 "$T/out" | grep -q "$long: tps change" || { cat "$T/out"; fail "the label was cut"; }
+    python3 - s/sweep.json "$long" <<'PY' || fail "comparisons"
+import json, sys
+d = json.load(open(sys.argv[1])); b = sys.argv[2]
+cs = d["comparisons"]
+# One record per compared value, cell and metric.
+assert len(cs) == 2 * 3 * 5, len(cs)
+assert {c["axis"] for c in cs} == {"setup"} and {c["baseline"] for c in cs} == {"A"}
+assert {c["value"] for c in cs} == {"A2", b}
+assert sorted({c["cell"]["clients"] for c in cs}) == [1, 2, 3]
+for c in cs:
+    assert c["method"] in ("pooled", "cell") and "df" in c and "homogeneous" in c, c
+    if c["method"] == "pooled":
+        assert c["homogeneous"] is True and c["df"] > 2, c
+tps = [c for c in cs if c["metric"] == "tps"]
+# A/A: at most one false tps verdict; A/B: worse in every cell with 2 trials.
+aa = [c for c in tps if c["value"] == "A2"]
+assert sum(c["verdict"] in ("better", "worse") for c in aa) <= 1, aa
+ab = [c for c in tps if c["value"] == b]
+assert all(c["verdict"] == "worse" for c in ab), ab
+# The failure rate is judged per cell.
+assert all(c["method"] == "cell" for c in cs if c["metric"] == "failure_rate")
+PY
+    # The table says which method gave each verdict.
+    grep -E '^ +3 \|' "$T/out" | grep -qE 'worse (pooled|cell)' || { cat "$T/out"; fail "no method"; }
+    # The report's cell table shows it too.
+    pga report s -o s.html
+    assert_rc 0
+    grep -qE 'v-worse">worse</span> <small>(pooled|cell)' s.html || fail "no method in the report"
+}
+
+# The first Linux-vs-Windows puzzle, shortened: max_connections 100 against 300 on a scratch
+# server (restarted between the settings), a verdict per client count; compare --by gives the
+# sweep's verdict wherever the sweep used its cell's own trials.
+test_sweep_compare_set_axis_local() {
+    pga sweep --local --init -s 1 --set max_connections=100,300 -w tpcb-like -c 2,4 -j 2 -T 1 \
+        --trials 2 -o mc -q
+    assert_rc 0
+    assert_out '^baseline max_connections=100'
+    head -n 2 "$T/out" | grep -q ' max_connections ' || { cat "$T/out"; fail "header cut"; }
+    [ "$(grep -cE '^ +[24] +1 +300 \| .*(better|worse|no-meaningful-difference|inconclusive) (pooled|cell)' "$T/out")" -eq 2 ] ||
+        { cat "$T/out"; fail "expected a verdict per client count"; }
+    pyjson mc/sweep.json 'sorted({(c["value"], c["cell"]["clients"]) for c in d["comparisons"]}) == [("300", 2), ("300", 4)]'
+    pyjson mc/sweep.json 'all(c["axis"] == "max_connections" and c["baseline"] == "100" for c in d["comparisons"])'
+    # --local preloads pg_stat_statements: a setting the environment records, and statements.
+    pyjson mc/default-c2-s1-max_connections=300-t1.json 'd["server"]["settings"]["shared_preload_libraries"] == "pg_stat_statements"'
+    pyjson mc/default-c2-s1-max_connections=300-t1.json 'len(d["statements_server"]) > 0'
+    # compare --by: each cell's files grouped by the setting give the sweep's cell verdicts.
+    for c in 2 4; do
+        pga compare --by server.settings.max_connections --json mc/default-c$c-s1-max_connections=*-t*.json
+        assert_rc 0
+        python3 - mc/sweep.json "$T/out" "$c" <<'PY' || fail "compare --by disagrees with the sweep"
+import json, sys
+d = json.load(open(sys.argv[1])); out = json.load(open(sys.argv[2])); clients = int(sys.argv[3])
+mine = {m["name"]: m for m in out["metrics"]}
+cells = [c for c in d["comparisons"] if c["cell"]["clients"] == clients and c["method"] == "cell"]
+assert cells, "no cell-method record"
+for c in cells:
+    m = mine[c["metric"]]
+    assert m["verdict"] == c["verdict"], (c, m)
+    assert (m["change_pct"] is None and c["change_pct"] is None) or abs(m["change_pct"] - c["change_pct"]) < 1e-6, (c, m)
+PY
+    done
+    # The whole directory, grouped by the setting; its sweep.json given as a file is skipped.
+    pga compare --by server.settings.max_connections mc mc/sweep.json
+    assert_rc 0
+    assert_out 'B = 300 \(4 trials\) against A = 100'
+    assert_err 'mc/sweep.json is a sweep.s file, skipped'
+    pga compare --by server.settings.nonesuch mc
+    assert_rc 2
+    assert_one_error_line
+    assert_err "every file has server.settings.nonesuch = '\(absent\)'"
+    pga compare --by nonsense mc
+    assert_rc 2
+    assert_one_error_line
+    pga sweep --local -c 1 --set max_connections=100,300 --compare scale -o bad
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'compare scale: the sweep has no values on it'
+}
+
+# --no-statements: no pg_stat_statements; a sysbench workload's summary says what was loaded.
+test_local_no_statements_sysbench_summary() {
+    pga run --local --no-statements -w oltp-point-select --tables 2 --table-size 2000 -T 1 -o r.json
+    assert_rc 0
+    assert_out 'workload: +oltp-point-select \(2 tables × 2,000 rows\)'
+    pyjson r.json 'd["workload"]["tables"] == 2 and d["workload"]["table_size"] == 2000'
+    pyjson r.json 'd["server"]["settings"]["shared_preload_libraries"] == ""'
+    pyjson r.json '"not installed" in d["statements_server_note"]'
+    pga run -w oltp-point-select --no-statements -T 1 "$CONN"
+    assert_rc 2
+    assert_err 'no-statements is for --local'
+}

@@ -1,0 +1,191 @@
+/* A sweep's compared axis (the default and what --compare accepts), its records in sweep.json,
+ * and its table, whose headers are never cut. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "base/mem.h"
+#include "compare/sweep_figs.h"
+#include "report/sweep_out.h"
+#include "result/sweep.h"
+#include "sweep/sweep.h"
+
+#define LONG_SETTING "max_parallel_maintenance_workers"
+
+/* One setup (or two), clients 1 and 2, a --set axis of two values, one trial. */
+static void make_doc(struct sweep_doc *d, int setups)
+{
+    memset(d, 0, sizeof *d);
+    d->n_clients = 2;
+    d->clients = xcalloc(2, sizeof *d->clients);
+    d->clients[0] = 1;
+    d->clients[1] = 2;
+    d->n_sets = 1;
+    d->sets = xcalloc(1, sizeof *d->sets);
+    d->sets[0].name = xstrdup(LONG_SETTING);
+    d->sets[0].n = 2;
+    d->sets[0].values = xcalloc(2, sizeof *d->sets[0].values);
+    d->sets[0].values[0] = xstrdup("2");
+    d->sets[0].values[1] = xstrdup("a-value-longer-than-its-column");
+    d->trials = 1;
+    d->n_setups = (size_t)setups;
+    d->setups = xcalloc((size_t)setups, sizeof *d->setups);
+    for (int u = 0; u < setups; u++) {
+        d->setups[u].label = xstrdup(u ? "candidate-with-a-long-label" : "base");
+        d->setups[u].conn = xstrdup("");
+    }
+    sweep_plan_cells(d);
+}
+
+static void test_default_axis(void **state)
+{
+    (void)state;
+    struct sweep_doc d;
+    struct err e = {0};
+    make_doc(&d, 2);
+    assert_string_equal(sweep_compare_axis(&d), "setup");
+    d.compare_axis = xstrdup("none");
+    assert_null(sweep_compare_axis(&d));
+    sweep_doc_free(&d);
+    make_doc(&d, 1);
+    assert_string_equal(sweep_compare_axis(&d), LONG_SETTING);
+    assert_int_equal(sweep_compare_check(&d, "clients", &e), 0);
+    assert_int_equal(sweep_compare_check(&d, LONG_SETTING, &e), 0);
+    assert_int_equal(sweep_compare_check(&d, "none", &e), 0);
+    assert_int_equal(sweep_compare_check(&d, "setup", &e), -1);
+    assert_non_null(strstr(e.msg, "one value"));
+    assert_int_equal(sweep_compare_check(&d, "scale", &e), -1);
+    assert_non_null(strstr(e.msg, "no values"));
+    assert_int_equal(sweep_compare_check(&d, "work_mem", &e), -1);
+    assert_non_null(strstr(e.msg, "no such axis"));
+    char v[64];
+    assert_string_equal(sweep_axis_value(v, sizeof v, &d, &d.cells[0], LONG_SETTING), "2");
+    assert_string_equal(sweep_axis_value(v, sizeof v, &d, &d.cells[0], "clients"), "1");
+    assert_string_equal(sweep_axis_value(v, sizeof v, &d, &d.cells[0], "setup"), "base");
+    sweep_doc_free(&d);
+}
+
+/* The figures of a doc whose cells ran, with one comparison record on the value's point. */
+static void make_figs(const struct sweep_doc *d, struct sweep_figs *f)
+{
+    memset(f, 0, sizeof *f);
+    f->points = xcalloc(d->n_cells, sizeof *f->points);
+    for (size_t i = 0; i < d->n_cells; i++) {
+        int seen = 0;
+        for (size_t k = 0; k < f->n; k++)
+            seen |= sweep_same_point(&d->cells[f->points[k].first], &d->cells[i]);
+        if (seen)
+            continue;
+        f->points[f->n].first = i;
+        f->points[f->n].setups = xcalloc(d->n_setups, sizeof *f->points[f->n].setups);
+        for (size_t u = 0; u < d->n_setups; u++)
+            f->points[f->n].setups[u] = (struct sweep_fig_setup){1, 1000, 0, 0, 900, 0, 0};
+        f->n++;
+    }
+    f->axis = xstrdup(LONG_SETTING);
+    f->n_cmps = 1;
+    f->cmps = xcalloc(1, sizeof *f->cmps);
+    struct sweep_comparison *r = &f->cmps[0];
+    r->axis = xstrdup(LONG_SETTING);
+    r->baseline = xstrdup("2");
+    r->value = xstrdup("a-value-longer-than-its-column");
+    r->metric = xstrdup("tps");
+    r->change_pct = 12.5;
+    r->ci_low = 8.25;
+    r->ci_high = 16.75;
+    r->a = r->b = r->df = 6;
+    r->verdict = xstrdup("better");
+    r->method = xstrdup("pooled");
+    r->homogeneous = 1;
+    r->detail = xstrdup("beyond the ±2% margin");
+    r->n_cell = 1;
+    r->cell = xcalloc(1, sizeof *r->cell);
+    r->cell[0] = (struct sweep_setting){xstrdup("clients"), xstrdup("1")};
+    /* the value's first point: clients 1 with the second value */
+    for (size_t p = 0; p < f->n; p++) {
+        const struct sweep_cell *c = &d->cells[f->points[p].first];
+        if (c->clients == 1 && strcmp(c->settings[0].value, "2") != 0)
+            r->fig_point = p;
+    }
+}
+
+static void test_table_never_cuts(void **state)
+{
+    (void)state;
+    struct sweep_doc d;
+    struct sweep_figs f;
+    make_doc(&d, 1);
+    make_figs(&d, &f);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    report_sweep_text(out, &d, &f);
+    fclose(out);
+    assert_non_null(strstr(text, "baseline " LONG_SETTING "=2"));
+    char *header = strchr(text, '\n') + 1;
+    char *end = strchr(header, '\n');
+    *end = '\0';
+    assert_non_null(strstr(header, " " LONG_SETTING " "));
+    *end = '\n';
+    assert_non_null(strstr(text, "a-value-longer-than-its-column"));
+    assert_non_null(strstr(text, "+12.5% [+8.2%, +16.8%] better pooled"));
+    assert_non_null(strstr(text, "baseline"));
+    free(text);
+    sweep_figs_free(&f);
+    sweep_doc_free(&d);
+}
+
+static void test_records_in_sweep_json(void **state)
+{
+    (void)state;
+    struct sweep_doc d;
+    struct sweep_figs f;
+    make_doc(&d, 1);
+    make_figs(&d, &f);
+    d.comparisons = f.cmps;
+    d.n_comparisons = f.n_cmps;
+    f.cmps = NULL;
+    f.n_cmps = 0;
+    char path[] = "/tmp/pgarena-test-sweepcmp-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    struct err e = {0};
+    assert_int_equal(sweep_doc_write(&d, path, &e), 0);
+    close(fd);
+    FILE *in = fopen(path, "r"); /* written anew by a rename */
+    char buf[8192] = "";
+    size_t n = fread(buf, 1, sizeof buf - 1, in);
+    buf[n] = '\0';
+    fclose(in);
+    assert_non_null(strstr(buf, "\"axis\": \"" LONG_SETTING "\""));
+    assert_non_null(strstr(buf, "\"method\": \"pooled\""));
+    assert_non_null(strstr(buf, "\"homogeneous\": true"));
+    assert_non_null(strstr(buf, "\"clients\": 1")); /* a number in the cell */
+    /* Read back: the cells and the axis, not the records (they are figured again). */
+    struct sweep_doc back;
+    d.compare_axis = xstrdup(LONG_SETTING);
+    assert_int_equal(sweep_doc_write(&d, path, &e), 0);
+    assert_int_equal(sweep_doc_read(path, &back, &e), 0);
+    assert_string_equal(back.compare_axis, LONG_SETTING);
+    assert_int_equal(back.n_cells, d.n_cells);
+    unlink(path);
+    sweep_doc_free(&back);
+    sweep_figs_free(&f);
+    sweep_doc_free(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_axis),
+        cmocka_unit_test(test_table_never_cuts),
+        cmocka_unit_test(test_records_in_sweep_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
