@@ -40,6 +40,7 @@ void client_init(struct client *c, struct worker *w, int id)
     int n = w->run->max_params > 0 ? w->run->max_params : 1;
     c->param_values = xcalloc((size_t)n, sizeof *c->param_values);
     c->param_text = xcalloc((size_t)n, sizeof *c->param_text);
+    client_feed_init(c);
 }
 
 void client_free(struct client *c)
@@ -54,6 +55,7 @@ void client_free(struct client *c)
     buf_free(&c->sql);
     free(c->param_values);
     free(c->param_text);
+    client_feed_free(c);
 }
 
 /* Stop watching: only a socket still open is in the epoll set (closing one removes it). Its
@@ -195,6 +197,12 @@ void client_on_timer(struct client *c, time_ns now)
         if (!client_tx_timer(c, now))
             return;
         break;
+    case CS_FEED_WAIT:
+    case CS_FEED_PREPARE:
+    case CS_FEED_RESULT:
+        if (!client_feed_timer(c, now))
+            return;
+        break;
     default:
         return;
     }
@@ -269,6 +277,15 @@ void client_advance(struct client *c, time_ns now)
         case CS_END_TX:
             more = client_step_end_tx(c, now);
             break;
+        case CS_FEED_NEXT:
+            more = client_step_feed_next(c, now);
+            break;
+        case CS_FEED_PREPARE:
+            more = client_step_feed_prepare(c, now);
+            break;
+        case CS_FEED_RESULT:
+            more = client_step_feed_result(c, now);
+            break;
         case CS_IDLE:
             /* Swallow anything the server sends before the start (level-triggered epoll
              * would otherwise wake us again and again); a loss shows at the first send. */
@@ -280,6 +297,7 @@ void client_advance(struct client *c, time_ns now)
         case CS_SLEEP:
         case CS_RECONNECT_WAIT:
         case CS_FINISHED:
+        case CS_FEED_WAIT:
             more = 0;
             break;
         }
