@@ -1,0 +1,680 @@
+#include "workload/replay/capture.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "base/buf.h"
+#include "base/mem.h"
+
+/*
+ * Records after the header line, each a type byte then its fields (u: unsigned LEB128,
+ * s: u length then bytes; offsets are deltas from the previous record's offset):
+ *   'S' session start: u id, u delta, s log_id, s user, s database
+ *   'Q' statement:     u session, u delta, byte protocol, byte outcome, s name, s text,
+ *                      u n_params, per param u (0 = NULL, else length + 1) then bytes,
+ *                      u duration_us + 1 (0 unknown), s sqlstate, s error, u cancel_us + 1
+ *   'E' session end:   u id, u delta
+ *   'Z' the end:       u n_sessions, u n_statements (a file without it is truncated)
+ */
+enum { REC_SESSION = 'S', REC_STATEMENT = 'Q', REC_END_SESSION = 'E', REC_END = 'Z' };
+
+/* The longest string or parameter list a reader accepts: a corrupt length must not make it
+ * allocate gigabytes. */
+#define MAX_STRING (256u << 20)
+#define MAX_PARAMS 65535u
+#define MAX_HEADER 65536
+
+/* ---- writer ---- */
+
+struct capture_writer {
+    char *path;     /* CAPTURE */
+    char *tmp_path; /* the events, until close */
+    gzFile body;
+    struct buf rec; /* the record being built */
+    int64_t last_offset_us;
+    uint64_t n_sessions, n_statements;
+    unsigned char *state; /* per session: 1 started, 2 ended */
+    size_t state_cap;
+};
+
+static void put_u(struct buf *b, uint64_t v)
+{
+    char tmp[10];
+    int n = 0;
+    do {
+        unsigned char c = v & 0x7f;
+        v >>= 7;
+        tmp[n++] = (char)(v ? c | 0x80 : c);
+    } while (v);
+    buf_append(b, tmp, (size_t)n);
+}
+
+static void put_s(struct buf *b, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    put_u(b, n);
+    if (n)
+        buf_append(b, s, n);
+}
+
+/* The delta from the previous event, never negative: a late event takes the previous offset. */
+static uint64_t offset_delta(struct capture_writer *w, int64_t offset_us)
+{
+    if (offset_us < w->last_offset_us)
+        offset_us = w->last_offset_us;
+    uint64_t d = (uint64_t)(offset_us - w->last_offset_us);
+    w->last_offset_us = offset_us;
+    return d;
+}
+
+static int flush_record(struct capture_writer *w, struct err *e)
+{
+    if (w->rec.len && gzwrite(w->body, w->rec.data, (unsigned)w->rec.len) != (int)w->rec.len) {
+        int zerr;
+        const char *msg = gzerror(w->body, &zerr);
+        return err_set(e, ERR_RUNTIME, "%s: write failed: %s", w->tmp_path,
+                       zerr == Z_ERRNO ? strerror(errno) : msg);
+    }
+    buf_reset(&w->rec);
+    return 0;
+}
+
+struct capture_writer *capture_writer_open(const char *path, struct err *e)
+{
+    struct capture_writer *w = xcalloc(1, sizeof *w);
+    w->path = xstrdup(path);
+    w->tmp_path = xasprintf("%s.tmp-XXXXXX", path);
+    int fd = mkstemp(w->tmp_path);
+    if (fd < 0) {
+        err_set(e, ERR_INPUT, "%s: cannot create: %s", path, strerror(errno));
+        free(w->tmp_path);
+        free(w->path);
+        free(w);
+        return NULL;
+    }
+    /* Level 1: the events compress about 5x at a fraction of level 6's CPU. */
+    w->body = gzdopen(fd, "wb1");
+    if (!w->body) {
+        close(fd);
+        unlink(w->tmp_path);
+        err_set(e, ERR_RUNTIME, "%s: cannot start compression", path);
+        free(w->tmp_path);
+        free(w->path);
+        free(w);
+        return NULL;
+    }
+    gzbuffer(w->body, 1 << 17);
+    buf_init(&w->rec);
+    return w;
+}
+
+static unsigned char *session_state(struct capture_writer *w, uint32_t id)
+{
+    if (id >= w->state_cap) {
+        size_t cap = w->state_cap ? w->state_cap : 1024;
+        while (cap <= id)
+            cap *= 2;
+        w->state = xrealloc(w->state, cap);
+        memset(w->state + w->state_cap, 0, cap - w->state_cap);
+        w->state_cap = cap;
+    }
+    return &w->state[id];
+}
+
+int capture_write_session_start(struct capture_writer *w, const struct capture_session *s,
+                                struct err *e)
+{
+    if (s->id != w->n_sessions)
+        return err_set(e, ERR_RUNTIME, "capture: session %u started out of order (expected %llu)",
+                       s->id, (unsigned long long)w->n_sessions);
+    *session_state(w, s->id) = 1;
+    w->n_sessions++;
+    buf_putc(&w->rec, REC_SESSION);
+    put_u(&w->rec, s->id);
+    put_u(&w->rec, offset_delta(w, s->offset_us));
+    put_s(&w->rec, s->log_id);
+    put_s(&w->rec, s->user);
+    put_s(&w->rec, s->database);
+    return flush_record(w, e);
+}
+
+static int check_open_session(struct capture_writer *w, uint32_t id, struct err *e)
+{
+    if (id >= w->n_sessions || *session_state(w, id) != 1)
+        return err_set(e, ERR_RUNTIME, "capture: session %u is not open", id);
+    return 0;
+}
+
+int capture_write_statement(struct capture_writer *w, const struct capture_statement *st,
+                            struct err *e)
+{
+    if (check_open_session(w, st->session, e) < 0)
+        return -1;
+    w->n_statements++;
+    buf_putc(&w->rec, REC_STATEMENT);
+    put_u(&w->rec, st->session);
+    put_u(&w->rec, offset_delta(w, st->offset_us));
+    buf_putc(&w->rec, (char)st->protocol);
+    buf_putc(&w->rec, (char)st->outcome);
+    put_s(&w->rec, st->name);
+    put_s(&w->rec, st->text);
+    put_u(&w->rec, (uint64_t)(st->n_params > 0 ? st->n_params : 0));
+    for (int i = 0; i < st->n_params; i++) {
+        const char *p = st->params[i];
+        if (!p) {
+            put_u(&w->rec, 0);
+            continue;
+        }
+        size_t n = strlen(p);
+        put_u(&w->rec, n + 1);
+        buf_append(&w->rec, p, n);
+    }
+    put_u(&w->rec, st->duration_us < 0 ? 0 : (uint64_t)st->duration_us + 1);
+    put_s(&w->rec, st->sqlstate);
+    put_s(&w->rec, st->error);
+    put_u(&w->rec, st->cancel_us < 0 ? 0 : (uint64_t)st->cancel_us + 1);
+    return flush_record(w, e);
+}
+
+int capture_write_session_end(struct capture_writer *w, uint32_t session, int64_t offset_us,
+                              struct err *e)
+{
+    if (check_open_session(w, session, e) < 0)
+        return -1;
+    *session_state(w, session) = 2;
+    buf_putc(&w->rec, REC_END_SESSION);
+    put_u(&w->rec, session);
+    put_u(&w->rec, offset_delta(w, offset_us));
+    return flush_record(w, e);
+}
+
+static void free_writer(struct capture_writer *w)
+{
+    buf_free(&w->rec);
+    free(w->state);
+    free(w->tmp_path);
+    free(w->path);
+    free(w);
+}
+
+void capture_writer_abort(struct capture_writer *w)
+{
+    if (!w)
+        return;
+    if (w->body)
+        gzclose(w->body);
+    unlink(w->tmp_path);
+    free_writer(w);
+}
+
+static char *header_json(const struct capture_header *h)
+{
+    char start[64] = "";
+    time_t secs = (time_t)(h->start_us / 1000000);
+    struct tm tm;
+    if (gmtime_r(&secs, &tm)) {
+        size_t n = strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(start + n, sizeof start - n, ".%06lldZ", (long long)(h->start_us % 1000000));
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "format", json_string(CAPTURE_FORMAT));
+    json_object_set_new(o, "version", json_integer(CAPTURE_VERSION));
+    json_t *src = json_object();
+    json_object_set_new(src, "system_identifier", json_string(h->system_identifier));
+    json_object_set_new(src, "address", json_string(h->address));
+    json_object_set_new(src, "port", json_integer(h->port));
+    json_object_set_new(o, "source", src);
+    json_object_set_new(o, "start_us", json_integer(h->start_us));
+    json_object_set_new(o, "start", json_string(start));
+    json_object_set_new(o, "duration_us", json_integer(h->duration_us));
+    json_object_set_new(o, "sessions", json_integer((json_int_t)h->n_sessions));
+    json_object_set_new(o, "statements", json_integer((json_int_t)h->n_statements));
+    json_t *sk = json_object();
+    json_object_set_new(sk, "copy", json_integer((json_int_t)h->skipped_copy));
+    json_object_set_new(sk, "secret", json_integer((json_int_t)h->skipped_secret));
+    json_object_set_new(sk, "unsupported", json_integer((json_int_t)h->skipped_unsupported));
+    json_object_set_new(o, "skipped", sk);
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return text;
+}
+
+/* CAPTURE = a gzip member with the header line, then the events' members byte for byte
+ * (gzip readers read concatenated members as one stream). */
+static int assemble(struct capture_writer *w, const char *header, struct err *e)
+{
+    char *final_tmp = xasprintf("%s.tmp-XXXXXX", w->path);
+    int rc = -1;
+    int fd = mkstemp(final_tmp), in = -1;
+    if (fd < 0) {
+        err_set(e, ERR_RUNTIME, "%s: cannot create: %s", w->path, strerror(errno));
+        goto out;
+    }
+    int hfd = dup(fd);
+    gzFile hz = hfd >= 0 ? gzdopen(hfd, "wb6") : NULL;
+    if (!hz) {
+        if (hfd >= 0)
+            close(hfd);
+        err_set(e, ERR_RUNTIME, "%s: cannot start compression", w->path);
+        goto out;
+    }
+    size_t n = strlen(header);
+    int wrote = gzwrite(hz, header, (unsigned)n) == (int)n && gzputc(hz, '\n') == '\n';
+    if (gzclose(hz) != Z_OK || !wrote) {
+        err_set(e, ERR_RUNTIME, "%s: write failed", w->path);
+        goto out;
+    }
+    in = open(w->tmp_path, O_RDONLY);
+    if (in < 0 || lseek(fd, 0, SEEK_END) < 0) {
+        err_set(e, ERR_RUNTIME, "%s: %s", w->tmp_path, strerror(errno));
+        goto out;
+    }
+    char chunk[1 << 16];
+    ssize_t got;
+    while ((got = read(in, chunk, sizeof chunk)) > 0) {
+        for (ssize_t off = 0; off < got;) {
+            ssize_t put = write(fd, chunk + off, (size_t)(got - off));
+            if (put < 0) {
+                err_set(e, ERR_RUNTIME, "%s: write failed: %s", w->path, strerror(errno));
+                goto out;
+            }
+            off += put;
+        }
+    }
+    if (got < 0 || fsync(fd) < 0) {
+        err_set(e, ERR_RUNTIME, "%s: %s", w->path, strerror(errno));
+        goto out;
+    }
+    if (close(fd) < 0 || rename(final_tmp, w->path) < 0) {
+        fd = -1;
+        err_set(e, ERR_RUNTIME, "%s: %s", w->path, strerror(errno));
+        goto out;
+    }
+    fd = -1;
+    rc = 0;
+out:
+    if (in >= 0)
+        close(in);
+    if (fd >= 0)
+        close(fd);
+    if (rc < 0)
+        unlink(final_tmp);
+    free(final_tmp);
+    return rc;
+}
+
+int capture_writer_close(struct capture_writer *w, const struct capture_header *h, struct err *e)
+{
+    buf_putc(&w->rec, REC_END);
+    put_u(&w->rec, w->n_sessions);
+    put_u(&w->rec, w->n_statements);
+    int rc = flush_record(w, e);
+    int zrc = gzclose(w->body);
+    w->body = NULL;
+    if (rc == 0 && zrc != Z_OK)
+        rc = err_set(e, ERR_RUNTIME, "%s: write failed", w->tmp_path);
+    if (rc == 0) {
+        struct capture_header full = *h;
+        full.version = CAPTURE_VERSION;
+        full.duration_us = w->last_offset_us;
+        full.n_sessions = w->n_sessions;
+        full.n_statements = w->n_statements;
+        char *text = header_json(&full);
+        rc = assemble(w, text, e);
+        free(text);
+    }
+    unlink(w->tmp_path);
+    free_writer(w);
+    return rc;
+}
+
+/* ---- reader ---- */
+
+struct capture_reader {
+    char *path;
+    gzFile in;
+    struct capture_header h;
+    uint64_t record; /* records read, for messages */
+    int64_t offset_us;
+    uint64_t n_sessions, n_statements;
+    unsigned char *state; /* per session (n_sessions from the header): 1 started, 2 ended */
+    int done;
+    struct buf strings; /* this event's strings, NUL-separated */
+    const char **params;
+    size_t *param_at; /* where each parameter starts in strings, (size_t)-1 for NULL */
+    size_t params_cap;
+};
+
+static int corrupt(struct capture_reader *r, struct err *e, const char *what)
+{
+    return err_set(e, ERR_INPUT, "%s: record %llu: %s", r->path, (unsigned long long)r->record + 1,
+                   what);
+}
+
+static int get_u(struct capture_reader *r, uint64_t *v, struct err *e)
+{
+    uint64_t out = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        int c = gzgetc(r->in);
+        if (c < 0)
+            return corrupt(r, e, "truncated");
+        out |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) {
+            *v = out;
+            return 0;
+        }
+    }
+    return corrupt(r, e, "bad number");
+}
+
+/* Read n bytes into r->strings and NUL-terminate them; *at is where they start. */
+static int get_bytes(struct capture_reader *r, uint64_t n, size_t *at, struct err *e)
+{
+    if (n > MAX_STRING)
+        return corrupt(r, e, "string too long");
+    *at = r->strings.len;
+    size_t need = r->strings.len + (size_t)n + 1;
+    if (need > r->strings.cap) {
+        size_t cap = r->strings.cap * 2 > need ? r->strings.cap * 2 : need;
+        r->strings.data = xrealloc(r->strings.data, cap);
+        r->strings.cap = cap;
+    }
+    if (n && gzread(r->in, r->strings.data + r->strings.len, (unsigned)n) != (int)n)
+        return corrupt(r, e, "truncated");
+    r->strings.len += (size_t)n;
+    r->strings.data[r->strings.len++] = '\0';
+    return 0;
+}
+
+static int get_s(struct capture_reader *r, size_t *at, struct err *e)
+{
+    uint64_t n;
+    if (get_u(r, &n, e) < 0)
+        return -1;
+    return get_bytes(r, n, at, e);
+}
+
+static int get_offset(struct capture_reader *r, int64_t *offset_us, struct err *e)
+{
+    uint64_t d;
+    if (get_u(r, &d, e) < 0)
+        return -1;
+    if (d > (uint64_t)INT64_MAX - (uint64_t)r->offset_us)
+        return corrupt(r, e, "offset out of range");
+    r->offset_us += (int64_t)d;
+    *offset_us = r->offset_us;
+    return 0;
+}
+
+static int get_session_id(struct capture_reader *r, uint32_t *id, int want, struct err *e)
+{
+    uint64_t v;
+    if (get_u(r, &v, e) < 0)
+        return -1;
+    if (v >= r->h.n_sessions || r->state[v] != want)
+        return corrupt(r, e,
+                       want == 0 ? "session started twice or out of range"
+                                 : "event of a session not open");
+    *id = (uint32_t)v;
+    return 0;
+}
+
+static int read_session(struct capture_reader *r, struct capture_event *ev, struct err *e)
+{
+    struct capture_session *s = &ev->session;
+    size_t log_id, user, db;
+    if (get_session_id(r, &s->id, 0, e) < 0)
+        return -1;
+    if (s->id != r->n_sessions)
+        return corrupt(r, e, "session out of order");
+    if (get_offset(r, &s->offset_us, e) < 0 || get_s(r, &log_id, e) < 0 || get_s(r, &user, e) < 0 ||
+        get_s(r, &db, e) < 0)
+        return -1;
+    r->state[s->id] = 1;
+    r->n_sessions++;
+    s->log_id = r->strings.data + log_id;
+    s->user = r->strings.data + user;
+    s->database = r->strings.data + db;
+    return 0;
+}
+
+static int read_params(struct capture_reader *r, struct capture_statement *st, struct err *e)
+{
+    uint64_t n;
+    if (get_u(r, &n, e) < 0)
+        return -1;
+    if (n > MAX_PARAMS)
+        return corrupt(r, e, "too many parameters");
+    if (n > r->params_cap) {
+        r->params_cap = (size_t)n;
+        r->params = xrealloc(r->params, r->params_cap * sizeof *r->params);
+        r->param_at = xrealloc(r->param_at, r->params_cap * sizeof *r->param_at);
+    }
+    size_t *at = r->param_at;
+    st->n_params = (int)n;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t len;
+        if (get_u(r, &len, e) < 0)
+            return -1;
+        if (len == 0) {
+            at[i] = (size_t)-1;
+            continue;
+        }
+        if (get_bytes(r, len - 1, &at[i], e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int read_statement(struct capture_reader *r, struct capture_event *ev, struct err *e)
+{
+    struct capture_statement *st = &ev->statement;
+    memset(st, 0, sizeof *st);
+    if (get_session_id(r, &st->session, 1, e) < 0 || get_offset(r, &st->offset_us, e) < 0)
+        return -1;
+    int proto = gzgetc(r->in), outcome = gzgetc(r->in);
+    if (proto < 0 || outcome < 0)
+        return corrupt(r, e, "truncated");
+    if (proto > CAPTURE_EXTENDED_UNNAMED || outcome > CAPTURE_OUTCOME_ERROR)
+        return corrupt(r, e, "bad protocol or outcome");
+    st->protocol = (enum capture_protocol)proto;
+    st->outcome = (enum capture_outcome)outcome;
+    size_t name, text, sqlstate, error;
+    uint64_t duration, cancel;
+    /* Positions, not pointers, until the strings stop moving. */
+    if (get_s(r, &name, e) < 0 || get_s(r, &text, e) < 0 || read_params(r, st, e) < 0 ||
+        get_u(r, &duration, e) < 0 || get_s(r, &sqlstate, e) < 0 || get_s(r, &error, e) < 0 ||
+        get_u(r, &cancel, e) < 0)
+        return -1;
+    if (strlen(r->strings.data + sqlstate) > 5)
+        return corrupt(r, e, "bad SQLSTATE");
+    if (duration > (uint64_t)INT64_MAX || cancel > (uint64_t)INT64_MAX)
+        return corrupt(r, e, "duration out of range");
+    st->duration_us = (int64_t)duration - 1;
+    st->cancel_us = (int64_t)cancel - 1;
+    strcpy(st->sqlstate, r->strings.data + sqlstate);
+    st->name = r->strings.data + name;
+    st->text = r->strings.data + text;
+    st->error = r->strings.data + error;
+    for (int i = 0; i < st->n_params; i++)
+        r->params[i] = r->param_at[i] == (size_t)-1 ? NULL : r->strings.data + r->param_at[i];
+    st->params = r->params;
+    r->n_statements++;
+    return 0;
+}
+
+static int read_end(struct capture_reader *r, struct err *e)
+{
+    uint64_t sessions, statements;
+    if (get_u(r, &sessions, e) < 0 || get_u(r, &statements, e) < 0)
+        return -1;
+    if (sessions != r->n_sessions || statements != r->n_statements || sessions != r->h.n_sessions ||
+        statements != r->h.n_statements)
+        return corrupt(r, e, "counts differ from the header");
+    if (gzgetc(r->in) >= 0)
+        return corrupt(r, e, "data after the end");
+    r->done = 1;
+    return 0;
+}
+
+int capture_reader_next(struct capture_reader *r, struct capture_event *ev, struct err *e)
+{
+    if (r->done)
+        return 0;
+    buf_reset(&r->strings);
+    memset(ev, 0, sizeof *ev);
+    int type = gzgetc(r->in);
+    int rc;
+    switch (type) {
+    case REC_SESSION:
+        ev->kind = CAPTURE_EV_SESSION_START;
+        rc = read_session(r, ev, e);
+        break;
+    case REC_STATEMENT:
+        ev->kind = CAPTURE_EV_STATEMENT;
+        rc = read_statement(r, ev, e);
+        break;
+    case REC_END_SESSION:
+        ev->kind = CAPTURE_EV_SESSION_END;
+        rc = get_session_id(r, &ev->session.id, 1, e);
+        if (rc == 0)
+            rc = get_offset(r, &ev->session.offset_us, e);
+        if (rc == 0) {
+            r->state[ev->session.id] = 2;
+            ev->session.log_id = ev->session.user = ev->session.database = "";
+        }
+        break;
+    case REC_END:
+        rc = read_end(r, e);
+        return rc < 0 ? -1 : 0;
+    case -1:
+        return corrupt(r, e, "truncated (no end record)");
+    default:
+        return corrupt(r, e, "unknown record type");
+    }
+    if (rc < 0)
+        return -1;
+    r->record++;
+    return 1;
+}
+
+static int header_u64(json_t *o, const char *key, uint64_t *out)
+{
+    json_t *v = json_object_get(o, key);
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return -1;
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+}
+
+static int header_str(json_t *o, const char *key, char *out, size_t size)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v)
+        return 0;
+    if (!json_is_string(v) || strlen(json_string_value(v)) >= size)
+        return -1;
+    strcpy(out, json_string_value(v));
+    return 0;
+}
+
+static int parse_header(struct capture_reader *r, const char *line, struct err *e)
+{
+    json_error_t je;
+    json_t *o = json_loads(line, 0, &je);
+    const char *fmt = o ? json_string_value(json_object_get(o, "format")) : NULL;
+    if (!fmt || strcmp(fmt, CAPTURE_FORMAT) != 0) {
+        json_decref(o);
+        return err_set(e, ERR_INPUT, "%s:1: not a pgarena capture (no format \"%s\")", r->path,
+                       CAPTURE_FORMAT);
+    }
+    json_t *ver = json_object_get(o, "version");
+    if (!json_is_integer(ver) || json_integer_value(ver) != CAPTURE_VERSION) {
+        long long v = json_is_integer(ver) ? (long long)json_integer_value(ver) : -1;
+        json_decref(o);
+        return err_set(e, ERR_INPUT, "%s:1: capture version %lld, this pgarena reads version %d",
+                       r->path, v, CAPTURE_VERSION);
+    }
+    r->h.version = CAPTURE_VERSION;
+    json_t *src = json_object_get(o, "source");
+    json_t *sk = json_object_get(o, "skipped");
+    json_t *port = src ? json_object_get(src, "port") : NULL;
+    json_t *start = json_object_get(o, "start_us"), *dur = json_object_get(o, "duration_us");
+    int bad = !json_is_object(src) || !json_is_object(sk) || !json_is_integer(start) ||
+              !json_is_integer(dur) || (port && !json_is_integer(port)) ||
+              header_u64(o, "sessions", &r->h.n_sessions) < 0 ||
+              header_u64(o, "statements", &r->h.n_statements) < 0 ||
+              header_u64(sk, "copy", &r->h.skipped_copy) < 0 ||
+              header_u64(sk, "secret", &r->h.skipped_secret) < 0 ||
+              header_u64(sk, "unsupported", &r->h.skipped_unsupported) < 0;
+    if (!bad)
+        bad = header_str(src, "system_identifier", r->h.system_identifier,
+                         sizeof r->h.system_identifier) < 0 ||
+              header_str(src, "address", r->h.address, sizeof r->h.address) < 0 ||
+              r->h.n_sessions > UINT32_MAX;
+    if (!bad) {
+        r->h.port = port ? (int)json_integer_value(port) : 0;
+        r->h.start_us = json_integer_value(start);
+        r->h.duration_us = json_integer_value(dur);
+    }
+    json_decref(o);
+    if (bad)
+        return err_set(e, ERR_INPUT, "%s:1: bad capture header", r->path);
+    return 0;
+}
+
+struct capture_reader *capture_reader_open(const char *path, struct err *e)
+{
+    gzFile in = gzopen(path, "rb");
+    if (!in) {
+        err_set(e, ERR_INPUT, "%s: %s", path, strerror(errno ? errno : ENOENT));
+        return NULL;
+    }
+    gzbuffer(in, 1 << 17);
+    struct capture_reader *r = xcalloc(1, sizeof *r);
+    r->path = xstrdup(path);
+    r->in = in;
+    char *line = xmalloc(MAX_HEADER);
+    int ok = gzgets(in, line, MAX_HEADER) != NULL && strchr(line, '\n');
+    if (!ok) {
+        err_set(e, ERR_INPUT, "%s:1: not a pgarena capture", path);
+    } else if (parse_header(r, line, e) == 0) {
+        r->state = xcalloc(r->h.n_sessions ? r->h.n_sessions : 1, 1);
+        buf_init(&r->strings);
+    } else {
+        ok = 0;
+    }
+    free(line);
+    if (!ok || !r->state) {
+        gzclose(in);
+        free(r->path);
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+const struct capture_header *capture_reader_header(const struct capture_reader *r)
+{
+    return &r->h;
+}
+
+void capture_reader_close(struct capture_reader *r)
+{
+    if (!r)
+        return;
+    gzclose(r->in);
+    buf_free(&r->strings);
+    free(r->params);
+    free(r->param_at);
+    free(r->state);
+    free(r->path);
+    free(r);
+}

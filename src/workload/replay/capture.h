@@ -1,0 +1,139 @@
+#ifndef PGARENA_WORKLOAD_REPLAY_CAPTURE_H
+#define PGARENA_WORKLOAD_REPLAY_CAPTURE_H
+
+#include <stdint.h>
+
+#include "base/err.h"
+
+/*
+ * CAPTURE: pgarena's replay file (format "pgarena-capture", CAPTURE_VERSION), written and
+ * read as a stream, so a capture of any size needs memory for one event only.
+ *
+ * On disk it is gzip: a first member holding one line of JSON (the header: format, version,
+ * source, start time, counts), then members holding the events as binary records in offset
+ * order (LEB128 varints, offsets as deltas, strings as length + bytes). `zcat CAPTURE | head
+ * -1` shows the header. The writer writes the events to a temporary file beside CAPTURE and
+ * puts the header in front at close, when the counts are known; CAPTURE appears whole (by
+ * rename) or not at all.
+ *
+ * The events: a session starts (its number, user, database), its statements follow, it
+ * ends. Sessions are numbered 0..n_sessions-1 in the order they start, so a reader can keep
+ * per-session state in an array sized from the header.
+ *
+ * Ownership: the writer copies what it is given; what the reader hands out (strings,
+ * params) belongs to the reader and is valid until the next capture_reader_next or
+ * capture_reader_close.
+ */
+
+#define CAPTURE_FORMAT  "pgarena-capture"
+#define CAPTURE_VERSION 1
+
+/* How the original client sent a statement. */
+enum capture_protocol {
+    CAPTURE_SIMPLE = 0,           /* a Query message (PQsendQuery) */
+    CAPTURE_EXTENDED_NAMED = 1,   /* Parse once under a name, then Bind/Execute it */
+    CAPTURE_EXTENDED_UNNAMED = 2, /* the unnamed statement: Parse/Bind/Execute each time */
+};
+
+/* What the statement did on the captured server. */
+enum capture_outcome {
+    CAPTURE_OUTCOME_UNKNOWN = 0, /* the log does not say (no ERROR line, no duration) */
+    CAPTURE_OUTCOME_OK = 1,      /* a duration line, or no ERROR before the session's next one */
+    CAPTURE_OUTCOME_ERROR = 2,   /* an ERROR line tied to it; sqlstate when the log has it */
+};
+
+enum capture_event_kind {
+    CAPTURE_EV_SESSION_START = 1, /* event.session: all fields */
+    CAPTURE_EV_STATEMENT = 2,     /* event.statement */
+    CAPTURE_EV_SESSION_END = 3,   /* event.session: id and offset_us only */
+};
+
+struct capture_session {
+    uint32_t id;          /* 0..n_sessions-1, in order of start */
+    int64_t offset_us;    /* connect (start) or disconnect (end), µs from the capture's start */
+    const char *log_id;   /* the server's session id (%c), "" when unknown */
+    const char *user;     /* "" when the log did not say */
+    const char *database; /* "" when the log did not say */
+};
+
+struct capture_statement {
+    uint32_t session;  /* the session's id */
+    int64_t offset_us; /* when it started, µs from the capture's start */
+    enum capture_protocol protocol;
+    const char *name; /* the prepared statement's name (EXTENDED_NAMED), else "" */
+    const char *text; /* the statement's text (for a named one, the text it was prepared with) */
+    int n_params;
+    const char *const *params; /* n_params values as text; NULL is SQL NULL */
+    int64_t duration_us;       /* the original duration, -1 when unknown */
+    enum capture_outcome outcome;
+    char sqlstate[6];  /* with CAPTURE_OUTCOME_ERROR: the SQLSTATE, "" when unknown */
+    const char *error; /* with CAPTURE_OUTCOME_ERROR: the message ("" when unknown), else "" */
+    int64_t cancel_us; /* µs after its start at which the original was cancelled, -1 if not */
+};
+
+struct capture_event {
+    enum capture_event_kind kind;
+    struct capture_session session;     /* SESSION_START, SESSION_END */
+    struct capture_statement statement; /* STATEMENT */
+};
+
+/* The header. At close the writer fills version, duration_us, n_sessions and n_statements
+ * itself; the caller gives the rest. */
+struct capture_header {
+    int version;
+    char system_identifier[32]; /* the source's, "" when unknown (only `replay capture` knows) */
+    char address[256];          /* the source's host or address, "" when unknown */
+    int port;                   /* the source's port, 0 when unknown */
+    int64_t start_us;           /* the capture's start, µs since the Unix epoch (UTC) */
+    int64_t duration_us;        /* the last event's offset */
+    uint64_t n_sessions;
+    uint64_t n_statements;
+    uint64_t skipped_copy;        /* COPY ... FROM STDIN: the data is not in the log */
+    uint64_t skipped_secret;      /* statements carrying a password: never written */
+    uint64_t skipped_unsupported; /* what the log shows but a replay cannot send */
+};
+
+struct capture_writer;
+struct capture_reader;
+
+/* Start writing CAPTURE at path: events go to a temporary file beside it. NULL with e set
+ * (ERR_INPUT) when it cannot be created. */
+struct capture_writer *capture_writer_open(const char *path, struct err *e);
+
+/* Append a session's start; s->id must be the next number (0, 1, ...) and s->offset_us not
+ * before the previous event's (an earlier one is written at the previous event's offset, so
+ * the stream stays in order). 0, or -1 with e set (write error, wrong id). */
+int capture_write_session_start(struct capture_writer *w, const struct capture_session *s,
+                                struct err *e);
+
+/* Append a statement of a started, not ended session (offsets as above). 0 or -1 with e set. */
+int capture_write_statement(struct capture_writer *w, const struct capture_statement *st,
+                            struct err *e);
+
+/* Append the end of a started session. 0 or -1 with e set. */
+int capture_write_session_end(struct capture_writer *w, uint32_t session, int64_t offset_us,
+                              struct err *e);
+
+/* Put the header (h, its counts completed by the writer) in front of the events and rename
+ * the file into place; frees w in every case. 0, or -1 with e set and no CAPTURE left. */
+int capture_writer_close(struct capture_writer *w, const struct capture_header *h, struct err *e);
+
+/* Give up: remove the temporary file and free w (NULL is fine). */
+void capture_writer_abort(struct capture_writer *w);
+
+/* Open CAPTURE at path and read its header. NULL with e set (ERR_INPUT: "PATH: ...") when it
+ * is missing, not a capture, or of another version. */
+struct capture_reader *capture_reader_open(const char *path, struct err *e);
+
+/* The header read at open; valid until close. */
+const struct capture_header *capture_reader_header(const struct capture_reader *r);
+
+/* The next event into ev: 1 read, 0 at the end (after the last event, with the counts
+ * checked against the header), -1 with e set (ERR_INPUT, "PATH: record N: ...") when the
+ * file is truncated or corrupt. */
+int capture_reader_next(struct capture_reader *r, struct capture_event *ev, struct err *e);
+
+/* Close and free r (NULL is fine). */
+void capture_reader_close(struct capture_reader *r);
+
+#endif

@@ -1,0 +1,241 @@
+/* The CAPTURE file: round trips of every field, and refusals of bad files. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "workload/replay/capture.h"
+
+static char path[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(path, sizeof path, "/tmp/test_capture_%d.cap", (int)getpid());
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    unlink(path);
+    return 0;
+}
+
+static void write_sample(void)
+{
+    struct err e = {0};
+    struct capture_writer *w = capture_writer_open(path, &e);
+    assert_non_null(w);
+    struct capture_session s0 = {
+        .id = 0, .offset_us = 0, .log_id = "6571.2a", .user = "app", .database = "shop"};
+    struct capture_session s1 = {
+        .id = 1, .offset_us = 150, .log_id = "", .user = "", .database = ""};
+    assert_int_equal(capture_write_session_start(w, &s0, &e), 0);
+    assert_int_equal(capture_write_session_start(w, &s1, &e), 0);
+    struct capture_statement q = {.session = 0,
+                                  .offset_us = 200,
+                                  .protocol = CAPTURE_SIMPLE,
+                                  .text = "SELECT 1;\nSELECT 'a''b'",
+                                  .duration_us = 42,
+                                  .outcome = CAPTURE_OUTCOME_OK,
+                                  .cancel_us = -1};
+    assert_int_equal(capture_write_statement(w, &q, &e), 0);
+    const char *params[] = {"7", NULL, ""};
+    struct capture_statement x = {.session = 1,
+                                  .offset_us = 5000000000LL,
+                                  .protocol = CAPTURE_EXTENDED_NAMED,
+                                  .name = "S_1",
+                                  .text = "SELECT $1, $2, $3",
+                                  .n_params = 3,
+                                  .params = params,
+                                  .duration_us = -1,
+                                  .outcome = CAPTURE_OUTCOME_ERROR,
+                                  .sqlstate = "57014",
+                                  .error = "canceling statement due to user request",
+                                  .cancel_us = 1000};
+    assert_int_equal(capture_write_statement(w, &x, &e), 0);
+    /* A late event keeps the stream in order: it is written at the previous offset. */
+    assert_int_equal(capture_write_session_end(w, 0, 100, &e), 0);
+    assert_int_equal(capture_write_session_end(w, 1, 5000000100LL, &e), 0);
+    struct capture_header h = {.system_identifier = "7311234567890123456",
+                               .address = "db1.example",
+                               .port = 5433,
+                               .start_us = 1796051906893203LL,
+                               .skipped_copy = 2,
+                               .skipped_secret = 1,
+                               .skipped_unsupported = 3};
+    assert_int_equal(capture_writer_close(w, &h, &e), 0);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    write_sample();
+    struct err e = {0};
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    const struct capture_header *h = capture_reader_header(r);
+    assert_int_equal(h->version, CAPTURE_VERSION);
+    assert_string_equal(h->system_identifier, "7311234567890123456");
+    assert_string_equal(h->address, "db1.example");
+    assert_int_equal(h->port, 5433);
+    assert_int_equal(h->start_us, 1796051906893203LL);
+    assert_int_equal(h->duration_us, 5000000100LL);
+    assert_int_equal(h->n_sessions, 2);
+    assert_int_equal(h->n_statements, 2);
+    assert_int_equal(h->skipped_copy, 2);
+    assert_int_equal(h->skipped_secret, 1);
+    assert_int_equal(h->skipped_unsupported, 3);
+
+    struct capture_event ev;
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.kind, CAPTURE_EV_SESSION_START);
+    assert_int_equal(ev.session.id, 0);
+    assert_string_equal(ev.session.log_id, "6571.2a");
+    assert_string_equal(ev.session.user, "app");
+    assert_string_equal(ev.session.database, "shop");
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.session.id, 1);
+    assert_int_equal(ev.session.offset_us, 150);
+    assert_string_equal(ev.session.user, "");
+
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.kind, CAPTURE_EV_STATEMENT);
+    assert_int_equal(ev.statement.session, 0);
+    assert_int_equal(ev.statement.offset_us, 200);
+    assert_int_equal(ev.statement.protocol, CAPTURE_SIMPLE);
+    assert_string_equal(ev.statement.text, "SELECT 1;\nSELECT 'a''b'");
+    assert_string_equal(ev.statement.name, "");
+    assert_int_equal(ev.statement.n_params, 0);
+    assert_int_equal(ev.statement.duration_us, 42);
+    assert_int_equal(ev.statement.outcome, CAPTURE_OUTCOME_OK);
+    assert_string_equal(ev.statement.sqlstate, "");
+    assert_int_equal(ev.statement.cancel_us, -1);
+
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    const struct capture_statement *x = &ev.statement;
+    assert_int_equal(x->session, 1);
+    assert_int_equal(x->offset_us, 5000000000LL);
+    assert_int_equal(x->protocol, CAPTURE_EXTENDED_NAMED);
+    assert_string_equal(x->name, "S_1");
+    assert_int_equal(x->n_params, 3);
+    assert_string_equal(x->params[0], "7");
+    assert_null(x->params[1]);
+    assert_string_equal(x->params[2], "");
+    assert_int_equal(x->duration_us, -1);
+    assert_int_equal(x->outcome, CAPTURE_OUTCOME_ERROR);
+    assert_string_equal(x->sqlstate, "57014");
+    assert_string_equal(x->error, "canceling statement due to user request");
+    assert_int_equal(x->cancel_us, 1000);
+
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.kind, CAPTURE_EV_SESSION_END);
+    assert_int_equal(ev.session.id, 0);
+    assert_int_equal(ev.session.offset_us, 5000000000LL);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.session.offset_us, 5000000100LL);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 0);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 0);
+    capture_reader_close(r);
+}
+
+static void test_writer_refuses_misuse(void **state)
+{
+    (void)state;
+    struct err e = {0};
+    struct capture_writer *w = capture_writer_open(path, &e);
+    assert_non_null(w);
+    struct capture_session s = {.id = 1, .log_id = "", .user = "", .database = ""};
+    assert_int_equal(capture_write_session_start(w, &s, &e), -1);
+    struct capture_statement q = {.session = 0, .text = "SELECT 1", .cancel_us = -1};
+    assert_int_equal(capture_write_statement(w, &q, &e), -1);
+    assert_non_null(strstr(e.msg, "not open"));
+    capture_writer_abort(w);
+    assert_int_not_equal(access(path, F_OK), 0);
+}
+
+/* Read the capture's bytes, uncompressed. */
+static size_t slurp(char *out, size_t cap)
+{
+    gzFile f = gzopen(path, "rb");
+    assert_non_null(f);
+    int n = gzread(f, out, (unsigned)cap);
+    gzclose(f);
+    assert_true(n > 0);
+    return (size_t)n;
+}
+
+static void spit(const char *data, size_t n)
+{
+    gzFile f = gzopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(gzwrite(f, data, (unsigned)n), (int)n);
+    gzclose(f);
+}
+
+/* Every proper prefix of the events is refused as truncated, never read as a shorter file. */
+static void test_truncated(void **state)
+{
+    (void)state;
+    write_sample();
+    char data[4096];
+    size_t n = slurp(data, sizeof data);
+    size_t header = (size_t)(strchr(data, '\n') - data) + 1;
+    for (size_t cut = header; cut < n; cut++) {
+        spit(data, cut);
+        struct err e = {0};
+        struct capture_reader *r = capture_reader_open(path, &e);
+        assert_non_null(r);
+        struct capture_event ev;
+        int rc;
+        while ((rc = capture_reader_next(r, &ev, &e)) == 1)
+            ;
+        assert_int_equal(rc, -1);
+        assert_int_equal(e.code, ERR_INPUT);
+        assert_non_null(strstr(e.msg, ": record "));
+        capture_reader_close(r);
+    }
+}
+
+static void expect_open_refused(const char *content, const char *what)
+{
+    spit(content, strlen(content));
+    struct err e = {0};
+    assert_null(capture_reader_open(path, &e));
+    assert_int_equal(e.code, ERR_INPUT);
+    assert_non_null(strstr(e.msg, what));
+    assert_int_equal(strncmp(e.msg, path, strlen(path)), 0);
+}
+
+static void test_bad_headers(void **state)
+{
+    (void)state;
+    expect_open_refused("", "not a pgarena capture");
+    expect_open_refused("2026-12-01 11:00:00.000 UTC|u|d|1.2|LOG:  statement: x\n",
+                        "not a pgarena capture");
+    expect_open_refused("{\"format\":\"pgarena-capture\",\"version\":2}\n", "version 2");
+    expect_open_refused("{\"format\":\"pgarena-capture\",\"version\":1}\n", "bad capture header");
+    struct err e = {0};
+    assert_null(capture_reader_open("/nonexistent/x.cap", &e));
+    assert_int_equal(e.code, ERR_INPUT);
+    assert_non_null(strstr(e.msg, "/nonexistent/x.cap: "));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_writer_refuses_misuse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_headers, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
