@@ -79,6 +79,7 @@ struct bench_plan {
     struct workload_tpcc_opts tpcc;
     struct bench_agents_opts agents;
     struct bench_sampling_opts sampling;
+    struct replay_opts replay; /* replay run's (capture NULL: not a replay) */
 };
 
 /* A plan with run's defaults: one client, one thread, simple protocol, one try. */

@@ -74,6 +74,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
         .measure_start = bench_env_measure_start,
         .measure_start_arg = b,
         .interval_done = bench_sink_interval,
+        .feed = bench_workload_feed(b),
     };
     /* Checked before anything is opened or allocated for the run. A socket per client, plus what
      * the process itself keeps open (epoll, timers, files): the common soft limit of 1024 files

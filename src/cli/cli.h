@@ -20,6 +20,7 @@ int cli_check(int argc, char **argv, struct err *e);
 int cli_recover(int argc, char **argv, struct err *e);
 int cli_sweep(int argc, char **argv, struct err *e);
 int cli_merge(int argc, char **argv, struct err *e);
+int cli_replay(int argc, char **argv, struct err *e);
 
 /* The table of commands, one entry each (cli/commands.c): main dispatches by it and
  * cli_parse_only parses by it. */

@@ -16,5 +16,6 @@ int cli_check_parse(int argc, char **argv, struct err *e);
 int cli_recover_parse(int argc, char **argv, struct err *e);
 int cli_sweep_parse(int argc, char **argv, struct err *e);
 int cli_merge_parse(int argc, char **argv, struct err *e);
+int cli_replay_parse(int argc, char **argv, struct err *e);
 
 #endif

@@ -10,6 +10,7 @@ static const struct cli_command commands[] = {
     {"report", cli_report, cli_report_parse}, {"local", cli_local, cli_local_parse},
     {"sweep", cli_sweep, cli_sweep_parse},    {"recover", cli_recover, cli_recover_parse},
     {"check", cli_check, cli_check_parse},    {"merge", cli_merge, cli_merge_parse},
+    {"replay", cli_replay, cli_replay_parse},
 };
 
 const struct cli_command *cli_command_find(const char *name)

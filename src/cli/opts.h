@@ -64,6 +64,12 @@ enum cli_opt {
     OPT_MARGIN,
     OPT_TITLE,
     OPT_ALL,
+    /* replay run */
+    OPT_SPEED,
+    OPT_MAP_DB,
+    OPT_MAP_USER,
+    OPT_RESET_FROM,
+    OPT_READ_ONLY,
 };
 
 /* run's options (NULL-terminated) and short options. */
@@ -74,6 +80,7 @@ extern const char cli_run_shortopts[];
 extern const struct option cli_init_options[], cli_check_options[], cli_compare_options[],
     cli_local_options[], cli_merge_options[], cli_recover_options[], cli_report_options[],
     cli_show_options[], cli_sweep_options[];
+extern const struct option cli_replay_run_options[];
 
 /* Every command's table, by command (NULL-terminated): for the fuzz dictionary. */
 struct cli_option_table {

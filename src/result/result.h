@@ -224,6 +224,30 @@ struct result_merge {
     int aligned;                 /* intervals aligned by absolute time (else by index) */
 };
 
+/* replay.diverged.top[]: why outcomes differ from the capture's, most frequent first. */
+struct result_replay_reason {
+    char *reason;
+    uint64_t count;
+};
+
+/* replay {...}: what a replay ran and how faithfully (DESIGN.md "Replay"); present only in a
+ * replay's result. */
+struct result_replay {
+    int present;
+    char *capture;
+    double speed; /* 0: max */
+    uint64_t sessions, statements, transactions, sent;
+    uint64_t skipped_copy, skipped_unsupported, skipped_read_only, skipped_secret;
+    uint64_t failed_now, succeeded_now;
+    size_t n_top;
+    struct result_replay_reason *top;
+    uint64_t sessions_failed;
+    double lag_p50_us, lag_p99_us, lag_max_us;
+};
+
+/* At most this many classes in summary.classes[], besides "other". */
+#define RESULT_MAX_CLASSES 200
+
 struct result {
     char *label;
     char *started_at;
@@ -293,6 +317,10 @@ struct result {
         /* per script, in the order of workload.scripts; 0 in files written before it */
         size_t n_scripts;
         struct result_script_figures *scripts;
+        /* a replay's statement classes (name: the class, transactions: its count), top
+         * RESULT_MAX_CLASSES by total time and "other"; none otherwise */
+        size_t n_classes;
+        struct result_script_figures *classes;
     } summary;
     struct result_tpcc tpcc;
     size_t n_intervals;
@@ -328,6 +356,7 @@ struct result {
      * can diff environments generically, including fields this version does not model. */
     size_t n_env;
     struct result_env_item *env;
+    struct result_replay replay;
 };
 
 void result_free(struct result *r);

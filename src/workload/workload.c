@@ -8,7 +8,8 @@
 static const struct workload *const all[] = {
     &workload_tpcb_like,       &workload_simple_update,  &workload_select_only,
     &workload_oltp_read_write, &workload_oltp_read_only, &workload_oltp_point_select,
-    &workload_oltp_write_only, &workload_tpcc,           NULL};
+    &workload_oltp_write_only, &workload_tpcc,           &workload_replay,
+    NULL};
 
 const struct workload *workload_find(const char *name)
 {

@@ -5,10 +5,12 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "engine/feed.h"
 #include "pg/pg.h"
 #include "result/result.h"
 #include "script/script.h"
 #include "workload/load/load.h"
+#include "workload/replay/replay.h"
 #include "workload/tpcc/tpcc.h"
 
 /*
@@ -41,6 +43,8 @@ struct workload_params {
     int64_t seed, warmup_s;
     struct workload_tpcc_opts tpcc; /* warehouses: detected when 0 */
     void *state;                    /* the workload's own, from detect to free_state */
+    const struct replay_opts *replay; /* replay run's options */
+    int64_t clients; /* out: the clients the workload runs (a replay's), 0: the plan's */
 };
 
 /* run's options as a workload checks them (bench_plan_check). */
@@ -50,6 +54,7 @@ struct workload_run_opts {
     /* Out: the defaults the workload wants when -M and --max-tries are not given. */
     int prepared;      /* 1: -M prepared */
     int64_t max_tries; /* 0: run's default */
+    int replay;        /* the plan is replay run's */
 };
 
 /* Which of init's options about the dataset were given. */
@@ -95,6 +100,8 @@ struct workload {
     void (*result)(const struct workload *w, const struct workload_params *p, struct result *r);
     /* Free p->state. */
     void (*free_state)(const struct workload *w, struct workload_params *p);
+    /* After detect: the feed the engine runs instead of the scripts (a replay), or NULL. */
+    const struct engine_feed *(*feed)(const struct workload *w, struct workload_params *p);
 };
 
 /* The workload called `name`, or NULL. */
