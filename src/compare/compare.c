@@ -185,6 +185,7 @@ int cmp_compare(const struct result *runs, const char *const *paths, size_t n,
             out->outcomes[s - 1].side = s;
             cmp_analyse(out, &sr[0], &sr[s], &out->outcomes[s - 1]);
             cmp_scripts(out, s, &out->outcomes[s - 1]);
+            cmp_classes(out, s, &out->outcomes[s - 1]);
             cmp_waits(out, s, &out->outcomes[s - 1]);
         }
         for (size_t s = 0; s < out->n_sides; s++)
@@ -214,6 +215,10 @@ int cmp_any_worse(const struct cmp_report *rep)
             for (int k = 0; k < CMP_N_SCRIPT_METRICS; k++)
                 if (o->scripts[s].metrics[k].verdict == CMP_WORSE)
                     return 1;
+        for (size_t s = 0; s < o->n_classes; s++)
+            for (int k = 0; k < CMP_N_SCRIPT_METRICS; k++)
+                if (o->classes[s].metrics[k].verdict == CMP_WORSE)
+                    return 1;
     }
     return 0;
 }
@@ -230,6 +235,9 @@ void cmp_report_free(struct cmp_report *rep)
         for (size_t s = 0; s < rep->outcomes[i].n_scripts; s++)
             free(rep->outcomes[i].scripts[s].name);
         free(rep->outcomes[i].scripts);
+        for (size_t s = 0; s < rep->outcomes[i].n_classes; s++)
+            free(rep->outcomes[i].classes[s].name);
+        free(rep->outcomes[i].classes);
         for (size_t w = 0; w < rep->outcomes[i].n_waits; w++)
             free(rep->outcomes[i].waits[w].name);
         free(rep->outcomes[i].waits);

@@ -308,6 +308,7 @@ void report_html(struct buf *out, const struct report_input *in)
     report_html_why(&d);
     report_html_distribution(&d);
     report_html_scripts(&d);
+    report_html_classes(&d);
     report_html_agents(&d);
     report_html_failures(&d);
     report_html_environment(&d);
