@@ -38,7 +38,7 @@ replay_capture() {
         printf 'Q\t0\t9000\tsimple\t\t100\tok\t\t-1\t0\tSELECT v\\n  FROM t WHERE id IN (1, 2, 3)\n'
         printf 'E\t0\t10000\n'
         printf 'S\t1\t2000\tpostgres\t%s\n' "$1"
-        printf 'Q\t1\t2500\tsimple\t\t100\tok\t\t-1\t0\tSELECT v FROM t WHERE id IN (4)\n'
+        printf 'Q\t1\t2500\tsimple\t\t100\tok\t\t-1\t0\tSELECT id FROM t WHERE id IN (4)\n'
         printf 'Q\t1\t3000\tsimple\t\t100\tok\t\t-1\t0\tSELECT count(*) FROM t WHERE v = '"'"'x'"'"'\n'
         printf 'E\t1\t4000\n'
     } | "$MKCAPTURE" "$2" || fail "mkcapture failed"
@@ -66,10 +66,7 @@ test_replay_run_classes_on_target() {
         assert_rc 0
     done
     TCONN="${OCONN% dbname=*} dbname=rdst"
-    # Reset before each replay: the insert is there once, not twice.
-    [ "$(sql 'SELECT count(*) FROM log' "$TCONN")" = 1 ] || fail "rdst was not reset from rsrc"
-    [ "$(sql "SELECT v FROM t WHERE id = 7" "$TCONN")" = y ] || fail "the update did not run"
-    sql "SELECT query, calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = 'rdst'" "$OCONN" >pgss.txt
+    sql "SELECT regexp_replace(query, '\\s+', ' ', 'g'), calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = 'rdst'" "$OCONN" >pgss.txt
     pyjson r2.json 'd["workload"]["name"] == "replay" and d["replay"]["sessions"] == 2'
     pyjson r2.json 'd["replay"]["statements"] == 13 and d["replay"]["sent"] == 12'
     pyjson r2.json 'd["replay"]["skipped"]["copy"] == 1 and d["replay"]["skipped"]["secret"] == 1'
@@ -88,11 +85,16 @@ for line in open(sys.argv[2]):
     n = iter(range(1, 1000))
     q = re.sub(r"\$\d+", lambda m: "$%d" % next(n), q)
     got[q] = got.get(q, 0) + int(calls)
-missing = {k: v for k, v in want.items() if got.get(k) != 2 * v}
-if missing:
+# rdst is made anew for each replay (another database, other statistics): these are the last
+# replay's.
+missing = {k: v for k, v in want.items() if got.get(k) != v}
+if missing or sum(want.values()) != sum(got.values()):
     print("want (per replay):", want, "\ntarget:", got, file=sys.stderr)
     sys.exit(1)
 PY
+    # Reset before each replay: the insert is there once, not twice.
+    [ "$(sql 'SELECT count(*) FROM log' "$TCONN")" = 1 ] || fail "rdst was not reset from rsrc"
+    [ "$(sql "SELECT v FROM t WHERE id = 7" "$TCONN")" = y ] || fail "the update did not run"
     pga show r2.json
     assert_rc 0
     assert_out '^statements: +11$'
