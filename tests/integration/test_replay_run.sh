@@ -53,7 +53,12 @@ test_replay_run_classes_on_target() {
     chmod 755 "$T"
     OCONN=$(sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" start "$T/srv")
     LIB_CLEANUP='sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" stop "$T/srv"'
+    # pg_stat_statements for the classes; the log for the end-to-end part (replay_from_log).
     sql "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'" "$OCONN" >/dev/null
+    for set in "logging_collector = on" "log_destination = 'csvlog'" "log_statement = 'all'" \
+        "log_connections = on" "log_disconnections = on"; do
+        sql "ALTER SYSTEM SET $set" "$OCONN" >/dev/null
+    done
     sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" halt "$T/srv"
     sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" resume "$T/srv"
     SRC="${OCONN% dbname=*} dbname=rsrc"
@@ -100,6 +105,7 @@ PY
     assert_out '^statements: +11$'
     assert_out '^fidelity: +every outcome as in the capture'
     assert_out 'SELECT v FROM t WHERE id IN \(\$1 /\*, \.\.\. \*/\)'
+    replay_from_log
 }
 
 # --read-only: the server refuses the writes, counted as skipped.read_only (and the rest of
@@ -208,30 +214,23 @@ test_replay_run_bad_input() {
     assert_err 'replay run CAPTURE'
 }
 
-# End to end: a real csvlog of psql and pgbench traffic, prepared and replayed (needs `replay
-# prepare`, which comes with the log readers).
-test_replay_run_from_log() {
+# End to end, on the server of test_replay_run_classes_on_target (which logs to csvlog): real
+# pgbench traffic in each protocol and a psql script with an error and a multi-line statement,
+# prepared from the log and replayed on a copy (needs `replay prepare`, which comes with the
+# log readers: skipped, saying so, without them).
+replay_from_log() {
     pga replay prepare --help
     if [ "$RC" -ne 0 ]; then
-        echo "SKIPPED test_replay_run_from_log: this pgarena has no 'replay prepare' (the log readers)" >&2
+        echo "SKIPPED replay_from_log (log -> prepare -> run): this pgarena has no 'replay prepare'" >&2
         return 0
     fi
-    mkdir -p "$T/srv"
-    chmod 755 "$T"
-    OCONN=$(sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" start "$T/srv")
-    LIB_CLEANUP='sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" stop "$T/srv"'
-    SRC="${OCONN% dbname=*} dbname=lsrc"
-    sql "CREATE DATABASE lsrc" "$OCONN" >/dev/null
-    pga init -s 1 -q "$SRC"
+    # Loaded in another database (its statements are in the log too, but not lsrc's).
+    sql "CREATE DATABASE linit" "$OCONN" >/dev/null
+    pga init -s 1 -q "${OCONN% dbname=*} dbname=linit"
     assert_rc 0
-    sql "CREATE DATABASE lsnap TEMPLATE lsrc" "$OCONN" >/dev/null
-    sql "ALTER SYSTEM SET logging_collector = on" "$OCONN" >/dev/null
-    sql "ALTER SYSTEM SET log_destination = 'csvlog'" "$OCONN" >/dev/null
-    sql "ALTER SYSTEM SET log_statement = 'all'" "$OCONN" >/dev/null
-    sql "ALTER SYSTEM SET log_connections = on" "$OCONN" >/dev/null
-    sql "ALTER SYSTEM SET log_disconnections = on" "$OCONN" >/dev/null
-    sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" halt "$T/srv"
-    sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" resume "$T/srv"
+    SRC="${OCONN% dbname=*} dbname=lsrc"
+    sql "CREATE DATABASE lsrc TEMPLATE linit" "$OCONN" >/dev/null
+    sql "CREATE DATABASE lsnap TEMPLATE linit" "$OCONN" >/dev/null
     for m in simple extended prepared; do
         "$PGBENCH" -n -S -M $m -c 2 -t 50 "$SRC" >/dev/null 2>&1 || fail "pgbench -M $m"
     done
