@@ -13,5 +13,5 @@ const struct cli_option_table cli_option_tables[] = {{"init", cli_init_options},
                                                      {"recover", cli_recover_options},
                                                      {"check", cli_check_options},
                                                      {"merge", cli_merge_options},
-                                                     {"replay run", cli_replay_run_options},
+                                                     {"run", cli_replay_run_options},
                                                      {NULL, NULL}};

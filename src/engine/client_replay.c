@@ -11,9 +11,11 @@
  * its statements sent at their offsets, one after the other. The states and their arrows
  * are documented at enum client_state (CS_FEED_*). */
 
-/* How soon to ask a feed again that had nothing yet, or to look again whether the sessions
- * before ours have started (speed max). */
+/* How soon to look again whether the sessions before ours have started (speed max). */
 #define FEED_RETRY_NS (200 * NS_PER_US)
+/* How soon to ask a feed again that had nothing yet, unless another client's statement ends
+ * first (which wakes it). */
+#define FEED_EMPTY_NS (5 * NS_PER_MS)
 
 void client_feed_init(struct client *c)
 {
@@ -61,6 +63,34 @@ static void wait_until(struct client *c, time_ns when)
     client_set_timer(c, when);
 }
 
+/* The feed had nothing for c yet: wait to be woken by another client's statement end. */
+static void wait_for_feed(struct client *c, time_ns now)
+{
+    struct worker *w = c->w;
+    wait_until(c, now + FEED_EMPTY_NS);
+    if (c->feed->waiting)
+        return;
+    if (w->n_feed_waiting == w->cap_feed_waiting) {
+        w->cap_feed_waiting = w->cap_feed_waiting ? 2 * w->cap_feed_waiting : 8;
+        w->feed_waiting =
+            xrealloc(w->feed_waiting, (size_t)w->cap_feed_waiting * sizeof *w->feed_waiting);
+    }
+    w->feed_waiting[w->n_feed_waiting++] = c;
+    c->feed->waiting = 1;
+}
+
+/* A statement ended: the clients waiting for the feed ask again now. */
+static void wake_feed_waiting(struct worker *w, time_ns now)
+{
+    for (int i = 0; i < w->n_feed_waiting; i++) {
+        struct client *c = w->feed_waiting[i];
+        c->feed->waiting = 0;
+        if (c->state == CS_FEED_WAIT)
+            client_set_timer(c, now);
+    }
+    w->n_feed_waiting = 0;
+}
+
 void client_feed_connect_failed(struct client *c, const char *what, time_ns now)
 {
     struct client_feed *f = c->feed;
@@ -101,6 +131,8 @@ static void statement_done(struct client *c, time_ns now, int sent, int ok, enum
     c->tx_deadline = 0;
     f->have_item = 0;
     c->state = CS_FEED_NEXT;
+    if (c->w->n_feed_waiting > 0)
+        wake_feed_waiting(c->w, now);
 }
 
 /* The session's connection broke under a statement. */
@@ -200,7 +232,7 @@ int client_step_feed_next(struct client *c, time_ns now)
             return 0;
         }
         if (r == 0) {
-            wait_until(c, now + FEED_RETRY_NS);
+            wait_for_feed(c, now);
             return 0;
         }
         f->have_item = 1;

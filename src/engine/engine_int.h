@@ -110,7 +110,8 @@ struct client_feed {
     int n_prepared, cap_prepared;
     int cancel_sent;
     time_ns due, cancel_at; /* the statement's intended start and cancel time */
-    char sqlstate[6]; /* the statement's first error */
+    int waiting;            /* in the worker's feed_waiting */
+    char sqlstate[6];       /* the statement's first error */
     char message[200];
 };
 
@@ -213,6 +214,10 @@ struct worker {
     atomic_int n_lost;             /* clients whose connection is lost and not yet back */
     atomic_int n_clients_finished; /* clients in CS_FINISHED */
     void *feed_ws;                 /* the feed's state for this worker, or NULL */
+    /* Feed clients the feed had nothing for yet: woken when another finishes a statement
+     * (which may make room in the feed's look-ahead). */
+    struct client **feed_waiting;
+    int n_feed_waiting, cap_feed_waiting;
 };
 
 struct engine_state {

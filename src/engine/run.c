@@ -474,6 +474,7 @@ void engine_state_free(struct engine_state *run)
         for (int k = 0; k < run->cfg->scripts->n_scripts; k++)
             hist_free(w->scripts[k].latency);
         free(w->scripts);
+        free(w->feed_waiting);
         timers_free(&w->timers);
         close(w->timerfd);
         close(w->epfd);

@@ -23,7 +23,7 @@
 /* Reasons of divergence kept apart per worker. */
 #define REPLAY_MAX_REASONS 64
 /* Statements a worker holds read ahead of its clients at most (bounded look-ahead). */
-#define REPLAY_LOOKAHEAD 16384
+#define REPLAY_LOOKAHEAD 65536
 
 /* A captured session: when it starts and ends, and which client replays it. */
 struct replay_session {

@@ -8,12 +8,15 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/mem.h"
 #include "workload/replay/normalize.h"
 
-/* Asking in vain this many times in a row (the look-ahead full of other clients' items)
- * reads on anyway: a client is never starved for good by a slow one. */
-#define STUCK_READS_ANYWAY 500
+/* A client whose items are not read yet waits while the look-ahead is full of the others'
+ * (the others consume them: a fast session goes at the pace of a slow one rather than
+ * memory growing), unless every other client of the worker waits too or is done, or it has
+ * waited this long (a wait on another worker's sessions, at speed max): then it reads on. */
+#define STUCK_READ_ANYWAY_NS (1000 * NS_PER_MS)
 
 struct qitem {
     struct qitem *next;
@@ -25,8 +28,9 @@ struct qitem {
 struct wclient {
     struct qitem *head, *tail;
     struct qitem *cur; /* handed out, freed at the next call */
-    int stuck;
-    int ro_refused; /* --read-only refused a statement of the open transaction block */
+    time_ns blocked_since;
+    int blocked, finished; /* waiting for the look-ahead to drain; no more items */
+    int ro_refused;        /* --read-only refused a statement of the open transaction block */
 };
 
 struct worker_source {
@@ -36,6 +40,7 @@ struct worker_source {
     int first, n;
     struct wclient *clients;
     size_t queued;
+    int n_blocked, n_finished;
     struct replay_figures fig;
     struct buf norm;
 };
@@ -195,13 +200,25 @@ static int source_next(void *arg, int client, struct engine_feed_item *it)
     free(wc->cur);
     wc->cur = NULL;
     while (!wc->head) {
-        if (ws->eof)
+        if (ws->eof) {
+            if (!wc->finished)
+                wc->finished = 1, ws->n_finished++;
+            if (wc->blocked)
+                wc->blocked = 0, ws->n_blocked--;
             return -1;
-        if (ws->queued >= REPLAY_LOOKAHEAD && ++wc->stuck < STUCK_READS_ANYWAY)
-            return 0;
+        }
+        int others_wait = ws->n_blocked - wc->blocked + ws->n_finished >= ws->n - 1;
+        if (ws->queued >= REPLAY_LOOKAHEAD && !others_wait) {
+            time_ns now = clock_now_ns();
+            if (!wc->blocked)
+                wc->blocked = 1, ws->n_blocked++, wc->blocked_since = now;
+            if (now - wc->blocked_since < STUCK_READ_ANYWAY_NS)
+                return 0;
+        }
         read_one(ws);
     }
-    wc->stuck = 0;
+    if (wc->blocked)
+        wc->blocked = 0, ws->n_blocked--;
     wc->cur = wc->head;
     wc->head = wc->head->next;
     if (!wc->head)
