@@ -118,6 +118,7 @@ static void statement_done(struct client *c, time_ns now, int sent, int ok, enum
         .message = f->message,
         .latency_us = sent ? (now - c->tx_start) / NS_PER_US : 0,
         .lag_us = sent ? (c->cmd_start - c->tx_start) / NS_PER_US : 0,
+        .measured = now >= c->w->run->start_ns,
     };
     if (feed->done(c->w->feed_ws, c->id, &f->item, &o) && sent &&
         worker_record(c, c->tx_start, now, !ok, why)) {

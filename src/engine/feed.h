@@ -56,6 +56,7 @@ struct engine_feed_outcome {
     const char *sqlstate, *message; /* when not ok: "" when unknown */
     int64_t latency_us;             /* from its intended start to its last result */
     int64_t lag_us;                 /* from its intended start to its sending */
+    int measured;                   /* it ended after --warmup (the run's figures count it) */
 };
 
 struct engine_feed {

@@ -257,9 +257,11 @@ static int source_done(void *arg, int client, const struct engine_feed_item *it,
     if (o->ok && replay_tx_boundary(it->text) < 0)
         wc->ro_refused = 0;
     ws->fig.sent++;
-    normalize_statement(it->text, strlen(it->text), &ws->norm);
-    class_table_record(ws->fig.classes, ws->norm.data, ws->norm.len, o->ok, o->latency_us);
-    hist_record(ws->fig.lag, o->lag_us > 0 ? o->lag_us : 0);
+    if (o->measured) { /* as the summary: nothing of --warmup */
+        normalize_statement(it->text, strlen(it->text), &ws->norm);
+        class_table_record(ws->fig.classes, ws->norm.data, ws->norm.len, o->ok, o->latency_us);
+        hist_record(ws->fig.lag, o->lag_us > 0 ? o->lag_us : 0);
+    }
     if (!o->ok && q->outcome == CAPTURE_OUTCOME_OK) {
         ws->fig.failed_now++;
         char why[160];
