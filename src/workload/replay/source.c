@@ -15,8 +15,11 @@
 /* A client whose items are not read yet waits while the look-ahead is full of the others'
  * (the others consume them: a fast session goes at the pace of a slow one rather than
  * memory growing), unless every other client of the worker waits too or is done, or it has
- * waited this long (a wait on another worker's sessions, at speed max): then it reads on. */
-#define STUCK_READ_ANYWAY_NS (1000 * NS_PER_MS)
+ * waited this long: then it reads on. The wait is short because the clients holding the
+ * items may themselves be waiting (for their due time, or at speed max for another worker's
+ * sessions to start), which the source cannot see; the look-ahead then grows by the items
+ * up to the waiting client's next, and drains as their owners catch up. */
+#define STUCK_READ_ANYWAY_NS (5 * NS_PER_MS)
 
 struct qitem {
     struct qitem *next;
