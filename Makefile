@@ -82,7 +82,13 @@ build/asan/tests/%: tests/unit/%.c build/asan/libpgarena.a
 	    $(LIBS_ALL) $(shell pkg-config --libs cmocka)
 
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%) $(UNIT_SRC:tests/unit/%.c=build/asan/tests/%)
-unit: $(UNIT_BIN)
+unit: $(UNIT_BIN) build/tests/mkcapture
+
+# Test tools (tests/tools/): mkcapture writes replay captures for the integration tests.
+build/tests/mkcapture: tests/tools/mkcapture.c build/libpgarena.a
+	@mkdir -p $(dir $@)
+	@echo "LD $@"
+	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -o $@ $^ $(LIBS_ALL)
 
 # The release build's unit tests alone (no server needed): the Debian package's test step.
 unit-check: $(UNIT_SRC:tests/unit/%.c=build/tests/%)

@@ -168,5 +168,7 @@ int bench_workload_scripts(struct bench *b, struct script_set *s, struct err *e)
 void bench_workload_measure_start(struct bench *b);
 void bench_workload_result(struct bench *b, struct result *r);
 void bench_workload_free(struct bench *b);
+/* The feed the engine runs instead of the scripts (a replay's), or NULL. */
+const struct engine_feed *bench_workload_feed(struct bench *b);
 
 #endif

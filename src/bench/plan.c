@@ -115,7 +115,8 @@ static int sampling_check(const struct bench_plan *p, struct err *e)
 static int check_workload(struct bench_plan *p, const struct bench_given *given, struct err *e)
 {
     const struct workload *w = p->workload;
-    struct workload_run_opts o = {p->scale, p->tables, p->table_size, &p->tpcc, 0, 0, &p->ch};
+    struct workload_run_opts o = {p->scale, p->tables, p->table_size, &p->tpcc, 0, 0, &p->ch,
+                                  p->replay.capture != NULL};
     if ((p->ch.analytic_clients || p->ch.queries) && !w->analytic)
         return err_set(e, ERR_INPUT, "run: --analytic-clients and --queries are for -w ch");
     if (p->clients == 0 && p->ch.analytic_clients == 0)
@@ -174,7 +175,7 @@ int bench_plan_check(struct bench_plan *p, const struct bench_given *given, stru
 {
     if (given->duration && p->tx_per_client)
         return err_set(e, ERR_INPUT, "run: -T and -t cannot be used together");
-    if (!p->tx_per_client && !given->duration)
+    if (!p->tx_per_client && !given->duration && !p->replay.capture) /* a replay: its capture's */
         p->duration_s = BENCH_DEFAULT_DURATION_S;
     if (p->latency_limit_ms > 0 && p->timeout_ms > 0 && p->timeout_ms < p->latency_limit_ms)
         return err_set(e, ERR_INPUT, "run: --timeout is shorter than --latency-limit");

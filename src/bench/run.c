@@ -83,6 +83,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
         .stream_scripts = b->wl.stream_scripts,
         /* One stream and no terminal: the power test, the queries in order. */
         .stream_in_order = b->p.clients == 0 && cfg_streams(b) == 1,
+        .feed = bench_workload_feed(b),
     };
     /* Checked before anything is opened or allocated for the run. A socket per client, plus what
      * the threads, -l, the sampler, the coordination and the capture keep open: the common soft

@@ -17,12 +17,16 @@ int bench_workload_detect(struct pg_conn *c, struct bench *b, struct err *e)
                                      .seed = b->p.seed,
                                      .warmup_s = b->p.warmup_s,
                                      .tpcc = b->p.tpcc,
-                                     .ch = b->p.ch};
+                                     .ch = b->p.ch,
+
+                                     .replay = &b->p.replay};
     int rc = w->detect ? w->detect(w, c, &b->wl, e) : 0;
     b->p.scale = b->wl.scale;
     b->p.tables = b->wl.tables;
     b->p.table_size = b->wl.table_size;
     b->p.tpcc = b->wl.tpcc;
+    if (b->wl.clients > 0) /* a replay's: as many as its sessions need */
+        b->p.clients = b->wl.clients;
     return rc;
 }
 
@@ -44,6 +48,12 @@ void bench_workload_result(struct bench *b, struct result *r)
     const struct workload *w = b->tables_of;
     if (w && w->result)
         w->result(w, &b->wl, r);
+}
+
+const struct engine_feed *bench_workload_feed(struct bench *b)
+{
+    const struct workload *w = b->tables_of;
+    return w && w->feed ? w->feed(w, &b->wl) : NULL;
 }
 
 void bench_workload_free(struct bench *b)

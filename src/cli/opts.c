@@ -17,4 +17,5 @@ const struct cli_option_table cli_option_tables[] = {{"init", cli_init_options},
                                                      {"history", cli_history_options},
                                                      {"replay", cli_replay_prepare_options},
                                                      {"capture", cli_replay_capture_options},
+                                                     {"run", cli_replay_run_options},
                                                      {NULL, NULL}};

@@ -94,6 +94,12 @@ enum cli_opt {
     OPT_SWEEP_COMPARE,
     OPT_COMPARE_BY,
     OPT_NO_STATEMENTS,
+    /* replay run */
+    OPT_SPEED,
+    OPT_MAP_DB,
+    OPT_MAP_USER,
+    OPT_RESET_FROM,
+    OPT_READ_ONLY,
 };
 
 /* run's options (NULL-terminated) and short options. */
@@ -107,6 +113,7 @@ extern const struct option cli_init_options[], cli_check_options[], cli_compare_
 extern const struct option cli_store_options[], cli_history_options[];
 extern const struct option cli_replay_prepare_options[], cli_replay_show_options[],
     cli_replay_capture_options[];
+extern const struct option cli_replay_run_options[];
 
 /* Every command's table, by command (NULL-terminated): for the fuzz dictionary. */
 struct cli_option_table {

@@ -25,6 +25,9 @@ int cli_replay_show(int argc, char **argv, struct err *e);
 int cli_replay_show_parse(int argc, char **argv, struct err *e);
 int cli_replay_capture(int argc, char **argv, struct err *e);
 int cli_replay_capture_parse(int argc, char **argv, struct err *e);
+/* replay run (cli/replay_run_cmd.c). */
+int cli_replay_run(int argc, char **argv, struct err *e);
+int cli_replay_run_parse(int argc, char **argv, struct err *e);
 
 /* "YYYY-MM-DD HH:MM:SS.mmm" of µs since the epoch, in the log's own clock ("-" if none). */
 void cli_replay_format_time(int64_t us, char *out, size_t size);

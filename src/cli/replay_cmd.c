@@ -19,6 +19,7 @@ static const struct replay_subcommand subcommands[] = {
     {"show", "CAPTURE            summarise a capture", cli_replay_show, cli_replay_show_parse},
     {"capture", "CONN --seconds N -o CAPTURE  log a server's traffic and prepare it",
      cli_replay_capture, cli_replay_capture_parse},
+    {"run", "CAPTURE [CONN]     replay a capture as a run", cli_replay_run, cli_replay_run_parse},
 };
 
 static void replay_usage(FILE *f)

@@ -33,7 +33,7 @@ static int dir_writable(const char *path)
 }
 
 /* A result or report path that cannot work is refused before anything runs. */
-static int check_output(struct cli_run_opts *o, char *fallback, size_t size, struct err *e)
+int cli_run_check_output(struct cli_run_opts *o, char *fallback, size_t size, struct err *e)
 {
     if (!o->plan.output) {
         time_t t = time(NULL);
@@ -163,7 +163,7 @@ int cli_run_parse(int argc, char **argv, struct err *e)
     char fallback[256];
     int rc = cli_run_parse_argv(argc, argv, &o, e);
     if (rc == 0)
-        rc = check_output(&o, fallback, sizeof fallback, e);
+        rc = cli_run_check_output(&o, fallback, sizeof fallback, e);
     if (rc == 0)
         rc = bench_plan_check_scripts(&o.plan, 0, NULL, e);
     if (rc == 0)
@@ -189,9 +189,7 @@ int cli_run(int argc, char **argv, struct err *e)
     struct cli_run_opts o;
     cli_run_opts_init(&o);
     struct bench_plan *p = &o.plan;
-    struct local_server srv = {0};
     char fallback[256];
-    char *command = NULL;
     int needs_dataset = 0;
     int rc = cli_run_parse_argv(argc, argv, &o, e);
     if (rc != 0) {
@@ -203,18 +201,30 @@ int cli_run(int argc, char **argv, struct err *e)
         p->seed = (int64_t)(clock_now_ns() & 0x7fffffff);
         p->seed_given = 1;
     }
-    if (check_output(&o, fallback, sizeof fallback, e) < 0 ||
+    if (cli_run_check_output(&o, fallback, sizeof fallback, e) < 0 ||
         bench_plan_check_scripts(p, 1, &needs_dataset, e) < 0)
         goto out;
+    rc = cli_run_plan(&o, argc, argv, needs_dataset, e);
+out:
+    pg_connopts_free(&p->conn);
+    return rc;
+}
+
+int cli_run_plan(struct cli_run_opts *o, int argc, char **argv, int needs_dataset, struct err *e)
+{
+    struct bench_plan *p = &o->plan;
+    struct local_server srv = {0};
+    int rc = -1;
+    char *command = NULL;
     p->command = command = args_masked_command(argc, argv);
     session_signals_install();
-    if (o.local && start_local(&o, &srv, needs_dataset, e) < 0)
+    if (o->local && start_local(o, &srv, needs_dataset, e) < 0)
         goto out_local;
     int tty = isatty(2);
-    if (p->progress_s == 0 && tty && !o.quiet)
+    if (p->progress_s == 0 && tty && !o->quiet)
         p->progress_s = 1;
-    struct run_view view = {&o, {tty, p->progress_timestamp}, 0, {0}};
-    struct bench_hooks hooks = {.progress = o.quiet ? NULL : print_progress,
+    struct run_view view = {o, {tty, p->progress_timestamp}, 0, {0}};
+    struct bench_hooks hooks = {.progress = o->quiet ? NULL : print_progress,
                                 .measured = print_measured,
                                 .written = print_written,
                                 .merged = print_merged,
@@ -226,17 +236,15 @@ int cli_run(int argc, char **argv, struct err *e)
         *e = view.store_err;
         rc = -1;
     }
-    if (rc >= 0 && o.report && report_after_run(&o, e) < 0)
+    if (rc >= 0 && o->report && report_after_run(o, e) < 0)
         rc = -1;
     if (rc >= 0 && r.started_at && !r.complete)
         fprintf(stderr, "pgarena: run cut short (%s); the result file holds what was measured\n",
                 r.end_reason);
     result_free(&r);
 out_local:
-    if (o.local)
+    if (o->local)
         session_local_stop(&srv);
-out:
     free(command);
-    pg_connopts_free(&p->conn);
     return rc;
 }

@@ -34,6 +34,15 @@ int cli_run_opts_check(struct cli_run_opts *o, struct err *e);
  * -b list or --show-script printed what was asked, -1 with e set (ERR_INPUT). */
 int cli_run_parse_argv(int argc, char **argv, struct cli_run_opts *o, struct err *e);
 
+/* A result or report path that cannot work is refused before anything runs; without -o, the
+ * result is named from the workload and the time into fallback. -1 with e (ERR_INPUT). */
+int cli_run_check_output(struct cli_run_opts *o, char *fallback, size_t size, struct err *e);
+
+/* Carry out a checked plan as run does: --local's server (its dataset loaded when
+ * needs_dataset), progress, the summary, the result file and --report. As cli_run returns. */
+int cli_run_plan(struct cli_run_opts *o, int argc, char **argv, int needs_dataset,
+                 struct err *e);
+
 /* run's usage text. */
 extern const char cli_run_usage[];
 

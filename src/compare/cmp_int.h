@@ -297,6 +297,13 @@ struct cmp_side_runs {
 /* Per-script latency rows of side `side` against side 0, when both ran the same scripts
  * (scripts.c). */
 void cmp_scripts(struct cmp_report *rep, size_t side, struct cmp_outcome *o);
+/* A part's (script's or class's) latency at metric k (p50, p95, p99) in one run: from its
+ * histogram when the file has it, else the figure the file gives (scripts.c). */
+double cmp_part_value(const struct result_script_figures *s, int k);
+
+/* Per-class latency rows of side `side` against side 0, for replays: the classes every run
+ * of both sides has, those whose p50 changed most (classes.c). */
+void cmp_classes(struct cmp_report *rep, size_t side, struct cmp_outcome *o);
 
 /* The wait events whose share changed most from side 0 to side `side` into o (waits.c). */
 void cmp_waits(const struct cmp_report *rep, size_t side, struct cmp_outcome *o);

@@ -209,6 +209,7 @@ static int compare_sides(struct cmp_report *out, struct err *e)
             out->outcomes[s - 1].side = s;
             cmp_analyse(out, &sr[0], &sr[s], &out->outcomes[s - 1]);
             cmp_scripts(out, s, &out->outcomes[s - 1]);
+            cmp_classes(out, s, &out->outcomes[s - 1]);
             cmp_waits(out, s, &out->outcomes[s - 1]);
             cmp_internals(out, s, &out->outcomes[s - 1]);
         }
@@ -239,6 +240,10 @@ int cmp_any_worse(const struct cmp_report *rep)
             for (int k = 0; k < CMP_N_SCRIPT_METRICS; k++)
                 if (o->scripts[s].metrics[k].verdict == CMP_WORSE)
                     return 1;
+        for (size_t s = 0; s < o->n_classes; s++)
+            for (int k = 0; k < CMP_N_SCRIPT_METRICS; k++)
+                if (o->classes[s].metrics[k].verdict == CMP_WORSE)
+                    return 1;
     }
     return 0;
 }
@@ -255,6 +260,9 @@ void cmp_report_free(struct cmp_report *rep)
         for (size_t s = 0; s < rep->outcomes[i].n_scripts; s++)
             free(rep->outcomes[i].scripts[s].name);
         free(rep->outcomes[i].scripts);
+        for (size_t s = 0; s < rep->outcomes[i].n_classes; s++)
+            free(rep->outcomes[i].classes[s].name);
+        free(rep->outcomes[i].classes);
         for (size_t w = 0; w < rep->outcomes[i].n_waits; w++)
             free(rep->outcomes[i].waits[w].name);
         free(rep->outcomes[i].waits);

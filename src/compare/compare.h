@@ -129,7 +129,14 @@ struct cmp_outcome {
     int internals_sampled;
     size_t n_internals;
     struct cmp_internal_change internals[CMP_N_INTERNALS];
+    /* Replays: the statement classes (summary.classes[]) of every run of both sides whose
+     * latency changed most (at most CMP_MAX_CLASSES, largest change of p50 first), as the
+     * per-script rows: with trials, CIs and verdicts; with one replay a side, plain changes. */
+    size_t n_classes;
+    struct cmp_script_row *classes;
 };
+
+#define CMP_MAX_CLASSES 10
 
 /* A path of the environment whose values differ between A and a side. */
 struct cmp_diff {

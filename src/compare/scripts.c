@@ -42,7 +42,7 @@ static int same_scripts(const struct cmp_side *a, const struct cmp_side *b)
 
 /* A script's latency at quantile q (percent) in one run: from its histogram when the file has
  * it, else the figure the file gives. */
-static double script_value(const struct result_script_figures *s, int k)
+double cmp_part_value(const struct result_script_figures *s, int k)
 {
     if (s->histogram.n_bins == 0) {
         const double v[CMP_N_SCRIPT_METRICS] = {s->latency_us.p50, s->latency_us.p95,
@@ -60,7 +60,7 @@ static double script_value(const struct result_script_figures *s, int k)
 static void side_values(const struct cmp_side *side, const char *name, int k, double *y)
 {
     for (size_t t = 0; t < side->n_trials; t++)
-        y[t] = script_value(find_script(side->runs[t], name), k);
+        y[t] = cmp_part_value(find_script(side->runs[t], name), k);
 }
 
 /* One trial per side: the two values and the change, no interval. */

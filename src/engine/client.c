@@ -45,6 +45,7 @@ void client_init(struct client *c, struct worker *w, int id)
         c->stream_order = xcalloc((size_t)cfg->stream_scripts, sizeof *c->stream_order);
         c->stream_pos = cfg->stream_scripts; /* a new pass at the first transaction */
     }
+    client_feed_init(c);
 }
 
 void client_free(struct client *c)
@@ -60,6 +61,7 @@ void client_free(struct client *c)
     free(c->param_values);
     free(c->param_text);
     free(c->stream_order);
+    client_feed_free(c);
 }
 
 /* Stop watching: only a socket still open is in the epoll set (closing one removes it). Its
@@ -201,6 +203,12 @@ void client_on_timer(struct client *c, time_ns now)
         if (!client_tx_timer(c, now))
             return;
         break;
+    case CS_FEED_WAIT:
+    case CS_FEED_PREPARE:
+    case CS_FEED_RESULT:
+        if (!client_feed_timer(c, now))
+            return;
+        break;
     default:
         return;
     }
@@ -275,6 +283,15 @@ void client_advance(struct client *c, time_ns now)
         case CS_END_TX:
             more = client_step_end_tx(c, now);
             break;
+        case CS_FEED_NEXT:
+            more = client_step_feed_next(c, now);
+            break;
+        case CS_FEED_PREPARE:
+            more = client_step_feed_prepare(c, now);
+            break;
+        case CS_FEED_RESULT:
+            more = client_step_feed_result(c, now);
+            break;
         case CS_IDLE:
             /* Swallow anything the server sends before the start (level-triggered epoll
              * would otherwise wake us again and again); a loss shows at the first send. */
@@ -286,6 +303,7 @@ void client_advance(struct client *c, time_ns now)
         case CS_SLEEP:
         case CS_RECONNECT_WAIT:
         case CS_FINISHED:
+        case CS_FEED_WAIT:
             more = 0;
             break;
         }

@@ -75,6 +75,10 @@ void client_lost(struct client *c, time_ns now)
 /* A failure to connect or prepare: fatal during setup, else counted and retried later. */
 static void connect_failed(struct client *c, const char *what, time_ns now)
 {
+    if (c->feed) {
+        client_feed_connect_failed(c, what, now);
+        return;
+    }
     if (c->resume == CS_IDLE) {
         setup_failed(c, what);
         return;
@@ -93,7 +97,7 @@ static void connect_failed(struct client *c, const char *what, time_ns now)
 static int start_connect(struct client *c, time_ns now)
 {
     c->connect_start = now;
-    c->conn = pg_conn_start(c->w->run->cfg->conn);
+    c->conn = pg_conn_start(c->feed && c->feed->conn ? c->feed->conn : c->w->run->cfg->conn);
     if (!c->conn || pg_socket(c->conn) < 0) /* failed at once (a bad conninfo) */
         return -1;
     c->connect_deadline = c->connect_start + CONNECT_TIMEOUT_NS;

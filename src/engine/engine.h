@@ -6,6 +6,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "engine/feed.h"
 #include "engine/txlog.h"
 #include "pg/pg.h"
 #include "script/script.h"
@@ -104,6 +105,12 @@ struct engine_config {
     int stream_clients;
     int stream_scripts;
     int stream_in_order;
+    /* When not NULL: the clients run the feed's
+     * statement streams instead of scripts (a replay, engine/feed.h): none connects at setup,
+     * each connects when its session starts, and the run ends when every stream has ended;
+     * a transaction of the figures is a statement. scripts is still given (one script, for
+     * the per-script figures); protocol is the simple one. */
+    const struct engine_feed *feed;
 };
 
 enum end_reason { END_FINISHED, END_INTERRUPTED, END_SERVER_LOST, END_ERROR };

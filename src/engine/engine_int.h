@@ -63,6 +63,20 @@
  *                   -> CS_CONNECTING with resume CS_START_TX, or CS_FINISHED when the run is
  *                   over.
  * CS_FINISHED       done: waits for nothing.
+ *
+ * A feed's clients (engine/feed.h, client_replay.c) leave CS_START_TX for these:
+ * CS_FEED_NEXT      waits for nothing: takes the next item of the client's stream (none yet:
+ *                   -> CS_FEED_WAIT; no more -> CS_FINISHED). Not yet due -> CS_FEED_WAIT.
+ *                   A session's start -> CS_CONNECTING with resume CS_FEED_NEXT (a failure:
+ *                   the session is failed, its statements are not sent, -> CS_FEED_NEXT); a
+ *                   statement -> CS_FEED_RESULT, or first CS_FEED_PREPARE for a named one not
+ *                   yet prepared in the session; a session's end closes it -> CS_FEED_NEXT.
+ * CS_FEED_WAIT      waits (timer) for the item's due time, or to ask the feed again
+ *                   -> CS_FEED_NEXT.
+ * CS_FEED_PREPARE   waits for the PREPARE of a named statement -> CS_FEED_RESULT (the
+ *                   statement sent), or the statement fails -> CS_FEED_NEXT.
+ * CS_FEED_RESULT    waits for the statement's results -> CS_FEED_NEXT; its cancel time or
+ *                   --timeout (timer) sends a cancel; a broken connection fails the session.
  */
 enum client_state {
     CS_CONNECTING,
@@ -80,6 +94,25 @@ enum client_state {
     CS_END_TX,
     CS_RECONNECT_WAIT,
     CS_FINISHED,
+    CS_FEED_NEXT,
+    CS_FEED_WAIT,
+    CS_FEED_PREPARE,
+    CS_FEED_RESULT,
+};
+
+/* A feed client's state beyond a script client's (client_replay.c). */
+struct client_feed {
+    struct engine_feed_item item;
+    int have_item;                  /* item taken from the feed, not yet carried out */
+    int in_session, session_failed; /* a session started; it has no usable connection */
+    const struct pg_connopts *conn; /* the session's, for connecting */
+    char **prepared;                /* named statements prepared in this session */
+    int n_prepared, cap_prepared;
+    int cancel_sent;
+    time_ns due, cancel_at; /* the statement's intended start and cancel time */
+    int waiting;            /* in the worker's feed_waiting */
+    char sqlstate[6];       /* the statement's first error */
+    char message[200];
 };
 
 struct worker;
@@ -133,6 +166,7 @@ struct client {
      * scripts (offsets from the first), and the next one to run; NULL for the others. */
     int *stream_order;
     int stream_pos;
+    struct client_feed *feed; /* a feed's client, else NULL */
 };
 
 struct engine_state;
@@ -183,6 +217,11 @@ struct worker {
     _Atomic double prog_sum_us, prog_sumsq_us;
     atomic_int n_lost;             /* clients whose connection is lost and not yet back */
     atomic_int n_clients_finished; /* clients in CS_FINISHED */
+    void *feed_ws;                 /* the feed's state for this worker, or NULL */
+    /* Feed clients the feed had nothing for yet: woken when another finishes a statement
+     * (which may make room in the feed's look-ahead). */
+    struct client **feed_waiting;
+    int n_feed_waiting, cap_feed_waiting;
 };
 
 struct engine_state {
@@ -201,9 +240,10 @@ struct engine_state {
     size_t max_interval;
     size_t n_emitted; /* intervals passed to cfg->interval_done so far */
     int max_params;
-    int n_cmds;             /* commands of all scripts */
-    int *cmd_base;          /* per script: index of its first command in a flat array */
-    atomic_int server_lost; /* every client lost for too long: the run was stopped */
+    int n_cmds;                    /* commands of all scripts */
+    int *cmd_base;                 /* per script: index of its first command in a flat array */
+    atomic_int server_lost;        /* every client lost for too long: the run was stopped */
+    _Atomic uint64_t feed_started; /* a feed at speed max: sessions started so far */
 };
 
 /* Set when a stop is requested; read by workers each loop pass. */
@@ -255,6 +295,17 @@ void engine_state_collect(struct engine_state *run, struct engine_result *out);
 void engine_state_check_server_lost(struct engine_state *run, time_ns now, time_ns *lost_since);
 /* Add the worker's timerfd to its epoll set. */
 void worker_watch_timerfd(struct worker *w);
+
+/* client_replay.c: a feed's client (engine/feed.h). */
+void client_feed_init(struct client *c);
+void client_feed_free(struct client *c);
+int client_step_feed_next(struct client *c, time_ns now);
+int client_step_feed_prepare(struct client *c, time_ns now);
+int client_step_feed_result(struct client *c, time_ns now);
+/* The timer of a feed client: due time, cancel time or --timeout. 1 to advance it. */
+int client_feed_timer(struct client *c, time_ns now);
+/* Connecting for a session failed: the session is failed, the stream goes on. */
+void client_feed_connect_failed(struct client *c, const char *what, time_ns now);
 
 /* Send a cancel request for conn without blocking the caller (a helper thread does it). */
 void cancel_request(struct pg_conn *conn);

@@ -80,7 +80,9 @@ static void init_workers(struct engine_state *run)
         w->run = run;
         w->n_clients = cfg->clients / run->n_workers + (t < cfg->clients % run->n_workers);
         w->clients = xcalloc((size_t)w->n_clients, sizeof *w->clients);
-        w->n_live = w->n_setup_pending = w->n_clients;
+        w->n_live = w->n_clients;
+        /* A feed's clients connect when their sessions start, not at setup. */
+        w->n_setup_pending = cfg->feed ? 0 : w->n_clients;
         w->epfd = epoll_create1(EPOLL_CLOEXEC);
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
         epoll_ctl(w->epfd, EPOLL_CTL_ADD, engine_stop_fd, &ev);
@@ -472,6 +474,7 @@ void engine_state_free(struct engine_state *run)
         for (int k = 0; k < run->cfg->scripts->n_scripts; k++)
             hist_free(w->scripts[k].latency);
         free(w->scripts);
+        free(w->feed_waiting);
         timers_free(&w->timers);
         close(w->timerfd);
         close(w->epfd);

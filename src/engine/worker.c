@@ -227,8 +227,16 @@ void worker_begin(struct worker *w, time_ns now)
     if (run->cfg->rate > 0)
         sched_init(&w->sched, run->cfg->rate / run->n_workers, run->go_ns,
                    run->cfg->seed * 7919ULL + (uint64_t)w->id);
+    const struct engine_feed *feed = run->cfg->feed;
+    if (feed && w->n_clients > 0)
+        w->feed_ws = feed->open(feed->arg, w->id, w->clients[0].id, w->n_clients);
     for (int i = 0; i < w->n_clients; i++) {
         struct client *c = &w->clients[i];
+        if (feed) {
+            c->state = CS_FEED_NEXT;
+            client_advance(c, now);
+            continue;
+        }
         if (run->cfg->connect_per_tx) {
             /* The setup connection only proved the server reachable: -C connects anew
              * inside each transaction. */
@@ -252,6 +260,12 @@ static void measure(struct worker *w)
     }
     series_recorder_flush(&w->recorder);
     atomic_store_explicit(&w->open_idx, SIZE_MAX, memory_order_release);
+    if (w->feed_ws) {
+        for (int i = 0; i < w->n_clients; i++) /* an interrupted run: no socket left */
+            client_close(&w->clients[i]);
+        w->run->cfg->feed->close(w->feed_ws);
+        w->feed_ws = NULL;
+    }
 }
 
 void *worker_main(void *arg)

@@ -136,6 +136,22 @@ static void print_scripts(FILE *out, const struct cmp_outcome *o)
     }
 }
 
+/* Replays: the statement classes whose latency changed most, as the per-script rows. */
+static void print_classes(FILE *out, const struct cmp_outcome *o)
+{
+    if (o->n_classes > 0)
+        fprintf(out, "\nstatement classes whose latency changed most:\n");
+    const char *said = NULL;
+    for (size_t i = 0; i < o->n_classes; i++) {
+        fprintf(out, "class %s\n", o->classes[i].name);
+        for (int k = 0; k < CMP_N_SCRIPT_METRICS; k++) {
+            const struct cmp_metric *m = &o->classes[i].metrics[k];
+            print_metric(out, (enum cmp_metric_id)(CMP_P50 + k), m, said);
+            said = m->detail;
+        }
+    }
+}
+
 /* Why: the wait events whose share of the sampled backends changed most. */
 static void print_waits(FILE *out, const struct cmp_outcome *o)
 {
@@ -197,6 +213,7 @@ static void print_outcome(FILE *out, const struct cmp_report *rep, const struct 
         print_wrapped(out, "", 0, text);
     }
     print_scripts(out, o);
+    print_classes(out, o);
     print_waits(out, o);
     print_internals(out, o);
 }
@@ -337,6 +354,8 @@ int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
 {
     json_t *metrics = json_array(), *warnings = json_array(), *scripts = json_array();
     json_t *waits = NULL, *internals = NULL;
+    json_t *classes = json_array();
+    json_t *waits = NULL;
     for (size_t i = 0; i < rep->n_outcomes; i++) {
         const struct cmp_outcome *o = &rep->outcomes[i];
         const char *side = rep->n_sides > 2 ? rep->sides[o->side].label : NULL;
@@ -354,6 +373,10 @@ int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
             for (int k = 0; k < CMP_N_SCRIPT_METRICS; k++)
                 json_array_append_new(scripts, metric_json(&o->scripts[s].metrics[k], CMP_P50 + k,
                                                            side, o->scripts[s].name));
+        for (size_t s = 0; s < o->n_classes; s++)
+            for (int k = 0; k < CMP_N_SCRIPT_METRICS; k++)
+                json_array_append_new(classes, metric_json(&o->classes[s].metrics[k], CMP_P50 + k,
+                                                           side, o->classes[s].name));
     }
     for (size_t i = 0; i < rep->n_warnings; i++)
         json_array_append_new(warnings, json_string(rep->warnings[i]));
@@ -362,6 +385,9 @@ int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
     if (json_array_size(scripts) > 0) /* only when both sides ran the same scripts */
         json_object_set_new(root, "scripts", json_incref(scripts));
     json_decref(scripts);
+    if (json_array_size(classes) > 0) /* replays: the classes whose latency changed most */
+        json_object_set_new(root, "classes", json_incref(classes));
+    json_decref(classes);
     if (waits) /* only when the runs were sampled */
         json_object_set_new(root, "waits", waits);
     if (internals) /* only when every run has server_io */

@@ -199,14 +199,21 @@ void report_text_summary(FILE *out, const struct result *r)
 {
     const struct latency_summary *l = &r->summary.latency_us;
     char size[96];
-    fprintf(out, "workload:            %s (%s)\n", r->workload.name ? r->workload.name : "?",
-            report_fmt_dataset(size, sizeof size, r));
+    const int replay = r->replay.present; /* the unit is the statement */
+    if (replay)
+        report_text_replay_workload(out, r);
+    else
+        fprintf(out, "workload:            %s (%s)
+", r->workload.name ? r->workload.name : "?",
+                report_fmt_dataset(size, sizeof size, r));
     if (r->label)
         fprintf(out, "label:               %s\n", r->label);
     print_server(out, r);
     fprintf(out, "clients:             %d (threads %d), protocol %s\n", r->options.clients,
             r->options.threads, r->options.protocol ? r->options.protocol : "?");
-    if (r->options.rate > 0)
+    if (replay)
+        report_text_replay_mode(out, r);
+    else if (r->options.rate > 0)
         fprintf(out,
                 "mode:                open loop at %.1f tps; latency from the scheduled start\n",
                 r->options.rate);
@@ -215,7 +222,8 @@ void report_text_summary(FILE *out, const struct result *r)
                      "open loop)\n");
     fprintf(out, "duration:            %.1f s%s\n", r->summary.duration_s,
             r->complete ? "" : "  (INCOMPLETE: run was cut short)");
-    fprintf(out, "transactions:        %llu\n", (unsigned long long)r->summary.transactions);
+    fprintf(out, "%s        %llu\n", replay ? "statements:  " : "transactions:",
+            (unsigned long long)r->summary.transactions);
     fprintf(out, "failed:              %llu", (unsigned long long)r->summary.failed);
     uint64_t total = r->summary.transactions + r->summary.failed;
     if (total > 0)
@@ -238,7 +246,8 @@ void report_text_summary(FILE *out, const struct result *r)
     if (r->options.latency_limit_ms > 0)
         fprintf(out, "over %.1f ms:        %llu, skipped: %llu\n", r->options.latency_limit_ms,
                 (unsigned long long)r->summary.late, (unsigned long long)r->summary.skipped);
-    fprintf(out, "tps:                 %.2f\n", r->summary.tps);
+    fprintf(out, "%s  %.2f\n",
+            replay ? "statements/s:      " : "tps:               ", r->summary.tps);
     print_tpcc(out, r);
     print_ch(out, r);
     if (r->options.connect_per_tx)
@@ -261,7 +270,10 @@ void report_text_summary(FILE *out, const struct result *r)
     fprintf(out, "under 100 ms / 1 s / 5 s: %.2f %% / %.2f %% / %.2f %%\n",
             100 * r->summary.under_100ms, 100 * r->summary.under_1000ms,
             100 * r->summary.under_5000ms);
-    print_scripts(out, r);
+    if (replay)
+        report_text_replay(out, r);
+    else
+        print_scripts(out, r);
     print_spread(out, r);
     print_agents(out, r);
     print_server_stats(out, r);

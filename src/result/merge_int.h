@@ -15,4 +15,8 @@ void merge_interval_sampling_end(struct result_interval *d);
 /* waits, client_cpu and statements_server of the agents in[0..n) (in agent order). */
 void merge_sampling(struct result *const *in, size_t n, struct result *out);
 
+/* A replay's replay {...} and summary.classes[] (merge_replay.c): counts added, classes
+ * merged by their text through their histograms; the reasons are the first input's. */
+void merge_replay(struct result *const *in, size_t n, struct result *out);
+
 #endif

@@ -48,6 +48,11 @@ static void read_latency(const json_t *l, struct latency_summary *out)
     out->max = num(l, "max");
 }
 
+void result_latency_from_json(const json_t *l, struct latency_summary *out)
+{
+    read_latency(l, out);
+}
+
 /* summary.tpcc, when the run was TPC-C's. */
 static void read_tpcc(const json_t *t, struct result_tpcc *out)
 {
@@ -428,6 +433,8 @@ static int read_root(const json_t *root, const char *path, struct result *r, str
     result_env_read(root, r);
     if (read_summary(json_object_get(root, "summary"), r) < 0)
         return err_set(e, ERR_INPUT, "%s: missing or invalid summary", path);
+    if (result_replay_read(root, r) < 0)
+        return err_set(e, ERR_INPUT, "%s: invalid replay or summary.classes", path);
     if (!skip_intervals && read_intervals(json_object_get(root, "intervals"), r) < 0)
         return err_set(e, ERR_INPUT, "%s: invalid intervals", path);
     if (result_hist_from_json(json_object_get(root, "histogram"), &r->histogram) < 0)
@@ -742,6 +749,7 @@ void result_free(struct result *r)
         hist_sparse_free(&r->summary.scripts[i].histogram);
     }
     free(r->summary.scripts);
+    result_replay_free(r);
     for (size_t i = 0; i < r->n_intervals; i++)
         result_interval_clear(&r->intervals[i]);
     free(r->intervals);

@@ -245,6 +245,30 @@ struct result_meta {
     char *value;
 };
 
+/* replay.diverged.top[]: why outcomes differ from the capture's, most frequent first. */
+struct result_replay_reason {
+    char *reason;
+    uint64_t count;
+};
+
+/* replay {...}: what a replay ran and how faithfully (DESIGN.md "Replay"); present only in a
+ * replay's result. */
+struct result_replay {
+    int present;
+    char *capture;
+    double speed; /* 0: max */
+    uint64_t sessions, statements, transactions, sent;
+    uint64_t skipped_copy, skipped_unsupported, skipped_read_only, skipped_secret;
+    uint64_t failed_now, succeeded_now;
+    size_t n_top;
+    struct result_replay_reason *top;
+    uint64_t sessions_failed;
+    double lag_p50_us, lag_p99_us, lag_max_us;
+};
+
+/* At most this many classes in summary.classes[], besides "other". */
+#define RESULT_MAX_CLASSES 200
+
 struct result {
     char *label;
     char *started_at;
@@ -318,6 +342,10 @@ struct result {
         /* successful, but slower than the histogram holds (HIST_MAX_US): in the counts, not
          * in the latency figures */
         uint64_t latency_out_of_range;
+        /* a replay's statement classes (name: the class, transactions: its count), top
+         * RESULT_MAX_CLASSES by total time and "other"; none otherwise */
+        size_t n_classes;
+        struct result_script_figures *classes;
     } summary;
     struct result_tpcc tpcc;
     size_t n_intervals;
@@ -370,6 +398,7 @@ struct result {
     /* The measured part's start on the wall clock (ISO 8601 with ms, UTC): intervals' and
      * events' t_s count from it, which lines them up with the server log. NULL unknown. */
     char *measured_start_at;
+    struct result_replay replay;
 };
 
 void result_free(struct result *r);

@@ -69,4 +69,16 @@ int result_write_all(int fd, const char *s, size_t n);
 /* fsync the directory holding path, so that a rename into it survives a crash. */
 void result_sync_dir(const char *path);
 
+/* The latency object of a part of the run (a script, a class): min, mean, p50, p90, p95, p99,
+ * max (write.c). */
+json_t *result_part_latency_json(const struct latency_summary *s);
+/* A latency object back (read.c): what is absent reads as 0. */
+void result_latency_from_json(const json_t *l, struct latency_summary *out);
+
+/* A replay's paths (replay.c): replay {...} into root and summary.classes[] into summary,
+ * and back (-1 when malformed); result_replay_free frees what they hold. */
+void result_replay_json(const struct result *r, json_t *root, json_t *summary);
+int result_replay_read(const json_t *root, struct result *r);
+void result_replay_free(struct result *r);
+
 #endif

@@ -104,26 +104,32 @@ static int same_hist(const struct hist_sparse *a, const struct hist_sparse *b)
            (a->n_bins == 0 || memcmp(a->bins, b->bins, a->n_bins * sizeof *a->bins) == 0);
 }
 
+json_t *result_part_latency_json(const struct latency_summary *s)
+{
+    json_t *l = json_object();
+    set_num(l, "min", s->min);
+    set_num(l, "mean", s->mean);
+    set_num(l, "p50", s->p50);
+    set_num(l, "p90", s->p90);
+    set_num(l, "p95", s->p95);
+    set_num(l, "p99", s->p99);
+    set_num(l, "max", s->max);
+    return l;
+}
+
 /* summary.scripts[]: latency without stddev and p999, as DESIGN.md lists it. */
 static json_t *scripts_summary_json(const struct result *r)
 {
     json_t *a = json_array();
     for (size_t i = 0; i < r->summary.n_scripts; i++) {
         const struct result_script_figures *s = &r->summary.scripts[i];
-        json_t *o = json_object(), *l = json_object();
+        json_t *o = json_object();
         set_str(o, "name", s->name);
         set_int(o, "weight", s->weight);
         set_int(o, "transactions", (int64_t)s->transactions);
         set_int(o, "failed", (int64_t)s->failed);
         set_num(o, "tps", s->tps);
-        set_num(l, "min", s->latency_us.min);
-        set_num(l, "mean", s->latency_us.mean);
-        set_num(l, "p50", s->latency_us.p50);
-        set_num(l, "p90", s->latency_us.p90);
-        set_num(l, "p95", s->latency_us.p95);
-        set_num(l, "p99", s->latency_us.p99);
-        set_num(l, "max", s->latency_us.max);
-        set(o, "latency_us", l);
+        set(o, "latency_us", result_part_latency_json(&s->latency_us));
         /* Version 3: a lone script's histogram is the document's; written once. */
         if (!(r->summary.n_scripts == 1 && same_hist(&s->histogram, &r->histogram)))
             set(o, "histogram", result_hist_to_json(&s->histogram));
@@ -424,6 +430,7 @@ static json_t *result_json(const struct result *r)
     set(root, "workload", workload_json(r));
     set(root, "options", options_json(r));
     set(root, "summary", summary_json(r));
+    result_replay_json(r, root, json_object_get(root, "summary"));
     set(root, "histogram", result_hist_to_json(&r->histogram));
     set(root, "clients", clients_json(r));
     set(root, "statements", statements_json(r));

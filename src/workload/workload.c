@@ -15,6 +15,7 @@ static const struct workload *const all[] = {
     &workload_oltp_write_only,
     &workload_tpcc,
     &workload_ch,
+    &workload_replay,
     NULL,
 };
 

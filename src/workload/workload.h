@@ -5,10 +5,12 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "engine/feed.h"
 #include "pg/pg.h"
 #include "result/result.h"
 #include "script/script.h"
 #include "workload/load/load.h"
+#include "workload/replay/replay.h"
 #include "workload/tpcc/tpcc.h"
 
 /*
@@ -51,6 +53,8 @@ struct workload_params {
     /* Out, from detect: the last stream_scripts of the scripts are analytic streams, run by
      * ch.analytic_clients clients besides -c (engine_config's stream_*); 0: none. */
     int stream_scripts;
+    const struct replay_opts *replay; /* replay run's options */
+    int64_t clients; /* out: the clients the workload runs (a replay's), 0: the plan's */
 };
 
 /* run's options as a workload checks them (bench_plan_check). */
@@ -61,6 +65,7 @@ struct workload_run_opts {
     int prepared;      /* 1: -M prepared */
     int64_t max_tries; /* 0: run's default */
     struct workload_ch_opts *ch;
+    int replay;        /* the plan is replay run's */
 };
 
 /* Which of init's options about the dataset were given. */
@@ -107,6 +112,8 @@ struct workload {
     /* Free p->state. */
     void (*free_state)(const struct workload *w, struct workload_params *p);
     int analytic; /* takes --analytic-clients and --queries (ch) */
+    /* After detect: the feed the engine runs instead of the scripts (a replay), or NULL. */
+    const struct engine_feed *(*feed)(const struct workload *w, struct workload_params *p);
 };
 
 /* The workload called `name`, or NULL. */

@@ -13,6 +13,7 @@ enum workload_dataset {
     DATASET_SYSBENCH, /* sbtest1..N */
     DATASET_TPCC,     /* TPC-C's nine tables (workload/tpcc/tpcc.h) */
     DATASET_CH,       /* TPC-C's and supplier, nation, region (workload/ch/ch.h) */
+    DATASET_REPLAY,   /* whatever the captured application's database holds */
 };
 
 /* The statement groups of a sysbench OLTP transaction (oltp_common.lua). */
@@ -28,6 +29,7 @@ extern const struct workload workload_oltp_read_write, workload_oltp_read_only,
     workload_oltp_point_select, workload_oltp_write_only;
 extern const struct workload workload_tpcc;
 extern const struct workload workload_ch;
+extern const struct workload workload_replay;
 
 /* A sysbench workload's script for table sbtest<table> of table_size rows (one script per
  * table: the transaction picks a table by picking a script). Caller frees. */

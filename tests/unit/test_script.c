@@ -80,8 +80,8 @@ static void test_builtins_parse(void **state)
     int n = 0;
     for (const struct workload *const *a = workload_all(); *a; a++, n++)
         assert_ptr_equal(workload_find((*a)->name), *a);
-    assert_int_equal(n, 9); /* 3 of pgbench, 4 of sysbench (test_load.c), tpcc (test_tpcc.c), ch
-                             * (test_ch.c) */
+    assert_int_equal(n, 10); /* 3 of pgbench, 4 of sysbench (test_load.c), tpcc (test_tpcc.c), ch
+                              * (test_ch.c), replay */
 }
 
 static void test_tpcb_like_commands(void **state)

@@ -1,0 +1,381 @@
+#include "engine/client_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "base/mem.h"
+
+/* A feed's client (engine/feed.h): the sessions of its stream, each connected when it starts,
+ * its statements sent at their offsets, one after the other. The states and their arrows
+ * are documented at enum client_state (CS_FEED_*). */
+
+/* How soon to look again whether the sessions before ours have started (speed max). */
+#define FEED_RETRY_NS (200 * NS_PER_US)
+/* How soon to ask a feed again that had nothing yet, unless another client's statement ends
+ * first (which wakes it). */
+#define FEED_EMPTY_NS (5 * NS_PER_MS)
+
+void client_feed_init(struct client *c)
+{
+    if (c->w->run->cfg->feed)
+        c->feed = xcalloc(1, sizeof *c->feed);
+}
+
+static void forget_prepared(struct client_feed *f)
+{
+    for (int i = 0; i < f->n_prepared; i++)
+        free(f->prepared[i]);
+    f->n_prepared = 0;
+}
+
+void client_feed_free(struct client *c)
+{
+    if (!c->feed)
+        return;
+    forget_prepared(c->feed);
+    free(c->feed->prepared);
+    free(c->feed);
+    c->feed = NULL;
+}
+
+static int is_prepared(const struct client_feed *f, const char *name)
+{
+    for (int i = f->n_prepared - 1; i >= 0; i--)
+        if (strcmp(f->prepared[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static void add_prepared(struct client_feed *f, const char *name)
+{
+    if (f->n_prepared == f->cap_prepared) {
+        f->cap_prepared = f->cap_prepared ? 2 * f->cap_prepared : 8;
+        f->prepared = xrealloc(f->prepared, (size_t)f->cap_prepared * sizeof *f->prepared);
+    }
+    f->prepared[f->n_prepared++] = xstrdup(name);
+}
+
+static void wait_until(struct client *c, time_ns when)
+{
+    c->state = CS_FEED_WAIT;
+    client_set_timer(c, when);
+}
+
+/* The feed had nothing for c yet: wait to be woken by another client's statement end. */
+static void wait_for_feed(struct client *c, time_ns now)
+{
+    struct worker *w = c->w;
+    wait_until(c, now + FEED_EMPTY_NS);
+    if (c->feed->waiting)
+        return;
+    if (w->n_feed_waiting == w->cap_feed_waiting) {
+        w->cap_feed_waiting = w->cap_feed_waiting ? 2 * w->cap_feed_waiting : 8;
+        w->feed_waiting =
+            xrealloc(w->feed_waiting, (size_t)w->cap_feed_waiting * sizeof *w->feed_waiting);
+    }
+    w->feed_waiting[w->n_feed_waiting++] = c;
+    c->feed->waiting = 1;
+}
+
+/* A statement ended: the clients waiting for the feed ask again now. */
+static void wake_feed_waiting(struct worker *w, time_ns now)
+{
+    for (int i = 0; i < w->n_feed_waiting; i++) {
+        struct client *c = w->feed_waiting[i];
+        c->feed->waiting = 0;
+        if (c->state == CS_FEED_WAIT)
+            client_set_timer(c, now);
+    }
+    w->n_feed_waiting = 0;
+}
+
+void client_feed_connect_failed(struct client *c, const char *what, time_ns now)
+{
+    struct client_feed *f = c->feed;
+    char line[200], why[300];
+    pg_conn_error(c->conn, line, sizeof line);
+    snprintf(why, sizeof why, "%s: %s", what, line);
+    client_note_error(c, why);
+    client_close(c);
+    f->session_failed = 1;
+    c->w->run->cfg->feed->session_failed(c->w->feed_ws, c->id, f->item.session, why);
+    wait_until(c, now); /* on with the stream at the next timer pass */
+}
+
+/* The statement is over (or was never sent): its outcome to the source, and to the run's
+ * figures when the source counts it. */
+static void statement_done(struct client *c, time_ns now, int sent, int ok, enum pg_failure why)
+{
+    struct client_feed *f = c->feed;
+    const struct engine_feed *feed = c->w->run->cfg->feed;
+    struct engine_feed_outcome o = {
+        .sent = sent,
+        .ok = ok,
+        .why = why,
+        .sqlstate = f->sqlstate,
+        .message = f->message,
+        .latency_us = sent ? (now - c->tx_start) / NS_PER_US : 0,
+        .lag_us = sent ? (c->cmd_start - c->tx_start) / NS_PER_US : 0,
+        .measured = now >= c->w->run->start_ns,
+    };
+    if (feed->done(c->w->feed_ws, c->id, &f->item, &o) && sent &&
+        worker_record(c, c->tx_start, now, !ok, why)) {
+        if (ok)
+            c->n_tx++;
+        else
+            c->n_failed++;
+    }
+    c->n_done++;
+    timers_cancel(&c->w->timers, &c->timer_slot);
+    c->tx_deadline = 0;
+    f->have_item = 0;
+    c->state = CS_FEED_NEXT;
+    if (c->w->n_feed_waiting > 0)
+        wake_feed_waiting(c->w, now);
+}
+
+/* The session's connection broke under a statement. */
+static void session_broken(struct client *c, time_ns now)
+{
+    struct client_feed *f = c->feed;
+    char line[200];
+    pg_conn_error(c->conn, line, sizeof line);
+    client_note_error(c, line);
+    if (!f->message[0])
+        snprintf(f->message, sizeof f->message, "%s", line);
+    statement_done(c, now, 1, 0, PGF_CONNECTION);
+    client_close(c);
+    f->session_failed = 1;
+    c->w->run->cfg->feed->session_failed(c->w->feed_ws, c->id, f->item.session, line);
+}
+
+static int send_statement(struct client *c)
+{
+    const struct engine_feed_item *it = &c->feed->item;
+    int sent;
+    switch (it->proto) {
+    case FEED_SIMPLE:
+        sent = pg_send_simple(c->conn, it->text);
+        break;
+    case FEED_UNNAMED:
+        sent = pg_send_params(c->conn, it->text, it->n_params, it->params);
+        break;
+    default:
+        sent = pg_send_prepared(c->conn, it->name, it->n_params, it->params);
+        break;
+    }
+    return sent < 0 || client_flush(c) < 0 ? -1 : 0;
+}
+
+/* The statement's timer: the earlier of its cancel time and its --timeout. */
+static void arm_statement_timer(struct client *c)
+{
+    struct client_feed *f = c->feed;
+    time_ns t = f->cancel_at && !f->cancel_sent ? f->cancel_at : 0;
+    if (c->tx_deadline && (!t || c->tx_deadline < t))
+        t = c->tx_deadline;
+    if (t)
+        client_set_timer(c, t);
+    else
+        timers_cancel(&c->w->timers, &c->timer_slot);
+}
+
+static int start_statement(struct client *c, time_ns due, time_ns now)
+{
+    struct client_feed *f = c->feed;
+    const struct engine_feed_item *it = &f->item;
+    const struct engine_config *cfg = c->w->run->cfg;
+    if (f->session_failed || !c->conn) {
+        statement_done(c, now, 0, 0, PGF_CONNECTION);
+        return 1;
+    }
+    c->tx_start = due; /* latency counts from the intended start */
+    c->cmd_start = now;
+    c->cancelled = 0;
+    f->cancel_sent = 0;
+    f->sqlstate[0] = f->message[0] = '\0';
+    c->failure = PGF_NONE;
+    c->tx_deadline = cfg->timeout_us > 0 ? now + cfg->timeout_us * NS_PER_US : 0;
+    f->cancel_at = it->cancel_us >= 0 ? now + it->cancel_us * NS_PER_US : 0;
+    int r;
+    if (it->proto == FEED_NAMED && !is_prepared(f, it->name)) {
+        r = pg_send_prepare(c->conn, it->name, it->text, 0) < 0 || client_flush(c) < 0 ? -1 : 0;
+        c->state = CS_FEED_PREPARE;
+    } else {
+        r = send_statement(c);
+        c->state = CS_FEED_RESULT;
+    }
+    if (r < 0) {
+        session_broken(c, now);
+        return 1;
+    }
+    arm_statement_timer(c);
+    return 0;
+}
+
+int client_step_feed_next(struct client *c, time_ns now)
+{
+    struct client_feed *f = c->feed;
+    struct engine_state *run = c->w->run;
+    const struct engine_feed *feed = run->cfg->feed;
+    if (atomic_load_explicit(&engine_stop_flag, memory_order_relaxed)) {
+        client_close(c);
+        client_finish(c);
+        return 0;
+    }
+    if (!f->have_item) {
+        int r = feed->next(c->w->feed_ws, c->id, &f->item);
+        if (r < 0) {
+            client_close(c);
+            client_finish(c);
+            return 0;
+        }
+        if (r == 0) {
+            wait_for_feed(c, now);
+            return 0;
+        }
+        f->have_item = 1;
+        f->due = feed->speed > 0
+                     ? run->go_ns + (time_ns)((double)f->item.offset_us * NS_PER_US / feed->speed)
+                     : 0;
+    }
+    const struct engine_feed_item *it = &f->item;
+    if (feed->speed <= 0 && it->kind == FEED_CONNECT &&
+        it->ordinal > atomic_load_explicit(&run->feed_started, memory_order_acquire)) {
+        wait_until(c, now + FEED_RETRY_NS); /* sessions start in their order */
+        return 0;
+    }
+    if (feed->speed > 0 && f->due > now) {
+        wait_until(c, f->due);
+        return 0;
+    }
+    time_ns due = feed->speed > 0 ? f->due : now;
+    switch (it->kind) {
+    case FEED_CONNECT:
+        f->have_item = 0;
+        if (feed->speed <= 0)
+            atomic_fetch_add_explicit(&run->feed_started, 1, memory_order_release);
+        client_close(c);
+        forget_prepared(f);
+        f->in_session = 1;
+        f->session_failed = 0;
+        f->conn = it->conn;
+        c->resume = CS_FEED_NEXT;
+        client_reconnect(c, now);
+        return 1;
+    case FEED_DISCONNECT:
+        f->have_item = 0;
+        f->in_session = 0;
+        client_close(c);
+        return 1;
+    default:
+        return start_statement(c, due, now);
+    }
+}
+
+/* Read the statement's results: 1 all in, 0 wait, -1 the connection broke. The first error
+ * is kept (SQLSTATE, message, class). */
+static int feed_drain(struct client *c)
+{
+    struct client_feed *f = c->feed;
+    if (c->events & EPOLLOUT) {
+        int r = pg_flush(c->conn);
+        if (r < 0)
+            return -1;
+        if (r == 1)
+            return 0;
+        client_watch(c, EPOLLIN);
+    }
+    if (pg_consume(c->conn) < 0)
+        return -1;
+    while (!pg_is_busy(c->conn)) {
+        struct pg_result *res = pg_next_result(c->conn);
+        if (!res)
+            return 1;
+        enum pg_status st = pg_result_status(res);
+        if (st == PG_RES_COPY_IN) { /* no data to give: the source should have skipped it */
+            pg_result_free(res);
+            snprintf(f->message, sizeof f->message, "COPY FROM STDIN cannot be replayed");
+            return -1;
+        }
+        if (st != PG_RES_COMMAND && st != PG_RES_ROWS && st != PG_RES_EMPTY &&
+            c->failure == PGF_NONE) {
+            c->failure = c->cancelled ? PGF_TIMEOUT : pg_classify(c->conn, res);
+            const char *s = pg_result_sqlstate(res);
+            snprintf(f->sqlstate, sizeof f->sqlstate, "%s", s ? s : "");
+            pg_error_line(c->conn, res, f->message, sizeof f->message);
+        }
+        pg_result_free(res);
+    }
+    return 0;
+}
+
+int client_step_feed_prepare(struct client *c, time_ns now)
+{
+    struct client_feed *f = c->feed;
+    int r = feed_drain(c);
+    if (r < 0) {
+        session_broken(c, now);
+        return 1;
+    }
+    if (r == 0)
+        return 0;
+    if (c->failure != PGF_NONE) {
+        statement_done(c, now, 1, 0, c->failure);
+        return 1;
+    }
+    add_prepared(f, f->item.name);
+    if (send_statement(c) < 0) {
+        session_broken(c, now);
+        return 1;
+    }
+    c->state = CS_FEED_RESULT;
+    return 0;
+}
+
+int client_step_feed_result(struct client *c, time_ns now)
+{
+    int r = feed_drain(c);
+    if (r < 0) {
+        session_broken(c, now);
+        return 1;
+    }
+    if (r == 0)
+        return 0;
+    statement_done(c, now, 1, c->failure == PGF_NONE, c->failure);
+    return 1;
+}
+
+int client_feed_timer(struct client *c, time_ns now)
+{
+    struct client_feed *f = c->feed;
+    if (c->state == CS_FEED_WAIT) {
+        c->state = CS_FEED_NEXT;
+        return 1;
+    }
+    if (c->state != CS_FEED_RESULT && c->state != CS_FEED_PREPARE)
+        return 0;
+    if (f->cancel_at && !f->cancel_sent && now >= f->cancel_at) {
+        f->cancel_sent = 1; /* as the original client cancelled it */
+        cancel_request(c->conn);
+    }
+    if (c->tx_deadline && now >= c->tx_deadline) {
+        if (c->cancelled) { /* nothing came back after the cancel: give up on the session */
+            snprintf(f->message, sizeof f->message, "statement timed out");
+            client_note_error(c, "statement timed out");
+            statement_done(c, now, 1, 0, PGF_TIMEOUT);
+            client_close(c);
+            f->session_failed = 1;
+            c->w->run->cfg->feed->session_failed(c->w->feed_ws, c->id, f->item.session,
+                                                 "statement timed out");
+            return 1;
+        }
+        c->cancelled = 1;
+        cancel_request(c->conn);
+        c->tx_deadline = now + c->w->run->cfg->timeout_us * NS_PER_US;
+    }
+    arm_statement_timer(c);
+    return 0;
+}

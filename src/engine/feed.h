@@ -1,0 +1,81 @@
+#ifndef PGARENA_ENGINE_FEED_H
+#define PGARENA_ENGINE_FEED_H
+
+#include <stdint.h>
+
+#include "pg/pg.h"
+
+/*
+ * A feed: per-client streams of statements, each with its own schedule, in place of scripts
+ * (a replay: workload/replay/ is the source). Each client asks the feed for its next item
+ * and carries it out: a session's connection at its offset, its statements one after the
+ * other at their offsets (never before the previous one has finished), the session's end.
+ * Offsets are µs from the start at speed 1; the run's start plus offset / speed is when an
+ * item is due, and latency counts from then (so falling behind is measured); at speed max an
+ * item is due as soon as the client is free, and sessions start in their order.
+ * Calls come on the worker thread that owns the client; each worker has a state of its own
+ * from open, so a source needs no locks on its hot path.
+ * Ownership: what an item points to belongs to the source and stays valid until the next
+ * call of next for the same client.
+ */
+
+enum engine_feed_kind {
+    FEED_CONNECT,    /* a session starts: connect with conn */
+    FEED_STATEMENT,  /* send a statement */
+    FEED_DISCONNECT, /* the session ends: close its connection */
+};
+
+enum engine_feed_proto {
+    FEED_SIMPLE,  /* a Query message */
+    FEED_UNNAMED, /* Parse/Bind/Execute of the unnamed statement */
+    FEED_NAMED,   /* a named prepared statement: prepared on its first use in the session */
+};
+
+struct engine_feed_item {
+    enum engine_feed_kind kind;
+    int64_t offset_us;
+    uint32_t session;
+    /* FEED_CONNECT: where the session connects; its ordinal among the sessions' starts
+     * (speed max starts them in this order). */
+    const struct pg_connopts *conn;
+    uint64_t ordinal;
+    /* FEED_STATEMENT */
+    enum engine_feed_proto proto;
+    const char *text, *name;
+    int n_params;
+    const char *const *params;
+    int64_t cancel_us; /* cancel it this long after its start (as the original was); -1: no */
+    void *token;       /* the source's, handed back to done */
+};
+
+/* How a statement went, for the source's own figures. */
+struct engine_feed_outcome {
+    int sent;                       /* 0: not sent (its session has no connection) */
+    int ok;                         /* every result succeeded */
+    enum pg_failure why;            /* when not ok */
+    const char *sqlstate, *message; /* when not ok: "" when unknown */
+    int64_t latency_us;             /* from its intended start to its last result */
+    int64_t lag_us;                 /* from its intended start to its sending */
+    int measured;                   /* it ended after --warmup (the run's figures count it) */
+};
+
+struct engine_feed {
+    double speed; /* 0: max */
+    void *arg;
+    /* A worker's state, for its clients first_client .. first_client + n_clients - 1. */
+    void *(*open)(void *arg, int worker, int first_client, int n_clients);
+    /* The next item of client (global index) into it: 1, 0 when none is available yet (the
+     * source's look-ahead is full: ask again soon), -1 when the client has no more. */
+    int (*next)(void *ws, int client, struct engine_feed_item *it);
+    /* A statement's outcome; returns 1 when it counts in the run's figures as a statement,
+     * 0 when the source counts it as skipped. */
+    int (*done)(void *ws, int client, const struct engine_feed_item *it,
+                const struct engine_feed_outcome *o);
+    /* A session could not connect, or lost its connection (its further statements come
+     * back through done with sent 0). */
+    void (*session_failed)(void *ws, int client, uint32_t session, const char *why);
+    /* The worker's run is over. */
+    void (*close)(void *ws);
+};
+
+#endif

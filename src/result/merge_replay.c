@@ -1,0 +1,110 @@
+/* merge: a replay's figures over the agents' results (replay {...}, summary.classes[]). */
+#include "result/merge_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "stats/hist.h"
+
+struct merged_class {
+    const char *name; /* borrowed from an input */
+    uint64_t count, failed;
+    struct hist *h;
+    double total_us;
+};
+
+static void add_counts(struct result_replay *d, const struct result_replay *s)
+{
+    d->sent += s->sent;
+    d->skipped_read_only += s->skipped_read_only;
+    d->failed_now += s->failed_now;
+    d->succeeded_now += s->succeeded_now;
+    d->sessions_failed += s->sessions_failed;
+    if (s->lag_max_us > d->lag_max_us)
+        d->lag_max_us = s->lag_max_us;
+    if (s->lag_p99_us > d->lag_p99_us)
+        d->lag_p99_us = s->lag_p99_us; /* an upper bound: the inputs keep no lag histogram */
+    if (s->lag_p50_us > d->lag_p50_us)
+        d->lag_p50_us = s->lag_p50_us;
+}
+
+static int by_total_desc(const void *a, const void *b)
+{
+    const struct merged_class *x = a, *y = b;
+    if (strcmp(x->name, "other") == 0 || strcmp(y->name, "other") == 0)
+        return strcmp(x->name, "other") == 0 ? 1 : -1;
+    return x->total_us < y->total_us ? 1 : x->total_us > y->total_us ? -1 : 0;
+}
+
+static void merge_classes(struct result *const *in, size_t n, struct result *out)
+{
+    size_t cap = 0, m = 0;
+    for (size_t k = 0; k < n; k++)
+        cap += in[k]->summary.n_classes;
+    struct merged_class *c = xcalloc(cap + 1, sizeof *c);
+    for (size_t k = 0; k < n; k++) {
+        for (size_t i = 0; i < in[k]->summary.n_classes; i++) {
+            const struct result_script_figures *s = &in[k]->summary.classes[i];
+            size_t j = 0;
+            while (j < m && strcmp(c[j].name, s->name) != 0)
+                j++;
+            if (j == m)
+                c[m++] = (struct merged_class){s->name, 0, 0, hist_new(), 0};
+            c[j].count += s->transactions;
+            c[j].failed += s->failed;
+            hist_add_sparse(c[j].h, &s->histogram);
+            c[j].total_us += s->histogram.sum_us;
+        }
+    }
+    qsort(c, m, sizeof *c, by_total_desc);
+    /* Beyond the top RESULT_MAX_CLASSES, the rest is "other" again. */
+    size_t keep = m;
+    if (m > RESULT_MAX_CLASSES + 1) {
+        keep = RESULT_MAX_CLASSES + 1;
+        struct merged_class *other = &c[RESULT_MAX_CLASSES];
+        other->name = "other";
+        for (size_t j = RESULT_MAX_CLASSES + 1; j < m; j++) {
+            other->count += c[j].count;
+            other->failed += c[j].failed;
+            hist_add(other->h, c[j].h);
+        }
+    }
+    out->summary.classes = xcalloc(keep + 1, sizeof *out->summary.classes);
+    out->summary.n_classes = keep;
+    for (size_t j = 0; j < keep; j++) {
+        struct result_script_figures *f = &out->summary.classes[j];
+        f->name = xstrdup(c[j].name);
+        f->transactions = c[j].count;
+        f->failed = c[j].failed;
+        result_script_latency(f, c[j].h);
+    }
+    for (size_t j = 0; j < m; j++)
+        hist_free(c[j].h);
+    free(c);
+}
+
+void merge_replay(struct result *const *in, size_t n, struct result *out)
+{
+    if (n == 0 || !in[0]->replay.present)
+        return;
+    struct result_replay *d = &out->replay;
+    const struct result_replay *first = &in[0]->replay;
+    /* The capture's own figures are the first's; what each agent replayed adds up. */
+    *d = (struct result_replay){.present = 1,
+                                .capture = first->capture ? xstrdup(first->capture) : NULL,
+                                .speed = first->speed,
+                                .sessions = first->sessions,
+                                .statements = first->statements,
+                                .transactions = first->transactions,
+                                .skipped_copy = first->skipped_copy,
+                                .skipped_unsupported = first->skipped_unsupported,
+                                .skipped_secret = first->skipped_secret};
+    d->top = xcalloc(first->n_top + 1, sizeof *d->top);
+    for (size_t i = 0; i < first->n_top; i++)
+        d->top[d->n_top++] =
+            (struct result_replay_reason){xstrdup(first->top[i].reason), first->top[i].count};
+    for (size_t k = 0; k < n; k++)
+        add_counts(d, &in[k]->replay);
+    merge_classes(in, n, out);
+}

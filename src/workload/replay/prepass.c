@@ -1,0 +1,255 @@
+/* The first pass over a capture: sessions, the clients that replay them, their connections. */
+#include "workload/replay/replay_int.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/buf.h"
+#include "base/mem.h"
+
+/* A client takes a session only when its previous one ended this long before, in the
+ * capture's time: a replayed session that runs late then seldom delays the next. */
+#define SLOT_GAP_US 1000000
+
+static const char *mapped(const struct replay_map *maps, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(maps[i].from, name) == 0)
+            return maps[i].to;
+    return name;
+}
+
+/* A value in a conninfo string: single-quoted, backslash before ' and \. */
+static void conninfo_value(struct buf *b, const char *key, const char *v)
+{
+    buf_printf(b, " %s='", key);
+    for (; *v; v++) {
+        if (*v == '\'' || *v == '\\')
+            buf_putc(b, '\\');
+        buf_putc(b, *v);
+    }
+    buf_putc(b, '\'');
+}
+
+static int is_uri(const char *s)
+{
+    return s && (strncmp(s, "postgresql://", 13) == 0 || strncmp(s, "postgres://", 11) == 0);
+}
+
+/* The session's connection: CONN's host and port, the session's user and database (mapped),
+ * and --read-only's setting, as a conninfo in dbname (libpq expands it). */
+static void make_conn(const struct replay_state *s, const struct pg_connopts *base,
+                      const char *user, const char *db, struct pg_connopts *out)
+{
+    const struct replay_opts *o = &s->opts;
+    struct buf b;
+    buf_init(&b);
+    if (base->dbname && strchr(base->dbname, '='))
+        buf_puts(&b, base->dbname);
+    const char *d = db[0] ? mapped(o->map_db, o->n_map_db, db) : NULL;
+    if (!d && base->dbname && !strchr(base->dbname, '='))
+        d = base->dbname;
+    if (d)
+        conninfo_value(&b, "dbname", d);
+    if (o->read_only)
+        conninfo_value(&b, "options", "-c default_transaction_read_only=on");
+    memset(out, 0, sizeof *out);
+    out->host = base->host ? xstrdup(base->host) : NULL;
+    out->port = base->port ? xstrdup(base->port) : NULL;
+    const char *u = user[0] ? mapped(o->map_user, o->n_map_user, user) : base->user;
+    out->user = u ? xstrdup(u) : NULL;
+    out->dbname = xstrdup(b.data);
+    buf_free(&b);
+}
+
+/* The index of (user, database) among the distinct ones, added when new. */
+static int conn_index(struct replay_state *s, const struct pg_connopts *base, const char *user,
+                      const char *db, char ***keys)
+{
+    char *key = xasprintf("%s\n%s", user, db);
+    for (size_t i = 0; i < s->n_conns; i++) {
+        if (strcmp((*keys)[i], key) == 0) {
+            free(key);
+            return (int)i;
+        }
+    }
+    s->conns = xrealloc(s->conns, (s->n_conns + 1) * sizeof *s->conns);
+    *keys = xrealloc(*keys, (s->n_conns + 1) * sizeof **keys);
+    (*keys)[s->n_conns] = key;
+    make_conn(s, base, user, db, &s->conns[s->n_conns]);
+    const char *target = db[0] ? mapped(s->opts.map_db, s->opts.n_map_db, db) : base->dbname;
+    int known = !target || strchr(target, '=');
+    for (size_t i = 0; !known && i < s->n_databases; i++)
+        known = strcmp(s->databases[i], target) == 0;
+    if (!known) {
+        s->databases = xrealloc(s->databases, (s->n_databases + 1) * sizeof *s->databases);
+        s->databases[s->n_databases++] = xstrdup(target);
+    }
+    return (int)s->n_conns++;
+}
+
+/* Deal the sessions (in order of start) to clients: the client free longest, when its last
+ * session ended SLOT_GAP_US before this one starts, else a new client. A min-heap on the
+ * clients' free times. */
+static void deal_sessions(struct replay_state *s)
+{
+    struct slot {
+        int64_t free_at;
+        int client;
+    } *heap = xcalloc(s->n_sessions + 1, sizeof *heap);
+    size_t n = 0;
+    for (size_t i = 0; i < s->n_sessions; i++) {
+        struct replay_session *ss = &s->sessions[i];
+        if (ss->client == -2)
+            continue; /* never started */
+        struct slot take;
+        if (n > 0 && heap[0].free_at + SLOT_GAP_US <= ss->start_us) {
+            take = heap[0];
+            heap[0] = heap[--n]; /* sift down */
+            for (size_t k = 0;;) {
+                size_t l = 2 * k + 1, r = l + 1, m = k;
+                if (l < n && heap[l].free_at < heap[m].free_at)
+                    m = l;
+                if (r < n && heap[r].free_at < heap[m].free_at)
+                    m = r;
+                if (m == k)
+                    break;
+                struct slot t = heap[k];
+                heap[k] = heap[m];
+                heap[m] = t;
+                k = m;
+            }
+        } else {
+            take.client = s->n_clients++;
+        }
+        ss->client = take.client;
+        take.free_at = ss->end_us;
+        size_t k = n++; /* sift up */
+        heap[k] = take;
+        while (k > 0 && heap[(k - 1) / 2].free_at > heap[k].free_at) {
+            struct slot t = heap[k];
+            heap[k] = heap[(k - 1) / 2];
+            heap[(k - 1) / 2] = t;
+            k = (k - 1) / 2;
+        }
+    }
+    free(heap);
+}
+
+static const char *skip_space(const char *t)
+{
+    while (*t && (isspace((unsigned char)*t) || *t == '('))
+        t++;
+    return t;
+}
+
+static int word_at(const char *t, const char *w)
+{
+    size_t n = strlen(w);
+    return strncasecmp(t, w, n) == 0 && !isalnum((unsigned char)t[n]) && t[n] != '_';
+}
+
+int replay_tx_boundary(const char *text)
+{
+    const char *t = skip_space(text);
+    if (word_at(t, "begin") || word_at(t, "start"))
+        return 1;
+    if (word_at(t, "commit") || word_at(t, "end") || word_at(t, "rollback") || word_at(t, "abort"))
+        return strcasestr(t, " to ") && word_at(t, "rollback") ? 0 : -1;
+    return 0;
+}
+
+int replay_is_copy(const char *text)
+{
+    const char *t = skip_space(text);
+    return word_at(t, "copy") && (strcasestr(t, "stdin") || strcasestr(t, "stdout"));
+}
+
+static int read_events(struct replay_state *s, struct capture_reader *r,
+                       const struct pg_connopts *base, struct err *e)
+{
+    char **keys = NULL;
+    unsigned char *in_tx = xcalloc(s->n_sessions + 1, 1);
+    struct capture_event ev;
+    int rc;
+    while ((rc = capture_reader_next(r, &ev, e)) == 1) {
+        uint32_t id = ev.kind == CAPTURE_EV_STATEMENT ? ev.statement.session : ev.session.id;
+        if (id >= s->n_sessions) {
+            rc = err_set(e, ERR_INPUT, "%s: session %u beyond the header's %zu sessions",
+                         s->opts.capture, id, s->n_sessions);
+            break;
+        }
+        struct replay_session *ss = &s->sessions[id];
+        if (ev.kind == CAPTURE_EV_SESSION_START) {
+            ss->client = -1;
+            ss->start_us = ss->end_us = ev.session.offset_us;
+            ss->conn = conn_index(s, base, ev.session.user, ev.session.database, &keys);
+        } else if (ev.kind == CAPTURE_EV_SESSION_END) {
+            if (ev.session.offset_us > ss->end_us)
+                ss->end_us = ev.session.offset_us;
+        } else {
+            const struct capture_statement *st = &ev.statement;
+            int64_t end = st->offset_us + (st->duration_us > 0 ? st->duration_us : 0);
+            if (end > ss->end_us)
+                ss->end_us = end;
+            int b = replay_tx_boundary(st->text);
+            if (b >= 0 && !in_tx[id]) /* a block's BEGIN, or a statement on its own */
+                s->transactions++;
+            in_tx[id] = b > 0 ? 1 : b < 0 ? 0 : in_tx[id];
+        }
+    }
+    for (size_t i = 0; i < s->n_conns; i++)
+        free(keys[i]);
+    free(keys);
+    free(in_tx);
+    return rc < 0 ? -1 : 0;
+}
+
+struct replay_state *replay_prepass(const struct replay_opts *opts, const struct pg_connopts *conn,
+                                    struct err *e)
+{
+    if (is_uri(conn->dbname)) {
+        err_set(e, ERR_INPUT,
+                "replay run: give CONN as -h/-p/-U or a key=value conninfo, not a URI: each "
+                "session connects to its own database as its own user");
+        return NULL;
+    }
+    struct capture_reader *r = capture_reader_open(opts->capture, e);
+    if (!r)
+        return NULL;
+    struct replay_state *s = xcalloc(1, sizeof *s);
+    s->opts = *opts;
+    s->header = *capture_reader_header(r);
+    s->n_sessions = (size_t)s->header.n_sessions;
+    s->sessions = xcalloc(s->n_sessions + 1, sizeof *s->sessions);
+    for (size_t i = 0; i < s->n_sessions; i++)
+        s->sessions[i].client = -2;
+    pthread_mutex_init(&s->mu, NULL);
+    replay_figures_init(&s->merged);
+    int rc = read_events(s, r, conn, e);
+    capture_reader_close(r);
+    if (rc < 0) {
+        replay_state_free(s);
+        return NULL;
+    }
+    deal_sessions(s);
+    return s;
+}
+
+void replay_state_free(struct replay_state *s)
+{
+    if (!s)
+        return;
+    free(s->sessions);
+    for (size_t i = 0; i < s->n_conns; i++)
+        pg_connopts_free(&s->conns[i]);
+    free(s->conns);
+    for (size_t i = 0; i < s->n_databases; i++)
+        free(s->databases[i]);
+    free(s->databases);
+    replay_figures_free(&s->merged);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}

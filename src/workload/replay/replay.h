@@ -1,0 +1,28 @@
+#ifndef PGARENA_WORKLOAD_REPLAY_REPLAY_H
+#define PGARENA_WORKLOAD_REPLAY_REPLAY_H
+
+#include <stdint.h>
+
+/*
+ * `replay run`'s options, as a plan carries them (plain data: the strings belong to whoever
+ * built the plan). The workload "replay" (workload/replay/replay_run.c) turns a capture into
+ * the engine's feed (engine/feed.h): each captured session a client's stream, its statements
+ * at their offsets.
+ */
+
+#define REPLAY_MAX_MAPS 32
+
+struct replay_map {
+    const char *from, *to;
+};
+
+struct replay_opts {
+    const char *capture; /* NULL: not a replay */
+    double speed;        /* 1 unless given; 0: --speed max */
+    int n_map_db, n_map_user;
+    struct replay_map map_db[REPLAY_MAX_MAPS], map_user[REPLAY_MAX_MAPS];
+    const char *reset_from; /* --reset-from TEMPLATE, or NULL */
+    int read_only, force;
+};
+
+#endif

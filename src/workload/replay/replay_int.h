@@ -1,0 +1,90 @@
+#ifndef PGARENA_WORKLOAD_REPLAY_REPLAY_INT_H
+#define PGARENA_WORKLOAD_REPLAY_REPLAY_INT_H
+
+/*
+ * Shared by the replay workload's files: the state of one replay (from detect to
+ * free_state), made by a first pass over the capture (prepass.c), fed to the engine by
+ * source.c, and turned into the result's figures (replay_run.c).
+ * Ownership: struct replay_state owns everything it points to (replay_state_free).
+ */
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "engine/feed.h"
+#include "pg/pg.h"
+#include "stats/hist.h"
+#include "workload/replay/capture.h"
+#include "workload/replay/classes.h"
+#include "workload/replay/replay.h"
+
+/* Distinct classes a worker keeps apart before the rest go into "other". */
+#define REPLAY_WORKER_CLASSES 600
+/* Reasons of divergence kept apart per worker. */
+#define REPLAY_MAX_REASONS 64
+/* Statements a worker holds read ahead of its clients at most (bounded look-ahead). */
+#define REPLAY_LOOKAHEAD 65536
+
+/* A captured session: when it starts and ends, and which client replays it. */
+struct replay_session {
+    int64_t start_us, end_us;
+    int client; /* -1: a session the first pass has not seen start */
+    int conn;   /* index in replay_state.conns */
+};
+
+struct replay_reason {
+    char *text;
+    uint64_t count;
+};
+
+/* The figures a worker gathers, and the run's once merged. */
+struct replay_figures {
+    uint64_t sent, skipped_copy, skipped_read_only, skipped_unsupported;
+    uint64_t failed_now, succeeded_now, sessions_failed;
+    struct class_table *classes;
+    struct hist *lag;
+    size_t n_reasons;
+    struct replay_reason reasons[REPLAY_MAX_REASONS + 1]; /* the last: any other */
+};
+
+struct replay_state {
+    struct replay_opts opts;
+    struct capture_header header;
+    uint64_t transactions; /* the capture's: BEGIN ... COMMIT blocks and single statements */
+    size_t n_sessions;
+    struct replay_session *sessions;
+    size_t n_conns; /* the sessions' distinct (user, database), mapped */
+    struct pg_connopts *conns;
+    char **databases; /* the mapped target databases (for --reset-from), n_conns at most */
+    size_t n_databases;
+    int n_clients;
+    struct engine_feed feed;
+    pthread_mutex_t mu; /* guards merged while workers close */
+    struct replay_figures merged;
+};
+
+/* prepass.c: read the capture at opts->capture once: its header, its sessions, the clients
+ * that replay them (a client replays sessions that do not overlap in time, one after the
+ * other), the connection options of each (user and database mapped, CONN's host and port,
+ * --read-only's setting) and the transactions. NULL with e set (ERR_INPUT). */
+struct replay_state *replay_prepass(const struct replay_opts *opts, const struct pg_connopts *conn,
+                                    struct err *e);
+void replay_state_free(struct replay_state *s);
+
+/* source.c: the engine's feed over s (s->feed filled in). */
+void replay_source_init(struct replay_state *s);
+
+/* The figures: init, merge src into dst, free. */
+void replay_figures_init(struct replay_figures *f);
+void replay_figures_merge(struct replay_figures *dst, const struct replay_figures *src);
+void replay_figures_free(struct replay_figures *f);
+/* Count one divergence of reason text (first REPLAY_MAX_REASONS apart, then "other"). */
+void replay_figures_reason(struct replay_figures *f, const char *text, uint64_t n);
+
+/* Whether a statement's text is a COPY from the client or to it (its data is not in a
+ * capture): skipped. */
+int replay_is_copy(const char *text);
+/* Whether a statement begins or ends a transaction block: 1 begins, -1 ends, 0 neither. */
+int replay_tx_boundary(const char *text);
+
+#endif

@@ -1,0 +1,209 @@
+/* The workload "replay": a capture replayed as a run (DESIGN.md "Replay"). Before the run:
+ * the capture read once, the capture's own server refused, the targets reset from their
+ * template; during it, the feed (source.c); after it, replay {...} and summary.classes[]. */
+#include "workload/replay/replay_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+#include "workload/workload_int.h"
+
+static int check_run(const struct workload *w, struct workload_run_opts *o, struct err *e)
+{
+    (void)w;
+    if (!o->replay)
+        return err_set(e, ERR_INPUT, "run: -w replay is run by `pgarena replay run CAPTURE`");
+    return 0;
+}
+
+static int check_init(const struct workload *w, const struct workload_init_given *g, struct err *e)
+{
+    (void)w;
+    (void)g;
+    return err_set(e, ERR_INPUT,
+                   "init: a replay has no dataset of its own: restore the captured database "
+                   "and give it to replay run --reset-from");
+}
+
+/* Whether the server of c is the capture's own: the same system_identifier, and the same
+ * address and port (a restored copy elsewhere shares the identifier and is allowed). */
+static int is_capture_server(struct pg_conn *c, const struct capture_header *h)
+{
+    char sysid[64], port[16], addr[256];
+    struct err ignored = {0};
+    if (!h->system_identifier[0] ||
+        pg_query_value(c, "SELECT system_identifier::text FROM pg_control_system()", sysid,
+                       sizeof sysid, &ignored) < 0 ||
+        strcmp(sysid, h->system_identifier) != 0)
+        return 0;
+    if (h->port &&
+        (pg_query_value(c, "SHOW port", port, sizeof port, &ignored) < 0 || atoi(port) != h->port))
+        return 0;
+    if (!h->address[0])
+        return 1;
+    const char *host = pg_host(c);
+    if (host && strcmp(host, h->address) == 0)
+        return 1;
+    if (pg_query_value(c, "SELECT coalesce(host(inet_server_addr()), '')", addr, sizeof addr,
+                       &ignored) == 0 &&
+        addr[0] && strcmp(addr, h->address) == 0)
+        return 1;
+    /* Both over a unix socket (a directory, or the address unknown to the server). */
+    return h->address[0] == '/' && (!addr[0] || (host && host[0] == '/'));
+}
+
+/* --reset-from: each target database dropped and made anew from the template, on a
+ * connection to another database (postgres, or template1 when postgres is a target). */
+static int reset_targets(const struct replay_state *s, const struct pg_connopts *conn,
+                         struct err *e)
+{
+    const char *maint = "postgres";
+    for (size_t i = 0; i < s->n_databases; i++) {
+        if (strcmp(s->databases[i], s->opts.reset_from) == 0)
+            return err_set(e, ERR_INPUT, "replay run: --reset-from %s is also a target database",
+                           s->opts.reset_from);
+        if (strcmp(s->databases[i], "postgres") == 0)
+            maint = "template1";
+    }
+    struct pg_connopts m = *conn;
+    char *db = conn->dbname && strchr(conn->dbname, '=')
+                   ? xasprintf("%s dbname=%s", conn->dbname, maint)
+                   : xstrdup(maint);
+    m.dbname = db;
+    struct pg_conn *c = pg_connect(&m, e);
+    free(db);
+    if (!c)
+        return -1;
+    int rc = 0;
+    char *tmpl = pg_quote_ident(s->opts.reset_from);
+    for (size_t i = 0; rc == 0 && i < s->n_databases; i++) {
+        char *name = pg_quote_ident(s->databases[i]);
+        char *drop = xasprintf("DROP DATABASE IF EXISTS %s", name);
+        char *create = xasprintf("CREATE DATABASE %s TEMPLATE %s", name, tmpl);
+        if (pg_exec(c, drop, e) < 0 || pg_exec(c, create, e) < 0) {
+            char msg[sizeof e->msg];
+            snprintf(msg, sizeof msg, "%s", e->msg);
+            rc = err_set(e, ERR_RUNTIME, "replay run: --reset-from %s: %s: %s", s->opts.reset_from,
+                         s->databases[i], msg);
+        }
+        free(drop);
+        free(create);
+        free(name);
+    }
+    free(tmpl);
+    pg_finish(c);
+    return rc;
+}
+
+static int detect(const struct workload *w, struct pg_conn *c, struct workload_params *p,
+                  struct err *e)
+{
+    (void)w;
+    if (!p->replay || !p->replay->capture)
+        return err_set(e, ERR_INPUT, "run: -w replay is run by `pgarena replay run CAPTURE`");
+    struct replay_state *s = replay_prepass(p->replay, p->conn, e);
+    if (!s)
+        return -1;
+    p->state = s;
+    if (s->n_clients == 0)
+        return err_set(e, ERR_INPUT, "%s: the capture holds no session", s->opts.capture);
+    if (!s->opts.force && is_capture_server(c, &s->header))
+        return err_set(e, ERR_INPUT,
+                       "replay run: this is the capture's own server (system_identifier %s, "
+                       "%s port %d): a replay writes what the application wrote; give --force "
+                       "to replay there anyway",
+                       s->header.system_identifier,
+                       s->header.address[0] ? s->header.address : "same address", s->header.port);
+    if (s->opts.reset_from && reset_targets(s, p->conn, e) < 0)
+        return -1;
+    p->clients = s->n_clients;
+    replay_source_init(s);
+    return 0;
+}
+
+static int scripts(const struct workload *w, const struct workload_params *p,
+                   struct script_set *set, struct err *e)
+{
+    (void)w;
+    (void)p;
+    /* The engine runs the feed; the one script names the run's unit in the per-script
+     * figures. */
+    return script_set_add(set, "replay", "\\set replay 1\n", 1, e);
+}
+
+static const struct engine_feed *feed(const struct workload *w, struct workload_params *p)
+{
+    (void)w;
+    struct replay_state *s = p->state;
+    return s ? &s->feed : NULL;
+}
+
+static int by_count_desc(const void *a, const void *b)
+{
+    const struct replay_reason *x = a, *y = b;
+    return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+#define REPLAY_TOP_REASONS 10
+
+static void result(const struct workload *w, const struct workload_params *p, struct result *r)
+{
+    (void)w;
+    const struct replay_state *s = p->state;
+    if (!s)
+        return;
+    const struct replay_figures *f = &s->merged;
+    struct result_replay *o = &r->replay;
+    o->present = 1;
+    o->capture = xstrdup(s->opts.capture);
+    o->speed = s->opts.speed;
+    o->sessions = s->header.n_sessions;
+    o->statements = s->header.n_statements;
+    o->transactions = s->transactions;
+    o->sent = f->sent;
+    o->skipped_copy = s->header.skipped_copy + f->skipped_copy;
+    o->skipped_unsupported = s->header.skipped_unsupported + f->skipped_unsupported;
+    o->skipped_read_only = f->skipped_read_only;
+    o->skipped_secret = s->header.skipped_secret;
+    o->failed_now = f->failed_now;
+    o->succeeded_now = f->succeeded_now;
+    o->sessions_failed = f->sessions_failed;
+    struct replay_reason sorted[REPLAY_MAX_REASONS + 1];
+    size_t n = 0;
+    for (size_t i = 0; i <= REPLAY_MAX_REASONS; i++)
+        if (f->reasons[i].text)
+            sorted[n++] = f->reasons[i];
+    qsort(sorted, n, sizeof *sorted, by_count_desc);
+    o->n_top = n < REPLAY_TOP_REASONS ? n : REPLAY_TOP_REASONS;
+    o->top = xcalloc(o->n_top + 1, sizeof *o->top);
+    for (size_t i = 0; i < o->n_top; i++)
+        o->top[i] = (struct result_replay_reason){xstrdup(sorted[i].text), sorted[i].count};
+    o->lag_p50_us = (double)hist_percentile(f->lag, 50);
+    o->lag_p99_us = (double)hist_percentile(f->lag, 99);
+    o->lag_max_us = (double)hist_max(f->lag);
+    r->summary.n_classes =
+        class_table_top(f->classes, RESULT_MAX_CLASSES, r->summary.duration_s, &r->summary.classes);
+}
+
+static void free_state(const struct workload *w, struct workload_params *p)
+{
+    (void)w;
+    replay_state_free(p->state);
+    p->state = NULL;
+}
+
+const struct workload workload_replay = {
+    .name = "replay",
+    .description = "a capture of the application's own statements (pgarena replay run)",
+    .dataset = DATASET_REPLAY,
+    .why_no_b = "a replay's statements come from its capture",
+    .check_run = check_run,
+    .check_init = check_init,
+    .detect = detect,
+    .scripts = scripts,
+    .result = result,
+    .free_state = free_state,
+    .feed = feed,
+};

@@ -1,0 +1,326 @@
+/* The engine's feed over a capture: each worker reads the capture itself and keeps, per
+ * client of its own, the items read ahead (at most REPLAY_LOOKAHEAD of them), so a capture
+ * of any size replays in bounded memory and no lock is taken on the hot path. */
+#include "workload/replay/replay_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/mem.h"
+#include "workload/replay/normalize.h"
+
+/* A client whose items are not read yet waits while the look-ahead is full of the others'
+ * (the others consume them: a fast session goes at the pace of a slow one rather than
+ * memory growing), unless every other client of the worker waits too or is done, or it has
+ * waited this long: then it reads on. The wait is short because the clients holding the
+ * items may themselves be waiting (for their due time, or at speed max for another worker's
+ * sessions to start), which the source cannot see; the look-ahead then grows by the items
+ * up to the waiting client's next, and drains as their owners catch up. */
+#define STUCK_READ_ANYWAY_NS (5 * NS_PER_MS)
+
+struct qitem {
+    struct qitem *next;
+    struct engine_feed_item it;
+    enum capture_outcome outcome; /* the original's */
+    char sqlstate[6];
+};
+
+struct wclient {
+    struct qitem *head, *tail;
+    struct qitem *cur; /* handed out, freed at the next call */
+    time_ns blocked_since;
+    int blocked, finished; /* waiting for the look-ahead to drain; no more items */
+    int ro_refused;        /* --read-only refused a statement of the open transaction block */
+};
+
+struct worker_source {
+    struct replay_state *s;
+    struct capture_reader *r;
+    int eof;
+    int first, n;
+    struct wclient *clients;
+    size_t queued;
+    int n_blocked, n_finished;
+    struct replay_figures fig;
+    struct buf norm;
+};
+
+void replay_figures_init(struct replay_figures *f)
+{
+    memset(f, 0, sizeof *f);
+    f->classes = class_table_new(REPLAY_WORKER_CLASSES);
+    f->lag = hist_new();
+}
+
+void replay_figures_reason(struct replay_figures *f, const char *text, uint64_t n)
+{
+    for (size_t i = 0; i < f->n_reasons; i++) {
+        if (strcmp(f->reasons[i].text, text) == 0) {
+            f->reasons[i].count += n;
+            return;
+        }
+    }
+    struct replay_reason *r = &f->reasons[REPLAY_MAX_REASONS];
+    if (f->n_reasons < REPLAY_MAX_REASONS)
+        r = &f->reasons[f->n_reasons++];
+    if (!r->text)
+        r->text = xstrdup(r == &f->reasons[REPLAY_MAX_REASONS] ? "other reasons" : text);
+    r->count += n;
+}
+
+void replay_figures_merge(struct replay_figures *dst, const struct replay_figures *src)
+{
+    dst->sent += src->sent;
+    dst->skipped_copy += src->skipped_copy;
+    dst->skipped_read_only += src->skipped_read_only;
+    dst->skipped_unsupported += src->skipped_unsupported;
+    dst->failed_now += src->failed_now;
+    dst->succeeded_now += src->succeeded_now;
+    dst->sessions_failed += src->sessions_failed;
+    class_table_merge(dst->classes, src->classes);
+    hist_add(dst->lag, src->lag);
+    for (size_t i = 0; i <= REPLAY_MAX_REASONS; i++)
+        if (src->reasons[i].text)
+            replay_figures_reason(dst, src->reasons[i].text, src->reasons[i].count);
+}
+
+void replay_figures_free(struct replay_figures *f)
+{
+    class_table_free(f->classes);
+    hist_free(f->lag);
+    for (size_t i = 0; i <= REPLAY_MAX_REASONS; i++)
+        free(f->reasons[i].text);
+    memset(f, 0, sizeof *f);
+}
+
+static void *source_open(void *arg, int worker, int first_client, int n_clients)
+{
+    (void)worker;
+    struct worker_source *ws = xcalloc(1, sizeof *ws);
+    ws->s = arg;
+    ws->first = first_client;
+    ws->n = n_clients;
+    ws->clients = xcalloc((size_t)n_clients, sizeof *ws->clients);
+    replay_figures_init(&ws->fig);
+    buf_init(&ws->norm);
+    struct err e = {0};
+    ws->r = capture_reader_open(ws->s->opts.capture, &e);
+    ws->eof = ws->r == NULL; /* read once already: it can only have gone since */
+    return ws;
+}
+
+static void enqueue(struct worker_source *ws, int client, struct qitem *q)
+{
+    struct wclient *wc = &ws->clients[client - ws->first];
+    q->it.token = q;
+    if (wc->tail)
+        wc->tail->next = q;
+    else
+        wc->head = q;
+    wc->tail = q;
+    ws->queued++;
+}
+
+/* A statement copied into one allocation: the item, its parameters, their text. */
+static struct qitem *copy_statement(const struct capture_statement *st)
+{
+    size_t len = sizeof(struct qitem) + (size_t)st->n_params * sizeof(char *);
+    len += strlen(st->text) + 1 + strlen(st->name) + 1;
+    for (int i = 0; i < st->n_params; i++)
+        len += st->params[i] ? strlen(st->params[i]) + 1 : 0;
+    struct qitem *q = xcalloc(1, len);
+    const char **params = (const char **)(q + 1);
+    char *p = (char *)(params + st->n_params);
+    q->it.kind = FEED_STATEMENT;
+    q->it.offset_us = st->offset_us;
+    q->it.session = st->session;
+    q->it.proto = st->protocol == CAPTURE_EXTENDED_NAMED && st->name[0] ? FEED_NAMED
+                  : st->protocol == CAPTURE_SIMPLE                      ? FEED_SIMPLE
+                                                                        : FEED_UNNAMED;
+    q->it.cancel_us = st->cancel_us;
+    q->it.text = strcpy(p, st->text);
+    p += strlen(st->text) + 1;
+    q->it.name = strcpy(p, st->name);
+    p += strlen(st->name) + 1;
+    for (int i = 0; i < st->n_params; i++) {
+        if (!st->params[i])
+            continue;
+        params[i] = strcpy(p, st->params[i]);
+        p += strlen(st->params[i]) + 1;
+    }
+    q->it.n_params = st->n_params;
+    q->it.params = params;
+    q->outcome = st->outcome;
+    memcpy(q->sqlstate, st->sqlstate, sizeof q->sqlstate);
+    return q;
+}
+
+/* Read one event; what belongs to this worker's clients is queued. */
+static void read_one(struct worker_source *ws)
+{
+    struct capture_event ev;
+    struct err e = {0};
+    if (capture_reader_next(ws->r, &ev, &e) != 1) {
+        ws->eof = 1;
+        return;
+    }
+    const struct replay_state *s = ws->s;
+    uint32_t id = ev.kind == CAPTURE_EV_STATEMENT ? ev.statement.session : ev.session.id;
+    if (id >= s->n_sessions)
+        return;
+    const struct replay_session *ss = &s->sessions[id];
+    if (ss->client < ws->first || ss->client >= ws->first + ws->n)
+        return;
+    if (ev.kind == CAPTURE_EV_STATEMENT) {
+        if (replay_is_copy(ev.statement.text)) {
+            ws->fig.skipped_copy++;
+            return;
+        }
+        enqueue(ws, ss->client, copy_statement(&ev.statement));
+        return;
+    }
+    struct qitem *q = xcalloc(1, sizeof *q);
+    q->it.session = id;
+    q->it.offset_us = ev.session.offset_us;
+    q->it.cancel_us = -1;
+    if (ev.kind == CAPTURE_EV_SESSION_START) {
+        q->it.kind = FEED_CONNECT;
+        q->it.conn = &s->conns[ss->conn];
+        q->it.ordinal = id;
+    } else {
+        q->it.kind = FEED_DISCONNECT;
+    }
+    enqueue(ws, ss->client, q);
+}
+
+static int source_next(void *arg, int client, struct engine_feed_item *it)
+{
+    struct worker_source *ws = arg;
+    struct wclient *wc = &ws->clients[client - ws->first];
+    free(wc->cur);
+    wc->cur = NULL;
+    while (!wc->head) {
+        if (ws->eof) {
+            if (!wc->finished)
+                wc->finished = 1, ws->n_finished++;
+            if (wc->blocked)
+                wc->blocked = 0, ws->n_blocked--;
+            return -1;
+        }
+        int others_wait = ws->n_blocked - wc->blocked + ws->n_finished >= ws->n - 1;
+        if (ws->queued >= REPLAY_LOOKAHEAD && !others_wait) {
+            time_ns now = clock_now_ns();
+            if (!wc->blocked)
+                wc->blocked = 1, ws->n_blocked++, wc->blocked_since = now;
+            if (now - wc->blocked_since < STUCK_READ_ANYWAY_NS)
+                return 0;
+        }
+        read_one(ws);
+    }
+    if (wc->blocked)
+        wc->blocked = 0, ws->n_blocked--;
+    wc->cur = wc->head;
+    wc->head = wc->head->next;
+    if (!wc->head)
+        wc->tail = NULL;
+    ws->queued--;
+    *it = wc->cur->it;
+    return 1;
+}
+
+/* --read-only: the server refused a write (25006), or a statement of the block it aborted
+ * (25P02): skipped, not a divergence. */
+static int refused_read_only(struct worker_source *ws, struct wclient *wc,
+                             const struct engine_feed_outcome *o)
+{
+    if (!ws->s->opts.read_only || o->ok)
+        return 0;
+    if (strcmp(o->sqlstate, "25006") == 0) {
+        wc->ro_refused = 1;
+        return 1;
+    }
+    return wc->ro_refused && strcmp(o->sqlstate, "25P02") == 0;
+}
+
+static int source_done(void *arg, int client, const struct engine_feed_item *it,
+                       const struct engine_feed_outcome *o)
+{
+    struct worker_source *ws = arg;
+    struct wclient *wc = &ws->clients[client - ws->first];
+    const struct qitem *q = it->token;
+    if (!o->sent)
+        return 0;
+    if (refused_read_only(ws, wc, o)) {
+        ws->fig.skipped_read_only++;
+        return 0;
+    }
+    if (o->ok && replay_tx_boundary(it->text) < 0)
+        wc->ro_refused = 0;
+    ws->fig.sent++;
+    if (o->measured) { /* as the summary: nothing of --warmup */
+        normalize_statement(it->text, strlen(it->text), &ws->norm);
+        class_table_record(ws->fig.classes, ws->norm.data, ws->norm.len, o->ok, o->latency_us);
+        hist_record(ws->fig.lag, o->lag_us > 0 ? o->lag_us : 0);
+    }
+    if (!o->ok && q->outcome == CAPTURE_OUTCOME_OK) {
+        ws->fig.failed_now++;
+        char why[160];
+        snprintf(why, sizeof why, "failed now%s%s: %.120s", o->sqlstate[0] ? " with " : "",
+                 o->sqlstate, o->message);
+        replay_figures_reason(&ws->fig, why, 1);
+    } else if (o->ok && q->outcome == CAPTURE_OUTCOME_ERROR) {
+        ws->fig.succeeded_now++;
+        char why[160];
+        snprintf(why, sizeof why, "succeeded now, failed in the capture%s%s",
+                 q->sqlstate[0] ? " with " : "", q->sqlstate);
+        replay_figures_reason(&ws->fig, why, 1);
+    }
+    return 1;
+}
+
+static void source_session_failed(void *arg, int client, uint32_t session, const char *why)
+{
+    struct worker_source *ws = arg;
+    (void)client;
+    (void)session;
+    (void)why;
+    ws->fig.sessions_failed++;
+}
+
+static void source_close(void *arg)
+{
+    struct worker_source *ws = arg;
+    pthread_mutex_lock(&ws->s->mu);
+    replay_figures_merge(&ws->s->merged, &ws->fig);
+    pthread_mutex_unlock(&ws->s->mu);
+    for (int i = 0; i < ws->n; i++) {
+        struct wclient *wc = &ws->clients[i];
+        free(wc->cur);
+        while (wc->head) {
+            struct qitem *q = wc->head;
+            wc->head = q->next;
+            free(q);
+        }
+    }
+    free(ws->clients);
+    capture_reader_close(ws->r);
+    replay_figures_free(&ws->fig);
+    buf_free(&ws->norm);
+    free(ws);
+}
+
+void replay_source_init(struct replay_state *s)
+{
+    s->feed = (struct engine_feed){
+        .speed = s->opts.speed,
+        .arg = s,
+        .open = source_open,
+        .next = source_next,
+        .done = source_done,
+        .session_failed = source_session_failed,
+        .close = source_close,
+    };
+}

@@ -1,0 +1,249 @@
+# replay run: captures (written with tests/tools/mkcapture, or prepared from a real log when
+# `replay prepare` is in the binary) replayed on copies made with --reset-from, checked on the
+# target itself: every statement class ran there as often as in the capture.
+
+MKCAPTURE=$PGARENA_TEST_TOP/build/tests/mkcapture
+
+replay_tool() {
+    [ -x "$MKCAPTURE" ] || make -s -C "$PGARENA_TEST_TOP" build/tests/mkcapture >/dev/null ||
+        fail "cannot build tests/tools/mkcapture"
+}
+
+# A source database: a table of 100 rows.
+replay_source() {
+    local db
+    db=$(newdb "$1")
+    sql "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'x' FROM generate_series(1, 100) g; CREATE TABLE log (n int)" "$db"
+    echo "$db"
+}
+
+# The capture most tests use: two sessions; simple, unnamed and named statements; a
+# transaction block that writes; IN lists of several lengths; a statement that failed in the
+# capture (and fails again) and a COPY FROM STDIN (skipped).
+replay_capture() {
+    local q=$'\t'
+    {
+        printf 'H\tskipped_secret\t1\n'
+        printf 'S\t0\t0\tpostgres\t%s\n' "$1"
+        printf 'Q\t0\t1000\tsimple\t\t100\tok\t\t-1\t0\tSELECT v FROM t WHERE id = 5\n'
+        printf 'Q\t0\t2000\tsimple\t\t100\tok\t\t-1\t0\tBEGIN\n'
+        printf 'Q\t0\t3000\tsimple\t\t100\tok\t\t-1\t0\tUPDATE t SET v = '"'"'y'"'"' WHERE id = 7\n'
+        printf 'Q\t0\t3500\tsimple\t\t100\tok\t\t-1\t0\tINSERT INTO log VALUES (1)\n'
+        printf 'Q\t0\t4000\tsimple\t\t100\tok\t\t-1\t0\tCOMMIT\n'
+        printf 'Q\t0\t5000\tunnamed\t\t100\tok\t\t-1\t1\t42\tSELECT v FROM t WHERE id = $1\n'
+        printf 'Q\t0\t6000\tnamed\ts1\t100\tok\t\t-1\t1\t3\tSELECT v FROM t WHERE id = $1\n'
+        printf 'Q\t0\t7000\tnamed\ts1\t100\tok\t\t-1\t1\t4\tSELECT v FROM t WHERE id = $1\n'
+        printf 'Q\t0\t8000\tsimple\t\t100\terror\t42P01\t-1\t0\tSELECT * FROM missing_table\n'
+        printf 'Q\t0\t8500\tsimple\t\t100\tok\t\t-1\t0\tCOPY log FROM STDIN\n'
+        printf 'Q\t0\t9000\tsimple\t\t100\tok\t\t-1\t0\tSELECT v\\n  FROM t WHERE id IN (1, 2, 3)\n'
+        printf 'E\t0\t10000\n'
+        printf 'S\t1\t2000\tpostgres\t%s\n' "$1"
+        printf 'Q\t1\t2500\tsimple\t\t100\tok\t\t-1\t0\tSELECT id FROM t WHERE id IN (4)\n'
+        printf 'Q\t1\t3000\tsimple\t\t100\tok\t\t-1\t0\tSELECT count(*) FROM t WHERE v = '"'"'x'"'"'\n'
+        printf 'E\t1\t4000\n'
+    } | "$MKCAPTURE" "$2" || fail "mkcapture failed"
+}
+
+# Every class of the result ran on the target as often as it succeeded in the replay
+# (pg_stat_statements' texts brought to the class form: lists squashed, placeholders
+# renumbered), and the statements that write took effect once per replay.
+test_replay_run_classes_on_target() {
+    replay_tool
+    mkdir -p "$T/srv"
+    chmod 755 "$T"
+    OCONN=$(sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" start "$T/srv")
+    LIB_CLEANUP='sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" stop "$T/srv"'
+    # pg_stat_statements for the classes; the log for the end-to-end part (replay_from_log).
+    sql "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'" "$OCONN" >/dev/null
+    for set in "logging_collector = on" "log_destination = 'csvlog'" "log_statement = 'all'" \
+        "log_connections = on" "log_disconnections = on"; do
+        sql "ALTER SYSTEM SET $set" "$OCONN" >/dev/null
+    done
+    sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" halt "$T/srv"
+    sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" resume "$T/srv"
+    SRC="${OCONN% dbname=*} dbname=rsrc"
+    sql "CREATE DATABASE rsrc" "$OCONN" >/dev/null
+    sql "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'x' FROM generate_series(1, 100) g; CREATE TABLE log (n int)" "$SRC"
+    sql "CREATE EXTENSION pg_stat_statements" "$OCONN" >/dev/null
+    replay_capture rsrc cap.pgc
+    for i in 1 2; do
+        pga replay run cap.pgc "$OCONN" --map-db rsrc=rdst --reset-from rsrc -q -o r$i.json
+        assert_rc 0
+    done
+    TCONN="${OCONN% dbname=*} dbname=rdst"
+    sql "SELECT regexp_replace(query, '\\s+', ' ', 'g'), calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = 'rdst'" "$OCONN" >pgss.txt
+    pyjson r2.json 'd["workload"]["name"] == "replay" and d["replay"]["sessions"] == 2'
+    pyjson r2.json 'd["replay"]["statements"] == 13 and d["replay"]["sent"] == 12'
+    pyjson r2.json 'd["replay"]["skipped"]["copy"] == 1 and d["replay"]["skipped"]["secret"] == 1'
+    pyjson r2.json 'd["replay"]["transactions"] == 10'
+    pyjson r2.json 'd["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["diverged"]["succeeded_now"] == 0'
+    pyjson r2.json 'd["summary"]["transactions"] + d["summary"]["failed"] == 12 and d["summary"]["failed"] == 1'
+    pyjson r2.json 'd["options"]["clients"] == 2'
+    python3 - r2.json pgss.txt <<'PY' || fail "classes differ from the target's pg_stat_statements"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+want = {c["class"]: c["count"] - c["failed"] for c in d["summary"]["classes"] if c["count"] > c["failed"]}
+got = {}
+for line in open(sys.argv[2]):
+    q, calls = line.rstrip("\n").rsplit("|", 1)
+    q = re.sub(r"(?i)\b(IN) \((\$\d+(, )?)+\)", r"\1 ($0 /*, ... */)", " ".join(q.split()))
+    n = iter(range(1, 1000))
+    q = re.sub(r"\$\d+", lambda m: "$%d" % next(n), q)
+    got[q] = got.get(q, 0) + int(calls)
+# rdst is made anew for each replay (another database, other statistics): these are the last
+# replay's.
+missing = {k: v for k, v in want.items() if got.get(k) != v}
+if missing or sum(want.values()) != sum(got.values()):
+    print("want (per replay):", want, "\ntarget:", got, file=sys.stderr)
+    sys.exit(1)
+PY
+    # Reset before each replay: the insert is there once, not twice.
+    [ "$(sql 'SELECT count(*) FROM log' "$TCONN")" = 1 ] || fail "rdst was not reset from rsrc"
+    [ "$(sql "SELECT v FROM t WHERE id = 7" "$TCONN")" = y ] || fail "the update did not run"
+    pga show r2.json
+    assert_rc 0
+    assert_out '^statements: +11$'
+    assert_out '^fidelity: +every outcome as in the capture'
+    assert_out 'SELECT v FROM t WHERE id IN \(\$1 /\*, \.\.\. \*/\)'
+    replay_from_log
+}
+
+# --read-only: the server refuses the writes, counted as skipped.read_only (and the rest of
+# their block with them), not as divergences; the target is unchanged.
+test_replay_run_read_only() {
+    replay_tool
+    replay_source pga_rsrc_ro >/dev/null
+    replay_capture pga_rsrc_ro cap.pgc
+    pga replay run cap.pgc "$CONN" --read-only -q -o r.json
+    assert_rc 0
+    pyjson r.json 'd["replay"]["skipped"]["read_only"] == 2'
+    pyjson r.json 'd["replay"]["diverged"]["failed_now"] == 0'
+    [ "$(sql 'SELECT count(*) FROM log' "${CONN% dbname=*} dbname=pga_rsrc_ro")" = 0 ] ||
+        fail "a write went through --read-only"
+}
+
+# The capture's own server (same system_identifier, address and port) is refused before
+# anything runs; --force replays there; a session that cannot connect is counted, not fatal.
+test_replay_run_own_server_and_failed_sessions() {
+    replay_tool
+    replay_source pga_rsrc_own >/dev/null
+    sysid=$(sql "SELECT system_identifier FROM pg_control_system()")
+    port=$(sql "SHOW port")
+    addr=$(sql "SELECT coalesce(host(inet_server_addr()), current_setting('unix_socket_directories'))")
+    {
+        printf 'H\tsystem_identifier\t%s\nH\taddress\t%s\nH\tport\t%s\n' "$sysid" "${addr%%,*}" "$port"
+        printf 'S\t0\t0\tpostgres\tpga_rsrc_own\n'
+        printf 'Q\t0\t100\tsimple\t\t10\tok\t\t-1\t0\tSELECT 1\n'
+        printf 'E\t0\t200\n'
+        printf 'S\t1\t300\tpostgres\tpga_no_such_db\n'
+        printf 'Q\t1\t400\tsimple\t\t10\tok\t\t-1\t0\tSELECT 2\n'
+        printf 'E\t1\t500\n'
+    } | "$MKCAPTURE" own.pgc
+    pga replay run own.pgc "$CONN" -q -o r.json
+    assert_rc 2
+    assert_one_error_line
+    assert_err "capture's own server.*--force"
+    [ ! -e r.json ] || fail "a refused replay wrote a result"
+    pga replay run own.pgc "$CONN" --force -q -o r.json
+    assert_rc 0
+    pyjson r.json 'd["replay"]["sessions_failed"] == 1 and d["replay"]["sent"] == 1'
+    assert_out '^DIVERGED:'
+}
+
+# Speed: a paced capture (one session, a statement every 100 ms over 0.8 s) lasts about its
+# duration at speed 1, half at speed 2, and much less at speed max; lag is a figure of its own.
+test_replay_run_speed() {
+    replay_tool
+    replay_source pga_rsrc_speed >/dev/null
+    {
+        printf 'S\t0\t0\tpostgres\tpga_rsrc_speed\n'
+        for k in 1 2 3 4 5 6 7 8; do
+            printf 'Q\t0\t%d00000\tsimple\t\t50\tok\t\t-1\t0\tSELECT v FROM t WHERE id = %d\n' "$k" "$k"
+        done
+        printf 'E\t0\t850000\n'
+    } | "$MKCAPTURE" paced.pgc
+    for s in 1 2 max; do
+        pga replay run paced.pgc "$CONN" --speed $s -q -o s$s.json
+        assert_rc 0
+    done
+    pyjson s1.json '0.75 <= d["summary"]["duration_s"] <= 1.5 and d["replay"]["speed"] == 1'
+    pyjson s2.json '0.35 <= d["summary"]["duration_s"] <= 0.75'
+    pyjson smax.json 'd["summary"]["duration_s"] < 0.3 and d["replay"]["speed"] == "max"'
+    pyjson s1.json 'd["summary"]["transactions"] == 8 and d["replay"]["lag_us"]["p50"] < 50000'
+}
+
+# compare sees the classes on both sides; report has the table of top classes.
+test_replay_run_compare_and_report() {
+    replay_tool
+    replay_source pga_rsrc_cmp >/dev/null
+    replay_capture pga_rsrc_cmp cap.pgc
+    for side in a b; do
+        pga replay run cap.pgc "$CONN" --speed max --label $side -q -o $side.json
+        assert_rc 0
+    done
+    pga compare a.json b.json
+    assert_rc 0
+    assert_out 'SELECT v FROM t WHERE id = \$1'
+    assert_out 'without CI'
+    pga report a.json b.json -o rep.html
+    assert_rc 0
+    grep -q 'Statement classes' rep.html || fail "the report has no table of classes"
+}
+
+# Bad input: before anything connects, one line, exit 2.
+test_replay_run_bad_input() {
+    replay_tool
+    pga replay run nosuch.pgc "$CONN"
+    assert_rc 2
+    assert_one_error_line
+    printf 'not a capture\n' >bad.pgc
+    pga replay run bad.pgc "$CONN"
+    assert_rc 2
+    assert_one_error_line
+    pga replay run
+    assert_rc 2
+    assert_one_error_line
+    pga replay run x.pgc --speed 0 "$CONN"
+    assert_rc 2
+    assert_err 'invalid value for --speed'
+    pga replay run x.pgc --map-db nothing "$CONN"
+    assert_rc 2
+    assert_err 'expected FROM=TO'
+    pga run -w replay "$CONN"
+    assert_rc 2
+    assert_err 'replay run CAPTURE'
+}
+
+# End to end, on the server of test_replay_run_classes_on_target (which logs to csvlog): real
+# pgbench traffic in each protocol and a psql script with an error and a multi-line statement,
+# prepared from the log and replayed on a copy (needs `replay prepare`, which comes with the
+# log readers: skipped, saying so, without them).
+replay_from_log() {
+    pga replay prepare --help
+    if [ "$RC" -ne 0 ]; then
+        echo "SKIPPED replay_from_log (log -> prepare -> run): this pgarena has no 'replay prepare'" >&2
+        return 0
+    fi
+    # Loaded in another database (its statements are in the log too, but not lsrc's).
+    sql "CREATE DATABASE linit" "$OCONN" >/dev/null
+    pga init -s 1 -q "${OCONN% dbname=*} dbname=linit"
+    assert_rc 0
+    SRC="${OCONN% dbname=*} dbname=lsrc"
+    sql "CREATE DATABASE lsrc TEMPLATE linit" "$OCONN" >/dev/null
+    sql "CREATE DATABASE lsnap TEMPLATE linit" "$OCONN" >/dev/null
+    for m in simple extended prepared; do
+        "$PGBENCH" -n -S -M $m -c 2 -t 50 "$SRC" >/dev/null 2>&1 || fail "pgbench -M $m"
+    done
+    printf 'SELECT 1;\nSELECT nosuch FROM pgbench_branches;\nSELECT bid\n  FROM pgbench_branches\n WHERE bid = 1;\n' |
+        "$PSQL" -X -q "$SRC" >/dev/null 2>&1 || true
+    log=$(sql "SELECT pg_current_logfile('csvlog')" "$OCONN")
+    case "$log" in /*) ;; *) log="$T/srv/data/$log" ;; esac
+    sleep 0.5
+    pga replay prepare "$log" -o cap.pgc --database lsrc
+    assert_rc 0
+    pga replay run cap.pgc "$OCONN" --map-db lsrc=ldst --reset-from lsnap --speed max -q -o r.json
+    assert_rc 0
+    pyjson r.json 'd["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["diverged"]["succeeded_now"] == 0'
+    pyjson r.json 'd["replay"]["sessions_failed"] == 0'
+    pyjson r.json 'sum(c["count"] for c in d["summary"]["classes"] if c["class"].startswith("SELECT abalance")) == 300'
+}

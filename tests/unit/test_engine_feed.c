@@ -1,0 +1,235 @@
+/* The engine's feed clients (engine/feed.h) in virtual time against the fake connection: the
+ * schedule of each statement, the order within a session, latency from the intended start,
+ * sessions that cannot connect, named statements prepared once per session. */
+#include "engine_fixture.h"
+
+#define MAX_ITEMS 16
+
+/* A feed of fixed items, one list per client; the outcomes are kept for the checks. */
+struct test_feed {
+    int n[2];
+    struct engine_feed_item items[2][MAX_ITEMS];
+    int next[2];
+    int n_done, n_failed_sessions;
+    struct engine_feed_outcome out[MAX_ITEMS * 2];
+    uint32_t out_session[MAX_ITEMS * 2];
+};
+
+static struct test_feed TF;
+static const struct pg_connopts session_conn = {0};
+
+static void *tf_open(void *arg, int worker, int first, int n)
+{
+    (void)worker;
+    (void)first;
+    (void)n;
+    return arg;
+}
+
+static int tf_next(void *ws, int client, struct engine_feed_item *it)
+{
+    struct test_feed *f = ws;
+    if (f->next[client] >= f->n[client])
+        return -1;
+    *it = f->items[client][f->next[client]++];
+    return 1;
+}
+
+static int tf_done(void *ws, int client, const struct engine_feed_item *it,
+                   const struct engine_feed_outcome *o)
+{
+    (void)client;
+    struct test_feed *f = ws;
+    f->out_session[f->n_done] = it->session;
+    f->out[f->n_done++] = *o;
+    return 1;
+}
+
+static void tf_failed(void *ws, int client, uint32_t session, const char *why)
+{
+    (void)client;
+    (void)session;
+    (void)why;
+    ((struct test_feed *)ws)->n_failed_sessions++;
+}
+
+static void tf_close(void *ws)
+{
+    (void)ws;
+}
+
+static void add(int client, enum engine_feed_kind kind, int64_t offset_us, const char *text)
+{
+    struct engine_feed_item *it = &TF.items[client][TF.n[client]++];
+    *it = (struct engine_feed_item){.kind = kind,
+                                    .offset_us = offset_us,
+                                    .session = (uint32_t)client,
+                                    .conn = &session_conn,
+                                    .ordinal = (uint64_t)client,
+                                    .proto = FEED_SIMPLE,
+                                    .text = text,
+                                    .name = "",
+                                    .cancel_us = -1};
+}
+
+static struct engine_feed feed_of(double speed)
+{
+    return (struct engine_feed){speed, &TF, tf_open, tf_next, tf_done, tf_failed, tf_close};
+}
+
+/* Start a feed run of n clients at now (no setup connections). */
+static void feed_start(struct fx *f, const struct engine_feed *feed, int n)
+{
+    f->cfg.feed = feed;
+    f->cfg.clients = n;
+    f->cfg.tx_per_client = 0;
+    engine_state_init(&f->run, &f->cfg);
+    f->w = &f->run.workers[0];
+    assert_int_equal(f->w->n_setup_pending, 0);
+    f->run.go_ns = f->run.start_ns = f->now;
+    worker_begin(f->w, f->now);
+}
+
+#define MS(x) ((time_ns)(x)*NS_PER_MS)
+
+/* A fixture (its one script is never run) and an empty feed. */
+static void fresh(struct fx *f)
+{
+    fx_init(f, "\\set x 1\n");
+    memset(&TF, 0, sizeof TF);
+}
+
+/* The first session connects at 0 and runs SELECT 1 and SELECT 2 at 10 and 20 ms. */
+static void two_selects(void)
+{
+    add(0, FEED_CONNECT, 0, NULL);
+    add(0, FEED_STATEMENT, 10000, "SELECT 1");
+    add(0, FEED_STATEMENT, 20000, "SELECT 2");
+}
+
+/* A statement goes at its offset, not before; the next waits for the one before it, and its
+ * latency counts from its own intended start (the wait included); the lag is apart. */
+static void test_schedule_and_latency(void **state)
+{
+    (void)state;
+    struct fx f;
+    fresh(&f);
+    two_selects();
+    add(0, FEED_DISCONNECT, 30000, NULL);
+    struct engine_feed feed = feed_of(1);
+    fake_push_kind(FAKE_HANG); /* SELECT 1 runs until released */
+    feed_start(&f, &feed, 1);
+    fx_at(&f, MS(5));
+    assert_int_equal(fake_count_sent("Q SELECT"), 0);
+    fx_at(&f, MS(10));
+    assert_int_equal(fake_count_sent("Q SELECT 1"), 1);
+    fx_at(&f, MS(25)); /* SELECT 2 is due, but SELECT 1 is still running */
+    assert_int_equal(fake_count_sent("Q SELECT 2"), 0);
+    fake_release(fake_last_conn(), (struct fake_reply){.kind = FAKE_COMMAND});
+    fx_at(&f, MS(26));
+    fx_at(&f, MS(26));
+    assert_int_equal(fake_count_sent("Q SELECT 2"), 1);
+    fx_at(&f, MS(40));
+    fx_run(&f, 8);
+    assert_int_equal(f.w->n_live, 0);
+    assert_int_equal(TF.n_done, 2);
+    assert_true(TF.out[0].ok && TF.out[1].ok);
+    assert_int_equal(TF.out[0].latency_us, 16000); /* 10 ms .. 26 ms */
+    assert_int_equal(TF.out[1].lag_us, 6000);      /* due at 20 ms, sent at 26 ms */
+    assert_int_equal(TF.out[1].latency_us, 6000);  /* from 20 ms, not from 26 ms */
+    assert_int_equal(fake_n_open(), 0);            /* the session's end closed it */
+    struct engine_result r;
+    fx_collect(&f, &r);
+    assert_int_equal(r.n_tx, 2);
+    engine_result_free(&r);
+    fx_free(&f);
+}
+
+/* At speed 2 the same offsets come twice as soon; at speed max at once, in order. */
+static void test_speed(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        struct fx f;
+        fresh(&f);
+        two_selects();
+        struct engine_feed feed = feed_of(k == 0 ? 2 : 0);
+        feed_start(&f, &feed, 1);
+        fx_at(&f, MS(4));
+        fx_at(&f, MS(4));
+        assert_int_equal(fake_count_sent("Q SELECT 1"), k == 0 ? 0 : 1);
+        fx_at(&f, MS(5));
+        fx_at(&f, MS(5));
+        assert_int_equal(fake_count_sent("Q SELECT 1"), 1);
+        assert_int_equal(fake_count_sent("Q SELECT 2"), k == 0 ? 0 : 1);
+        fx_at(&f, MS(10));
+        fx_run(&f, 8);
+        assert_int_equal(fake_count_sent("Q SELECT 2"), 1);
+        assert_int_equal(TF.n_done, 2);
+        fx_free(&f);
+    }
+}
+
+/* A session that cannot connect is counted; its statements come back unsent; the next
+ * client's session runs. */
+static void test_failed_session(void **state)
+{
+    (void)state;
+    struct fx f;
+    fresh(&f);
+    add(0, FEED_CONNECT, 0, NULL);
+    add(0, FEED_STATEMENT, 1000, "SELECT 1");
+    add(0, FEED_DISCONNECT, 2000, NULL);
+    add(1, FEED_CONNECT, 0, NULL);
+    add(1, FEED_STATEMENT, 1000, "SELECT 2");
+    add(1, FEED_DISCONNECT, 2000, NULL);
+    fake_push_connect(FAKE_CONNECT_FAIL);
+    struct engine_feed feed = feed_of(1);
+    feed_start(&f, &feed, 2);
+    for (int t = 0; t <= 3; t++)
+        fx_at(&f, MS(t));
+    fx_run(&f, 8);
+    assert_int_equal(TF.n_failed_sessions, 1);
+    assert_int_equal(TF.n_done, 2);
+    assert_int_equal(TF.out_session[0] + TF.out_session[1], 1);
+    assert_int_equal(TF.out[0].sent + TF.out[1].sent, 1);
+    assert_int_equal(fake_count_sent("Q SELECT"), 1);
+    fx_free(&f);
+}
+
+/* A named statement is prepared once in its session and executed each time. */
+static void test_named_prepared_once(void **state)
+{
+    (void)state;
+    struct fx f;
+    fresh(&f);
+    static const char *const one[] = {"1"}, *const two[] = {NULL};
+    add(0, FEED_CONNECT, 0, NULL);
+    for (int i = 0; i < 2; i++) {
+        add(0, FEED_STATEMENT, 1000 + 1000 * i, "SELECT $1::int");
+        struct engine_feed_item *it = &TF.items[0][TF.n[0] - 1];
+        it->proto = FEED_NAMED;
+        it->name = "s1";
+        it->n_params = 1;
+        it->params = i ? two : one;
+    }
+    struct engine_feed feed = feed_of(0);
+    feed_start(&f, &feed, 1);
+    fx_run(&f, 12);
+    assert_int_equal(fake_count_sent("P s1"), 1);
+    assert_int_equal(fake_count_sent("E s1 | 1"), 1);
+    assert_int_equal(fake_count_sent("E s1 | NULL"), 1);
+    assert_int_equal(TF.n_done, 2);
+    fx_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_schedule_and_latency),
+        cmocka_unit_test(test_speed),
+        cmocka_unit_test(test_failed_session),
+        cmocka_unit_test(test_named_prepared_once),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
