@@ -355,7 +355,6 @@ int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
     json_t *metrics = json_array(), *warnings = json_array(), *scripts = json_array();
     json_t *waits = NULL, *internals = NULL;
     json_t *classes = json_array();
-    json_t *waits = NULL;
     for (size_t i = 0; i < rep->n_outcomes; i++) {
         const struct cmp_outcome *o = &rep->outcomes[i];
         const char *side = rep->n_sides > 2 ? rep->sides[o->side].label : NULL;

@@ -203,8 +203,7 @@ void report_text_summary(FILE *out, const struct result *r)
     if (replay)
         report_text_replay_workload(out, r);
     else
-        fprintf(out, "workload:            %s (%s)
-", r->workload.name ? r->workload.name : "?",
+        fprintf(out, "workload:            %s (%s)\n", r->workload.name ? r->workload.name : "?",
                 report_fmt_dataset(size, sizeof size, r));
     if (r->label)
         fprintf(out, "label:               %s\n", r->label);
