@@ -14,8 +14,11 @@ failures=()
 note_pass() { passed=$((passed + 1)); }
 note_fail() { failed=$((failed + 1)); failures+=("$1"); }
 
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# A sanitizer report exits 86, a status pgarena never uses: lib.sh's helpers fail on it even
+# where the run itself is expected to fail (an interrupted run exits 1).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:exitcode=86}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-exitcode=86}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=86}
 
 echo "== unit tests"
 for t in build/tests/test_* build/asan/tests/test_*; do

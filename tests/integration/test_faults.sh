@@ -95,10 +95,7 @@ test_result_file_that_cannot_be_written() {
     # neither the file nor a temporary one is left.
     db=$(newdb pga_efbig)
     pga init -s 1 -q "$db"
-    set +e
-    (ulimit -f 1; exec "$PGARENA" run -w select-only -c 2 -T 2 -q -o big.json "$db") >"$T/out" 2>"$T/err"
-    RC=$?
-    set -e
+    PGA_WRAP="prlimit --fsize=1024" pga run -w select-only -c 2 -T 2 -q -o big.json "$db"
     assert_rc 1
     assert_out '^transactions: +[1-9]'
     assert_err 'cannot write result file'
