@@ -101,6 +101,8 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
                     (long long)b->p.clients, b->max_connections, "too many clients already");
         return -1;
     }
+    if (er.end_note[0])
+        bench_warn(b, "%s", er.end_note);
     bench_build_result(b, scripts, &er, r);
     bench_sampling_finish(b, r);
     bench_workload_result(b, r);

@@ -315,7 +315,7 @@ static void *heartbeat_main(void *arg)
      * agent is seen soon after its COORD_SILENT_S. */
     while (!atomic_load(&c->stop_beat)) {
         if (!pg)
-            pg = pg_connect(&c->conn, &e);
+            pg = pg_connect_aux(&c->conn, PG_AUX_TIMEOUT_MS, &e);
         if (pg) {
             time_ns now = clock_now_ns();
             int beat = now >= next_beat;
@@ -352,7 +352,7 @@ struct coord *coord_open(const struct pg_connopts *conn, const struct coord_agen
     c->wait_s = a->wait_s;
     snprintf(c->index_text, sizeof c->index_text, "%d", a->index);
     pthread_mutex_init(&c->mu, NULL);
-    c->pg = pg_connect(&c->conn, e);
+    c->pg = pg_connect_aux(&c->conn, PG_AUX_TIMEOUT_MS, e);
     if (!c->pg) {
         char why[sizeof e->msg];
         snprintf(why, sizeof why, "%s", e->msg);
