@@ -94,6 +94,7 @@ struct bench_sink {
     char *journal_path;      /* its path while it exists */
     size_t n_mem, cap_mem;
     struct result_interval *mem; /* intervals after the journal's, in order */
+    size_t n_unjournaled;        /* intervals kept in memory, also once given to the result */
 };
 
 /* Create the journal of the output with the header the run knows before it starts; without

@@ -153,7 +153,7 @@ int cli_sweep(int argc, char **argv, struct err *e)
                     "pgarena: sweep: %d cell%s failed (see above); the same command "
                     "reruns them\n",
                     x.n_failed, x.n_failed > 1 ? "s" : "");
-        rc = rc == 2 || x.n_failed ? 1 : 0;
+        rc = rc == 2 || x.n_failed || x.manifest_failed ? 1 : 0;
     }
     sweep_doc_free(&x.doc);
     free(x.json_path);
