@@ -1,3 +1,4 @@
+# run-all: alone (heartbeats and clock offsets: timing-sensitive)
 # run --agents: one run split over several agent processes, coordinated through PostgreSQL.
 # Agents 1 and 2 run in network namespaces of their own (ip netns, a veth pair each, the
 # server listening on the host ends), so each has its own address and network stack; agent 0

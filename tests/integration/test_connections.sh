@@ -1,3 +1,4 @@
+# run-all: alone (100 clients: most of the shared server's connections)
 # Connections as users make them: TCP, TLS up to verify-full, SCRAM passwords from every place
 # libpq reads them, pgbouncer in front. Each test starts servers of its own with
 # tests/pg-servers.sh and always stops them. No password may appear in any output or file.

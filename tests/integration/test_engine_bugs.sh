@@ -1,3 +1,4 @@
+# run-all: alone (bounds on how long a run waits: timing-sensitive)
 # Connections as libpq makes them and engine faults found in review (issue 12 items 1 and 6):
 # each test failed before its fix. Tests that stop a server start one of their own.
 

@@ -1,3 +1,4 @@
+# run-all: alone (bounds on how long a run waits: timing-sensitive)
 # Faults: the server stops, restarts, hangs or refuses; the result file cannot be written;
 # init is interrupted. Nothing measured is lost, and the run says what happened.
 # Each test has a server of its own, since it stops or freezes it.

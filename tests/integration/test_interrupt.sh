@@ -1,3 +1,4 @@
+# run-all: alone (a stop within 1.5 s: timing-sensitive)
 # SIGINT/SIGTERM stop a run within a second and still write its result file.
 
 test_sigint_writes_incomplete_result() {

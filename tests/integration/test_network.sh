@@ -1,3 +1,4 @@
+# run-all: alone (a silent peer noticed within a bound: timing-sensitive)
 # Networks that misbehave: added latency and a partition through a delaying proxy written for
 # the tests (tests/delay-proxy.py), and a silent peer (loopback down inside a network
 # namespace of the test's own) noticed through the TCP keepalive defaults.

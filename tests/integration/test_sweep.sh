@@ -1,3 +1,4 @@
+# run-all: alone (ALTER SYSTEM on the shared server; a capacity search against a known ceiling)
 # pgarena sweep: interleaved cells over setups, resume, refusal of another sweep's directory,
 # --set on a given server, a setup that is down, and a capacity search against a known ceiling.
 
