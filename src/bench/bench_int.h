@@ -77,6 +77,8 @@ void bench_agents_result(struct bench *b, const struct engine_result *er, struct
 int bench_agents_finish(struct bench *b, int written, struct err *e);
 /* Leave the coordination (nothing ran). */
 void bench_agents_close(struct bench *b);
+/* The run cannot start here (why): the other agents are told (coord_abandon). */
+void bench_agents_abandon(struct bench *b, const char *why);
 
 /* pgbench_log.c: the engine's -l settings from the plan. */
 void bench_log_config(const struct bench *b, struct engine_config *cfg);

@@ -93,6 +93,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
     cfg.interval_arg = &sink;
     if (engine_run(&cfg, &er, e) < 0) {
         bench_sink_close(&sink, 1); /* nothing ran: nothing to keep */
+        bench_agents_abandon(b, e->msg);
         bench_agents_close(b);
         bench_sampling_finish(b, NULL);
         if (strstr(e->msg, "too many clients") && b->max_connections[0])
