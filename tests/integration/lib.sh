@@ -12,8 +12,13 @@
 #   PGA_OUT=F PGA_ERR=F pga ...  other files for stdout and stderr (also for pga_bg)
 #   PGA_WRAP="ip netns exec N"   words put before the binary: a namespace, prlimit, timeout...
 #   pga_check_report FILE RC     the check alone, for a stderr file and status from elsewhere
-# Never call "$PGARENA" directly: tests/run-all.sh's check (test_lib_sanitizer_gate) shows
-# that a leak reaching these helpers fails the test.
+# Never call "$PGARENA" directly: test_lib_sanitizer_gate shows that a leak reaching these
+# helpers fails the test, even on a path that exits 1.
+#
+# tests/run-all.sh runs two test files at a time (PGARENA_JOBS). A file whose tests are
+# timing-sensitive (bounds in seconds, rates, latencies), change the shared server (ALTER
+# SYSTEM) or need most of its connections says so in a line of its own, and then runs alone:
+#   # run-all: alone (why)
 
 PSQL=$(pg_config --bindir 2>/dev/null)/psql
 [ -x "$PSQL" ] || PSQL=$(ls /usr/lib/postgresql/*/bin/psql | sort -V | tail -n 1)
