@@ -54,33 +54,36 @@ else
     jobs=${PGARENA_JOBS:-2}
     [[ $jobs =~ ^[1-9][0-9]*$ ]] || jobs=1
     resdir=$(mktemp -d /tmp/pgarena-testres-XXXXXX)
-    # run_file FILE OUT RES: FILE's selected tests in order, their lines into OUT, one line
+    # run_file FILE OUT RES: FILE's selected tests in order, their lines into OUT (- for
+    # stdout: reopening /dev/stdout would write over a log file from its start), one line
     # "pass NAME" or "fail NAME" each into RES.
     run_file() {
         local f=$1 out=$2 res=$3 name log start rc secs
+        if [ "$out" = - ]; then exec 3>&1; else exec 3>>"$out"; fi
         for name in $(grep -oE '^test_[a-z0-9_]+' "$f"); do
             [[ $name =~ ${PGARENA_TESTS:-.} ]] || continue
             log=$(mktemp /tmp/pgarena-testlog-XXXXXX)
             start=$(date +%s)
-            ( set -e; . tests/integration/lib.sh; . "$f"; lib_setup; trap lib_teardown EXIT; "$name" ) >"$log" 2>&1 </dev/null
+            ( set -e; . tests/integration/lib.sh; . "$f"; lib_setup; trap lib_teardown EXIT; "$name" ) >"$log" 2>&1 </dev/null 3>&-
             rc=$?
             secs=$(( $(date +%s) - start ))
             if [ $rc -eq 0 ]; then
                 echo "pass $name" >>"$res"
-                printf 'ok     %-50s %3ds\n' "$name" "$secs" >>"$out"
+                printf 'ok     %-50s %3ds\n' "$name" "$secs" >&3
             else
                 echo "fail $name" >>"$res"
-                { printf 'FAIL   %-50s %3ds\n' "$name" "$secs"; sed 's/^/    | /' "$log" | tail -n 40; } >>"$out"
+                { printf 'FAIL   %-50s %3ds\n' "$name" "$secs"; sed 's/^/    | /' "$log" | tail -n 40; } >&3
             fi
             rm -f "$log"
         done
+        exec 3>&-
     }
     # Count a finished file's tests and print its output (unless it went to stdout already).
     declare -A job_out=() job_res=()
     running=0 # files in the background (bash counts an emptied array as unset under set -u)
     finish_file() {
         local key=$1 verdict name
-        [ "${job_out[$key]}" = /dev/stdout ] || cat "${job_out[$key]}"
+        [ "${job_out[$key]}" = - ] || cat "${job_out[$key]}"
         while read -r verdict name; do
             if [ "$verdict" = pass ]; then note_pass; else note_fail "$name"; fi
         done <"${job_res[$key]}"
@@ -105,8 +108,8 @@ else
         : >"$res"
         if [ "$jobs" -eq 1 ] || grep -q '^# run-all: alone' "$f"; then
             wait_all
-            run_file "$f" /dev/stdout "$res"
-            job_out[alone]=/dev/stdout job_res[alone]=$res
+            run_file "$f" - "$res"
+            job_out[alone]=- job_res[alone]=$res
             finish_file alone
         else
             while [ "$running" -ge "$jobs" ]; do wait_one; done

@@ -1,3 +1,4 @@
+# run-all: alone (counts the scratch directories in /tmp, which other runs make too)
 # The scratch server: local start|status|stop, and --local on run and init.
 
 scratch_dirs() {
