@@ -4,6 +4,11 @@
 # "N passed, N failed" and a non-zero exit on any failure.
 # PGARENA_TESTS=REGEX runs only the integration tests whose name matches (default: all);
 # PGARENA_NO_UNIT=1 skips the unit tests. Both are for development; make check runs all.
+# PGARENA_JOBS=N (default 2) runs up to N integration test files at the same time, each file's
+# tests in order and its output printed whole when the file is done. A file with the line
+# "# run-all: alone (why)" runs by itself: timing-sensitive tests, and those that change the
+# shared server (ALTER SYSTEM) or need most of its connections. PGARENA_JOBS=1 runs every
+# file by itself, its lines printed as they come.
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -14,8 +19,11 @@ failures=()
 note_pass() { passed=$((passed + 1)); }
 note_fail() { failed=$((failed + 1)); failures+=("$1"); }
 
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# A sanitizer report exits 86, a status pgarena never uses: lib.sh's helpers fail on it even
+# where the run itself is expected to fail (an interrupted run exits 1).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:exitcode=86}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-exitcode=86}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=86}
 
 echo "== unit tests"
 for t in build/tests/test_* build/asan/tests/test_*; do
@@ -43,25 +51,75 @@ if ! PGARENA_TEST_CONN=$(sh tests/pg-harness.sh start "$pgdir"); then
 else
     export PGARENA_TEST_CONN PGARENA_TEST_PGDIR=$pgdir
     export PGARENA=${PGARENA:-$top/build/asan/pgarena} PGARENA_TEST_TOP=$top
-    for f in tests/integration/test_*.sh; do
+    jobs=${PGARENA_JOBS:-2}
+    [[ $jobs =~ ^[1-9][0-9]*$ ]] || jobs=1
+    resdir=$(mktemp -d /tmp/pgarena-testres-XXXXXX)
+    # run_file FILE OUT RES: FILE's selected tests in order, their lines into OUT (- for
+    # stdout: reopening /dev/stdout would write over a log file from its start), one line
+    # "pass NAME" or "fail NAME" each into RES.
+    run_file() {
+        local f=$1 out=$2 res=$3 name log start rc secs
+        if [ "$out" = - ]; then exec 3>&1; else exec 3>>"$out"; fi
         for name in $(grep -oE '^test_[a-z0-9_]+' "$f"); do
             [[ $name =~ ${PGARENA_TESTS:-.} ]] || continue
             log=$(mktemp /tmp/pgarena-testlog-XXXXXX)
             start=$(date +%s)
-            ( set -e; . tests/integration/lib.sh; . "$f"; lib_setup; trap lib_teardown EXIT; "$name" ) >"$log" 2>&1
+            ( set -e; . tests/integration/lib.sh; . "$f"; lib_setup; trap lib_teardown EXIT; "$name" ) >"$log" 2>&1 </dev/null 3>&-
             rc=$?
             secs=$(( $(date +%s) - start ))
             if [ $rc -eq 0 ]; then
-                note_pass
-                printf 'ok     %-50s %3ds\n' "$name" "$secs"
+                echo "pass $name" >>"$res"
+                printf 'ok     %-50s %3ds\n' "$name" "$secs" >&3
             else
-                note_fail "$name"
-                printf 'FAIL   %-50s %3ds\n' "$name" "$secs"
-                sed 's/^/    | /' "$log" | tail -n 40
+                echo "fail $name" >>"$res"
+                { printf 'FAIL   %-50s %3ds\n' "$name" "$secs"; sed 's/^/    | /' "$log" | tail -n 40; } >&3
             fi
             rm -f "$log"
         done
+        exec 3>&-
+    }
+    # Count a finished file's tests and print its output (unless it went to stdout already).
+    declare -A job_out=() job_res=()
+    running=0 # files in the background (bash counts an emptied array as unset under set -u)
+    finish_file() {
+        local key=$1 verdict name
+        [ "${job_out[$key]}" = - ] || cat "${job_out[$key]}"
+        while read -r verdict name; do
+            if [ "$verdict" = pass ]; then note_pass; else note_fail "$name"; fi
+        done <"${job_res[$key]}"
+        unset "job_out[$key]" "job_res[$key]"
+    }
+    wait_one() {
+        local done_pid
+        wait -n -p done_pid
+        running=$((running - 1))
+        finish_file "$done_pid"
+    }
+    wait_all() { while [ "$running" -gt 0 ]; do wait_one; done; }
+    n=0
+    for f in tests/integration/test_*.sh; do
+        selected=0
+        for name in $(grep -oE '^test_[a-z0-9_]+' "$f"); do
+            [[ $name =~ ${PGARENA_TESTS:-.} ]] && { selected=1; break; }
+        done
+        [ "$selected" -eq 1 ] || continue
+        n=$((n + 1))
+        res=$resdir/$n.res
+        : >"$res"
+        if [ "$jobs" -eq 1 ] || grep -q '^# run-all: alone' "$f"; then
+            wait_all
+            run_file "$f" - "$res"
+            job_out[alone]=- job_res[alone]=$res
+            finish_file alone
+        else
+            while [ "$running" -ge "$jobs" ]; do wait_one; done
+            run_file "$f" "$resdir/$n.out" "$res" &
+            job_out[$!]=$resdir/$n.out job_res[$!]=$res
+            running=$((running + 1))
+        fi
     done
+    wait_all
+    rm -rf "$resdir"
 fi
 
 if [ "$failed" -gt 0 ]; then

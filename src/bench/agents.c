@@ -212,6 +212,11 @@ int bench_agents_finish(struct bench *b, int written, struct err *e)
     return rc;
 }
 
+void bench_agents_abandon(struct bench *b, const char *why)
+{
+    coord_abandon(b->agents.coord_h, why);
+}
+
 void bench_agents_close(struct bench *b)
 {
     coord_close(b->agents.coord_h, 0);

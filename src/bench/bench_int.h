@@ -83,6 +83,8 @@ void bench_agents_result(struct bench *b, const struct engine_result *er, struct
 int bench_agents_finish(struct bench *b, int written, struct err *e);
 /* Leave the coordination (nothing ran). */
 void bench_agents_close(struct bench *b);
+/* The run cannot start here (why): the other agents are told (coord_abandon). */
+void bench_agents_abandon(struct bench *b, const char *why);
 
 /* pgbench_log.c: the engine's -l settings from the plan. */
 void bench_log_config(const struct bench *b, struct engine_config *cfg);
@@ -100,6 +102,7 @@ struct bench_sink {
     char *journal_path;      /* its path while it exists */
     size_t n_mem, cap_mem;
     struct result_interval *mem; /* intervals after the journal's, in order */
+    size_t n_unjournaled;        /* intervals kept in memory, also once given to the result */
 };
 
 /* Create the journal of the output with the header the run knows before it starts; without

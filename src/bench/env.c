@@ -45,7 +45,7 @@ void bench_env_measure_start(void *arg)
     bench_workload_measure_start(b);
     time_ns start = clock_now_ns();
     struct err e = {0};
-    struct pg_conn *c = pg_connect(&b->p.conn, &e);
+    struct pg_conn *c = pg_connect_aux(&b->p.conn, PG_AUX_TIMEOUT_MS, &e);
     if (!c) {
         note(b, "server statistics", &e);
         return;
@@ -64,7 +64,7 @@ static int stats_after(struct bench *b, const struct engine_result *er, struct s
     if (!b->env.have_before || er->end_reason == END_SERVER_LOST)
         return 0;
     struct err e = {0};
-    struct pg_conn *c = pg_connect(&b->p.conn, &e);
+    struct pg_conn *c = pg_connect_aux(&b->p.conn, PG_AUX_TIMEOUT_MS, &e);
     if (!c) {
         note(b, "server statistics", &e);
         return 0;

@@ -75,6 +75,7 @@ void bench_sink_interval(const struct engine_interval *iv, void *arg)
     if (s->journal && s->n_mem == 0)
         bench_warn(s->b, "warning: %s; later intervals are kept in memory", e.msg);
     keep_in_memory(s, &it);
+    s->n_unjournaled++;
 }
 
 void bench_sink_attach(struct bench_sink *s, struct result *r)
@@ -95,8 +96,12 @@ void bench_sink_attach(struct bench_sink *s, struct result *r)
 void bench_sink_close(struct bench_sink *s, int result_written)
 {
     journal_close(s->journal, result_written);
-    if (!result_written && s->journal_path)
+    /* Only what the journal holds is named: intervals kept in memory are lost with the run. */
+    if (!result_written && s->journal_path && s->n_unjournaled == 0)
         bench_warn(s->b, "the intervals measured are in %s", s->journal_path);
+    else if (!result_written && s->journal_path && s->n_journal > 0)
+        bench_warn(s->b, "the first %zu intervals measured are in %s; the last %zu are lost",
+                   s->n_journal, s->journal_path, s->n_unjournaled);
     for (size_t i = 0; i < s->n_mem; i++)
         result_interval_clear(&s->mem[i]);
     free(s->mem);

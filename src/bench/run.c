@@ -109,6 +109,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
     cfg.interval_arg = &sink;
     if (engine_run(&cfg, &er, e) < 0) {
         bench_sink_close(&sink, 1); /* nothing ran: nothing to keep */
+        bench_agents_abandon(b, e->msg);
         bench_agents_close(b);
         bench_sampling_finish(b, NULL);
         if (strstr(e->msg, "too many clients") && b->max_connections[0])
@@ -117,6 +118,8 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
                     (long long)clients, b->max_connections, "too many clients already");
         return -1;
     }
+    if (er.end_note[0])
+        bench_warn(b, "%s", er.end_note);
     bench_build_result(b, scripts, &er, r);
     bench_sampling_finish(b, r);
     bench_workload_result(b, r);

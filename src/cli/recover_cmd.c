@@ -1,6 +1,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/mem.h"
@@ -18,7 +19,9 @@ static const char usage[] =
     "Make the result file of a run that was killed (SIGKILL, out of memory, power loss)\n"
     "from its journal, RESULT.json.journal: every interval the journal holds, the summary\n"
     "rebuilt from them, complete false and end_reason \"killed\". The journal is removed\n"
-    "once the result is written.\n"
+    "once the result is written. A RESULT.json older than the journal is an earlier run's\n"
+    "that the journal's run was to replace (its own write failed: a full disk): it is\n"
+    "replaced.\n"
     "\n"
     "      --help        print this help\n";
 
@@ -49,13 +52,30 @@ int cli_recover_parse(int argc, char **argv, struct err *e)
     return parse_options(argc, argv, &path, e) < 0 ? -1 : 0;
 }
 
+/* 1 when the result at path exists and was written after its journal's last interval: it is
+ * that journal's run's already. An older one is an earlier run's. */
+static int already_written(const char *path)
+{
+    struct stat rs, js;
+    char *journal = journal_path(path);
+    int journal_there = stat(journal, &js) == 0;
+    free(journal);
+    if (stat(path, &rs) != 0)
+        return 0;
+    if (!journal_there)
+        return 1;
+    if (rs.st_mtim.tv_sec != js.st_mtim.tv_sec)
+        return rs.st_mtim.tv_sec > js.st_mtim.tv_sec;
+    return rs.st_mtim.tv_nsec >= js.st_mtim.tv_nsec;
+}
+
 int cli_recover(int argc, char **argv, struct err *e)
 {
     const char *path;
     int rc = parse_options(argc, argv, &path, e);
     if (rc != 0)
         return rc > 0 ? 0 : -1;
-    if (access(path, F_OK) == 0)
+    if (already_written(path))
         return err_set(e, ERR_INPUT, "recover: %s already exists: nothing to recover", path);
     struct result r;
     if (journal_recover(path, &r, e) < 0)

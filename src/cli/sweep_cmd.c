@@ -160,7 +160,7 @@ int cli_sweep(int argc, char **argv, struct err *e)
                     "pgarena: sweep: %d cell%s failed (see above); the same command "
                     "reruns them\n",
                     x.n_failed, x.n_failed > 1 ? "s" : "");
-        rc = rc == 2 || x.n_failed ? 1 : 0;
+        rc = rc == 2 || x.n_failed || x.manifest_failed ? 1 : 0;
         /* --store: every result of the directory, earlier cells too (storing is idempotent) */
         const char *dir = o.dir;
         if (o.store && cli_store_files(o.store, &dir, 1, o.quiet, e) < 0)

@@ -179,10 +179,9 @@ static int check_run(struct coord *c, const struct coord_agent *a, const struct 
         rc = err_set(e, ERR_INPUT, "run: run %s has finished already: choose another --run-id",
                      c->run_id);
     else if (strcmp(run_state, "lost") == 0)
-        rc = err_set(e, ERR_INPUT,
-                     "run: run %s was lost (an agent fell silent): choose another "
-                     "--run-id",
-                     c->run_id);
+        rc = err_set(e, ERR_INPUT, "run: run %s was lost (%.300s): choose another --run-id",
+                     c->run_id,
+                     *pg_result_value(r, 0, 4) ? pg_result_value(r, 0, 4) : "an agent fell silent");
     else if (agents != a->count)
         rc = err_set(e, ERR_INPUT,
                      "run: option --agents differs (%d here, %d in the run's first agent of run "
@@ -220,7 +219,10 @@ static int join_run(struct coord *c, const struct coord_agent *a, struct err *e)
     if (!r)
         return -1;
     pg_result_free(r);
-    r = run_row(c, "SELECT agents, options, state, $2::int FROM pgarena.runs WHERE run_id = $1", e);
+    r = run_row(c,
+                "SELECT agents, options, state, $2::int, coalesce(why, '') FROM pgarena.runs "
+                "WHERE run_id = $1",
+                e);
     if (!r)
         return -1;
     int rc = check_run(c, a, r, e);
@@ -315,7 +317,7 @@ static void *heartbeat_main(void *arg)
      * agent is seen soon after its COORD_SILENT_S. */
     while (!atomic_load(&c->stop_beat)) {
         if (!pg)
-            pg = pg_connect(&c->conn, &e);
+            pg = pg_connect_aux(&c->conn, PG_AUX_TIMEOUT_MS, &e);
         if (pg) {
             time_ns now = clock_now_ns();
             int beat = now >= next_beat;
@@ -352,7 +354,7 @@ struct coord *coord_open(const struct pg_connopts *conn, const struct coord_agen
     c->wait_s = a->wait_s;
     snprintf(c->index_text, sizeof c->index_text, "%d", a->index);
     pthread_mutex_init(&c->mu, NULL);
-    c->pg = pg_connect(&c->conn, e);
+    c->pg = pg_connect_aux(&c->conn, PG_AUX_TIMEOUT_MS, e);
     if (!c->pg) {
         char why[sizeof e->msg];
         snprintf(why, sizeof why, "%s", e->msg);
@@ -528,6 +530,21 @@ int coord_collect(struct coord *c, double wait_s, char ***texts, struct err *e)
         pg_result_free(r);
         wait_change(c, 200);
     }
+}
+
+void coord_abandon(struct coord *c, const char *why)
+{
+    if (!c || !c->pg)
+        return;
+    struct err e = {0};
+    char *text = xasprintf("agent %d could not take part: %s", c->index, why);
+    const char *w[1] = {text};
+    command(c->pg, c,
+            "UPDATE pgarena.runs SET state = 'lost', why = $3 WHERE run_id = $1 "
+            "AND state IN ('gathering', 'started') AND $2::int >= 0",
+            1, w, &e);
+    notify(c->pg, c);
+    free(text);
 }
 
 void coord_close(struct coord *c, int finished)

@@ -92,6 +92,10 @@ int coord_store_result(struct coord *c, const char *text, int complete, struct e
  * the texts: texts[i] of agent i, NULL when it has none (caller frees each and the array). */
 int coord_collect(struct coord *c, double wait_s, char ***texts, struct err *e);
 
+/* This agent cannot go on (its clients cannot connect, ...): mark the run lost with why,
+ * "agent I could not take part: WHY", so that the others say the real cause rather than
+ * that it went silent. A run lost or finished already stays as it is. */
+void coord_abandon(struct coord *c, const char *why);
 /* Mark the run finished (or lost), stop the heartbeats, disconnect, free. */
 void coord_close(struct coord *c, int finished);
 

@@ -164,6 +164,7 @@ struct engine_result {
     enum end_reason end_reason;
     char first_error[256]; /* first failure message seen, "" if none */
     char log_error[256];   /* -l: the transaction log could not be written, "" if it was */
+    char end_note[320];    /* why the run stopped early when the engine says more, else "" */
 };
 
 /* Connect every client (and prepare statements in prepared mode), then run until the duration

@@ -244,6 +244,7 @@ struct engine_state {
     int *cmd_base;                 /* per script: index of its first command in a flat array */
     atomic_int server_lost;        /* every client lost for too long: the run was stopped */
     _Atomic uint64_t feed_started; /* a feed at speed max: sessions started so far */
+    char overdue_note[320]; /* why engine_state_check_overdue stopped the run, "" if it did not */
 };
 
 /* Set when a stop is requested; read by workers each loop pass. */
@@ -293,6 +294,10 @@ void engine_state_collect(struct engine_state *run, struct engine_result *out);
  * for SERVER_LOST_NS, the run stops as server-lost. *lost_since keeps the state (0 at
  * first). */
 void engine_state_check_server_lost(struct engine_state *run, time_ns now, time_ns *lost_since);
+/* The main thread's other watch (overdue.c): a -T run with transactions in flight past its
+ * end (and past --timeout) probes the server on a connection of its own, and stops as
+ * server-lost when it does not answer. *probe_at keeps the state (0 at first). */
+void engine_state_check_overdue(struct engine_state *run, time_ns now, time_ns *probe_at);
 /* Add the worker's timerfd to its epoll set. */
 void worker_watch_timerfd(struct worker *w);
 

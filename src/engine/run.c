@@ -207,7 +207,7 @@ static void supervise(struct engine_state *run)
     const struct engine_config *cfg = run->cfg;
     time_ns period =
         cfg->progress && cfg->progress_s > 0 ? (time_ns)(cfg->progress_s * NS_PER_S) : 0;
-    time_ns last_ns = run->start_ns, next = run->start_ns + period, lost_since = 0;
+    time_ns last_ns = run->start_ns, next = run->start_ns + period, lost_since = 0, probe_at = 0;
     uint64_t last[4] = {0};
     int start_due = cfg->measure_start && cfg->warmup_s > 0;
     pthread_mutex_lock(&run->mu);
@@ -225,6 +225,7 @@ static void supervise(struct engine_state *run)
                 next += period;
         }
         engine_state_check_server_lost(run, now, &lost_since);
+        engine_state_check_overdue(run, now, &probe_at);
         emit_closed(run, now);
         pthread_mutex_lock(&run->mu);
         time_ns wait = 500 * NS_PER_MS;
@@ -453,6 +454,7 @@ void engine_state_collect(struct engine_state *run, struct engine_result *out)
         out->end_reason = END_SERVER_LOST;
     else if (stopped)
         out->end_reason = END_INTERRUPTED;
+    snprintf(out->end_note, sizeof out->end_note, "%s", run->overdue_note);
 }
 
 void engine_state_free(struct engine_state *run)

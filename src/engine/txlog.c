@@ -12,7 +12,7 @@ struct txlog {
     struct txlog_opts o;
     struct rng rng; /* sampling */
     struct txlog_agg agg;
-    int failed; /* a write failed */
+    int failed; /* the errno of the first failed write, 0 while none failed */
 };
 
 static const char *status_word(const struct txlog_opts *o, enum txlog_status s)
@@ -130,8 +130,8 @@ void txlog_start(struct txlog *l, int64_t start_epoch_us)
 
 static void put(struct txlog *l, const char *line, size_t n)
 {
-    if (fwrite(line, 1, n, l->f) != n)
-        l->failed = 1;
+    if (fwrite(line, 1, n, l->f) != n && !l->failed)
+        l->failed = errno ? errno : EIO; /* the first error is the one to name */
 }
 
 /* Write every interval that ends by now (empty ones too), moving the aggregate on. */
@@ -166,8 +166,12 @@ int txlog_close(struct txlog *l, int64_t end_epoch_us, struct err *e)
     if (l->o.aggregate_s > 0)
         flush_intervals(l, end_epoch_us);
     int rc = 0;
-    if (fclose(l->f) != 0 || l->failed)
-        rc = err_set(e, ERR_RUNTIME, "could not write the transaction log %s", l->path);
+    errno = 0;
+    if (fclose(l->f) != 0 && !l->failed)
+        l->failed = errno ? errno : EIO;
+    if (l->failed)
+        rc = err_set(e, ERR_RUNTIME, "could not write the transaction log %s: %s", l->path,
+                     strerror(l->failed));
     free(l->path);
     free(l);
     return rc;

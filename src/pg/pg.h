@@ -238,6 +238,20 @@ int pg_copy_end(struct pg_conn *c, const char *abort_msg, const char *what, stru
  * (may be NULL) as "what: message (detail)". */
 int pg_drain(struct pg_conn *c, const char *what, struct err *e);
 
+/* ---- Auxiliary connections ---- */
+
+/* How long an auxiliary connection's statement may take, on the server and on the client. */
+#define PG_AUX_TIMEOUT_MS 5000
+
+/* A blocking connection of pgarena's own (the sampler, the environment capture, the agents'
+ * coordination), never a measured client's: a server that stops answering must not hold up
+ * the end of a run. Connecting gives up after a few seconds (connect_timeout, unless the
+ * conninfo sets one), and each statement of the blocking helpers above is bounded twice:
+ * statement_timeout = timeout_ms on the server, and a deadline of timeout_ms on the client,
+ * after which the statement is cancelled and the connection fails ("no answer from the
+ * server within N ms") as if it had broken. NULL with e set as pg_connect sets it. */
+struct pg_conn *pg_connect_aux(const struct pg_connopts *o, int timeout_ms, struct err *e);
+
 /* ---- Quoting ---- */
 
 /* A new string: s as an SQL identifier (double quotes, doubled inside) or literal (single

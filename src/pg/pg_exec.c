@@ -65,7 +65,7 @@ static int done_ok(struct pg_conn *c, struct pg_result *r, struct err *e)
 
 int pg_exec(struct pg_conn *c, const char *sql, struct err *e)
 {
-    return done_ok(c, pg_libpq_result(PQexec(real(c), sql)), e);
+    return done_ok(c, pg_libpq_result(pg_libpq_exec(c, sql, 0, NULL)), e);
 }
 
 /* r when it holds rows; else NULL with e set (r freed). */
@@ -83,28 +83,24 @@ static struct pg_result *rows_or_null(struct pg_conn *c, struct pg_result *r, st
 struct pg_result *pg_query(struct pg_conn *c, const char *sql, int n, const char *const *values,
                            struct err *e)
 {
-    PGresult *pr =
-        n > 0 ? PQexecParams(real(c), sql, n, NULL, values, NULL, NULL, 0) : PQexec(real(c), sql);
-    return rows_or_null(c, pg_libpq_result(pr), e);
+    return rows_or_null(c, pg_libpq_result(pg_libpq_exec(c, sql, n, values)), e);
 }
 
 int pg_prepare(struct pg_conn *c, const char *name, const char *sql, int n, struct err *e)
 {
-    return done_ok(c, pg_libpq_result(PQprepare(real(c), name, sql, n, NULL)), e);
+    return done_ok(c, pg_libpq_result(pg_libpq_prepare(c, name, sql, n)), e);
 }
 
 struct pg_result *pg_query_prepared(struct pg_conn *c, const char *name, int n,
                                     const char *const *values, struct err *e)
 {
-    return rows_or_null(c, pg_libpq_result(PQexecPrepared(real(c), name, n, values, NULL, NULL, 0)),
-                        e);
+    return rows_or_null(c, pg_libpq_result(pg_libpq_exec_prepared(c, name, n, values)), e);
 }
 
 struct pg_result *pg_query_state(struct pg_conn *c, const char *sql, int n,
                                  const char *const *values, char *sqlstate, struct err *e)
 {
-    struct pg_result *r =
-        pg_libpq_result(PQexecParams(real(c), sql, n, NULL, values, NULL, NULL, 0));
+    struct pg_result *r = pg_libpq_result(pg_libpq_exec(c, sql, n, values));
     sqlstate[0] = '\0';
     if (r && (pg_result_status(r) == PG_RES_ROWS || pg_result_status(r) == PG_RES_COMMAND))
         return r;

@@ -17,6 +17,8 @@ struct pg_conn *pg_libpq_wrap(PGconn *c)
     struct pg_libpq_conn *w = xmalloc(sizeof *w);
     w->base.drv = &pg_libpq_driver;
     w->c = c;
+    w->aux_timeout_ms = 0;
+    w->timed_out = 0;
     /* Server notices (NOTICE, WARNING) would be printed by libpq from every connection. */
     PQsetNoticeProcessor(c, ignore_notice, NULL);
     return &w->base;
@@ -60,7 +62,7 @@ static int lp_socket(const struct pg_conn *c)
 
 static int lp_ok(const struct pg_conn *c)
 {
-    return PQstatus(PG_LIBPQ(c)) == CONNECTION_OK;
+    return !((const struct pg_libpq_conn *)c)->timed_out && PQstatus(PG_LIBPQ(c)) == CONNECTION_OK;
 }
 
 static int lp_set_nonblocking(struct pg_conn *c)
@@ -156,6 +158,9 @@ static enum pg_txn lp_txn_status(const struct pg_conn *c)
 
 static const char *lp_error_message(const struct pg_conn *c)
 {
+    const struct pg_libpq_conn *w = (const struct pg_libpq_conn *)c;
+    if (w->timed_out)
+        return w->missed;
     return PQerrorMessage(PG_LIBPQ(c));
 }
 

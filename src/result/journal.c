@@ -88,11 +88,17 @@ int journal_append(struct journal *j, const struct result_interval *it, struct e
     size_t n = strlen(text);
     text = xrealloc(text, n + 2);
     text[n] = '\n';
-    /* One write for the whole line: a crash leaves at most the last line torn. */
+    /* One write for the whole line: a crash leaves at most the last line torn. A write that
+     * fails (a full disk) is undone, so the journal ends with the last interval that fit. */
+    off_t before = lseek(j->fd, 0, SEEK_END);
     int rc = result_write_all(j->fd, text, n + 1);
     free(text);
-    if (rc < 0)
-        return err_set(e, ERR_RUNTIME, "cannot write the journal %s: %s", j->path, strerror(errno));
+    if (rc < 0) {
+        int why = errno;
+        if (before >= 0 && ftruncate(j->fd, before) < 0)
+            why = errno;
+        return err_set(e, ERR_RUNTIME, "cannot write the journal %s: %s", j->path, strerror(why));
+    }
     j->n_lines++;
     /* fsync at most once a second: the journal is for crashes, not a second I/O load. */
     time_ns now = clock_now_ns();

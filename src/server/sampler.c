@@ -229,7 +229,7 @@ static int sample_once(struct sampler *s, struct pg_conn *c, time_ns t, struct b
 static struct pg_conn *sampler_connect(struct sampler *s)
 {
     struct err e = {0};
-    struct pg_conn *c = pg_connect(s->cfg.conn, &e);
+    struct pg_conn *c = pg_connect_aux(s->cfg.conn, PG_AUX_TIMEOUT_MS, &e);
     char v[16] = "";
     int sees_all = -1;
     if (c && pg_query_value(c, sees_all_sql, v, sizeof v, &e) == 0)

@@ -178,7 +178,7 @@ static void set_status(struct sweep_exec *x, struct sweep_cell *c, enum sweep_st
 {
     c->status = s;
     struct err e = {0};
-    if (sweep_doc_write(&x->doc, x->json_path, &e) < 0)
+    if (sweep_doc_write(&x->doc, x->json_path, &e) < 0 && !x->manifest_failed++)
         sweep_say(x, SWEEP_SAY_LINE, "\npgarena: %s\n", e.msg);
 }
 

@@ -82,6 +82,7 @@ struct sweep_exec {
     time_ns start_ns;
     size_t n_todo, n_done; /* cells to run in this invocation, and run so far */
     int n_failed;
+    int manifest_failed; /* a write of sweep.json failed (named once): the sweep exits 1 */
 };
 
 /* The connection string of setup i, unmasked (NULL: PG* environment variables). */

@@ -1,6 +1,24 @@
 # Helpers for integration tests. Each test_* function runs in its own subshell with `set -e`,
 # in a fresh directory $T; it fails by calling `fail` or by any command failing.
 # PGARENA is the binary under test (the ASan+UBSan build), PGARENA_TEST_CONN the server.
+#
+# Every pgarena invocation goes through pga (foreground) or pga_bg + pga_wait (background):
+# they fail the test on any sanitizer report, whatever the exit status. tests/run-all.sh gives
+# ASan, LSan and UBSan an exit status of their own, 86 (PGA_SANITIZER_RC), so a leak on a path
+# that exits 1 anyway (an interrupted run) cannot pass as that run's expected status.
+#   pga ARGS...                  stdout in $T/out, stderr in $T/err, status in $RC
+#   pga_bg ARGS...; pga_wait     the same in the background ($PID), waited for by pga_wait
+#   pga_wait [PID]               wait for PID (default $PID), status in $RC
+#   PGA_OUT=F PGA_ERR=F pga ...  other files for stdout and stderr (also for pga_bg)
+#   PGA_WRAP="ip netns exec N"   words put before the binary: a namespace, prlimit, timeout...
+#   pga_check_report FILE RC     the check alone, for a stderr file and status from elsewhere
+# Never call "$PGARENA" directly: test_lib_sanitizer_gate shows that a leak reaching these
+# helpers fails the test, even on a path that exits 1.
+#
+# tests/run-all.sh runs two test files at a time (PGARENA_JOBS). A file whose tests are
+# timing-sensitive (bounds in seconds, rates, latencies), change the shared server (ALTER
+# SYSTEM) or need most of its connections says so in a line of its own, and then runs alone:
+#   # run-all: alone (why)
 
 PSQL=$(pg_config --bindir 2>/dev/null)/psql
 [ -x "$PSQL" ] || PSQL=$(ls /usr/lib/postgresql/*/bin/psql | sort -V | tail -n 1)
@@ -37,24 +55,37 @@ fail() {
     exit 1
 }
 
-# pga ARGS...: run pgarena; keeps stdout in $T/out, stderr in $T/err, status in $RC.
-# Any sanitizer report fails the test whatever the status.
-pga() {
-    set +e
-    "$PGARENA" "$@" >"$T/out" 2>"$T/err"
-    RC=$?
-    set -e
-    if grep -qE 'Sanitizer|runtime error:' "$T/err"; then
-        cat "$T/err" >&2
-        fail "sanitizer report from: pgarena $*"
+PGA_SANITIZER_RC=86
+declare -A PGA_BG_ERR
+
+# pga_check_report FILE RC [WHAT]: fail on a sanitizer report in FILE or the status 86.
+pga_check_report() {
+    if grep -qE 'Sanitizer|runtime error:' "$1" || [ "$2" -eq "$PGA_SANITIZER_RC" ]; then
+        cat "$1" >&2
+        fail "sanitizer report (exit $2) from: ${3:-pgarena}"
     fi
     return 0
 }
 
-# Run pgarena in the background; $PID is its process.
+# pga ARGS...: run pgarena; keeps stdout in $T/out, stderr in $T/err, status in $RC.
+# Any sanitizer report fails the test whatever the status.
+pga() {
+    local out=${PGA_OUT:-$T/out} err=${PGA_ERR:-$T/err}
+    set +e
+    # shellcheck disable=SC2086 # PGA_WRAP is words
+    ${PGA_WRAP:-} "$PGARENA" "$@" >"$out" 2>"$err"
+    RC=$?
+    set -e
+    pga_check_report "$err" "$RC" "pgarena $*"
+}
+
+# Run pgarena in the background; $PID is its process, pga_wait waits for it.
 pga_bg() {
-    "$PGARENA" "$@" >"$T/out" 2>"$T/err" &
+    local out=${PGA_OUT:-$T/out} err=${PGA_ERR:-$T/err}
+    # shellcheck disable=SC2086
+    ${PGA_WRAP:-} "$PGARENA" "$@" >"$out" 2>"$err" &
     PID=$!
+    PGA_BG_ERR[$PID]=$err
 }
 
 # wait_progress N: wait (at most 60 s) until the background run has printed N progress lines
@@ -81,14 +112,12 @@ kill_at_journal() {
 }
 
 pga_wait() {
+    local pid=${1:-$PID}
     set +e
-    wait $PID
+    wait "$pid"
     RC=$?
     set -e
-    if grep -qE 'Sanitizer|runtime error:' "$T/err"; then
-        cat "$T/err" >&2
-        fail "sanitizer report"
-    fi
+    pga_check_report "${PGA_BG_ERR[$pid]:-$T/err}" "$RC" "background pgarena"
 }
 
 assert_rc() {

@@ -1,3 +1,4 @@
+# run-all: alone (heartbeats and clock offsets: timing-sensitive)
 # run --agents: one run split over several agent processes, coordinated through PostgreSQL.
 # Agents 1 and 2 run in network namespaces of their own (ip netns, a veth pair each, the
 # server listening on the host ends), so each has its own address and network stack; agent 0
@@ -36,7 +37,8 @@ agents_net_up() {
         fail "namespace 1 does not reach the server from its own address"
     ! ip netns exec "$NS1" "$PSQL" -X -At "$C2 connect_timeout=2" -c "SELECT 1" >/dev/null 2>&1 ||
         fail "namespace 1 reaches namespace 2's link"
-    "$PGARENA" init "$C0" -s 1 -q >/dev/null 2>&1 || fail "init"
+    pga init "$C0" -s 1 -q
+    [ "$RC" -eq 0 ] || { cat "$T/err" >&2; fail "init"; }
     return 0
 }
 
@@ -46,23 +48,16 @@ declare -a AGENT_PID
 agent_bg() {
     local k=$1 ns=$2 conn=$3
     shift 3
-    if [ -n "$ns" ]; then
-        ip netns exec "$ns" "$PGARENA" run "$conn" --agent-index "$k" -o "a$k.json" "$@" \
-            >"$T/out$k" 2>"$T/err$k" &
-    else
-        "$PGARENA" run "$conn" --agent-index "$k" -o "a$k.json" "$@" >"$T/out$k" 2>"$T/err$k" &
-    fi
-    AGENT_PID[$k]=$!
+    PGA_WRAP=${ns:+ip netns exec $ns} PGA_OUT=$T/out$k PGA_ERR=$T/err$k \
+        pga_bg run "$conn" --agent-index "$k" -o "a$k.json" "$@"
+    AGENT_PID[$k]=$PID
 }
 
 # agent_wait K STATUS: agent K exits with STATUS, with no sanitizer report.
 agent_wait() {
-    set +e
-    wait "${AGENT_PID[$1]}"
-    local rc=$?
-    set -e
-    if grep -qE 'Sanitizer|runtime error:' "$T/err$1" || [ "$rc" -ne "$2" ]; then
-        echo "--- agent $1: exit $rc, expected $2"; cat "$T/out$1" "$T/err$1"
+    pga_wait "${AGENT_PID[$1]}"
+    if [ "$RC" -ne "$2" ]; then
+        echo "--- agent $1: exit $RC, expected $2"; cat "$T/out$1" "$T/err$1"
         fail "agent $1"
     fi
 }

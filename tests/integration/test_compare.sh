@@ -1,3 +1,4 @@
+# run-all: alone (a side slowed by a server-side delay: timing-sensitive)
 # compare: synthetic result files with known differences (deterministic), bad input, and real
 # runs against the server (interleaved A/A trials, a side slowed by a server-side delay).
 

@@ -1,3 +1,4 @@
+# run-all: alone (100 clients: most of the shared server's connections)
 # Connections as users make them: TCP, TLS up to verify-full, SCRAM passwords from every place
 # libpq reads them, pgbouncer in front. Each test starts servers of its own with
 # tests/pg-servers.sh and always stops them. No password may appear in any output or file.
@@ -126,17 +127,11 @@ test_open_file_limit_raised_or_named() {
     pga init -s 1 -q "$db"
     assert_rc 0
     # A soft limit below what the clients need is raised up to the hard limit ...
-    set +e
-    (ulimit -Sn 64 && exec "$PGARENA" run -w select-only -c 100 -j 2 -T 1 -q -o r.json "$db") >"$T/out" 2>"$T/err"
-    RC=$?
-    set -e
+    PGA_WRAP="prlimit --nofile=64:" pga run -w select-only -c 100 -j 2 -T 1 -q -o r.json "$db"
     assert_rc 0
     pyjson r.json 'len(d["clients"]) == 100 and all(c["transactions"] > 0 for c in d["clients"])'
     # ... and a hard limit that is too low is named before any client connects.
-    set +e
-    (ulimit -n 64 && exec "$PGARENA" run -w select-only -c 100 -j 2 -T 1 -q -o r2.json "$db") >"$T/out" 2>"$T/err"
-    RC=$?
-    set -e
+    PGA_WRAP="prlimit --nofile=64" pga run -w select-only -c 100 -j 2 -T 1 -q -o r2.json "$db"
     assert_rc 1
     assert_one_error_line
     assert_err '100 clients need 122 open files \(22 besides their sockets: .*\), the limit is 64'

@@ -1,3 +1,4 @@
+# run-all: alone (bounds on how long a run waits: timing-sensitive)
 # Connections as libpq makes them and engine faults found in review (issue 12 items 1 and 6):
 # each test failed before its fix. Tests that stop a server start one of their own.
 
@@ -40,8 +41,7 @@ SELECT 1;
 SELECT pg_sleep(0.2);
 \endif
 SQL
-    "$PGARENA" run -f s.sql -c 2 -j 2 -t 50 -q -o r.json "$OCONN" >"$T/out" 2>"$T/err" &
-    PID=$!
+    pga_bg run -f s.sql -c 2 -j 2 -t 50 -q -o r.json "$OCONN"
     # Client 0's 50 short transactions are done by then; client 1's take 10 s.
     sleep 3
     sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" halt "$T/srv"
@@ -54,10 +54,7 @@ SQL
         kill -9 $PID
         fail "the -t run still waits 40 s after its server died"
     fi
-    set +e
-    wait $PID
-    RC=$?
-    set -e
+    pga_wait
     assert_rc 1
     assert_err 'server-lost'
     pyjson r.json 'd["end_reason"] == "server-lost" and d["summary"]["errors"]["connection"] >= 1'
@@ -70,16 +67,12 @@ SQL
 test_first_failure_is_one_line() {
     own_server
     printf 'SELECT pg_sleep(0.05);\n' >s.sql
-    "$PGARENA" run -f s.sql -c 2 -j 1 -T 5 -q -o r.json "$OCONN" >"$T/out" 2>"$T/err" &
-    PID=$!
+    pga_bg run -f s.sql -c 2 -j 1 -T 5 -q -o r.json "$OCONN"
     sleep 1.5
     sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" halt "$T/srv"
     sleep 1
     sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" resume "$T/srv"
-    set +e
-    wait $PID
-    RC=$?
-    set -e
+    pga_wait
     assert_rc 0
     pyjson r.json 'd["summary"]["errors"]["connection"] >= 1'
     assert_err '^pgarena: first failure: '

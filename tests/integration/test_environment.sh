@@ -1,3 +1,4 @@
+# run-all: alone (ALTER SYSTEM on the shared server)
 # The environment a result records: server version and settings, sizes, location, round trip,
 # statistics deltas over the measured part, warnings; and no password anywhere.
 

@@ -1,3 +1,4 @@
+# run-all: alone (a failover within a bound: timing-sensitive)
 # High availability: a primary and a streaming standby (pg_basebackup -R) on two loopback
 # addresses; the run connects through the multi-host list with target_session_attrs and
 # survives the primary's crash and the standby's promotion.

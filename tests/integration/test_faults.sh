@@ -1,3 +1,4 @@
+# run-all: alone (bounds on how long a run waits: timing-sensitive)
 # Faults: the server stops, restarts, hangs or refuses; the result file cannot be written;
 # init is interrupted. Nothing measured is lost, and the run says what happened.
 # Each test has a server of its own, since it stops or freezes it.
@@ -95,10 +96,7 @@ test_result_file_that_cannot_be_written() {
     # neither the file nor a temporary one is left.
     db=$(newdb pga_efbig)
     pga init -s 1 -q "$db"
-    set +e
-    (ulimit -f 1; exec "$PGARENA" run -w select-only -c 2 -T 2 -q -o big.json "$db") >"$T/out" 2>"$T/err"
-    RC=$?
-    set -e
+    PGA_WRAP="prlimit --fsize=1024" pga run -w select-only -c 2 -T 2 -q -o big.json "$db"
     assert_rc 1
     assert_out '^transactions: +[1-9]'
     assert_err 'cannot write result file'
@@ -123,4 +121,46 @@ test_sigint_during_init() {
     pga init -s 1 -q "$db"
     assert_rc 0
     [ "$(sql "SELECT count(*) FROM pgbench_accounts" "$db")" = 100000 ] || fail "init after an interrupted init is incomplete"
+}
+
+# frozen_run LIMIT ARGS...: a -T 4 run (ARGS added) whose server freezes after its first
+# progress line and stays frozen; the run must end within LIMIT seconds of its scheduled end
+# (the later moment), with a valid result in r.json and its status in RC.
+frozen_run() {
+    local limit=$1
+    shift
+    rm -f r.json
+    pga_bg run -w select-only -c 2 -T 4 -P 1 -o r.json "$@" "$FCONN"
+    wait_progress 1
+    harness freeze
+    local t0 waited=0
+    t0=$(date +%s%N)
+    # The end is at most 3 s after the first progress line: 3 + LIMIT, and a margin to tell a
+    # slow end from a hang.
+    while kill -0 "$PID" 2>/dev/null && [ "$waited" -lt $((3 + limit + 20)) ]; do
+        sleep 0.5
+        waited=$(( ($(date +%s%N) - t0) / 1000000000 ))
+    done
+    kill -0 "$PID" 2>/dev/null && { harness thaw; kill -KILL "$PID"; fail "the run still waits ${waited} s after its server froze"; }
+    harness thaw
+    pga_wait
+    [ "$waited" -le $((3 + limit)) ] || fail "the run ended ${waited} s after its server froze, limit $((3 + limit))"
+    pyjson r.json 'd["summary"]["transactions"] > 0'
+}
+
+# A server that stops answering (SIGSTOP) mid-run and stays frozen past the run's end: the
+# sampler, the environment capture and the run's end are bounded, the measured clients are
+# not (a probe on a connection of pgarena's own tells a frozen server from a long statement).
+test_frozen_server_ends_the_run() {
+    fault_server
+    frozen_run 20
+    assert_rc 1
+    assert_err 'the server does not answer'
+    pyjson r.json 'd["complete"] is False and d["end_reason"] == "server-lost"'
+    # With --timeout the clients give up on their own: the run covers its whole duration, its
+    # timeouts counted; what the frozen server could not tell afterwards is named.
+    frozen_run 11 --timeout 1000
+    assert_rc 0
+    assert_err 'could not read server statistics: .*timeout expired'
+    pyjson r.json 'd["complete"] is True and d["summary"]["errors"]["timeout"] >= 1'
 }

@@ -1,3 +1,4 @@
+# run-all: alone (counts the scratch directories in /tmp, which other runs make too)
 # The scratch server: local start|status|stop, and --local on run and init.
 
 scratch_dirs() {
@@ -37,9 +38,8 @@ test_run_local_is_complete_and_cleans_up() {
 
 test_run_local_interrupted_cleans_up() {
     before=$(scratch_dirs)
-    set +e
-    "$PGARENA" run --local -w select-only -c 2 -T 60 -P 1 -o r.json >"$T/out" 2>"$T/err" &
-    pid=$!
+    pga_bg run --local -w select-only -c 2 -T 60 -P 1 -o r.json
+    pid=$PID
     # Interrupt once the measured part runs (its first progress line), however long the
     # scratch server took to start and load on a busy machine.
     for _ in $(seq 1 600); do
@@ -47,9 +47,8 @@ test_run_local_interrupted_cleans_up() {
         sleep 0.1
     done
     kill -INT $pid
-    wait $pid
-    rc=$?
-    set -e
+    pga_wait
+    rc=$RC
     [ $rc -eq 1 ] || { cat "$T/err"; fail "interrupted run --local exited $rc, expected 1"; }
     pyjson r.json 'd["complete"] is False and d["end_reason"] == "interrupted"'
     [ "$(scratch_dirs)" = "$before" ] || fail "interrupted run --local left a scratch directory behind"

@@ -1,3 +1,4 @@
+# run-all: alone (latency and schedule figures: timing-sensitive)
 # Measurement you can trust: open loop without coordinated omission, failures by class,
 # retries, timeouts, reconnects, -C, warmup, per-statement latencies.
 

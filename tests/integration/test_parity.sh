@@ -225,8 +225,10 @@ run_both() {
     mkdir -p "$dir/theirs" "$dir/ours"
     (cd "$dir/theirs" && "$PGBENCH" "$@" "$db" >out 2>&1) || { cat "$dir/theirs/out"; fail "pgbench $*"; }
     rm -f "$dir/theirs/out"
-    (cd "$dir/ours" && "$PGARENA" run -q -o ../r.json "$@" "$db" >../out 2>../err) || { cat "$dir/err"; fail "pgarena run $*"; }
-    grep -qE 'Sanitizer|runtime error:' "$dir/err" && { cat "$dir/err"; fail "sanitizer report"; }
+    cd "$dir/ours"
+    PGA_OUT=$dir/out PGA_ERR=$dir/err pga run -q -o ../r.json "$@" "$db"
+    cd "$T"
+    [ "$RC" -eq 0 ] || { cat "$dir/err"; fail "pgarena run $*"; }
     compare_logs "$dir/ours" "$dir/theirs"
 }
 
@@ -256,7 +258,10 @@ assert n - 1 <= sum(int(f[1]) for f in lines) <= n, (lines, n)
 assert all(int(f[4]) <= int(f[5]) and int(f[2]) >= int(f[1]) * int(f[4]) for f in lines)
 PY
     # --sampling-rate 0.5 of 200 transactions: 100 +- 7 (sd), bounds at 5 sd
-    mkdir "$T/sampled" && (cd "$T/sampled" && "$PGARENA" run -q -o ../r.json -S -l --sampling-rate 0.5 -t 200 "$db" >/dev/null) || fail "sampled run"
+    mkdir "$T/sampled" && cd "$T/sampled"
+    pga run -q -o ../r.json -S -l --sampling-rate 0.5 -t 200 "$db"
+    cd "$T"
+    [ "$RC" -eq 0 ] || { cat "$T/err"; fail "sampled run"; }
     n=$(cat "$T"/sampled/pgbench_log.* | wc -l)
     [ "$n" -ge 65 ] && [ "$n" -le 135 ] || fail "sampled $n lines of 200"
     pga run -q -S --log-prefix x -t 1 "$db"

@@ -7,9 +7,9 @@ journal_lines() { [ -e r.json.journal ] && wc -l <r.json.journal || echo 0; }
 test_sigkill_then_recover() {
     db=$(newdb pga_kill)
     pga init -s 1 -q "$db"
-    "$PGARENA" run -w select-only -c 2 -j 2 -T 60 -q -o r.json "$db" >"$T/out" 2>"$T/err" &
+    pga_bg run -w select-only -c 2 -j 2 -T 60 -q -o r.json "$db"
     # Kill once the journal holds at least 3 intervals (the header is line 1).
-    kill_at_journal $! r.json.journal 4
+    kill_at_journal $PID r.json.journal 4
     [ ! -e r.json ] || fail "a result file exists after SIGKILL"
     lines=$(journal_lines)
     [ "$lines" -ge 4 ] || fail "the journal holds $lines lines after SIGKILL"
@@ -70,14 +70,14 @@ PY
 test_journal_during_and_after_run() {
     db=$(newdb pga_journal)
     pga init -s 1 -q "$db"
-    "$PGARENA" run -w select-only -c 2 -T 4 -q -o r.json "$db" >"$T/out" 2>"$T/err" &
-    pid=$!
+    pga_bg run -w select-only -c 2 -T 4 -q -o r.json "$db"
     seen=0
     for _ in $(seq 1 60); do
         [ "$(journal_lines)" -ge 2 ] && { seen=1; break; }
         sleep 0.1
     done
-    wait $pid || { cat "$T/err"; fail "run failed"; }
+    pga_wait
+    [ "$RC" -eq 0 ] || { cat "$T/err"; fail "run failed"; }
     [ "$seen" -eq 1 ] || fail "no interval line in the journal while the run went on"
     [ ! -e r.json.journal ] || fail "the journal was left after a normal end"
     pyjson r.json 'd["version"] == 3 and d["complete"] is True and len(d["intervals"]) == 4'

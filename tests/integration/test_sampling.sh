@@ -1,3 +1,4 @@
+# run-all: alone (wait events and CPU figures: timing-sensitive)
 # Why, not only how much (issue 19): the run's own backends sampled in pg_stat_activity, the
 # client's and the host's CPU per interval, pg_stat_statements deltas. Counts are checked
 # against what the workload forces (a hot row makes clients wait on each other's locks), and

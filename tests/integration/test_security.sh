@@ -18,10 +18,13 @@ test_password_in_no_output_of_any_command() {
     assert_rc 0
     cp "$T/out" run2.out; cp "$T/err" run2.err
     pga show a.json --intervals
+    assert_rc 0
     cp "$T/out" show.out; cp "$T/err" show.err
     pga compare a.json b.json
+    assert_rc 0
     cp "$T/out" compare.out; cp "$T/err" compare.err
     pga compare a.json b.json --json
+    assert_rc 0
     cp "$T/out" compare-json.out
     # Failures print connection errors: still no password.
     pga run -T 1 -q -o never.json "postgresql://postgres:$SECRET@/pga_sec?host=/nonexistent&port=1"

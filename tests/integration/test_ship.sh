@@ -188,7 +188,9 @@ PY
 
 # Options named in a --help text: in its usage lines, option lines and CONN line.
 help_options() {
-    "$PGARENA" "$@" --help | grep -E '^(Usage:|CONN:| +\[| +-)' |
+    pga "$@" --help
+    [ "$RC" -eq 0 ] || fail "pgarena $* --help exited $RC"
+    grep -E '^(Usage:|CONN:| +\[| +-)' "$T/out" |
         grep -oE -- '(^|[][ ,|])--?[A-Za-z][A-Za-z0-9-]*' | sed -E 's/^[][ ,|]//' | sort -u
 }
 
@@ -197,7 +199,9 @@ test_man_page_covers_every_option() {
     groff -man -ww -z "$man" >groff.out 2>&1 || fail "groff failed: $(cat groff.out)"
     [ ! -s groff.out ] || fail "groff warnings: $(cat groff.out)"
     # Every command: those the top-level --help names and those main.c dispatches to.
-    commands=$({ "$PGARENA" --help | sed -nE 's/^ +pgarena +([a-z][a-z-]*) .*/\1/p'
+    pga --help
+    cp "$T/out" top-help
+    commands=$({ sed -nE 's/^ +pgarena +([a-z][a-z-]*) .*/\1/p' top-help
                  grep -oE '\{"[a-z][a-z-]*", *cli_' "$PGARENA_TEST_TOP/src/main.c" |
                      sed -E 's/^\{"([^"]*)".*/\1/'; } | sort -u)
     [ "$(echo "$commands" | wc -l)" -ge 6 ] || fail "commands not found in --help: $commands"
@@ -269,7 +273,8 @@ test_install_and_completion() {
         echo "compare-opts: $(c pgarena compare --c)"
         echo "report-o: $(c pgarena report -o "")"
     ' >comp.out 2>&1 || fail "bash could not load the completion: $(cat comp.out)"
-    expected=$("$PGARENA" --help | sed -nE 's/^ +pgarena +([a-z][a-z-]*) .*/\1/p' | sort -u | tr '\n' ' ')
+    pga --help
+    expected=$(<"$T/out" sed -nE 's/^ +pgarena +([a-z][a-z-]*) .*/\1/p' | sort -u | tr '\n' ' ')
     grep -q "^commands: ${expected}--help --version$" comp.out || fail "expected commands $expected: $(cat comp.out)"
     for c in init run show compare report local; do
         case " $expected " in *" $c "*) ;; *) fail "completion misses the command $c" ;; esac

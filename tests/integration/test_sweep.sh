@@ -1,3 +1,4 @@
+# run-all: alone (ALTER SYSTEM on the shared server; a capacity search against a known ceiling)
 # pgarena sweep: interleaved cells over setups, resume, refusal of another sweep's directory,
 # --set on a given server, a setup that is down, and a capacity search against a known ceiling.
 
@@ -54,8 +55,8 @@ test_sweep_resume_after_sigint() {
     db=$(newdb sweepint)
     pga init -s 1 -q "$db"
     set -- sweep "$db" -c 1,2,3 -w select-only -T 2 -o s -q
-    "$PGARENA" "$@" >out1 2>err1 &
-    pid=$!
+    PGA_OUT=out1 PGA_ERR=err1 pga_bg "$@"
+    pid=$PID
     # Interrupt once the first cell is complete, during the second.
     for _ in $(seq 1 100); do
         grep -q '"complete"' s/sweep.json 2>/dev/null && break
@@ -63,10 +64,8 @@ test_sweep_resume_after_sigint() {
     done
     sleep 0.5
     kill -INT $pid
-    set +e
-    wait $pid
-    rc=$?
-    set -e
+    pga_wait
+    rc=$RC
     [ $rc -eq 1 ] || { cat err1; fail "interrupted sweep exited $rc"; }
     grep -q 'resumes it' err1 || fail "no resume hint"
     pyjson s/sweep.json '[c["status"] for c in d["cells"]][0] == "complete"'
@@ -88,9 +87,9 @@ test_sweep_resume_after_sigkill() {
     db=$(newdb sweepkill)
     pga init -s 1 -q "$db"
     set -- sweep "$db" -c 1,2 -w select-only -T 3 -o s
-    "$PGARENA" "$@" >out1 2>err1 &
+    PGA_OUT=out1 PGA_ERR=err1 pga_bg "$@"
     # Kill once the second cell's run has begun measuring (its journal has an interval).
-    kill_at_journal $! s/default-c2-t1.json.journal 2
+    kill_at_journal $PID s/default-c2-t1.json.journal 2
     [ -e s/default-c2-t1.json.journal ] || { cat err1; fail "no journal left by the killed cell"; }
     [ ! -e s/default-c2-t1.json ] || fail "the killed cell wrote its result"
     pyjson s/sweep.json '[c["status"] for c in d["cells"]] == ["complete", "pending"]'

@@ -9,9 +9,11 @@
 #include <dirent.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1087,6 +1089,48 @@ static void test_journal_recover_waits(void **state)
     result_free(&r);
 }
 
+/* A journal line that does not fit (a full disk; here a file size limit, which fails a write
+ * the same way part-way through) is undone: the journal ends with the last whole line, and
+ * recover finds every interval before it. */
+static void test_journal_full_disk_keeps_whole_lines(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, back;
+    struct err e = {0};
+    fill_result(&r);
+    struct journal *j = journal_create(f->path, &r, &e);
+    assert_non_null(j);
+    assert_int_equal(journal_append(j, &r.intervals[0], &e), 0);
+    char *jpath = journal_path(f->path);
+    struct stat st;
+    assert_int_equal(stat(jpath, &st), 0);
+    struct rlimit was, low;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+    low = was;
+    low.rlim_cur = (rlim_t)st.st_size + 10; /* 10 bytes of the next line fit, not the rest */
+    void (*old)(int) = signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &low), 0);
+    int rc = journal_append(j, &r.intervals[1], &e);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
+    signal(SIGXFSZ, old);
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(e.msg, "cannot write the journal"));
+    assert_int_equal(stat(jpath, &st), 0);
+    FILE *in = fopen(jpath, "r");
+    assert_non_null(in);
+    assert_int_equal(fseek(in, -1, SEEK_END), 0);
+    assert_int_equal(fgetc(in), '\n');
+    fclose(in);
+    journal_close(j, 0);
+    assert_int_equal(journal_recover(f->path, &back, &e), 0);
+    assert_int_equal(back.n_journal, 1);
+    assert_int_equal(back.summary.transactions, 1000);
+    result_free(&back);
+    unlink(jpath);
+    free(jpath);
+    result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1104,6 +1148,7 @@ int main(void)
         cmocka_unit_test(test_read_version_1),
         cmocka_unit_test_setup_teardown(test_journal_recover, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_recover_waits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_journal_full_disk_keeps_whole_lines, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
