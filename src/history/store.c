@@ -89,12 +89,17 @@ static int prepare_schema(struct store *s, int create, struct err *e)
     return pg_exec(s->pg, "COMMIT", e) < 0 ? fail(s) : 0;
 }
 
+#define STORE_TIMEOUT_MS 30000
+
 struct store *store_open(const char *conninfo, int create, struct err *e)
 {
     struct pg_connopts o = {.dbname = xstrdup(conninfo)};
     struct store *s = xcalloc(1, sizeof *s);
     s->where = xstrdup(create ? "store" : "history");
-    s->pg = pg_connect(&o, e);
+    /* An auxiliary connection: a frozen store must not hold up the end of a run. Its bound is
+     * longer than the sampler's, since a store waits for another writer's lock and a history
+     * reads every run of a series. */
+    s->pg = pg_connect_aux(&o, STORE_TIMEOUT_MS, e);
     pg_connopts_free(&o);
     if (!s->pg || pg_exec(s->pg, "SET client_min_messages = warning", e) < 0 ||
         prepare_schema(s, create, e) < 0) {

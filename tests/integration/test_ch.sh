@@ -169,7 +169,8 @@ PY
 test_ch_sweep_work_mem() {
     ch_ensure
     compare=()
-    if "$PGARENA" sweep --help 2>/dev/null | grep -q -- '--compare'; then
+    pga sweep --help
+    if grep -q -- '--compare' "$T/out" "$T/err"; then
         compare=(--compare work_mem)
     fi
     pga sweep -w ch --set work_mem=4MB,64MB --analytic-clients 1 --queries 16,18 -c 1 -T 2 \

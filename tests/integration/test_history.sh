@@ -66,12 +66,14 @@ test_history_change_gate_accept() {
     # two stores at once into a fresh store: one row per run, nothing lost
     local two
     two=$(newdb pga_history2)
-    "$PGARENA" store "$T"/r*.json --into "$two" >"$T/s1" 2>&1 &
-    local p1=$!
-    "$PGARENA" store "$T"/aa/a*.json "$T"/r*.json --into "$two" >"$T/s2" 2>&1 &
-    local p2=$!
-    wait $p1 || { cat "$T/s1"; fail "store 1"; }
-    wait $p2 || { cat "$T/s2"; fail "store 2"; }
+    PGA_OUT="$T/s1" PGA_ERR="$T/s1e" pga_bg store "$T"/r*.json --into "$two"
+    local p1=$PID
+    PGA_OUT="$T/s2" PGA_ERR="$T/s2e" pga_bg store "$T"/aa/a*.json "$T"/r*.json --into "$two"
+    local p2=$PID
+    pga_wait $p1
+    [ "$RC" -eq 0 ] || { cat "$T/s1e"; fail "store 1"; }
+    pga_wait $p2
+    [ "$RC" -eq 0 ] || { cat "$T/s2e"; fail "store 2"; }
     [ "$(sql 'SELECT count(*) FROM pgarena_results.runs' "$two")" -eq 17 ] || fail "17 rows"
     # sweep --store stores its cells; the report of the store charts the change, linked
     pga sweep "$CONN" -f "$T/sleep.sql" -D delay=0 -c 1 -T 1 -q --no-sampling -o "$T/sw" \
