@@ -151,7 +151,9 @@ int cli_sweep(int argc, char **argv, struct err *e)
     }
     if (rc >= 0) {
         struct err pe = {0};
-        if (sweep_print(&x.doc, o.dir, x.json_path, o.json, &pe) < 0)
+        /* The final write of sweep.json (with the comparisons): a failure is named once, even
+         * when a cell's write already failed the same way. */
+        if (sweep_print(&x.doc, o.dir, x.json_path, o.json, &pe) < 0 && !x.manifest_failed++)
             fprintf(stderr, "pgarena: %s\n", pe.msg);
         if (rc == 2)
             fprintf(stderr, "pgarena: sweep interrupted; the same command resumes it\n");

@@ -31,7 +31,7 @@ test_full_disk_loses_nothing() {
     assert_rc 0
     old=$(md5sum <r.json)
     # Room for the journal's header and a few intervals, not for the result file.
-    fill_leaving 6144
+    fill_leaving 8192
     pga run -S -c 2 -T 8 -o r.json "$db"
     assert_rc 1
     assert_err '^pgarena: warning: cannot write the journal r.json.journal: No space left on device; later intervals are kept in memory$'
