@@ -1,3 +1,4 @@
+# run-all: alone (an A/A series must show no change point: noise from a neighbour would move it)
 # history: real short runs stored into a harness database, change points found, the CI gate,
 # --accept; the store's concurrency, old result versions and a newer schema.
 

@@ -1,3 +1,4 @@
+# run-all: alone (replays checked against their schedule: durations at --speed 2 and max)
 # replay run: captures (written with tests/tools/mkcapture, or prepared from a real log when
 # `replay prepare` is in the binary) replayed on copies made with --reset-from, checked on the
 # target itself: every statement class ran there as often as in the capture.
