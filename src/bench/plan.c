@@ -115,8 +115,8 @@ static int sampling_check(const struct bench_plan *p, struct err *e)
 static int check_workload(struct bench_plan *p, const struct bench_given *given, struct err *e)
 {
     const struct workload *w = p->workload;
-    struct workload_run_opts o = {p->scale, p->tables, p->table_size, &p->tpcc, 0, 0, &p->ch,
-                                  p->replay.capture != NULL};
+    struct workload_run_opts o = {p->scale, p->tables, p->table_size, &p->tpcc,
+                                  0,        0,         &p->ch,        p->replay.capture != NULL};
     if ((p->ch.analytic_clients || p->ch.queries) && !w->analytic)
         return err_set(e, ERR_INPUT, "run: --analytic-clients and --queries are for -w ch");
     if (p->clients == 0 && p->ch.analytic_clients == 0)

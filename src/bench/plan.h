@@ -82,7 +82,7 @@ struct bench_plan {
     struct workload_ch_opts ch; /* -w ch: --analytic-clients, --queries */
     int n_meta;
     const char *meta[BENCH_MAX_SPECS]; /* --meta KEY=VALUE, checked by bench_plan_add_meta */
-    struct replay_opts replay; /* replay run's (capture NULL: not a replay) */
+    struct replay_opts replay;         /* replay run's (capture NULL: not a replay) */
 };
 
 /* A plan with run's defaults: one client, one thread, simple protocol, one try. */

@@ -40,8 +40,7 @@ int cli_run_check_output(struct cli_run_opts *o, char *fallback, size_t size, st
 
 /* Carry out a checked plan as run does: --local's server (its dataset loaded when
  * needs_dataset), progress, the summary, the result file and --report. As cli_run returns. */
-int cli_run_plan(struct cli_run_opts *o, int argc, char **argv, int needs_dataset,
-                 struct err *e);
+int cli_run_plan(struct cli_run_opts *o, int argc, char **argv, int needs_dataset, struct err *e);
 
 /* run's usage text. */
 extern const char cli_run_usage[];

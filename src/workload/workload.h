@@ -65,7 +65,7 @@ struct workload_run_opts {
     int prepared;      /* 1: -M prepared */
     int64_t max_tries; /* 0: run's default */
     struct workload_ch_opts *ch;
-    int replay;        /* the plan is replay run's */
+    int replay; /* the plan is replay run's */
 };
 
 /* Which of init's options about the dataset were given. */

@@ -82,7 +82,7 @@ static const struct sample samples[] = {
     {"analytic-clients", "-w ch --analytic-clients 2"},
     {"queries", "-w ch --analytic-clients 1 --queries 1,q6,14"},
     {"meta", "--meta commit=abc"},
-    {"store", NULL}, /* the sweep stores its directory after */
+    {"store", NULL},         /* the sweep stores its directory after */
     {"no-statements", NULL}, /* the sweep's with --local */
 };
 
