@@ -58,6 +58,9 @@ int client_tx_timer(struct client *c, time_ns now);
 /* After a send: keep write interest while the connection still holds unsent data. 0, or -1
  * when the connection broke. */
 int client_flush(struct client *c);
+/* Send what is still buffered, then read what has arrived: 1 read, 0 wait for the socket, -1
+ * the connection broke (client_drain's first step, and a replay's). */
+int client_flush_consume(struct client *c);
 /* Read what has arrived. Returns 1 when every result of the command is in (ok tells whether
  * they all succeeded, c->failure why not), 0 to wait for more, -1 when the connection
  * broke. cmd is NULL for a PREPARE or ROLLBACK. */

@@ -96,7 +96,7 @@ void client_end_results(struct client *c, const struct script_command *cmd, int 
     c->held = NULL;
 }
 
-int client_drain(struct client *c, const struct script_command *cmd, int *ok)
+int client_flush_consume(struct client *c)
 {
     if (c->events & EPOLLOUT) {
         int r = pg_flush(c->conn);
@@ -106,8 +106,14 @@ int client_drain(struct client *c, const struct script_command *cmd, int *ok)
             return 0;
         client_watch(c, EPOLLIN);
     }
-    if (pg_consume(c->conn) < 0)
-        return -1;
+    return pg_consume(c->conn) < 0 ? -1 : 1;
+}
+
+int client_drain(struct client *c, const struct script_command *cmd, int *ok)
+{
+    int sent = client_flush_consume(c);
+    if (sent <= 0)
+        return sent;
     while (!pg_is_busy(c->conn)) {
         struct pg_result *res = pg_next_result(c->conn);
         if (!res) {

@@ -280,16 +280,9 @@ int client_step_feed_next(struct client *c, time_ns now)
 static int feed_drain(struct client *c)
 {
     struct client_feed *f = c->feed;
-    if (c->events & EPOLLOUT) {
-        int r = pg_flush(c->conn);
-        if (r < 0)
-            return -1;
-        if (r == 1)
-            return 0;
-        client_watch(c, EPOLLIN);
-    }
-    if (pg_consume(c->conn) < 0)
-        return -1;
+    int sent = client_flush_consume(c);
+    if (sent <= 0)
+        return sent;
     while (!pg_is_busy(c->conn)) {
         struct pg_result *res = pg_next_result(c->conn);
         if (!res)
