@@ -116,6 +116,19 @@ static void make_figs(const struct sweep_doc *d, struct sweep_figs *f)
     }
 }
 
+/* The sweep's table, as text (the caller frees it). */
+static char *table_text(const struct sweep_doc *d, const struct sweep_figs *f)
+{
+    FILE *out = tmpfile();
+    report_sweep_text(out, d, f);
+    long len = ftell(out);
+    char *text = xcalloc((size_t)len + 1, 1);
+    rewind(out);
+    assert_int_equal(fread(text, 1, (size_t)len, out), (size_t)len);
+    fclose(out);
+    return text;
+}
+
 static void test_table_never_cuts(void **state)
 {
     (void)state;
@@ -123,11 +136,7 @@ static void test_table_never_cuts(void **state)
     struct sweep_figs f;
     make_doc(&d, 1);
     make_figs(&d, &f);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    report_sweep_text(out, &d, &f);
-    fclose(out);
+    char *text = table_text(&d, &f);
     assert_non_null(strstr(text, "baseline " LONG_SETTING "=2"));
     char *header = strchr(text, '\n') + 1;
     char *end = strchr(header, '\n');
@@ -216,18 +225,12 @@ static void test_script_records(void **state)
     struct sweep_figs f;
     make_doc(&d, 1);
     make_figs(&d, &f);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    report_sweep_text(out, &d, &f);
-    fclose(out);
+    char *text = table_text(&d, &f);
     assert_null(strstr(text, "per script")); /* whole-run records only: no block */
     free(text);
     add_script_record(&f, "latency_p50", -40, "better");
     add_script_record(&f, "latency_p99", -20, "better");
-    out = open_memstream(&text, &len);
-    report_sweep_text(out, &d, &f);
-    fclose(out);
+    text = table_text(&d, &f);
     /* The whole-run row keeps its tps record; the block lists the script's. */
     assert_non_null(strstr(text, "+12.5% [+8.2%, +16.8%] better pooled"));
     assert_non_null(strstr(text, "per script: latency change [95% CI] verdict method\n"));
