@@ -314,6 +314,22 @@ static int cell_compare(const struct matrix *mx, const struct side *a, const str
     return rc;
 }
 
+/* Per-script records: compare's per-script latency verdicts over the cell's trials, for each
+ * script both sides ran (none unless they ran the same two or more). */
+static void script_records(struct matrix *mx, size_t p, size_t u, const struct sweep_cell *vc,
+                           const struct cmp_outcome *o)
+{
+    for (size_t k = 0; k < o->n_scripts; k++)
+        for (int m = 0; m < CMP_N_SCRIPT_METRICS; m++) {
+            struct sweep_comparison *r = new_record(mx->f);
+            record_cell(mx, vc, r);
+            r->fig_point = p;
+            r->fig_setup = u;
+            r->script = xstrdup(o->scripts[k].name);
+            fill_metric(r, CMP_P50 + m, &o->scripts[k].metrics[m], "cell", -1);
+        }
+}
+
 /* The records of the value side b against the baseline side a, one per metric. */
 static void compare_sides(struct matrix *mx, size_t p, size_t u, const struct side *a,
                           const struct side *b)
@@ -354,6 +370,7 @@ static void compare_sides(struct matrix *mx, size_t p, size_t u, const struct si
             fill_metric(r, m, &cell[m], "cell", refused ? 0 : -1);
         }
     }
+    script_records(mx, p, u, vc, &rep.outcomes[0]);
     cmp_report_free(&rep);
 }
 

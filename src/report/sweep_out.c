@@ -47,7 +47,7 @@ const struct sweep_comparison *report_sweep_find(const struct sweep_figs *f, siz
                                                  size_t setup, const char *metric)
 {
     for (size_t k = 0; k < f->n_cmps; k++)
-        if (f->cmps[k].fig_point == point && f->cmps[k].fig_setup == setup &&
+        if (f->cmps[k].fig_point == point && f->cmps[k].fig_setup == setup && !f->cmps[k].script &&
             strcmp(f->cmps[k].metric, metric) == 0)
             return &f->cmps[k];
     return NULL;
@@ -132,6 +132,34 @@ static void side_name(char *buf, size_t size, const struct sweep_doc *d, const c
         snprintf(buf, size, "%s %s=%s", d->setups[setup].label, axis, value);
     else
         snprintf(buf, size, "%s=%s", axis, value);
+}
+
+/* Per-script p50 and p99 changes (records exist only when the runs had two or more scripts):
+ * which scripts the compared axis moved. */
+static void script_block(FILE *out, const struct sweep_doc *d, const struct sweep_figs *f)
+{
+    int header = 0;
+    for (size_t k = 0; k < f->n_cmps; k++) {
+        const struct sweep_comparison *r = &f->cmps[k];
+        if (!r->script || strcmp(r->metric, "latency_p50") != 0)
+            continue;
+        const struct sweep_comparison *p99 = NULL;
+        for (size_t j = k + 1; j < f->n_cmps && !p99; j++)
+            if (f->cmps[j].script && f->cmps[j].fig_point == r->fig_point &&
+                f->cmps[j].fig_setup == r->fig_setup && strcmp(f->cmps[j].script, r->script) == 0 &&
+                strcmp(f->cmps[j].metric, "latency_p99") == 0)
+                p99 = &f->cmps[j];
+        if (!header++)
+            fputs("per script: latency change [95% CI] verdict method\n", out);
+        char where[600], a[160], b[160] = "-";
+        report_sweep_point(where, sizeof where, d, &d->cells[f->points[r->fig_point].first]);
+        change_cell(a, sizeof a, r);
+        if (p99)
+            change_cell(b, sizeof b, p99);
+        fprintf(out, "  %s%s%s %s: p50 %s; p99 %s\n",
+                d->n_setups > 1 ? d->setups[r->fig_setup].label : "", d->n_setups > 1 ? " " : "",
+                where, r->script, a, b);
+    }
 }
 
 void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_figs *f)
@@ -248,6 +276,7 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
         }
     }
     grid_free(&g);
+    script_block(out, d, f);
     if (pooled)
         fputs("pooled: the interval takes each side's between-trial variance pooled over its "
               "cells (log scale, Bartlett's test); cell: the cell's own trials\n",

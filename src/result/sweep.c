@@ -33,6 +33,7 @@ void sweep_comparison_free(struct sweep_comparison *c)
     free(c->verdict);
     free(c->method);
     free(c->detail);
+    free(c->script);
     memset(c, 0, sizeof *c);
 }
 
@@ -159,6 +160,8 @@ static json_t *comparison_json(const struct sweep_comparison *c)
         json_object_set_new(cell, c->cell[i].name,
                             axis_value_json(c->cell[i].name, c->cell[i].value));
     json_object_set_new(o, "cell", cell);
+    if (c->script)
+        json_object_set_new(o, "script", json_string(c->script));
     json_object_set_new(o, "metric", json_string(c->metric));
     json_object_set_new(o, "a", num_or_null(c->a, isfinite(c->a)));
     json_object_set_new(o, "b", num_or_null(c->b, isfinite(c->b)));

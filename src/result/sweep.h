@@ -75,6 +75,7 @@ struct sweep_comparison {
     double df;                          /* degrees of freedom of the interval (NaN: none) */
     int homogeneous;                    /* -1: not tested, else the homogeneity test's answer */
     char *detail;                       /* why the verdict, or how many trials would settle it */
+    char *script; /* per-script records: the script's name ("q16"); NULL: the whole run */
     /* Not written: where the builder found it (the value's point and setup in its figures). */
     size_t fig_point, fig_setup;
 };

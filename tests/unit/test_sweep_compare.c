@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "base/mem.h"
 #include "compare/sweep_figs.h"
@@ -115,6 +116,19 @@ static void make_figs(const struct sweep_doc *d, struct sweep_figs *f)
     }
 }
 
+/* The sweep's table, as text (the caller frees it). */
+static char *table_text(const struct sweep_doc *d, const struct sweep_figs *f)
+{
+    FILE *out = tmpfile();
+    report_sweep_text(out, d, f);
+    long len = ftell(out);
+    char *text = xcalloc((size_t)len + 1, 1);
+    rewind(out);
+    assert_int_equal(fread(text, 1, (size_t)len, out), (size_t)len);
+    fclose(out);
+    return text;
+}
+
 static void test_table_never_cuts(void **state)
 {
     (void)state;
@@ -122,11 +136,7 @@ static void test_table_never_cuts(void **state)
     struct sweep_figs f;
     make_doc(&d, 1);
     make_figs(&d, &f);
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    report_sweep_text(out, &d, &f);
-    fclose(out);
+    char *text = table_text(&d, &f);
     assert_non_null(strstr(text, "baseline " LONG_SETTING "=2"));
     char *header = strchr(text, '\n') + 1;
     char *end = strchr(header, '\n');
@@ -180,12 +190,72 @@ static void test_records_in_sweep_json(void **state)
     sweep_doc_free(&d);
 }
 
+/* A copy of f's first record, as a per-script one of metric m. */
+static void add_script_record(struct sweep_figs *f, const char *m, double change, const char *v)
+{
+    f->cmps = xrealloc(f->cmps, (f->n_cmps + 1) * sizeof *f->cmps);
+    const struct sweep_comparison *r0 = &f->cmps[0];
+    struct sweep_comparison *r = &f->cmps[f->n_cmps++];
+    *r = (struct sweep_comparison){xstrdup(r0->axis),
+                                   xstrdup(r0->baseline),
+                                   xstrdup(r0->value),
+                                   1,
+                                   xcalloc(1, sizeof *r->cell),
+                                   xstrdup(m),
+                                   300,
+                                   180,
+                                   change,
+                                   change - 5,
+                                   change + 5,
+                                   xstrdup(v),
+                                   xstrdup("cell"),
+                                   2,
+                                   -1,
+                                   xstrdup(""),
+                                   xstrdup("q18"),
+                                   r0->fig_point,
+                                   0};
+    r->cell[0] = (struct sweep_setting){xstrdup("clients"), xstrdup("1")};
+}
+
+static void test_script_records(void **state)
+{
+    (void)state;
+    struct sweep_doc d;
+    struct sweep_figs f;
+    make_doc(&d, 1);
+    make_figs(&d, &f);
+    char *text = table_text(&d, &f);
+    assert_null(strstr(text, "per script")); /* whole-run records only: no block */
+    free(text);
+    add_script_record(&f, "latency_p50", -40, "better");
+    add_script_record(&f, "latency_p99", -20, "better");
+    text = table_text(&d, &f);
+    /* The whole-run row keeps its tps record; the block lists the script's. */
+    assert_non_null(strstr(text, "+12.5% [+8.2%, +16.8%] better pooled"));
+    assert_non_null(strstr(text, "per script: latency change [95% CI] verdict method\n"));
+    assert_non_null(strstr(text, " q18: p50 -40.0% [-45.0%, -35.0%] better cell; p99 -20.0%"));
+    free(text);
+    d.comparisons = f.cmps;
+    d.n_comparisons = f.n_cmps;
+    json_t *j = sweep_comparisons_json(&d);
+    assert_int_equal(json_array_size(j), 3);
+    assert_null(json_object_get(json_array_get(j, 0), "script"));
+    assert_string_equal(json_string_value(json_object_get(json_array_get(j, 1), "script")), "q18");
+    json_decref(j);
+    d.comparisons = NULL;
+    d.n_comparisons = 0;
+    sweep_figs_free(&f);
+    sweep_doc_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_axis),
         cmocka_unit_test(test_table_never_cuts),
         cmocka_unit_test(test_records_in_sweep_json),
+        cmocka_unit_test(test_script_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
