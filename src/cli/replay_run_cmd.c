@@ -34,6 +34,8 @@ const struct option cli_replay_run_options[] = {
     {"host", required_argument, NULL, 'h'},
     {"port", required_argument, NULL, 'p'},
     {"username", required_argument, NULL, 'U'},
+    {"store", required_argument, NULL, OPT_STORE},
+    {"meta", required_argument, NULL, OPT_META},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -45,7 +47,8 @@ static const char usage[] =
     "                          [--map-user A=B]... [--reset-from TEMPLATE] [--read-only]\n"
     "                          [--force] [-j THREADS] [-P SECONDS] [--warmup SECONDS]\n"
     "                          [--timeout MS] [--label TEXT] [--report REPORT.html]\n"
-    "                          [--local] [-q] [-o RESULT.json]\n"
+    "                          [--local] [-q] [--store CONN] [--meta KEY=VALUE]...\n"
+    "                          [-o RESULT.json]\n"
     "\n"
     "Replay a capture (replay prepare, replay capture) against CONN as a run: each captured\n"
     "session is a client that connects at its offset and sends each statement at its\n"
@@ -62,6 +65,8 @@ static const char usage[] =
     "  --read-only          default_transaction_read_only on every session: the server\n"
     "                       refuses writes, counted as skipped.read_only\n"
     "  --force              replay on the capture's own server (refused without)\n"
+    "  --store CONN         insert the result into the results store (pgarena store)\n"
+    "  --meta KEY=VALUE     free metadata in the result (repeatable)\n"
     "  CONN gives the host, port and default user (-h -p -U, key=value); each session\n"
     "  connects to its own (mapped) database as its own (mapped) user.\n";
 

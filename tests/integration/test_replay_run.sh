@@ -178,10 +178,17 @@ test_replay_run_compare_and_report() {
     replay_tool
     replay_source pga_rsrc_cmp >/dev/null
     replay_capture pga_rsrc_cmp cap.pgc
+    local store
+    store=$(newdb pga_rstore)
     for side in a b; do
-        pga replay run cap.pgc "$CONN" --speed max --label $side -q -o $side.json
+        pga replay run cap.pgc "$CONN" --speed max --label $side -q -o $side.json \
+            --store "$store" --meta side=$side
         assert_rc 0
     done
+    # --store: both replays in the store, as replays (statements), with their metadata
+    [ "$(sql "SELECT count(*) FROM pgarena_results.runs WHERE workload = 'replay'" "$store")" -eq 2 ] ||
+        fail "the two replays are not in the store"
+    pyjson b.json 'd["meta"] == {"side": "b"}'
     pga compare a.json b.json
     assert_rc 0
     assert_out 'SELECT v FROM t WHERE id = \$1'
