@@ -26,6 +26,7 @@ struct bench_env {
     struct srv_stats before; /* at the start of the measured part */
     int have_before;
     time_ns capture_ns; /* time spent reading the server, before and after */
+    int silent_after;   /* the server did not answer after the run (a frozen server) */
 };
 
 struct coord;

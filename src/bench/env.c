@@ -15,12 +15,23 @@ static void note(const struct bench *b, const char *what, const struct err *e)
     bench_warn(b, "could not read %s: %s", what, e->msg);
 }
 
-static void read_stats(struct pg_conn *c, const struct bench *b, struct srv_stats *out)
+/* A failure that says the server stopped answering (a deadline of pg_connect_aux ran out),
+ * not that it refused or broke. */
+static int no_answer(const struct err *e)
+{
+    return strstr(e->msg, "timeout expired") || strstr(e->msg, "no answer from the server");
+}
+
+/* 1 when the server did not answer in time. */
+static int read_stats(struct pg_conn *c, const struct bench *b, struct srv_stats *out)
 {
     struct err e = {0};
     int version = b->env.have_env ? b->env.env.version_num : pg_server_version(c);
-    if (srv_stats_read(c, version, out, &e) > 0)
+    if (srv_stats_read(c, version, out, &e) > 0) {
         note(b, "server statistics", &e);
+        return no_answer(&e);
+    }
+    return 0;
 }
 
 void bench_env_before(struct bench *b, struct pg_conn *c)
@@ -67,12 +78,13 @@ static int stats_after(struct bench *b, const struct engine_result *er, struct s
     struct pg_conn *c = pg_connect_aux(&b->p.conn, PG_AUX_TIMEOUT_MS, &e);
     if (!c) {
         note(b, "server statistics", &e);
+        b->env.silent_after = no_answer(&e);
         return 0;
     }
     /* A backend adds its last counts when it exits, just after its client disconnected. */
     if (b->env.env.n_other_backends >= 0)
         srv_wait_backends(c, b->env.env.n_other_backends, NS_PER_S);
-    read_stats(c, b, after);
+    b->env.silent_after = read_stats(c, b, after);
     bench_sampling_statements(b, c, r);
     pg_finish(c);
     return 1;
@@ -153,6 +165,14 @@ void bench_env_after(struct bench *b, const struct engine_result *er, struct res
         fill_stats(&delta, r);
     }
     fill_warnings(b, have_after ? &delta : NULL, r);
+    /* The clients ended on their own (--timeout) but the server no longer answers: what was
+     * measured is kept, and the run says it lost its server, as a run cut short by it does. */
+    if (b->env.silent_after && r->complete) {
+        r->complete = 0;
+        free(r->end_reason);
+        r->end_reason = xstrdup("server-lost");
+        bench_warn(b, "the server stopped answering during the run: the result is incomplete");
+    }
 }
 
 void bench_env_header(struct bench *b, struct result *r)

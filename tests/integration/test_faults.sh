@@ -157,10 +157,11 @@ test_frozen_server_ends_the_run() {
     assert_rc 1
     assert_err 'the server does not answer'
     pyjson r.json 'd["complete"] is False and d["end_reason"] == "server-lost"'
-    # With --timeout the clients give up on their own: the run covers its whole duration, its
-    # timeouts counted; what the frozen server could not tell afterwards is named.
+    # With --timeout the clients give up on their own, their timeouts counted; the server
+    # that no longer answers afterwards makes the result incomplete, with exit 1.
     frozen_run 11 --timeout 1000
-    assert_rc 0
+    assert_rc 1
     assert_err 'could not read server statistics: .*timeout expired'
-    pyjson r.json 'd["complete"] is True and d["summary"]["errors"]["timeout"] >= 1'
+    assert_err 'the server stopped answering during the run: the result is incomplete'
+    pyjson r.json 'd["complete"] is False and d["end_reason"] == "server-lost" and d["summary"]["errors"]["timeout"] >= 1'
 }
