@@ -31,6 +31,8 @@ for row, it in zip(rows[1:], d["intervals"]):
     # the sampling's columns: the client's CPU, and the interval's top wait event with its share
     cpu = it.get("client_cpu")
     assert (row[8] == "") == (cpu is None), (row, it)
+    if isinstance(cpu, list):  # version 3: [user, system] in ten-thousandths of a core
+        cpu = {"user": cpu[0] / 1e4, "system": cpu[1] / 1e4}
     if cpu is not None:
         assert abs(float(row[8]) - (cpu["user"] + cpu["system"])) < 0.002, (row, it)
     waits = it.get("waits") or {}
