@@ -101,7 +101,7 @@ static void line_chart(struct report_doc *d, int what, const char *title, const 
     for (size_t s = 0; s < d->n_sides; s++)
         legend[s] = (struct svg_legend_entry){d->sides[s].label, s};
     struct svg_axis x = {.lo = 0, .hi = end_s, .title = "time (s)", .max_ticks = 10};
-    struct svg_axis y = {.lo = what == W_HIT_PCT ? 0 : 0,
+    struct svg_axis y = {.lo = 0,
                          .hi = what == W_HIT_PCT ? 100
                                : top > 0         ? top
                                                  : 1,
