@@ -22,8 +22,8 @@ test_history_change_gate_accept() {
     store=$(newdb pga_history)
     mkdir -p "$T/aa"
     for i in $(seq 0 11); do
-        local delay=0
-        [ "$i" -ge 7 ] && delay=0.001
+        local delay=0.01
+        [ "$i" -ge 7 ] && delay=0.02
         hist_run "$i" "$delay" "$T/r$i.json" --store "$store"
         [ "$i" -lt 7 ] || cp "$T/r$i.json" "$T/aa/"
     done
@@ -31,7 +31,7 @@ test_history_change_gate_accept() {
     pyjson "$T/r0.json" "len(d['run_id']) == 36 and d['meta'] == {'seq': '0'}"
     [ "$(sql 'SELECT count(*) FROM pgarena_results.runs' "$store")" -eq 12 ] || fail "12 rows"
     # the change: at index 7, tps down, latency up, with a CI and compare's verdict
-    pga history "$store" --order meta.seq --metric tps,latency_p50 --json
+    pga history "$store" --min-effect 10 --order meta.seq --metric tps,latency_p50 --json
     assert_rc 0
     cp "$T/out" "$T/h.out"
     pyjson "$T/h.out" "len(d['series']) == 1 and d['series'][0]['runs'] == 12"
@@ -45,22 +45,23 @@ test_history_change_gate_accept() {
     [ "$first" = "$(python3 -c "import json; print(json.load(open('$T/r7.json'))['run_id'])")" ] ||
         fail "index 7 is not r7"
     # the gate fails, naming the metric, the change and its first run
-    pga history "$store" --order meta.seq --metric tps,latency_p50 --fail-if-regressed
+    pga history "$store" --min-effect 10 --order meta.seq --metric tps,latency_p50 --fail-if-regressed
     assert_rc 3
     assert_err "^pgarena: history: tps regressed -[0-9.]+ % \[-[0-9.]+, -[0-9.]+\] since run $first \(index 7\)"
     assert_out 'change at 7 '
     # accepted: the segment is the baseline, the gate passes (recorded in the store)
-    pga history "$store" --order meta.seq --metric tps,latency_p50 --accept "${first:0:8}"
+    pga history "$store" --min-effect 10 --order meta.seq --metric tps,latency_p50 --accept "${first:0:8}"
     assert_rc 0
     [ "$(sql 'SELECT run_id FROM pgarena_results.accepted' "$store")" = "$first" ] || fail "accepted"
-    pga history "$store" --order meta.seq --metric tps,latency_p50 --fail-if-regressed
+    pga history "$store" --min-effect 10 --order meta.seq --metric tps,latency_p50 --fail-if-regressed
     assert_rc 0
     assert_out 'accepted'
     # A/A: 12 unchanged runs in a directory, no change beyond 10 %, the gate passes. They
-    # sleep 1 ms as runs 7-11 do: runs of a bare SELECT (tens of µs each) drift by more than
-    # 10 % on a shared machine within a minute (seen: 15,000 to 37,000 tps).
+    # sleep 20 ms as runs 7-11 do: the sleep dominates each transaction, so the machine's load
+    # moves tps by a few per cent, where runs of a bare SELECT drift by more than 10 % within a
+    # minute (seen: 15,000 to 37,000 tps) and 1 ms sleeps failed the gate once in CI.
     for i in $(seq 12 18); do
-        HIST_T=1 hist_run "$i" 0.001 "$T/aa/a$i.json"
+        HIST_T=1 hist_run "$i" 0.02 "$T/aa/a$i.json"
     done
     pga history "$T/aa" --min-effect 10 --order meta.seq --metric tps,latency_p50 --fail-if-regressed
     assert_rc 0
