@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "report/sio.h"
 #include "report/text.h"
 
 void report_csv_field(FILE *out, const char *s)
@@ -86,10 +87,45 @@ static const struct result_wait *run_top_wait(const struct result *r, double *sh
     return total ? &r->waits.events[0] : NULL;
 }
 
+/* A server_io counter of an interval: empty when the server did not report it. */
+static void sio_count(FILE *out, const struct result_sio *s, int field)
+{
+    sep(out);
+    if ((s->have >> field) & 1)
+        fprintf(out, "%lld", (long long)s->v[field]);
+}
+
+/* What the server did in an interval (show --intervals' columns, in raw units): WAL bytes, a
+ * checkpoint at work (0/1), shared-buffer hits and reads with the hit %, temp bytes, and the
+ * autovacuum/autoanalyze runs of the workload's tables at work; all empty without server_io. */
+static void interval_server(FILE *out, const struct result *r, size_t i)
+{
+    const struct result_interval *it = &r->intervals[i];
+    const struct result_sio *s = &it->sio;
+    if (!s->have) {
+        fputs(",,,,,,,", out);
+        return;
+    }
+    double t0 = it->t_s - it->duration_s;
+    sio_count(out, s, SIO_WAL_BYTES);
+    fprintf(out, ",%d", report_sio_active(r, RESULT_EV_CHECKPOINT, t0, it->t_s) ? 1 : 0);
+    sio_count(out, s, SIO_BLKS_HIT);
+    sio_count(out, s, SIO_BLKS_READ);
+    sep(out);
+    double hit = report_sio_hit_ratio(s);
+    if (hit >= 0)
+        num(out, 100 * hit, 2);
+    sio_count(out, s, SIO_TEMP_BYTES);
+    fprintf(out, ",%d",
+            report_sio_active(r, RESULT_EV_AUTOVACUUM, t0, it->t_s) +
+                report_sio_active(r, RESULT_EV_AUTOANALYZE, t0, it->t_s));
+}
+
 void report_csv_intervals(FILE *out, const struct result *r)
 {
     fputs("t_s,duration_s,transactions,failed,tps,latency_p50_ms,latency_p99_ms,latency_max_ms,"
-          "client_cpu_cores,host_busy_pct,top_wait,top_wait_share",
+          "client_cpu_cores,host_busy_pct,top_wait,top_wait_share,wal_bytes,checkpoint,"
+          "blks_hit,blks_read,hit_pct,temp_bytes,autovacuum",
           out);
     end_row(out);
     for (size_t i = 0; i < r->n_intervals; i++) {
@@ -107,6 +143,7 @@ void report_csv_intervals(FILE *out, const struct result *r)
         sep(out);
         ms(out, it->max_us);
         interval_sampling(out, it);
+        interval_server(out, r, i);
         end_row(out);
     }
 }

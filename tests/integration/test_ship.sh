@@ -24,10 +24,26 @@ rows = list(csv.reader(raw.splitlines(keepends=True)))
 d = json.load(open(sys.argv[2]))
 assert rows[0] == ["t_s", "duration_s", "transactions", "failed", "tps", "latency_p50_ms",
                    "latency_p99_ms", "latency_max_ms", "client_cpu_cores", "host_busy_pct",
-                   "top_wait", "top_wait_share"], rows[0]
+                   "top_wait", "top_wait_share", "wal_bytes", "checkpoint", "blks_hit",
+                   "blks_read", "hit_pct", "temp_bytes", "autovacuum"], rows[0]
 assert len(rows) == 1 + len(d["intervals"]) and len(d["intervals"]) >= 3, len(rows)
+fields = d.get("server_io_fields") or []
+assert "wal_bytes" in fields and "blks_hit" in fields, fields
 for row, it in zip(rows[1:], d["intervals"]):
-    assert len(row) == 12, row
+    assert len(row) == 19, row
+    # the server's columns: a listed field missing from an interval is a zero, a field the
+    # server did not report is empty; the hit % follows from hits and reads
+    sio = it.get("server_io")
+    if sio is None:
+        assert row[12:] == [""] * 7, row
+    else:
+        for col, name in ((12, "wal_bytes"), (14, "blks_hit"), (15, "blks_read"), (17, "temp_bytes")):
+            want = str(sio.get(name, 0)) if name in fields else ""
+            assert row[col] == want, (name, row, sio)
+        hits, reads = sio.get("blks_hit", 0), sio.get("blks_read", 0)
+        if hits + reads:
+            assert abs(float(row[16]) - 100 * hits / (hits + reads)) < 0.006, (row, sio)
+        assert row[13] in ("0", "1") and row[18].isdigit(), row
     # the sampling's columns: the client's CPU, and the interval's top wait event with its share
     cpu = it.get("client_cpu")
     assert (row[8] == "") == (cpu is None), (row, it)
@@ -46,6 +62,7 @@ for row, it in zip(rows[1:], d["intervals"]):
     assert int(row[3]) == it["failed"] and abs(float(row[4]) - it["tps"]) < 0.001, (row, it)
     assert abs(float(row[6]) * 1000 - it["latency_us"]["p99"]) < 0.5, (row, it)
 assert sum(int(r[2]) for r in rows[1:]) == d["summary"]["transactions"]
+assert any(r[14] not in ("", "0") for r in rows[1:]), "a select-only run hit no buffer"
 PY
     pga show --csv --summary r.json
     assert_rc 0
