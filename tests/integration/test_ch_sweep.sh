@@ -1,0 +1,89 @@
+# run-all: alone (ALTER SYSTEM work_mem on the shared server, and per-query timing)
+# CH-benCHmark's settings sweep (issue 27 item 4): work_mem 64kB against 64MB on 1 warehouse,
+# with per-query verdicts pooled over the queries of each side (docs/compare-method.md §3.7).
+# The queries are the two that work_mem moves most, one each way, by EXPLAIN (ANALYZE,
+# BUFFERS) at 1 warehouse: Q4's hash semi join of order_line runs in 256 batches at 64kB and
+# one at 64MB (latency about 2.5 times lower), while at 64MB the planner gives Q18 a hash
+# aggregate over Memoize'd nested loops instead of a sort and a group aggregate, which runs
+# about twice as slow. Shares test_ch.sh's database.
+
+. "$PGARENA_TEST_TOP/tests/integration/test_ch.sh"
+
+# The per-query records of sweep.json $1 for queries $2 (q4,q18): complete, each verdict agrees
+# with its interval, none against the plans' direction ($3: q4 better, q18 worse); exit 3 when
+# no query was decided (a slow machine: too few executions or too wide intervals).
+ch_sweep_verdicts() {
+    python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+expected = {"q4": "better", "q18": "worse"}
+recs = [c for c in d.get("comparisons") or [] if c.get("script") in expected]
+for c in recs:
+    print(c["script"], c["metric"], c["a"], c["b"], c["change_pct"], c["ci_low"], c["ci_high"],
+          c["verdict"], c["method"], c["df"], c.get("detail"), file=sys.stderr)
+assert {(c["script"], c["metric"]) for c in recs} == {
+    (q, m) for q in expected for m in ("latency_p50", "latency_p95", "latency_p99")}, \
+    "no per-query records"
+lo, up = 1 / 1.02 - 1, 0.02  # the 2 % margin, on latency (lower is better)
+for c in recs:
+    assert c["value"] == "64MB" and c["baseline"] == "64kB", c
+    assert c["method"] in ("pooled", "cell"), c
+    if c["a"] is None or c["b"] is None:
+        # a trial ran the query not at all (a slow machine): no verdict
+        assert c["verdict"] == "inconclusive", c
+        continue
+    assert c["a"] > 0 and c["b"] > 0, c
+    # The verdict is what its interval says (§5; pooled records have no gates).
+    if c["verdict"] == "better":
+        assert c["ci_high"] < 0, c
+    if c["verdict"] == "worse":
+        assert c["ci_low"] > 0, c
+    if c["method"] == "pooled":
+        assert c["df"] >= 1, c
+        if c["ci_high"] / 100 < lo:
+            assert c["verdict"] == "better", c
+        if c["ci_low"] / 100 > up:
+            assert c["verdict"] == "worse", c
+    # Never against the plans: more memory never makes Q4 slower nor Q18 faster.
+    assert c["verdict"] in (expected[c["script"]], "inconclusive", "no-meaningful-difference"), c
+moved = sorted({c["script"] for c in recs if c["verdict"] == expected[c["script"]]})
+print("work_mem moved:", moved or "no query", file=sys.stderr)
+sys.exit(0 if moved else 3)
+PY
+}
+
+test_ch_sweep_work_mem() {
+    ch_ensure
+    # Three trials of 3 s a side (each runs each query 2 to 4 times here): the pooled intervals
+    # decide both queries with room to spare (Q4 p50 about -65 %, Q18 about +100 %).
+    pga sweep -w ch --set work_mem=64kB,64MB --analytic-clients 1 --queries 4,18 -c 1 -T 3 \
+        --trials 3 --seed 2 -q --compare work_mem --json -o sw "$C"
+    assert_rc 0
+    pyjson "$T/out" 'any(c.get("script") == "q18" and c["metric"] == "latency_p50" for c in d["comparisons"])'
+    n=0
+    for f in sw/default-c1-work_mem=*-t*.json; do
+        pyjson "$f" '[s["name"] for s in d["summary"]["scripts"]][5:] == ["q4", "q18"]'
+        pyjson "$f" 'd["summary"]["ch"]["analytic_clients"] == 1 and sum(s["transactions"] for s in d["summary"]["scripts"][5:]) > 0'
+        n=$((n + 1))
+    done
+    [ "$n" = 6 ] || fail "$n cell files, expected 6"
+    rc=0
+    ch_sweep_verdicts sw/sweep.json || rc=$?
+    if [ "$rc" = 3 ]; then
+        # Nothing decided: a machine so slow that a 3 s trial ran each query once or not at
+        # all. Longer trials, once, rather than a failure for noise.
+        echo "no query decided with 3 s trials: again with 8 s trials" >&2
+        pga sweep -w ch --set work_mem=64kB,64MB --analytic-clients 1 --queries 4,18 -c 1 -T 8 \
+            --trials 3 --seed 2 -q --compare work_mem -o sw8 "$C"
+        assert_rc 0
+        rc=0
+        ch_sweep_verdicts sw8/sweep.json || rc=$?
+    fi
+    [ "$rc" = 0 ] || fail "per-query verdicts of the work_mem sweep"
+    # Every cell is complete: the same command only prints the table again, with the method.
+    pga sweep -w ch --set work_mem=64kB,64MB --analytic-clients 1 --queries 4,18 -c 1 -T 3 \
+        --trials 3 --seed 2 --compare work_mem -o sw "$C"
+    assert_rc 0
+    assert_out "^per script: latency change"
+    assert_out "work_mem=64MB q18: p50 .*(pooled|cell)"
+}
