@@ -54,8 +54,9 @@ PY
 
 test_ch_sweep_work_mem() {
     ch_ensure
-    # Three trials of 3 s a side (each runs each query 2 to 4 times here): the pooled intervals
-    # decide both queries with room to spare (Q4 p50 about -65 %, Q18 about +100 %).
+    # Three trials of 3 s a side, each running each query 1 to 4 times here (load average 1 to
+    # 8): Q4 is decided with room to spare (p50 -35 % to -80 %, the interval's near end -40 %
+    # or below under load), Q18 (+80 % to +120 %) when the machine is quieter.
     pga sweep -w ch --set work_mem=64kB,64MB --analytic-clients 1 --queries 4,18 -c 1 -T 3 \
         --trials 3 --seed 2 -q --compare work_mem --json -o sw "$C"
     assert_rc 0
