@@ -199,6 +199,21 @@ void cmp_pool(const double *y, const size_t *n, size_t nc, double floor_var, int
 int cmp_pool_cell(const struct cmp_pooled *pool, int excluded, const double *y, size_t n,
                   double floor_var, struct cmp_pooled *out);
 
+/* A sweep's per-script figures pooled over the scripts of a side (§3.7): units c = 0..nc as
+ * cmp_pool's cells (values y, counts n), run[c] naming the cells whose values come from the
+ * same trials (the scripts of one cell of the sweep: value i of each is trial i). cmp_pool's
+ * pool and exclusions, with its degrees of freedom replaced by cmp_shared_trials_df's. */
+void cmp_pool_parts(const double *y, const size_t *n, const size_t *run, size_t nc,
+                    double floor_var, int *excluded, struct cmp_pooled *out);
+
+/* The degrees of freedom of the pooled variance of the units not excluded: per run, its trial
+ * and residual sums of squares of a two-way (trial x unit) layout, n - 1 and (k - 1)(n - 1) df
+ * (a run with one unit: its sum of squares, n - 1 df), combined by Satterthwaite's rule
+ * (sum SS)^2 / sum (SS^2 / df). A trial effect that all units of a run share counts once, not
+ * once per unit. The one-way df, sum (n - 1), when every sum is zero. */
+double cmp_shared_trials_df(const double *y, const size_t *n, const size_t *run, size_t nc,
+                            const int *excluded);
+
 /* The chi-squared survival function P(X > x) on k degrees of freedom. */
 double cmp_chi2_sf(double x, double k);
 

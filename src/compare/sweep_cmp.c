@@ -111,6 +111,22 @@ static int same_but(const struct sweep_cell *a, const struct sweep_cell *b, cons
     return 1;
 }
 
+/* A side's per-script figures: the scripts of its first trial, and the logs of their latency
+ * p50, p95 and p99 in every trial (docs/compare-method.md §3.7). */
+struct side_scripts {
+    size_t n;
+    const char **names;                  /* borrowed from the first trial's result */
+    int *kind;                           /* SCRIPT_* : pooled with the scripts of its kind only */
+    int *ok;                             /* every trial ran it and measured it */
+    double *logs[CMP_N_SCRIPT_METRICS];  /* [script * trials + trial] */
+    int *excluded[CMP_N_SCRIPT_METRICS]; /* refused by the homogeneity test: its own variance */
+};
+
+/* Scripts that a weighted mix picks (many short transactions) and scripts of weight 0 that only
+ * streams run one after another (CH-benCHmark's queries: a few long executions a trial) differ
+ * in noise by orders of magnitude: each kind is pooled on its own. */
+enum { SCRIPT_MIX, SCRIPT_STREAM, SCRIPT_KINDS };
+
 /* The trials of one setup at one point: their cells and log figures (metric-major). */
 struct side {
     size_t n;
@@ -120,6 +136,7 @@ struct side {
     int ok;                       /* every trial measured something */
     int excluded[CMP_N_RUN_FIGS]; /* refused by the homogeneity test: its own variance */
     double tps_floor;             /* the resolution of log tps: 1 / (12 tx^2), the fewest */
+    struct side_scripts *scripts; /* per-script figures of its trials (§3.7) */
 };
 
 /* What the comparisons of one sweep work on. */
@@ -134,6 +151,8 @@ struct matrix {
     size_t n_groups;
     struct cmp_pooled (*pools)[CMP_N_RUN_FIGS];
     double *floors; /* per group: the resolution of its log tps */
+    /* per group, script metric and kind: the scripts' pool (§3.7) */
+    struct cmp_pooled (*script_pools)[CMP_N_SCRIPT_METRICS][SCRIPT_KINDS];
 };
 
 static double floor_of(const struct matrix *mx, size_t group, int metric)
@@ -141,6 +160,61 @@ static double floor_of(const struct matrix *mx, size_t group, int metric)
     /* 1e-12: a side whose runs counted nothing still has a variance to take the log of */
     return metric == CMP_TPS ? (mx->floors[group] > 1e-12 ? mx->floors[group] : 1e-12)
                              : LAT_FLOOR_VAR;
+}
+
+static const struct result_script_figures *script_of(const struct result *r, const char *name)
+{
+    for (size_t i = 0; i < r->summary.n_scripts; i++)
+        if (r->summary.scripts[i].name && strcmp(r->summary.scripts[i].name, name) == 0)
+            return &r->summary.scripts[i];
+    return NULL;
+}
+
+/* The per-script figures of side s's trials (its cells). */
+static struct side_scripts *side_scripts(const struct matrix *mx, const struct side *s)
+{
+    struct side_scripts *ss = xcalloc(1, sizeof *ss);
+    if (s->n == 0)
+        return ss;
+    const struct result *first = &mx->res[s->cells[0]];
+    ss->n = first->summary.n_scripts;
+    ss->names = xcalloc(ss->n + 1, sizeof *ss->names);
+    ss->kind = xcalloc(ss->n + 1, sizeof *ss->kind);
+    ss->ok = xcalloc(ss->n + 1, sizeof *ss->ok);
+    for (int m = 0; m < CMP_N_SCRIPT_METRICS; m++) {
+        ss->logs[m] = xcalloc(ss->n * s->n + 1, sizeof *ss->logs[m]);
+        ss->excluded[m] = xcalloc(ss->n + 1, sizeof *ss->excluded[m]);
+    }
+    for (size_t j = 0; j < ss->n; j++) {
+        const struct result_script_figures *f0 = &first->summary.scripts[j];
+        ss->names[j] = f0->name ? f0->name : "";
+        ss->kind[j] = f0->weight == 0 ? SCRIPT_STREAM : SCRIPT_MIX;
+        ss->ok[j] = f0->name != NULL;
+        for (size_t t = 0; t < s->n && ss->ok[j]; t++) {
+            const struct result_script_figures *f = script_of(&mx->res[s->cells[t]], f0->name);
+            ss->ok[j] = f && f->transactions > 0;
+            for (int m = 0; m < CMP_N_SCRIPT_METRICS && ss->ok[j]; m++) {
+                double v = cmp_part_value(f, m);
+                ss->ok[j] = v > 0;
+                ss->logs[m][j * s->n + t] = ss->ok[j] ? log(v) : 0;
+            }
+        }
+    }
+    return ss;
+}
+
+static void side_scripts_free(struct side_scripts *ss)
+{
+    if (!ss)
+        return;
+    free(ss->names);
+    free(ss->kind);
+    free(ss->ok);
+    for (int m = 0; m < CMP_N_SCRIPT_METRICS; m++) {
+        free(ss->logs[m]);
+        free(ss->excluded[m]);
+    }
+    free(ss);
 }
 
 static void side_figures(struct matrix *mx, size_t p, size_t u, struct side *s)
@@ -174,6 +248,55 @@ static void side_figures(struct matrix *mx, size_t p, size_t u, struct side *s)
         cmp_free_run(&run);
         s->cells[s->n++] = i;
     }
+    s->scripts = side_scripts(mx, s);
+}
+
+/* Each group's per-script variance, per script metric and kind, pooled over the scripts of
+ * its sides (the units), the scripts of one side sharing its trials (§3.7). */
+static void pool_scripts(struct matrix *mx)
+{
+    size_t n_sides = mx->f->n * mx->n_setups, n_units = 0, n_values = 0;
+    for (size_t k = 0; k < n_sides; k++) {
+        n_units += mx->sides[k].scripts->n;
+        n_values += mx->sides[k].scripts->n * mx->sides[k].n;
+    }
+    mx->script_pools = xcalloc(mx->n_groups + 1, sizeof *mx->script_pools);
+    double *y = xcalloc(n_values + 1, sizeof *y);
+    size_t *n = xcalloc(n_units + 1, sizeof *n), *run = xcalloc(n_units + 1, sizeof *run);
+    size_t *of_side = xcalloc(n_units + 1, sizeof *of_side);
+    size_t *of_script = xcalloc(n_units + 1, sizeof *of_script);
+    int *excluded = xcalloc(n_units + 1, sizeof *excluded);
+    for (size_t g = 0; g < mx->n_groups; g++)
+        for (int m = 0; m < CMP_N_SCRIPT_METRICS; m++)
+            for (int kind = 0; kind < SCRIPT_KINDS; kind++) {
+                size_t nc = 0, at = 0;
+                for (size_t k = 0; k < n_sides; k++) {
+                    const struct side *s = &mx->sides[k];
+                    const struct side_scripts *ss = s->scripts;
+                    if (s->group != g)
+                        continue;
+                    for (size_t j = 0; j < ss->n; j++) {
+                        if (!ss->ok[j] || ss->kind[j] != kind)
+                            continue;
+                        memcpy(y + at, ss->logs[m] + j * s->n, s->n * sizeof *y);
+                        at += s->n;
+                        n[nc] = s->n;
+                        run[nc] = k;
+                        of_side[nc] = k;
+                        of_script[nc++] = j;
+                    }
+                }
+                cmp_pool_parts(y, n, run, nc, LAT_FLOOR_VAR, excluded,
+                               &mx->script_pools[g][m][kind]);
+                for (size_t c = 0; c < nc; c++)
+                    mx->sides[of_side[c]].scripts->excluded[m][of_script[c]] = excluded[c];
+            }
+    free(y);
+    free(n);
+    free(run);
+    free(of_side);
+    free(of_script);
+    free(excluded);
 }
 
 /* Sides are grouped by (axis value, setup); each group's variance is pooled per metric. */
@@ -230,6 +353,7 @@ static void pool_groups(struct matrix *mx)
     free(excluded);
     free(keys);
     free(key_setup);
+    pool_scripts(mx);
 }
 
 static double mean(const double *x, size_t n)
@@ -314,20 +438,56 @@ static int cell_compare(const struct matrix *mx, const struct side *a, const str
     return rc;
 }
 
-/* Per-script records: compare's per-script latency verdicts over the cell's trials, for each
- * script both sides ran (none unless they ran the same two or more). */
-static void script_records(struct matrix *mx, size_t p, size_t u, const struct sweep_cell *vc,
+static size_t script_index(const struct side_scripts *ss, const char *name)
+{
+    for (size_t j = 0; j < ss->n; j++)
+        if (strcmp(ss->names[j], name) == 0)
+            return j;
+    return ss->n;
+}
+
+/* Script j's metric m on side s judged with its pool: 1 with v set (its pool, or its own
+ * variance where the test refused it), 0 when it has its own variance only, -1 none. */
+static int script_var(const struct matrix *mx, const struct side *s, size_t j, int m,
+                      struct cmp_pooled *v)
+{
+    const struct side_scripts *ss = s->scripts;
+    if (j >= ss->n || !ss->ok[j])
+        return -1;
+    const struct cmp_pooled *pool = &mx->script_pools[s->group][m][ss->kind[j]];
+    return cmp_pool_cell(pool, ss->excluded[m][j], ss->logs[m] + j * s->n, s->n, LAT_FLOOR_VAR, v);
+}
+
+/* Per-script records for each script both sides ran (none unless they ran the same two or
+ * more): pooled over the scripts of each side where Bartlett's test lets it (§3.7), else
+ * compare's per-script latency verdicts over the cell's trials. */
+static void script_records(struct matrix *mx, size_t p, size_t u, const struct side *a,
+                           const struct side *b, const struct sweep_cell *vc,
                            const struct cmp_outcome *o)
 {
-    for (size_t k = 0; k < o->n_scripts; k++)
+    for (size_t k = 0; k < o->n_scripts; k++) {
+        const char *name = o->scripts[k].name;
+        size_t ja = script_index(a->scripts, name), jb = script_index(b->scripts, name);
         for (int m = 0; m < CMP_N_SCRIPT_METRICS; m++) {
             struct sweep_comparison *r = new_record(mx->f);
             record_cell(mx, vc, r);
             r->fig_point = p;
             r->fig_setup = u;
-            r->script = xstrdup(o->scripts[k].name);
-            fill_metric(r, CMP_P50 + m, &o->scripts[k].metrics[m], "cell", -1);
+            r->script = xstrdup(name);
+            struct cmp_pooled va, vb;
+            int sa = script_var(mx, a, ja, m, &va), sb = script_var(mx, b, jb, m, &vb);
+            if (sa < 0 || sb < 0 || (sa == 0 && sb == 0)) {
+                fill_metric(r, CMP_P50 + m, &o->scripts[k].metrics[m], "cell", -1);
+                continue;
+            }
+            int refused = (sa == 0 && va.homogeneous == 0) || (sb == 0 && vb.homogeneous == 0);
+            struct cmp_metric pooled;
+            cmp_pooled_ratio(CMP_DEFAULT_MARGIN, mean(a->scripts->logs[m] + ja * a->n, a->n), a->n,
+                             &va, mean(b->scripts->logs[m] + jb * b->n, b->n), b->n, &vb, 1, NULL,
+                             &pooled);
+            fill_metric(r, CMP_P50 + m, &pooled, "pooled", !refused);
         }
+    }
 }
 
 /* The records of the value side b against the baseline side a, one per metric. */
@@ -370,7 +530,7 @@ static void compare_sides(struct matrix *mx, size_t p, size_t u, const struct si
             fill_metric(r, m, &cell[m], "cell", refused ? 0 : -1);
         }
     }
-    script_records(mx, p, u, vc, &rep.outcomes[0]);
+    script_records(mx, p, u, a, b, vc, &rep.outcomes[0]);
     cmp_report_free(&rep);
 }
 
@@ -417,8 +577,10 @@ void sweep_figs_compare(const struct sweep_doc *d, const struct result *res,
         free(mx.sides[k].cells);
         for (int m = 0; m < CMP_N_RUN_FIGS; m++)
             free(mx.sides[k].logs[m]);
+        side_scripts_free(mx.sides[k].scripts);
     }
     free(mx.sides);
     free(mx.pools);
     free(mx.floors);
+    free(mx.script_pools);
 }

@@ -1,9 +1,9 @@
 # CH-benCHmark (-w ch): the load's rows and the paper's value rules, the 22 queries on the data
 # after a short OLTP run, a mixed run's figures (NOPM, per-query scripts, OLTP-only tps),
 # TPC-C's consistency after it, the power test's order and the streams' permutations, the
-# OLTP slowdown compare shows, and a work_mem sweep with per-query results in every cell. The
-# tests share one database of 1 warehouse loaded with --seed 15 (loaded by the first, or by
-# whichever runs alone): with that seed Q20 has rows at 1 warehouse (its 'co%' items are about
+# OLTP slowdown compare shows (the work_mem sweep is in test_ch_sweep.sh). The tests share one
+# database of 1 warehouse loaded with --seed 15 (loaded by the first, or by whichever runs
+# alone): with that seed Q20 has rows at 1 warehouse (its 'co%' items are about
 # 26, and 1 supplier in 62 is German), which it has with about a third of the seeds.
 
 CH_DB=pgarena_ch
@@ -161,53 +161,4 @@ tps = [m for m in d["metrics"] if m["name"] == "tps"][0]
 print(tps, file=sys.stderr)
 assert tps["change_pct"] < 0
 PY
-}
-
-# The settings sweep of issue 27: per-query results in every cell now; the per-query verdicts
-# along --set work_mem come with sweep --compare AXIS (sweep.json comparisons[]), and until
-# the sweep gives comparisons that name a query, that part says so and is skipped.
-test_ch_sweep_work_mem() {
-    ch_ensure
-    # 64kB against 64MB: q16's and q18's sorts and hashes spill to disk with the first.
-    pga sweep -w ch --set work_mem=64kB,64MB --analytic-clients 1 --queries 16,18 -c 1 -T 3 \
-        --trials 2 --seed 2 -q --compare work_mem --json -o sw "$C"
-    assert_rc 0
-    pyjson "$T/out" 'any(c.get("script") == "q18" and c["metric"] == "latency_p50" for c in d["comparisons"])'
-    n=0
-    for f in sw/default-c1-work_mem=*-t1.json; do
-        pyjson "$f" '[s["name"] for s in d["summary"]["scripts"]][5:] == ["q16", "q18"]'
-        pyjson "$f" 'd["summary"]["ch"]["analytic_clients"] == 1 and sum(s["transactions"] for s in d["summary"]["scripts"][5:]) > 0'
-        n=$((n + 1))
-    done
-    [ "$n" = 2 ] || fail "$n cell files, expected 2"
-    # Every query has its records and each verdict agrees with its interval. Whether one is
-    # better or worse is not asserted: on the shared test machine the trials' noise (+-80 % on
-    # a query's p50 with 2 or 3 trials of 3-4 s, measured) leaves every verdict inconclusive
-    # within the time a test may take; it is reported below.
-    python3 - sw/sweep.json <<'PY' || fail "per-query comparisons of the work_mem sweep"
-import json, sys
-d = json.load(open(sys.argv[1]))
-per_query = [c for c in d.get("comparisons") or [] if c.get("script") in ("q16", "q18")]
-for c in per_query:
-    print(c["script"], c["metric"], c["a"], c["b"], c["change_pct"], c["ci_low"], c["ci_high"],
-          c["verdict"], c.get("detail"), file=sys.stderr)
-assert {(c["script"], c["metric"]) for c in per_query} == {
-    (q, m) for q in ("q16", "q18") for m in ("latency_p50", "latency_p95", "latency_p99")}, \
-    "no per-query records"
-for c in per_query:
-    assert c["value"] == "64MB" and c["baseline"] == "64kB" and c["method"] == "cell", c
-    assert c["a"] > 0 and c["b"] > 0, c
-    if c["verdict"] == "better":
-        assert c["ci_high"] < 0, c
-    if c["verdict"] == "worse":
-        assert c["ci_low"] > 0, c
-moved = [c["script"] for c in per_query if c["verdict"] in ("better", "worse")]
-print("work_mem moved:", moved or "no query (inconclusive at this length)", file=sys.stderr)
-PY
-    # Every cell is complete: the same command only prints the table again.
-    pga sweep -w ch --set work_mem=64kB,64MB --analytic-clients 1 --queries 16,18 -c 1 -T 3 \
-        --trials 2 --seed 2 --compare work_mem -o sw "$C"
-    assert_rc 0
-    assert_out "^per script: latency change"
-    assert_out "work_mem=64MB q18: p50 "
 }
