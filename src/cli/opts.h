@@ -100,6 +100,8 @@ enum cli_opt {
     OPT_MAP_USER,
     OPT_RESET_FROM,
     OPT_READ_ONLY,
+    /* sweep --replay */
+    OPT_REPLAY,
 };
 
 /* run's options (NULL-terminated) and short options. */

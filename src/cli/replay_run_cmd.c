@@ -82,7 +82,7 @@ static int add_map(struct replay_map *maps, int *n, const char *opt, const char 
     return 0;
 }
 
-static void free_maps(struct replay_opts *r)
+void cli_replay_free_maps(struct replay_opts *r)
 {
     for (int i = 0; i < r->n_map_db; i++)
         free((char *)r->map_db[i].from);
@@ -91,8 +91,7 @@ static void free_maps(struct replay_opts *r)
     r->n_map_db = r->n_map_user = 0;
 }
 
-/* One of replay's own options: 1 taken, 0 not one, -1 with e. */
-static int replay_option(int opt, const char *arg, struct replay_opts *r, struct err *e)
+int cli_replay_option(int opt, const char *arg, struct replay_opts *r, struct err *e)
 {
     switch (opt) {
     case OPT_SPEED:
@@ -134,7 +133,7 @@ static int parse(int argc, char **argv, struct cli_run_opts *o, struct err *e)
             fputs(usage, stdout);
             return 1;
         }
-        int rc = opt == '?' || opt == ':' ? 0 : replay_option(opt, optarg, r, e);
+        int rc = opt == '?' || opt == ':' ? 0 : cli_replay_option(opt, optarg, r, e);
         if (rc == 0 && opt != '?' && opt != ':')
             rc = cli_run_option(opt, optarg, o, e);
         if (rc < 0)
@@ -162,7 +161,7 @@ int cli_replay_run_parse(int argc, char **argv, struct err *e)
     int rc = parse(argc, argv, &o, e);
     if (rc == 0)
         rc = cli_run_check_output(&o, fallback, sizeof fallback, e);
-    free_maps(&o.plan.replay);
+    cli_replay_free_maps(&o.plan.replay);
     pg_connopts_free(&o.plan.conn);
     return rc < 0 ? -1 : 0;
 }
@@ -178,7 +177,7 @@ int cli_replay_run(int argc, char **argv, struct err *e)
         rc = cli_run_plan(&o, argc + 1, argv - 1, 0, e); /* from "replay": the command line */
     else if (rc > 0)
         rc = 0;
-    free_maps(&o.plan.replay);
+    cli_replay_free_maps(&o.plan.replay);
     pg_connopts_free(&o.plan.conn);
     return rc;
 }

@@ -7,15 +7,19 @@
 #include "base/mem.h"
 #include "cli/args.h"
 #include "cli/opts.h"
+#include "cli/replay.h"
 #include "cli/run_opts.h"
 #include "compare/sweep_figs.h"
 #include "sweep/sweep.h"
+#include "workload/replay/capture.h"
 
 static const char usage[] =
     "Usage: pgarena sweep [CONN] [--setup LABEL=CONN]... [-c LIST] [-R LIST] [-s LIST --init]\n"
     "                     [--set NAME=V1,V2...]... [--trials N] [run options] -o DIR [--force]\n"
     "       pgarena sweep [CONN] --max-rate --slo 'p99<=5ms' [-c N] [--trials N] [run options]\n"
     "                     -o DIR [--force]\n"
+    "       pgarena sweep [CONN] --replay CAPTURE [--speed LIST] [--setup LABEL=CONN]...\n"
+    "                     [--set NAME=V1,V2...]... [--trials N] [replay options] -o DIR\n"
     "\n"
     "Run a matrix of benchmarks, interleaved (for each trial, for each cell, every setup in\n"
     "turn) and resumable, and compare the setups in every cell; or find the highest rate whose\n"
@@ -40,6 +44,12 @@ static const char usage[] =
     "                        clients, rate, scale, a --set NAME, or none (default: the setups\n"
     "                        when several, else the first --set)\n"
     "      --json            print the cells' figures as JSON\n"
+    "      --replay CAPTURE  each cell replays CAPTURE as pgarena replay run does (its\n"
+    "                        clients are the capture's sessions: no -c, -R, -s, -w, -f, -b)\n"
+    "      --speed LIST      the replays' speeds: 1,2,4,max or 0.5..8x2 (default 1); compared\n"
+    "                        against the first when there is one setup and no --set\n"
+    "      --map-db A=B, --map-user A=B, --reset-from TEMPLATE, --read-only\n"
+    "                        as for replay run, in every cell (--reset-from before each)\n"
     "      --local           run against a scratch server, loading the workload first\n"
     "  -q, --quiet           no progress line\n"
     "Every other run option (-w, -f, -b, -T, -M, --warmup, --warehouses, ...) applies to every\n"
@@ -56,6 +66,12 @@ const struct option cli_sweep_options[] = {{"setup", required_argument, NULL, OP
                                            {"slo", required_argument, NULL, OPT_SLO},
                                            {"json", no_argument, NULL, OPT_JSON},
                                            {"compare", required_argument, NULL, OPT_SWEEP_COMPARE},
+                                           {"replay", required_argument, NULL, OPT_REPLAY},
+                                           {"speed", required_argument, NULL, OPT_SPEED},
+                                           {"map-db", required_argument, NULL, OPT_MAP_DB},
+                                           {"map-user", required_argument, NULL, OPT_MAP_USER},
+                                           {"reset-from", required_argument, NULL, OPT_RESET_FROM},
+                                           {"read-only", no_argument, NULL, OPT_READ_ONLY},
                                            {NULL, 0, NULL, 0}};
 
 #define N_SWEEP_OPTS (sizeof cli_sweep_options / sizeof cli_sweep_options[0] - 1)
@@ -200,9 +216,78 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
     case OPT_NO_STATEMENTS:
         o->no_statements = 1;
         return 1;
+    case OPT_REPLAY:
+        o->replay.capture = arg;
+        return 1;
+    case OPT_SPEED:
+        free(d->speeds);
+        return sweep_parse_speeds(arg, &d->speeds, &d->n_speeds, e) < 0 ? -1 : 1;
+    case OPT_MAP_DB:
+    case OPT_MAP_USER:
+    case OPT_RESET_FROM:
+    case OPT_READ_ONLY:
+        o->replay_opts_given = 1;
+        return cli_replay_option(opt, arg, &o->replay, e);
     default:
         return 0;
     }
+}
+
+/* The run options a replay sweep's cells take (as replay run does); any other is refused. */
+static int replay_run_option(int opt)
+{
+    static const int ok[] = {
+        OPT_WARMUP, OPT_TIMEOUT, OPT_SAMPLE_MS, OPT_NO_SAMPLING, OPT_META, 'h', 'p', 'U', 'P'};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (ok[i] == opt)
+            return 1;
+    return 0;
+}
+
+/* The name of run option opt, for a refusal. */
+static void option_name(int opt, char *buf, size_t size)
+{
+    for (size_t i = 0; cli_run_options[i].name; i++)
+        if (cli_run_options[i].val == opt) {
+            snprintf(buf, size, "--%s", cli_run_options[i].name);
+            return;
+        }
+    snprintf(buf, size, "-%c", opt > 32 && opt < 127 ? opt : '?');
+}
+
+/* --replay: the sweep's axes that a replay has not, and the replay's defaults. */
+static int check_replay(struct sweep_opts *o, int bad_run_opt, struct err *e)
+{
+    struct sweep_doc *d = &o->plan;
+    if (!o->replay.capture) {
+        if (d->n_speeds || o->replay_opts_given)
+            return err_set(e, ERR_INPUT,
+                           "sweep: --speed, --map-db, --map-user, --reset-from and --read-only "
+                           "are for --replay CAPTURE");
+        return 0;
+    }
+    if (d->n_clients || d->n_rates || d->n_scales || o->init || o->max_rate)
+        return err_set(e, ERR_INPUT,
+                       "sweep: --replay takes its clients and pace from the capture (no -c, -R, "
+                       "-s, --init or --max-rate; --speed LIST varies the pace)");
+    if (bad_run_opt) {
+        char name[64];
+        option_name(bad_run_opt, name, sizeof name);
+        return err_set(e, ERR_INPUT,
+                       "sweep: --replay takes no %s (a replay's run options: -j, -P, --warmup, "
+                       "--timeout, --sample-ms, --no-sampling, --meta, -h, -p, -U)",
+                       name);
+    }
+    if (o->replay.reset_from && o->local)
+        return err_set(e, ERR_INPUT,
+                       "sweep: --reset-from needs the template on the target, not a fresh "
+                       "--local server");
+    if (!d->n_speeds) {
+        d->speeds = xmalloc(sizeof *d->speeds);
+        d->speeds[0] = 1;
+        d->n_speeds = 1;
+    }
+    return 0;
 }
 
 /* run's options that make no sense in a sweep: one line each. */
@@ -233,11 +318,13 @@ static int refused(int opt, const char *arg, struct err *e)
     }
 }
 
-static int check_options(struct sweep_opts *o, struct err *e)
+static int check_options(struct sweep_opts *o, int bad_run_opt, struct err *e)
 {
     struct sweep_doc *d = &o->plan;
     if (!o->dir)
         return err_set(e, ERR_INPUT, "sweep: -o DIR is required");
+    if (check_replay(o, bad_run_opt, e) < 0)
+        return -1;
     if (o->max_rate && !o->slo.text)
         return err_set(e, ERR_INPUT, "sweep: --max-rate needs --slo, e.g. --slo 'p99<=5ms'");
     if (o->slo.text && !o->max_rate)
@@ -259,7 +346,7 @@ static int check_options(struct sweep_opts *o, struct err *e)
                                             args_mask_password(o->conn ? o->conn : "")};
         d->n_setups = 1;
     }
-    if (!d->n_clients) {
+    if (!d->n_clients && !o->replay.capture) {
         d->clients = xmalloc(sizeof *d->clients);
         d->clients[0] = 1;
         d->n_clients = 1;
@@ -280,7 +367,7 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
     struct option *all = merged_options();
     struct cli_run_opts run;
     cli_run_opts_init(&run);
-    int opt, rc = 0;
+    int opt, rc = 0, bad_run_opt = 0;
     opterr = 0;
     optind = 0;
     while (rc == 0 && (opt = getopt_long(argc, argv, cli_run_shortopts, all, NULL)) != -1) {
@@ -301,6 +388,8 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
             own = cli_run_option(opt, optarg, &run, e);
             if (own == 0)
                 own = args_bad_option("sweep", argc, argv, optind, optopt, 0, e);
+            else if (!bad_run_opt && !replay_run_option(opt))
+                bad_run_opt = opt; /* refused if this is a replay sweep */
         }
         if (own < 0)
             rc = -1;
@@ -313,18 +402,29 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
         return err_set(e, ERR_INPUT, "sweep: unexpected argument '%s'", argv[optind + 1]);
     if (optind == argc - 1)
         o->conn = argv[optind];
-    if (check_options(o, e) < 0)
+    if (check_options(o, bad_run_opt, e) < 0)
         return -1;
+    if (o->replay.capture) { /* each cell's plan is a replay run's */
+        run.workload = "replay";
+        run.plan.replay = o->replay;
+    }
     /* The cells' plans are the base plan with their axes: it is checked as run checks its
      * options, with the first scale. */
     run.plan.scale = o->plan.n_scales ? o->plan.scales[0] : 0;
     rc = cli_run_opts_check(&run, e);
     o->run = run.plan;
+    if (rc == 0 && o->replay.capture) { /* a capture that cannot be read: before any cell */
+        struct capture_reader *r = capture_reader_open(o->replay.capture, e);
+        if (!r)
+            return -1;
+        capture_reader_close(r);
+    }
     return rc;
 }
 
 void sweep_opts_free(struct sweep_opts *o)
 {
+    cli_replay_free_maps(&o->replay);
     pg_connopts_free(&o->run.conn);
     sweep_doc_free(&o->plan);
 }

@@ -24,6 +24,8 @@ const char *sweep_compare_axis(const struct sweep_doc *d)
         return "setup";
     if (d->n_sets)
         return d->sets[0].name;
+    if (d->n_speeds > 1) /* a replay sweep: how the workload fares faster */
+        return "speed";
     return NULL;
 }
 
@@ -50,6 +52,11 @@ static size_t axis_values(const struct sweep_doc *d, const char *axis, char *buf
             snprintf(buf, size, "%lld", (long long)d->scales[0]);
         return d->n_scales;
     }
+    if (strcmp(axis, "speed") == 0) {
+        if (d->n_speeds)
+            sweep_speed_text(buf, size, d->speeds[0]);
+        return d->n_speeds;
+    }
     for (size_t k = 0; k < d->n_sets; k++)
         if (strcmp(d->sets[k].name, axis) == 0) {
             snprintf(buf, size, "%s", d->sets[k].values[0]);
@@ -64,12 +71,13 @@ int sweep_compare_check(const struct sweep_doc *d, const char *axis, struct err 
     if (strcmp(axis, "none") == 0)
         return 0;
     int known = strcmp(axis, "setup") == 0 || strcmp(axis, "clients") == 0 ||
-                strcmp(axis, "rate") == 0 || strcmp(axis, "scale") == 0;
+                strcmp(axis, "rate") == 0 || strcmp(axis, "scale") == 0 ||
+                strcmp(axis, "speed") == 0;
     size_t n = axis_values(d, axis, first, sizeof first);
     if (!known && n == 0)
         return err_set(e, ERR_INPUT,
-                       "sweep: --compare %s: no such axis (setup, clients, rate, scale, a --set "
-                       "setting's name, or none)",
+                       "sweep: --compare %s: no such axis (setup, clients, rate, scale, speed, a "
+                       "--set setting's name, or none)",
                        axis);
     if (n < 2)
         return err_set(e, ERR_INPUT, "sweep: --compare %s: the sweep has %s value%s on it", axis,
@@ -89,6 +97,8 @@ const char *sweep_axis_value(char *buf, size_t size, const struct sweep_doc *d,
         snprintf(buf, size, "%g", c->rate);
     else if (strcmp(axis, "scale") == 0)
         snprintf(buf, size, "%lld", (long long)c->scale);
+    else if (strcmp(axis, "speed") == 0)
+        sweep_speed_text(buf, size, c->speed);
     else
         for (size_t k = 0; k < c->n_settings; k++)
             if (strcmp(c->settings[k].name, axis) == 0)
@@ -101,7 +111,8 @@ static int same_but(const struct sweep_cell *a, const struct sweep_cell *b, cons
 {
     if ((strcmp(axis, "clients") != 0 && a->clients != b->clients) ||
         (strcmp(axis, "rate") != 0 && a->rate != b->rate) ||
-        (strcmp(axis, "scale") != 0 && a->scale != b->scale) || a->n_settings != b->n_settings)
+        (strcmp(axis, "scale") != 0 && a->scale != b->scale) ||
+        (strcmp(axis, "speed") != 0 && a->speed != b->speed) || a->n_settings != b->n_settings)
         return 0;
     for (size_t i = 0; i < a->n_settings; i++)
         if (strcmp(a->settings[i].name, b->settings[i].name) != 0 ||
@@ -382,9 +393,10 @@ static void record_cell(const struct matrix *mx, const struct sweep_cell *vc,
     r->value = xstrdup(sweep_axis_value(buf, sizeof buf, d, vc, mx->axis));
     if (strcmp(mx->axis, "setup") != 0)
         add_cell_axis(r, "setup", d->setups[vc->setup].label);
-    const char *axes[3] = {"clients", "rate", "scale"};
-    int present[3] = {vc->clients > 0, d->n_rates > 0 || vc->rate > 0, d->n_scales > 0};
-    for (int k = 0; k < 3; k++)
+    const char *axes[4] = {"clients", "rate", "scale", "speed"};
+    int present[4] = {vc->clients > 0, d->n_rates > 0 || vc->rate > 0, d->n_scales > 0,
+                      d->n_speeds > 0};
+    for (int k = 0; k < 4; k++)
         if (present[k] && strcmp(axes[k], mx->axis) != 0)
             add_cell_axis(r, axes[k], sweep_axis_value(buf, sizeof buf, d, vc, axes[k]));
     for (size_t k = 0; k < vc->n_settings; k++)

@@ -12,7 +12,7 @@
 int sweep_same_point(const struct sweep_cell *a, const struct sweep_cell *b)
 {
     if (a->clients != b->clients || a->rate != b->rate || a->scale != b->scale ||
-        a->n_settings != b->n_settings)
+        a->speed != b->speed || a->n_settings != b->n_settings)
         return 0;
     for (size_t i = 0; i < a->n_settings; i++)
         if (strcmp(a->settings[i].name, b->settings[i].name) != 0 ||

@@ -40,10 +40,11 @@ struct sweep_figs {
 int sweep_same_point(const struct sweep_cell *a, const struct sweep_cell *b);
 
 /* The axis a sweep compares: d->compare_axis when given ("none": NULL), else the setups when
- * there are several, else the first --set axis, else none. */
+ * there are several, else the first --set axis, else the speeds of a replay sweep with
+ * several, else none. */
 const char *sweep_compare_axis(const struct sweep_doc *d);
 
-/* Whether axis (setup, clients, rate, scale, a --set name, or none) can be compared in d: -1
+/* Whether axis (setup, clients, rate, scale, speed, a --set name, or none) can be compared in d: -1
  * with e set (ERR_INPUT) when the sweep has no such axis or it has one value only. */
 int sweep_compare_check(const struct sweep_doc *d, const char *axis, struct err *e);
 

@@ -11,7 +11,7 @@
 #include "report/svg.h"
 #include "report/sweep_out.h"
 
-enum x_axis { X_CLIENTS, X_RATE, X_SCALE };
+enum x_axis { X_CLIENTS, X_RATE, X_SCALE, X_SPEED };
 
 /* A line of a chart: one setup at one combination of the axes other than x. */
 struct line {
@@ -31,6 +31,8 @@ struct sweep_page {
 
 static double x_of(enum x_axis xa, const struct sweep_cell *c)
 {
+    if (xa == X_SPEED) /* max: no place on the axis (the p99 chart still shows it) */
+        return c->speed == SWEEP_SPEED_MAX ? INFINITY : c->speed;
     return xa == X_CLIENTS ? (double)c->clients : xa == X_RATE ? c->rate : (double)c->scale;
 }
 
@@ -46,6 +48,9 @@ static char *line_name(const struct sweep_page *p, size_t setup, const struct sw
         buf_printf(&b, ", -R %g", c->rate);
     if (p->xa != X_SCALE && p->d->n_scales > 1)
         buf_printf(&b, ", scale %lld", (long long)c->scale);
+    char sp[32];
+    if (p->xa != X_SPEED && p->d->n_speeds > 1)
+        buf_printf(&b, ", speed %s", sweep_speed_text(sp, sizeof sp, c->speed));
     for (size_t k = 0; k < c->n_settings; k++)
         buf_printf(&b, ", %s=%s", c->settings[k].name, c->settings[k].value);
     char *s = xstrdup(b.data);
@@ -80,10 +85,11 @@ static void add_point(struct line *l, double x, const struct sweep_fig_setup *s)
 static void build_lines(struct sweep_page *p)
 {
     const struct sweep_doc *d = p->d;
-    p->xa = d->n_clients > 1  ? X_CLIENTS
-            : d->n_rates > 1  ? X_RATE
-            : d->n_scales > 1 ? X_SCALE
-                              : X_CLIENTS;
+    p->xa = d->n_speeds        ? X_SPEED
+            : d->n_clients > 1 ? X_CLIENTS
+            : d->n_rates > 1   ? X_RATE
+            : d->n_scales > 1  ? X_SCALE
+                               : X_CLIENTS;
     p->lines = xcalloc(p->f->n * d->n_setups + 1, sizeof *p->lines);
     for (size_t i = 0; i < p->f->n; i++) {
         const struct sweep_cell *c = &d->cells[p->f->points[i].first];
@@ -134,7 +140,8 @@ static struct svg_legend_entry *legend(const struct sweep_page *p)
 
 static void figure(struct sweep_page *p, const char *heading, const char *caption, int which)
 {
-    static const char *const x_titles[] = {"clients", "rate (tps scheduled)", "scale"};
+    static const char *const x_titles[] = {"clients", "rate (tps scheduled)", "scale",
+                                           "replay speed (x captured)"};
     struct svg_axis x = {INFINITY, -INFINITY, 0, SVG_FMT_NUMBER, x_titles[p->xa], 0};
     struct svg_axis y = {0, -INFINITY, 0, SVG_FMT_NUMBER, "throughput (tps)", 0};
     for (size_t i = 0; i < p->n_lines; i++) {

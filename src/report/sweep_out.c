@@ -12,7 +12,11 @@
 char *report_sweep_point(char *buf, size_t size, const struct sweep_doc *d,
                          const struct sweep_cell *c)
 {
-    int n = snprintf(buf, size, "%lld client%s", (long long)c->clients, c->clients == 1 ? "" : "s");
+    char sp[32];
+    int n = c->speed != 0
+                ? snprintf(buf, size, "speed %s", sweep_speed_text(sp, sizeof sp, c->speed))
+                : snprintf(buf, size, "%lld client%s", (long long)c->clients,
+                           c->clients == 1 ? "" : "s");
     if (c->rate > 0 && n >= 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n, ", -R %g", c->rate);
     if (d->n_scales && n >= 0 && (size_t)n < size)
@@ -178,11 +182,15 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
                 "trials\n",
                 axis, f->n_cmps ? f->cmps[0].baseline : "?");
     size_t has_rate = d->n_rates || d->max_rate.have, has_scale = d->n_scales != 0;
-    size_t n_axes = 1 + has_rate + has_scale + d->n_sets;
+    size_t has_speed = d->n_speeds != 0, has_clients = !has_speed; /* a replay: no -c */
+    size_t n_axes = has_clients + has_speed + has_rate + has_scale + d->n_sets;
     struct grid g;
     grid_init(&g, f->n + 1, n_axes + 2 * d->n_setups + n_cmp_cols);
     size_t col = 0;
-    grid_set(&g, 0, col++, "clients");
+    if (has_clients)
+        grid_set(&g, 0, col++, "clients");
+    if (has_speed)
+        grid_set(&g, 0, col++, "speed");
     if (has_rate)
         grid_set(&g, 0, col++, "rate");
     if (has_scale)
@@ -216,8 +224,12 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
         const struct sweep_cell *c = &d->cells[p->first];
         char buf[300];
         col = 0;
-        snprintf(buf, sizeof buf, "%lld", (long long)c->clients);
-        grid_set(&g, i + 1, col++, buf);
+        if (has_clients) {
+            snprintf(buf, sizeof buf, "%lld", (long long)c->clients);
+            grid_set(&g, i + 1, col++, buf);
+        }
+        if (has_speed)
+            grid_set(&g, i + 1, col++, sweep_speed_text(buf, sizeof buf, c->speed));
         if (has_rate) {
             snprintf(buf, sizeof buf, "%g", c->rate);
             grid_set(&g, i + 1, col++, buf);
@@ -314,7 +326,12 @@ static json_t *point_json(const struct sweep_doc *d, const struct sweep_figs *f,
     const struct sweep_cell *c = &d->cells[p->first];
     json_t *o = json_object(), *settings = json_object(), *setups = json_array(),
            *cmps = json_array();
-    json_object_set_new(o, "clients", json_integer(c->clients));
+    json_object_set_new(o, "clients", c->clients ? json_integer(c->clients) : json_null());
+    if (c->speed != 0) {
+        char sp[32];
+        sweep_speed_text(sp, sizeof sp, c->speed);
+        json_object_set_new(o, "speed", c->speed > 0 ? json_real(c->speed) : json_string(sp));
+    }
     json_object_set_new(o, "rate", c->rate > 0 ? json_real(c->rate) : json_null());
     json_object_set_new(o, "scale", c->scale ? json_integer(c->scale) : json_null());
     for (size_t k = 0; k < c->n_settings; k++)

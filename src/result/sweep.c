@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -65,6 +66,7 @@ void sweep_doc_free(struct sweep_doc *d)
     for (size_t i = 0; i < d->n_comparisons; i++)
         sweep_comparison_free(&d->comparisons[i]);
     free(d->comparisons);
+    free(d->speeds);
     memset(d, 0, sizeof *d);
 }
 
@@ -89,6 +91,29 @@ static json_t *num_or_null(double v, int known)
     return known ? json_real(v) : json_null();
 }
 
+const char *sweep_speed_text(char *buf, size_t size, double speed)
+{
+    if (speed == SWEEP_SPEED_MAX)
+        snprintf(buf, size, "max");
+    else
+        snprintf(buf, size, "%g", speed);
+    return buf;
+}
+
+/* A speed: a number, or "max". */
+static json_t *speed_json(double speed)
+{
+    return speed == SWEEP_SPEED_MAX ? json_string("max") : json_real(speed);
+}
+
+/* A speed read back: "max", a positive number, else 0 (none). */
+static double speed_from_json(const json_t *v)
+{
+    if (json_is_string(v) && strcmp(json_string_value(v), "max") == 0)
+        return SWEEP_SPEED_MAX;
+    return json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v) : 0;
+}
+
 static json_t *settings_json(const struct sweep_setting *s, size_t n)
 {
     json_t *o = json_object();
@@ -105,6 +130,7 @@ static json_t *cell_json(const struct sweep_doc *d, const struct sweep_cell *c)
     json_object_set_new(o, "rate", num_or_null(c->rate, c->rate > 0));
     json_object_set_new(o, "scale", c->scale ? json_integer(c->scale) : json_null());
     json_object_set_new(o, "settings", settings_json(c->settings, c->n_settings));
+    json_object_set_new(o, "speed", c->speed != 0 ? speed_json(c->speed) : json_null());
     json_object_set_new(o, "trial", json_integer(c->trial));
     json_object_set_new(o, "file", json_string(c->file));
     json_object_set_new(o, "status", json_string(sweep_status_names[c->status]));
@@ -135,15 +161,21 @@ static json_t *axes_json(const struct sweep_doc *d)
         json_object_set_new(sets, d->sets[i].name, a);
     }
     json_object_set_new(axes, "settings", sets);
+    a = json_array();
+    for (size_t i = 0; i < d->n_speeds; i++)
+        json_array_append_new(a, speed_json(d->speeds[i]));
+    json_object_set_new(axes, "speed", a);
     json_object_set_new(axes, "trials", json_integer(d->trials));
     return axes;
 }
 
-/* An axis value: a number for clients, rate and scale, else the text. */
+/* An axis value: a number for clients, rate, scale and speed (but "max"), else the text. */
 static json_t *axis_value_json(const char *axis, const char *text)
 {
     char *end;
     double v = strtod(text, &end);
+    if (*text && !*end && strcmp(axis, "speed") == 0)
+        return json_real(v);
     if (*text && !*end &&
         (strcmp(axis, "clients") == 0 || strcmp(axis, "scale") == 0 || strcmp(axis, "rate") == 0))
         return strcmp(axis, "rate") == 0 ? json_real(v) : json_integer((json_int_t)v);
@@ -294,6 +326,12 @@ static int read_axes(const json_t *axes, struct sweep_doc *d)
         }
     }
     d->trials = (int)json_integer_value(json_object_get(axes, "trials"));
+    const json_t *sp = json_object_get(axes, "speed"); /* absent before replay sweeps */
+    d->n_speeds = json_array_size(sp);
+    d->speeds = xcalloc(d->n_speeds + 1, sizeof *d->speeds);
+    for (size_t i = 0; i < d->n_speeds; i++)
+        if ((d->speeds[i] = speed_from_json(json_array_get(sp, i))) == 0)
+            return -1;
     return 0;
 }
 
@@ -320,6 +358,7 @@ static int read_cell(const json_t *o, struct sweep_doc *d)
     c.rate = json_number_value(json_object_get(o, "rate"));
     c.scale = json_integer_value(json_object_get(o, "scale"));
     c.trial = (int)json_integer_value(json_object_get(o, "trial"));
+    c.speed = speed_from_json(json_object_get(o, "speed"));
     const json_t *met = json_object_get(o, "slo_met");
     if (json_is_boolean(met))
         c.slo_met = json_is_true(met);

@@ -38,7 +38,14 @@ struct sweep_cell {
     char *file;                     /* relative to the sweep's directory */
     enum sweep_status status;
     int slo_met; /* capacity search: -1 not judged, 0 missed, 1 met */
+    double speed; /* a replay sweep's --speed (SWEEP_SPEED_MAX: max); 0: not a replay */
 };
+
+/* A cell's and an axis's speed "max" (replay run --speed max). */
+#define SWEEP_SPEED_MAX (-1.0)
+
+/* A speed as sweep.json and the tables write it: "max", else "%g". Returns buf. */
+const char *sweep_speed_text(char *buf, size_t size, double speed);
 
 /* A --set axis: a setting and its values. */
 struct sweep_set_axis {
@@ -63,7 +70,7 @@ struct sweep_max_rate {
 /* One comparison of a sweep (DESIGN.md "Matrix verdicts"): a value of the compared axis
  * against the axis's first value, in one cell of the other axes, for one metric. */
 struct sweep_comparison {
-    char *axis;             /* "setup", "clients", "rate", "scale" or a --set setting's name */
+    char *axis;             /* "setup", "clients", "rate", "scale", "speed" or a --set name */
     char *baseline, *value; /* the axis's values, as text */
     size_t n_cell;
     struct sweep_setting *cell; /* the other axes' values by name ("setup", "clients", ...) */
@@ -101,6 +108,8 @@ struct sweep_doc {
     char *compare_axis; /* --compare: NULL the default, "none" none */
     size_t n_comparisons;
     struct sweep_comparison *comparisons;
+    size_t n_speeds; /* a replay sweep's --speed values (SWEEP_SPEED_MAX: max); 0: not one */
+    double *speeds;
 };
 
 void sweep_doc_free(struct sweep_doc *d);

@@ -35,7 +35,12 @@ char *sweep_cell_file(const struct sweep_doc *d, const struct sweep_cell *c)
     struct buf b;
     buf_init(&b);
     put_safe(&b, d->setups[c->setup].label);
-    buf_printf(&b, "-c%lld", (long long)c->clients);
+    if (c->speed != 0) { /* a replay's clients are its capture's sessions: no -c */
+        char sp[32];
+        buf_printf(&b, "-speed%s", sweep_speed_text(sp, sizeof sp, c->speed));
+    } else {
+        buf_printf(&b, "-c%lld", (long long)c->clients);
+    }
     if (c->rate > 0)
         buf_printf(&b, "-R%g", c->rate);
     if (c->scale)
@@ -92,7 +97,7 @@ static int load_scale(struct sweep_exec *x, const struct sweep_cell *c, struct e
 {
     const struct sweep_opts *o = x->o;
     int64_t scale = c->scale ? c->scale : (o->run.scale ? o->run.scale : 1);
-    if (!(o->init || o->local) || x->loaded[c->setup] == scale)
+    if (!(o->init || o->local) || x->loaded[c->setup] == scale || c->speed != 0)
         return 0;
     int needs_dataset;
     if (bench_plan_check_scripts(&o->run, 0, &needs_dataset, e) < 0)
@@ -124,15 +129,18 @@ static void progress(struct sweep_exec *x, const struct sweep_cell *c)
         double left = elapsed / (double)x->n_done * (double)(x->n_todo - x->n_done);
         snprintf(remaining, sizeof remaining, "%d:%02d", (int)left / 60, (int)left % 60);
     }
-    char rate[32] = "";
+    char rate[32] = "", what[64], sp[32];
     if (c->rate > 0)
         snprintf(rate, sizeof rate, ", -R %g", c->rate);
+    if (c->speed != 0)
+        snprintf(what, sizeof what, "speed %s", sweep_speed_text(sp, sizeof sp, c->speed));
+    else
+        snprintf(what, sizeof what, "%lld client%s", (long long)c->clients,
+                 c->clients == 1 ? "" : "s");
     sweep_say(x, SWEEP_SAY_PROGRESS,
-              "sweep: cell %zu of %zu (%s, %lld client%s%s, trial %d), elapsed %d:%02d, "
-              "remaining %s",
-              x->n_done + 1, x->n_todo, x->doc.setups[c->setup].label, (long long)c->clients,
-              c->clients == 1 ? "" : "s", rate, c->trial, (int)elapsed / 60, (int)elapsed % 60,
-              remaining);
+              "sweep: cell %zu of %zu (%s, %s%s, trial %d), elapsed %d:%02d, remaining %s",
+              x->n_done + 1, x->n_todo, x->doc.setups[c->setup].label, what, rate, c->trial,
+              (int)elapsed / 60, (int)elapsed % 60, remaining);
 }
 
 void sweep_say(const struct sweep_exec *x, enum sweep_say kind, const char *fmt, ...)
@@ -162,8 +170,15 @@ void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, con
     sweep_setup_connopts(x, c->setup, &p->conn);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t jobs = o->jobs ? o->jobs : (cpus > 0 ? cpus : 1);
-    p->clients = c->clients;
-    p->threads = jobs < c->clients ? jobs : c->clients;
+    if (c->speed != 0) {
+        /* A replay: its clients come from the capture's sessions (the engine clamps the
+         * threads to them). */
+        p->replay.speed = c->speed == SWEEP_SPEED_MAX ? 0 : c->speed;
+        p->threads = jobs;
+    } else {
+        p->clients = c->clients;
+        p->threads = jobs < c->clients ? jobs : c->clients;
+    }
     if (c->rate > 0)
         p->rate = c->rate;
     if (c->scale)
@@ -225,8 +240,13 @@ int sweep_run_cell(struct sweep_exec *x, size_t k)
     }
     if (rc != 0) {
         /* The server is gone or refused: this cell fails, the sweep goes on. */
-        sweep_say(x, SWEEP_SAY_BREAK, "pgarena: sweep: %s, %lld client(s), trial %d failed: %s\n",
-                  x->doc.setups[c->setup].label, (long long)c->clients, c->trial,
+        char what[64], sp[32];
+        if (c->speed != 0)
+            snprintf(what, sizeof what, "speed %s", sweep_speed_text(sp, sizeof sp, c->speed));
+        else
+            snprintf(what, sizeof what, "%lld client(s)", (long long)c->clients);
+        sweep_say(x, SWEEP_SAY_BREAK, "pgarena: sweep: %s, %s, trial %d failed: %s\n",
+                  x->doc.setups[c->setup].label, what, c->trial,
                   rc < 0 ? e.msg : "the run was cut short");
         x->n_failed++;
         set_status(x, c, SWEEP_FAILED);

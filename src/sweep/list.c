@@ -133,3 +133,43 @@ int sweep_parse_slo(const char *text, struct sweep_slo *slo, struct err *e)
     slo->text = text;
     return 0;
 }
+
+int sweep_parse_speeds(const char *text, double **vals, size_t *n, struct err *e)
+{
+    *vals = NULL;
+    *n = 0;
+    if (strstr(text, "..")) /* a geometric range has no "max" in it */
+        return sweep_parse_list("--speed", text, 0, 0.001, 1e6, vals, n, e);
+    size_t count = 1;
+    for (const char *p = text; *p; p++)
+        count += *p == ',';
+    if (count > SWEEP_MAX_VALUES)
+        return err_set(e, ERR_INPUT, "invalid list for --speed: '%s' has over %d values", text,
+                       SWEEP_MAX_VALUES);
+    double *v = xcalloc(count, sizeof *v);
+    const char *p = text;
+    for (size_t i = 0; i < count; i++) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int bad = 0;
+        if (len == 3 && strncmp(p, "max", 3) == 0)
+            v[i] = SWEEP_SPEED_MAX;
+        else
+            bad = list_number(p, len, 0, 0.001, 1e6, &v[i]) < 0;
+        for (size_t k = 0; k < i && !bad; k++)
+            bad = v[k] == v[i] ? 2 : 0;
+        if (bad) {
+            free(v);
+            return bad == 2 ? err_set(e, ERR_INPUT,
+                                      "invalid list for --speed: '%s' repeats a value", text)
+                            : err_set(e, ERR_INPUT,
+                                      "invalid list for --speed: '%s' (expected speeds like "
+                                      "1,2,4,max or a geometric range like 0.5..8x2)",
+                                      text);
+        }
+        p += len + 1;
+    }
+    *vals = v;
+    *n = count;
+    return 0;
+}

@@ -27,6 +27,10 @@
 int sweep_parse_list(const char *opt, const char *text, int integral, double lo, double hi,
                      double **vals, size_t *n, struct err *e);
 
+/* Parse a replay sweep's --speed LIST: speeds in (0.001 .. 1e6] and `max` (SWEEP_SPEED_MAX),
+ * distinct, as 1,2,4,max, or a geometric range 0.5..8x2. Caller frees *vals. -1 with e. */
+int sweep_parse_speeds(const char *text, double **vals, size_t *n, struct err *e);
+
 /* A service-level objective: the quantile q (0.5, 0.95, 0.99, 0.999, or 1 for max) of the
  * latency must be at most limit_us. */
 struct sweep_slo {
@@ -46,10 +50,12 @@ struct sweep_opts {
     int force, init, local, quiet, json, max_rate;
     int64_t jobs; /* -j as given, 0: min(clients, CPUs) per cell */
     struct sweep_slo slo;
-    struct bench_plan run; /* the base plan: every run option given, checked as run checks it */
-    struct sweep_doc plan; /* axes, setups and command; cells are made by the command */
-    const char *store;     /* --store CONN: the command stores the cells' results after */
-    int no_statements;     /* --no-statements: --local preloads no pg_stat_statements */
+    struct bench_plan run;     /* the base plan: every run option given, checked as run checks it */
+    struct sweep_doc plan;     /* axes, setups and command; cells are made by the command */
+    const char *store;         /* --store CONN: the command stores the cells' results after */
+    int no_statements;         /* --no-statements: --local preloads no pg_stat_statements */
+    struct replay_opts replay; /* --replay and its options (capture NULL: not a replay) */
+    int replay_opts_given;     /* --map-db, --map-user, --reset-from or --read-only */
 };
 
 void sweep_opts_free(struct sweep_opts *o);

@@ -106,6 +106,57 @@ static void test_cell_files_and_points(void **state)
     assert_false(sweep_same_point(&a, &b));
 }
 
+/* A replay sweep's speeds: numbers and max, a geometric range; the cells' names, points and
+ * plan order (speed outside clients, none of the latter). */
+static void test_speeds(void **state)
+{
+    (void)state;
+    double *v;
+    size_t n;
+    struct err e = {0};
+    assert_int_equal(sweep_parse_speeds("1,2,max", &v, &n, &e), 0);
+    assert_int_equal(n, 3);
+    assert_true(v[0] == 1 && v[1] == 2 && v[2] == SWEEP_SPEED_MAX);
+    free(v);
+    assert_int_equal(sweep_parse_speeds("0.5..4x2", &v, &n, &e), 0);
+    assert_int_equal(n, 4);
+    assert_true(v[0] == 0.5 && v[3] == 4);
+    free(v);
+    const char *bad[] = {"", "0", "1,1", "max,max", "1,", "maxx", "1..max", "-1", "2..1x2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        v = NULL;
+        memset(&e, 0, sizeof e);
+        assert_int_equal(sweep_parse_speeds(bad[i], &v, &n, &e), -1);
+        assert_int_equal(e.code, ERR_INPUT);
+        assert_non_null(strstr(e.msg, "--speed"));
+        assert_null(v);
+    }
+    struct sweep_setup setups[2] = {{"A", ""}, {"B", ""}};
+    double speeds[2] = {2, SWEEP_SPEED_MAX};
+    struct sweep_doc d = {
+        .n_setups = 2, .setups = setups, .trials = 1, .n_speeds = 2, .speeds = speeds};
+    sweep_plan_cells(&d);
+    assert_int_equal(d.n_cells, 4);
+    assert_string_equal(d.cells[0].file, "A-speed2-t1.json");
+    assert_string_equal(d.cells[1].file, "B-speed2-t1.json");
+    assert_string_equal(d.cells[3].file, "B-speedmax-t1.json");
+    assert_true(d.cells[3].speed == SWEEP_SPEED_MAX && d.cells[3].clients == 0);
+    assert_true(sweep_same_point(&d.cells[0], &d.cells[1]));
+    assert_false(sweep_same_point(&d.cells[1], &d.cells[3]));
+    char buf[32];
+    assert_string_equal(sweep_axis_value(buf, sizeof buf, &d, &d.cells[3], "speed"), "max");
+    assert_string_equal(sweep_axis_value(buf, sizeof buf, &d, &d.cells[0], "speed"), "2");
+    assert_string_equal(sweep_compare_axis(&d), "setup");
+    d.n_setups = 1;
+    assert_string_equal(sweep_compare_axis(&d), "speed");
+    assert_int_equal(sweep_compare_check(&d, "speed", &e), 0);
+    for (size_t i = 0; i < d.n_cells; i++) {
+        free(d.cells[i].file);
+        free(d.cells[i].settings);
+    }
+    free(d.cells);
+}
+
 /* A result of 1-s intervals of 100 transactions each, all at latency lat_us[i]. */
 static void steady_result(struct result *r, const int64_t *lat_us, size_t n)
 {
@@ -158,6 +209,7 @@ int main(void)
         cmocka_unit_test(test_lists),
         cmocka_unit_test(test_slo),
         cmocka_unit_test(test_cell_files_and_points),
+        cmocka_unit_test(test_speeds),
         cmocka_unit_test(test_steady_growth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

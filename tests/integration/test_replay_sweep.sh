@@ -1,0 +1,104 @@
+# run-all: alone (replays checked against their schedule: speed 2 takes half the wall time)
+# sweep --replay CAPTURE --speed LIST: the speeds are an axis of the matrix (cells, file names,
+# the table, sweep.json's comparisons, report DIR), a sweep of replays resumes as any sweep;
+# and recover of a killed replay keeps replay {} and summary.classes[].
+
+RS_MKCAPTURE=$PGARENA_TEST_TOP/build/tests/mkcapture
+
+# A paced capture of database $1 into $2: one session, a statement every $3 ms ($4 of them),
+# two classes alternating.
+rs_paced_capture() {
+    local k
+    {
+        printf 'S\t0\t0\tpostgres\t%s\n' "$1"
+        for k in $(seq 1 "$4"); do
+            if [ $((k % 2)) = 0 ]; then
+                printf 'Q\t0\t%d\tsimple\t\t50\tok\t\t-1\t0\tSELECT v FROM t WHERE id = %d\n' $((k * $3 * 1000)) "$k"
+            else
+                printf 'Q\t0\t%d\tsimple\t\t50\tok\t\t-1\t0\tSELECT count(*) FROM t WHERE id < %d\n' $((k * $3 * 1000)) "$k"
+            fi
+        done
+        printf 'E\t0\t%d\n' $((($4 + 1) * $3 * 1000))
+    } | "$RS_MKCAPTURE" "$2" || fail "mkcapture failed"
+}
+
+# Database $1 with a table of 100 rows (and the capture writer built).
+rs_source() {
+    local db
+    [ -x "$RS_MKCAPTURE" ] || make -s -C "$PGARENA_TEST_TOP" build/tests/mkcapture >/dev/null ||
+        fail "cannot build tests/tools/mkcapture"
+    db=$(newdb "$1")
+    sql "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'x' FROM generate_series(1, 100) g" "$db"
+}
+
+# Speeds 1 and 2, two trials: speed 2 replays in about half the wall time, the comparison of
+# the speeds (the default axis of a replay sweep with one setup) names the change in
+# throughput, and the table, --json, --compare speed and report DIR show the speed.
+test_replay_sweep_speeds() {
+    rs_source pga_rsw >/dev/null
+    rs_paced_capture pga_rsw paced.pgc 100 10
+    pga sweep "$CONN" --replay paced.pgc --speed 1,2 --trials 2 --no-sampling -q -o sw
+    assert_rc 0
+    assert_out '^ *speed \| default tps'
+    assert_out '^ *1 \|.*baseline'
+    assert_out '^ *2 \|.* better '
+    python3 - sw <<'PY' || fail "the sweep's cells or comparisons are wrong"
+import json, os, sys
+d = json.load(open(os.path.join(sys.argv[1], "sweep.json")))
+assert d["axes"]["speed"] == [1, 2] and d["axes"]["clients"] == [], d["axes"]
+files = sorted(c["file"] for c in d["cells"])
+assert files == ["default-speed1-t1.json", "default-speed1-t2.json",
+                 "default-speed2-t1.json", "default-speed2-t2.json"], files
+dur = {1: [], 2: []}
+for c in d["cells"]:
+    assert c["status"] == "complete" and c["clients"] is None, c
+    r = json.load(open(os.path.join(sys.argv[1], c["file"])))
+    assert r["workload"]["name"] == "replay" and r["replay"]["speed"] == c["speed"], (c, r["replay"])
+    assert r["replay"]["sent"] == 10 and r["summary"]["transactions"] == 10, r["replay"]
+    dur[c["speed"]].append(r["summary"]["duration_s"])
+ratio = (sum(dur[2]) / 2) / (sum(dur[1]) / 2)
+assert 0.4 <= ratio <= 0.65, ("speed 2 against speed 1 wall time", dur)
+tps = [c for c in d["comparisons"] if c["metric"] == "tps" and "script" not in c]
+assert len(tps) == 1, tps
+t = tps[0]
+assert t["axis"] == "speed" and t["baseline"] == 1 and t["value"] == 2, t
+assert t["cell"] == {"setup": "default"}, t
+assert 60 <= t["change_pct"] <= 140 and t["verdict"] == "better", t
+PY
+    # The same command resumes a finished sweep (nothing runs again); --compare speed is the
+    # axis it compared by default; --json has the speed of each point.
+    before=$(stat -c %Y.%i sw/default-speed1-t1.json)
+    pga sweep "$CONN" --replay paced.pgc --speed 1,2 --trials 2 --no-sampling -q -o sw \
+        --compare speed --json
+    assert_rc 0
+    [ "$(stat -c %Y.%i sw/default-speed1-t1.json)" = "$before" ] || fail "a complete cell ran again"
+    pyjson "$T/out" '[p["speed"] for p in d["points"]] == [1, 2] and d["compare"] == "speed"'
+    pga report sw -o sw.html
+    assert_rc 0
+    grep -q 'replay speed' sw.html || fail "the report's chart has no speed axis"
+    grep -q '<th>speed 2</th>' sw.html || fail "the report's table has no speed 2 point"
+}
+
+# An interrupted replay sweep resumes: the complete cells stay, the others run.
+test_replay_sweep_resume() {
+    rs_source pga_rsw_res >/dev/null
+    rs_paced_capture pga_rsw_res paced.pgc 100 10
+    pga_bg sweep "$CONN" --replay paced.pgc --speed 2,0.5,max --no-sampling -q -o sw
+    for _ in $(seq 1 300); do
+        grep -q '"status": "complete"' sw/sweep.json 2>/dev/null && break
+        sleep 0.05
+    done
+    kill -INT $PID
+    pga_wait
+    assert_rc 1
+    assert_err 'interrupted; the same command resumes it'
+    before=$(stat -c %Y.%i sw/default-speed2-t1.json)
+    pyjson sw/sweep.json '[c["status"] for c in d["cells"]][0] == "complete"'
+    pyjson sw/sweep.json '"complete" not in [c["status"] for c in d["cells"]][1:]'
+    pga sweep "$CONN" --replay paced.pgc --speed 2,0.5,max --no-sampling -q -o sw
+    assert_rc 0
+    [ "$(stat -c %Y.%i sw/default-speed2-t1.json)" = "$before" ] || fail "a complete cell ran again"
+    pyjson sw/sweep.json '[c["status"] for c in d["cells"]] == ["complete"] * 3'
+    pyjson sw/sweep.json '[c["speed"] for c in d["cells"]] == [2, 0.5, "max"]'
+    pyjson sw/default-speedmax-t1.json 'd["replay"]["speed"] == "max" and d["replay"]["sent"] == 10'
+}
