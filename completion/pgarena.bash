@@ -91,6 +91,11 @@ _pgarena()
         COMPREPLY=($(compgen -f -- "$cur"))
         return
         ;;
+    --replay)
+        compopt -o filenames 2>/dev/null
+        COMPREPLY=($(compgen -f -- "$cur"))
+        return
+        ;;
     --dir)
         compopt -o filenames 2>/dev/null
         COMPREPLY=($(compgen -d -- "$cur"))
@@ -117,7 +122,8 @@ _pgarena()
         --tables | --table-size | --partitions | --latency-limit | --warmup | --max-tries | \
         --timeout | --margin | --title | --setup | --set | --trials | --slo | -L | --client | \
         --random-seed | --log-prefix | --sampling-rate | --aggregate-interval | -I | \
-        --init-steps | -F | --fillfactor | --tablespace | --index-tablespace)
+        --init-steps | -F | --fillfactor | --tablespace | --index-tablespace | --speed | \
+        --map-db | --map-user | --reset-from)
         return # a value of the user's
         ;;
     --by)
@@ -125,7 +131,7 @@ _pgarena()
         return
         ;;
     --compare)
-        COMPREPLY=($(compgen -W "setup clients rate scale none" -- "$cur"))
+        COMPREPLY=($(compgen -W "setup clients rate scale speed none" -- "$cur"))
         return
         ;;
     esac
