@@ -104,6 +104,7 @@ struct bench_sink {
     size_t n_mem, cap_mem;
     struct result_interval *mem; /* intervals after the journal's, in order */
     size_t n_unjournaled;        /* intervals kept in memory, also once given to the result */
+    double snap_t_s, snap_every_s; /* the workload's last snapshot line, and the next's gap */
 };
 
 /* Create the journal of the output with the header the run knows before it starts; without
@@ -174,5 +175,8 @@ void bench_workload_result(struct bench *b, struct result *r);
 void bench_workload_free(struct bench *b);
 /* The feed the engine runs instead of the scripts (a replay's), or NULL. */
 const struct engine_feed *bench_workload_feed(struct bench *b);
+/* While the run goes on: the workload's own figures as they stand into r (its
+ * summary.duration_s the run's time so far). 0 when the workload has none. */
+int bench_workload_snapshot(struct bench *b, struct result *r);
 
 #endif

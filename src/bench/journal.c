@@ -19,6 +19,7 @@ static void build_header(struct bench *b, const struct script_set *scripts, stru
     h->finished_at = NULL;
     bench_env_header(b, h);
     bench_agents_result(b, NULL, h); /* a recovered agent's file still says whose it is */
+    bench_workload_snapshot(b, h);   /* a replay's {capture, speed, sessions, ...} */
     /* A sampled run says so (no events yet): recover rebuilds its waits from the intervals. */
     if (!b->p.sampling.off) {
         h->waits.present = 1;
@@ -39,6 +40,29 @@ void bench_sink_open(struct bench_sink *s, struct bench *b, const struct script_
         s->journal_path = xstrdup(journal_file(s->journal));
     else
         bench_warn(b, "warning: %s; intervals are kept in memory instead", e.msg);
+}
+
+/* The workload's own figures (a replay's replay {} and classes), as they stand, as a line of
+ * the journal: recover takes the last one. Written after an interval line at most every
+ * snap_every_s, a gap that grows with the line (about 4 KB a second of run at most, between
+ * 1 and 30 s), so a replay of many classes does not make the journal many times the result. */
+static void sink_snapshot(struct bench_sink *s, double t_s)
+{
+    if (t_s < s->snap_t_s + s->snap_every_s)
+        return;
+    struct result r;
+    memset(&r, 0, sizeof r);
+    r.summary.duration_s = t_s;
+    struct err e = {0};
+    if (bench_workload_snapshot(s->b, &r)) {
+        long n = journal_append_snapshot(s->journal, &r, t_s, &e);
+        double every = n > 0 ? (double)n / 4096 : 1;
+        s->snap_every_s = every < 1 ? 1 : every > 30 ? 30 : every;
+    } else {
+        s->snap_every_s = 1e300; /* none: never again */
+    }
+    s->snap_t_s = t_s;
+    result_free(&r);
 }
 
 static void keep_in_memory(struct bench_sink *s, struct result_interval *it)
@@ -70,6 +94,7 @@ void bench_sink_interval(const struct engine_interval *iv, void *arg)
     if (s->journal && s->n_mem == 0 && journal_append(s->journal, &it, &e) == 0) {
         s->n_journal++;
         result_interval_clear(&it);
+        sink_snapshot(s, iv->t_s);
         return;
     }
     if (s->journal && s->n_mem == 0)

@@ -56,6 +56,15 @@ const struct engine_feed *bench_workload_feed(struct bench *b)
     return w && w->feed ? w->feed(w, &b->wl) : NULL;
 }
 
+int bench_workload_snapshot(struct bench *b, struct result *r)
+{
+    const struct workload *w = b->tables_of;
+    if (!w || !w->snapshot)
+        return 0;
+    w->snapshot(w, &b->wl, r);
+    return 1;
+}
+
 void bench_workload_free(struct bench *b)
 {
     const struct workload *w = b->tables_of;

@@ -236,7 +236,8 @@ void report_text_summary(FILE *out, const struct result *r)
                     (unsigned long long)r->summary.errors[k]);
             sep = ", ";
         }
-        fputs("]", out);
+        if (sep[0] == ',') /* a recovered run has no error kinds */
+            fputs("]", out);
     }
     fputc('\n', out);
     if (r->summary.retried > 0)

@@ -82,14 +82,14 @@ struct journal *journal_create(const char *result_path, const struct result *hea
     return j;
 }
 
-int journal_append(struct journal *j, const struct result_interval *it, struct err *e)
+/* Append text (freed here) and a newline as one line. */
+static int append_line(struct journal *j, char *text, struct err *e)
 {
-    char *text = result_interval_dumps(it);
     size_t n = strlen(text);
     text = xrealloc(text, n + 2);
     text[n] = '\n';
     /* One write for the whole line: a crash leaves at most the last line torn. A write that
-     * fails (a full disk) is undone, so the journal ends with the last interval that fit. */
+     * fails (a full disk) is undone, so the journal ends with the last line that fit. */
     off_t before = lseek(j->fd, 0, SEEK_END);
     int rc = result_write_all(j->fd, text, n + 1);
     free(text);
@@ -99,6 +99,37 @@ int journal_append(struct journal *j, const struct result_interval *it, struct e
             why = errno;
         return err_set(e, ERR_RUNTIME, "cannot write the journal %s: %s", j->path, strerror(why));
     }
+    return 0;
+}
+
+/* A snapshot line begins so; an interval line never does (its first key is t_s). */
+#define SNAPSHOT_PREFIX "{\"snapshot\":"
+
+int journal_line_is_snapshot(const char *line, size_t len)
+{
+    size_t n = strlen(SNAPSHOT_PREFIX);
+    return len >= n && memcmp(line, SNAPSHOT_PREFIX, n) == 0;
+}
+
+long journal_append_snapshot(struct journal *j, const struct result *r, double t_s, struct err *e)
+{
+    json_t *snap = json_object(), *summary = json_object(), *root = json_object();
+    json_object_set_new(snap, "t_s", json_real(t_s));
+    result_replay_json(r, snap, summary);
+    json_object_set_new(snap, "summary", summary);
+    json_object_set_new(root, "snapshot", snap);
+    char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (!text)
+        return err_set(e, ERR_RUNTIME, "cannot write the journal %s: out of memory", j->path);
+    long n = (long)strlen(text) + 1;
+    return append_line(j, text, e) < 0 ? -1 : n;
+}
+
+int journal_append(struct journal *j, const struct result_interval *it, struct err *e)
+{
+    if (append_line(j, result_interval_dumps(it), e) < 0)
+        return -1;
     j->n_lines++;
     /* fsync at most once a second: the journal is for crashes, not a second I/O load. */
     time_ns now = clock_now_ns();
@@ -173,6 +204,11 @@ static void rebuild_summary(const struct totals *t, struct result *r)
         hist_sparse_free(&r->summary.scripts[i].histogram);
     }
     free(r->summary.scripts);
+    for (size_t i = 0; i < r->summary.n_classes; i++) { /* the header's (none counted yet) */
+        free(r->summary.classes[i].name);
+        hist_sparse_free(&r->summary.classes[i].histogram);
+    }
+    free(r->summary.classes);
     memset(&r->summary, 0, sizeof r->summary);
     r->summary.duration_s = t->end_s;
     r->summary.transactions = t->transactions;
@@ -233,12 +269,31 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
                        path);
     }
     struct totals t = {.latency = hist_new()};
+    json_t *snap = NULL; /* the last whole snapshot line's */
     /* Lines are whole or the last one is torn: stop at the first that does not read. */
-    while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n')
-        if (add_line(line, (size_t)len, &t) < 0)
+    while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
+        if (journal_line_is_snapshot(line, (size_t)len)) {
+            json_t *o = json_loadb(line, (size_t)len, 0, NULL);
+            if (!json_is_object(json_object_get(o, "snapshot"))) {
+                json_decref(o);
+                break;
+            }
+            json_decref(snap);
+            snap = o;
+        } else if (add_line(line, (size_t)len, &t) < 0) {
             break;
+        }
+    }
     free(line);
     rebuild_summary(&t, r);
+    if (snap) {
+        const json_t *s = json_object_get(snap, "snapshot");
+        result_replay_free(r);
+        if (result_replay_read(s, r) < 0)
+            result_replay_free(r); /* cannot be: pgarena wrote it whole */
+        r->replay.as_of_s = json_number_value(json_object_get(s, "t_s"));
+        json_decref(snap);
+    }
     rebuild_waits(&t, r);
     hist_free(t.latency);
     free(r->finished_at);

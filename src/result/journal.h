@@ -38,6 +38,17 @@ struct journal *journal_create(const char *result_path, const struct result *hea
  * then holds the lines before it. */
 int journal_append(struct journal *j, const struct result_interval *it, struct err *e);
 
+/* Append a snapshot line of the figures a workload gathers itself, as they stand at t_s:
+ * r's replay {} and summary.classes[] (DESIGN.md "Replay"), so that recover keeps them. It
+ * is no interval line: the result copies none, recover takes the last whole one. Returns
+ * the line's length, or -1 with e set (ERR_RUNTIME; the journal then holds the lines before
+ * it). */
+long journal_append_snapshot(struct journal *j, const struct result *r, double t_s,
+                             struct err *e);
+
+/* Whether a journal line (after the header) is a snapshot line, not an interval. */
+int journal_line_is_snapshot(const char *line, size_t len);
+
 /* Interval lines written so far, and the journal's path (owned by j). */
 size_t journal_count(const struct journal *j);
 const char *journal_file(const struct journal *j);
@@ -51,7 +62,9 @@ void journal_close(struct journal *j, int remove);
  * (transactions, failed, tps, duration, latency figures, whole-run histogram) rebuilt from
  * every interval line that is whole; a torn last line is left out. A sampled run's waits
  * are the intervals' events summed (their top ones: the note says so), its samples estimated
- * from the period. r->journal and
+ * from the period. A replay's replay {} and summary.classes[] are the last snapshot line's
+ * (replay.as_of_s says from when), else the header's replay {} with nothing counted yet.
+ * r->journal and
  * r->n_journal point at those lines, so result_write copies them. -1 with e set (ERR_INPUT)
  * when there is no journal, it is still being written by a running pgarena, or its header
  * is not a result.

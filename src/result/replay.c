@@ -71,6 +71,8 @@ void result_replay_json(const struct result *r, json_t *root, json_t *summary)
     put_num(lag, "p99", p->lag_p99_us);
     put_num(lag, "max", p->lag_max_us);
     put(o, "lag_us", lag);
+    if (p->as_of_s > 0)
+        put_num(o, "as_of_s", p->as_of_s);
     put(root, "replay", o);
     if (summary)
         put(summary, "classes", classes_json(r));
@@ -148,6 +150,7 @@ int result_replay_read(const json_t *root, struct result *r)
     p->lag_p50_us = get_num(lag, "p50");
     p->lag_p99_us = get_num(lag, "p99");
     p->lag_max_us = get_num(lag, "max");
+    p->as_of_s = json_is_number(json_object_get(o, "as_of_s")) ? get_num(o, "as_of_s") : 0;
     return read_classes(json_object_get(json_object_get(root, "summary"), "classes"), r);
 }
 

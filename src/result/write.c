@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/mem.h"
+#include "result/journal.h"
 #include "result/result_int.h"
 
 const char *const result_error_names[RESULT_N_ERRORS] = {"serialization", "deadlock", "connection",
@@ -490,14 +491,16 @@ static int copy_journal(int fd, const char *path, size_t n)
     size_t cap = 0;
     ssize_t len = getline(&line, &cap, f); /* the header */
     int rc = 0;
-    for (size_t i = 0; rc == 0 && i < n; i++) {
+    for (size_t i = 0; rc == 0 && i < n;) {
         len = getline(&line, &cap, f);
         if (len <= 1 || line[len - 1] != '\n') {
             errno = EINVAL;
             rc = -1;
             break;
         }
-        rc = write_str(fd, i ? ",\n  " : "\n  ");
+        if (journal_line_is_snapshot(line, (size_t)len)) /* a workload's, not an interval */
+            continue;
+        rc = write_str(fd, i++ ? ",\n  " : "\n  ");
         if (rc == 0)
             rc = result_write_all(fd, line, (size_t)len - 1);
     }

@@ -114,6 +114,10 @@ struct workload {
     int analytic; /* takes --analytic-clients and --queries (ch) */
     /* After detect: the feed the engine runs instead of the scripts (a replay), or NULL. */
     const struct engine_feed *(*feed)(const struct workload *w, struct workload_params *p);
+    /* While the run goes on (the run's main thread, workers running): the figures `result`
+     * gives, as they stand (r->summary.duration_s: the run's time so far), for the journal
+     * to carry them to recover. NULL: the workload has none of its own. */
+    void (*snapshot)(const struct workload *w, const struct workload_params *p, struct result *r);
 };
 
 /* The workload called `name`, or NULL. */

@@ -102,3 +102,41 @@ test_replay_sweep_resume() {
     pyjson sw/sweep.json '[c["speed"] for c in d["cells"]] == [2, 0.5, "max"]'
     pyjson sw/default-speedmax-t1.json 'd["replay"]["speed"] == "max" and d["replay"]["sent"] == 10'
 }
+
+# kill -9 in the middle of a replay: recover gives a result with replay {} and
+# summary.classes[] (the journal's last snapshot of them, as of replay.as_of_s), consistent with
+# what was replayed by then; a replay that ends copies no snapshot line into its intervals.
+test_replay_recover_keeps_replay() {
+    rs_source pga_rsw_rec >/dev/null
+    rs_paced_capture pga_rsw_rec long.pgc 100 60
+    pga_bg replay run long.pgc "$CONN" --no-sampling -q -o k.json
+    # header, then interval and snapshot lines: 2 intervals and their snapshots
+    kill_at_journal $PID k.json.journal 5
+    [ ! -e k.json ] || fail "a killed replay wrote its result"
+    pga recover k.json
+    assert_rc 0
+    assert_out '^replayed: '
+    python3 - k.json <<'PY' || fail "the recovered replay lacks its replay {} or classes"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] is False and d["end_reason"] == "killed", d["end_reason"]
+p = d["replay"]
+assert p["capture"] == "long.pgc" and p["speed"] == 1 and p["statements"] == 60, p
+assert p["as_of_s"] >= 1 and p["sent"] >= 5, p
+assert p["diverged"]["failed_now"] == 0 and p["lag_us"]["max"] > 0, p
+cl = {c["class"]: c for c in d["summary"]["classes"]}
+assert set(cl) == {"SELECT v FROM t WHERE id = $1", "SELECT count(*) FROM t WHERE id < $1"}, cl
+assert sum(c["count"] for c in cl.values()) == p["sent"], (cl, p)
+assert all(c["histogram"]["count"] == c["count"] for c in cl.values()), cl
+# the summary counts every interval recovered, the classes what the workers had handed over
+# by the last snapshot (at most about a second behind it: 10 statements a second here)
+assert abs(d["summary"]["transactions"] - p["sent"]) <= 11, (d["summary"], p)
+assert all("t_s" in i for i in d["intervals"]) and len(d["intervals"]) >= 2, d["intervals"]
+PY
+    # A replay that ends: its intervals are the interval lines only, its classes its own.
+    rs_paced_capture pga_rsw_rec short.pgc 100 25
+    pga replay run short.pgc "$CONN" --no-sampling -q -o s.json
+    assert_rc 0
+    pyjson s.json 'len(d["intervals"]) >= 2 and all("t_s" in i for i in d["intervals"])'
+    pyjson s.json 'sum(c["count"] for c in d["summary"]["classes"]) == 25 and "as_of_s" not in d["replay"]'
+}

@@ -79,6 +79,51 @@ static void test_merge(void **state)
     class_table_free(b);
 }
 
+/* A worker hands its figures over and starts again from zero (its class entries kept):
+ * handing over in pieces adds up to handing over once, and an emptied class is no class. */
+static void test_hand_over_in_pieces(void **state)
+{
+    (void)state;
+    struct replay_figures run, w;
+    replay_figures_init(&run);
+    replay_figures_init(&w);
+    record(w.classes, "X", 1, 10);
+    record(w.classes, "Y", 0, 0);
+    w.sent = 2;
+    w.failed_now = 1;
+    replay_figures_reason(&w, "failed now with 42P01", 1);
+    hist_record(w.lag, 50);
+    replay_figures_merge(&run, &w);
+    replay_figures_reset(&w);
+    assert_int_equal(w.sent, 0);
+    assert_int_equal(w.n_reasons, 0);
+    assert_int_equal(hist_count(w.lag), 0);
+    record(w.classes, "X", 1, 30);
+    w.sent = 1;
+    hist_record(w.lag, 70);
+    replay_figures_merge(&run, &w); /* Y is empty in w now: not counted twice, nor made 0 */
+    assert_int_equal(run.sent, 3);
+    assert_int_equal(run.failed_now, 1);
+    assert_int_equal(run.n_reasons, 1);
+    assert_int_equal(run.reasons[0].count, 1);
+    assert_int_equal(hist_count(run.lag), 2);
+    struct result_script_figures *top;
+    size_t n = class_table_top(run.classes, 10, 1.0, &top);
+    assert_int_equal(n, 2);
+    assert_string_equal(top[0].name, "X");
+    assert_int_equal(top[0].transactions, 2);
+    assert_int_equal(top[0].histogram.count, 2);
+    assert_string_equal(top[1].name, "Y");
+    assert_int_equal(top[1].transactions, 1);
+    free_top(top, n);
+    replay_figures_reset(&w);
+    n = class_table_top(w.classes, 10, 1.0, &top); /* nothing since: no class */
+    assert_int_equal(n, 0);
+    free_top(top, n);
+    replay_figures_free(&w);
+    replay_figures_free(&run);
+}
+
 /* Transactions of a capture are told by their boundaries; COPY with data on the wire is
  * skipped. */
 static void test_boundaries_and_copy(void **state)
@@ -103,6 +148,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_top_and_other),
         cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_hand_over_in_pieces),
         cmocka_unit_test(test_boundaries_and_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1025,6 +1025,81 @@ static void test_journal_recover(void **state)
     result_free(&r);
 }
 
+/* A replay's figures at time t: n statements sent, all of one class. */
+static void replay_snapshot(struct result *s, uint64_t n)
+{
+    memset(s, 0, sizeof *s);
+    s->replay.present = 1;
+    s->replay.capture = strdup("app.pgc");
+    s->replay.speed = 2;
+    s->replay.statements = 40;
+    s->replay.sent = n;
+    s->replay.lag_max_us = 100.0 * (double)n;
+    s->summary.n_classes = 1;
+    s->summary.classes = calloc(2, sizeof *s->summary.classes);
+    struct result_script_figures *c = &s->summary.classes[0];
+    c->name = strdup("SELECT v FROM t WHERE id = $1");
+    c->transactions = n;
+    struct hist *h = hist_new();
+    for (uint64_t i = 0; i < n; i++)
+        hist_record(h, (int64_t)(100 + i));
+    result_script_latency(c, h);
+    hist_free(h);
+}
+
+/* A replay's journal: snapshot lines of replay {} and summary.classes[] between the interval
+ * lines; recover takes the last whole one (a torn one after it is left out), the intervals
+ * are the interval lines only, and the result written from it reads back the same. */
+static void test_journal_recover_replay(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, snap, back;
+    struct err e = {0};
+    fill_result(&r);
+    struct journal *j = journal_create(f->path, &r, &e);
+    assert_non_null(j);
+    for (size_t i = 0; i < r.n_intervals; i++) {
+        assert_int_equal(journal_append(j, &r.intervals[i], &e), 0);
+        replay_snapshot(&snap, 5 * (i + 1));
+        assert_true(journal_append_snapshot(j, &snap, (double)(i + 1), &e) > 100);
+        result_free(&snap);
+    }
+    assert_int_equal(journal_count(j), 3);
+    journal_close(j, 0);
+    char *jpath = journal_path(f->path);
+    FILE *torn = fopen(jpath, "a");
+    fputs("{\"snapshot\":{\"t_s\":4.0,\"replay\":{\"sent\":99", torn); /* killed mid-write */
+    fclose(torn);
+    assert_true(journal_line_is_snapshot("{\"snapshot\":{}}", 15));
+    assert_false(journal_line_is_snapshot("{\"t_s\":1.0}", 11));
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 0) {
+            assert_int_equal(journal_recover(f->path, &back, &e), 0);
+            assert_int_equal(back.n_journal, 3);
+            assert_int_equal(back.summary.transactions, 1000 + 1001 + 1002);
+            assert_int_equal(result_write(&back, f->path, &e), 0);
+            result_free(&back);
+        }
+        assert_int_equal(result_read(f->path, &back, &e), 0);
+        assert_true(back.replay.present);
+        assert_string_equal(back.replay.capture, "app.pgc");
+        assert_int_equal(back.replay.sent, 15);
+        assert_double(back.replay.speed, 2);
+        assert_double(back.replay.as_of_s, 3);
+        assert_double(back.replay.lag_max_us, 1500);
+        assert_int_equal(back.summary.n_classes, 1);
+        assert_string_equal(back.summary.classes[0].name, "SELECT v FROM t WHERE id = $1");
+        assert_int_equal(back.summary.classes[0].transactions, 15);
+        assert_int_equal(back.summary.classes[0].histogram.count, 15);
+        assert_int_equal(back.n_intervals, 3);
+        assert_double(back.intervals[2].t_s, 3);
+        result_free(&back);
+    }
+    unlink(jpath);
+    free(jpath);
+    result_free(&r);
+}
+
 /* A sampled run's journal: recover sums the intervals' wait events into the whole run's waits
  * (the header has none yet), estimates the sampling rounds from the period, and says so. */
 static void test_journal_recover_waits(void **state)
@@ -1148,6 +1223,7 @@ int main(void)
         cmocka_unit_test(test_read_version_1),
         cmocka_unit_test_setup_teardown(test_journal_recover, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_recover_waits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_journal_recover_replay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_full_disk_keeps_whole_lines, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

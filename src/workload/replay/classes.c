@@ -108,9 +108,24 @@ static void add_entry(struct class_entry *dst, const struct class_entry *src)
 void class_table_merge(struct class_table *dst, const struct class_table *src)
 {
     for (size_t i = 0; i < src->n; i++)
-        add_entry(lookup(dst, src->entries[i].text, strlen(src->entries[i].text)),
-                  &src->entries[i]);
+        if (src->entries[i].count > 0) /* a class of a table reset since holds nothing */
+            add_entry(lookup(dst, src->entries[i].text, strlen(src->entries[i].text)),
+                      &src->entries[i]);
     add_entry(&dst->entries[dst->cap], &src->entries[src->cap]);
+}
+
+static void entry_reset(struct class_entry *e)
+{
+    e->count = e->failed = 0;
+    e->total_us = 0;
+    hist_reset(e->latency);
+}
+
+void class_table_reset(struct class_table *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        entry_reset(&t->entries[i]);
+    entry_reset(&t->entries[t->cap]);
 }
 
 static int by_total_desc(const void *a, const void *b)
@@ -136,15 +151,17 @@ size_t class_table_top(const struct class_table *t, size_t n, double duration_s,
                        struct result_script_figures **out)
 {
     const struct class_entry **order = xcalloc(t->n + 1, sizeof *order);
+    size_t used = 0;
     for (size_t i = 0; i < t->n; i++)
-        order[i] = &t->entries[i];
-    qsort(order, t->n, sizeof *order, by_total_desc);
-    size_t keep = t->n < n ? t->n : n;
+        if (t->entries[i].count > 0) /* emptied by a reset: no class */
+            order[used++] = &t->entries[i];
+    qsort(order, used, sizeof *order, by_total_desc);
+    size_t keep = used < n ? used : n;
     const struct class_entry *other = &t->entries[t->cap];
     struct hist *rest = hist_new();
     hist_add(rest, other->latency);
     uint64_t rest_count = other->count, rest_failed = other->failed;
-    for (size_t i = keep; i < t->n; i++) {
+    for (size_t i = keep; i < used; i++) {
         hist_add(rest, order[i]->latency);
         rest_count += order[i]->count;
         rest_failed += order[i]->failed;

@@ -28,6 +28,10 @@ void class_table_record(struct class_table *t, const char *text, size_t len, int
 /* Add every class of src into dst (by text; beyond dst's cap, into "other"). */
 void class_table_merge(struct class_table *dst, const struct class_table *src);
 
+/* Every class's figures back to zero, its entry kept (a worker's table after it handed its
+ * figures over: class_table_merge skips the empty ones). */
+void class_table_reset(struct class_table *t);
+
 /* The top n classes by total time (the sum of their latencies), then "other" holding the
  * rest when there is any: *out has the entries (name: the class, transactions: its count,
  * weight 0, tps over duration_s); returns how many. */

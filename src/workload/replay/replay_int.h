@@ -77,6 +77,8 @@ void replay_source_init(struct replay_state *s);
 /* The figures: init, merge src into dst, free. */
 void replay_figures_init(struct replay_figures *f);
 void replay_figures_merge(struct replay_figures *dst, const struct replay_figures *src);
+/* Every figure of f back to zero (its class entries kept): after a worker handed them over. */
+void replay_figures_reset(struct replay_figures *f);
 void replay_figures_free(struct replay_figures *f);
 /* Count one divergence of reason text (first REPLAY_MAX_REASONS apart, then "other"). */
 void replay_figures_reason(struct replay_figures *f, const char *text, uint64_t n);

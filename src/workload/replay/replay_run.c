@@ -148,12 +148,9 @@ static int by_count_desc(const void *a, const void *b)
 
 #define REPLAY_TOP_REASONS 10
 
-static void result(const struct workload *w, const struct workload_params *p, struct result *r)
+/* replay {} and summary.classes[] from the figures merged so far. */
+static void fill_result(const struct replay_state *s, struct result *r)
 {
-    (void)w;
-    const struct replay_state *s = p->state;
-    if (!s)
-        return;
     const struct replay_figures *f = &s->merged;
     struct result_replay *o = &r->replay;
     o->present = 1;
@@ -187,6 +184,26 @@ static void result(const struct workload *w, const struct workload_params *p, st
         class_table_top(f->classes, RESULT_MAX_CLASSES, r->summary.duration_s, &r->summary.classes);
 }
 
+static void result(const struct workload *w, const struct workload_params *p, struct result *r)
+{
+    (void)w;
+    if (p->state)
+        fill_result(p->state, r);
+}
+
+/* The workers hand their figures over to s->merged as they go (source.c): what they handed
+ * over so far. */
+static void snapshot(const struct workload *w, const struct workload_params *p, struct result *r)
+{
+    (void)w;
+    struct replay_state *s = p->state;
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->mu);
+    fill_result(s, r);
+    pthread_mutex_unlock(&s->mu);
+}
+
 static void free_state(const struct workload *w, struct workload_params *p)
 {
     (void)w;
@@ -206,4 +223,5 @@ const struct workload workload_replay = {
     .result = result,
     .free_state = free_state,
     .feed = feed,
+    .snapshot = snapshot,
 };

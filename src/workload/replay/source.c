@@ -21,6 +21,10 @@
  * up to the waiting client's next, and drains as their owners catch up. */
 #define STUCK_READ_ANYWAY_NS (5 * NS_PER_MS)
 
+/* A worker hands its figures over to the run's this often (and at its end), so the journal's
+ * snapshots of them (for recover) are at most about this old while it works. */
+#define HAND_OVER_NS NS_PER_S
+
 struct qitem {
     struct qitem *next;
     struct engine_feed_item it;
@@ -44,8 +48,9 @@ struct worker_source {
     struct wclient *clients;
     size_t queued;
     int n_blocked, n_finished;
-    struct replay_figures fig;
+    struct replay_figures fig; /* since the last hand-over */
     struct buf norm;
+    time_ns handed_ns; /* the last hand-over */
 };
 
 void replay_figures_init(struct replay_figures *f)
@@ -87,6 +92,19 @@ void replay_figures_merge(struct replay_figures *dst, const struct replay_figure
             replay_figures_reason(dst, src->reasons[i].text, src->reasons[i].count);
 }
 
+void replay_figures_reset(struct replay_figures *f)
+{
+    struct class_table *classes = f->classes;
+    struct hist *lag = f->lag;
+    for (size_t i = 0; i <= REPLAY_MAX_REASONS; i++)
+        free(f->reasons[i].text);
+    memset(f, 0, sizeof *f);
+    class_table_reset(classes);
+    hist_reset(lag);
+    f->classes = classes;
+    f->lag = lag;
+}
+
 void replay_figures_free(struct replay_figures *f)
 {
     class_table_free(f->classes);
@@ -109,6 +127,7 @@ static void *source_open(void *arg, int worker, int first_client, int n_clients)
     struct err e = {0};
     ws->r = capture_reader_open(ws->s->opts.capture, &e);
     ws->eof = ws->r == NULL; /* read once already: it can only have gone since */
+    ws->handed_ns = clock_now_ns();
     return ws;
 }
 
@@ -245,7 +264,25 @@ static int refused_read_only(struct worker_source *ws, struct wclient *wc,
     return wc->ro_refused && strcmp(o->sqlstate, "25P02") == 0;
 }
 
-static int source_done(void *arg, int client, const struct engine_feed_item *it,
+/* The worker's figures into the run's, when a second has passed since the last time (a
+ * snapshot holding the lock: next time) or at the end. */
+static void hand_over(struct worker_source *ws, int at_end)
+{
+    time_ns now = clock_now_ns();
+    if (!at_end && now - ws->handed_ns < HAND_OVER_NS)
+        return;
+    if (at_end)
+        pthread_mutex_lock(&ws->s->mu);
+    else if (pthread_mutex_trylock(&ws->s->mu) != 0)
+        return;
+    replay_figures_merge(&ws->s->merged, &ws->fig);
+    pthread_mutex_unlock(&ws->s->mu);
+    replay_figures_reset(&ws->fig);
+    ws->handed_ns = now;
+}
+
+/* A statement's outcome into the worker's figures. */
+static int record_done(void *arg, int client, const struct engine_feed_item *it,
                        const struct engine_feed_outcome *o)
 {
     struct worker_source *ws = arg;
@@ -281,6 +318,14 @@ static int source_done(void *arg, int client, const struct engine_feed_item *it,
     return 1;
 }
 
+static int source_done(void *arg, int client, const struct engine_feed_item *it,
+                       const struct engine_feed_outcome *o)
+{
+    int counted = record_done(arg, client, it, o);
+    hand_over(arg, 0);
+    return counted;
+}
+
 static void source_session_failed(void *arg, int client, uint32_t session, const char *why)
 {
     struct worker_source *ws = arg;
@@ -293,9 +338,7 @@ static void source_session_failed(void *arg, int client, uint32_t session, const
 static void source_close(void *arg)
 {
     struct worker_source *ws = arg;
-    pthread_mutex_lock(&ws->s->mu);
-    replay_figures_merge(&ws->s->merged, &ws->fig);
-    pthread_mutex_unlock(&ws->s->mu);
+    hand_over(ws, 1);
     for (int i = 0; i < ws->n; i++) {
         struct wclient *wc = &ws->clients[i];
         free(wc->cur);
