@@ -16,7 +16,8 @@ void merge_interval_sampling_end(struct result_interval *d);
 void merge_sampling(struct result *const *in, size_t n, struct result *out);
 
 /* A replay's replay {...} and summary.classes[] (merge_replay.c): counts added, classes
- * merged by their text through their histograms; the reasons are the first input's. */
+ * merged by their text through their histograms, the lag through its histogram (exact), the
+ * reasons added up by text (each input lists only its top ones). */
 void merge_replay(struct result *const *in, size_t n, struct result *out);
 
 #endif

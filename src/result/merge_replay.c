@@ -21,12 +21,74 @@ static void add_counts(struct result_replay *d, const struct result_replay *s)
     d->failed_now += s->failed_now;
     d->succeeded_now += s->succeeded_now;
     d->sessions_failed += s->sessions_failed;
-    if (s->lag_max_us > d->lag_max_us)
-        d->lag_max_us = s->lag_max_us;
-    if (s->lag_p99_us > d->lag_p99_us)
-        d->lag_p99_us = s->lag_p99_us; /* an upper bound: the inputs keep no lag histogram */
-    if (s->lag_p50_us > d->lag_p50_us)
-        d->lag_p50_us = s->lag_p50_us;
+}
+
+/* The lag: the inputs' histograms merged, so its percentiles are exact. An input written
+ * before replays kept one (a lag measured, no histogram) leaves only bounds: the largest of
+ * the inputs' figures, and no histogram. */
+static void merge_lag(struct result *const *in, size_t n, struct result_replay *d)
+{
+    int exact = 1;
+    for (size_t k = 0; k < n; k++) {
+        const struct result_replay *s = &in[k]->replay;
+        exact &= s->lag.count > 0 || s->lag_max_us <= 0;
+    }
+    if (!exact) {
+        for (size_t k = 0; k < n; k++) {
+            const struct result_replay *s = &in[k]->replay;
+            d->lag_p50_us = s->lag_p50_us > d->lag_p50_us ? s->lag_p50_us : d->lag_p50_us;
+            d->lag_p99_us = s->lag_p99_us > d->lag_p99_us ? s->lag_p99_us : d->lag_p99_us;
+            d->lag_max_us = s->lag_max_us > d->lag_max_us ? s->lag_max_us : d->lag_max_us;
+        }
+        return;
+    }
+    struct hist *h = hist_new();
+    for (size_t k = 0; k < n; k++)
+        if (in[k]->replay.lag.count > 0)
+            hist_add_sparse(h, &in[k]->replay.lag);
+    d->lag_p50_us = (double)hist_percentile(h, 50);
+    d->lag_p99_us = (double)hist_percentile(h, 99);
+    d->lag_max_us = (double)hist_max(h);
+    hist_to_sparse(h, &d->lag);
+    hist_free(h);
+}
+
+static int by_count_desc(const void *a, const void *b)
+{
+    const struct result_replay_reason *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return strcmp(x->reason, y->reason);
+}
+
+/* Why outcomes differed: each input's reasons added up by text, the most frequent first, as
+ * many as the longest input list. Each input names only its top reasons, so a reason beyond
+ * an input's list is missing that input's count (exact when no input's list was full). */
+static void merge_top(struct result *const *in, size_t n, struct result_replay *d)
+{
+    size_t cap = 0, keep = 0;
+    for (size_t k = 0; k < n; k++) {
+        cap += in[k]->replay.n_top;
+        keep = in[k]->replay.n_top > keep ? in[k]->replay.n_top : keep;
+    }
+    struct result_replay_reason *all = xcalloc(cap + 1, sizeof *all);
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = 0; i < in[k]->replay.n_top; i++) {
+            const struct result_replay_reason *s = &in[k]->replay.top[i];
+            size_t j = 0;
+            while (j < m && strcmp(all[j].reason, s->reason) != 0)
+                j++;
+            if (j == m)
+                all[m++] = (struct result_replay_reason){s->reason, 0}; /* borrowed */
+            all[j].count += s->count;
+        }
+    qsort(all, m, sizeof *all, by_count_desc);
+    d->n_top = m < keep ? m : keep;
+    d->top = xcalloc(d->n_top + 1, sizeof *d->top);
+    for (size_t i = 0; i < d->n_top; i++)
+        d->top[i] = (struct result_replay_reason){xstrdup(all[i].reason), all[i].count};
+    free(all);
 }
 
 static int by_total_desc(const void *a, const void *b)
@@ -100,11 +162,9 @@ void merge_replay(struct result *const *in, size_t n, struct result *out)
                                 .skipped_copy = first->skipped_copy,
                                 .skipped_unsupported = first->skipped_unsupported,
                                 .skipped_secret = first->skipped_secret};
-    d->top = xcalloc(first->n_top + 1, sizeof *d->top);
-    for (size_t i = 0; i < first->n_top; i++)
-        d->top[d->n_top++] =
-            (struct result_replay_reason){xstrdup(first->top[i].reason), first->top[i].count};
     for (size_t k = 0; k < n; k++)
         add_counts(d, &in[k]->replay);
+    merge_lag(in, n, d);
+    merge_top(in, n, d);
     merge_classes(in, n, out);
 }

@@ -70,6 +70,8 @@ void result_replay_json(const struct result *r, json_t *root, json_t *summary)
     put_num(lag, "p50", p->lag_p50_us);
     put_num(lag, "p99", p->lag_p99_us);
     put_num(lag, "max", p->lag_max_us);
+    if (p->lag.count > 0)
+        put(lag, "histogram", result_hist_to_json(&p->lag));
     put(o, "lag_us", lag);
     if (p->as_of_s > 0)
         put_num(o, "as_of_s", p->as_of_s);
@@ -150,6 +152,9 @@ int result_replay_read(const json_t *root, struct result *r)
     p->lag_p50_us = get_num(lag, "p50");
     p->lag_p99_us = get_num(lag, "p99");
     p->lag_max_us = get_num(lag, "max");
+    const json_t *lh = json_object_get(lag, "histogram");
+    if (lh && result_hist_from_json(lh, &p->lag) < 0)
+        return -1;
     p->as_of_s = json_is_number(json_object_get(o, "as_of_s")) ? get_num(o, "as_of_s") : 0;
     return read_classes(json_object_get(json_object_get(root, "summary"), "classes"), r);
 }
@@ -167,5 +172,6 @@ void result_replay_free(struct result *r)
     for (size_t i = 0; i < r->replay.n_top; i++)
         free(r->replay.top[i].reason);
     free(r->replay.top);
+    hist_sparse_free(&r->replay.lag);
     memset(&r->replay, 0, sizeof r->replay);
 }

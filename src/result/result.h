@@ -266,6 +266,8 @@ struct result_replay {
     double lag_p50_us, lag_p99_us, lag_max_us;
     double as_of_s; /* recover: the run time its figures are from (the journal's last
                      * snapshot of them); 0: a run's own, whole */
+    struct hist_sparse lag; /* lag_us.histogram, so replays merge exactly; count 0: none
+                             * (nothing measured, or a file written before it) */
 };
 
 /* At most this many classes in summary.classes[], besides "other". */

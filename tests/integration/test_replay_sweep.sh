@@ -73,6 +73,18 @@ PY
     assert_rc 0
     [ "$(stat -c %Y.%i sw/default-speed1-t1.json)" = "$before" ] || fail "a complete cell ran again"
     pyjson "$T/out" '[p["speed"] for p in d["points"]] == [1, 2] and d["compare"] == "speed"'
+    # Two trials' replays merged: the lag through its histogram (exact), counts added.
+    pga merge sw/default-speed1-t1.json sw/default-speed1-t2.json -o m.json --force
+    assert_rc 0
+    python3 - sw/default-speed1-t1.json sw/default-speed1-t2.json m.json <<'PY' || fail "merged replay lag"
+import json, sys
+a, b, m = (json.load(open(f))["replay"] for f in sys.argv[1:])
+assert m["sent"] == a["sent"] + b["sent"] == 20, m
+h = m["lag_us"]["histogram"]
+assert h["count"] == 20 and h["max"] == max(a["lag_us"]["max"], b["lag_us"]["max"]), m["lag_us"]
+vals = sorted(v for x in (a, b) for v, c in x["lag_us"]["histogram"]["bins"] for _ in range(c))
+assert abs(m["lag_us"]["p50"] - vals[9]) <= vals[9] * 0.002 + 1, (m["lag_us"], vals)
+PY
     pga report sw -o sw.html
     assert_rc 0
     grep -q 'replay speed' sw.html || fail "the report's chart has no speed axis"

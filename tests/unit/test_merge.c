@@ -213,6 +213,76 @@ static void test_merge_exact(void **state)
     result_free(&in[1]);
 }
 
+/* A replay's lag: n values from base, and reasons of divergence. */
+static void make_replay(struct result *r, int64_t base, int n, const char *const *why,
+                        const uint64_t *count, size_t n_why)
+{
+    struct result_replay *p = &r->replay;
+    p->present = 1;
+    p->capture = strdup("app.pgc");
+    p->sent = (uint64_t)n;
+    struct hist *h = hist_new();
+    for (int i = 0; i < n; i++)
+        hist_record(h, base + 3 * i);
+    p->lag_p50_us = (double)hist_percentile(h, 50);
+    p->lag_p99_us = (double)hist_percentile(h, 99);
+    p->lag_max_us = (double)hist_max(h);
+    hist_to_sparse(h, &p->lag);
+    hist_free(h);
+    p->top = calloc(n_why + 1, sizeof *p->top);
+    for (size_t i = 0; i < n_why; i++)
+        p->top[p->n_top++] = (struct result_replay_reason){strdup(why[i]), count[i]};
+}
+
+static void make_replay_pair(struct result in[2])
+{
+    make_pair(in, START);
+    make_replay(&in[0], 100, 300, (const char *const[]){"A", "B"}, (uint64_t[]){5, 3}, 2);
+    make_replay(&in[1], 9000, 100, (const char *const[]){"B", "C"}, (uint64_t[]){4, 1}, 2);
+}
+
+/* Replays merge their lag exactly (through its histogram, not the larger of two p99s) and
+ * add up their reasons by text; an input without a lag histogram (an older file) leaves
+ * the larger figures and no histogram. */
+static void test_merge_replay(void **state)
+{
+    (void)state;
+    struct result in[2], out;
+    struct err e = {0};
+    make_replay_pair(in);
+    struct hist *all = hist_new();
+    hist_add_sparse(all, &in[0].replay.lag);
+    hist_add_sparse(all, &in[1].replay.lag);
+    assert_int_equal(result_merge(in, names3, 2, 0, &out, &e), 0);
+    const struct result_replay *p = &out.replay;
+    assert_true(p->present);
+    assert_int_equal(p->sent, 400);
+    assert_int_equal(p->lag.count, 400);
+    assert_true(p->lag_p99_us == (double)hist_percentile(all, 99));
+    assert_true(p->lag_p50_us == (double)hist_percentile(all, 50));
+    assert_true(p->lag_p50_us < 1000); /* three quarters are fast: not the larger p50 */
+    assert_true(p->lag_max_us == (double)hist_max(all));
+    assert_int_equal(p->n_top, 2);
+    assert_string_equal(p->top[0].reason, "B");
+    assert_int_equal(p->top[0].count, 7);
+    assert_string_equal(p->top[1].reason, "A");
+    assert_int_equal(p->top[1].count, 5);
+    result_free(&out);
+    result_free(&in[0]);
+    result_free(&in[1]);
+    /* An older input: no lag histogram (merge takes parts of its inputs: a pair anew). */
+    make_replay_pair(in);
+    hist_sparse_free(&in[1].replay.lag);
+    double p50 = in[1].replay.lag_p50_us, max = in[1].replay.lag_max_us;
+    assert_int_equal(result_merge(in, names3, 2, 0, &out, &e), 0);
+    assert_int_equal(out.replay.lag.count, 0);
+    assert_true(out.replay.lag_p50_us == p50 && out.replay.lag_max_us == max);
+    result_free(&out);
+    hist_free(all);
+    result_free(&in[0]);
+    result_free(&in[1]);
+}
+
 /* An agent that started 1 s late has its intervals one slot later; the merged run lasts
  * until its end. */
 static void test_merge_aligns_by_time(void **state)
@@ -402,7 +472,7 @@ int main(void)
         cmocka_unit_test(test_index_from_env),         cmocka_unit_test(test_merge_exact),
         cmocka_unit_test(test_merge_aligns_by_time),   cmocka_unit_test(test_merge_refusals),
         cmocka_unit_test(test_merge_incomplete),       cmocka_unit_test(test_merge_round_trip),
-        cmocka_unit_test(test_merge_sampling),
+        cmocka_unit_test(test_merge_sampling),         cmocka_unit_test(test_merge_replay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

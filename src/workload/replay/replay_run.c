@@ -180,6 +180,7 @@ static void fill_result(const struct replay_state *s, struct result *r)
     o->lag_p50_us = (double)hist_percentile(f->lag, 50);
     o->lag_p99_us = (double)hist_percentile(f->lag, 99);
     o->lag_max_us = (double)hist_max(f->lag);
+    hist_to_sparse(f->lag, &o->lag);
     r->summary.n_classes =
         class_table_top(f->classes, RESULT_MAX_CLASSES, r->summary.duration_s, &r->summary.classes);
 }
