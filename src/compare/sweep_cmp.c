@@ -502,6 +502,22 @@ static void script_records(struct matrix *mx, size_t p, size_t u, const struct s
     }
 }
 
+/* A replay sweep's per-class records: compare's class rows over the cell's trials (the
+ * classes of every run of both sides whose p50 changed most). */
+static void class_records(struct matrix *mx, size_t p, size_t u, const struct sweep_cell *vc,
+                          const struct cmp_outcome *o)
+{
+    for (size_t k = 0; k < o->n_classes; k++)
+        for (int m = 0; m < CMP_N_SCRIPT_METRICS; m++) {
+            struct sweep_comparison *r = new_record(mx->f);
+            record_cell(mx, vc, r);
+            r->fig_point = p;
+            r->fig_setup = u;
+            r->stmt_class = xstrdup(o->classes[k].name);
+            fill_metric(r, CMP_P50 + m, &o->classes[k].metrics[m], "cell", -1);
+        }
+}
+
 /* The records of the value side b against the baseline side a, one per metric. */
 static void compare_sides(struct matrix *mx, size_t p, size_t u, const struct side *a,
                           const struct side *b)
@@ -543,6 +559,7 @@ static void compare_sides(struct matrix *mx, size_t p, size_t u, const struct si
         }
     }
     script_records(mx, p, u, a, b, vc, &rep.outcomes[0]);
+    class_records(mx, p, u, vc, &rep.outcomes[0]);
     cmp_report_free(&rep);
 }
 

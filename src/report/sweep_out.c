@@ -52,7 +52,7 @@ const struct sweep_comparison *report_sweep_find(const struct sweep_figs *f, siz
 {
     for (size_t k = 0; k < f->n_cmps; k++)
         if (f->cmps[k].fig_point == point && f->cmps[k].fig_setup == setup && !f->cmps[k].script &&
-            strcmp(f->cmps[k].metric, metric) == 0)
+            !f->cmps[k].stmt_class && strcmp(f->cmps[k].metric, metric) == 0)
             return &f->cmps[k];
     return NULL;
 }
@@ -138,23 +138,32 @@ static void side_name(char *buf, size_t size, const struct sweep_doc *d, const c
         snprintf(buf, size, "%s=%s", axis, value);
 }
 
+/* A record's script, or with classes set its statement class (NULL: not such a record). */
+static const char *part_of(const struct sweep_comparison *r, int classes)
+{
+    return classes ? r->stmt_class : r->script;
+}
+
 /* Per-script p50 and p99 changes (records exist only when the runs had two or more scripts):
- * which scripts the compared axis moved. */
-static void script_block(FILE *out, const struct sweep_doc *d, const struct sweep_figs *f)
+ * which scripts the compared axis moved; with classes set, a replay sweep's classes. */
+static void script_block(FILE *out, const struct sweep_doc *d, const struct sweep_figs *f,
+                         int classes)
 {
     int header = 0;
     for (size_t k = 0; k < f->n_cmps; k++) {
         const struct sweep_comparison *r = &f->cmps[k];
-        if (!r->script || strcmp(r->metric, "latency_p50") != 0)
+        if (!part_of(r, classes) || strcmp(r->metric, "latency_p50") != 0)
             continue;
         const struct sweep_comparison *p99 = NULL;
         for (size_t j = k + 1; j < f->n_cmps && !p99; j++)
-            if (f->cmps[j].script && f->cmps[j].fig_point == r->fig_point &&
-                f->cmps[j].fig_setup == r->fig_setup && strcmp(f->cmps[j].script, r->script) == 0 &&
+            if (part_of(&f->cmps[j], classes) && f->cmps[j].fig_point == r->fig_point &&
+                f->cmps[j].fig_setup == r->fig_setup &&
+                strcmp(part_of(&f->cmps[j], classes), part_of(r, classes)) == 0 &&
                 strcmp(f->cmps[j].metric, "latency_p99") == 0)
                 p99 = &f->cmps[j];
         if (!header++)
-            fputs("per script: latency change [95% CI] verdict method\n", out);
+            fprintf(out, "per %s: latency change [95%% CI] verdict method\n",
+                    classes ? "statement class" : "script");
         char where[600], a[160], b[160] = "-";
         report_sweep_point(where, sizeof where, d, &d->cells[f->points[r->fig_point].first]);
         change_cell(a, sizeof a, r);
@@ -162,7 +171,7 @@ static void script_block(FILE *out, const struct sweep_doc *d, const struct swee
             change_cell(b, sizeof b, p99);
         fprintf(out, "  %s%s%s %s: p50 %s; p99 %s\n",
                 d->n_setups > 1 ? d->setups[r->fig_setup].label : "", d->n_setups > 1 ? " " : "",
-                where, r->script, a, b);
+                where, part_of(r, classes), a, b);
     }
 }
 
@@ -288,7 +297,8 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
         }
     }
     grid_free(&g);
-    script_block(out, d, f);
+    script_block(out, d, f, 0);
+    script_block(out, d, f, 1);
     if (pooled)
         fputs("pooled: the interval takes each side's between-trial variance pooled over its "
               "cells (log scale, Bartlett's test); cell: the cell's own trials\n",

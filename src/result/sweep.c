@@ -35,6 +35,7 @@ void sweep_comparison_free(struct sweep_comparison *c)
     free(c->method);
     free(c->detail);
     free(c->script);
+    free(c->stmt_class);
     memset(c, 0, sizeof *c);
 }
 
@@ -194,6 +195,8 @@ static json_t *comparison_json(const struct sweep_comparison *c)
     json_object_set_new(o, "cell", cell);
     if (c->script)
         json_object_set_new(o, "script", json_string(c->script));
+    if (c->stmt_class)
+        json_object_set_new(o, "class", json_string(c->stmt_class));
     json_object_set_new(o, "metric", json_string(c->metric));
     json_object_set_new(o, "a", num_or_null(c->a, isfinite(c->a)));
     json_object_set_new(o, "b", num_or_null(c->b, isfinite(c->b)));

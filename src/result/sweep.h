@@ -38,7 +38,8 @@ struct sweep_cell {
     char *file;                     /* relative to the sweep's directory */
     enum sweep_status status;
     int slo_met; /* capacity search: -1 not judged, 0 missed, 1 met */
-    double speed; /* a replay sweep's --speed (SWEEP_SPEED_MAX: max); 0: not a replay */
+    /* A replay sweep's --speed (SWEEP_SPEED_MAX: max); 0: not a replay sweep. */
+    double speed;
 };
 
 /* A cell's and an axis's speed "max" (replay run --speed max). */
@@ -85,6 +86,8 @@ struct sweep_comparison {
     char *script; /* per-script records: the script's name ("q16"); NULL: the whole run */
     /* Not written: where the builder found it (the value's point and setup in its figures). */
     size_t fig_point, fig_setup;
+    /* A replay sweep's per-class records: the statement class ("class"); NULL: none. */
+    char *stmt_class;
 };
 
 void sweep_comparison_free(struct sweep_comparison *c);

@@ -42,6 +42,8 @@ test_replay_sweep_speeds() {
     assert_out '^ *speed \| default tps'
     assert_out '^ *1 \|.*baseline'
     assert_out '^ *2 \|.* better '
+    assert_out '^per statement class: '
+    assert_out '^  speed 2 SELECT v FROM t WHERE id = \$1: p50 '
     python3 - sw <<'PY' || fail "the sweep's cells or comparisons are wrong"
 import json, os, sys
 d = json.load(open(os.path.join(sys.argv[1], "sweep.json")))
@@ -58,7 +60,13 @@ for c in d["cells"]:
     dur[c["speed"]].append(r["summary"]["duration_s"])
 ratio = (sum(dur[2]) / 2) / (sum(dur[1]) / 2)
 assert 0.4 <= ratio <= 0.65, ("speed 2 against speed 1 wall time", dur)
-tps = [c for c in d["comparisons"] if c["metric"] == "tps" and "script" not in c]
+tps = [c for c in d["comparisons"] if c["metric"] == "tps" and "script" not in c and "class" not in c]
+# per class: both classes at speed 2, their latency metrics, over the cell's trials
+cl = [c for c in d["comparisons"] if "class" in c]
+assert sorted({c["class"] for c in cl}) == ["SELECT count(*) FROM t WHERE id < $1",
+                                            "SELECT v FROM t WHERE id = $1"], cl
+assert sorted(c["metric"] for c in cl) == sorted(["latency_p50", "latency_p95", "latency_p99"] * 2), cl
+assert all(c["value"] == 2 and c["method"] == "cell" and c["ci_low"] is not None for c in cl), cl
 assert len(tps) == 1, tps
 t = tps[0]
 assert t["axis"] == "speed" and t["baseline"] == 1 and t["value"] == 2, t

@@ -214,7 +214,8 @@ static void add_script_record(struct sweep_figs *f, const char *m, double change
                                    xstrdup(""),
                                    xstrdup("q18"),
                                    r0->fig_point,
-                                   0};
+                                   0,
+                                   NULL};
     r->cell[0] = (struct sweep_setting){xstrdup("clients"), xstrdup("1")};
 }
 
