@@ -6,11 +6,12 @@
 RS_MKCAPTURE=$PGARENA_TEST_TOP/build/tests/mkcapture
 
 # A paced capture of database $1 into $2: one session, a statement every $3 ms ($4 of them),
-# two classes alternating.
+# two classes alternating; with $5 set, an INSERT INTO log first.
 rs_paced_capture() {
     local k
     {
         printf 'S\t0\t0\tpostgres\t%s\n' "$1"
+        [ -z "${5:-}" ] || printf 'Q\t0\t10\tsimple\t\t50\tok\t\t-1\t0\tINSERT INTO log VALUES (1)\n'
         for k in $(seq 1 "$4"); do
             if [ $((k % 2)) = 0 ]; then
                 printf 'Q\t0\t%d\tsimple\t\t50\tok\t\t-1\t0\tSELECT v FROM t WHERE id = %d\n' $((k * $3 * 1000)) "$k"
@@ -28,7 +29,7 @@ rs_source() {
     [ -x "$RS_MKCAPTURE" ] || make -s -C "$PGARENA_TEST_TOP" build/tests/mkcapture >/dev/null ||
         fail "cannot build tests/tools/mkcapture"
     db=$(newdb "$1")
-    sql "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'x' FROM generate_series(1, 100) g" "$db"
+    sql "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'x' FROM generate_series(1, 100) g; CREATE TABLE log (n int)" "$db"
 }
 
 # Speeds 1 and 2, two trials: speed 2 replays in about half the wall time, the comparison of
@@ -99,11 +100,14 @@ PY
     grep -q '<th>speed 2</th>' sw.html || fail "the report's table has no speed 2 point"
 }
 
-# An interrupted replay sweep resumes: the complete cells stay, the others run.
+# An interrupted replay sweep resumes: the complete cells stay, the others run. Each cell
+# replays on a copy made anew from the source (--map-db, --reset-from): the capture's write
+# is there once, however many cells ran.
 test_replay_sweep_resume() {
     rs_source pga_rsw_res >/dev/null
-    rs_paced_capture pga_rsw_res paced.pgc 100 10
-    pga_bg sweep "$CONN" --replay paced.pgc --speed 2,0.5,max --no-sampling -q -o sw
+    rs_paced_capture pga_rsw_res paced.pgc 100 10 write
+    local opts=(--map-db pga_rsw_res=pga_rsw_dst --reset-from pga_rsw_res --no-sampling -q)
+    pga_bg sweep "$CONN" --replay paced.pgc --speed 2,0.5,max "${opts[@]}" -o sw
     for _ in $(seq 1 300); do
         grep -q '"status": "complete"' sw/sweep.json 2>/dev/null && break
         sleep 0.05
@@ -115,12 +119,16 @@ test_replay_sweep_resume() {
     before=$(stat -c %Y.%i sw/default-speed2-t1.json)
     pyjson sw/sweep.json '[c["status"] for c in d["cells"]][0] == "complete"'
     pyjson sw/sweep.json '"complete" not in [c["status"] for c in d["cells"]][1:]'
-    pga sweep "$CONN" --replay paced.pgc --speed 2,0.5,max --no-sampling -q -o sw
+    pga sweep "$CONN" --replay paced.pgc --speed 2,0.5,max "${opts[@]}" -o sw
     assert_rc 0
+    [ "$(sql 'SELECT count(*) FROM log' "${CONN% dbname=*} dbname=pga_rsw_dst")" = 1 ] ||
+        fail "the target was not made anew from the source before each cell"
+    [ "$(sql 'SELECT count(*) FROM log' "${CONN% dbname=*} dbname=pga_rsw_res")" = 0 ] ||
+        fail "a cell wrote to the source"
     [ "$(stat -c %Y.%i sw/default-speed2-t1.json)" = "$before" ] || fail "a complete cell ran again"
     pyjson sw/sweep.json '[c["status"] for c in d["cells"]] == ["complete"] * 3'
     pyjson sw/sweep.json '[c["speed"] for c in d["cells"]] == [2, 0.5, "max"]'
-    pyjson sw/default-speedmax-t1.json 'd["replay"]["speed"] == "max" and d["replay"]["sent"] == 10'
+    pyjson sw/default-speedmax-t1.json 'd["replay"]["speed"] == "max" and d["replay"]["sent"] == 11'
 }
 
 # kill -9 in the middle of a replay: recover gives a result with replay {} and
