@@ -7,7 +7,8 @@
 
 const char result_field_names[] =
     "label, run_id, started_at, workload.name, workload.scale, options.clients, options.rate, "
-    "options.protocol, server.version, server.settings.NAME, meta.KEY";
+    "options.protocol, server.version, replay.capture, replay.speed, server.settings.NAME, "
+    "meta.KEY";
 
 static const char settings_prefix[] = "server.settings.";
 static const char meta_prefix[] = "meta.";
@@ -23,12 +24,15 @@ enum field {
     F_RATE,
     F_PROTOCOL,
     F_SERVER_VERSION,
+    F_REPLAY_CAPTURE,
+    F_REPLAY_SPEED,
     F_N
 };
 
 static const char *const field_names[F_N] = {
-    "label",           "run_id",       "started_at",       "workload.name",  "workload.scale",
-    "options.clients", "options.rate", "options.protocol", "server.version",
+    "label",          "run_id",          "started_at",   "workload.name",
+    "workload.scale", "options.clients", "options.rate", "options.protocol",
+    "server.version", "replay.capture",  "replay.speed",
 };
 
 static int fixed_field(const char *name)
@@ -84,6 +88,13 @@ static int fixed_value(const struct result *r, int f, char **value)
         return 1;
     case F_PROTOCOL:
         return text(r->options.protocol, value);
+    case F_REPLAY_CAPTURE: /* a replay's only */
+        return r->replay.present && text(r->replay.capture, value);
+    case F_REPLAY_SPEED:
+        if (!r->replay.present)
+            return 0;
+        *value = r->replay.speed > 0 ? xasprintf("%.15g", r->replay.speed) : xstrdup("max");
+        return 1;
     default:
         return text(r->server.version, value);
     }

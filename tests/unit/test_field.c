@@ -61,7 +61,8 @@ static void test_valid_names(void **state)
                                        "workload.scale", "options.clients",
                                        "options.rate",   "options.protocol",
                                        "server.version", "server.settings.work_mem",
-                                       "meta.commit",    "meta.a.b"};
+                                       "meta.commit",    "meta.a.b",
+                                       "replay.speed",   "replay.capture"};
     static const char *const bad[] = {
         "",     "labels", "workload", "meta.", "server.settings.", "options.seed", "summary.tps",
         "meta", "Label"};
@@ -92,6 +93,14 @@ static void test_old_file(void **state)
     assert_field(&r, "meta.commit", NULL);
     assert_field(&r, "started_at", NULL);
     assert_field(&r, "no.such", NULL);
+    assert_field(&r, "replay.speed", NULL); /* not a replay */
+    assert_field(&r, "replay.capture", NULL);
+    r.replay.present = 1;
+    r.replay.capture = xstrdup("app.pgc");
+    assert_field(&r, "replay.capture", "app.pgc");
+    assert_field(&r, "replay.speed", "max"); /* 0: --speed max */
+    r.replay.speed = 2.5;
+    assert_field(&r, "replay.speed", "2.5");
     assert_non_null(r.run_id);
     assert_true(is_uuid(r.run_id, '8'));
     assert_field(&r, "run_id", r.run_id);
