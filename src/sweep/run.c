@@ -15,7 +15,8 @@
 void sweep_plan_cells(struct sweep_doc *d)
 {
     size_t n_rates = d->n_rates ? d->n_rates : 1, n_scales = d->n_scales ? d->n_scales : 1;
-    size_t n_speeds = d->n_speeds ? d->n_speeds : 1, n_clients = d->n_clients ? d->n_clients : 1;
+    size_t n_clients = d->n_clients ? d->n_clients : 1;
+    size_t n_inner = n_clients * (d->n_speeds ? d->n_speeds : 1); /* clients within speeds */
     size_t n_combos = 1;
     for (size_t k = 0; k < d->n_sets; k++)
         n_combos *= d->sets[k].n;
@@ -30,24 +31,23 @@ void sweep_plan_cells(struct sweep_doc *d)
             }
             for (size_t s = 0; s < n_scales; s++)
                 for (size_t r = 0; r < n_rates; r++)
-                    for (size_t v = 0; v < n_speeds; v++)
-                        for (size_t c = 0; c < n_clients; c++)
-                            for (size_t u = 0; u < d->n_setups; u++) {
-                                struct sweep_cell cell = {
-                                    .setup = u,
-                                    .clients = d->n_clients ? d->clients[c] : 0,
-                                    .speed = d->n_speeds ? d->speeds[v] : 0,
-                                    .rate = d->n_rates ? d->rates[r] : 0,
-                                    .scale = d->n_scales ? d->scales[s] : 0,
-                                    .n_settings = d->n_sets,
-                                    .settings = set,
-                                    .trial = t,
-                                    .slo_met = -1,
-                                };
-                                size_t i = sweep_doc_add_cell(d, &cell);
-                                free(d->cells[i].file);
-                                d->cells[i].file = sweep_cell_file(d, &d->cells[i]);
-                            }
+                    for (size_t c = 0; c < n_inner; c++)
+                        for (size_t u = 0; u < d->n_setups; u++) {
+                            struct sweep_cell cell = {
+                                .setup = u,
+                                .clients = d->n_clients ? d->clients[c % n_clients] : 0,
+                                .speed = d->n_speeds ? d->speeds[c / n_clients] : 0,
+                                .rate = d->n_rates ? d->rates[r] : 0,
+                                .scale = d->n_scales ? d->scales[s] : 0,
+                                .n_settings = d->n_sets,
+                                .settings = set,
+                                .trial = t,
+                                .slo_met = -1,
+                            };
+                            size_t i = sweep_doc_add_cell(d, &cell);
+                            free(d->cells[i].file);
+                            d->cells[i].file = sweep_cell_file(d, &d->cells[i]);
+                        }
         }
     free(set);
 }
