@@ -108,9 +108,8 @@ static void add_entry(struct class_entry *dst, const struct class_entry *src)
 void class_table_merge(struct class_table *dst, const struct class_table *src)
 {
     for (size_t i = 0; i < src->n; i++)
-        if (src->entries[i].count > 0) /* a class of a table reset since holds nothing */
-            add_entry(lookup(dst, src->entries[i].text, strlen(src->entries[i].text)),
-                      &src->entries[i]);
+        add_entry(lookup(dst, src->entries[i].text, strlen(src->entries[i].text)),
+                  &src->entries[i]);
     add_entry(&dst->entries[dst->cap], &src->entries[src->cap]);
 }
 

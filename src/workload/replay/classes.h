@@ -29,7 +29,7 @@ void class_table_record(struct class_table *t, const char *text, size_t len, int
 void class_table_merge(struct class_table *dst, const struct class_table *src);
 
 /* Every class's figures back to zero, its entry kept (a worker's table after it handed its
- * figures over: class_table_merge skips the empty ones). */
+ * figures over; an emptied class adds nothing to a merge, and class_table_top leaves it out). */
 void class_table_reset(struct class_table *t);
 
 /* The top n classes by total time (the sum of their latencies), then "other" holding the
