@@ -473,9 +473,9 @@ static int never_ran(const struct matrix *mx, const struct side *s, const char *
 }
 
 /* Per-script records for each script both sides ran (none unless they ran the same two or
- * more; none for a script neither side ever ran): pooled over the scripts of each side where
- * Bartlett's test lets it (§3.7), else compare's per-script latency verdicts over the cell's
- * trials. */
+ * more, and none for a script that no trial of a side ran: -c 0's terminal scripts): pooled
+ * over the scripts of each side where Bartlett's test lets it (§3.7), else compare's
+ * per-script latency verdicts over the cell's trials. */
 static void script_records(struct matrix *mx, size_t p, size_t u, const struct side *a,
                            const struct side *b, const struct sweep_cell *vc,
                            const struct cmp_outcome *o)
@@ -483,7 +483,7 @@ static void script_records(struct matrix *mx, size_t p, size_t u, const struct s
     for (size_t k = 0; k < o->n_scripts; k++) {
         const char *name = o->scripts[k].name;
         size_t ja = script_index(a->scripts, name), jb = script_index(b->scripts, name);
-        if (never_ran(mx, a, name) && never_ran(mx, b, name))
+        if (never_ran(mx, a, name) || never_ran(mx, b, name))
             continue;
         for (int m = 0; m < CMP_N_SCRIPT_METRICS; m++) {
             struct sweep_comparison *r = new_record(mx->f);

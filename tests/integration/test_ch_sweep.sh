@@ -38,7 +38,7 @@ PY
 
 # The per-query records of sweep.json $1 for q4 and q18: complete, each verdict agrees with its
 # interval, none against the direction the plans predict ($2, ch_plan_directions'); exit 3 when
-# no predicted query was decided.
+# no predicted query was decided (a burst of load on the machine in some trial).
 ch_sweep_verdicts() {
     python3 - "$1" "$2" <<'PY'
 import json, sys
@@ -139,30 +139,40 @@ PY
 test_ch_sweep_work_mem() {
     ch_ensure
     # A power-test sweep (no terminals, one stream, the queries in order), so that each trial
-    # runs each query exactly three times (-t counts a stream's queries: 6 = three passes of
-    # q4, q18) however slow the machine: 1.5-3 s a trial here at load average 4-6. Q4 is
-    # decided with room to spare (p50 -60 % to -85 %, the interval's near end -25 % or below),
-    # Q18 (+25 % to +65 %) only on a quiet machine.
-    pga sweep -w ch --set work_mem=64kB,64MB -c 0 --analytic-clients 1 --queries 4,18 -t 6 \
-        --trials 3 --seed 2 -q --compare work_mem --json -o sw "$C"
+    # runs each query exactly twice (-t counts a stream's queries: 4 = two passes of q4, q18)
+    # however slow the machine: 1-3 s a cell here at load average 4-7, 16-31 s in all. Q4 is
+    # decided with room to spare (p50 -75 % to -85 %, the interval's near end -55 % or below),
+    # Q18 (+30 % to +100 %) about half the time.
+    pga sweep -w ch --set work_mem=64kB,64MB -c 0 --analytic-clients 1 --queries 4,18 -t 4 \
+        --trials 4 --seed 2 -q --compare work_mem --json -o sw "$C"
     assert_rc 0
     pyjson "$T/out" 'any(c.get("script") == "q18" and c["metric"] == "latency_p50" for c in d["comparisons"])'
-    pyjson sw/sweep.json 'd["axes"]["clients"] == [0] and all(c["clients"] == 0 and c["file"].startswith("default-c0-") and c["status"] == "complete" for c in d["cells"]) and len(d["cells"]) == 6'
+    pyjson sw/sweep.json 'd["axes"]["clients"] == [0] and all(c["clients"] == 0 and c["file"].startswith("default-c0-") and c["status"] == "complete" for c in d["cells"]) and len(d["cells"]) == 8'
     n=0
     for f in sw/default-c0-work_mem=*-t*.json; do
         pyjson "$f" '[s["name"] for s in d["summary"]["scripts"]][5:] == ["q4", "q18"]'
-        pyjson "$f" 'd["options"]["clients"] == 0 and d["summary"]["ch"]["analytic_clients"] == 1 and [s["transactions"] for s in d["summary"]["scripts"]] == [0] * 5 + [3, 3]'
+        pyjson "$f" 'd["options"]["clients"] == 0 and d["summary"]["ch"]["analytic_clients"] == 1 and [s["transactions"] for s in d["summary"]["scripts"]] == [0] * 5 + [2, 2]'
         n=$((n + 1))
     done
-    [ "$n" = 6 ] || fail "$n cell files, expected 6"
+    [ "$n" = 8 ] || fail "$n cell files, expected 8"
     expected=$(ch_plan_directions sw/default-c0-work_mem=64kB-t1.json) || fail "EXPLAIN of q4 and q18"
     rc=0
     ch_sweep_verdicts sw/sweep.json "$expected" || rc=$?
+    if [ "$rc" = 3 ]; then
+        # Nothing decided: every trial ran each query twice, so not missing data but a burst of
+        # load in some trial (seen: one cell 5 times slower than the others). Once more.
+        echo "no query decided: the sweep once more" >&2
+        pga sweep -w ch --set work_mem=64kB,64MB -c 0 --analytic-clients 1 --queries 4,18 -t 4 \
+            --trials 4 --seed 3 -q --compare work_mem -o sw2 "$C"
+        assert_rc 0
+        rc=0
+        ch_sweep_verdicts sw2/sweep.json "$expected" || rc=$?
+    fi
     [ "$rc" = 0 ] || fail "per-query verdicts of the work_mem sweep"
     # Every cell is complete: the same command resumes with nothing to run and prints the table
     # again, with the per-query block.
-    pga sweep -w ch --set work_mem=64kB,64MB -c 0 --analytic-clients 1 --queries 4,18 -t 6 \
-        --trials 3 --seed 2 --compare work_mem -o sw "$C"
+    pga sweep -w ch --set work_mem=64kB,64MB -c 0 --analytic-clients 1 --queries 4,18 -t 4 \
+        --trials 4 --seed 2 --compare work_mem -o sw "$C"
     assert_rc 0
     ! grep -q 'sweep: cell' "$T/err" || fail "the resumed sweep ran a cell again"
     assert_out "^per script: latency change"
