@@ -74,6 +74,7 @@ const char cli_run_usage[] =
     "                        is the power test (the queries in order). tps and latency are\n"
     "                        the terminals'; the queries are scripts q1..q22 and summary.ch\n"
     "      --queries LIST    only these queries, e.g. 1,6,q14 (default all 22)\n"
+    "                        (-t N: N queries per stream; a pass is one query each)\n"
     "pgbench's habits:\n"
     "  -S, -N                -b select-only, -b simple-update\n"
     "  -b list               list the built-in scripts; --show-script NAME prints one\n"

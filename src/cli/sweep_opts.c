@@ -27,6 +27,7 @@ static const char usage[] =
     "the same command on the same DIR resumes, keeping the complete cells.\n"
     "\n"
     "  -c, --clients LIST    client counts: 1,2,4,8 or a geometric range 1..64x2 (default 1)\n"
+    "                        (0 with -w ch --analytic-clients N: the streams alone)\n"
     "  -R, --rate LIST       open-loop rates (tps), as -c\n"
     "  -s, --scale LIST      scales; several need --init\n"
     "      --init            load each scale (the workload's loader) before its cells\n"
@@ -89,11 +90,11 @@ static struct option *merged_options(void)
     return all;
 }
 
-static int int_list(const char *opt, const char *text, int64_t hi, int64_t **out, size_t *n,
-                    struct err *e)
+static int int_list(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t **out,
+                    size_t *n, struct err *e)
 {
     double *v;
-    if (sweep_parse_list(opt, text, 1, 1, (double)hi, &v, n, e) < 0)
+    if (sweep_parse_list(opt, text, 1, (double)lo, (double)hi, &v, n, e) < 0)
         return -1;
     free(*out);
     *out = xmalloc(*n * sizeof **out);
@@ -187,9 +188,10 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
         d->compare_axis = xstrdup(arg);
         return 1;
     case 'c':
-        return int_list("-c", arg, 100000, &d->clients, &d->n_clients, e) < 0 ? -1 : 1;
+        /* 0: -w ch's analytic streams alone (the power test), checked as run checks -c 0 */
+        return int_list("-c", arg, 0, 100000, &d->clients, &d->n_clients, e) < 0 ? -1 : 1;
     case 's':
-        return int_list("-s", arg, 1000000, &d->scales, &d->n_scales, e) < 0 ? -1 : 1;
+        return int_list("-s", arg, 1, 1000000, &d->scales, &d->n_scales, e) < 0 ? -1 : 1;
     case 'R':
         if (sweep_parse_list("-R", arg, 0, 0.001, 1e9, &rates, &d->n_rates, e) < 0)
             return -1;
@@ -329,6 +331,10 @@ static int check_options(struct sweep_opts *o, int bad_run_opt, struct err *e)
         return err_set(e, ERR_INPUT, "sweep: --max-rate needs --slo, e.g. --slo 'p99<=5ms'");
     if (o->slo.text && !o->max_rate)
         return err_set(e, ERR_INPUT, "sweep: --slo is for --max-rate");
+    if (o->max_rate && d->n_clients && d->clients[0] == 0)
+        return err_set(e, ERR_INPUT,
+                       "sweep: --max-rate paces the -c clients; -c 0 has none (the analytic "
+                       "streams run closed loop)");
     if (o->max_rate &&
         (d->n_rates || d->n_clients > 1 || d->n_sets || d->n_scales > 1 || d->n_setups > 1))
         return err_set(e, ERR_INPUT,
@@ -411,6 +417,9 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
     /* The cells' plans are the base plan with their axes: it is checked as run checks its
      * options, with the first scale. */
     run.plan.scale = o->plan.n_scales ? o->plan.scales[0] : 0;
+    for (size_t i = 0; i < o->plan.n_clients; i++)
+        if (o->plan.clients[i] == 0) /* -c 0 runs only with -w ch --analytic-clients N */
+            run.plan.clients = 0;
     rc = cli_run_opts_check(&run, e);
     o->run = run.plan;
     if (rc == 0 && o->replay.capture) { /* a capture that cannot be read: before any cell */

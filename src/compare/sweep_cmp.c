@@ -402,6 +402,9 @@ static void record_cell(const struct matrix *mx, const struct sweep_cell *vc,
     for (size_t k = 0; k < vc->n_settings; k++)
         if (strcmp(vc->settings[k].name, mx->axis) != 0)
             add_cell_axis(r, vc->settings[k].name, vc->settings[k].value);
+    /* -c 0 (-w ch's streams alone) is a clients value too, though present[] skips it. */
+    if (vc->clients == 0 && d->n_clients > 0 && strcmp(mx->axis, "clients") != 0)
+        add_cell_axis(r, "clients", "0");
 }
 
 static struct sweep_comparison *new_record(struct sweep_figs *f)
@@ -470,9 +473,21 @@ static int script_var(const struct matrix *mx, const struct side *s, size_t j, i
     return cmp_pool_cell(pool, ss->excluded[m][j], ss->logs[m] + j * s->n, s->n, LAT_FLOOR_VAR, v);
 }
 
+/* Whether no trial of side s ran script name at all (-c 0: the terminals' scripts). */
+static int never_ran(const struct matrix *mx, const struct side *s, const char *name)
+{
+    for (size_t t = 0; t < s->n; t++) {
+        const struct result_script_figures *f = script_of(&mx->res[s->cells[t]], name);
+        if (f && (f->transactions > 0 || f->failed > 0))
+            return 0;
+    }
+    return 1;
+}
+
 /* Per-script records for each script both sides ran (none unless they ran the same two or
- * more): pooled over the scripts of each side where Bartlett's test lets it (§3.7), else
- * compare's per-script latency verdicts over the cell's trials. */
+ * more, and none for a script that no trial of a side ran: -c 0's terminal scripts): pooled
+ * over the scripts of each side where Bartlett's test lets it (§3.7), else compare's
+ * per-script latency verdicts over the cell's trials. */
 static void script_records(struct matrix *mx, size_t p, size_t u, const struct side *a,
                            const struct side *b, const struct sweep_cell *vc,
                            const struct cmp_outcome *o)
@@ -480,6 +495,8 @@ static void script_records(struct matrix *mx, size_t p, size_t u, const struct s
     for (size_t k = 0; k < o->n_scripts; k++) {
         const char *name = o->scripts[k].name;
         size_t ja = script_index(a->scripts, name), jb = script_index(b->scripts, name);
+        if (never_ran(mx, a, name) || never_ran(mx, b, name))
+            continue;
         for (int m = 0; m < CMP_N_SCRIPT_METRICS; m++) {
             struct sweep_comparison *r = new_record(mx->f);
             record_cell(mx, vc, r);

@@ -197,7 +197,10 @@ static const char *change(char *buf, size_t size, double pct)
     return report_fmt_change(buf, size, pct);
 }
 
-static void cell_change(struct buf *b, const struct sweep_comparison *r)
+/* A comparison's cell: change [CI] verdict method, and what refused pooling (refused: the
+ * note when the homogeneity test did); with its detail as the cell's title when titled. */
+static void change_td(struct buf *b, const struct sweep_comparison *r, const char *refused,
+                      int titled)
 {
     char c[32], lo[32], hi[32];
     if (!r) {
@@ -205,14 +208,25 @@ static void cell_change(struct buf *b, const struct sweep_comparison *r)
         return;
     }
     const char *v = r->verdict;
-    buf_printf(b, "<td>%s [%s, %s] <span class=\"verdict %s\">%s</span> <small>%s%s</small></td>",
+    buf_puts(b, "<td");
+    if (titled && r->detail && r->detail[0]) {
+        buf_puts(b, " title=\"");
+        report_escape(b, r->detail);
+        buf_puts(b, "\"");
+    }
+    buf_printf(b, ">%s [%s, %s] <span class=\"verdict %s\">%s</span> <small>%s%s</small></td>",
                change(c, sizeof c, r->change_pct), change(lo, sizeof lo, r->ci_low),
                change(hi, sizeof hi, r->ci_high),
                strcmp(v, "better") == 0                     ? "v-better"
                : strcmp(v, "worse") == 0                    ? "v-worse"
                : strcmp(v, "no-meaningful-difference") == 0 ? "v-none"
                                                             : "v-inconclusive",
-               v, r->method, r->homogeneous == 0 ? " (noise differs between cells)" : "");
+               v, r->method, r->homogeneous == 0 ? refused : "");
+}
+
+static void cell_change(struct buf *b, const struct sweep_comparison *r)
+{
+    change_td(b, r, " (noise differs between cells)", 0);
 }
 
 static void table(struct sweep_page *p)
@@ -246,7 +260,8 @@ static void table(struct sweep_page *p)
             const struct sweep_fig_setup *s = &pt->setups[u];
             buf_printf(p->out, "<td>%s</td><td>%s</td>",
                        s->n ? report_fmt_sig(tps, sizeof tps, s->tps, 5) : "-",
-                       s->n ? report_fmt_latency(p99, sizeof p99, s->p99_us) : "-");
+                       s->n && s->tps > 0 ? report_fmt_latency(p99, sizeof p99, s->p99_us)
+                                          : "-"); /* -c 0: no terminal, no latency */
         }
         for (size_t u = u0; p->f->axis && u < d->n_setups; u++) {
             const struct sweep_comparison *t = report_sweep_find(p->f, i, u, "tps");
@@ -274,6 +289,68 @@ static void table(struct sweep_page *p)
                          "trials, where pooling was not possible or was refused.</p>\n");
     }
     buf_puts(p->out, "</section>\n");
+}
+
+/* The per-script record of the same value side and script as r for metric (NULL: none). */
+static const struct sweep_comparison *
+script_record(const struct sweep_figs *f, const struct sweep_comparison *r, const char *metric)
+{
+    for (size_t j = 0; j < f->n_cmps; j++)
+        if (f->cmps[j].script && f->cmps[j].fig_point == r->fig_point &&
+            f->cmps[j].fig_setup == r->fig_setup && strcmp(f->cmps[j].script, r->script) == 0 &&
+            strcmp(f->cmps[j].metric, metric) == 0)
+            return &f->cmps[j];
+    return NULL;
+}
+
+/* Per-script latency changes (-w ch: per query), as the text table's "per script:" block: for
+ * each value side and script, a row per latency metric; only when the runs had two or more
+ * scripts. */
+static void scripts_table(struct sweep_page *p)
+{
+    static const char *const metrics[] = {"latency_p50", "latency_p95", "latency_p99"};
+    static const char *const names[] = {"p50", "p95", "p99"};
+    const struct sweep_doc *d = p->d;
+    const struct sweep_figs *f = p->f;
+    int header = 0;
+    for (size_t k = 0; k < f->n_cmps; k++) {
+        const struct sweep_comparison *r = &f->cmps[k];
+        if (!r->script || strcmp(r->metric, metrics[0]) != 0)
+            continue;
+        if (!header++)
+            buf_puts(p->out, "<section id=\"scripts\">\n<h2>Per script</h2>\n<div "
+                             "class=\"scroll\"><table class=\"num\" id=\"script-table\">\n"
+                             "<thead><tr><th>point</th><th>script</th><th>latency</th>"
+                             "<th>change [95% CI] verdict method</th></tr></thead>\n<tbody>\n");
+        char where[600];
+        report_sweep_point(where, sizeof where, d, &d->cells[f->points[r->fig_point].first]);
+        size_t n = sizeof metrics / sizeof metrics[0];
+        buf_printf(p->out, "<tr><th rowspan=\"%zu\">", n);
+        if (d->n_setups > 1) {
+            report_escape(p->out, d->setups[r->fig_setup].label);
+            buf_puts(p->out, ", ");
+        }
+        report_escape(p->out, where);
+        buf_printf(p->out, "</th><th rowspan=\"%zu\">", n);
+        report_escape(p->out, r->script);
+        buf_puts(p->out, "</th>");
+        for (size_t m = 0; m < n; m++) {
+            buf_printf(p->out, "%s<th>%s</th>", m ? "<tr>" : "", names[m]);
+            change_td(p->out, script_record(f, r, metrics[m]),
+                      " (noise differs from the other scripts')", 1);
+            buf_puts(p->out, "</tr>\n");
+        }
+    }
+    if (!header)
+        return;
+    buf_puts(p->out,
+             "</tbody></table></div>\n<p class=\"meta\">Each script's latency at the value of "
+             "the compared axis against the baseline, in the same cell of the other axes (lower "
+             "is better: a negative change is <i>better</i>). <i>pooled</i>: each side's "
+             "between-trial variance pooled over its scripts of the same kind (a slow trial "
+             "they share counted once); <i>cell</i>: compare's per-script verdict over the "
+             "cell's own trials, where pooling was not possible. A cell's title says why its "
+             "verdict.</p>\n</section>\n");
 }
 
 static void capacity(struct sweep_page *p)
@@ -308,6 +385,16 @@ static void capacity(struct sweep_page *p)
     buf_puts(p->out, "</p>\n</section>\n");
 }
 
+/* Whether some point of the sweep has throughput (a power-test sweep, -c 0, has none). */
+static int any_throughput(const struct sweep_page *p)
+{
+    for (size_t i = 0; i < p->f->n; i++)
+        for (size_t u = 0; u < p->d->n_setups; u++)
+            if (p->f->points[i].setups[u].n && p->f->points[i].setups[u].tps > 0)
+                return 1;
+    return 0;
+}
+
 int report_sweep_html_write(const struct sweep_doc *d, const struct sweep_figs *f,
                             const char *title, const char *path, struct err *e)
 {
@@ -334,7 +421,11 @@ int report_sweep_html_write(const struct sweep_doc *d, const struct sweep_figs *
     report_escape(&out, d->command);
     buf_puts(&out, "</p></header>\n");
     capacity(&p);
-    if (!d->max_rate.have) {
+    if (!d->max_rate.have && !any_throughput(&p))
+        buf_puts(&out, "<p class=\"meta\">No curves: no cell ran a terminal (-c 0: -w ch's "
+                       "analytic streams alone, whose queries are compared per script "
+                       "below).</p>\n");
+    else if (!d->max_rate.have) {
         buf_puts(&out, "<section id=\"curves\">\n<h2>Curves</h2>\n<div class=\"figs\">\n");
         figure(&p, "Throughput",
                "Mean throughput over each point's trials; the band is its 95 % "
@@ -347,6 +438,7 @@ int report_sweep_html_write(const struct sweep_doc *d, const struct sweep_figs *
         buf_puts(&out, "</div>\n</section>\n");
     }
     table(&p);
+    scripts_table(&p);
     buf_puts(&out, "<footer>Made by pgarena " PGARENA_VERSION
                    ". Self-contained: this file needs no network and runs no script.</footer>\n"
                    "</main>\n</body>\n</html>\n");

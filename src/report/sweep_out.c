@@ -253,7 +253,8 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
             char tps[32] = "-", p99[32] = "-";
             if (p->setups[u].n) {
                 report_fmt_sig(tps, sizeof tps, p->setups[u].tps, 5);
-                report_fmt_latency(p99, sizeof p99, p->setups[u].p99_us);
+                if (p->setups[u].tps > 0) /* -c 0: no terminal, no latency */
+                    report_fmt_latency(p99, sizeof p99, p->setups[u].p99_us);
             }
             grid_set(&g, i + 1, col++, tps);
             grid_set(&g, i + 1, col++, p99);

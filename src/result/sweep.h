@@ -29,7 +29,7 @@ struct sweep_setting {
 /* One run: a setup at one point of the axes, one trial. */
 struct sweep_cell {
     size_t setup;    /* index into setups */
-    int64_t clients; /* 0: not known (a capacity search's cells always have it) */
+    int64_t clients; /* -c; 0 also when the sweep has no clients axis (written null then) */
     double rate;     /* -R, 0 for a closed loop */
     int64_t scale;   /* 0: not an axis */
     size_t n_settings;

@@ -187,6 +187,10 @@ void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, con
     p->label = x->doc.setups[c->setup].label;
     p->command = x->command;
     p->progress_s = 0;
+    /* -c 0 (-w ch's power test): the analytic streams are the clients the threads drive. */
+    int64_t streams = o->run.ch.analytic_clients;
+    if (c->clients == 0 && streams > 0)
+        p->threads = jobs < streams ? jobs : streams;
 }
 
 static void set_status(struct sweep_exec *x, struct sweep_cell *c, enum sweep_status s)

@@ -116,17 +116,25 @@ static void make_figs(const struct sweep_doc *d, struct sweep_figs *f)
     }
 }
 
+/* All of the file f, closed (the caller frees the text). */
+static char *slurp(FILE *f)
+{
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    char *text = xcalloc((size_t)len + 1, 1);
+    rewind(f);
+    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    return text;
+}
+
 /* The sweep's table, as text (the caller frees it). */
 static char *table_text(const struct sweep_doc *d, const struct sweep_figs *f)
 {
     FILE *out = tmpfile();
     report_sweep_text(out, d, f);
-    long len = ftell(out);
-    char *text = xcalloc((size_t)len + 1, 1);
-    rewind(out);
-    assert_int_equal(fread(text, 1, (size_t)len, out), (size_t)len);
-    fclose(out);
-    return text;
+    return slurp(out);
 }
 
 static void test_table_never_cuts(void **state)
@@ -250,13 +258,66 @@ static void test_script_records(void **state)
     sweep_doc_free(&d);
 }
 
+/* The HTML report of the sweep, as text (the caller frees it). */
+static char *html_text(const struct sweep_doc *d, const struct sweep_figs *f)
+{
+    char path[] = "/tmp/pgarena-test-html-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    struct err e = {0};
+    assert_int_equal(report_sweep_html_write(d, f, NULL, path, &e), 0);
+    char *text = slurp(fopen(path, "r"));
+    unlink(path);
+    return text;
+}
+
+/* The report's per-script table: a row per latency metric of each value side and script,
+ * with change, interval, verdict, method and the detail as title ("-" for a missing record);
+ * none without per-script records. No curves when no cell had throughput (-c 0). */
+static void test_script_records_in_html(void **state)
+{
+    (void)state;
+    struct sweep_doc d;
+    struct sweep_figs f;
+    make_doc(&d, 1);
+    make_figs(&d, &f);
+    char *html = html_text(&d, &f);
+    assert_null(strstr(html, "id=\"scripts\""));
+    assert_non_null(strstr(html, "id=\"curves\""));
+    free(html);
+    add_script_record(&f, "latency_p50", -40, "better");
+    add_script_record(&f, "latency_p99", -20, "inconclusive");
+    free(f.cmps[2].detail);
+    f.cmps[2].detail = xstrdup("about 6 trials per side would settle it");
+    html = html_text(&d, &f);
+    assert_non_null(strstr(html,
+                           "<tr><th rowspan=\"3\">1 client, " LONG_SETTING
+                           "=a-value-longer-than-its-column</th><th rowspan=\"3\">q18</th>"
+                           "<th>p50</th><td>-40.0% [-45.0%, -35.0%] <span class=\"verdict "
+                           "v-better\">better</span> <small>cell</small></td></tr>\n"
+                           "<tr><th>p95</th><td>-</td></tr>\n<tr><th>p99</th><td title=\"about "
+                           "6 trials per side would settle it\">-20.0% [-25.0%, -15.0%] <span "
+                           "class=\"verdict v-inconclusive\">inconclusive</span>"));
+    /* The cell table keeps its run-level records only. */
+    assert_non_null(strstr(html, "+12.5% [+8.2%, +16.8%] <span class=\"verdict v-better\">"));
+    free(html);
+    for (size_t i = 0; i < f.n; i++)
+        f.points[i].setups[0].tps = 0;
+    html = html_text(&d, &f);
+    assert_null(strstr(html, "id=\"curves\""));
+    assert_non_null(strstr(html, "No curves: no cell ran a terminal"));
+    free(html);
+    sweep_figs_free(&f);
+    sweep_doc_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_default_axis),
-        cmocka_unit_test(test_table_never_cuts),
-        cmocka_unit_test(test_records_in_sweep_json),
-        cmocka_unit_test(test_script_records),
+        cmocka_unit_test(test_default_axis),           cmocka_unit_test(test_table_never_cuts),
+        cmocka_unit_test(test_records_in_sweep_json),  cmocka_unit_test(test_script_records),
+        cmocka_unit_test(test_script_records_in_html),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

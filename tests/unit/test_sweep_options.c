@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/opts.h"
 #include "cli/run_opts.h"
@@ -264,40 +265,53 @@ static void test_every_run_option_reaches_the_cells(void **state)
     assert_true(n_tested >= 35);
 }
 
+/* sweep's parse of words and tail, refused with ERR_INPUT and a message holding want. */
+static void assert_sweep_refused(const char *words, const char *tail, const char *want)
+{
+    char *argv[64], *store;
+    int argc = make_argv("sweep", words, tail, argv, &store);
+    struct sweep_opts so;
+    memset(&so, 0, sizeof so);
+    struct err e = {0};
+    int rc = sweep_parse(argc, argv, &so, &e);
+    if (rc != -1 || e.code != ERR_INPUT || !strstr(e.msg, want))
+        fail_msg("sweep %s: rc %d, message '%s'", words, rc, e.msg);
+    sweep_opts_free(&so);
+    free(store);
+}
+
 /* Each exception is refused by sweep with its one message, before anything runs. */
 static void test_exceptions_are_refused(void **state)
 {
     (void)state;
     for (size_t i = 0; i < N_OF(exceptions); i++) {
-        if (!exceptions[i].words)
-            continue;
-        char *argv[64], *store;
-        int argc = make_argv("sweep", exceptions[i].words, "-c 1 -o DIR", argv, &store);
-        struct sweep_opts so;
-        memset(&so, 0, sizeof so);
-        struct err e = {0};
-        int rc = sweep_parse(argc, argv, &so, &e);
-        if (rc != -1 || e.code != ERR_INPUT || !strstr(e.msg, exceptions[i].message))
-            fail_msg("sweep %s: rc %d, message '%s'", exceptions[i].words, rc, e.msg);
-        sweep_opts_free(&so);
-        free(store);
+        if (exceptions[i].words)
+            assert_sweep_refused(exceptions[i].words, "-c 1 -o DIR", exceptions[i].message);
     }
+}
+
+/* `sweep WORDS -o DIR dbname=b` parsed and its cells planned into x (x->o is so; the caller
+ * frees store, and so after so->plan = x->doc). */
+static void plan_sweep(const char *words, struct sweep_opts *so, struct sweep_exec *x, char **store)
+{
+    char *argv[64];
+    int argc = make_argv("sweep", words, "-o DIR dbname=b", argv, store);
+    memset(so, 0, sizeof *so);
+    struct err e = {0};
+    assert_int_equal(sweep_parse(argc, argv, so, &e), 0);
+    *x = (struct sweep_exec){.o = so, .command = "sweep"};
+    x->doc = so->plan;
+    sweep_plan_cells(&x->doc);
 }
 
 /* The axes: -c, -R and -s lists make cells whose plans carry each value. */
 static void test_axes_reach_the_cell_plans(void **state)
 {
     (void)state;
-    char *argv[64], *store;
-    int argc = make_argv("sweep", "-c 1,4 -R 100,200 -s 2,3 --init -j 2 -T 3", "-o DIR dbname=b",
-                         argv, &store);
+    char *store;
     struct sweep_opts so;
-    memset(&so, 0, sizeof so);
-    struct err e = {0};
-    assert_int_equal(sweep_parse(argc, argv, &so, &e), 0);
-    struct sweep_exec x = {.o = &so, .command = "sweep"};
-    x.doc = so.plan;
-    sweep_plan_cells(&x.doc);
+    struct sweep_exec x;
+    plan_sweep("-c 1,4 -R 100,200 -s 2,3 --init -j 2 -T 3", &so, &x, &store);
     assert_int_equal(x.doc.n_cells, 8);
     int seen = 0;
     for (size_t k = 0; k < x.doc.n_cells; k++) {
@@ -320,6 +334,64 @@ static void test_axes_reach_the_cell_plans(void **state)
     free(store);
 }
 
+/* -c 0 (-w ch's power test) is a clients value: cells, file names, threads for the streams,
+ * sweep.json's clients 0 (not null) read back, so resume finds the cells; refused as run
+ * refuses it, and with --max-rate (no client to pace). */
+static void test_power_test_cells(void **state)
+{
+    (void)state;
+    char *store;
+    struct sweep_opts so;
+    struct sweep_exec x;
+    plan_sweep("-w ch -c 0,1 --analytic-clients 3 -j 2 -t 8", &so, &x, &store);
+    struct err e = {0};
+    assert_int_equal(x.doc.n_cells, 2);
+    assert_string_equal(x.doc.cells[0].file, "default-c0-t1.json");
+    assert_string_equal(x.doc.cells[1].file, "default-c1-t1.json");
+    for (size_t k = 0; k < 2; k++) {
+        struct bench_plan p;
+        sweep_cell_plan(&x, &x.doc.cells[k], x.doc.cells[k].file, &p);
+        assert_int_equal(p.clients, (int64_t)k);
+        assert_int_equal(p.threads, k == 0 ? 2 : 1); /* 0: min(-j, the 3 streams) */
+        assert_int_equal(p.tx_per_client, 8);
+        assert_int_equal(p.ch.analytic_clients, 3);
+        pg_connopts_free(&p.conn);
+    }
+    char path[] = "/tmp/pgarena-test-sweep-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    x.doc.cells[0].status = SWEEP_COMPLETE;
+    assert_int_equal(sweep_doc_write(&x.doc, path, &e), 0);
+    FILE *f = fopen(path, "r");
+    char text[8192] = "";
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    assert_non_null(strstr(text, "\"clients\": 0,"));
+    assert_null(strstr(text, "\"clients\": null"));
+    struct sweep_doc old;
+    assert_int_equal(sweep_doc_read(path, &old, &e), 0);
+    unlink(path);
+    assert_int_equal(old.n_clients, 2);
+    assert_int_equal(old.clients[0], 0);
+    assert_int_equal(old.cells[0].clients, 0);
+    x.doc.cells[0].status = SWEEP_PENDING;
+    sweep_resume_from(&x.doc, &old);
+    assert_int_equal(x.doc.cells[0].status, SWEEP_COMPLETE);
+    assert_int_equal(x.doc.cells[1].status, SWEEP_PENDING);
+    sweep_doc_free(&old);
+    so.plan = x.doc;
+    sweep_opts_free(&so);
+    free(store);
+    assert_sweep_refused("-c 0", "-o DIR dbname=b", "invalid value for -c: '0'");
+    assert_sweep_refused("-w ch -c 0,2", "-o DIR dbname=b",
+                         "0 only with -w ch --analytic-clients N");
+    assert_sweep_refused("-w ch -c 0 --analytic-clients 1 --max-rate --slo p99<=5ms",
+                         "-o DIR dbname=b", "-c 0 has none");
+    assert_sweep_refused("-c -1", "-o DIR dbname=b", "invalid list for -c");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_every_run_option_reaches_the_cells),
         cmocka_unit_test(test_exceptions_are_refused),
         cmocka_unit_test(test_axes_reach_the_cell_plans),
+        cmocka_unit_test(test_power_test_cells),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
