@@ -337,7 +337,7 @@ static json_t *point_json(const struct sweep_doc *d, const struct sweep_figs *f,
     const struct sweep_cell *c = &d->cells[p->first];
     json_t *o = json_object(), *settings = json_object(), *setups = json_array(),
            *cmps = json_array();
-    json_object_set_new(o, "clients", c->clients ? json_integer(c->clients) : json_null());
+    json_object_set_new(o, "clients", d->n_clients ? json_integer(c->clients) : json_null());
     if (c->speed != 0) {
         char sp[32];
         sweep_speed_text(sp, sizeof sp, c->speed);

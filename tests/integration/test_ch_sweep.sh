@@ -147,6 +147,7 @@ test_ch_sweep_work_mem() {
         --trials 4 --seed 2 -q --compare work_mem --json -o sw "$C"
     assert_rc 0
     pyjson "$T/out" 'any(c.get("script") == "q18" and c["metric"] == "latency_p50" for c in d["comparisons"])'
+    pyjson "$T/out" 'd["points"] and all(p["clients"] == 0 for p in d["points"])'
     pyjson sw/sweep.json 'd["axes"]["clients"] == [0] and all(c["clients"] == 0 and c["file"].startswith("default-c0-") and c["status"] == "complete" for c in d["cells"]) and len(d["cells"]) == 8'
     n=0
     for f in sw/default-c0-work_mem=*-t*.json; do
