@@ -20,6 +20,10 @@
  * sessions to start), which the source cannot see; the look-ahead then grows by the items
  * up to the waiting client's next, and drains as their owners catch up. */
 #define STUCK_READ_ANYWAY_NS (5 * NS_PER_MS)
+/* Events read at most per call of next: a client whose next item lies far ahead in the
+ * capture (its next session starts much later) reads on a part at a time, in turns with the
+ * worker's other clients, instead of holding up their statements for the whole read. */
+#define READ_PER_CALL 256
 
 struct qitem {
     struct qitem *next;
@@ -202,7 +206,7 @@ static int source_next(void *arg, int client, struct engine_feed_item *it)
     struct wclient *wc = &ws->clients[client - ws->first];
     free(wc->cur);
     wc->cur = NULL;
-    while (!wc->head) {
+    for (int n_read = 0; !wc->head; n_read++) {
         if (ws->eof) {
             if (!wc->finished)
                 wc->finished = 1, ws->n_finished++;
@@ -218,6 +222,8 @@ static int source_next(void *arg, int client, struct engine_feed_item *it)
             if (now - wc->blocked_since < STUCK_READ_ANYWAY_NS)
                 return 0;
         }
+        if (n_read == READ_PER_CALL)
+            return 2;
         read_one(ws);
     }
     if (wc->blocked)
