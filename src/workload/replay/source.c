@@ -263,8 +263,8 @@ static int source_done(void *arg, int client, const struct engine_feed_item *it,
         ws->fig.skipped_read_only++;
         return 0;
     }
-    if (o->ok && replay_tx_boundary(it->text) < 0)
-        wc->ro_refused = 0;
+    if (ws->s->opts.read_only && o->ok && replay_tx_boundary(it->text) < 0)
+        wc->ro_refused = 0; /* (read only by refused_read_only, under --read-only) */
     ws->fig.sent++;
     if (o->measured) { /* as the summary: nothing of --warmup */
         normalize_statement(it->text, strlen(it->text), &ws->norm);
