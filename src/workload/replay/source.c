@@ -28,6 +28,7 @@
 struct qitem {
     struct qitem *next;
     struct engine_feed_item it;
+    size_t text_len;
     enum capture_outcome outcome; /* the original's */
     char sqlstate[6];
 };
@@ -128,14 +129,24 @@ static void enqueue(struct worker_source *ws, int client, struct qitem *q)
     ws->queued++;
 }
 
-/* A statement copied into one allocation: the item, its parameters, their text. */
+/* s copied to p with its NUL; returns the end of the copy. */
+static char *copy_string(char *p, const char *s, size_t n)
+{
+    memcpy(p, s, n + 1);
+    return p + n + 1;
+}
+
+/* A statement copied into one allocation: the item, its parameters, their text. Each length
+ * is taken once, and only the item's fields are cleared, not the texts' room. */
 static struct qitem *copy_statement(const struct capture_statement *st)
 {
+    size_t text_len = strlen(st->text), name_len = strlen(st->name);
     size_t len = sizeof(struct qitem) + (size_t)st->n_params * sizeof(char *);
-    len += strlen(st->text) + 1 + strlen(st->name) + 1;
+    len += text_len + 1 + name_len + 1;
     for (int i = 0; i < st->n_params; i++)
         len += st->params[i] ? strlen(st->params[i]) + 1 : 0;
-    struct qitem *q = xcalloc(1, len);
+    struct qitem *q = xmalloc(len);
+    memset(q, 0, sizeof *q);
     const char **params = (const char **)(q + 1);
     char *p = (char *)(params + st->n_params);
     q->it.kind = FEED_STATEMENT;
@@ -145,15 +156,15 @@ static struct qitem *copy_statement(const struct capture_statement *st)
                   : st->protocol == CAPTURE_SIMPLE                      ? FEED_SIMPLE
                                                                         : FEED_UNNAMED;
     q->it.cancel_us = st->cancel_us;
-    q->it.text = strcpy(p, st->text);
-    p += strlen(st->text) + 1;
-    q->it.name = strcpy(p, st->name);
-    p += strlen(st->name) + 1;
+    q->it.text = p;
+    q->text_len = text_len;
+    p = copy_string(p, st->text, text_len);
+    q->it.name = p;
+    p = copy_string(p, st->name, name_len);
     for (int i = 0; i < st->n_params; i++) {
-        if (!st->params[i])
-            continue;
-        params[i] = strcpy(p, st->params[i]);
-        p += strlen(st->params[i]) + 1;
+        params[i] = st->params[i] ? p : NULL;
+        if (st->params[i])
+            p = copy_string(p, st->params[i], strlen(st->params[i]));
     }
     q->it.n_params = st->n_params;
     q->it.params = params;
@@ -267,7 +278,7 @@ static int source_done(void *arg, int client, const struct engine_feed_item *it,
         wc->ro_refused = 0; /* (read only by refused_read_only, under --read-only) */
     ws->fig.sent++;
     if (o->measured) { /* as the summary: nothing of --warmup */
-        normalize_statement(it->text, strlen(it->text), &ws->norm);
+        normalize_statement(it->text, q->text_len, &ws->norm);
         class_table_record(ws->fig.classes, ws->norm.data, ws->norm.len, o->ok, o->latency_us);
         hist_record(ws->fig.lag, o->lag_us > 0 ? o->lag_us : 0);
     }
