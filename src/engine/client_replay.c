@@ -236,6 +236,10 @@ int client_step_feed_next(struct client *c, time_ns now)
             wait_for_feed(c, now);
             return 0;
         }
+        if (r == 2) { /* on after the events and timers already due */
+            wait_until(c, now + 1);
+            return 0;
+        }
         f->have_item = 1;
         f->due = feed->speed > 0
                      ? run->go_ns + (time_ns)((double)f->item.offset_us * NS_PER_US / feed->speed)

@@ -185,6 +185,7 @@ struct worker {
     int epfd;
     int timerfd;
     time_ns timer_armed; /* deadline the timerfd is set to, 0 when disarmed */
+    int pwait2;          /* waits end at deadlines by epoll_pwait2, the timerfd unused */
     struct timers timers;
     struct sched sched;
     int n_clients;

@@ -65,7 +65,9 @@ struct engine_feed {
     /* A worker's state, for its clients first_client .. first_client + n_clients - 1. */
     void *(*open)(void *arg, int worker, int first_client, int n_clients);
     /* The next item of client (global index) into it: 1, 0 when none is available yet (the
-     * source's look-ahead is full: ask again soon), -1 when the client has no more. */
+     * source's look-ahead is full: ask again soon), -1 when the client has no more, 2 when
+     * the source has read a part of the way to it (ask again once the worker's other
+     * clients have had their turn: a long read never holds up their statements). */
     int (*next)(void *ws, int client, struct engine_feed_item *it);
     /* A statement's outcome; returns 1 when it counts in the run's figures as a statement,
      * 0 when the source counts it as skipped. */

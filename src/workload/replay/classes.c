@@ -8,6 +8,7 @@
 
 struct class_entry {
     char *text;
+    size_t len;
     uint64_t hash;
     uint64_t count, failed;
     double total_us;
@@ -32,6 +33,7 @@ static uint64_t hash_text(const char *s, size_t len)
 static void entry_init(struct class_entry *e, const char *text, size_t len, uint64_t hash)
 {
     e->text = xstrndup(text, len);
+    e->len = len;
     e->hash = hash;
     e->latency = hist_new();
 }
@@ -72,7 +74,7 @@ static struct class_entry *lookup(struct class_table *t, const char *text, size_
         if (k == 0)
             break;
         struct class_entry *e = &t->entries[k - 1];
-        if (e->hash == h && strlen(e->text) == len && memcmp(e->text, text, len) == 0)
+        if (e->hash == h && e->len == len && memcmp(e->text, text, len) == 0)
             return e;
         s = (s + 1) % t->n_slots;
     }
@@ -108,8 +110,7 @@ static void add_entry(struct class_entry *dst, const struct class_entry *src)
 void class_table_merge(struct class_table *dst, const struct class_table *src)
 {
     for (size_t i = 0; i < src->n; i++)
-        add_entry(lookup(dst, src->entries[i].text, strlen(src->entries[i].text)),
-                  &src->entries[i]);
+        add_entry(lookup(dst, src->entries[i].text, src->entries[i].len), &src->entries[i]);
     add_entry(&dst->entries[dst->cap], &src->entries[src->cap]);
 }
 

@@ -1,9 +1,6 @@
 #include "workload/replay/normalize.h"
 
-#include <ctype.h>
-#include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 /* The lexer's tokens: just enough of PostgreSQL's lexer to tell constants from the rest. */
 enum norm_tok {
@@ -25,14 +22,35 @@ struct norm_token {
     size_t start, end; /* bytes [start, end) of the statement */
 };
 
+/* The C locale's character classes, inline: this runs once per replayed statement. */
+static int is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int is_xdigit(unsigned char c)
+{
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static int is_space(unsigned char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static unsigned char to_lower(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
+}
+
 static int is_ident_start(unsigned char c)
 {
-    return isalpha(c) || c == '_' || c >= 0x80;
+    return (to_lower(c) >= 'a' && to_lower(c) <= 'z') || c == '_' || c >= 0x80;
 }
 
 static int is_ident_char(unsigned char c)
 {
-    return is_ident_start(c) || isdigit(c) || c == '$';
+    return is_ident_start(c) || is_digit(c) || c == '$';
 }
 
 /* The end of a '...' string whose opening quote is at i; backslash escapes when escapes. */
@@ -59,7 +77,7 @@ static size_t skip_dollar(const char *s, size_t len, size_t i)
         if (!is_ident_start((unsigned char)s[t]))
             return 0;
         while (t < len && s[t] != '$' &&
-               (is_ident_start((unsigned char)s[t]) || isdigit((unsigned char)s[t])))
+               (is_ident_start((unsigned char)s[t]) || is_digit((unsigned char)s[t])))
             t++;
         if (t >= len || s[t] != '$')
             return 0;
@@ -76,7 +94,7 @@ static size_t skip_dollar(const char *s, size_t len, size_t i)
 static size_t skip_comments_and_space(const char *s, size_t len, size_t i)
 {
     for (;;) {
-        if (i < len && isspace((unsigned char)s[i])) {
+        if (i < len && is_space((unsigned char)s[i])) {
             i++;
         } else if (i + 1 < len && s[i] == '-' && s[i + 1] == '-') {
             while (i < len && s[i] != '\n')
@@ -98,22 +116,22 @@ static size_t skip_comments_and_space(const char *s, size_t len, size_t i)
 static size_t skip_number(const char *s, size_t len, size_t i)
 {
     if (s[i] == '0' && i + 2 < len && strchr("xXoObB", s[i + 1]) &&
-        isxdigit((unsigned char)s[i + 2])) {
-        for (i += 2; i < len && (isxdigit((unsigned char)s[i]) || s[i] == '_'); i++)
+        is_xdigit((unsigned char)s[i + 2])) {
+        for (i += 2; i < len && (is_xdigit((unsigned char)s[i]) || s[i] == '_'); i++)
             ;
         return i;
     }
-    while (i < len && (isdigit((unsigned char)s[i]) || s[i] == '_'))
+    while (i < len && (is_digit((unsigned char)s[i]) || s[i] == '_'))
         i++;
     if (i < len && s[i] == '.' && !(i + 1 < len && s[i + 1] == '.'))
-        for (i++; i < len && (isdigit((unsigned char)s[i]) || s[i] == '_'); i++)
+        for (i++; i < len && (is_digit((unsigned char)s[i]) || s[i] == '_'); i++)
             ;
     if (i < len && (s[i] == 'e' || s[i] == 'E')) {
         size_t j = i + 1;
         if (j < len && (s[j] == '+' || s[j] == '-'))
             j++;
-        if (j < len && isdigit((unsigned char)s[j])) {
-            for (i = j; i < len && isdigit((unsigned char)s[i]); i++)
+        if (j < len && is_digit((unsigned char)s[j])) {
+            for (i = j; i < len && is_digit((unsigned char)s[i]); i++)
                 ;
         }
     }
@@ -123,7 +141,7 @@ static size_t skip_number(const char *s, size_t len, size_t i)
 /* A string with a one-letter prefix (E'', B'', X'', N'') or U&'': its end, or 0. */
 static size_t skip_prefixed_string(const char *s, size_t len, size_t i)
 {
-    char c = (char)tolower((unsigned char)s[i]);
+    char c = (char)to_lower((unsigned char)s[i]);
     if (i + 1 < len && s[i + 1] == '\'' && strchr("ebxn", c))
         return skip_quoted(s, len, i + 1, '\'', c == 'e');
     if (c == 'u' && i + 2 < len && s[i + 1] == '&' && s[i + 2] == '\'')
@@ -146,13 +164,13 @@ static struct norm_token lex(const char *s, size_t len, size_t i)
         t.kind = NT_CONST, t.end = skip_quoted(s, len, i, '\'', 0);
     } else if (c == '"') {
         t.kind = NT_QIDENT, t.end = skip_quoted(s, len, i, '"', 0);
-    } else if (c == '$' && i + 1 < len && isdigit((unsigned char)s[i + 1])) {
-        for (e = i + 1; e < len && isdigit((unsigned char)s[e]); e++)
+    } else if (c == '$' && i + 1 < len && is_digit((unsigned char)s[i + 1])) {
+        for (e = i + 1; e < len && is_digit((unsigned char)s[e]); e++)
             ;
         t.kind = NT_PARAM, t.end = e;
     } else if (c == '$' && (e = skip_dollar(s, len, i)) > 0) {
         t.kind = NT_CONST, t.end = e;
-    } else if (isdigit(c) || (c == '.' && i + 1 < len && isdigit((unsigned char)s[i + 1]))) {
+    } else if (is_digit(c) || (c == '.' && i + 1 < len && is_digit((unsigned char)s[i + 1]))) {
         t.kind = NT_CONST, t.end = skip_number(s, len, i);
     } else if (is_ident_start(c)) {
         if ((e = skip_prefixed_string(s, len, i)) > 0) {
@@ -183,11 +201,18 @@ static struct norm_token lex_solid(const char *s, size_t len, size_t i)
     return t.kind == NT_SPACE ? lex(s, len, t.end) : t;
 }
 
-static int word_is(const char *s, struct norm_token t, const char *w)
+/* Whether token t is the keyword w (lower case, n bytes), in any case. */
+static int word_is_n(const char *s, struct norm_token t, const char *w, size_t n)
 {
-    size_t n = strlen(w);
-    return t.kind == NT_WORD && t.end - t.start == n && strncasecmp(s + t.start, w, n) == 0;
+    if (t.kind != NT_WORD || t.end - t.start != n)
+        return 0;
+    for (size_t k = 0; k < n; k++)
+        if (to_lower((unsigned char)s[t.start + k]) != (unsigned char)w[k])
+            return 0;
+    return 1;
 }
+
+#define word_is(s, t, w) word_is_n(s, t, w "", sizeof(w) - 1)
 
 static int is_char(const char *s, struct norm_token t, char c)
 {
@@ -203,7 +228,7 @@ static int word_takes_operand(const char *s, struct norm_token t)
         "in",       "is",    "case",   "array", "returning", "set",  "fetch",   "first", "next",
         "distinct", "all",   "any",    "some",  "exists",    "into", "default"};
     for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
-        if (word_is(s, t, words[k]))
+        if (word_is_n(s, t, words[k], strlen(words[k])))
             return 1;
     return 0;
 }
@@ -263,6 +288,8 @@ static size_t squashable_list(const char *s, size_t len, struct norm_token open)
 static long highest_param(const char *s, size_t len)
 {
     long max = 0;
+    if (!memchr(s, '$', len)) /* most statements: no lexing pass for nothing */
+        return 0;
     for (size_t i = 0; i < len;) {
         struct norm_token t = lex(s, len, i);
         if (t.kind == NT_PARAM) {
@@ -275,6 +302,18 @@ static long highest_param(const char *s, size_t len)
         i = t.end > i ? t.end : i + 1;
     }
     return max;
+}
+
+/* "$n", without printf. */
+static void put_placeholder(struct buf *out, long n)
+{
+    char digits[24];
+    size_t k = sizeof digits;
+    do
+        digits[--k] = (char)('0' + n % 10);
+    while ((n /= 10) > 0);
+    digits[--k] = '$';
+    buf_append(out, digits + k, sizeof digits - k);
 }
 
 void normalize_statement(const char *sql, size_t len, struct buf *out)
@@ -305,21 +344,23 @@ void normalize_statement(const char *sql, size_t len, struct buf *out)
             buf_append(out, sql + t.start, t.end - t.start);
             if (n.start > t.end)
                 buf_putc(out, ' ');
-            buf_printf(out, "%c$%ld /*, ... */%c", sql[n.start], next++, sql[end - 1]);
+            buf_putc(out, sql[n.start]);
+            put_placeholder(out, next++);
+            buf_append(out, " /*, ... */", 11);
+            buf_putc(out, sql[end - 1]);
             prev = NT_CLOSE;
             i = end;
             continue;
         }
-        int sign_context = prev == NT_END || prev == NT_OPEN || prev == NT_COMMA || prev == NT_OP ||
-                           prev == NT_CAST ||
-                           (prev == NT_WORD && word_takes_operand(sql, prev_tok));
-        if (t.kind == NT_OP && is_char(sql, t, '-') && sign_context &&
+        if (t.kind == NT_OP && is_char(sql, t, '-') &&
+            (prev == NT_END || prev == NT_OPEN || prev == NT_COMMA || prev == NT_OP ||
+             prev == NT_CAST || (prev == NT_WORD && word_takes_operand(sql, prev_tok))) &&
             (n = lex_solid(sql, len, t.end)).kind == NT_CONST &&
-            (isdigit((unsigned char)sql[n.start]) || sql[n.start] == '.')) {
+            (is_digit((unsigned char)sql[n.start]) || sql[n.start] == '.')) {
             t.kind = NT_CONST, t.end = n.end;
         }
         if (t.kind == NT_CONST)
-            buf_printf(out, "$%ld", next++);
+            put_placeholder(out, next++);
         else
             buf_append(out, sql + t.start, t.end - t.start);
         prev = t.kind;

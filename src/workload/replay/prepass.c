@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
@@ -145,26 +144,46 @@ static const char *skip_space(const char *t)
     return t;
 }
 
-static int word_at(const char *t, const char *w)
+/* Whether t starts with the word w (lower case, n bytes) in any case. Inline ASCII: this
+ * runs for every statement, in the first pass and as each worker reads. */
+static int word_at_n(const char *t, const char *w, size_t n)
 {
-    size_t n = strlen(w);
-    return strncasecmp(t, w, n) == 0 && !isalnum((unsigned char)t[n]) && t[n] != '_';
+    for (size_t k = 0; k < n; k++) {
+        unsigned char c = (unsigned char)t[k];
+        if ((c >= 'A' && c <= 'Z' ? c + ('a' - 'A') : c) != (unsigned char)w[k])
+            return 0;
+    }
+    return !isalnum((unsigned char)t[n]) && t[n] != '_';
 }
+
+#define word_at(t, w) word_at_n(t, w "", sizeof(w) - 1)
 
 int replay_tx_boundary(const char *text)
 {
     const char *t = skip_space(text);
-    if (word_at(t, "begin") || word_at(t, "start"))
-        return 1;
-    if (word_at(t, "commit") || word_at(t, "end") || word_at(t, "rollback") || word_at(t, "abort"))
-        return strcasestr(t, " to ") && word_at(t, "rollback") ? 0 : -1;
-    return 0;
+    switch (*t | 0x20) { /* the first letter decides which words can follow */
+    case 'b':
+        return word_at(t, "begin");
+    case 's':
+        return word_at(t, "start");
+    case 'c':
+        return word_at(t, "commit") ? -1 : 0;
+    case 'e':
+        return word_at(t, "end") ? -1 : 0;
+    case 'a':
+        return word_at(t, "abort") ? -1 : 0;
+    case 'r':
+        return word_at(t, "rollback") ? (strcasestr(t, " to ") ? 0 : -1) : 0;
+    default:
+        return 0;
+    }
 }
 
 int replay_is_copy(const char *text)
 {
     const char *t = skip_space(text);
-    return word_at(t, "copy") && (strcasestr(t, "stdin") || strcasestr(t, "stdout"));
+    return (*t | 0x20) == 'c' && word_at(t, "copy") &&
+           (strcasestr(t, "stdin") || strcasestr(t, "stdout"));
 }
 
 static int read_events(struct replay_state *s, struct capture_reader *r,

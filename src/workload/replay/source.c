@@ -20,6 +20,10 @@
  * sessions to start), which the source cannot see; the look-ahead then grows by the items
  * up to the waiting client's next, and drains as their owners catch up. */
 #define STUCK_READ_ANYWAY_NS (5 * NS_PER_MS)
+/* Events read at most per call of next: a client whose next item lies far ahead in the
+ * capture (its next session starts much later) reads on a part at a time, in turns with the
+ * worker's other clients, instead of holding up their statements for the whole read. */
+#define READ_PER_CALL 256
 
 /* A worker hands its figures over to the run's this often (and at its end), so the journal's
  * snapshots of them (for recover) are at most about this old while it works. */
@@ -28,6 +32,7 @@
 struct qitem {
     struct qitem *next;
     struct engine_feed_item it;
+    size_t text_len;
     enum capture_outcome outcome; /* the original's */
     char sqlstate[6];
 };
@@ -143,14 +148,24 @@ static void enqueue(struct worker_source *ws, int client, struct qitem *q)
     ws->queued++;
 }
 
-/* A statement copied into one allocation: the item, its parameters, their text. */
+/* s copied to p with its NUL; returns the end of the copy. */
+static char *copy_string(char *p, const char *s, size_t n)
+{
+    memcpy(p, s, n + 1);
+    return p + n + 1;
+}
+
+/* A statement copied into one allocation: the item, its parameters, their text. Each length
+ * is taken once, and only the item's fields are cleared, not the texts' room. */
 static struct qitem *copy_statement(const struct capture_statement *st)
 {
+    size_t text_len = strlen(st->text), name_len = strlen(st->name);
     size_t len = sizeof(struct qitem) + (size_t)st->n_params * sizeof(char *);
-    len += strlen(st->text) + 1 + strlen(st->name) + 1;
+    len += text_len + 1 + name_len + 1;
     for (int i = 0; i < st->n_params; i++)
         len += st->params[i] ? strlen(st->params[i]) + 1 : 0;
-    struct qitem *q = xcalloc(1, len);
+    struct qitem *q = xmalloc(len);
+    memset(q, 0, sizeof *q);
     const char **params = (const char **)(q + 1);
     char *p = (char *)(params + st->n_params);
     q->it.kind = FEED_STATEMENT;
@@ -160,15 +175,15 @@ static struct qitem *copy_statement(const struct capture_statement *st)
                   : st->protocol == CAPTURE_SIMPLE                      ? FEED_SIMPLE
                                                                         : FEED_UNNAMED;
     q->it.cancel_us = st->cancel_us;
-    q->it.text = strcpy(p, st->text);
-    p += strlen(st->text) + 1;
-    q->it.name = strcpy(p, st->name);
-    p += strlen(st->name) + 1;
+    q->it.text = p;
+    q->text_len = text_len;
+    p = copy_string(p, st->text, text_len);
+    q->it.name = p;
+    p = copy_string(p, st->name, name_len);
     for (int i = 0; i < st->n_params; i++) {
-        if (!st->params[i])
-            continue;
-        params[i] = strcpy(p, st->params[i]);
-        p += strlen(st->params[i]) + 1;
+        params[i] = st->params[i] ? p : NULL;
+        if (st->params[i])
+            p = copy_string(p, st->params[i], strlen(st->params[i]));
     }
     q->it.n_params = st->n_params;
     q->it.params = params;
@@ -221,7 +236,7 @@ static int source_next(void *arg, int client, struct engine_feed_item *it)
     struct wclient *wc = &ws->clients[client - ws->first];
     free(wc->cur);
     wc->cur = NULL;
-    while (!wc->head) {
+    for (int n_read = 0; !wc->head; n_read++) {
         if (ws->eof) {
             if (!wc->finished)
                 wc->finished = 1, ws->n_finished++;
@@ -237,6 +252,8 @@ static int source_next(void *arg, int client, struct engine_feed_item *it)
             if (now - wc->blocked_since < STUCK_READ_ANYWAY_NS)
                 return 0;
         }
+        if (n_read == READ_PER_CALL)
+            return 2;
         read_one(ws);
     }
     if (wc->blocked)
@@ -294,11 +311,11 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
         ws->fig.skipped_read_only++;
         return 0;
     }
-    if (o->ok && replay_tx_boundary(it->text) < 0)
-        wc->ro_refused = 0;
+    if (ws->s->opts.read_only && o->ok && replay_tx_boundary(it->text) < 0)
+        wc->ro_refused = 0; /* (read only by refused_read_only, under --read-only) */
     ws->fig.sent++;
     if (o->measured) { /* as the summary: nothing of --warmup */
-        normalize_statement(it->text, strlen(it->text), &ws->norm);
+        normalize_statement(it->text, q->text_len, &ws->norm);
         class_table_record(ws->fig.classes, ws->norm.data, ws->norm.len, o->ok, o->latency_us);
         hist_record(ws->fig.lag, o->lag_us > 0 ? o->lag_us : 0);
     }
