@@ -102,13 +102,18 @@ static int append_line(struct journal *j, char *text, struct err *e)
     return 0;
 }
 
+static int has_prefix(const char *line, size_t len, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return len >= n && memcmp(line, prefix, n) == 0;
+}
+
 /* A snapshot line begins so; an interval line never does (its first key is t_s). */
 #define SNAPSHOT_PREFIX "{\"snapshot\":"
 
 int journal_line_is_snapshot(const char *line, size_t len)
 {
-    size_t n = strlen(SNAPSHOT_PREFIX);
-    return len >= n && memcmp(line, SNAPSHOT_PREFIX, n) == 0;
+    return has_prefix(line, len, SNAPSHOT_PREFIX);
 }
 
 long journal_append_snapshot(struct journal *j, const struct result *r, double t_s, struct err *e)
@@ -124,6 +129,32 @@ long journal_append_snapshot(struct journal *j, const struct result *r, double t
         return err_set(e, ERR_RUNTIME, "cannot write the journal %s: out of memory", j->path);
     long n = (long)strlen(text) + 1;
     return append_line(j, text, e) < 0 ? -1 : n;
+}
+
+/* An events line begins so. */
+#define EVENTS_PREFIX "{\"events\":"
+/* An interval line begins so (result_interval_dumps writes t_s first). */
+#define INTERVAL_PREFIX "{\"t_s\":"
+
+int journal_line_is_interval(const char *line, size_t len)
+{
+    return has_prefix(line, len, INTERVAL_PREFIX);
+}
+
+int journal_append_events(struct journal *j, const char *measured_start_at,
+                          const struct result_event *ev, size_t n, double t_s, struct err *e)
+{
+    json_t *o = json_object(), *root = json_object();
+    json_object_set_new(o, "t_s", json_real(t_s));
+    if (measured_start_at && measured_start_at[0])
+        json_object_set_new(o, "measured_start_at", json_string(measured_start_at));
+    json_object_set_new(o, "events", result_events_array_json(ev, n));
+    json_object_set_new(root, "events", o);
+    char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (!text)
+        return err_set(e, ERR_RUNTIME, "cannot write the journal %s: out of memory", j->path);
+    return append_line(j, text, e);
 }
 
 int journal_append(struct journal *j, const struct result_interval *it, struct err *e)
@@ -171,6 +202,8 @@ struct totals {
     struct hist *latency;
     size_t n_waits; /* the intervals' wait events, summed by name */
     struct result_wait *waits;
+    uint32_t sio_fields;   /* the fields the intervals' server_io has (theirs list nonzero ones) */
+    struct result_sio sio; /* their sum */
 };
 
 static int add_line(const char *line, size_t len, struct totals *t)
@@ -185,6 +218,9 @@ static int add_line(const char *line, size_t len, struct totals *t)
         rc = -1;
     else
         result_waits_add(&t->waits, &t->n_waits, it.waits, it.n_waits);
+    if (it.sio.have)
+        it.sio.have |= t->sio_fields;
+    result_sio_add(&t->sio, &it.sio);
     result_interval_clear(&it);
     if (rc < 0)
         return -1;
@@ -198,7 +234,9 @@ static int add_line(const char *line, size_t len, struct totals *t)
 
 static void rebuild_summary(const struct totals *t, struct result *r)
 {
-    /* The journal's lines carry no per-script figures: a recovered file has none. */
+    /* The journal's lines carry no per-script figures: a recovered file has them only when
+     * the run had one script. */
+    int one = r->workload.n_scripts == 1 && r->workload.scripts[0].name;
     for (size_t i = 0; i < r->summary.n_scripts; i++) {
         free(r->summary.scripts[i].name);
         hist_sparse_free(&r->summary.scripts[i].histogram);
@@ -215,6 +253,17 @@ static void rebuild_summary(const struct totals *t, struct result *r)
     r->summary.failed = t->failed;
     r->summary.tps = t->end_s > 0 ? (double)t->transactions / t->end_s : 0;
     result_summary_latency(r, t->latency);
+    if (one) {
+        struct result_script_figures lone = {.name = xstrdup(r->workload.scripts[0].name),
+                                             .weight = r->workload.scripts[0].weight};
+        lone.transactions = r->summary.transactions;
+        lone.failed = r->summary.failed;
+        lone.tps = r->summary.tps;
+        result_script_latency(&lone, t->latency);
+        r->summary.scripts = xcalloc(1, sizeof *r->summary.scripts);
+        r->summary.scripts[0] = lone;
+        r->summary.n_scripts = 1;
+    }
 }
 
 /* The whole run's waits, when the header says the run was sampled: the sum of the intervals'
@@ -258,6 +307,37 @@ static char *mtime_iso8601(int fd)
     return xstrdup(out);
 }
 
+/* An events line's events and measured start into r; -1 when it does not read. */
+static int add_events_line(const char *line, size_t len, struct result *r)
+{
+    json_t *root = json_loadb(line, len, 0, NULL);
+    const json_t *o = json_object_get(root, "events");
+    const char *start = json_string_value(json_object_get(o, "measured_start_at"));
+    int rc = json_is_object(o) ? result_events_array_read(json_object_get(o, "events"), r) : -1;
+    if (rc == 0 && start) {
+        free(r->measured_start_at);
+        r->measured_start_at = xstrdup(start);
+    }
+    json_decref(root);
+    return rc;
+}
+
+/* A sampled run's server internals, when it wrote events lines: the fields of its server
+ * version, events in time order with their counts, and the per-transaction figures of the
+ * intervals' sum. */
+static void rebuild_server_io(struct totals *t, int saw_events, struct result *r)
+{
+    if (saw_events && t->sio.have) {
+        r->sio_fields = t->sio_fields;
+        result_events_order(r->events, r->n_events, r->event_counts);
+        result_sio_per_tx(&t->sio, r->summary.transactions, &r->sio_per_tx);
+    } else {
+        result_events_free(r); /* frees measured_start_at too: none without events lines */
+        r->sio_fields = 0;
+    }
+    result_sio_clear(&t->sio);
+}
+
 static int read_journal(FILE *f, const char *path, struct result *r, struct err *e)
 {
     char *line = NULL;
@@ -268,8 +348,10 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
         return err_set(e, ERR_INPUT, "%s: not a pgarena journal (its first line is not a result)",
                        path);
     }
-    struct totals t = {.latency = hist_new()};
+    struct totals t = {.latency = hist_new(), .sio_fields = result_sio_fields_known(r)};
     json_t *snap = NULL; /* the last whole snapshot line's */
+    int saw_events = 0;
+    result_events_free(r); /* the header's: none */
     /* Lines are whole or the last one is torn: stop at the first that does not read. */
     while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
         if (journal_line_is_snapshot(line, (size_t)len)) {
@@ -280,6 +362,12 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
             }
             json_decref(snap);
             snap = o;
+        } else if (has_prefix(line, (size_t)len, EVENTS_PREFIX)) {
+            if (add_events_line(line, (size_t)len, r) < 0)
+                break;
+            saw_events = 1;
+        } else if (!journal_line_is_interval(line, (size_t)len)) {
+            continue; /* a kind of line of a later pgarena */
         } else if (add_line(line, (size_t)len, &t) < 0) {
             break;
         }
@@ -295,6 +383,7 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
         json_decref(snap);
     }
     rebuild_waits(&t, r);
+    rebuild_server_io(&t, saw_events, r);
     hist_free(t.latency);
     free(r->finished_at);
     r->finished_at = mtime_iso8601(fileno(f));
