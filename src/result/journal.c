@@ -322,15 +322,69 @@ static int add_events_line(const char *line, size_t len, struct result *r)
     return rc;
 }
 
+/* server_stats by name, and the server_io field that gives it over the measured part (the
+ * intervals' sum): -1 for those it does not hold (commits, the database's tuples: server_io
+ * counts the workload's tables only), which read null. */
+static const struct {
+    const char *name;
+    int field;
+} recovered_stats[] = {
+    {"xact_commit", -1},
+    {"xact_rollback", -1},
+    {"blks_hit", SIO_BLKS_HIT},
+    {"blks_read", SIO_BLKS_READ},
+    {"tup_returned", -1},
+    {"tup_fetched", -1},
+    {"tup_inserted", -1},
+    {"tup_updated", -1},
+    {"tup_deleted", -1},
+    {"deadlocks", SIO_DEADLOCKS},
+    {"conflicts", -1},
+    {"temp_files", SIO_TEMP_FILES},
+    {"temp_bytes", SIO_TEMP_BYTES},
+    {"wal_bytes", SIO_WAL_BYTES},
+    {"checkpoints", SIO_CKPT_TIMED}, /* with SIO_CKPT_REQ */
+    {"checkpoints_timed", SIO_CKPT_TIMED},
+    {"checkpoints_requested", SIO_CKPT_REQ},
+    {"buffers_checkpoint", SIO_BUF_CHECKPOINTER},
+    {"buffers_clean", SIO_BUF_BGWRITER},
+    {"buffers_backend", SIO_BUF_BACKEND},
+};
+
+/* The run's server_stats (read at its end, so not in the journal) from the intervals'
+ * server_io sum, where the header has none. */
+static void rebuild_server_stats(const struct result_sio *sum, struct result *r)
+{
+    if (r->n_server_stats > 0)
+        return;
+    size_t n = sizeof recovered_stats / sizeof recovered_stats[0];
+    free(r->server_stats); /* the header's, empty */
+    r->server_stats = xcalloc(n, sizeof *r->server_stats);
+    r->n_server_stats = n;
+    for (size_t i = 0; i < n; i++) {
+        int f = recovered_stats[i].field;
+        struct result_stat *st = &r->server_stats[i];
+        st->name = xstrdup(recovered_stats[i].name);
+        st->known = f >= 0 && ((sum->have >> f) & 1);
+        st->value = st->known ? sum->v[f] : 0;
+        if (st->known && strcmp(st->name, "checkpoints") == 0)
+            st->value += sum->v[SIO_CKPT_REQ];
+    }
+    int64_t hit = sum->v[SIO_BLKS_HIT], read = sum->v[SIO_BLKS_READ];
+    int have_blks = ((sum->have >> SIO_BLKS_HIT) & 1) && ((sum->have >> SIO_BLKS_READ) & 1);
+    r->cache_hit_ratio = have_blks && hit + read > 0 ? (double)hit / (double)(hit + read) : -1;
+}
+
 /* A sampled run's server internals, when it wrote events lines: the fields of its server
- * version, events in time order with their counts, and the per-transaction figures of the
- * intervals' sum. */
+ * version, events in time order with their counts, and the per-transaction figures and
+ * server_stats of the intervals' sum. */
 static void rebuild_server_io(struct totals *t, int saw_events, struct result *r)
 {
     if (saw_events && t->sio.have) {
         r->sio_fields = t->sio_fields;
         result_events_order(r->events, r->n_events, r->event_counts);
         result_sio_per_tx(&t->sio, r->summary.transactions, &r->sio_per_tx);
+        rebuild_server_stats(&t->sio, r);
     } else {
         result_events_free(r); /* frees measured_start_at too: none without events lines */
         r->sio_fields = 0;

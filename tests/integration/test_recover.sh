@@ -127,6 +127,10 @@ wal = sum(i.get("server_io", {}).get("wal_bytes", 0) for i in d["intervals"])
 tx = d["summary"]["transactions"]
 assert wal > 0 and abs(p["wal_bytes"] - wal / tx) <= 1e-6 * p["wal_bytes"] + 1e-9, (p, wal, tx)
 assert p["temp_bytes"] is not None and p["buffers_written"] is not None, p
+# server_stats (read at the run's end) from the same sums, null where they have none
+st = d["server_stats"]
+assert st["wal_bytes"] == wal and st["checkpoints"] >= 1 and st["xact_commit"] is None, st
+assert 0 < st["cache_hit_ratio"] <= 1, st
 PY
     # A run of one script: its figures are the run's.
     pyjson r.json '[(s["name"], s["transactions"], s["failed"], s["tps"], s["latency_us"]["p99"]) for s in d["summary"]["scripts"]] == [("builtin: tpcb-like", d["summary"]["transactions"], d["summary"]["failed"], d["summary"]["tps"], d["summary"]["latency_us"]["p99"])]'

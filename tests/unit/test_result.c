@@ -1051,6 +1051,9 @@ static void test_journal_recover_events(void **state)
             it->sio.v[SIO_WAL_BYTES] = 1000 * (int64_t)(i + 1);
             it->sio.v[SIO_WAL_RECORDS] = 10;
             it->sio.v[SIO_WAL_FPI] = i == 1 ? 5 : 0;
+            it->sio.v[SIO_BLKS_HIT] = 30;
+            it->sio.v[SIO_BLKS_READ] = i == 0 ? 10 : 0;
+            it->sio.v[SIO_CKPT_REQ] = i == 2;
             assert_int_equal(journal_append(j, it, &e), 0);
             if (with_events && i == 0)
                 assert_int_equal(
@@ -1070,6 +1073,7 @@ static void test_journal_recover_events(void **state)
             assert_int_equal(back.sio_fields, 0);
             assert_false(back.sio_per_tx.present);
             assert_null(back.measured_start_at);
+            assert_int_equal(back.n_server_stats, 0);
         } else {
             assert_int_equal(back.n_events, 3);
             assert_double(back.events[0].t_s, 1.5);
@@ -1087,6 +1091,20 @@ static void test_journal_recover_events(void **state)
             assert_double(back.sio_per_tx.wal_bytes, 6000.0 / 3003);
             assert_double(back.sio_per_tx.fpi_share, 5.0 / 30);
             assert_double(back.sio_per_tx.temp_bytes, 0);
+            /* server_stats, read at the run's end, from the intervals: null where they lack. */
+            assert_int_equal(back.n_server_stats, 20);
+            for (size_t i = 0; i < back.n_server_stats; i++) {
+                const struct result_stat *st = &back.server_stats[i];
+                if (strcmp(st->name, "wal_bytes") == 0)
+                    assert_true(st->known && st->value == 6000);
+                else if (strcmp(st->name, "checkpoints") == 0 ||
+                         strcmp(st->name, "checkpoints_requested") == 0)
+                    assert_true(st->known && st->value == 1);
+                else if (strcmp(st->name, "xact_commit") == 0 ||
+                         strcmp(st->name, "tup_inserted") == 0)
+                    assert_false(st->known);
+            }
+            assert_double(back.cache_hit_ratio, 90.0 / 100);
         }
         /* The file written from it reads back the same, its intervals the interval lines. */
         assert_int_equal(result_write(&back, f->path, &e), 0);
