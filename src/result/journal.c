@@ -56,13 +56,44 @@ int journal_discard_stale(const char *result_path, struct err *e)
     return rc;
 }
 
+/* The journal's own format, in its header line after the result's keys: 1 (absent) interval
+ * and snapshot lines; 2 events lines too, and a reader skips kinds of line it does not know.
+ * A later version that an older reader cannot read whole raises it. */
+#define JOURNAL_VERSION     2
+#define JOURNAL_VERSION_KEY ",\"journal_version\":"
+
+/* The header line: the result document as known before the run, and the journal's version. */
+static char *header_line(const struct result *header)
+{
+    char *doc = result_header_dumps(header);
+    char *end = doc ? strrchr(doc, '}') : NULL;
+    if (!end) {
+        free(doc);
+        return NULL;
+    }
+    *end = '\0';
+    char *text = xasprintf("%s" JOURNAL_VERSION_KEY "%d}", doc, JOURNAL_VERSION);
+    free(doc);
+    return text;
+}
+
+/* The version a header line says (1 without one); it is the line's last key. */
+static long header_version(const char *line, size_t len)
+{
+    size_t tail = len < 64 ? len : 64;
+    char last[65];
+    memcpy(last, line + len - tail, tail);
+    last[tail] = '\0';
+    const char *k = strstr(last, JOURNAL_VERSION_KEY);
+    return k ? strtol(k + strlen(JOURNAL_VERSION_KEY), NULL, 10) : 1;
+}
+
 struct journal *journal_create(const char *result_path, const struct result *header, struct err *e)
 {
     char *path = journal_path(result_path);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     char *text = NULL;
-    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 ||
-        (text = result_header_dumps(header)) == NULL ||
+    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || (text = header_line(header)) == NULL ||
         result_write_all(fd, text, strlen(text)) < 0 || result_write_all(fd, "\n", 1) < 0 ||
         fsync(fd) < 0) {
         err_set(e, ERR_RUNTIME, "cannot write the journal %s: %s", path, strerror(errno));
@@ -401,6 +432,14 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
         free(line);
         return err_set(e, ERR_INPUT, "%s: not a pgarena journal (its first line is not a result)",
                        path);
+    }
+    long version = header_version(line, (size_t)len);
+    if (version > JOURNAL_VERSION) {
+        free(line);
+        result_free(r);
+        return err_set(e, ERR_INPUT,
+                       "%s: journal version %ld is newer than this pgarena reads (%d)", path,
+                       version, JOURNAL_VERSION);
     }
     struct totals t = {.latency = hist_new(), .sio_fields = result_sio_fields_known(r)};
     json_t *snap = NULL; /* the last whole snapshot line's */

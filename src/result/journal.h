@@ -10,8 +10,9 @@
  * The journal of a run, RESULT.json.journal: where the intervals live while the run goes on,
  * and what survives a run killed by SIGKILL, the OOM killer or a power loss. Line 1 is the
  * result document as known before the run (environment, workload, options, an empty summary
- * and no intervals), then one line per interval exactly as the result file holds it, with
- * side lines between them (a replay's snapshots, a sampled run's server events). Each
+ * and no intervals) with the journal's version as its last key ("journal_version": 2; none
+ * in version 1), then one line per interval exactly as the result file holds it, with side
+ * lines between them (a replay's snapshots, a sampled run's server events). Each
  * line is written whole with one write() (flushed every interval) and the file is fsynced at
  * most once a second. A normal end writes the result (copying the interval lines) and removes
  * the journal; `pgarena recover` turns a journal left behind into a result.
@@ -80,11 +81,12 @@ void journal_close(struct journal *j, int remove);
  * (replay.as_of_s says from when), else the header's replay {} with nothing counted yet.
  * A sampled run's events[], measured_start_at and summary.events are its events lines', its
  * server_io_fields those of its server version, and summary.server_io_per_tx the intervals'
- * server_io summed (a journal of a pgarena before events lines has none of these).
+ * server_io summed, server_stats from the same sums, a lone script's summary.scripts[0] the
+ * whole run's (a journal of a pgarena before events lines has none of the server's).
  * r->journal and
  * r->n_journal point at those lines, so result_write copies them. -1 with e set (ERR_INPUT)
- * when there is no journal, it is still being written by a running pgarena, or its header
- * is not a result.
+ * when there is no journal, it is still being written by a running pgarena, its header
+ * is not a result, or its journal_version is newer than this reader's.
  */
 int journal_recover(const char *result_path, struct result *r, struct err *e);
 

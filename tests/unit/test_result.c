@@ -1120,6 +1120,28 @@ static void test_journal_recover_events(void **state)
         unlink(jpath);
         result_free(&r);
     }
+    /* The header says the journal's version: a later one is refused, none is version 1. */
+    fill_result(&r);
+    struct journal *j = journal_create(f->path, &r, &e);
+    assert_non_null(j);
+    assert_int_equal(journal_append(j, &r.intervals[0], &e), 0);
+    journal_close(j, 0);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "grep -q ',\"journal_version\":2}$' '%s'", jpath);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "sed -i '1s/,\"journal_version\":2}$/,\"journal_version\":3}/' '%s'",
+             jpath);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(journal_recover(f->path, &back, &e), -1);
+    assert_int_equal(e.code, ERR_INPUT);
+    assert_non_null(strstr(e.msg, "journal version 3 is newer than this pgarena reads (2)"));
+    snprintf(cmd, sizeof cmd, "sed -i '1s/,\"journal_version\":3}$/}/' '%s'", jpath);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(journal_recover(f->path, &back, &e), 0);
+    assert_int_equal(back.n_journal, 1);
+    result_free(&back);
+    unlink(jpath);
+    result_free(&r);
     assert_true(journal_line_is_interval("{\"t_s\":1.0}", 11));
     assert_false(journal_line_is_interval("{\"events\":{}}", 13));
     free(jpath);
