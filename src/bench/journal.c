@@ -65,6 +65,22 @@ static void sink_snapshot(struct bench_sink *s, double t_s)
     result_free(&r);
 }
 
+/* The server events that came with the interval, as a line of the journal: recover keeps
+ * them (and the first line says the run writes them, with the measured start). */
+static void sink_events(struct bench_sink *s, double t_s)
+{
+    const struct bench *b = s->b;
+    size_t n = b->sampling.n_events - s->n_events_journaled;
+    if (!b->sampling.sampler || (s->events_line && n == 0))
+        return;
+    struct err e = {0};
+    if (journal_append_events(s->journal, b->sampling.measured_start_at,
+                              b->sampling.events + s->n_events_journaled, n, t_s, &e) == 0) {
+        s->n_events_journaled += n;
+        s->events_line = 1;
+    }
+}
+
 static void keep_in_memory(struct bench_sink *s, struct result_interval *it)
 {
     if (s->n_mem == s->cap_mem) {
@@ -94,6 +110,7 @@ void bench_sink_interval(const struct engine_interval *iv, void *arg)
     if (s->journal && s->n_mem == 0 && journal_append(s->journal, &it, &e) == 0) {
         s->n_journal++;
         result_interval_clear(&it);
+        sink_events(s, iv->t_s);
         sink_snapshot(s, iv->t_s);
         return;
     }

@@ -52,16 +52,7 @@ void bench_server_io_finish(struct bench *b, const struct sample_totals *t, stru
     r->n_events = b->sampling.n_events;
     b->sampling.events = NULL;
     b->sampling.n_events = 0;
-    /* In time order: a short checkpoint is found after the end of a longer one. */
-    for (size_t i = 1; i < r->n_events; i++)
-        for (size_t j = i; j > 0 && r->events[j].t_s < r->events[j - 1].t_s; j--) {
-            struct result_event tmp = r->events[j];
-            r->events[j] = r->events[j - 1];
-            r->events[j - 1] = tmp;
-        }
-    for (size_t i = 0; i < r->n_events; i++)
-        if (r->events[i].start)
-            r->event_counts[r->events[i].kind]++;
+    result_events_order(r->events, r->n_events, r->event_counts);
     result_sio_per_tx(&b->sampling.sio_total, r->summary.transactions, &r->sio_per_tx);
     result_sio_clear(&b->sampling.sio_total);
 }

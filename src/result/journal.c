@@ -56,13 +56,44 @@ int journal_discard_stale(const char *result_path, struct err *e)
     return rc;
 }
 
+/* The journal's own format, in its header line after the result's keys: 1 (absent) interval
+ * and snapshot lines; 2 events lines too, and a reader skips kinds of line it does not know.
+ * A later version that an older reader cannot read whole raises it. */
+#define JOURNAL_VERSION     2
+#define JOURNAL_VERSION_KEY ",\"journal_version\":"
+
+/* The header line: the result document as known before the run, and the journal's version. */
+static char *header_line(const struct result *header)
+{
+    char *doc = result_header_dumps(header);
+    char *end = doc ? strrchr(doc, '}') : NULL;
+    if (!end) {
+        free(doc);
+        return NULL;
+    }
+    *end = '\0';
+    char *text = xasprintf("%s" JOURNAL_VERSION_KEY "%d}", doc, JOURNAL_VERSION);
+    free(doc);
+    return text;
+}
+
+/* The version a header line says (1 without one); it is the line's last key. */
+static long header_version(const char *line, size_t len)
+{
+    size_t tail = len < 64 ? len : 64;
+    char last[65];
+    memcpy(last, line + len - tail, tail);
+    last[tail] = '\0';
+    const char *k = strstr(last, JOURNAL_VERSION_KEY);
+    return k ? strtol(k + strlen(JOURNAL_VERSION_KEY), NULL, 10) : 1;
+}
+
 struct journal *journal_create(const char *result_path, const struct result *header, struct err *e)
 {
     char *path = journal_path(result_path);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     char *text = NULL;
-    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 ||
-        (text = result_header_dumps(header)) == NULL ||
+    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || (text = header_line(header)) == NULL ||
         result_write_all(fd, text, strlen(text)) < 0 || result_write_all(fd, "\n", 1) < 0 ||
         fsync(fd) < 0) {
         err_set(e, ERR_RUNTIME, "cannot write the journal %s: %s", path, strerror(errno));
@@ -102,13 +133,18 @@ static int append_line(struct journal *j, char *text, struct err *e)
     return 0;
 }
 
+static int has_prefix(const char *line, size_t len, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return len >= n && memcmp(line, prefix, n) == 0;
+}
+
 /* A snapshot line begins so; an interval line never does (its first key is t_s). */
 #define SNAPSHOT_PREFIX "{\"snapshot\":"
 
 int journal_line_is_snapshot(const char *line, size_t len)
 {
-    size_t n = strlen(SNAPSHOT_PREFIX);
-    return len >= n && memcmp(line, SNAPSHOT_PREFIX, n) == 0;
+    return has_prefix(line, len, SNAPSHOT_PREFIX);
 }
 
 long journal_append_snapshot(struct journal *j, const struct result *r, double t_s, struct err *e)
@@ -124,6 +160,32 @@ long journal_append_snapshot(struct journal *j, const struct result *r, double t
         return err_set(e, ERR_RUNTIME, "cannot write the journal %s: out of memory", j->path);
     long n = (long)strlen(text) + 1;
     return append_line(j, text, e) < 0 ? -1 : n;
+}
+
+/* An events line begins so. */
+#define EVENTS_PREFIX "{\"events\":"
+/* An interval line begins so (result_interval_dumps writes t_s first). */
+#define INTERVAL_PREFIX "{\"t_s\":"
+
+int journal_line_is_interval(const char *line, size_t len)
+{
+    return has_prefix(line, len, INTERVAL_PREFIX);
+}
+
+int journal_append_events(struct journal *j, const char *measured_start_at,
+                          const struct result_event *ev, size_t n, double t_s, struct err *e)
+{
+    json_t *o = json_object(), *root = json_object();
+    json_object_set_new(o, "t_s", json_real(t_s));
+    if (measured_start_at && measured_start_at[0])
+        json_object_set_new(o, "measured_start_at", json_string(measured_start_at));
+    json_object_set_new(o, "events", result_events_array_json(ev, n));
+    json_object_set_new(root, "events", o);
+    char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (!text)
+        return err_set(e, ERR_RUNTIME, "cannot write the journal %s: out of memory", j->path);
+    return append_line(j, text, e);
 }
 
 int journal_append(struct journal *j, const struct result_interval *it, struct err *e)
@@ -171,6 +233,8 @@ struct totals {
     struct hist *latency;
     size_t n_waits; /* the intervals' wait events, summed by name */
     struct result_wait *waits;
+    uint32_t sio_fields;   /* the fields the intervals' server_io has (theirs list nonzero ones) */
+    struct result_sio sio; /* their sum */
 };
 
 static int add_line(const char *line, size_t len, struct totals *t)
@@ -185,6 +249,9 @@ static int add_line(const char *line, size_t len, struct totals *t)
         rc = -1;
     else
         result_waits_add(&t->waits, &t->n_waits, it.waits, it.n_waits);
+    if (it.sio.have)
+        it.sio.have |= t->sio_fields;
+    result_sio_add(&t->sio, &it.sio);
     result_interval_clear(&it);
     if (rc < 0)
         return -1;
@@ -198,7 +265,9 @@ static int add_line(const char *line, size_t len, struct totals *t)
 
 static void rebuild_summary(const struct totals *t, struct result *r)
 {
-    /* The journal's lines carry no per-script figures: a recovered file has none. */
+    /* The journal's lines carry no per-script figures: a recovered file has them only when
+     * the run had one script. */
+    int one = r->workload.n_scripts == 1 && r->workload.scripts[0].name;
     for (size_t i = 0; i < r->summary.n_scripts; i++) {
         free(r->summary.scripts[i].name);
         hist_sparse_free(&r->summary.scripts[i].histogram);
@@ -215,6 +284,17 @@ static void rebuild_summary(const struct totals *t, struct result *r)
     r->summary.failed = t->failed;
     r->summary.tps = t->end_s > 0 ? (double)t->transactions / t->end_s : 0;
     result_summary_latency(r, t->latency);
+    if (one) {
+        struct result_script_figures lone = {.name = xstrdup(r->workload.scripts[0].name),
+                                             .weight = r->workload.scripts[0].weight};
+        lone.transactions = r->summary.transactions;
+        lone.failed = r->summary.failed;
+        lone.tps = r->summary.tps;
+        result_script_latency(&lone, t->latency);
+        r->summary.scripts = xcalloc(1, sizeof *r->summary.scripts);
+        r->summary.scripts[0] = lone;
+        r->summary.n_scripts = 1;
+    }
 }
 
 /* The whole run's waits, when the header says the run was sampled: the sum of the intervals'
@@ -258,6 +338,91 @@ static char *mtime_iso8601(int fd)
     return xstrdup(out);
 }
 
+/* An events line's events and measured start into r; -1 when it does not read. */
+static int add_events_line(const char *line, size_t len, struct result *r)
+{
+    json_t *root = json_loadb(line, len, 0, NULL);
+    const json_t *o = json_object_get(root, "events");
+    const char *start = json_string_value(json_object_get(o, "measured_start_at"));
+    int rc = json_is_object(o) ? result_events_array_read(json_object_get(o, "events"), r) : -1;
+    if (rc == 0 && start) {
+        free(r->measured_start_at);
+        r->measured_start_at = xstrdup(start);
+    }
+    json_decref(root);
+    return rc;
+}
+
+/* server_stats by name, and the server_io field that gives it over the measured part (the
+ * intervals' sum): -1 for those it does not hold (commits, the database's tuples: server_io
+ * counts the workload's tables only), which read null. */
+static const struct {
+    const char *name;
+    int field;
+} recovered_stats[] = {
+    {"xact_commit", -1},
+    {"xact_rollback", -1},
+    {"blks_hit", SIO_BLKS_HIT},
+    {"blks_read", SIO_BLKS_READ},
+    {"tup_returned", -1},
+    {"tup_fetched", -1},
+    {"tup_inserted", -1},
+    {"tup_updated", -1},
+    {"tup_deleted", -1},
+    {"deadlocks", SIO_DEADLOCKS},
+    {"conflicts", -1},
+    {"temp_files", SIO_TEMP_FILES},
+    {"temp_bytes", SIO_TEMP_BYTES},
+    {"wal_bytes", SIO_WAL_BYTES},
+    {"checkpoints", SIO_CKPT_TIMED}, /* with SIO_CKPT_REQ */
+    {"checkpoints_timed", SIO_CKPT_TIMED},
+    {"checkpoints_requested", SIO_CKPT_REQ},
+    {"buffers_checkpoint", SIO_BUF_CHECKPOINTER},
+    {"buffers_clean", SIO_BUF_BGWRITER},
+    {"buffers_backend", SIO_BUF_BACKEND},
+};
+
+/* The run's server_stats (read at its end, so not in the journal) from the intervals'
+ * server_io sum, where the header has none. */
+static void rebuild_server_stats(const struct result_sio *sum, struct result *r)
+{
+    if (r->n_server_stats > 0)
+        return;
+    size_t n = sizeof recovered_stats / sizeof recovered_stats[0];
+    free(r->server_stats); /* the header's, empty */
+    r->server_stats = xcalloc(n, sizeof *r->server_stats);
+    r->n_server_stats = n;
+    for (size_t i = 0; i < n; i++) {
+        int f = recovered_stats[i].field;
+        struct result_stat *st = &r->server_stats[i];
+        st->name = xstrdup(recovered_stats[i].name);
+        st->known = f >= 0 && ((sum->have >> f) & 1);
+        st->value = st->known ? sum->v[f] : 0;
+        if (st->known && strcmp(st->name, "checkpoints") == 0)
+            st->value += sum->v[SIO_CKPT_REQ];
+    }
+    int64_t hit = sum->v[SIO_BLKS_HIT], read = sum->v[SIO_BLKS_READ];
+    int have_blks = ((sum->have >> SIO_BLKS_HIT) & 1) && ((sum->have >> SIO_BLKS_READ) & 1);
+    r->cache_hit_ratio = have_blks && hit + read > 0 ? (double)hit / (double)(hit + read) : -1;
+}
+
+/* A sampled run's server internals, when it wrote events lines: the fields of its server
+ * version, events in time order with their counts, and the per-transaction figures and
+ * server_stats of the intervals' sum. */
+static void rebuild_server_io(struct totals *t, int saw_events, struct result *r)
+{
+    if (saw_events && t->sio.have) {
+        r->sio_fields = t->sio_fields;
+        result_events_order(r->events, r->n_events, r->event_counts);
+        result_sio_per_tx(&t->sio, r->summary.transactions, &r->sio_per_tx);
+        rebuild_server_stats(&t->sio, r);
+    } else {
+        result_events_free(r); /* frees measured_start_at too: none without events lines */
+        r->sio_fields = 0;
+    }
+    result_sio_clear(&t->sio);
+}
+
 static int read_journal(FILE *f, const char *path, struct result *r, struct err *e)
 {
     char *line = NULL;
@@ -268,8 +433,18 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
         return err_set(e, ERR_INPUT, "%s: not a pgarena journal (its first line is not a result)",
                        path);
     }
-    struct totals t = {.latency = hist_new()};
+    long version = header_version(line, (size_t)len);
+    if (version > JOURNAL_VERSION) {
+        free(line);
+        result_free(r);
+        return err_set(e, ERR_INPUT,
+                       "%s: journal version %ld is newer than this pgarena reads (%d)", path,
+                       version, JOURNAL_VERSION);
+    }
+    struct totals t = {.latency = hist_new(), .sio_fields = result_sio_fields_known(r)};
     json_t *snap = NULL; /* the last whole snapshot line's */
+    int saw_events = 0;
+    result_events_free(r); /* the header's: none */
     /* Lines are whole or the last one is torn: stop at the first that does not read. */
     while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
         if (journal_line_is_snapshot(line, (size_t)len)) {
@@ -280,6 +455,12 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
             }
             json_decref(snap);
             snap = o;
+        } else if (has_prefix(line, (size_t)len, EVENTS_PREFIX)) {
+            if (add_events_line(line, (size_t)len, r) < 0)
+                break;
+            saw_events = 1;
+        } else if (!journal_line_is_interval(line, (size_t)len)) {
+            continue; /* a kind of line of a later pgarena */
         } else if (add_line(line, (size_t)len, &t) < 0) {
             break;
         }
@@ -295,6 +476,7 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
         json_decref(snap);
     }
     rebuild_waits(&t, r);
+    rebuild_server_io(&t, saw_events, r);
     hist_free(t.latency);
     free(r->finished_at);
     r->finished_at = mtime_iso8601(fileno(f));

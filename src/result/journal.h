@@ -10,7 +10,9 @@
  * The journal of a run, RESULT.json.journal: where the intervals live while the run goes on,
  * and what survives a run killed by SIGKILL, the OOM killer or a power loss. Line 1 is the
  * result document as known before the run (environment, workload, options, an empty summary
- * and no intervals), then one line per interval exactly as the result file holds it. Each
+ * and no intervals) with the journal's version as its last key ("journal_version": 2; none
+ * in version 1), then one line per interval exactly as the result file holds it, with side
+ * lines between them (a replay's snapshots, a sampled run's server events). Each
  * line is written whole with one write() (flushed every interval) and the file is fsynced at
  * most once a second. A normal end writes the result (copying the interval lines) and removes
  * the journal; `pgarena recover` turns a journal left behind into a result.
@@ -49,6 +51,19 @@ long journal_append_snapshot(struct journal *j, const struct result *r, double t
 /* Whether a journal line (after the header) is a snapshot line, not an interval. */
 int journal_line_is_snapshot(const char *line, size_t len);
 
+/* Append an events line: the server events seen since the last one (events[] as the result
+ * holds them, DESIGN.md "Inside the server") and the measured start on the wall clock, at
+ * t_s. A sampled run writes one after its first interval line (so recover knows the run
+ * wrote them, even with no event) and after each interval that brought events. No interval
+ * line either. -1 with e set (ERR_RUNTIME; the journal then holds the lines before it). */
+int journal_append_events(struct journal *j, const char *measured_start_at,
+                          const struct result_event *ev, size_t n, double t_s, struct err *e);
+
+/* Whether a journal line (after the header) is an interval line: the kinds of line beside
+ * them ({"snapshot": ...}, {"events": ...}, and any a later pgarena adds) are objects of one
+ * key that is not t_s, and readers skip the kinds they do not know. */
+int journal_line_is_interval(const char *line, size_t len);
+
 /* Interval lines written so far, and the journal's path (owned by j). */
 size_t journal_count(const struct journal *j);
 const char *journal_file(const struct journal *j);
@@ -64,10 +79,14 @@ void journal_close(struct journal *j, int remove);
  * are the intervals' events summed (their top ones: the note says so), its samples estimated
  * from the period. A replay's replay {} and summary.classes[] are the last snapshot line's
  * (replay.as_of_s says from when), else the header's replay {} with nothing counted yet.
+ * A sampled run's events[], measured_start_at and summary.events are its events lines', its
+ * server_io_fields those of its server version, and summary.server_io_per_tx the intervals'
+ * server_io summed, server_stats from the same sums, a lone script's summary.scripts[0] the
+ * whole run's (a journal of a pgarena before events lines has none of the server's).
  * r->journal and
  * r->n_journal point at those lines, so result_write copies them. -1 with e set (ERR_INPUT)
- * when there is no journal, it is still being written by a running pgarena, or its header
- * is not a result.
+ * when there is no journal, it is still being written by a running pgarena, its header
+ * is not a result, or its journal_version is newer than this reader's.
  */
 int journal_recover(const char *result_path, struct result *r, struct err *e);
 

@@ -58,6 +58,12 @@ int result_events_read(const json_t *root, struct result *r);
 void result_events_free(struct result *r);
 void result_sio_summary_json(const struct result *r, json_t *summary);
 void result_sio_summary_read(const json_t *summary, struct result *r);
+/* An events[] array and back (read: appended to r's events; -1 when malformed), for the
+ * journal's events lines; the fields r's intervals have: its server_io_fields, else those of
+ * its server.version. */
+json_t *result_events_array_json(const struct result_event *ev, size_t n);
+int result_events_array_read(const json_t *events, struct result *r);
+uint32_t result_sio_fields_known(const struct result *r);
 
 /* Flatten the environment sections of root into r->env (r owns it; result_env_free). */
 void result_env_read(const json_t *root, struct result *r);

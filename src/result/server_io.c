@@ -142,3 +142,16 @@ void result_sio_per_tx(const struct result_sio *t, uint64_t n_tx, struct result_
             n;
     out->temp_bytes = has(t, SIO_TEMP_BYTES) ? (double)t->v[SIO_TEMP_BYTES] / n : -1;
 }
+
+void result_events_order(struct result_event *ev, size_t n, uint64_t counts[RESULT_N_EVENT_KINDS])
+{
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && ev[j].t_s < ev[j - 1].t_s; j--) {
+            struct result_event tmp = ev[j];
+            ev[j] = ev[j - 1];
+            ev[j - 1] = tmp;
+        }
+    for (size_t i = 0; i < n; i++)
+        if (ev[i].start)
+            counts[ev[i].kind]++;
+}

@@ -113,6 +113,10 @@ struct result_event {
 /* The kind of a name, or -1. */
 int result_event_kind_of(const char *name);
 
+/* Put events in time order (a short checkpoint is found after the end of a longer one) and
+ * count the starts of each kind into counts (summary.events). */
+void result_events_order(struct result_event *ev, size_t n, uint64_t counts[RESULT_N_EVENT_KINDS]);
+
 /* summary.server_io_per_tx: each figure < 0 when the fields it needs are absent. */
 struct result_sio_per_tx {
     int present;

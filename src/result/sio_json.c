@@ -155,11 +155,15 @@ static int version_num_of(const char *v)
     return major * 10000 + minor * 100;
 }
 
+uint32_t result_sio_fields_known(const struct result *r)
+{
+    return r->sio_fields ? r->sio_fields
+                         : result_sio_fields_for_version(version_num_of(r->server.version));
+}
+
 void result_sio_fixup(struct result *r)
 {
-    uint32_t fields = r->sio_fields;
-    if (!fields)
-        fields = result_sio_fields_for_version(version_num_of(r->server.version));
+    uint32_t fields = result_sio_fields_known(r);
     for (size_t i = 0; i < r->n_intervals; i++)
         if (r->intervals[i].sio.have)
             r->intervals[i].sio.have |= fields;
@@ -181,14 +185,41 @@ void result_events_json(const struct result *r, json_t *root)
         json_object_set_new(root, "measured_start_at", json_string(r->measured_start_at));
     if (!r->sio_fields)
         return;
-    json_t *fields = json_array(), *events = json_array();
+    json_t *fields = json_array();
     for (int f = 0; f < SIO_N_FIELDS; f++)
         if ((r->sio_fields >> f) & 1)
             json_array_append_new(fields, json_string(result_sio_paths[f]));
     json_object_set_new(root, "server_io_fields", fields);
-    for (size_t i = 0; i < r->n_events; i++)
-        json_array_append_new(events, event_json(&r->events[i]));
-    json_object_set_new(root, "events", events);
+    json_object_set_new(root, "events", result_events_array_json(r->events, r->n_events));
+}
+
+json_t *result_events_array_json(const struct result_event *ev, size_t n)
+{
+    json_t *events = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(events, event_json(&ev[i]));
+    return events;
+}
+
+int result_events_array_read(const json_t *events, struct result *r)
+{
+    if (!json_is_array(events))
+        return -1;
+    r->events =
+        xrealloc(r->events, (r->n_events + json_array_size(events) + 1) * sizeof *r->events);
+    for (size_t i = 0; i < json_array_size(events); i++) {
+        const json_t *o = json_array_get(events, i);
+        const char *kind = json_string_value(json_object_get(o, "kind"));
+        const char *phase = json_string_value(json_object_get(o, "phase"));
+        const char *detail = json_string_value(json_object_get(o, "detail"));
+        int k = kind ? result_event_kind_of(kind) : -1;
+        if (k < 0 || !phase || !json_is_number(json_object_get(o, "t_s")))
+            return -1;
+        r->events[r->n_events++] =
+            (struct result_event){json_number_value(json_object_get(o, "t_s")), k,
+                                  strcmp(phase, "start") == 0, detail ? xstrdup(detail) : NULL};
+    }
+    return 0;
 }
 
 int result_events_read(const json_t *root, struct result *r)
@@ -205,22 +236,7 @@ int result_events_read(const json_t *root, struct result *r)
     }
     if (!events)
         return 0;
-    if (!json_is_array(events))
-        return -1;
-    r->events = xcalloc(json_array_size(events) + 1, sizeof *r->events);
-    for (size_t i = 0; i < json_array_size(events); i++) {
-        const json_t *o = json_array_get(events, i);
-        const char *kind = json_string_value(json_object_get(o, "kind"));
-        const char *phase = json_string_value(json_object_get(o, "phase"));
-        const char *detail = json_string_value(json_object_get(o, "detail"));
-        int k = kind ? result_event_kind_of(kind) : -1;
-        if (k < 0 || !phase || !json_is_number(json_object_get(o, "t_s")))
-            return -1;
-        r->events[r->n_events++] =
-            (struct result_event){json_number_value(json_object_get(o, "t_s")), k,
-                                  strcmp(phase, "start") == 0, detail ? xstrdup(detail) : NULL};
-    }
-    return 0;
+    return result_events_array_read(events, r);
 }
 
 static void set_figure(json_t *o, const char *key, double v)

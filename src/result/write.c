@@ -498,7 +498,7 @@ static int copy_journal(int fd, const char *path, size_t n)
             rc = -1;
             break;
         }
-        if (journal_line_is_snapshot(line, (size_t)len)) /* a workload's, not an interval */
+        if (!journal_line_is_interval(line, (size_t)len)) /* a snapshot or events line */
             continue;
         rc = write_str(fd, i++ ? ",\n  " : "\n  ");
         if (rc == 0)

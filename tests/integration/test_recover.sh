@@ -2,14 +2,16 @@
 # SIGKILL, and what show/compare/report say about a missing result whose journal exists.
 
 # Lines of r.json.journal (header + intervals), 0 when missing.
-journal_lines() { [ -e r.json.journal ] && wc -l <r.json.journal || echo 0; }
+# The header and the interval lines (not the snapshot and events lines between them).
+journal_lines() { [ -e r.json.journal ] && echo $(($(grep -c '^{"t_s":' r.json.journal) + 1)) || echo 0; }
 
 test_sigkill_then_recover() {
     db=$(newdb pga_kill)
     pga init -s 1 -q "$db"
     pga_bg run -w select-only -c 2 -j 2 -T 60 -q -o r.json "$db"
-    # Kill once the journal holds at least 3 intervals (the header is line 1).
-    kill_at_journal $PID r.json.journal 4
+    # Kill once the journal holds at least 3 intervals (the header is line 1, then the events
+    # line of a sampled run).
+    kill_at_journal $PID r.json.journal 5
     [ ! -e r.json ] || fail "a result file exists after SIGKILL"
     lines=$(journal_lines)
     [ "$lines" -ge 4 ] || fail "the journal holds $lines lines after SIGKILL"
@@ -84,4 +86,55 @@ test_journal_during_and_after_run() {
     pyjson r.json 'd["summary"]["transactions"] == sum(i["transactions"] for i in d["intervals"])'
     pyjson r.json 'all("compact" in i["histogram"] and "bins" not in i["histogram"] for i in d["intervals"])'
     pyjson r.json 'len(d["histogram"]["bins"]) > 0'
+}
+
+# A run killed after a checkpoint keeps what the server did underneath: the journal's events
+# lines give recover the checkpoint event and the measured start, the interval lines their
+# server_io, and recover sums them into the per-transaction figures.
+test_sigkill_after_checkpoint_then_recover() {
+    db=$(newdb pga_ckkill)
+    pga init -s 1 -q "$db"
+    pga_bg run -w tpcb-like -c 2 -T 60 -q -o r.json "$db"
+    wait_journal_intervals() { # the header and N-1 interval lines (at most 10 s)
+        for _ in $(seq 1 100); do [ "$(journal_lines)" -ge "$1" ] && return; sleep 0.1; done
+    }
+    wait_journal_intervals 3
+    sql CHECKPOINT "$db"
+    # The sampler sees it at its next interval's read: an events line with a checkpoint.
+    for _ in $(seq 1 60); do
+        grep -q '^{"events":.*"kind":"checkpoint"' r.json.journal && break
+        sleep 0.1
+    done
+    kill_at_journal $PID r.json.journal $(($(wc -l <r.json.journal) + 1))
+    grep -q '^{"events":.*"kind":"checkpoint"' r.json.journal || fail "no checkpoint in the journal's events lines"
+    lines=$(journal_lines)
+    pga recover r.json
+    assert_rc 0
+    assert_out "^intervals recovered: +$((lines - 1))\$"
+    pyjson r.json 'd["complete"] is False and len(d["intervals"]) == '$((lines - 1))
+    pyjson r.json 'any(e["kind"] == "checkpoint" and e["phase"] == "start" for e in d["events"])'
+    pyjson r.json '[e["t_s"] for e in d["events"]] == sorted(e["t_s"] for e in d["events"])'
+    pyjson r.json 'd["summary"]["events"]["checkpoint"] == sum(1 for e in d["events"] if e["kind"] == "checkpoint" and e["phase"] == "start") >= 1'
+    pyjson r.json 'd["measured_start_at"].endswith("Z") and "wal_bytes" in d["server_io_fields"] and "io" not in d["server_io_fields"]'
+    pyjson r.json 'sum(1 for i in d["intervals"] if "server_io" in i) >= 2'
+    pyjson r.json 'sum(i.get("server_io", {}).get("ckpt_req", 0) for i in d["intervals"]) >= 1'
+    # The per-transaction figures are the intervals' sums over the transactions.
+    python3 - r.json <<'PY' || fail "server_io_per_tx is not the intervals' sum"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["summary"]["server_io_per_tx"]
+wal = sum(i.get("server_io", {}).get("wal_bytes", 0) for i in d["intervals"])
+tx = d["summary"]["transactions"]
+assert wal > 0 and abs(p["wal_bytes"] - wal / tx) <= 1e-6 * p["wal_bytes"] + 1e-9, (p, wal, tx)
+assert p["temp_bytes"] is not None and p["buffers_written"] is not None, p
+# server_stats (read at the run's end) from the same sums, null where they have none
+st = d["server_stats"]
+assert st["wal_bytes"] == wal and st["checkpoints"] >= 1 and st["xact_commit"] is None, st
+assert 0 < st["cache_hit_ratio"] <= 1, st
+PY
+    # A run of one script: its figures are the run's.
+    pyjson r.json '[(s["name"], s["transactions"], s["failed"], s["tps"], s["latency_us"]["p99"]) for s in d["summary"]["scripts"]] == [("builtin: tpcb-like", d["summary"]["transactions"], d["summary"]["failed"], d["summary"]["tps"], d["summary"]["latency_us"]["p99"])]'
+    pga show r.json
+    assert_rc 0
+    assert_out 'server events: +[0-9]+ checkpoint'
 }

@@ -1025,6 +1025,128 @@ static void test_journal_recover(void **state)
     result_free(&r);
 }
 
+/* A sampled run's journal: events lines between the interval lines (out of time order, as
+ * a short checkpoint is found late) and a line of a kind this reader does not know; recover
+ * orders and counts the events, takes the measured start, lists the server version's fields
+ * and sums the intervals' server_io (zeros left out of their lines) into the per-tx figures.
+ * A journal without events lines (an older pgarena's) recovers none of these. */
+static void test_journal_recover_events(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, back;
+    struct err e = {0};
+    char *jpath = journal_path(f->path);
+    for (int with_events = 1; with_events >= 0; with_events--) {
+        fill_result(&r);
+        free(r.server.version);
+        r.server.version = strdup("15.4 (Debian 15.4-1)");
+        struct journal *j = journal_create(f->path, &r, &e);
+        assert_non_null(j);
+        struct result_event ev[] = {{2.5, RESULT_EV_CHECKPOINT, 1, "requested"},
+                                    {3.0, RESULT_EV_CHECKPOINT, 0, NULL},
+                                    {1.5, RESULT_EV_AUTOVACUUM, 1, "public.t"}};
+        for (size_t i = 0; i < r.n_intervals; i++) {
+            struct result_interval *it = &r.intervals[i];
+            it->sio.have = SIO_HAVE_ANY | result_sio_fields_for_version(150000);
+            it->sio.v[SIO_WAL_BYTES] = 1000 * (int64_t)(i + 1);
+            it->sio.v[SIO_WAL_RECORDS] = 10;
+            it->sio.v[SIO_WAL_FPI] = i == 1 ? 5 : 0;
+            it->sio.v[SIO_BLKS_HIT] = 30;
+            it->sio.v[SIO_BLKS_READ] = i == 0 ? 10 : 0;
+            it->sio.v[SIO_CKPT_REQ] = i == 2;
+            assert_int_equal(journal_append(j, it, &e), 0);
+            if (with_events && i == 0)
+                assert_int_equal(
+                    journal_append_events(j, "2026-12-01T16:00:00.000Z", NULL, 0, 1, &e), 0);
+            if (with_events && i == 2)
+                assert_int_equal(journal_append_events(j, "2026-12-01T16:00:00.000Z", ev, 3, 3, &e),
+                                 0);
+        }
+        journal_close(j, 0);
+        FILE *more = fopen(jpath, "a");
+        fputs("{\"later\":{\"t_s\":3.5}}\n{\"events\":{\"t_s\":4.0,\"even", more); /* torn */
+        fclose(more);
+        assert_int_equal(journal_recover(f->path, &back, &e), 0);
+        assert_int_equal(back.n_journal, 3);
+        if (!with_events) {
+            assert_int_equal(back.n_events, 0);
+            assert_int_equal(back.sio_fields, 0);
+            assert_false(back.sio_per_tx.present);
+            assert_null(back.measured_start_at);
+            assert_int_equal(back.n_server_stats, 0);
+        } else {
+            assert_int_equal(back.n_events, 3);
+            assert_double(back.events[0].t_s, 1.5);
+            assert_int_equal(back.events[0].kind, RESULT_EV_AUTOVACUUM);
+            assert_string_equal(back.events[0].detail, "public.t");
+            assert_double(back.events[1].t_s, 2.5);
+            assert_string_equal(back.events[1].detail, "requested");
+            assert_int_equal(back.events[2].start, 0);
+            assert_int_equal(back.event_counts[RESULT_EV_CHECKPOINT], 1);
+            assert_int_equal(back.event_counts[RESULT_EV_AUTOVACUUM], 1);
+            assert_int_equal(back.event_counts[RESULT_EV_STANDBY_LAG], 0);
+            assert_string_equal(back.measured_start_at, "2026-12-01T16:00:00.000Z");
+            assert_int_equal(back.sio_fields, result_sio_fields_for_version(150000));
+            assert_true(back.sio_per_tx.present);
+            assert_double(back.sio_per_tx.wal_bytes, 6000.0 / 3003);
+            assert_double(back.sio_per_tx.fpi_share, 5.0 / 30);
+            assert_double(back.sio_per_tx.temp_bytes, 0);
+            /* server_stats, read at the run's end, from the intervals: null where they lack. */
+            assert_int_equal(back.n_server_stats, 20);
+            for (size_t i = 0; i < back.n_server_stats; i++) {
+                const struct result_stat *st = &back.server_stats[i];
+                if (strcmp(st->name, "wal_bytes") == 0)
+                    assert_true(st->known && st->value == 6000);
+                else if (strcmp(st->name, "checkpoints") == 0 ||
+                         strcmp(st->name, "checkpoints_requested") == 0)
+                    assert_true(st->known && st->value == 1);
+                else if (strcmp(st->name, "xact_commit") == 0 ||
+                         strcmp(st->name, "tup_inserted") == 0)
+                    assert_false(st->known);
+            }
+            assert_double(back.cache_hit_ratio, 90.0 / 100);
+        }
+        /* The file written from it reads back the same, its intervals the interval lines. */
+        assert_int_equal(result_write(&back, f->path, &e), 0);
+        result_free(&back);
+        assert_int_equal(result_read(f->path, &back, &e), 0);
+        assert_int_equal(back.n_intervals, 3);
+        assert_int_equal(back.n_events, with_events ? 3 : 0);
+        assert_int_equal(back.intervals[0].sio.v[SIO_WAL_BYTES], 1000);
+        if (with_events)
+            assert_true((back.intervals[0].sio.have >> SIO_WAL_FPI) & 1); /* a listed zero */
+        result_free(&back);
+        unlink(f->path);
+        unlink(jpath);
+        result_free(&r);
+    }
+    /* The header says the journal's version: a later one is refused, none is version 1. */
+    fill_result(&r);
+    struct journal *j = journal_create(f->path, &r, &e);
+    assert_non_null(j);
+    assert_int_equal(journal_append(j, &r.intervals[0], &e), 0);
+    journal_close(j, 0);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "grep -q ',\"journal_version\":2}$' '%s'", jpath);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "sed -i '1s/,\"journal_version\":2}$/,\"journal_version\":3}/' '%s'",
+             jpath);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(journal_recover(f->path, &back, &e), -1);
+    assert_int_equal(e.code, ERR_INPUT);
+    assert_non_null(strstr(e.msg, "journal version 3 is newer than this pgarena reads (2)"));
+    snprintf(cmd, sizeof cmd, "sed -i '1s/,\"journal_version\":3}$/}/' '%s'", jpath);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(journal_recover(f->path, &back, &e), 0);
+    assert_int_equal(back.n_journal, 1);
+    result_free(&back);
+    unlink(jpath);
+    result_free(&r);
+    assert_true(journal_line_is_interval("{\"t_s\":1.0}", 11));
+    assert_false(journal_line_is_interval("{\"events\":{}}", 13));
+    free(jpath);
+}
+
 /* A replay's figures at time t: n statements sent, all of one class. */
 static void replay_snapshot(struct result *s, uint64_t n)
 {
@@ -1224,6 +1346,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_journal_recover, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_recover_waits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_recover_replay, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_journal_recover_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_full_disk_keeps_whole_lines, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
