@@ -141,13 +141,15 @@ test_sampling_pg_stat_statements_deltas() {
 }
 
 # compare names the wait event that explains a difference: the same update on a row per client
-# (A) and on one row for all (B).
+# (A) and on one row for all (B). The commits do not wait for the WAL's flush (synchronous_commit
+# off in the transaction): on a disk that stalls, IO:WALSync in one run's samples moved more
+# than the lock once, in CI.
 test_sampling_compare_names_the_wait_event() {
     db=$(newdb pga_cmpwaits)
     pga init -s 4 -q "$db"
     assert_rc 0
     for side in spread:':client_id + 1' hot:1; do
-        printf 'BEGIN;\nUPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = %s;\nSELECT pg_sleep(0.002);\nEND;\n' \
+        printf 'BEGIN;\nSET LOCAL synchronous_commit = off;\nUPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = %s;\nSELECT pg_sleep(0.002);\nEND;\n' \
             "${side#*:}" >"${side%%:*}.sql"
     done
     pga run -f spread.sql -c 4 -j 2 -T 2 -q --label spread -o a.json "$db"
@@ -157,7 +159,9 @@ test_sampling_compare_names_the_wait_event() {
     pga compare a.json b.json --json
     assert_rc 0
     cp "$T/out" cmp.json
-    pyjson cmp.json 'd["waits"][0]["name"].startswith("Lock:") and d["waits"][0]["change_points"] > 10'
+    # the largest rise is the lock's, and it is listed first or second (what fell most may be
+    # pg_sleep's share, which the waiting clients no longer reach)
+    pyjson cmp.json '(lambda up: up["name"].startswith("Lock:") and up["change_points"] > 10 and up in d["waits"][:2])(max(d["waits"], key=lambda w: w["change_points"]))'
     pyjson cmp.json 'all(0 <= w["a_share"] <= 1 and 0 <= w["b_share"] <= 1 for w in d["waits"])'
     pga compare a.json b.json
     assert_rc 0
