@@ -214,11 +214,17 @@ test_compare_real_runs() {
          CREATE VIEW pgbench_accounts AS SELECT * FROM pgbench_accounts_data WHERE pga_delay();" "$slow"
     pga run -w select-only -c 2 -T 1 -q -o warm.json "$plain"; assert_rc 0
     # A 95 % interval excludes the truth 5 % of the time by design, so an A/A comparison is
-    # called better or worse in about 1 of 20 rounds; one fresh round keeps that from failing.
-    aa_round
-    case "$trials $single" in *better* | *worse*) aa_round ;; esac
-    case "$trials" in better | worse) fail "A/A trials called $trials" ;; esac
-    case "$single" in better | worse) fail "A/A pair called $single" ;; esac
+    # called better or worse in about 1 of 20 rounds, and more often on this VM, whose CPU
+    # stalls for a second or two now and then (a stall in one side's 2 s trial). Up to two
+    # fresh rounds keep that from failing; a bias of the method shows in all three. CI once
+    # saw two false rounds in a row.
+    local round
+    for round in 1 2 3; do
+        aa_round
+        case "$trials $single" in *better* | *worse*) ;; *) break ;; esac
+    done
+    case "$trials" in better | worse) fail "A/A trials called $trials in 3 rounds" ;; esac
+    case "$single" in better | worse) fail "A/A pair called $single in 3 rounds" ;; esac
     for i in 1 2; do
         pga run -w select-only -c 2 -T 2 -q --label slow -o S$i.json "$slow"; assert_rc 0
     done
