@@ -4,16 +4,16 @@
 # sweep's cell verdicts, --local's pg_stat_statements, and sysbench's summary.
 
 # One server under three labels: A and A2 the same (A/A), B with a real difference (every
-# statement sleeps 4 ms where A's sleep 1 ms, through a setting of each connection). 3 client
+# statement sleeps 10 ms where A's sleep 1 ms, through a setting of each connection). 3 client
 # counts, 2 trials. A's statements sleep too, so that a stall of this VM's CPU moves its trials
 # by per cents: bare SELECTs gave 4,000 against 25,000 tps, and a pooled interval that reached
 # past zero, in CI.
 test_sweep_compare_aa_ab_pooled() {
     db=$(newdb sweepab)
     echo "SELECT pg_sleep(current_setting('pgarena.sleep')::float8);" >sleep.sql
-    long=B_sleeping_four_milliseconds_per_statement
+    long=B_sleeping_ten_milliseconds_per_statement
     pga sweep --setup "A=$db options=-cpgarena.sleep=0.001" --setup "A2=$db options=-cpgarena.sleep=0.001" \
-        --setup "$long=$db options=-cpgarena.sleep=0.004" -f sleep.sql -c 1,2,3 -T 1 --trials 2 --no-sampling -o s -q
+        --setup "$long=$db options=-cpgarena.sleep=0.01" -f sleep.sql -c 1,2,3 -T 1 --trials 2 --no-sampling -o s -q
     assert_rc 0
     # Headers are never cut: the long label is there whole.
     head -n 2 "$T/out" | grep -q "$long tps" || { cat "$T/out"; fail "the label was cut"; }
