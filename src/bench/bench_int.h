@@ -102,8 +102,8 @@ struct bench_sink {
     size_t n_journal;        /* interval lines it holds */
     char *journal_path;      /* its path while it exists */
     size_t n_mem, cap_mem;
-    struct result_interval *mem; /* intervals after the journal's, in order */
-    size_t n_unjournaled;        /* intervals kept in memory, also once given to the result */
+    struct result_interval *mem;   /* intervals after the journal's, in order */
+    size_t n_unjournaled;          /* intervals kept in memory, also once given to the result */
     double snap_t_s, snap_every_s; /* the workload's last snapshot line, and the next's gap */
     size_t n_events_journaled;     /* server events in its events lines */
     int events_line;               /* one was written */

@@ -45,8 +45,7 @@ int journal_append(struct journal *j, const struct result_interval *it, struct e
  * is no interval line: the result copies none, recover takes the last whole one. Returns
  * the line's length, or -1 with e set (ERR_RUNTIME; the journal then holds the lines before
  * it). */
-long journal_append_snapshot(struct journal *j, const struct result *r, double t_s,
-                             struct err *e);
+long journal_append_snapshot(struct journal *j, const struct result *r, double t_s, struct err *e);
 
 /* Whether a journal line (after the header) is a snapshot line, not an interval. */
 int journal_line_is_snapshot(const char *line, size_t len);

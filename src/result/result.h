@@ -264,8 +264,8 @@ struct result_replay {
     struct result_replay_reason *top;
     uint64_t sessions_failed;
     double lag_p50_us, lag_p99_us, lag_max_us;
-    double as_of_s; /* recover: the run time its figures are from (the journal's last
-                     * snapshot of them); 0: a run's own, whole */
+    double as_of_s;         /* recover: the run time its figures are from (the journal's last
+                             * snapshot of them); 0: a run's own, whole */
     struct hist_sparse lag; /* lag_us.histogram, so replays merge exactly; count 0: none
                              * (nothing measured, or a file written before it) */
 };
