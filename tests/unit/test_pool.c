@@ -14,28 +14,11 @@
 
 #include "base/rng.h"
 #include "compare/cmp_int.h"
+#include "sim_noise.h"
 
 #define N_MATRICES 4000
 #define N_CELLS    4 /* e.g. four client counts */
 #define N_TRIALS   2 /* per cell and side: what users run */
-
-static double gauss(struct rng *g)
-{
-    double u = (double)(rng_next(g) >> 11) * 0x1.0p-53 + 0x1.0p-54;
-    double v = (double)(rng_next(g) >> 11) * 0x1.0p-53;
-    return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
-}
-
-/* Student's t on 3 degrees of freedom scaled to unit variance: heavy tails. */
-static double heavy(struct rng *g)
-{
-    double z = gauss(g), c = 0;
-    for (int i = 0; i < 3; i++) {
-        double x = gauss(g);
-        c += x * x;
-    }
-    return z / sqrt(c / 3) / sqrt(3.0);
-}
 
 static void test_chi2_tail(void **state)
 {

@@ -16,29 +16,12 @@
 
 #include "base/rng.h"
 #include "compare/cmp_int.h"
+#include "sim_noise.h"
 
 #define N_SIDES   4000 /* simulated comparisons */
 #define N_QUERIES 3    /* queries a side, as test_ch_sweep_work_mem runs */
 #define MAX_T     8
 #define FLOOR     1e-10
-
-static double gauss(struct rng *g)
-{
-    double u = (double)(rng_next(g) >> 11) * 0x1.0p-53 + 0x1.0p-54;
-    double v = (double)(rng_next(g) >> 11) * 0x1.0p-53;
-    return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
-}
-
-/* Student's t on 3 degrees of freedom scaled to unit variance: heavy tails. */
-static double heavy(struct rng *g)
-{
-    double z = gauss(g), c = 0;
-    for (int i = 0; i < 3; i++) {
-        double x = gauss(g);
-        c += x * x;
-    }
-    return z / sqrt(c / 3) / sqrt(3.0);
-}
 
 static void test_shared_df_by_hand(void **state)
 {
