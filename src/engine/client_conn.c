@@ -138,6 +138,8 @@ static void connected(struct client *c, time_ns now)
     }
     if (c->resume == CS_START_CMD) /* -C: counted with the transaction, if it counts */
         c->tx_connect_ns = now - c->connect_start;
+    if (c->feed)
+        c->feed->ready_at = now;
     c->state = c->resume;
     client_watch_connecting(c, EPOLLIN);
 }

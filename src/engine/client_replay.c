@@ -118,6 +118,7 @@ static void statement_done(struct client *c, time_ns now, int sent, int ok, enum
         .message = f->message,
         .latency_us = sent ? (now - c->tx_start) / NS_PER_US : 0,
         .lag_us = sent ? (c->cmd_start - c->tx_start) / NS_PER_US : 0,
+        .client_lag_us = sent ? f->client_lag / NS_PER_US : 0,
         .measured = now >= c->w->run->start_ns,
     };
     if (feed->done(c->w->feed_ws, c->id, &f->item, &o) && sent &&
@@ -131,6 +132,7 @@ static void statement_done(struct client *c, time_ns now, int sent, int ok, enum
     timers_cancel(&c->w->timers, &c->timer_slot);
     c->tx_deadline = 0;
     f->have_item = 0;
+    f->ready_at = now;
     c->state = CS_FEED_NEXT;
     if (c->w->n_feed_waiting > 0)
         wake_feed_waiting(c->w, now);
@@ -193,6 +195,9 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
     }
     c->tx_start = due; /* latency counts from the intended start */
     c->cmd_start = now;
+    f->client_lag = now - (f->ready_at > f->due ? f->ready_at : f->due); /* max: due 0 */
+    if (f->client_lag < 0)
+        f->client_lag = 0;
     c->cancelled = 0;
     f->cancel_sent = 0;
     f->sqlstate[0] = f->message[0] = '\0';

@@ -110,6 +110,9 @@ struct client_feed {
     int n_prepared, cap_prepared;
     int cancel_sent;
     time_ns due, cancel_at; /* the statement's intended start and cancel time */
+    time_ns ready_at;       /* the session's previous statement (or its connect) ended */
+    time_ns client_lag;     /* of the statement's lag, the client's own: from the later of
+                             * due and ready_at to its sending */
     int waiting;            /* in the worker's feed_waiting */
     char sqlstate[6];       /* the statement's first error */
     char message[200];

@@ -56,7 +56,9 @@ struct engine_feed_outcome {
     const char *sqlstate, *message; /* when not ok: "" when unknown */
     int64_t latency_us;             /* from its intended start to its last result */
     int64_t lag_us;                 /* from its intended start to its sending */
-    int measured;                   /* it ended after --warmup (the run's figures count it) */
+    int64_t client_lag_us; /* of lag_us, the client's own: from the later of the intended start
+                            * and the session's previous statement's end (or its connect's) */
+    int measured;          /* it ended after --warmup (the run's figures count it) */
 };
 
 struct engine_feed {

@@ -23,33 +23,38 @@ static void add_counts(struct result_replay *d, const struct result_replay *s)
     d->sessions_failed += s->sessions_failed;
 }
 
-/* The lag: the inputs' histograms merged, so its percentiles are exact. An input written
- * before replays kept one (a lag measured, no histogram) leaves only bounds: the largest of
- * the inputs' figures, and no histogram. */
-static void merge_lag(struct result *const *in, size_t n, struct result_replay *d)
+/* A lag (client: client_lag_us, else lag_us): the inputs' histograms merged, so its percentiles are
+ * exact. An input written before replays kept one (a lag measured, no histogram) leaves only
+ * bounds: the largest of the inputs' figures, and no histogram. */
+static const struct result_lag *lag_of(const struct result *r, int client)
+{
+    return client ? &r->replay.client_lag : &r->replay.lag;
+}
+
+static void merge_lag(struct result *const *in, size_t n, int client, struct result_lag *d)
 {
     int exact = 1;
     for (size_t k = 0; k < n; k++) {
-        const struct result_replay *s = &in[k]->replay;
-        exact &= s->lag.count > 0 || s->lag_max_us <= 0;
+        const struct result_lag *s = lag_of(in[k], client);
+        exact &= s->hist.count > 0 || !(s->max_us > 0);
     }
     if (!exact) {
         for (size_t k = 0; k < n; k++) {
-            const struct result_replay *s = &in[k]->replay;
-            d->lag_p50_us = s->lag_p50_us > d->lag_p50_us ? s->lag_p50_us : d->lag_p50_us;
-            d->lag_p99_us = s->lag_p99_us > d->lag_p99_us ? s->lag_p99_us : d->lag_p99_us;
-            d->lag_max_us = s->lag_max_us > d->lag_max_us ? s->lag_max_us : d->lag_max_us;
+            const struct result_lag *s = lag_of(in[k], client);
+            d->p50_us = s->p50_us > d->p50_us ? s->p50_us : d->p50_us;
+            d->p99_us = s->p99_us > d->p99_us ? s->p99_us : d->p99_us;
+            d->max_us = s->max_us > d->max_us ? s->max_us : d->max_us;
         }
         return;
     }
     struct hist *h = hist_new();
     for (size_t k = 0; k < n; k++)
-        if (in[k]->replay.lag.count > 0)
-            hist_add_sparse(h, &in[k]->replay.lag);
-    d->lag_p50_us = (double)hist_percentile(h, 50);
-    d->lag_p99_us = (double)hist_percentile(h, 99);
-    d->lag_max_us = (double)hist_max(h);
-    hist_to_sparse(h, &d->lag);
+        if (lag_of(in[k], client)->hist.count > 0)
+            hist_add_sparse(h, &lag_of(in[k], client)->hist);
+    d->p50_us = (double)hist_percentile(h, 50);
+    d->p99_us = (double)hist_percentile(h, 99);
+    d->max_us = (double)hist_max(h);
+    hist_to_sparse(h, &d->hist);
     hist_free(h);
 }
 
@@ -164,7 +169,8 @@ void merge_replay(struct result *const *in, size_t n, struct result *out)
                                 .skipped_secret = first->skipped_secret};
     for (size_t k = 0; k < n; k++)
         add_counts(d, &in[k]->replay);
-    merge_lag(in, n, d);
+    merge_lag(in, n, 0, &d->lag);
+    merge_lag(in, n, 1, &d->client_lag);
     merge_top(in, n, d);
     merge_classes(in, n, out);
 }

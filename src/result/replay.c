@@ -38,13 +38,24 @@ static json_t *classes_json(const struct result *r)
     return a;
 }
 
+static json_t *lag_json(const struct result_lag *l)
+{
+    json_t *o = json_object();
+    put_num(o, "p50", l->p50_us);
+    put_num(o, "p99", l->p99_us);
+    put_num(o, "max", l->max_us);
+    if (l->hist.count > 0)
+        put(o, "histogram", result_hist_to_json(&l->hist));
+    return o;
+}
+
 void result_replay_json(const struct result *r, json_t *root, json_t *summary)
 {
     const struct result_replay *p = &r->replay;
     if (!p->present)
         return;
     json_t *o = json_object(), *skipped = json_object(), *div = json_object();
-    json_t *top = json_array(), *lag = json_object();
+    json_t *top = json_array();
     put(o, "capture", json_string(p->capture ? p->capture : ""));
     put(o, "speed", p->speed > 0 ? json_real(p->speed) : json_string("max"));
     put_count(o, "sessions", p->sessions);
@@ -67,12 +78,9 @@ void result_replay_json(const struct result *r, json_t *root, json_t *summary)
     put(div, "top", top);
     put(o, "diverged", div);
     put_count(o, "sessions_failed", p->sessions_failed);
-    put_num(lag, "p50", p->lag_p50_us);
-    put_num(lag, "p99", p->lag_p99_us);
-    put_num(lag, "max", p->lag_max_us);
-    if (p->lag.count > 0)
-        put(lag, "histogram", result_hist_to_json(&p->lag));
-    put(o, "lag_us", lag);
+    put(o, "lag_us", lag_json(&p->lag));
+    if (p->client_lag.hist.count > 0 || p->client_lag.max_us > 0)
+        put(o, "client_lag_us", lag_json(&p->client_lag));
     if (p->as_of_s > 0)
         put_num(o, "as_of_s", p->as_of_s);
     put(root, "replay", o);
@@ -90,6 +98,18 @@ static double get_num(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
     return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* A lag object, absent in files written before it: all zero. */
+static int lag_read(const json_t *o, struct result_lag *l)
+{
+    if (!o)
+        return 0;
+    l->p50_us = get_num(o, "p50");
+    l->p99_us = get_num(o, "p99");
+    l->max_us = get_num(o, "max");
+    const json_t *h = json_object_get(o, "histogram");
+    return h && result_hist_from_json(h, &l->hist) < 0 ? -1 : 0;
 }
 
 static int read_classes(const json_t *a, struct result *r)
@@ -148,12 +168,8 @@ int result_replay_read(const json_t *root, struct result *r)
         p->top[p->n_top++].count = get_count(t, "count");
     }
     p->sessions_failed = get_count(o, "sessions_failed");
-    const json_t *lag = json_object_get(o, "lag_us");
-    p->lag_p50_us = get_num(lag, "p50");
-    p->lag_p99_us = get_num(lag, "p99");
-    p->lag_max_us = get_num(lag, "max");
-    const json_t *lh = json_object_get(lag, "histogram");
-    if (lh && result_hist_from_json(lh, &p->lag) < 0)
+    if (lag_read(json_object_get(o, "lag_us"), &p->lag) < 0 ||
+        lag_read(json_object_get(o, "client_lag_us"), &p->client_lag) < 0)
         return -1;
     p->as_of_s = json_is_number(json_object_get(o, "as_of_s")) ? get_num(o, "as_of_s") : 0;
     return read_classes(json_object_get(json_object_get(root, "summary"), "classes"), r);
@@ -172,6 +188,7 @@ void result_replay_free(struct result *r)
     for (size_t i = 0; i < r->replay.n_top; i++)
         free(r->replay.top[i].reason);
     free(r->replay.top);
-    hist_sparse_free(&r->replay.lag);
+    hist_sparse_free(&r->replay.lag.hist);
+    hist_sparse_free(&r->replay.client_lag.hist);
     memset(&r->replay, 0, sizeof r->replay);
 }

@@ -251,6 +251,13 @@ struct result_replay_reason {
     uint64_t count;
 };
 
+/* A replay's lag figures (replay.lag_us, replay.client_lag_us). */
+struct result_lag {
+    double p50_us, p99_us, max_us;
+    struct hist_sparse hist; /* so replays merge exactly; count 0: none (nothing measured,
+                              * or a file written before it kept one) */
+};
+
 /* replay {...}: what a replay ran and how faithfully (DESIGN.md "Replay"); present only in a
  * replay's result. */
 struct result_replay {
@@ -263,11 +270,12 @@ struct result_replay {
     size_t n_top;
     struct result_replay_reason *top;
     uint64_t sessions_failed;
-    double lag_p50_us, lag_p99_us, lag_max_us;
-    double as_of_s;         /* recover: the run time its figures are from (the journal's last
-                             * snapshot of them); 0: a run's own, whole */
-    struct hist_sparse lag; /* lag_us.histogram, so replays merge exactly; count 0: none
-                             * (nothing measured, or a file written before it) */
+    /* lag_us: how late statements were sent behind their schedule; client_lag_us: the part
+     * of it that was the replaying client's own (from the later of the due time and the end
+     * of the session's previous statement or connect, to the send). */
+    struct result_lag lag, client_lag;
+    double as_of_s; /* recover: the run time its figures are from (the journal's last
+                     * snapshot of them); 0: a run's own, whole */
 };
 
 /* At most this many classes in summary.classes[], besides "other". */

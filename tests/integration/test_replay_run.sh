@@ -171,6 +171,21 @@ test_replay_run_speed() {
     pyjson s2.json '0.35 <= d["summary"]["duration_s"] <= 0.75'
     pyjson smax.json 'd["summary"]["duration_s"] < 0.3 and d["replay"]["speed"] == "max"'
     pyjson s1.json 'd["summary"]["transactions"] == 8 and d["replay"]["lag_us"]["p50"] < 50000'
+    # A session that falls behind: statements of 50 ms due every 10 ms. The lag grows to
+    # about 7 x 40 ms; the client's own part of it (from the previous statement's end to the
+    # send) stays small, and is never more than the whole, statement by statement.
+    {
+        printf 'S\t0\t0\tpostgres\tpga_rsrc_speed\n'
+        for k in 1 2 3 4 5 6 7 8; do
+            printf 'Q\t0\t%d0000\tsimple\t\t50000\tok\t\t-1\t0\tSELECT pg_sleep(0.05)\n' "$k"
+        done
+        printf 'E\t0\t900000\n'
+    } | "$MKCAPTURE" behind.pgc
+    pga replay run behind.pgc "$CONN" -q -o behind.json
+    assert_rc 0
+    pyjson behind.json 'd["replay"]["lag_us"]["max"] >= 200000 and d["replay"]["client_lag_us"]["p99"] < 40000'
+    pyjson behind.json 'all(d["replay"]["client_lag_us"][k] <= d["replay"]["lag_us"][k] for k in ("p50", "p99", "max"))'
+    pyjson behind.json 'd["replay"]["client_lag_us"]["histogram"]["count"] == d["replay"]["lag_us"]["histogram"]["count"] == 8'
 }
 
 # compare sees the classes on both sides; report has the table of top classes.

@@ -213,7 +213,21 @@ static void test_merge_exact(void **state)
     result_free(&in[1]);
 }
 
-/* A replay's lag: n values from base, and reasons of divergence. */
+/* A lag of n values from base, step apart. */
+static void make_lag(struct result_lag *l, int64_t base, int64_t step, int n)
+{
+    struct hist *h = hist_new();
+    for (int i = 0; i < n; i++)
+        hist_record(h, base + step * i);
+    l->p50_us = (double)hist_percentile(h, 50);
+    l->p99_us = (double)hist_percentile(h, 99);
+    l->max_us = (double)hist_max(h);
+    hist_to_sparse(h, &l->hist);
+    hist_free(h);
+}
+
+/* A replay's lag: n values from base (its client's part from base / 10), and reasons of
+ * divergence. */
 static void make_replay(struct result *r, int64_t base, int n, const char *const *why,
                         const uint64_t *count, size_t n_why)
 {
@@ -221,14 +235,8 @@ static void make_replay(struct result *r, int64_t base, int n, const char *const
     p->present = 1;
     p->capture = strdup("app.pgc");
     p->sent = (uint64_t)n;
-    struct hist *h = hist_new();
-    for (int i = 0; i < n; i++)
-        hist_record(h, base + 3 * i);
-    p->lag_p50_us = (double)hist_percentile(h, 50);
-    p->lag_p99_us = (double)hist_percentile(h, 99);
-    p->lag_max_us = (double)hist_max(h);
-    hist_to_sparse(h, &p->lag);
-    hist_free(h);
+    make_lag(&p->lag, base, 3, n);
+    make_lag(&p->client_lag, base / 10, 1, n);
     p->top = calloc(n_why + 1, sizeof *p->top);
     for (size_t i = 0; i < n_why; i++)
         p->top[p->n_top++] = (struct result_replay_reason){strdup(why[i]), count[i]};
@@ -250,18 +258,24 @@ static void test_merge_replay(void **state)
     struct result in[2], out;
     struct err e = {0};
     make_replay_pair(in);
-    struct hist *all = hist_new();
-    hist_add_sparse(all, &in[0].replay.lag);
-    hist_add_sparse(all, &in[1].replay.lag);
+    struct hist *all = hist_new(), *client = hist_new();
+    hist_add_sparse(all, &in[0].replay.lag.hist);
+    hist_add_sparse(all, &in[1].replay.lag.hist);
+    hist_add_sparse(client, &in[0].replay.client_lag.hist);
+    hist_add_sparse(client, &in[1].replay.client_lag.hist);
     assert_int_equal(result_merge(in, names3, 2, 0, &out, &e), 0);
     const struct result_replay *p = &out.replay;
     assert_true(p->present);
     assert_int_equal(p->sent, 400);
-    assert_int_equal(p->lag.count, 400);
-    assert_true(p->lag_p99_us == (double)hist_percentile(all, 99));
-    assert_true(p->lag_p50_us == (double)hist_percentile(all, 50));
-    assert_true(p->lag_p50_us < 1000); /* three quarters are fast: not the larger p50 */
-    assert_true(p->lag_max_us == (double)hist_max(all));
+    assert_int_equal(p->lag.hist.count, 400);
+    assert_true(p->lag.p99_us == (double)hist_percentile(all, 99));
+    assert_true(p->lag.p50_us == (double)hist_percentile(all, 50));
+    assert_true(p->lag.p50_us < 1000); /* three quarters are fast: not the larger p50 */
+    assert_true(p->lag.max_us == (double)hist_max(all));
+    assert_int_equal(p->client_lag.hist.count, 400);
+    assert_true(p->client_lag.p99_us == (double)hist_percentile(client, 99));
+    assert_true(p->client_lag.p50_us < 900); /* not the larger p50 either */
+    assert_true(p->client_lag.max_us == (double)hist_max(client));
     assert_int_equal(p->n_top, 2);
     assert_string_equal(p->top[0].reason, "B");
     assert_int_equal(p->top[0].count, 7);
@@ -272,13 +286,15 @@ static void test_merge_replay(void **state)
     result_free(&in[1]);
     /* An older input: no lag histogram (merge takes parts of its inputs: a pair anew). */
     make_replay_pair(in);
-    hist_sparse_free(&in[1].replay.lag);
-    double p50 = in[1].replay.lag_p50_us, max = in[1].replay.lag_max_us;
+    hist_sparse_free(&in[1].replay.lag.hist);
+    double p50 = in[1].replay.lag.p50_us, max = in[1].replay.lag.max_us;
     assert_int_equal(result_merge(in, names3, 2, 0, &out, &e), 0);
-    assert_int_equal(out.replay.lag.count, 0);
-    assert_true(out.replay.lag_p50_us == p50 && out.replay.lag_max_us == max);
+    assert_int_equal(out.replay.lag.hist.count, 0);
+    assert_true(out.replay.lag.p50_us == p50 && out.replay.lag.max_us == max);
+    assert_int_equal(out.replay.client_lag.hist.count, 400); /* its own histograms: exact */
     result_free(&out);
     hist_free(all);
+    hist_free(client);
     result_free(&in[0]);
     result_free(&in[1]);
 }

@@ -1156,7 +1156,8 @@ static void replay_snapshot(struct result *s, uint64_t n)
     s->replay.speed = 2;
     s->replay.statements = 40;
     s->replay.sent = n;
-    s->replay.lag_max_us = 100.0 * (double)n;
+    s->replay.lag.max_us = 100.0 * (double)n;
+    s->replay.client_lag.max_us = 2.0 * (double)n;
     s->summary.n_classes = 1;
     s->summary.classes = calloc(2, sizeof *s->summary.classes);
     struct result_script_figures *c = &s->summary.classes[0];
@@ -1208,7 +1209,8 @@ static void test_journal_recover_replay(void **state)
         assert_int_equal(back.replay.sent, 15);
         assert_double(back.replay.speed, 2);
         assert_double(back.replay.as_of_s, 3);
-        assert_double(back.replay.lag_max_us, 1500);
+        assert_double(back.replay.lag.max_us, 1500);
+        assert_double(back.replay.client_lag.max_us, 30);
         assert_int_equal(back.summary.n_classes, 1);
         assert_string_equal(back.summary.classes[0].name, "SELECT v FROM t WHERE id = $1");
         assert_int_equal(back.summary.classes[0].transactions, 15);

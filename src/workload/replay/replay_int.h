@@ -42,7 +42,7 @@ struct replay_figures {
     uint64_t sent, skipped_copy, skipped_read_only, skipped_unsupported;
     uint64_t failed_now, succeeded_now, sessions_failed;
     struct class_table *classes;
-    struct hist *lag;
+    struct hist *lag, *client_lag; /* lag_us, client_lag_us */
     size_t n_reasons;
     struct replay_reason reasons[REPLAY_MAX_REASONS + 1]; /* the last: any other */
 };

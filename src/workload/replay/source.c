@@ -63,6 +63,7 @@ void replay_figures_init(struct replay_figures *f)
     memset(f, 0, sizeof *f);
     f->classes = class_table_new(REPLAY_WORKER_CLASSES);
     f->lag = hist_new();
+    f->client_lag = hist_new();
 }
 
 void replay_figures_reason(struct replay_figures *f, const char *text, uint64_t n)
@@ -92,6 +93,7 @@ void replay_figures_merge(struct replay_figures *dst, const struct replay_figure
     dst->sessions_failed += src->sessions_failed;
     class_table_merge(dst->classes, src->classes);
     hist_add(dst->lag, src->lag);
+    hist_add(dst->client_lag, src->client_lag);
     for (size_t i = 0; i <= REPLAY_MAX_REASONS; i++)
         if (src->reasons[i].text)
             replay_figures_reason(dst, src->reasons[i].text, src->reasons[i].count);
@@ -100,20 +102,23 @@ void replay_figures_merge(struct replay_figures *dst, const struct replay_figure
 void replay_figures_reset(struct replay_figures *f)
 {
     struct class_table *classes = f->classes;
-    struct hist *lag = f->lag;
+    struct hist *lag = f->lag, *client_lag = f->client_lag;
     for (size_t i = 0; i <= REPLAY_MAX_REASONS; i++)
         free(f->reasons[i].text);
     memset(f, 0, sizeof *f);
     class_table_reset(classes);
     hist_reset(lag);
+    hist_reset(client_lag);
     f->classes = classes;
     f->lag = lag;
+    f->client_lag = client_lag;
 }
 
 void replay_figures_free(struct replay_figures *f)
 {
     class_table_free(f->classes);
     hist_free(f->lag);
+    hist_free(f->client_lag);
     for (size_t i = 0; i <= REPLAY_MAX_REASONS; i++)
         free(f->reasons[i].text);
     memset(f, 0, sizeof *f);
@@ -318,6 +323,7 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
         normalize_statement(it->text, q->text_len, &ws->norm);
         class_table_record(ws->fig.classes, ws->norm.data, ws->norm.len, o->ok, o->latency_us);
         hist_record(ws->fig.lag, o->lag_us > 0 ? o->lag_us : 0);
+        hist_record(ws->fig.client_lag, o->client_lag_us > 0 ? o->client_lag_us : 0);
     }
     if (!o->ok && q->outcome == CAPTURE_OUTCOME_OK) {
         ws->fig.failed_now++;
