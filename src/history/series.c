@@ -11,9 +11,12 @@
 #include "result/run_id.h"
 
 /* The default grouping: what makes runs "the same benchmark". "scripts" is the hash of the
- * workload's scripts (not a result path: the texts themselves). */
+ * workload's scripts (not a result path: the texts themselves). A replay's capture and speed
+ * too (a replay has no scripts: without them replays of other captures or at other speeds
+ * would be one series); absent in other runs, they are left out of those runs' keys. */
 static const char *const default_by[] = {"workload.name",   "workload.scale", "scripts",
-                                         "options.clients", "options.rate",   "options.protocol"};
+                                         "options.clients", "options.rate",   "options.protocol",
+                                         "replay.capture",  "replay.speed"};
 #define N_DEFAULT_BY (sizeof default_by / sizeof *default_by)
 
 void history_opts_init(struct history_opts *o)
@@ -147,6 +150,12 @@ static char *scripts_hash(const struct result *r)
     }
     run_id_hash_uuid(&h, id);
     return xstrndup(id, 8);
+}
+
+/* A default grouping field that only some runs have, left out of a key where absent. */
+static int omitted(const char *field, const char *value, int defaults)
+{
+    return defaults && !value && strncmp(field, "replay.", 7) == 0;
 }
 
 /* A grouping field's value: a result field, or the scripts' hash. */
@@ -363,12 +372,15 @@ static void add_series(const struct result *runs, const struct keyed *k, size_t 
 {
     struct history_series *s = &out->series[out->n_series++];
     s->key = xstrdup(k[0].key);
-    s->n_fields = n_by;
     s->fields = xcalloc(n_by, sizeof *s->fields);
     s->values = xcalloc(n_by, sizeof *s->values);
     for (size_t f = 0; f < n_by; f++) {
-        s->fields[f] = xstrdup(by[f]);
-        group_value(&runs[k[0].run], by[f], &s->values[f]);
+        char *v;
+        group_value(&runs[k[0].run], by[f], &v);
+        if (omitted(by[f], v, !o->n_by))
+            continue;
+        s->fields[s->n_fields] = xstrdup(by[f]);
+        s->values[s->n_fields++] = v;
     }
     size_t *order = xcalloc(n, sizeof *order);
     for (size_t i = 0; i < n; i++)
@@ -409,7 +421,9 @@ int history_analyse(const struct result *runs, size_t n, const struct history_op
         }
         char *key = xcalloc(len, 1);
         for (size_t f = 0; f < n_by; f++) {
-            if (f)
+            if (omitted(by[f], vals[f], !o->n_by))
+                continue;
+            if (*key)
                 strcat(key, ", ");
             strcat(key, by[f]);
             strcat(key, "=");

@@ -238,6 +238,49 @@ static void test_report(void **state)
     history_opts_free(&o);
 }
 
+/* Replays: no scripts, so the default grouping adds their capture and speed; the key of a run
+ * that is not a replay does not name them. */
+static void test_replays_grouped_by_capture_and_speed(void **state)
+{
+    (void)state;
+    struct result runs[7];
+    struct rng g;
+    rng_seed(&g, 3);
+    for (int i = 0; i < 6; i++) {
+        make_run(&runs[i], "replay", 0, 1000, 2000, i, &g);
+        runs[i].replay.present = 1;
+        runs[i].replay.capture = xstrdup(i < 4 ? "app.pgc" : "other.pgc");
+        runs[i].replay.speed = i < 2 ? 1 : i < 4 ? 0 : 1; /* 0: max */
+    }
+    make_run(&runs[6], "tpcb-like", 2, 1000, 2000, 6, &g);
+    struct history_opts o;
+    struct history_out out;
+    struct err e = {0};
+    history_opts_init(&o);
+    assert_int_equal(history_analyse(runs, 7, &o, &out, &e), 0);
+    assert_int_equal(out.n_series, 4);
+    int at_max = 0, plain = 0;
+    for (size_t i = 0; i < out.n_series; i++) {
+        const struct history_series *s = &out.series[i];
+        if (strstr(s->key, "replay.capture=app.pgc, replay.speed=max")) {
+            at_max = 1;
+            assert_int_equal(metric(s, CMP_TPS)->n_points, 2);
+            assert_string_equal(s->fields[s->n_fields - 1], "replay.speed");
+        }
+        if (strstr(s->key, "workload.name=tpcb-like")) {
+            plain = 1;
+            assert_null(strstr(s->key, "replay."));
+            for (size_t f = 0; f < s->n_fields; f++)
+                assert_null(strstr(s->fields[f], "replay."));
+        }
+    }
+    assert_true(at_max && plain);
+    history_out_free(&out);
+    history_opts_free(&o);
+    for (int i = 0; i < 7; i++)
+        result_free(&runs[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -245,6 +288,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_where_by_order, setup, teardown),
         cmocka_unit_test(test_gate_by_compare),
         cmocka_unit_test_setup_teardown(test_report, setup, teardown),
+        cmocka_unit_test(test_replays_grouped_by_capture_and_speed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
