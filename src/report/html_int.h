@@ -95,6 +95,9 @@ void report_html_scripts(struct report_doc *d);
 /* A replay's top statement classes, side by side for every replay (html_classes.c); nothing
  * for other runs. */
 void report_html_classes(struct report_doc *d);
+/* A replay's fidelity (sent, skipped, diverged, schedule lag), a column per replay
+ * (html_classes.c); nothing for other runs. */
+void report_html_replay(struct report_doc *d);
 /* Merged runs: a row per agent (html_agents.c). */
 void report_html_agents(struct report_doc *d);
 

@@ -211,6 +211,17 @@ test_replay_run_compare_and_report() {
     pga report a.json b.json -o rep.html
     assert_rc 0
     grep -q 'Statement classes' rep.html || fail "the report has no table of classes"
+    # the fidelity table: a column per replay, the statements each sent (as their results say)
+    python3 - rep.html a.json b.json <<'PY' || fail "the report's replay fidelity table is wrong"
+import json, re, sys
+html = open(sys.argv[1]).read()
+sec = html[html.index('Replay fidelity'):html.index('Statement classes')]
+row = re.search(r'statements sent</th>((?:<td>[^<]*</td>)+)</tr>', sec).group(1)
+cells = re.findall(r'<td>([^<]*)</td>', row)
+sent = [json.load(open(f))["replay"]["sent"] for f in sys.argv[2:]]
+assert [int(c.replace(",", "")) for c in cells] == sent, (cells, sent)
+assert "of it the client" in sec and "schedule lag p50 / p99 / max" in sec
+PY
 }
 
 # Bad input: before anything connects, one line, exit 2.
