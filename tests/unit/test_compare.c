@@ -279,6 +279,29 @@ static void test_warnings_matched_by_setting(void **state)
     assert_true(has_warning(f, "not like for like: a server warning on b only: fsync is off"));
 }
 
+/* Replays: one that diverged from its capture and one whose client was late itself are named;
+ * a replay behind because of the server (a large lag, little of it the client's) is not. */
+static void test_replay_warnings(void **state)
+{
+    struct fixture *f = *state;
+    add(f, "a.json", &(struct spec){"a", 20, 1000, 0, 0, 1});
+    add(f, "b.json", &(struct spec){"b", 20, 1000, 0, 0, 2});
+    add(f, "c.json", &(struct spec){"c", 20, 1000, 0, 0, 3});
+    for (size_t i = 0; i < 3; i++) {
+        f->runs[i].replay.present = 1;
+        f->runs[i].replay.lag.p99_us = 900000; /* behind: the server's */
+        f->runs[i].replay.client_lag.p99_us = 300;
+    }
+    f->runs[1].replay.failed_now = 4;
+    f->runs[2].replay.client_lag.p99_us = 25000;
+    assert_int_equal(compare(f), 0);
+    assert_false(has_warning(f, "a.json"));
+    assert_true(has_warning(f, "b.json: the replay diverged from its capture (4 failed now"));
+    assert_false(has_warning(f, "b.json: the replaying client"));
+    assert_true(has_warning(f, "c.json: the replaying client was late itself"));
+    assert_true(has_warning(f, "p99 25.0 ms"));
+}
+
 static void test_trials_that_differ(void **state)
 {
     struct fixture *f = *state;
@@ -376,6 +399,7 @@ int main(void)
         T(test_environment_diff),
         T(test_warnings_matched_by_setting),
         T(test_trials_that_differ),
+        T(test_replay_warnings),
         T(test_json_shape),
         T(test_text_fits_100_columns),
     };
