@@ -19,7 +19,8 @@ int bench_workload_detect(struct pg_conn *c, struct bench *b, struct err *e)
                                      .tpcc = b->p.tpcc,
                                      .ch = b->p.ch,
 
-                                     .replay = &b->p.replay};
+                                     .replay = &b->p.replay,
+                                     .threads = b->p.threads};
     int rc = w->detect ? w->detect(w, c, &b->wl, e) : 0;
     b->p.scale = b->wl.scale;
     b->p.tables = b->wl.tables;

@@ -55,6 +55,7 @@ struct workload_params {
     int stream_scripts;
     const struct replay_opts *replay; /* replay run's options */
     int64_t clients; /* out: the clients the workload runs (a replay's), 0: the plan's */
+    int64_t threads; /* the plan's -j (a replay spreads its sessions' statements over them) */
 };
 
 /* run's options as a workload checks them (bench_plan_check). */

@@ -281,3 +281,30 @@ replay_from_log() {
     pyjson r.json 'd["replay"]["sessions_failed"] == 0'
     pyjson r.json 'sum(c["count"] for c in d["summary"]["classes"] if c["class"].startswith("SELECT abalance")) == 300'
 }
+
+# -j: the sessions' statements are spread over the threads. Sessions 0 and 1 run all along
+# (40 statements each), 2 and 3 end early (2 each): in session order they would be clients
+# 0 and 1 on the first thread and 2 and 3 on the second. The engine gives each thread a
+# contiguous block of clients, so the first half of clients[] is the first thread's: each
+# half replays one busy session.
+test_replay_run_spreads_busy_sessions() {
+    replay_tool
+    replay_source pga_rsrc_spread >/dev/null
+    {
+        for s in 0 1 2 3; do printf 'S\t%d\t0\tpostgres\tpga_rsrc_spread\n' "$s"; done
+        for s in 0 1; do
+            for k in $(seq 1 40); do
+                printf 'Q\t%d\t%d000\tsimple\t\t50\tok\t\t-1\t0\tSELECT v FROM t WHERE id = %d\n' "$s" "$k" "$k"
+            done
+            printf 'E\t%d\t50000\n' "$s"
+        done
+        for s in 2 3; do
+            printf 'Q\t%d\t1000\tsimple\t\t50\tok\t\t-1\t0\tSELECT 1\n' "$s"
+            printf 'Q\t%d\t2000\tsimple\t\t50\tok\t\t-1\t0\tSELECT 2\n' "$s"
+            printf 'E\t%d\t3000\n' "$s"
+        done
+    } | "$MKCAPTURE" spread.pgc || fail "mkcapture failed"
+    pga replay run spread.pgc "$CONN" --speed max -j 2 -q -o spread.json
+    assert_rc 0
+    pyjson spread.json '[c["transactions"] for c in d["clients"]][:2] in ([40, 2], [2, 40]) and sorted(c["transactions"] for c in d["clients"][2:]) == [2, 40]'
+}

@@ -137,6 +137,57 @@ static void deal_sessions(struct replay_state *s)
     free(heap);
 }
 
+/* The engine deals clients to its threads in contiguous blocks (engine/run.c): renumber the
+ * clients so that each block holds about as many statements, the busiest clients first,
+ * each to the block with the fewest statements so far that has room. Without it the
+ * sessions that run all along (the first to start, so the lowest numbers) share one thread
+ * while another idles. */
+static void balance_clients(struct replay_state *s, int threads)
+{
+    int n = s->n_clients;
+    int nw = threads < n ? threads : n;
+    if (nw <= 1)
+        return;
+    uint64_t *load = xcalloc((size_t)n, sizeof *load);
+    for (size_t i = 0; i < s->n_sessions; i++)
+        if (s->sessions[i].client >= 0)
+            load[s->sessions[i].client] += s->sessions[i].statements + 1;
+    int *order = xcalloc((size_t)n, sizeof *order);
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = 1; i < n; i++) { /* by load, descending; stable for equal loads */
+        int c = order[i], k = i;
+        for (; k > 0 && load[order[k - 1]] < load[c]; k--)
+            order[k] = order[k - 1];
+        order[k] = c;
+    }
+    uint64_t *block_load = xcalloc((size_t)nw, sizeof *block_load);
+    int *next = xcalloc((size_t)nw, sizeof *next), *end = xcalloc((size_t)nw, sizeof *end);
+    for (int t = 0, at = 0; t < nw; t++) {
+        next[t] = at;
+        at += n / nw + (t < n % nw);
+        end[t] = at;
+    }
+    int *renumber = xcalloc((size_t)n, sizeof *renumber);
+    for (int i = 0; i < n; i++) {
+        int best = -1;
+        for (int t = 0; t < nw; t++)
+            if (next[t] < end[t] && (best < 0 || block_load[t] < block_load[best]))
+                best = t;
+        renumber[order[i]] = next[best]++;
+        block_load[best] += load[order[i]];
+    }
+    for (size_t i = 0; i < s->n_sessions; i++)
+        if (s->sessions[i].client >= 0)
+            s->sessions[i].client = renumber[s->sessions[i].client];
+    free(renumber);
+    free(next);
+    free(end);
+    free(block_load);
+    free(order);
+    free(load);
+}
+
 static const char *skip_space(const char *t)
 {
     while (*t && (isspace((unsigned char)*t) || *t == '('))
@@ -210,6 +261,7 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
                 ss->end_us = ev.session.offset_us;
         } else {
             const struct capture_statement *st = &ev.statement;
+            ss->statements++;
             int64_t end = st->offset_us + (st->duration_us > 0 ? st->duration_us : 0);
             if (end > ss->end_us)
                 ss->end_us = end;
@@ -227,7 +279,7 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
 }
 
 struct replay_state *replay_prepass(const struct replay_opts *opts, const struct pg_connopts *conn,
-                                    struct err *e)
+                                    int threads, struct err *e)
 {
     if (is_uri(conn->dbname)) {
         err_set(e, ERR_INPUT,
@@ -254,6 +306,7 @@ struct replay_state *replay_prepass(const struct replay_opts *opts, const struct
         return NULL;
     }
     deal_sessions(s);
+    balance_clients(s, threads);
     return s;
 }
 

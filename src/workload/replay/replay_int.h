@@ -30,6 +30,7 @@ struct replay_session {
     int64_t start_us, end_us;
     int client; /* -1: a session the first pass has not seen start */
     int conn;   /* index in replay_state.conns */
+    uint64_t statements;
 };
 
 struct replay_reason {
@@ -65,10 +66,12 @@ struct replay_state {
 
 /* prepass.c: read the capture at opts->capture once: its header, its sessions, the clients
  * that replay them (a client replays sessions that do not overlap in time, one after the
- * other), the connection options of each (user and database mapped, CONN's host and port,
- * --read-only's setting) and the transactions. NULL with e set (ERR_INPUT). */
+ * other; numbered so that the engine's threads, which take the clients in contiguous blocks,
+ * get about as many statements each), the connection options of each (user and database
+ * mapped, CONN's host and port, --read-only's setting) and the transactions. threads: the
+ * run's -j. NULL with e set (ERR_INPUT). */
 struct replay_state *replay_prepass(const struct replay_opts *opts, const struct pg_connopts *conn,
-                                    struct err *e);
+                                    int threads, struct err *e);
 void replay_state_free(struct replay_state *s);
 
 /* source.c: the engine's feed over s (s->feed filled in). */

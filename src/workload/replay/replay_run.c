@@ -103,7 +103,7 @@ static int detect(const struct workload *w, struct pg_conn *c, struct workload_p
     (void)w;
     if (!p->replay || !p->replay->capture)
         return err_set(e, ERR_INPUT, "run: -w replay is run by `pgarena replay run CAPTURE`");
-    struct replay_state *s = replay_prepass(p->replay, p->conn, e);
+    struct replay_state *s = replay_prepass(p->replay, p->conn, (int)p->threads, e);
     if (!s)
         return -1;
     p->state = s;
