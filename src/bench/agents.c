@@ -220,6 +220,12 @@ void bench_agents_abandon(struct bench *b, const char *why)
     coord_abandon(b->agents.coord_h, why);
 }
 
+int bench_agents_lost(const struct bench *b)
+{
+    char why[8];
+    return b->agents.coord_h && coord_lost(b->agents.coord_h, why, sizeof why);
+}
+
 void bench_agents_close(struct bench *b)
 {
     coord_close(b->agents.coord_h, 0);

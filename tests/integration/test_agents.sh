@@ -317,3 +317,27 @@ test_agents_connecting_agent_names_the_failed_one() {
     grep -qx 'pgarena: interrupted while connecting' "$T/err0" || { cat "$T/err0"; fail "agent 0 does not say it was interrupted"; }
     grep -q 'agent 0 could not take part: interrupted while connecting' "$T/err1" || { cat "$T/err1"; fail "agent 1 does not name agent 0's cause"; }
 }
+
+# An agent refused by max_connections says so in its own words; the one waiting at the barrier
+# names it as agent 1's cause, not as its own (it once read "too many clients" in agent 1's
+# cause and explained it by its own clients and max_connections).
+test_agents_max_connections_names_the_refused_agent() {
+    local srv
+    srv=$(mktemp -u -d /tmp/pgarena-mc-XXXXXX) # the server's user cannot enter $T
+    LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$PGARENA_TEST_TOP/tests/pg-servers.sh' stop '$srv'"
+    # Agent 0's 4 clients and agent 1's preparation fit, agent 1's 4 clients do not.
+    local target
+    target=$(cd / && sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" start "$srv" max_connections=5 \
+        conf=superuser_reserved_connections=0)
+    printf 'SELECT 1;\n' >one.sql
+    local common=(-f one.sql -c 8 -T 2 --agents 2 --run-id "mc$$" --coord "$CONN" -q)
+    agent_bg 0 "" "$target" "${common[@]}"
+    wait_ready "mc$$" 0
+    agent_bg 1 "" "$target" "${common[@]}"
+    agent_wait 1 1
+    agent_wait 0 1
+    grep -q 'max_connections = 5 (too many clients already)' "$T/err1" || { cat "$T/err1"; fail "agent 1 does not name max_connections"; }
+    grep -q '^pgarena: run: run mc[0-9]* was lost before it started: agent 1 could not take part: .*too many clients already' "$T/err0" ||
+        { cat "$T/err0"; fail "agent 0 does not name agent 1's cause"; }
+    ! grep -q 'max_connections' "$T/err0" || { cat "$T/err0"; fail "agent 0 explains agent 1's failure by its own clients"; }
+}
