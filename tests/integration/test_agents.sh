@@ -222,9 +222,11 @@ test_agents_refused_at_the_barrier() {
 # by the test's cleanup.
 connect_holder() {
     mkdir -p "$1"
-    python3 - "$1" "$2" "${CONN#host=}" <<'PY' &
+    python3 - "$1" "$2" "$CONN" <<'PY' &
 import os, socket, sys, threading
-d, passing, server = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()[0] + "/.s.PGSQL.5432"
+d, passing = sys.argv[1], int(sys.argv[2])
+conn = dict(kv.split("=", 1) for kv in sys.argv[3].split())
+server = "%s/.s.PGSQL.%s" % (conn["host"], conn.get("port", "5432"))
 srv = socket.socket(socket.AF_UNIX)
 srv.bind(d + "/.s.PGSQL.5432.tmp")
 srv.listen(64)
@@ -289,10 +291,12 @@ test_agents_connecting_agent_names_the_failed_one() {
     LIB_CLEANUP="${LIB_CLEANUP:-}; \"$PSQL\" -X -q \"$CONN\" -c 'DROP ROLE $role'"
     connect_holder "$T/slow" 1
     local common=(-f one.sql -c 6 -T 2 --agents 3 --run-id "slow$$" --coord "$CONN" -q)
+    # In this order, so that agent 2's clients wait on the holder the shortest time (they give
+    # up after 10 s): agent 0 at the barrier, agent 2 connecting, then agent 1.
     agent_bg 0 "" "$CONN" "${common[@]}"
+    wait_ready "slow$$" 0
     agent_bg 2 "" "$slow" "${common[@]}"
     wait_held "$T/slow"
-    wait_ready "slow$$" 0
     agent_bg 1 "" "$CONN user=$role" "${common[@]}"
     for k in 0 1 2; do agent_wait $k 1; done
     grep -q "too many connections for role \"$role\"" "$T/err1" || { cat "$T/err1"; fail "agent 1 does not name its failure"; }
@@ -308,9 +312,9 @@ test_agents_connecting_agent_names_the_failed_one() {
     connect_holder "$T/slow2" 1
     common=(-f one.sql -c 4 -T 2 --agents 2 --run-id "term$$" --coord "$CONN" -q)
     agent_bg 1 "" "$CONN" "${common[@]}"
+    wait_ready "term$$" 1
     agent_bg 0 "" "host=$T/slow2 port=5432 user=postgres dbname=postgres" "${common[@]}"
     wait_held "$T/slow2"
-    wait_ready "term$$" 1
     kill -TERM "${AGENT_PID[0]}"
     agent_wait 0 1
     agent_wait 1 1
