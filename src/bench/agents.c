@@ -36,9 +36,12 @@ static char *options_text(const struct bench *b)
     return text;
 }
 
-static void stop_engine(void)
+/* The run was lost by another agent: the clients stop, and a start this interrupts fails
+ * naming the run's cause (error), as the barrier would. */
+static void stop_engine(const char *error, void *arg)
 {
-    engine_request_stop();
+    (void)arg;
+    engine_request_stop_because(error);
 }
 
 int bench_agents_open(struct bench *b, struct err *e)
@@ -64,7 +67,7 @@ int bench_agents_open(struct bench *b, struct err *e)
     pg_connopts_free(&coord);
     if (!a->coord_h)
         return -1;
-    coord_on_lost(a->coord_h, stop_engine);
+    coord_on_lost(a->coord_h, stop_engine, NULL);
     if (coord_measure_clock(a->coord_h, &a->offset_us, &a->uncertainty_us, e) < 0) {
         coord_close(a->coord_h, 0);
         a->coord_h = NULL;
@@ -215,6 +218,12 @@ int bench_agents_finish(struct bench *b, int written, struct err *e)
 void bench_agents_abandon(struct bench *b, const char *why)
 {
     coord_abandon(b->agents.coord_h, why);
+}
+
+int bench_agents_lost(const struct bench *b)
+{
+    char why[8];
+    return b->agents.coord_h && coord_lost(b->agents.coord_h, why, sizeof why);
 }
 
 void bench_agents_close(struct bench *b)

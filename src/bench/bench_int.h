@@ -86,6 +86,8 @@ int bench_agents_finish(struct bench *b, int written, struct err *e);
 void bench_agents_close(struct bench *b);
 /* The run cannot start here (why): the other agents are told (coord_abandon). */
 void bench_agents_abandon(struct bench *b, const char *why);
+/* Whether another agent lost the run (coord_lost): its failure is then the cause here. */
+int bench_agents_lost(const struct bench *b);
 
 /* pgbench_log.c: the engine's -l settings from the plan. */
 void bench_log_config(const struct bench *b, struct engine_config *cfg);

@@ -109,10 +109,13 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
     cfg.interval_arg = &sink;
     if (engine_run(&cfg, &er, e) < 0) {
         bench_sink_close(&sink, 1); /* nothing ran: nothing to keep */
+        /* A run lost by another agent fails with that agent's cause: not this one's to
+         * explain by its own clients. */
+        int lost_elsewhere = bench_agents_lost(b);
         bench_agents_abandon(b, e->msg);
         bench_agents_close(b);
         bench_sampling_finish(b, NULL);
-        if (strstr(e->msg, "too many clients") && b->max_connections[0])
+        if (!lost_elsewhere && strstr(e->msg, "too many clients") && b->max_connections[0])
             err_set(e, ERR_RUNTIME,
                     "the server refused connections: %lld clients, max_connections = %s (%s)",
                     (long long)clients, b->max_connections, "too many clients already");

@@ -43,8 +43,9 @@ struct coord {
     atomic_int stop_beat;
     atomic_int lost;
     pthread_mutex_t mu;
-    char why[256]; /* under mu */
-    void (*on_lost)(void);
+    char why[512]; /* under mu, as on_lost and its arg */
+    void (*on_lost)(const char *error, void *arg);
+    void *on_lost_arg;
 };
 
 static char *dup_or_null(const char *s)
@@ -256,14 +257,24 @@ static int register_agent(struct coord *c, const struct coord_agent *a, struct e
                    c->run_id, who);
 }
 
+/* The error of an agent whose run was lost before it started. */
+static int lost_before_start(const struct coord *c, const char *why, struct err *e)
+{
+    return err_set(e, ERR_RUNTIME, "run: run %s was lost before it started: %s", c->run_id, why);
+}
+
 static void mark_lost(struct coord *c, const char *why)
 {
     pthread_mutex_lock(&c->mu);
     if (!c->why[0])
         snprintf(c->why, sizeof c->why, "%s", why);
+    struct err e = {0};
+    lost_before_start(c, c->why[0] ? c->why : "an agent was lost", &e);
+    void (*fn)(const char *, void *) = c->on_lost;
+    void *arg = c->on_lost_arg;
     pthread_mutex_unlock(&c->mu);
-    if (atomic_exchange(&c->lost, 1) == 0 && c->on_lost)
-        c->on_lost();
+    if (atomic_exchange(&c->lost, 1) == 0 && fn)
+        fn(e.msg, arg);
 }
 
 /* One heartbeat, and a look for agents silent too long (marking the run lost) or a run lost
@@ -435,10 +446,9 @@ int coord_barrier(struct coord *c, time_ns *go_ns, int64_t *start_server_us, str
     for (;;) {
         if (look(c, &v, e) < 0)
             return -1;
-        char why[256];
+        char why[sizeof c->why];
         if (coord_lost(c, why, sizeof why))
-            return err_set(e, ERR_RUNTIME, "run: run %s was lost before it started: %s", c->run_id,
-                           why);
+            return lost_before_start(c, why, e);
         if (v.start_us > 0)
             break;
         if (!v.missing[0] && c->index == 0) {
@@ -481,9 +491,12 @@ int coord_lost(struct coord *c, char *why, size_t why_size)
     return 1;
 }
 
-void coord_on_lost(struct coord *c, void (*fn)(void))
+void coord_on_lost(struct coord *c, void (*fn)(const char *error, void *arg), void *arg)
 {
+    pthread_mutex_lock(&c->mu);
     c->on_lost = fn;
+    c->on_lost_arg = arg;
+    pthread_mutex_unlock(&c->mu);
 }
 
 int coord_store_result(struct coord *c, const char *text, int complete, struct err *e)

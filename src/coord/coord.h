@@ -80,10 +80,13 @@ int coord_measure_clock(struct coord *c, double *offset_us, double *uncertainty_
  * epoch). ERR_RUNTIME naming the agents missing after wait_s, or when the run was lost. */
 int coord_barrier(struct coord *c, time_ns *go_ns, int64_t *start_server_us, struct err *e);
 
-/* Whether the run was lost (an agent silent, named in why): set by the heartbeat thread,
- * which also calls on_lost once. */
+/* Whether the run was lost (an agent silent, or one that could not take part: named in why):
+ * set by the heartbeat thread or the barrier, whichever sees it first, which then calls on_lost
+ * once with the error of an agent whose run was lost before it started (the barrier's: "run:
+ * run ID was lost before it started: WHY"), so that an agent stopped while connecting its
+ * clients says the same as one waiting at the barrier. */
 int coord_lost(struct coord *c, char *why, size_t why_size);
-void coord_on_lost(struct coord *c, void (*fn)(void));
+void coord_on_lost(struct coord *c, void (*fn)(const char *error, void *arg), void *arg);
 
 /* Store this agent's result text (done: its part is over; heartbeats stop). */
 int coord_store_result(struct coord *c, const char *text, int complete, struct err *e);

@@ -179,5 +179,10 @@ void engine_result_free(struct engine_result *r);
 /* Ask a running engine to stop now (async-signal-safe): clients stop, what was measured is
  * returned as END_INTERRUPTED. */
 void engine_request_stop(void);
+/* The same, from a thread (not async-signal-safe), with the cause: a run it stops before every
+ * client connected fails with why instead of "interrupted while connecting" (run --agents: the
+ * run was lost by another agent, which names its own cause). A stop requested already keeps
+ * its cause. */
+void engine_request_stop_because(const char *why);
 
 #endif

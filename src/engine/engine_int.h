@@ -199,6 +199,8 @@ struct worker {
     int setup_refused; /* the server refused to prepare a statement: the script is at fault */
     int swept;         /* clients idle at the end of a -T run were finished */
     char error[256];
+    /* Its setup ended by a stop request, not by a failure of its own. */
+    int setup_interrupted;
 
     /* Statistics, owned by this thread; the atomics are read by the main thread. */
     struct hist *latency;

@@ -15,6 +15,9 @@
 
 atomic_int engine_stop_flag;
 int engine_stop_fd = -1;
+/* The cause given by engine_request_stop_because, "" when none: under stop_mu. */
+static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
+static char stop_why[1024];
 
 void engine_request_stop(void)
 {
@@ -24,6 +27,15 @@ void engine_request_stop(void)
         ssize_t r = write(engine_stop_fd, &one, sizeof one);
         (void)r;
     }
+}
+
+void engine_request_stop_because(const char *why)
+{
+    pthread_mutex_lock(&stop_mu);
+    if (!atomic_load(&engine_stop_flag) && !stop_why[0])
+        snprintf(stop_why, sizeof stop_why, "%s", why);
+    pthread_mutex_unlock(&stop_mu);
+    engine_request_stop();
 }
 
 static int max_params(const struct script_set *s)
@@ -283,19 +295,37 @@ static int64_t epoch_shift_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000 - clock_now_ns() / NS_PER_US;
 }
 
+/* Why the clients did not all connect, NULL when they did: a worker's own failure before a
+ * stop request's interruption, and for that the cause the stop was given, when it was. */
+static const char *setup_failure(const struct engine_state *run, int *refused, char *buf,
+                                 size_t size)
+{
+    const struct worker *interrupted = NULL;
+    for (int t = 0; t < run->n_workers; t++) {
+        const struct worker *w = &run->workers[t];
+        if (w->setup_failed && !w->setup_interrupted) {
+            *refused = w->setup_refused;
+            return w->error;
+        }
+        if (w->setup_interrupted && !interrupted)
+            interrupted = w;
+    }
+    if (!interrupted)
+        return NULL;
+    pthread_mutex_lock(&stop_mu);
+    snprintf(buf, size, "%s", stop_why[0] ? stop_why : interrupted->error);
+    pthread_mutex_unlock(&stop_mu);
+    return buf;
+}
+
 static int start_or_abort(struct engine_state *run, struct err *e)
 {
     pthread_mutex_lock(&run->mu);
     while (run->n_setup_done < run->n_workers)
         pthread_cond_wait(&run->cv, &run->mu);
-    const char *why = NULL;
+    char stopped[sizeof stop_why];
     int refused = 0;
-    for (int t = 0; t < run->n_workers && !why; t++) {
-        if (run->workers[t].setup_failed) {
-            why = run->workers[t].error;
-            refused = run->workers[t].setup_refused;
-        }
-    }
+    const char *why = setup_failure(run, &refused, stopped, sizeof stopped);
     run->go_ns = clock_now_ns();
     struct err be = {0};
     if (!why && run->cfg->barrier) {
@@ -505,7 +535,10 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
 {
     struct engine_state run;
     memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&stop_mu);
     atomic_store(&engine_stop_flag, 0);
+    stop_why[0] = '\0';
+    pthread_mutex_unlock(&stop_mu);
     engine_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     engine_state_init(&run, cfg);
     pthread_mutex_init(&run.mu, NULL);

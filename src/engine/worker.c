@@ -241,9 +241,11 @@ static void setup_clients(struct worker *w)
         while (started < w->n_clients && started - done < MAX_CONNECTING)
             if (client_connect(&w->clients[started++], clock_now_ns()) < 0)
                 return;
-        if (poll_once(w, 100) < 0) {
+        /* A client that failed in this very pass keeps its own cause. */
+        if (poll_once(w, 100) < 0 && !w->setup_failed) {
             snprintf(w->error, sizeof w->error, "interrupted while connecting");
             w->setup_failed = 1;
+            w->setup_interrupted = 1;
         }
     }
 }

@@ -215,3 +215,133 @@ test_agents_refused_at_the_barrier() {
         { cat "$T/err0"; fail "the timeout does not name agent 1"; }
     [ ! -s "$T/out0" ] || { cat "$T/out0"; fail "stdout after a refused start"; }
 }
+
+# connect_holder SOCKDIR PASS: a unix socket SOCKDIR/.s.PGSQL.5432 that passes its first PASS
+# connections on to the test server and holds every later one unanswered (a client connecting
+# to it stays connecting until it gives up), appending a line to SOCKDIR/held for each. Stopped
+# by the test's cleanup.
+connect_holder() {
+    mkdir -p "$1"
+    python3 - "$1" "$2" "$CONN" <<'PY' &
+import os, socket, sys, threading
+d, passing = sys.argv[1], int(sys.argv[2])
+conn = dict(kv.split("=", 1) for kv in sys.argv[3].split())
+server = "%s/.s.PGSQL.%s" % (conn["host"], conn.get("port", "5432"))
+srv = socket.socket(socket.AF_UNIX)
+srv.bind(d + "/.s.PGSQL.5432.tmp")
+srv.listen(64)
+os.rename(d + "/.s.PGSQL.5432.tmp", d + "/.s.PGSQL.5432")
+def pump(a, b):
+    try:
+        while True:
+            data = a.recv(65536)
+            if not data:
+                break
+            b.sendall(data)
+    except OSError:
+        pass
+    for s in (a, b):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+held = []
+while True:
+    c, _ = srv.accept()
+    if passing > 0:
+        passing -= 1
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(server)
+        threading.Thread(target=pump, args=(c, s), daemon=True).start()
+        threading.Thread(target=pump, args=(s, c), daemon=True).start()
+    else:
+        held.append(c)
+        with open(d + "/held", "a") as f:
+            f.write("held\n")
+PY
+    LIB_CLEANUP="${LIB_CLEANUP:-}; kill $!"
+    for _ in $(seq 1 100); do [ -S "$1/.s.PGSQL.5432" ] && return 0; sleep 0.1; done
+    fail "the connection holder did not start"
+}
+
+# wait_held SOCKDIR: until the holder holds a connection (at most 20 s).
+wait_held() {
+    for _ in $(seq 1 200); do [ -s "$1/held" ] && return 0; sleep 0.1; done
+    fail "no connection reached the holder"
+}
+
+# wait_ready RUN_ID K: until agent K of the run waits at the barrier (at most 20 s).
+wait_ready() {
+    for _ in $(seq 1 200); do
+        [ "$(sql "SELECT count(*) FROM pgarena.agents WHERE run_id = '$1' AND idx = $2 AND ready" 2>/dev/null)" = 1 ] && return 0
+        sleep 0.1
+    done
+    fail "agent $2 of run $1 did not reach the barrier"
+}
+
+# An agent still connecting its clients when another agent gives up names that agent's cause,
+# as an agent waiting at the barrier does; one interrupted by a signal of its own says so.
+# Agent 2's clients connect through a socket that never answers them (its first connection,
+# the run's preparation, goes through): it is connecting when agent 1, a role allowed one
+# connection, finds its second client refused.
+test_agents_connecting_agent_names_the_failed_one() {
+    printf 'SELECT 1;\n' >one.sql
+    local role=pga_one_$$ slow="host=$T/slow port=5432 user=postgres dbname=postgres"
+    sql "CREATE ROLE $role LOGIN CONNECTION LIMIT 1"
+    LIB_CLEANUP="${LIB_CLEANUP:-}; \"$PSQL\" -X -q \"$CONN\" -c 'DROP ROLE $role'"
+    connect_holder "$T/slow" 1
+    local common=(-f one.sql -c 6 -T 2 --agents 3 --run-id "slow$$" --coord "$CONN" -q)
+    # In this order, so that agent 2's clients wait on the holder the shortest time (they give
+    # up after 10 s): agent 0 at the barrier, agent 2 connecting, then agent 1.
+    agent_bg 0 "" "$CONN" "${common[@]}"
+    wait_ready "slow$$" 0
+    agent_bg 2 "" "$slow" "${common[@]}"
+    wait_held "$T/slow"
+    agent_bg 1 "" "$CONN user=$role" "${common[@]}"
+    for k in 0 1 2; do agent_wait $k 1; done
+    grep -q "too many connections for role \"$role\"" "$T/err1" || { cat "$T/err1"; fail "agent 1 does not name its failure"; }
+    for k in 0 2; do
+        grep -q "^pgarena: .*agent 1 could not take part: .*too many connections for role \"$role\"" "$T/err$k" ||
+            { cat "$T/err$k"; fail "agent $k does not name agent 1's cause"; }
+        [ "$(wc -l <"$T/err$k")" -eq 1 ] || { cat "$T/err$k"; fail "agent $k: more than one line"; }
+    done
+    ! grep -q 'interrupted' "$T/err2" || { cat "$T/err2"; fail "agent 2 says it was interrupted"; }
+
+    # Agent 0 connecting through the holder is stopped by SIGTERM: it says it was interrupted,
+    # and agent 1, at the barrier, names that as agent 0's cause.
+    connect_holder "$T/slow2" 1
+    common=(-f one.sql -c 4 -T 2 --agents 2 --run-id "term$$" --coord "$CONN" -q)
+    agent_bg 1 "" "$CONN" "${common[@]}"
+    wait_ready "term$$" 1
+    agent_bg 0 "" "host=$T/slow2 port=5432 user=postgres dbname=postgres" "${common[@]}"
+    wait_held "$T/slow2"
+    kill -TERM "${AGENT_PID[0]}"
+    agent_wait 0 1
+    agent_wait 1 1
+    grep -qx 'pgarena: interrupted while connecting' "$T/err0" || { cat "$T/err0"; fail "agent 0 does not say it was interrupted"; }
+    grep -q 'agent 0 could not take part: interrupted while connecting' "$T/err1" || { cat "$T/err1"; fail "agent 1 does not name agent 0's cause"; }
+}
+
+# An agent refused by max_connections says so in its own words; the one waiting at the barrier
+# names it as agent 1's cause, not as its own (it once read "too many clients" in agent 1's
+# cause and explained it by its own clients and max_connections).
+test_agents_max_connections_names_the_refused_agent() {
+    local srv
+    srv=$(mktemp -u -d /tmp/pgarena-mc-XXXXXX) # the server's user cannot enter $T
+    LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$PGARENA_TEST_TOP/tests/pg-servers.sh' stop '$srv'"
+    # Agent 0's 4 clients and agent 1's preparation fit, agent 1's 4 clients do not.
+    local target
+    target=$(cd / && sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" start "$srv" max_connections=5 \
+        conf=superuser_reserved_connections=0)
+    printf 'SELECT 1;\n' >one.sql
+    local common=(-f one.sql -c 8 -T 2 --agents 2 --run-id "mc$$" --coord "$CONN" -q)
+    agent_bg 0 "" "$target" "${common[@]}"
+    wait_ready "mc$$" 0
+    agent_bg 1 "" "$target" "${common[@]}"
+    agent_wait 1 1
+    agent_wait 0 1
+    grep -q 'max_connections = 5 (too many clients already)' "$T/err1" || { cat "$T/err1"; fail "agent 1 does not name max_connections"; }
+    grep -q '^pgarena: run: run mc[0-9]* was lost before it started: agent 1 could not take part: .*too many clients already' "$T/err0" ||
+        { cat "$T/err0"; fail "agent 0 does not name agent 1's cause"; }
+    ! grep -q 'max_connections' "$T/err0" || { cat "$T/err0"; fail "agent 0 explains agent 1's failure by its own clients"; }
+}
