@@ -144,7 +144,7 @@ static void warn_replay(struct cmp_report *rep, const char *path, const struct r
                  (unsigned long long)p->sessions_failed);
     if (p->client_lag.p99_us > CLIENT_LAG_WARN_US)
         cmp_warn(rep,
-                 "%s: the replaying client was late itself (its part of the schedule lag: p99 "
+                 "%s: the replaying client was late itself (its delay before sending: p99 "
                  "%.1f ms): the client shaped this replay, not only the server (more -j, or a "
                  "less busy load host)",
                  path, p->client_lag.p99_us / 1000);

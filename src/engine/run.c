@@ -19,9 +19,8 @@ int engine_stop_fd = -1;
 static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
 static char stop_why[1024];
 
-void engine_request_stop(void)
+static void wake_workers(void)
 {
-    atomic_store(&engine_stop_flag, 1);
     if (engine_stop_fd >= 0) {
         uint64_t one = 1;
         ssize_t r = write(engine_stop_fd, &one, sizeof one);
@@ -29,13 +28,31 @@ void engine_request_stop(void)
     }
 }
 
+/* From a signal handler too: no lock (the fd may be closing; a write to it then is lost). */
+void engine_request_stop(void)
+{
+    atomic_store(&engine_stop_flag, 1);
+    wake_workers();
+}
+
+/* From a thread: under stop_mu, which engine_run holds while it opens and closes the fd. */
 void engine_request_stop_because(const char *why)
 {
     pthread_mutex_lock(&stop_mu);
     if (!atomic_load(&engine_stop_flag) && !stop_why[0])
         snprintf(stop_why, sizeof stop_why, "%s", why);
+    atomic_store(&engine_stop_flag, 1);
+    wake_workers();
     pthread_mutex_unlock(&stop_mu);
-    engine_request_stop();
+}
+
+static void close_stop_fd(void)
+{
+    pthread_mutex_lock(&stop_mu);
+    int fd = engine_stop_fd;
+    engine_stop_fd = -1;
+    pthread_mutex_unlock(&stop_mu);
+    close(fd);
 }
 
 static int max_params(const struct script_set *s)
@@ -538,8 +555,8 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     pthread_mutex_lock(&stop_mu);
     atomic_store(&engine_stop_flag, 0);
     stop_why[0] = '\0';
-    pthread_mutex_unlock(&stop_mu);
     engine_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    pthread_mutex_unlock(&stop_mu);
     engine_state_init(&run, cfg);
     pthread_mutex_init(&run.mu, NULL);
     /* Deadlines are monotonic; a default (realtime) condition variable would read them as
@@ -553,8 +570,7 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
         engine_state_free(&run);
         pthread_mutex_destroy(&run.mu);
         pthread_cond_destroy(&run.cv);
-        close(engine_stop_fd);
-        engine_stop_fd = -1;
+        close_stop_fd();
         return -1;
     }
     cancel_start();
@@ -572,9 +588,7 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     engine_state_free(&run);
     pthread_mutex_destroy(&run.mu);
     pthread_cond_destroy(&run.cv);
-    int fd = engine_stop_fd;
-    engine_stop_fd = -1;
-    close(fd);
+    close_stop_fd();
     return rc;
 }
 

@@ -159,13 +159,14 @@ void report_html_replay(struct report_doc *d)
     fidelity_row(d, runs, "outcomes unlike the capture", fig_diverged);
     fidelity_row(d, runs, "sessions failed", fig_sessions_failed);
     fidelity_row(d, runs, "schedule lag p50 / p99 / max", fig_lag);
-    fidelity_row(d, runs, "of it the client's p50 / p99 / max", fig_client_lag);
+    fidelity_row(d, runs, "client delay p50 / p99 / max", fig_client_lag);
     buf_puts(d->out, "</tbody></table></div>\n");
     buf_puts(d->out, "<p class=\"meta\">The schedule lag is how late statements were sent "
-                     "behind the capture's schedule; the client's part is the time from the "
+                     "behind the capture's schedule; the client delay is the time from the "
                      "later of a statement's due time and the end of its session's previous "
-                     "statement to its sending. A lag that is not the client's is the server "
-                     "taking longer than in the capture. Outcomes unlike the capture: "
+                     "statement to its sending (at speed max, from that end): the part of "
+                     "the lag that is the client's. A lag that is not the client's is the "
+                     "server taking longer than in the capture. Outcomes unlike the capture: "
                      "statements that failed in the replay but not in the capture, and the "
                      "reverse.</p>\n");
     report_section_end(d);

@@ -220,7 +220,7 @@ row = re.search(r'statements sent</th>((?:<td>[^<]*</td>)+)</tr>', sec).group(1)
 cells = re.findall(r'<td>([^<]*)</td>', row)
 sent = [json.load(open(f))["replay"]["sent"] for f in sys.argv[2:]]
 assert [int(c.replace(",", "")) for c in cells] == sent, (cells, sent)
-assert "of it the client" in sec and "schedule lag p50 / p99 / max" in sec
+assert "client delay p50 / p99 / max" in sec and "schedule lag p50 / p99 / max" in sec
 PY
 }
 

@@ -293,6 +293,17 @@ static void test_merge_replay(void **state)
     assert_true(out.replay.lag.p50_us == p50 && out.replay.lag.max_us == max);
     assert_int_equal(out.replay.client_lag.hist.count, 400); /* its own histograms: exact */
     result_free(&out);
+    result_free(&in[0]);
+    result_free(&in[1]);
+    /* An input written before client_lag_us: its statements measured, no client lag. The
+     * other's alone would pass for the whole: the merge has none. */
+    make_replay_pair(in);
+    hist_sparse_free(&in[1].replay.client_lag.hist);
+    in[1].replay.client_lag = (struct result_lag){0};
+    assert_int_equal(result_merge(in, names3, 2, 0, &out, &e), 0);
+    assert_int_equal(out.replay.client_lag.hist.count, 0);
+    assert_true(out.replay.client_lag.max_us == 0 && out.replay.lag.hist.count == 400);
+    result_free(&out);
     hist_free(all);
     hist_free(client);
     result_free(&in[0]);
