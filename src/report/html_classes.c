@@ -22,14 +22,20 @@ static const struct result_script_figures *find_class(const struct result *r, co
     return NULL;
 }
 
-static void head(struct report_doc *d, size_t runs)
+/* A table's first header row: corner, then each run's label in a cell opened by th. */
+static void run_heads(struct report_doc *d, size_t runs, const char *corner, const char *th)
 {
-    buf_puts(d->out, "<div class=\"scroll\"><table><thead><tr><th>class</th>");
+    buf_printf(d->out, "<div class=\"scroll\"><table><thead><tr><th>%s</th>", corner);
     for (size_t i = 0; i < runs; i++) {
-        buf_puts(d->out, "<th colspan=\"4\">");
+        buf_puts(d->out, th);
         report_escape(d->out, report_run_label(d, i));
         buf_puts(d->out, "</th>");
     }
+}
+
+static void head(struct report_doc *d, size_t runs)
+{
+    run_heads(d, runs, "class", "<th colspan=\"4\">");
     buf_puts(d->out, "</tr><tr><th></th>");
     for (size_t i = 0; i < runs; i++)
         buf_puts(d->out, "<th>count</th><th>total</th><th>p50</th><th>p99</th>");
@@ -119,12 +125,8 @@ static void fig_sessions_failed(const struct result_replay *p, char *t, size_t n
     report_fmt_count(t, n, p->sessions_failed);
 }
 
-static void lag_text(const struct result_lag *l, int known, char *t, size_t n)
+static void lag_text(const struct result_lag *l, char *t, size_t n)
 {
-    if (!known) {
-        snprintf(t, n, "-");
-        return;
-    }
     char a[32], b[32], c[32];
     snprintf(t, n, "%s / %s / %s", report_fmt_latency(a, sizeof a, l->p50_us),
              report_fmt_latency(b, sizeof b, l->p99_us),
@@ -133,12 +135,13 @@ static void lag_text(const struct result_lag *l, int known, char *t, size_t n)
 
 static void fig_lag(const struct result_replay *p, char *t, size_t n)
 {
-    lag_text(&p->lag, 1, t, n);
+    lag_text(&p->lag, t, n);
 }
 
 static void fig_client_lag(const struct result_replay *p, char *t, size_t n)
 {
-    lag_text(&p->client_lag, p->client_lag.hist.count > 0 || p->client_lag.max_us > 0, t, n);
+    if (result_lag_known(&p->client_lag)) /* else "-": a file written before it */
+        lag_text(&p->client_lag, t, n);
 }
 
 void report_html_replay(struct report_doc *d)
@@ -147,12 +150,7 @@ void report_html_replay(struct report_doc *d)
         return;
     size_t runs = d->in->n < HTML_CLASS_RUNS ? d->in->n : HTML_CLASS_RUNS;
     report_section_begin(d, "replay", "Replay fidelity");
-    buf_puts(d->out, "<div class=\"scroll\"><table><thead><tr><th></th>");
-    for (size_t i = 0; i < runs; i++) {
-        buf_puts(d->out, "<th>");
-        report_escape(d->out, report_run_label(d, i));
-        buf_puts(d->out, "</th>");
-    }
+    run_heads(d, runs, "", "<th>");
     buf_puts(d->out, "</tr></thead><tbody>\n");
     fidelity_row(d, runs, "statements sent", fig_sent);
     fidelity_row(d, runs, "skipped", fig_skipped);

@@ -45,7 +45,7 @@ void report_text_replay(FILE *out, const struct result *r)
     const struct result_replay *p = &r->replay;
     fprintf(out, "schedule lag (ms):   p50 %.3f  p99 %.3f  max %.3f\n", ms(p->lag.p50_us),
             ms(p->lag.p99_us), ms(p->lag.max_us));
-    if (p->client_lag.hist.count > 0 || p->client_lag.max_us > 0)
+    if (result_lag_known(&p->client_lag))
         fprintf(out, "client delay (ms):   p50 %.3f  p99 %.3f  max %.3f  (%s)\n",
                 ms(p->client_lag.p50_us), ms(p->client_lag.p99_us), ms(p->client_lag.max_us),
                 p->speed > 0 ? "the part of the lag that is the client's"

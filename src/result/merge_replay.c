@@ -39,7 +39,7 @@ static void merge_lag(struct result *const *in, size_t n, int client, struct res
         exact &= s->hist.count > 0 || !(s->max_us > 0);
         /* An input written before client_lag_us (statements measured, no client lag): the
          * others' figures alone would pass for the whole; none then. */
-        if (client && in[k]->replay.lag.hist.count > 0 && s->hist.count == 0 && !(s->max_us > 0))
+        if (client && in[k]->replay.lag.hist.count > 0 && !result_lag_known(s))
             return;
     }
     if (!exact) {

@@ -38,6 +38,11 @@ static json_t *classes_json(const struct result *r)
     return a;
 }
 
+int result_lag_known(const struct result_lag *l)
+{
+    return l->hist.count > 0 || l->max_us > 0;
+}
+
 static json_t *lag_json(const struct result_lag *l)
 {
     json_t *o = json_object();
@@ -79,7 +84,7 @@ void result_replay_json(const struct result *r, json_t *root, json_t *summary)
     put(o, "diverged", div);
     put_count(o, "sessions_failed", p->sessions_failed);
     put(o, "lag_us", lag_json(&p->lag));
-    if (p->client_lag.hist.count > 0 || p->client_lag.max_us > 0)
+    if (result_lag_known(&p->client_lag))
         put(o, "client_lag_us", lag_json(&p->client_lag));
     if (p->as_of_s > 0)
         put_num(o, "as_of_s", p->as_of_s);

@@ -258,6 +258,10 @@ struct result_lag {
                               * or a file written before it kept one) */
 };
 
+/* Whether a lag was measured: a histogram, or (a merge or recover of files without one) its
+ * bounds. */
+int result_lag_known(const struct result_lag *l);
+
 /* replay {...}: what a replay ran and how faithfully (DESIGN.md "Replay"); present only in a
  * replay's result. */
 struct result_replay {

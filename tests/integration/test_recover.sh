@@ -4,6 +4,10 @@
 # Lines of r.json.journal (header + intervals), 0 when missing.
 # The header and the interval lines (not the snapshot and events lines between them).
 journal_lines() { [ -e r.json.journal ] && echo $(($(grep -c '^{"t_s":' r.json.journal) + 1)) || echo 0; }
+# Wait (at most 30 s) until journal_lines is at least N.
+wait_journal_intervals() {
+    for _ in $(seq 1 300); do [ "$(journal_lines)" -ge "$1" ] && return; sleep 0.1; done
+}
 
 test_sigkill_then_recover() {
     db=$(newdb pga_kill)
@@ -11,10 +15,7 @@ test_sigkill_then_recover() {
     pga_bg run -w select-only -c 2 -j 2 -T 60 -q -o r.json "$db"
     # Kill once the journal holds at least 3 intervals, counted as interval lines: a sampled
     # run writes events lines between them, one or more (seen in CI: 5 lines, 2 intervals).
-    for _ in $(seq 1 300); do
-        [ "$(journal_lines)" -ge 4 ] && break
-        sleep 0.1
-    done
+    wait_journal_intervals 4
     kill -KILL "$PID"
     wait "$PID" || true
     [ ! -e r.json ] || fail "a result file exists after SIGKILL"
@@ -100,9 +101,6 @@ test_sigkill_after_checkpoint_then_recover() {
     db=$(newdb pga_ckkill)
     pga init -s 1 -q "$db"
     pga_bg run -w tpcb-like -c 2 -T 60 -q -o r.json "$db"
-    wait_journal_intervals() { # the header and N-1 interval lines (at most 10 s)
-        for _ in $(seq 1 100); do [ "$(journal_lines)" -ge "$1" ] && return; sleep 0.1; done
-    }
     wait_journal_intervals 3
     sql CHECKPOINT "$db"
     # The sampler sees it at its next interval's read: an events line with a checkpoint.

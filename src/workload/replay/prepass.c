@@ -137,6 +137,20 @@ static void deal_sessions(struct replay_state *s)
     free(heap);
 }
 
+struct client_load {
+    uint64_t statements;
+    int client;
+};
+
+/* Busiest first; equal loads in client order. */
+static int by_load_desc(const void *a, const void *b)
+{
+    const struct client_load *x = a, *y = b;
+    if (x->statements != y->statements)
+        return x->statements < y->statements ? 1 : -1;
+    return x->client - y->client;
+}
+
 /* The engine deals clients to its threads in contiguous blocks (engine/run.c): renumber the
  * clients so that each block holds about as many statements, the busiest clients first,
  * each to the block with the fewest statements so far that has room. Without it the
@@ -148,19 +162,14 @@ static void balance_clients(struct replay_state *s, int threads)
     int nw = threads < n ? threads : n;
     if (nw <= 1)
         return;
-    uint64_t *load = xcalloc((size_t)n, sizeof *load);
+    struct client_load *load = xcalloc((size_t)n, sizeof *load);
+    for (int i = 0; i < n; i++)
+        load[i].client = i;
     for (size_t i = 0; i < s->n_sessions; i++)
         if (s->sessions[i].client >= 0)
-            load[s->sessions[i].client] += s->sessions[i].statements + 1;
-    int *order = xcalloc((size_t)n, sizeof *order);
-    for (int i = 0; i < n; i++)
-        order[i] = i;
-    for (int i = 1; i < n; i++) { /* by load, descending; stable for equal loads */
-        int c = order[i], k = i;
-        for (; k > 0 && load[order[k - 1]] < load[c]; k--)
-            order[k] = order[k - 1];
-        order[k] = c;
-    }
+            load[s->sessions[i].client].statements += s->sessions[i].statements + 1;
+    qsort(load, (size_t)n, sizeof *load, by_load_desc);
+    /* Block t is clients next[t] .. end[t] - 1, as the engine deals them. */
     uint64_t *block_load = xcalloc((size_t)nw, sizeof *block_load);
     int *next = xcalloc((size_t)nw, sizeof *next), *end = xcalloc((size_t)nw, sizeof *end);
     for (int t = 0, at = 0; t < nw; t++) {
@@ -174,8 +183,8 @@ static void balance_clients(struct replay_state *s, int threads)
         for (int t = 0; t < nw; t++)
             if (next[t] < end[t] && (best < 0 || block_load[t] < block_load[best]))
                 best = t;
-        renumber[order[i]] = next[best]++;
-        block_load[best] += load[order[i]];
+        renumber[load[i].client] = next[best]++;
+        block_load[best] += load[i].statements;
     }
     for (size_t i = 0; i < s->n_sessions; i++)
         if (s->sessions[i].client >= 0)
@@ -184,7 +193,6 @@ static void balance_clients(struct replay_state *s, int threads)
     free(next);
     free(end);
     free(block_load);
-    free(order);
     free(load);
 }
 

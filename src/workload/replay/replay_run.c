@@ -148,7 +148,6 @@ static int by_count_desc(const void *a, const void *b)
 
 #define REPLAY_TOP_REASONS 10
 
-/* replay {} and summary.classes[] from the figures merged so far. */
 static void lag_figures(const struct hist *h, struct result_lag *l)
 {
     l->p50_us = (double)hist_percentile(h, 50);
@@ -157,6 +156,7 @@ static void lag_figures(const struct hist *h, struct result_lag *l)
     hist_to_sparse(h, &l->hist);
 }
 
+/* replay {} and summary.classes[] from the figures merged so far. */
 static void fill_result(const struct replay_state *s, struct result *r)
 {
     const struct replay_figures *f = &s->merged;
