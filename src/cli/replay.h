@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "workload/replay/prepare.h"
+#include "capture/prepare.h"
 
 /*
  * The replay subcommands (pgarena replay SUB ...), dispatched by the table in

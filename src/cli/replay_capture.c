@@ -16,7 +16,7 @@
 #include "cli/opts.h"
 #include "cli/replay.h"
 #include "pg/pg.h"
-#include "workload/replay/prepare.h"
+#include "capture/prepare.h"
 
 static const char capture_usage[] =
     "Usage: pgarena replay capture [CONN] [-h HOST] [-p PORT] [-U USER] --seconds N -o CAPTURE\n"

@@ -11,7 +11,7 @@
 #include "cli/cli_int.h"
 #include "cli/opts.h"
 #include "cli/replay.h"
-#include "workload/replay/prepare.h"
+#include "capture/prepare.h"
 
 static const struct replay_subcommand subcommands[] = {
     {"prepare", "LOG... -o CAPTURE  turn server logs into a capture", cli_replay_prepare,

@@ -10,8 +10,8 @@
 #include "cli/args.h"
 #include "cli/opts.h"
 #include "cli/replay.h"
-#include "workload/replay/capture.h"
-#include "workload/replay/normalize.h"
+#include "capture/capture.h"
+#include "capture/normalize.h"
 
 static const char show_usage[] =
     "Usage: pgarena replay show CAPTURE [--top N]\n"

@@ -11,7 +11,7 @@
 #include "cli/run_opts.h"
 #include "compare/sweep_figs.h"
 #include "sweep/sweep.h"
-#include "workload/replay/capture.h"
+#include "capture/capture.h"
 
 static const char usage[] =
     "Usage: pgarena sweep [CONN] [--setup LABEL=CONN]... [-c LIST] [-R LIST] [-s LIST --init]\n"

@@ -9,8 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "workload/replay/capture.h"
-#include "workload/replay/prepare.h"
+#include "capture/capture.h"
+#include "capture/prepare.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "workload/replay/capture.h"
+#include "capture/capture.h"
 
 static void unescape(char *s)
 {

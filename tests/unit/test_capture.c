@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "workload/replay/capture.h"
+#include "capture/capture.h"
 
 static char path[64];
 

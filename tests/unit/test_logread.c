@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "workload/replay/logread.h"
-#include "workload/replay/logread_int.h"
+#include "capture/logread.h"
+#include "capture/logread_int.h"
 
 static char path[64];
 

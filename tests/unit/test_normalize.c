@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/buf.h"
-#include "workload/replay/normalize.h"
+#include "capture/normalize.h"
 
 /* Statement → class, as pg_stat_statements shows the class (PostgreSQL 18 for the lists). */
 struct norm_case {

@@ -14,7 +14,7 @@
 #include <zlib.h>
 
 #include "base/buf.h"
-#include "workload/replay/prepare.h"
+#include "capture/prepare.h"
 
 static char out[64], gz[64];
 

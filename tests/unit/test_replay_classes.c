@@ -9,7 +9,7 @@
 
 #include "result/result.h"
 #include "stats/hist.h"
-#include "workload/replay/classes.h"
+#include "workload/replay/replay_classes.h"
 #include "workload/replay/replay_int.h"
 
 static void record(struct class_table *t, const char *text, int ok, int64_t us)

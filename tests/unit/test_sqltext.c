@@ -5,7 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "workload/replay/sqltext.h"
+#include "capture/sqltext.h"
 
 static void test_secrets(void **state)
 {

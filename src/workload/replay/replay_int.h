@@ -14,8 +14,8 @@
 #include "engine/feed.h"
 #include "pg/pg.h"
 #include "stats/hist.h"
-#include "workload/replay/capture.h"
-#include "workload/replay/classes.h"
+#include "capture/capture.h"
+#include "workload/replay/replay_classes.h"
 #include "workload/replay/replay.h"
 
 /* Distinct classes a worker keeps apart before the rest go into "other". */

@@ -10,7 +10,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/mem.h"
-#include "workload/replay/normalize.h"
+#include "capture/normalize.h"
 
 /* A client whose items are not read yet waits while the look-ahead is full of the others'
  * (the others consume them: a fast session goes at the pace of a slow one rather than

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "workload/replay/prepare.h"
+#include "capture/prepare.h"
 
 /* Inside prepare: the sessions, the queued events and the entry handler. */
 

@@ -1,4 +1,4 @@
-#include "workload/replay/logread.h"
+#include "capture/logread.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,7 +10,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
-#include "workload/replay/logread_int.h"
+#include "capture/logread_int.h"
 
 /* A message longer than this is refused as corrupt rather than buffered without end. */
 #define MAX_ENTRY (64u << 20)

@@ -1,4 +1,4 @@
-#include "workload/replay/capture.h"
+#include "capture/capture.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "workload/replay/normalize.h"
+#include "capture/normalize.h"
 
 #include <string.h>
 

@@ -6,8 +6,8 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
-#include "workload/replay/prepare_int.h"
-#include "workload/replay/sqltext.h"
+#include "capture/prepare_int.h"
+#include "capture/sqltext.h"
 
 static const char *after(const char *s, const char *prefix)
 {

@@ -1,4 +1,4 @@
-#include "workload/replay/sqltext.h"
+#include "capture/sqltext.h"
 
 #include <ctype.h>
 #include <string.h>

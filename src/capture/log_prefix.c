@@ -1,12 +1,12 @@
 /* The stderr log's log_line_prefix: compiled from its spec, matched against lines, or
  * inferred from a line when the user did not give it. */
-#include "workload/replay/logread_int.h"
+#include "capture/logread_int.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "workload/replay/logread.h"
+#include "capture/logread.h"
 
 static const char *const severities[] = {
     "LOG",   "ERROR",  "FATAL",   "PANIC",    "WARNING",   "NOTICE", "INFO",

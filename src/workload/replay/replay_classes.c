@@ -1,4 +1,4 @@
-#include "workload/replay/classes.h"
+#include "workload/replay/replay_classes.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,8 +4,8 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "workload/replay/capture.h"
-#include "workload/replay/logread.h"
+#include "capture/capture.h"
+#include "capture/logread.h"
 
 /*
  * Server logs to a CAPTURE, as a stream: the logs are read one entry at a time, and only the

@@ -1,12 +1,12 @@
-#include "workload/replay/prepare.h"
+#include "capture/prepare.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/mem.h"
-#include "workload/replay/prepare_int.h"
-#include "workload/replay/sqltext.h"
+#include "capture/prepare_int.h"
+#include "capture/sqltext.h"
 
 /* How far back in time events may still change order: a statement logged with its duration
  * starts before the line that tells of it, and an ERROR arrives when its statement ends. */
