@@ -19,7 +19,7 @@
 #include "script/script.h"
 #include "workload/workload.h"
 
-/* The environment read around the run (env.c). */
+/* The environment read around the run (bench_env.c). */
 struct bench_env {
     struct srv_env env;
     int have_env;
@@ -46,7 +46,7 @@ struct bench_sampling {
     struct sampler *sampler;    /* running from the start of the run to its end */
     time_ns start_ns;           /* the measured start */
     struct srv_statements pgss; /* pg_stat_statements at the measured start */
-    /* server_io (server_io.c): the intervals' sum and the events, for the result */
+    /* server_io (bench_sio.c): the intervals' sum and the events, for the result */
     struct result_sio sio_total;
     size_t n_events;
     struct result_event *events;
@@ -96,7 +96,7 @@ void bench_log_config(const struct bench *b, struct engine_config *cfg);
 void bench_build_result(const struct bench *b, const struct script_set *scripts,
                         const struct engine_result *er, struct result *r);
 
-/* journal.c: where the intervals go while the run goes on: the journal, or memory when it
+/* bench_journal.c: where the intervals go while the run goes on: the journal, or memory when it
  * could not be written. */
 struct bench_sink {
     struct bench *b;
@@ -121,7 +121,7 @@ void bench_sink_attach(struct bench_sink *s, struct result *r);
 /* Close the journal, removing it when the result was written. */
 void bench_sink_close(struct bench_sink *s, int result_written);
 
-/* scripts.c: the scripts of the run: the -w workload, or the -f and -b scripts with their
+/* bench_scripts.c: the scripts of the run: the -w workload, or the -f and -b scripts with their
  * weights, and the -D variables; also sets workload_name and tables_of. read_files 0:
  * -f scripts are skipped (option checks). -1 with e (ERR_INPUT). */
 int bench_build_scripts(struct bench *b, struct script_set *set, int read_files, struct err *e);
@@ -129,7 +129,7 @@ int bench_build_scripts(struct bench *b, struct script_set *set, int read_files,
 /* Read a whole file into a fresh string (caller frees); -1 with e (ERR_INPUT). */
 int bench_read_file(const char *path, char **out, struct err *e);
 
-/* env.c */
+/* bench_env.c */
 /* Before the run, on the setup connection c: the server's environment, and its statistics
  * unless a warmup comes first. Failures are noted on stderr; the run goes on without. */
 void bench_env_before(struct bench *b, struct pg_conn *c);
@@ -144,7 +144,7 @@ void bench_env_header(struct bench *b, struct result *r);
 void bench_env_free(struct bench_env *env);
 
 /* sample.c */
-/* server_io.c: an interval's server_io and events out of the sampler's interval (moved), and
+/* bench_sio.c: an interval's server_io and events out of the sampler's interval (moved), and
  * at the end the result's server_io_fields, events[] and summary figures (the totals'
  * owner is b; bench_server_io_free frees what a run without a result kept). */
 void bench_server_io_interval(struct bench *b, struct sample_interval *si,
@@ -166,7 +166,7 @@ void bench_sampling_measure_start(struct bench *b, struct pg_conn *c);
 /* After the run, on c: pg_stat_statements' deltas (or the reason for none) into r. */
 void bench_sampling_statements(struct bench *b, struct pg_conn *c, struct result *r);
 
-/* workload.c: the workload's part of the run. */
+/* bench_workload.c: the workload's part of the run. */
 /* Before the run, on the setup connection: the workload detects its tables and sizes (the
  * plan's scale, tables, table_size and warehouses are filled in); without one, :scale is -s
  * or 1. */

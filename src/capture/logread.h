@@ -1,5 +1,5 @@
-#ifndef PGARENA_WORKLOAD_REPLAY_LOGREAD_H
-#define PGARENA_WORKLOAD_REPLAY_LOGREAD_H
+#ifndef PGARENA_CAPTURE_LOGREAD_H
+#define PGARENA_CAPTURE_LOGREAD_H
 
 #include <stddef.h>
 #include <stdint.h>
