@@ -1,6 +1,7 @@
 #ifndef PGARENA_CAPTURE_CAPTURE_H
 #define PGARENA_CAPTURE_CAPTURE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -135,5 +136,35 @@ int capture_reader_next(struct capture_reader *r, struct capture_event *ev, stru
 
 /* Close and free r (NULL is fine). */
 void capture_reader_close(struct capture_reader *r);
+
+/* What a capture holds, read through once (replay show): the header, the statements by
+ * protocol and outcome, and per statement class (the text normalised: capture/normalize.h)
+ * its count, failures and original durations. At most CAPTURE_SUMMARY_MAX_CLASSES classes
+ * are kept apart; statements of any further class count in `other`, so memory stays bounded.
+ * Ownership: the summary owns its classes (capture_summary_free). */
+
+#define CAPTURE_SUMMARY_MAX_CLASSES 100000
+
+struct capture_class {
+    char *text;
+    uint64_t count, failed;
+    int64_t total_us; /* of the statements with a known duration */
+    uint64_t timed;   /* how many had one */
+};
+
+struct capture_summary {
+    struct capture_header header;
+    uint64_t by_protocol[3]; /* by enum capture_protocol */
+    uint64_t ok, failed, unknown, cancelled;
+    size_t n_classes;
+    struct capture_class *classes; /* by count, most first, then by text */
+    struct capture_class other;    /* the classes beyond the cap (text "") */
+};
+
+/* Read CAPTURE at path through and summarise it into s. 0, or -1 with e set as
+ * capture_reader_open and capture_reader_next set it (s is then empty). */
+int capture_summarise(const char *path, struct capture_summary *s, struct err *e);
+
+void capture_summary_free(struct capture_summary *s);
 
 #endif

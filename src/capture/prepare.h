@@ -49,4 +49,16 @@ int prepare_logs(const char *const *paths, int n, const struct prepare_opts *o, 
 /* Parse a --from/--to time ("YYYY-MM-DD HH:MM:SS[.fff]", read as the log's are). */
 int prepare_parse_time(const char *s, int64_t *us);
 
+/* replay capture: on a superuser connection to conn, set the logging parameters with ALTER
+ * SYSTEM and a reload, wait `seconds` (SIGINT or SIGTERM ends the wait early), restore them
+ * (also after a failure or a signal), read the csvlog written meanwhile through the server
+ * and prepare it into CAPTURE at output, with the server's system_identifier, address and
+ * port in its header and this connection's own session left out. Says on stderr how long it
+ * logs. 0 with stats filled, or -1 with e set; *by_hand is set (with ERR_INPUT) when the
+ * capture cannot be made through the server (no superuser, or no logging_collector), so
+ * that the settings are made by hand instead. */
+struct pg_connopts;
+int prepare_server(const struct pg_connopts *conn, int seconds, const char *output,
+                   struct prepare_stats *stats, int *by_hand, struct err *e);
+
 #endif

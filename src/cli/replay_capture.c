@@ -1,22 +1,15 @@
-/* pgarena replay capture CONN --seconds N -o CAPTURE: turn on statement logging for N
- * seconds (ALTER SYSTEM and a reload, restored afterwards and on Ctrl-C), read the csvlog
- * back through the server and prepare it. */
-#include <errno.h>
+/* pgarena replay capture CONN --seconds N -o CAPTURE: its options, and what it prints; the
+ * capture itself, through the server, is capture/'s (prepare_server). */
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "base/buf.h"
-#include "base/mem.h"
+#include "capture/prepare.h"
 #include "cli/args.h"
 #include "cli/opts.h"
 #include "cli/replay.h"
 #include "pg/pg.h"
-#include "capture/prepare.h"
 
 static const char capture_usage[] =
     "Usage: pgarena replay capture [CONN] [-h HOST] [-p PORT] [-U USER] --seconds N -o CAPTURE\n"
@@ -32,16 +25,6 @@ static const char capture_usage[] =
     "  -o, --output FILE  the capture to write (required)\n"
     "  -h, -p, -U         connection options, as for run\n"
     "      --help         print this help\n";
-
-/* What is changed, and to what; log_destination gets csvlog added to what it has. */
-static const struct {
-    const char *name;
-    const char *value;
-} settings[] = {
-    {"log_destination", NULL},    {"log_statement", "all"}, {"log_connections", "on"},
-    {"log_disconnections", "on"}, {"lc_messages", "C"},     {"log_parameter_max_length", "-1"},
-};
-#define N_SETTINGS (sizeof settings / sizeof settings[0])
 
 struct capture_cli {
     struct pg_connopts conn;
@@ -117,284 +100,6 @@ static void print_manual_settings(void)
            "  lc_messages = 'C'\n");
 }
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
-
-/* The old value of each setting and whether ALTER SYSTEM had set it. */
-struct saved {
-    char value[N_SETTINGS][1024];
-    int from_auto[N_SETTINGS];
-    int changed;
-};
-
-static int save_settings(struct pg_conn *c, struct saved *s, struct err *e)
-{
-    for (size_t i = 0; i < N_SETTINGS; i++) {
-        const char *name = settings[i].name;
-        char from[16];
-        struct pg_result *r = pg_query(
-            c,
-            "SELECT setting, coalesce(sourcefile LIKE '%postgresql.auto.conf', false)::text "
-            "FROM pg_settings WHERE name = $1",
-            1, &name, e);
-        if (!r)
-            return -1;
-        if (pg_result_rows(r) != 1) {
-            pg_result_free(r);
-            return err_set(e, ERR_RUNTIME, "replay capture: no setting %s on the server", name);
-        }
-        snprintf(s->value[i], sizeof s->value[i], "%s", pg_result_value(r, 0, 0));
-        snprintf(from, sizeof from, "%s", pg_result_value(r, 0, 1));
-        s->from_auto[i] = strcmp(from, "true") == 0;
-        pg_result_free(r);
-    }
-    return 0;
-}
-
-/* ALTER SYSTEM SET name = 'value' (quoted as a literal). */
-static int alter_system(struct pg_conn *c, const char *name, const char *value, struct err *e)
-{
-    struct buf sql;
-    buf_init(&sql);
-    buf_printf(&sql, "ALTER SYSTEM SET %s = '", name);
-    for (const char *v = value; *v; v++) {
-        if (*v == '\'')
-            buf_putc(&sql, '\'');
-        buf_putc(&sql, *v);
-    }
-    buf_puts(&sql, "'");
-    int rc = pg_exec(c, sql.data, e);
-    buf_free(&sql);
-    return rc;
-}
-
-static int apply_settings(struct pg_conn *c, struct saved *s, struct err *e)
-{
-    for (size_t i = 0; i < N_SETTINGS; i++) {
-        char value[1100];
-        if (settings[i].value)
-            snprintf(value, sizeof value, "%s", settings[i].value);
-        else if (strstr(s->value[i], "csvlog"))
-            snprintf(value, sizeof value, "%s", s->value[i]);
-        else
-            snprintf(value, sizeof value, "%s%scsvlog", s->value[i], *s->value[i] ? "," : "");
-        s->changed = 1;
-        if (alter_system(c, settings[i].name, value, e) < 0)
-            return -1;
-    }
-    return pg_exec(c, "SELECT pg_reload_conf()", e);
-}
-
-static int restore_settings(struct pg_conn *c, const struct saved *s, struct err *e)
-{
-    int rc = 0;
-    for (size_t i = 0; i < N_SETTINGS; i++) {
-        if (s->from_auto[i]) {
-            rc |= alter_system(c, settings[i].name, s->value[i], e);
-        } else {
-            char sql[128];
-            snprintf(sql, sizeof sql, "ALTER SYSTEM RESET %s", settings[i].name);
-            rc |= pg_exec(c, sql, e);
-        }
-    }
-    rc |= pg_exec(c, "SELECT pg_reload_conf()", e);
-    return rc ? -1 : 0;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-/* Where the csvlog is and how long it is now. */
-static int log_position(struct pg_conn *c, char *file, size_t size, long long *len, struct err *e)
-{
-    struct pg_result *r =
-        pg_query(c,
-                 "SELECT f, (pg_stat_file(f)).size FROM (SELECT pg_current_logfile('csvlog') f) x "
-                 "WHERE f IS NOT NULL",
-                 0, NULL, e);
-    if (!r)
-        return -1;
-    int rows = pg_result_rows(r);
-    if (rows == 1) {
-        snprintf(file, size, "%s", pg_result_value(r, 0, 0));
-        *len = atoll(pg_result_value(r, 0, 1));
-    }
-    pg_result_free(r);
-    return rows == 1 ? 0 : 1;
-}
-
-static int hexval(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* Copy bytes [from, to) of the server's file into out. */
-static int fetch_log(struct pg_conn *c, const char *file, long long from, long long to, FILE *out,
-                     struct err *e)
-{
-    const long long step = 8 << 20;
-    for (long long at = from; at < to; at += step) {
-        char off[32], len[32];
-        snprintf(off, sizeof off, "%lld", at);
-        snprintf(len, sizeof len, "%lld", to - at < step ? to - at : step);
-        const char *vals[] = {file, off, len};
-        struct pg_result *r = pg_query(c, "SELECT pg_read_binary_file($1, $2, $3)", 3, vals, e);
-        if (!r)
-            return -1;
-        const char *hex = pg_result_rows(r) == 1 ? pg_result_value(r, 0, 0) : "";
-        if (strncmp(hex, "\\x", 2) == 0)
-            hex += 2;
-        for (; hex[0] && hex[1]; hex += 2) {
-            int hi = hexval(hex[0]), lo = hexval(hex[1]);
-            if (hi < 0 || lo < 0)
-                break;
-            putc(hi << 4 | lo, out);
-        }
-        pg_result_free(r);
-    }
-    return ferror(out) ? err_set(e, ERR_RUNTIME, "replay capture: writing the log copy failed") : 0;
-}
-
-/* Wait for the reload: our session logs statements and the csvlog exists. */
-static int wait_logging(struct pg_conn *c, char *file, size_t size, long long *len, struct err *e)
-{
-    for (int i = 0; i < 100; i++) {
-        char v[64];
-        if (pg_query_value(c, "SELECT current_setting('log_statement')", v, sizeof v, e) < 0)
-            return -1;
-        int rc = strcmp(v, "all") == 0 ? log_position(c, file, size, len, e) : 1;
-        if (rc <= 0)
-            return rc;
-        sleep_ms(50);
-    }
-    return err_set(e, ERR_RUNTIME, "replay capture: the server did not start writing a csvlog");
-}
-
-struct capture_run {
-    char start_file[1024], end_file[1024];
-    long long start_len, end_len, start_file_end;
-    char session[64];
-};
-
-static int capture_window(struct pg_conn *c, const struct capture_cli *o, struct capture_run *cr,
-                          struct err *e)
-{
-    if (wait_logging(c, cr->start_file, sizeof cr->start_file, &cr->start_len, e) < 0)
-        return -1;
-    if (pg_query_value(c,
-                       "SELECT to_hex(trunc(extract(epoch FROM backend_start))::bigint) || '.' || "
-                       "to_hex(pid) FROM pg_stat_activity WHERE pid = pg_backend_pid()",
-                       cr->session, sizeof cr->session, e) < 0)
-        return -1;
-    fprintf(stderr, "replay capture: logging for %d s (Ctrl-C ends it early)\n", o->seconds);
-    for (int ms = 0; ms < o->seconds * 1000 && !interrupted; ms += 100)
-        sleep_ms(100);
-    if (log_position(c, cr->end_file, sizeof cr->end_file, &cr->end_len, e) != 0)
-        return -1;
-    cr->start_file_end = cr->end_len;
-    if (strcmp(cr->start_file, cr->end_file) != 0) {
-        /* Rotated meanwhile: the rest of the first file, then the new one from its start. */
-        const char *f = cr->start_file;
-        struct pg_result *r = pg_query(c, "SELECT (pg_stat_file($1)).size", 1, &f, e);
-        if (!r)
-            return -1;
-        cr->start_file_end = atoll(pg_result_value(r, 0, 0));
-        pg_result_free(r);
-    }
-    return 0;
-}
-
-static int read_back(struct pg_conn *c, const struct capture_run *cr, const char *tmp,
-                     struct err *e)
-{
-    FILE *out = fopen(tmp, "wb");
-    if (!out)
-        return err_set(e, ERR_INPUT, "%s: %s", tmp, strerror(errno));
-    int rc = fetch_log(c, cr->start_file, cr->start_len, cr->start_file_end, out, e);
-    if (rc == 0 && strcmp(cr->start_file, cr->end_file) != 0)
-        rc = fetch_log(c, cr->end_file, 0, cr->end_len, out, e);
-    if (fclose(out) != 0 && rc == 0)
-        rc = err_set(e, ERR_RUNTIME, "%s: %s", tmp, strerror(errno));
-    return rc;
-}
-
-static int identify(struct pg_conn *c, struct capture_header *h, struct err *e)
-{
-    char port[16];
-    if (pg_query_value(c, "SELECT system_identifier::text FROM pg_control_system()",
-                       h->system_identifier, sizeof h->system_identifier, e) < 0 ||
-        pg_query_value(c, "SELECT current_setting('port')", port, sizeof port, e) < 0)
-        return -1;
-    h->port = atoi(port);
-    const char *host = pg_host(c);
-    snprintf(h->address, sizeof h->address, "%s", host ? host : "");
-    return 0;
-}
-
-/* Refuse (settings printed, exit 2) where the capture cannot be made through the server. */
-static int check_possible(struct pg_conn *c, struct err *e)
-{
-    char su[16], collector[16];
-    if (pg_query_value(c, "SELECT current_setting('is_superuser')", su, sizeof su, e) < 0 ||
-        pg_query_value(c, "SELECT current_setting('logging_collector')", collector,
-                       sizeof collector, e) < 0)
-        return -1;
-    if (strcmp(su, "on") != 0 || strcmp(collector, "on") != 0) {
-        print_manual_settings();
-        return err_set(e, ERR_INPUT, "replay capture: %s; set the settings above by hand",
-                       strcmp(su, "on") != 0 ? "needs a superuser connection"
-                                             : "the server runs without logging_collector");
-    }
-    return 0;
-}
-
-static int capture_and_prepare(struct pg_conn *c, const struct capture_cli *o, struct err *e)
-{
-    struct prepare_opts po = {.format = LOG_FORMAT_CSV, .from_us = INT64_MIN, .to_us = INT64_MAX};
-    struct saved saved = {0};
-    struct capture_run cr = {0};
-    if (check_possible(c, e) < 0 || identify(c, &po.source, e) < 0 ||
-        save_settings(c, &saved, e) < 0)
-        return -1;
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    int rc = apply_settings(c, &saved, e);
-    if (rc == 0)
-        rc = capture_window(c, o, &cr, e);
-    struct err re = {0};
-    /* Whatever happened, the server's settings go back as they were. */
-    if (saved.changed && restore_settings(c, &saved, &re) < 0 && rc == 0) {
-        *e = re;
-        rc = -1;
-    }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    if (rc < 0)
-        return -1;
-    char *tmp = xasprintf("%s.log-%d", o->output, (int)getpid());
-    rc = read_back(c, &cr, tmp, e);
-    struct prepare_stats stats;
-    po.exclude_session = cr.session;
-    const char *paths[] = {tmp};
-    if (rc == 0)
-        rc = prepare_logs(paths, 1, &po, o->output, &stats, e);
-    unlink(tmp);
-    free(tmp);
-    if (rc == 0)
-        cli_replay_print_prepared(o->output, &stats);
-    return rc;
-}
-
 int cli_replay_capture(int argc, char **argv, struct err *e)
 {
     struct capture_cli o;
@@ -403,12 +108,13 @@ int cli_replay_capture(int argc, char **argv, struct err *e)
         pg_connopts_free(&o.conn);
         return rc > 0 ? 0 : -1;
     }
-    interrupted = 0;
-    struct pg_conn *c = pg_connect(&o.conn, e);
+    struct prepare_stats stats;
+    int by_hand = 0;
+    rc = prepare_server(&o.conn, o.seconds, o.output, &stats, &by_hand, e);
     pg_connopts_free(&o.conn);
-    if (!c)
-        return -1;
-    rc = capture_and_prepare(c, &o, e);
-    pg_finish(c);
+    if (by_hand)
+        print_manual_settings();
+    if (rc == 0)
+        cli_replay_print_prepared(o.output, &stats);
     return rc;
 }

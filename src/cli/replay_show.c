@@ -1,17 +1,14 @@
-/* pgarena replay show CAPTURE: what a capture holds, read through once. */
+/* pgarena replay show CAPTURE: what a capture holds (capture_summarise), or its events. */
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/buf.h"
-#include "base/mem.h"
+#include "capture/capture.h"
 #include "cli/args.h"
 #include "cli/opts.h"
 #include "cli/replay.h"
-#include "capture/capture.h"
-#include "capture/normalize.h"
 
 static const char show_usage[] =
     "Usage: pgarena replay show CAPTURE [--top N]\n"
@@ -23,60 +20,6 @@ static const char show_usage[] =
     "      --top N   how many classes to list (default 10)\n"
     "      --events  print every event instead, one JSON object a line\n"
     "      --help    print this help\n";
-
-/* Classes beyond this many are counted as "other", so memory stays bounded. */
-#define MAX_CLASSES 100000
-
-struct show_class {
-    char *text;
-    uint64_t count, failed;
-    int64_t total_us; /* of the statements with a known duration */
-    uint64_t timed;   /* how many had one */
-    struct show_class *next;
-};
-
-struct show_classes {
-    struct show_class **buckets;
-    size_t n_buckets, n;
-    struct show_class other;
-};
-
-static uint64_t class_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
-static struct show_class *class_get(struct show_classes *t, const char *text)
-{
-    if (!t->n_buckets) {
-        t->n_buckets = 4096;
-        t->buckets = xcalloc(t->n_buckets, sizeof *t->buckets);
-    }
-    size_t k = class_hash(text) & (t->n_buckets - 1);
-    for (struct show_class *c = t->buckets[k]; c; c = c->next)
-        if (strcmp(c->text, text) == 0)
-            return c;
-    if (t->n >= MAX_CLASSES)
-        return &t->other;
-    struct show_class *c = xcalloc(1, sizeof *c);
-    c->text = xstrdup(text);
-    c->next = t->buckets[k];
-    t->buckets[k] = c;
-    t->n++;
-    return c;
-}
-
-static int by_count(const void *a, const void *b)
-{
-    const struct show_class *x = *(struct show_class *const *)a;
-    const struct show_class *y = *(struct show_class *const *)b;
-    if (x->count != y->count)
-        return x->count < y->count ? 1 : -1;
-    return strcmp(x->text, y->text);
-}
 
 const struct option cli_replay_show_options[] = {{"top", required_argument, NULL, OPT_TOP},
                                                  {"events", no_argument, NULL, OPT_EVENTS},
@@ -123,22 +66,13 @@ int cli_replay_show_parse(int argc, char **argv, struct err *e)
     return parse_show(argc, argv, &path, &top, &events, e) < 0 ? -1 : 0;
 }
 
-struct show_totals {
-    uint64_t by_protocol[3], ok, failed, unknown, cancelled;
-};
-
-static void print_classes(struct show_classes *t, uint64_t n_statements, int top)
+static void print_classes(const struct capture_summary *s, int top)
 {
-    struct show_class **all = xmalloc((t->n + 1) * sizeof *all);
-    size_t n = 0;
-    for (size_t i = 0; i < t->n_buckets; i++)
-        for (struct show_class *c = t->buckets[i]; c; c = c->next)
-            all[n++] = c;
-    qsort(all, n, sizeof *all, by_count);
+    uint64_t n_statements = s->header.n_statements;
     printf("top statement classes:\n  %10s %7s %6s %10s  %s\n", "count", "share", "failed",
            "mean_ms", "class");
-    for (size_t i = 0; i < n && (int)i < top; i++) {
-        const struct show_class *c = all[i];
+    for (size_t i = 0; i < s->n_classes && (int)i < top; i++) {
+        const struct capture_class *c = &s->classes[i];
         char mean[32] = "-";
         if (c->timed)
             snprintf(mean, sizeof mean, "%.3f", (double)c->total_us / 1000.0 / (double)c->timed);
@@ -147,22 +81,10 @@ static void print_classes(struct show_classes *t, uint64_t n_statements, int top
                100.0 * (double)c->count / (double)n_statements, (unsigned long long)c->failed, mean,
                len > 100 ? 100 : len, c->text, len > 100 ? "..." : "");
     }
-    if (t->other.count)
-        printf("  %10llu %6.1f%% %6llu %10s  (other classes)\n", (unsigned long long)t->other.count,
-               100.0 * (double)t->other.count / (double)n_statements,
-               (unsigned long long)t->other.failed, "-");
-    free(all);
-}
-
-static void classes_free(struct show_classes *t)
-{
-    for (size_t i = 0; i < t->n_buckets; i++)
-        for (struct show_class *c = t->buckets[i], *next; c; c = next) {
-            next = c->next;
-            free(c->text);
-            free(c);
-        }
-    free(t->buckets);
+    if (s->other.count)
+        printf("  %10llu %6.1f%% %6llu %10s  (other classes)\n", (unsigned long long)s->other.count,
+               100.0 * (double)s->other.count / (double)n_statements,
+               (unsigned long long)s->other.failed, "-");
 }
 
 static void print_header(const char *path, const struct capture_header *h)
@@ -232,52 +154,27 @@ int cli_replay_show(int argc, char **argv, struct err *e)
     int rc = parse_show(argc, argv, &path, &top, &events, e);
     if (rc != 0)
         return rc > 0 ? 0 : -1;
-    struct capture_reader *r = capture_reader_open(path, e);
-    if (!r)
-        return -1;
     if (events) {
+        struct capture_reader *r = capture_reader_open(path, e);
+        if (!r)
+            return -1;
         rc = print_events(r, e);
         capture_reader_close(r);
         return rc;
     }
-    const struct capture_header *h = capture_reader_header(r);
-    struct show_classes classes = {0};
-    struct show_totals t = {0};
-    struct capture_event ev;
-    struct buf norm;
-    buf_init(&norm);
-    classes.other.text = "";
-    while ((rc = capture_reader_next(r, &ev, e)) == 1) {
-        if (ev.kind != CAPTURE_EV_STATEMENT)
-            continue;
-        const struct capture_statement *st = &ev.statement;
-        t.by_protocol[st->protocol]++;
-        t.ok += st->outcome == CAPTURE_OUTCOME_OK;
-        t.failed += st->outcome == CAPTURE_OUTCOME_ERROR;
-        t.unknown += st->outcome == CAPTURE_OUTCOME_UNKNOWN;
-        t.cancelled += st->cancel_us >= 0;
-        normalize_statement(st->text, strlen(st->text), &norm);
-        struct show_class *c = class_get(&classes, norm.data);
-        c->count++;
-        c->failed += st->outcome == CAPTURE_OUTCOME_ERROR;
-        if (st->duration_us >= 0) {
-            c->total_us += st->duration_us;
-            c->timed++;
-        }
-    }
-    buf_free(&norm);
-    if (rc == 0) {
-        print_header(path, h);
-        printf("statements  %llu: %llu simple, %llu extended named, %llu extended unnamed; "
-               "%llu succeeded, %llu failed (%llu cancelled), %llu unknown\n",
-               (unsigned long long)h->n_statements, (unsigned long long)t.by_protocol[0],
-               (unsigned long long)t.by_protocol[1], (unsigned long long)t.by_protocol[2],
-               (unsigned long long)t.ok, (unsigned long long)t.failed,
-               (unsigned long long)t.cancelled, (unsigned long long)t.unknown);
-        if (h->n_statements)
-            print_classes(&classes, h->n_statements, top);
-    }
-    classes_free(&classes);
-    capture_reader_close(r);
-    return rc < 0 ? -1 : 0;
+    struct capture_summary sum;
+    if (capture_summarise(path, &sum, e) < 0)
+        return -1;
+    const struct capture_header *h = &sum.header;
+    print_header(path, h);
+    printf("statements  %llu: %llu simple, %llu extended named, %llu extended unnamed; "
+           "%llu succeeded, %llu failed (%llu cancelled), %llu unknown\n",
+           (unsigned long long)h->n_statements, (unsigned long long)sum.by_protocol[0],
+           (unsigned long long)sum.by_protocol[1], (unsigned long long)sum.by_protocol[2],
+           (unsigned long long)sum.ok, (unsigned long long)sum.failed,
+           (unsigned long long)sum.cancelled, (unsigned long long)sum.unknown);
+    if (h->n_statements)
+        print_classes(&sum, top);
+    capture_summary_free(&sum);
+    return 0;
 }

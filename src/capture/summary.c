@@ -1,0 +1,116 @@
+/* replay show's figures: a capture read through once, its statements counted by protocol,
+ * outcome and class. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/mem.h"
+#include "capture/capture.h"
+#include "capture/normalize.h"
+#include "capture/prepare_int.h"
+
+/* The classes while reading: a chained hash table over the entries' indexes. */
+struct class_table {
+    struct capture_class *all;
+    size_t n, cap;
+    size_t *next;    /* per entry: the next index in its bucket, or SIZE_MAX */
+    size_t *buckets; /* the first index of each bucket, or SIZE_MAX */
+    size_t n_buckets;
+};
+
+#define NONE SIZE_MAX
+
+static struct capture_class *class_get(struct class_table *t, struct capture_class *other,
+                                       const char *text)
+{
+    if (!t->n_buckets) {
+        t->n_buckets = 4096;
+        t->buckets = xmalloc(t->n_buckets * sizeof *t->buckets);
+        memset(t->buckets, 0xff, t->n_buckets * sizeof *t->buckets);
+    }
+    size_t k = prep_hash(text) & (t->n_buckets - 1);
+    for (size_t i = t->buckets[k]; i != NONE; i = t->next[i])
+        if (strcmp(t->all[i].text, text) == 0)
+            return &t->all[i];
+    if (t->n >= CAPTURE_SUMMARY_MAX_CLASSES)
+        return other;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 1024;
+        t->all = xrealloc(t->all, t->cap * sizeof *t->all);
+        t->next = xrealloc(t->next, t->cap * sizeof *t->next);
+    }
+    struct capture_class *c = &t->all[t->n];
+    memset(c, 0, sizeof *c);
+    c->text = xstrdup(text);
+    t->next[t->n] = t->buckets[k];
+    t->buckets[k] = t->n++;
+    return c;
+}
+
+static int by_count(const void *a, const void *b)
+{
+    const struct capture_class *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return strcmp(x->text, y->text);
+}
+
+static void count_statement(struct capture_summary *s, struct class_table *t,
+                            const struct capture_statement *st, struct buf *norm)
+{
+    s->by_protocol[st->protocol]++;
+    s->ok += st->outcome == CAPTURE_OUTCOME_OK;
+    s->failed += st->outcome == CAPTURE_OUTCOME_ERROR;
+    s->unknown += st->outcome == CAPTURE_OUTCOME_UNKNOWN;
+    s->cancelled += st->cancel_us >= 0;
+    normalize_statement(st->text, strlen(st->text), norm);
+    struct capture_class *c = class_get(t, &s->other, norm->data);
+    c->count++;
+    c->failed += st->outcome == CAPTURE_OUTCOME_ERROR;
+    if (st->duration_us >= 0) {
+        c->total_us += st->duration_us;
+        c->timed++;
+    }
+}
+
+int capture_summarise(const char *path, struct capture_summary *s, struct err *e)
+{
+    memset(s, 0, sizeof *s);
+    s->other.text = xstrdup("");
+    struct capture_reader *r = capture_reader_open(path, e);
+    if (!r) {
+        capture_summary_free(s);
+        return -1;
+    }
+    s->header = *capture_reader_header(r);
+    struct class_table t = {0};
+    struct capture_event ev;
+    struct buf norm;
+    buf_init(&norm);
+    int rc;
+    while ((rc = capture_reader_next(r, &ev, e)) == 1)
+        if (ev.kind == CAPTURE_EV_STATEMENT)
+            count_statement(s, &t, &ev.statement, &norm);
+    buf_free(&norm);
+    capture_reader_close(r);
+    free(t.buckets);
+    free(t.next);
+    s->classes = t.all;
+    s->n_classes = t.n;
+    if (rc < 0) {
+        capture_summary_free(s);
+        return -1;
+    }
+    if (s->n_classes)
+        qsort(s->classes, s->n_classes, sizeof *s->classes, by_count);
+    return 0;
+}
+
+void capture_summary_free(struct capture_summary *s)
+{
+    for (size_t i = 0; i < s->n_classes; i++)
+        free(s->classes[i].text);
+    free(s->classes);
+    free(s->other.text);
+    memset(s, 0, sizeof *s);
+}
