@@ -139,10 +139,7 @@ double cmp_lat_quantile(const struct cmp_lat *l, double q);
 void cmp_lat_ci(const struct cmp_lat *la, const struct cmp_lat *lb, size_t b, const double *qs,
                 size_t nq, int r, uint64_t seed, struct cmp_ci *out);
 
-/* Trials (§3.5, §6). */
-
-/* Student's t 0.975 quantile for df, from the method's table (the row at or below df). */
-double cmp_t975(double df);
+/* Trials (§3.5, §6); cmp_t975 is in compare.h. */
 
 struct cmp_welch {
     double d;      /* mean(b) - mean(a) */

@@ -176,4 +176,8 @@ int cmp_any_worse(const struct cmp_report *rep);
 
 void cmp_report_free(struct cmp_report *rep);
 
+/* Student's t 0.975 quantile for df, from the method's table (the row at or below df);
+ * also the capacity search's (sweep/capacity.c). Pure. */
+double cmp_t975(double df);
+
 #endif

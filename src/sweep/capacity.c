@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "base/mem.h"
-#include "compare/cmp_int.h"
+#include "compare/compare.h"
 #include "sweep/capacity.h"
 
 struct sweep_cap_params sweep_cap_defaults(double limit_us, int trials)
