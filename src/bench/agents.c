@@ -10,9 +10,8 @@
 #include "coord/coord.h"
 #include "result/merge.h"
 
-/* run --agents: one agent's share of a run split over several processes (DESIGN.md "Several
- * load hosts"). The options, the split, the coordination around the engine, and agent 0's
- * merge of everyone's results. */
+/* run --agents: one agent's share of a run split over several processes. The options, the split,
+ * the coordination around the engine, and agent 0's merge of everyone's results. */
 
 /* What must agree across the run's agents, one "name=value" line each. */
 static char *options_text(const struct bench *b)

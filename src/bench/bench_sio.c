@@ -1,6 +1,5 @@
-/* run's server_io (DESIGN.md "Inside the server"): the sampler's per-interval deltas of the
- * server's statistics into the intervals, their sum and the events kept for the result's
- * summary and events[]. */
+/* run's server_io: the sampler's per-interval deltas of the server's statistics into the
+ * intervals, their sum and the events kept for the result's summary and events[]. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

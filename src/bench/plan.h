@@ -30,7 +30,7 @@ struct bench_script_spec {
     const char *arg;
 };
 
-/* run --agents: this process is agent `index` of `count` (DESIGN.md "Several load hosts"). */
+/* run --agents: this process is agent `index` of `count`. */
 struct bench_agents_opts {
     int64_t count; /* 0: a run of one process */
     int64_t index; /* --agent-index, or from JOB_COMPLETION_INDEX / SLURM_PROCID */
@@ -41,7 +41,7 @@ struct bench_agents_opts {
     double rate_all;
 };
 
-/* Sampling during the run (DESIGN.md "Why, not only how much"). */
+/* Sampling during the run. */
 struct bench_sampling_opts {
     int off;           /* --no-sampling */
     int64_t sample_ms; /* --sample-ms */

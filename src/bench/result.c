@@ -100,8 +100,7 @@ static const char *end_reason_name(enum end_reason why)
     }
 }
 
-/* run_id: random, or for an agent derived from --run-id and its index (DESIGN.md
- * "History"); meta from --meta. */
+/* run_id: random, or for an agent derived from --run-id and its index; meta from --meta. */
 static void identity(const struct bench *b, struct result *r)
 {
     char id[RUN_ID_LEN + 1];
@@ -160,7 +159,8 @@ void bench_build_result(const struct bench *b, const struct script_set *scripts,
     fill_summary(er, r);
     fill_script_summaries(scripts, er, r);
     fill_statements(scripts, er, r);
-    /* The terminals only: analytic streams come after them (none before the run: bench_journal.c). */
+    /* The terminals only: analytic streams come after them (none before the run: bench_journal.c).
+     */
     r->n_clients = (size_t)(b->p.clients < er->n_clients ? b->p.clients : er->n_clients);
     r->clients = xcalloc(r->n_clients, sizeof *r->clients);
     for (size_t i = 0; i < r->n_clients; i++)

@@ -1,4 +1,4 @@
-/* run's sampling (DESIGN.md "Why, not only how much"): the wait-event sampler with the
+/* run's sampling: the wait-event sampler with the
  * client's and the host's CPU per interval, and pg_stat_statements around the measured part.
  * --no-sampling turns all of it off, and the result then has none of its paths. */
 #include <stdio.h>

@@ -11,7 +11,7 @@
 /*
  * The figures of a sweep, per point of its axes (a cell without its setup and trial): each
  * setup's throughput and p99 over its complete trials with 95 % intervals; and the sweep's
- * comparisons along its compared axis (DESIGN.md "Matrix verdicts"): every other value of the
+ * comparisons along its compared axis: every other value of the
  * axis against its first, per cell of the other axes and metric, pooled over the cells where
  * the noise allows (docs/compare-method.md §3.6), else compare's verdict over the cell's trials.
  * Ownership: struct sweep_figs owns its arrays (sweep_figs_free); it borrows nothing.

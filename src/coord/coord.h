@@ -9,7 +9,7 @@
 #include "pg/pg.h"
 
 /*
- * One run split over N agent processes on any hosts (DESIGN.md "Several load hosts"),
+ * One run split over N agent processes on any hosts,
  * coordinated through PostgreSQL itself: a `pgarena` schema on the coordination database,
  * created on first use, holds a row per run and a row per agent.
  *

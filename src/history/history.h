@@ -2,7 +2,7 @@
 #define PGARENA_HISTORY_HISTORY_H
 
 /*
- * Series across runs (DESIGN.md "History"): results filtered (--where), grouped into series
+ * Series across runs: results filtered (--where), grouped into series
  * by the fields that make runs "the same benchmark" (--by), ordered in time or by a meta key,
  * and for each metric the per-run figures with a CI, the change points (history/detect.h)
  * and whether the newest run is in a segment worse than the one before (the CI gate).

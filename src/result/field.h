@@ -3,7 +3,7 @@
 
 /*
  * A result's fields named by their path, as `compare --by` and `history --by/--where` name
- * them (DESIGN.md "History"): label, run_id, started_at, workload.name, workload.scale,
+ * them: label, run_id, started_at, workload.name, workload.scale,
  * options.clients, options.rate, options.protocol, server.version, replay.capture and
  * replay.speed (a replay's: absent otherwise; the speed "max" or a number), server.settings.NAME
  * and meta.KEY. A field's value is text (numbers as a result file writes them), and a field can

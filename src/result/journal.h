@@ -41,7 +41,7 @@ struct journal *journal_create(const char *result_path, const struct result *hea
 int journal_append(struct journal *j, const struct result_interval *it, struct err *e);
 
 /* Append a snapshot line of the figures a workload gathers itself, as they stand at t_s:
- * r's replay {} and summary.classes[] (DESIGN.md "Replay"), so that recover keeps them. It
+ * r's replay {} and summary.classes[], so that recover keeps them. It
  * is no interval line: the result copies none, recover takes the last whole one. Returns
  * the line's length, or -1 with e set (ERR_RUNTIME; the journal then holds the lines before
  * it). */
@@ -51,7 +51,7 @@ long journal_append_snapshot(struct journal *j, const struct result *r, double t
 int journal_line_is_snapshot(const char *line, size_t len);
 
 /* Append an events line: the server events seen since the last one (events[] as the result
- * holds them, DESIGN.md "Inside the server") and the measured start on the wall clock, at
+ * holds them) and the measured start on the wall clock, at
  * t_s. A sampled run writes one after its first interval line (so recover knows the run
  * wrote them, even with no event) and after each interval that brought events. No interval
  * line either. -1 with e set (ERR_RUNTIME; the journal then holds the lines before it). */

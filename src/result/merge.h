@@ -7,11 +7,11 @@
 #include "result/result.h"
 
 /*
- * One result from the results of a run's agents (run --agents, DESIGN.md "Several load
- * hosts"): counts summed, histograms added exactly (the whole run's, each script's, each
- * interval's), intervals aligned by absolute time (each agent's measured start on the
- * server's clock), and every figure recomputed from the merged data: never an average of
- * percentiles. agents[] lists each input's agent object with its host and figures.
+ * One result from the results of a run's agents (run --agents): counts summed, histograms added
+ * exactly (the whole run's, each script's, each interval's), intervals aligned by absolute time
+ * (each agent's measured start on the server's clock), and every figure recomputed from the merged
+ * data: never an average of percentiles. agents[] lists each input's agent object with its host and
+ * figures.
  *
  * What cannot be recomputed exactly from the files is said where it is used: a statement's
  * p99 and the schedule lag's p99 are the largest of the agents' (an upper bound of the

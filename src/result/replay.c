@@ -1,4 +1,4 @@
-/* A replay's paths: replay {...} and summary.classes[] (DESIGN.md "Replay"). */
+/* A replay's paths: replay {...} and summary.classes[]. */
 #include "result/result_int.h"
 
 #include <math.h>

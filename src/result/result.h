@@ -41,7 +41,7 @@ struct result_script_text {
     char *text;
 };
 
-/* summary.scripts[]: one script's share of the run (DESIGN.md "pgbench parity"). */
+/* summary.scripts[]: one script's share of the run. */
 struct result_script_figures {
     char *name;
     int weight;
@@ -84,7 +84,7 @@ struct result_interval {
     struct hist_sparse histogram;
     char *compact; /* NULL when histogram.bins holds the bins */
     size_t compact_len;
-    /* Sampling (DESIGN.md "Why, not only how much"); absent without it. */
+    /* Sampling; absent without it. */
     size_t n_waits;
     struct result_wait *waits; /* the interval's top events, highest count first */
     int has_client_cpu;
@@ -262,7 +262,7 @@ struct result_lag {
  * bounds. */
 int result_lag_known(const struct result_lag *l);
 
-/* replay {...}: what a replay ran and how faithfully (DESIGN.md "Replay"); present only in a
+/* replay {...}: what a replay ran and how faithfully; present only in a
  * replay's result. */
 struct result_replay {
     int present;

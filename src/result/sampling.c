@@ -7,7 +7,7 @@
 #include "result/result.h"
 #include "result/result_int.h"
 
-/* The JSON of what the sampler saw (DESIGN.md "Why, not only how much"): waits, client_cpu
+/* The JSON of what the sampler saw: waits, client_cpu
  * and statements_server in the document, waits, client_cpu and host in each interval. Every
  * path is optional: files written with --no-sampling, or before sampling existed, have none. */
 

@@ -2,7 +2,7 @@
 #define PGARENA_RESULT_SERVER_IO_H
 
 /*
- * What the server did underneath, per interval (DESIGN.md "Inside the server"): the deltas of
+ * What the server did underneath, per interval: the deltas of
  * its own statistics views over the interval, read once per interval on the sampler's
  * connection, and the events seen (checkpoints, autovacuum and autoanalyze of the run's
  * tables, a standby falling behind).

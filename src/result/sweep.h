@@ -7,7 +7,7 @@
 #include "base/err.h"
 
 /*
- * sweep.json, the plan and state of a sweep (DESIGN.md "Sweeps, matrices and capacity"):
+ * sweep.json, the plan and state of a sweep:
  * format "pgarena-sweep", version 1, the command, the axes, the setups, one cell per setup,
  * point and trial with its result file (relative to the sweep's directory) and status, and
  * max_rate for a capacity search.
@@ -68,7 +68,7 @@ struct sweep_max_rate {
     double failed_at;       /* the lowest rate that missed it (0: none did) */
 };
 
-/* One comparison of a sweep (DESIGN.md "Matrix verdicts"): a value of the compared axis
+/* One comparison of a sweep: a value of the compared axis
  * against the axis's first value, in one cell of the other axes, for one metric. */
 struct sweep_comparison {
     char *axis;             /* "setup", "clients", "rate", "scale", "speed" or a --set name */

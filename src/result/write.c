@@ -118,7 +118,8 @@ json_t *result_part_latency_json(const struct latency_summary *s)
     return l;
 }
 
-/* summary.scripts[]: latency without stddev and p999, as DESIGN.md lists it. */
+/* summary.scripts[]: each script's latency, without stddev and p999 (its keys are
+ * docs/result.schema.json's). */
 static json_t *scripts_summary_json(const struct result *r)
 {
     json_t *a = json_array();

@@ -2,7 +2,7 @@
 #define PGARENA_SERVER_SERVER_IO_H
 
 /*
- * What the server does underneath a run (DESIGN.md "Inside the server"): its statistics views
+ * What the server does underneath a run: its statistics views
  * read once per interval on the sampler's connection, one statement whose text depends on the
  * server's version (pg_stat_wal from 14, pg_stat_io from 16, pg_stat_checkpointer from 17),
  * answering (key, value) rows. Two snapshots give an interval's deltas (result/server_io.h);

@@ -2,7 +2,7 @@
 #define PGARENA_SWEEP_CAPACITY_H
 
 /*
- * The capacity search of `sweep --max-rate --slo` (DESIGN.md "Sweeps, matrices and capacity"):
+ * The capacity search of `sweep --max-rate --slo`:
  * the highest open-loop rate whose steady part meets the objective with the schedule kept,
  * by bracketing from the closed-loop rate and bisection, then confirmed over the trials.
  * Under noise a single step can be judged wrongly, so the search retests the step where the

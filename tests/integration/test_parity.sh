@@ -1,4 +1,4 @@
-# pgbench parity: per-script results, pgbench's habits (DESIGN.md "pgbench parity").
+# pgbench parity: per-script results, pgbench's habits.
 
 parity_db() {
     db=$(newdb "$1")

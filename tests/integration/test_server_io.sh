@@ -1,4 +1,4 @@
-# Inside the server (DESIGN.md "Inside the server"): per-interval server_io from the server's
+# Inside the server: per-interval server_io from the server's
 # own views, events (checkpoints, autovacuum, a standby behind), the summary's figures, show
 # --intervals' columns and compare naming the internals that changed. PostgreSQL 15 is what
 # the harness has: the 16 and 17 paths (pg_stat_io, pg_stat_checkpointer) are covered by

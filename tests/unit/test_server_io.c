@@ -1,4 +1,4 @@
-/* server_io (DESIGN.md "Inside the server"): the statement by server version, snapshots from
+/* server_io: the statement by server version, snapshots from
  * recorded answers of PostgreSQL 15, 16 and 17 (the harness has only 15), their deltas with
  * absent and zero kept apart, the events of their sequence, and the result file's version-3
  * form read back. */

@@ -1,4 +1,4 @@
-/* The workload "replay": a capture replayed as a run (DESIGN.md "Replay"). Before the run:
+/* The workload "replay": a capture replayed as a run. Before the run:
  * the capture read once, the capture's own server refused, the targets reset from their
  * template; during it, the feed (source.c); after it, replay {...} and summary.classes[]. */
 #include "workload/replay/replay_int.h"
