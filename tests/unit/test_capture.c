@@ -229,6 +229,71 @@ static void test_bad_headers(void **state)
     assert_non_null(strstr(e.msg, "/nonexistent/x.cap: "));
 }
 
+/* replay show's figures: statements by protocol and outcome, classes by normalised text,
+ * ordered by count then text, with their failures and known durations. */
+static void test_summary(void **state)
+{
+    (void)state;
+    struct err e = {0};
+    struct capture_writer *w = capture_writer_open(path, &e);
+    assert_non_null(w);
+    struct capture_session s0 = {.id = 0, .log_id = "", .user = "u", .database = "d"};
+    assert_int_equal(capture_write_session_start(w, &s0, &e), 0);
+    static const char *const texts[] = {"SELECT 1", "BEGIN", "SELECT 22", "BEGIN",
+                                        "select 3", "BEGIN", "SELECT  7"};
+    for (int i = 0; i < 7; i++) {
+        struct capture_statement st = {.session = 0,
+                                       .offset_us = 10 * i,
+                                       .protocol = (enum capture_protocol)(i % 3),
+                                       .name = i % 3 == 1 ? "S_1" : "",
+                                       .text = texts[i],
+                                       .duration_us = i < 2 ? -1 : 1000 * i,
+                                       .outcome = i == 2   ? CAPTURE_OUTCOME_ERROR
+                                                  : i == 6 ? CAPTURE_OUTCOME_UNKNOWN
+                                                           : CAPTURE_OUTCOME_OK,
+                                       .error = "",
+                                       .cancel_us = i == 2 ? 5 : -1};
+        assert_int_equal(capture_write_statement(w, &st, &e), 0);
+    }
+    assert_int_equal(capture_write_session_end(w, 0, 100, &e), 0);
+    struct capture_header h = {.start_us = 1796051906893203LL};
+    assert_int_equal(capture_writer_close(w, &h, &e), 0);
+
+    struct capture_summary sum;
+    assert_int_equal(capture_summarise(path, &sum, &e), 0);
+    assert_int_equal(sum.header.n_statements, 7);
+    assert_int_equal(sum.by_protocol[CAPTURE_SIMPLE], 3);
+    assert_int_equal(sum.by_protocol[CAPTURE_EXTENDED_NAMED], 2);
+    assert_int_equal(sum.by_protocol[CAPTURE_EXTENDED_UNNAMED], 2);
+    assert_int_equal(sum.ok, 5);
+    assert_int_equal(sum.failed, 1);
+    assert_int_equal(sum.unknown, 1);
+    assert_int_equal(sum.cancelled, 1);
+    /* "SELECT $1" (3: 1, 22, 7 with its spaces squeezed) and "BEGIN" (3) tie: by text. */
+    assert_int_equal(sum.n_classes, 3);
+    assert_string_equal(sum.classes[0].text, "BEGIN");
+    assert_int_equal(sum.classes[0].count, 3);
+    assert_int_equal(sum.classes[0].timed, 2); /* the first BEGIN has no duration */
+    assert_int_equal(sum.classes[0].total_us, 3000 + 5000);
+    assert_string_equal(sum.classes[1].text, "SELECT $1");
+    assert_int_equal(sum.classes[1].count, 3);
+    assert_int_equal(sum.classes[1].failed, 1);
+    assert_int_equal(sum.classes[1].total_us, 2000 + 6000);
+    assert_string_equal(sum.classes[2].text, "select $1");
+    assert_int_equal(sum.other.count, 0);
+    capture_summary_free(&sum);
+
+    /* A capture cut short is refused, as the reader refuses it, and leaves nothing. */
+    char data[4096];
+    size_t n = slurp(data, sizeof data);
+    spit(data, n - 3);
+    struct err e2 = {0};
+    assert_int_equal(capture_summarise(path, &sum, &e2), -1);
+    assert_int_equal(e2.code, ERR_INPUT);
+    assert_int_equal(sum.n_classes, 0);
+    assert_null(sum.classes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +301,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_writer_refuses_misuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_headers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
