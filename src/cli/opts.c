@@ -13,7 +13,7 @@ const struct cli_cmd_def cli_cmds[CLI_N_CMDS] = {
 
 const struct cli_opt_def cli_opt_defs[] = {
 #define OPT(id, name, sh, arg, ...) {OPT_##id, name, sh, arg, 0, 0},
-#define ALIAS(id, cmds, name) {OPT_##id, name, 0, -1, 1, cmds},
+#define ALIAS(id, cmds, name)       {OPT_##id, name, 0, -1, 1, cmds},
 #include "cli/options.def"
 };
 const size_t cli_n_opt_defs = sizeof cli_opt_defs / sizeof cli_opt_defs[0];
