@@ -56,3 +56,30 @@ test_every_option_in_help_man_and_completion() {
     done
     echo "$n options checked"
 }
+
+# The README starts where a user starts, and links only to what exists.
+test_readme_and_doc_links() {
+    top=$PGARENA_TEST_TOP
+    readme=$top/README.md
+    [ "$(wc -l <"$readme")" -le 250 ] || fail "README.md has $(wc -l <"$readme") lines (at most 250)"
+    head -n 60 "$readme" >first60
+    grep -q 'make demo' first60 || fail "no make demo in the README's first 60 lines"
+    grep -q 'make check' "$readme" || fail "no make check in the README (the CI's test command)"
+    grep -qE '^pgarena (run|compare) ' first60 || fail "no pgarena run or compare command in the README's first 60 lines"
+    for c in init run show compare report sweep replay history store check merge recover local; do
+        grep -qE "^- \*\*$c\*\*: " "$readme" || fail "the README's tour misses $c"
+        grep -qE "^ +\`pgarena $c |pgarena $c " "$readme" || fail "the README shows no pgarena $c example"
+    done
+    # Every relative link of the README and the guides resolves (anchors aside).
+    n=0
+    for f in "$readme" "$top"/docs/*.md "$top"/tests/README.md; do
+        dir=$(dirname "$f")
+        for link in $(grep -oE '\]\([^) ]+\)' "$f" | sed -E 's/^\]\(//; s/\)$//'); do
+            case $link in http://* | https://* | mailto:* | '#'*) continue ;; esac
+            n=$((n + 1))
+            [ -e "$dir/${link%%#*}" ] || fail "${f#"$top"/}: the link $link leads nowhere"
+        done
+    done
+    [ "$n" -ge 10 ] || fail "only $n relative links found"
+    echo "$n links"
+}
