@@ -98,7 +98,7 @@ unit-check: $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 # make docs: what is written from src/cli/options.def besides the parsers and --help (the man
 # page's options, the bash completion, the README's synopsis), by tools/gen_docs; all three
 # are committed, and tests/integration/test_docs.sh fails when one is stale.
-build/gen_docs: tools/gen_docs.c src/cli/options.def build/libpgarena.a
+build/gen_docs: tools/gen_docs.c src/cli/options.def src/cli/commands.def build/libpgarena.a
 	@mkdir -p $(dir $@)
 	@echo "LD $@"
 	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -o $@ tools/gen_docs.c build/libpgarena.a $(LIBS_ALL)

@@ -107,83 +107,115 @@ static void key(FILE *f, int c)
         fputc(*p == ' ' ? '-' : *p, f);
 }
 
+/* local commands="..." (or subcommands: replay's), sorted as bash lists them. */
+static void completion_commands(FILE *f, int sub)
+{
+    int order[CLI_N_CMDS], n = 0;
+    for (int c = 0; c < CLI_N_CMDS; c++)
+        if (top_command(c) != sub)
+            order[n++] = c;
+    qsort(order, (size_t)n, sizeof order[0], by_name);
+    fputs(sub ? "    local subcommands=\"" : "    local commands=\"", f);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%s", i ? " " : "",
+                sub ? strchr(cli_cmds[order[i]].name, ' ') + 1 : cli_cmds[order[i]].name);
+    fputs("\"\n", f);
+}
+
+/* Whether use i is the first of its option that command c takes. */
+static int first_use(int c, size_t i)
+{
+    if (!cli_cmd_takes((enum cli_cmd)c, &cli_opt_uses[i]))
+        return 0;
+    for (size_t k = 0; k < i; k++)
+        if (cli_opt_uses[k].code == cli_opt_uses[i].code &&
+            cli_cmd_takes((enum cli_cmd)c, &cli_opt_uses[k]))
+            return 0;
+    return 1;
+}
+
+/* A case arm per command: its option words. */
+static void completion_options(FILE *f)
+{
+    for (int c = 0; c < CLI_N_CMDS; c++) {
+        if (c == CLI_REPLAY)
+            continue;
+        fputs("    ", f);
+        key(f, c);
+        fputs(") words=\"", f);
+        const char *sep = "";
+        for (size_t i = 0; i < cli_n_opt_uses; i++) {
+            if (!first_use(c, i))
+                continue;
+            const struct cli_opt_def *d = cli_opt_find(cli_opt_uses[i].code);
+            fprintf(f, "%s--%s", sep, d->name);
+            if (d->short_name)
+                fprintf(f, " -%c", d->short_name);
+            sep = " ";
+        }
+        fputs("\" ;;\n", f);
+    }
+}
+
+/* Whether command c takes use i's option through run (sweep) but has a use of its own. */
+static int overridden(int c, size_t i)
+{
+    if (cli_opt_uses[i].cmds & (1u << c))
+        return 0;
+    for (size_t k = 0; k < cli_n_opt_uses; k++)
+        if (k != i && cli_opt_uses[k].code == cli_opt_uses[i].code &&
+            (cli_opt_uses[k].cmds & (1u << c)))
+            return 1;
+    return 0;
+}
+
+/* "cmd -x" | "cmd --long" for every command that takes use u's option as u means it;
+ * 0 when none. */
+static int value_patterns(FILE *f, size_t i)
+{
+    const struct cli_opt_def *d = cli_opt_find(cli_opt_uses[i].code);
+    int n = 0;
+    for (int c = 0; c < CLI_N_CMDS; c++) {
+        if (!cli_cmd_takes((enum cli_cmd)c, &cli_opt_uses[i]) || overridden(c, i))
+            continue;
+        for (int form = d->short_name ? 0 : 1; form < 2; form++) {
+            fputs(n++ ? " | \"" : "\"", f);
+            key(f, c);
+            if (form == 0)
+                fprintf(f, " -%c\"", d->short_name);
+            else
+                fprintf(f, " --%s\"", d->name);
+        }
+    }
+    return n;
+}
+
+/* A case arm per use of an option that takes a value: what the value completes with. */
+static void completion_values(FILE *f)
+{
+    for (size_t i = 0; i < cli_n_opt_uses; i++) {
+        if (cli_opt_find(cli_opt_uses[i].code)->has_arg != required_argument)
+            continue;
+        fputs("    ", f);
+        if (!value_patterns(f, i))
+            fputs("\"\"", f);
+        fprintf(f, ")\n        _pgarena_value \"%s\"\n        return\n        ;;\n",
+                cli_opt_uses[i].complete);
+    }
+}
+
 static void completion_line(FILE *f, const char *line)
 {
-    if (strcmp(line, "@COMMANDS@") == 0 || strcmp(line, "@SUBCOMMANDS@") == 0) {
-        int sub = line[1] == 'S', order[CLI_N_CMDS], n = 0;
-        for (int c = 0; c < CLI_N_CMDS; c++)
-            if (top_command(c) != sub)
-                order[n++] = c;
-        qsort(order, (size_t)n, sizeof order[0], by_name);
-        fputs(sub ? "    local subcommands=\"" : "    local commands=\"", f);
-        for (int i = 0; i < n; i++)
-            fprintf(f, "%s%s", i ? " " : "",
-                    sub ? strchr(cli_cmds[order[i]].name, ' ') + 1 : cli_cmds[order[i]].name);
-        fputs("\"\n", f);
-    } else if (strcmp(line, "@OPTIONS@") == 0) {
-        for (int c = 0; c < CLI_N_CMDS; c++) {
-            if (c == CLI_REPLAY)
-                continue;
-            fputs("    ", f);
-            key(f, c);
-            fputs(") words=\"", f);
-            int first = 1;
-            for (size_t i = 0; i < cli_n_opt_uses; i++) {
-                const struct cli_opt_use *u = &cli_opt_uses[i];
-                int seen = 0;
-                for (size_t k = 0; k < i && !seen; k++)
-                    seen = cli_opt_uses[k].code == u->code &&
-                           cli_cmd_takes((enum cli_cmd)c, &cli_opt_uses[k]);
-                if (seen || !cli_cmd_takes((enum cli_cmd)c, u))
-                    continue;
-                const struct cli_opt_def *d = cli_opt_find(u->code);
-                fprintf(f, "%s--%s", first ? "" : " ", d->name);
-                if (d->short_name)
-                    fprintf(f, " -%c", d->short_name);
-                first = 0;
-            }
-            fputs("\" ;;\n", f);
-        }
-    } else if (strcmp(line, "@VALUES@") == 0) {
-        for (size_t i = 0; i < cli_n_opt_uses; i++) {
-            const struct cli_opt_use *u = &cli_opt_uses[i];
-            const struct cli_opt_def *d = cli_opt_find(u->code);
-            if (d->has_arg != required_argument)
-                continue;
-            int first = 1;
-            fputs("    ", f);
-            for (int c = 0; c < CLI_N_CMDS; c++) {
-                if (!cli_cmd_takes((enum cli_cmd)c, u))
-                    continue;
-                /* a command's own use of an option comes before run's, which sweep takes too */
-                int own = 0;
-                for (size_t k = 0; k < cli_n_opt_uses && !own; k++)
-                    own = k != i && cli_opt_uses[k].code == u->code &&
-                          (cli_opt_uses[k].cmds & (1u << c)) && !(u->cmds & (1u << c));
-                if (own)
-                    continue;
-                for (int form = 0; form < 2; form++) {
-                    if (form == 0 && !d->short_name)
-                        continue;
-                    fprintf(f, "%s\"", first ? "" : " | ");
-                    key(f, c);
-                    if (form == 0)
-                        fprintf(f, " -%c\"", d->short_name);
-                    else
-                        fprintf(f, " --%s\"", d->name);
-                    first = 0;
-                }
-            }
-            if (first) {
-                fputs("\"\")\n", f);
-            } else {
-                fputs(")\n", f);
-            }
-            fprintf(f, "        _pgarena_value \"%s\"\n        return\n        ;;\n", u->complete);
-        }
-    } else {
+    if (strcmp(line, "@COMMANDS@") == 0)
+        completion_commands(f, 0);
+    else if (strcmp(line, "@SUBCOMMANDS@") == 0)
+        completion_commands(f, 1);
+    else if (strcmp(line, "@OPTIONS@") == 0)
+        completion_options(f);
+    else if (strcmp(line, "@VALUES@") == 0)
+        completion_values(f);
+    else
         fprintf(f, "%s\n", line);
-    }
 }
 
 static int each_line(const char *path, int (*fn)(FILE *, const char *, void *), void *arg)

@@ -8,7 +8,7 @@
 
 const struct cli_cmd_def cli_cmds[CLI_N_CMDS] = {
 #define CMD(id, name, brief, usage, about, footer) [CLI_##id] = {name, brief, usage, about, footer},
-#include "cli/options.def"
+#include "cli/commands.def"
 };
 
 const struct cli_opt_def cli_opt_defs[] = {
@@ -119,7 +119,6 @@ void cli_help(enum cli_cmd c, FILE *f)
     fputs(cmd->usage, f);
     if (*cmd->about)
         fprintf(f, "\n%s", cmd->about);
-    fputc('\n', f);
     /* the groups in the order of their first option */
     const char *groups[32];
     size_t n_groups = 0;
@@ -133,13 +132,13 @@ void cli_help(enum cli_cmd c, FILE *f)
             groups[n_groups++] = cli_opt_uses[i].group;
     }
     for (size_t g = 0; g < n_groups; g++) {
-        if (*groups[g])
-            fprintf(f, "\n%s:\n", groups[g]);
+        fprintf(f, *groups[g] ? "\n%s:\n" : "\n", groups[g]);
         for (size_t i = 0; i < cli_n_opt_uses; i++)
             if ((cli_opt_uses[i].cmds & mask) && strcmp(cli_opt_uses[i].group, groups[g]) == 0)
                 print_option(f, cli_opt_find(cli_opt_uses[i].code), &cli_opt_uses[i]);
     }
-    fputs(cmd->footer, f);
+    if (*cmd->footer)
+        fprintf(f, "\n%s", cmd->footer);
 }
 
 char *cli_help_string(enum cli_cmd c)

@@ -11,13 +11,13 @@
 /* The commands that take options (replay's subcommands each one). */
 enum cli_cmd {
 #define CMD(id, ...) CLI_##id,
-#include "cli/options.def"
+#include "cli/commands.def"
     CLI_N_CMDS
 };
 
 /* Masks of commands, for options.def's COMMANDS. */
 #define CMD(id, ...) enum { C_##id = 1 << CLI_##id };
-#include "cli/options.def"
+#include "cli/commands.def"
 /* Every command but replay's dispatch, which parses no options. */
 #define C_ALL (((1u << CLI_N_CMDS) - 1) & ~(unsigned)C_REPLAY)
 
