@@ -23,7 +23,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 REL_OBJ  := $(LIB_SRC:%.c=build/obj/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o)
 
-.PHONY: all asan unit check demo clean format deps fuzz install uninstall unit-check deb
+.PHONY: all asan unit check demo clean format deps fuzz install uninstall unit-check deb docs
 all: build/pgarena
 
 build/obj/%.o: %.c
@@ -82,7 +82,7 @@ build/asan/tests/%: tests/unit/%.c build/asan/libpgarena.a
 	    $(LIBS_ALL) $(shell pkg-config --libs cmocka)
 
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%) $(UNIT_SRC:tests/unit/%.c=build/asan/tests/%)
-unit: $(UNIT_BIN) build/tests/mkcapture
+unit: $(UNIT_BIN) build/tests/mkcapture build/gen_docs
 
 # Test tools (tests/tools/): mkcapture writes replay captures for the integration tests.
 build/tests/mkcapture: tests/tools/mkcapture.c build/libpgarena.a
@@ -94,6 +94,20 @@ build/tests/mkcapture: tests/tools/mkcapture.c build/libpgarena.a
 unit-check: $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 	@for t in $^; do $$t >/dev/null 2>&1 || { echo "FAIL $$t"; exit 1; }; done; \
 	    echo "$(words $^) unit test programs passed"
+
+# make docs: what is written from src/cli/options.def besides the parsers and --help (the man
+# page's options, the bash completion, the README's synopsis), by tools/gen_docs; all three
+# are committed, and tests/integration/test_docs.sh fails when one is stale.
+build/gen_docs: tools/gen_docs.c src/cli/options.def src/cli/commands.def build/libpgarena.a
+	@mkdir -p $(dir $@)
+	@echo "LD $@"
+	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -o $@ tools/gen_docs.c build/libpgarena.a $(LIBS_ALL)
+
+docs: build/gen_docs
+	./build/gen_docs man docs/pgarena.1.in >docs/pgarena.1.tmp && mv docs/pgarena.1.tmp docs/pgarena.1
+	./build/gen_docs completion completion/pgarena.bash.in >completion/pgarena.bash.tmp && \
+	    mv completion/pgarena.bash.tmp completion/pgarena.bash
+	./build/gen_docs readme README.md >README.md.tmp && mv README.md.tmp README.md
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, the man page, the bash completion.
 PREFIX  ?= /usr/local

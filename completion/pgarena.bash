@@ -1,20 +1,7 @@
 # bash completion for pgarena                                       -*- shell-script -*-
-# Commands and each command's options are read from pgarena's own --help output, so they
-# follow the installed binary; workload and built-in script names likewise, with a fixed list
-# as fallback.
-
-_pgarena_help_words()
-{
-    # Options named in the usage lines and the option lines of a help text: -x or --long-name
-    # after a space, bracket, bar or comma.
-    "$1" "${@:2}" --help 2>/dev/null | grep -E '^(Usage:|CONN:| +\[| +-)' |
-        grep -oE -- '(^|[][ ,|])--?[A-Za-z][A-Za-z0-9-]*' | sed -E 's/^[][ ,|]//' | sort -u
-}
-
-_pgarena_commands()
-{
-    "$1" --help 2>/dev/null | sed -nE 's/^ +pgarena +([a-z][a-z-]*) .*/\1/p' | sort -u
-}
+# Written by `make docs` (tools/gen_docs) from completion/pgarena.bash.in and
+# src/cli/options.def: edit those, not completion/pgarena.bash. Workload names are read from
+# pgarena's own --help, with a fixed list as fallback.
 
 _pgarena_workloads()
 {
@@ -24,8 +11,59 @@ _pgarena_workloads()
              on && /^ / { print; next } { on = 0 }' |
         grep -oE '(^| )[a-z][a-z0-9]*(-[a-z0-9]+)*([ ,]|$)' | tr -d ' ,' | grep -v '^default$')
     [ -n "$names" ] || names="tpcb-like simple-update select-only oltp-read-write
-        oltp-read-only oltp-point-select oltp-write-only"
+        oltp-read-only oltp-point-select oltp-write-only tpcc ch"
     echo $names
+}
+
+# The option words of a command (replay's subcommands as replay-SUB).
+_pgarena_options()
+{
+    local words=""
+    case $1 in
+    init) words="--workload -w --file -f --scale -s --partitions --partition-method --init-steps -I --fillfactor -F --no-vacuum -n --foreign-keys --unlogged-tables --tablespace --index-tablespace --tables --table-size --warehouses --jobs -j --seed --force --local --quiet -q --host -h --port -p --username -U --help" ;;
+    run) words="--workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --seed --local --no-statements --quiet -q --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --host -h --port -p --username -U --help" ;;
+    show) words="--intervals --csv --summary --help" ;;
+    compare) words="--json --csv --fail-if-worse --seed --margin --by --help" ;;
+    report) words="--output -o --title --history --help" ;;
+    sweep) words="--quiet -q --workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --seed --local --no-statements --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --init --set --setup --trials --force --max-rate --slo --compare --json --replay --speed --map-db --map-user --reset-from --read-only --host -h --port -p --username -U --help" ;;
+    local) words="--dir --help" ;;
+    check) words="--workload -w --all --jobs -j --host -h --port -p --username -U --help" ;;
+    recover) words="--help" ;;
+    merge) words="--output -o --force --help" ;;
+    store) words="--into --help" ;;
+    history) words="--where --by --order --metric --min-effect --seed --json --fail-if-regressed --accept --help" ;;
+    replay-prepare) words="--output -o --from --to --database --user --format --prefix --help" ;;
+    replay-show) words="--top --events --help" ;;
+    replay-capture) words="--seconds -s --output -o --host -h --port -p --username -U --help" ;;
+    replay-run) words="--jobs -j --progress -P --output -o --warmup --timeout --label --report --local --quiet -q --sample-ms --no-sampling --speed --map-db --map-user --reset-from --read-only --force --store --meta --host -h --port -p --username -U --help" ;;
+    esac
+    echo "$words"
+}
+
+# An option's value: words, or @file @dir @json @html @workload; "" is a value of the user's.
+_pgarena_value()
+{
+    case $1 in
+    "") ;;
+    @file)
+        compopt -o filenames 2>/dev/null
+        COMPREPLY=($(compgen -f -- "$cur"))
+        ;;
+    @dir)
+        compopt -o filenames 2>/dev/null
+        COMPREPLY=($(compgen -d -- "$cur"))
+        ;;
+    @json | @html)
+        compopt -o filenames 2>/dev/null
+        COMPREPLY=($(compgen -f -X "!*.${1#@}" -- "$cur") $(compgen -d -- "$cur"))
+        ;;
+    @workload)
+        COMPREPLY=($(compgen -W "$(_pgarena_workloads "$prog")" -- "$cur"))
+        ;;
+    *)
+        COMPREPLY=($(compgen -W "$1" -- "$cur"))
+        ;;
+    esac
 }
 
 _pgarena()
@@ -39,6 +77,8 @@ _pgarena()
         words=("${COMP_WORDS[@]}")
         cword=$COMP_CWORD
     fi
+    local commands="check compare history init local merge recover replay report run show store sweep"
+    local subcommands="capture prepare run show"
     local prog=${words[0]} cmd="" i
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
@@ -48,96 +88,440 @@ _pgarena()
     done
 
     if [ -z "$cmd" ]; then
-        COMPREPLY=($(compgen -W "$(_pgarena_commands "$prog") --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
         return
     fi
 
-    # replay takes a subcommand first (its names from `pgarena replay --help`), then its options.
-    local sub=""
+    # replay takes a subcommand first, then its options.
+    local key=$cmd sub=""
     if [ "$cmd" = replay ]; then
         for ((i = i + 1; i < cword; i++)); do
             case ${words[i]} in -*) ;; *) sub=${words[i]}; break ;; esac
         done
         if [ -z "$sub" ]; then
-            COMPREPLY=($(compgen -W "$("$prog" replay --help 2>/dev/null |
-                sed -nE 's/^ +pgarena +replay +([a-z]+) .*/\1/p') --help" -- "$cur"))
+            COMPREPLY=($(compgen -W "$subcommands --help" -- "$cur"))
             return
         fi
+        key=replay-$sub
     fi
 
-    case $prev in
-    -w | --workload)
-        COMPREPLY=($(compgen -W "$(_pgarena_workloads "$prog")" -- "$cur"))
+    case "$key $prev" in
+    "init -w" | "init --workload")
+        _pgarena_value "@workload"
         return
         ;;
-    -b | --builtin)
-        COMPREPLY=($(compgen -W "tpcb-like simple-update select-only list" -- "$cur"))
+    "init -f" | "init --file")
+        _pgarena_value "@file"
         return
         ;;
-    --show-script)
-        COMPREPLY=($(compgen -W "tpcb-like simple-update select-only" -- "$cur"))
+    "init -s" | "init --scale")
+        _pgarena_value ""
         return
         ;;
-    -M | --protocol)
-        COMPREPLY=($(compgen -W "simple extended prepared" -- "$cur"))
+    "init --partitions")
+        _pgarena_value ""
         return
         ;;
-    --partition-method)
-        COMPREPLY=($(compgen -W "range hash" -- "$cur"))
+    "init --partition-method")
+        _pgarena_value "range hash"
         return
         ;;
-    -f | --file)
-        compopt -o filenames 2>/dev/null
-        COMPREPLY=($(compgen -f -- "$cur"))
+    "init -I" | "init --init-steps")
+        _pgarena_value ""
         return
         ;;
-    --replay)
-        compopt -o filenames 2>/dev/null
-        COMPREPLY=($(compgen -f -- "$cur"))
+    "init -F" | "init --fillfactor")
+        _pgarena_value ""
         return
         ;;
-    --dir)
-        compopt -o filenames 2>/dev/null
-        COMPREPLY=($(compgen -d -- "$cur"))
+    "init --tablespace")
+        _pgarena_value ""
         return
         ;;
-    --report)
-        compopt -o filenames 2>/dev/null
-        COMPREPLY=($(compgen -f -X '!*.html' -- "$cur") $(compgen -d -- "$cur"))
+    "init --index-tablespace")
+        _pgarena_value ""
         return
         ;;
-    -o | --output)
-        compopt -o filenames 2>/dev/null
-        if [ "$cmd" = sweep ]; then
-            COMPREPLY=($(compgen -d -- "$cur"))
-        elif [ "$cmd" = report ]; then
-            COMPREPLY=($(compgen -f -X '!*.html' -- "$cur") $(compgen -d -- "$cur"))
-        else
-            COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
-        fi
+    "init --tables")
+        _pgarena_value ""
         return
         ;;
-    -h | -p | -U | -c | -j | -s | -T | -t | -R | -P | -D | --define | --label | --seed | \
-        --scale | --clients | --jobs | --time | --transactions | --rate | --progress | \
-        --tables | --table-size | --partitions | --latency-limit | --warmup | --max-tries | \
-        --timeout | --margin | --title | --setup | --set | --trials | --slo | -L | --client | \
-        --random-seed | --log-prefix | --sampling-rate | --aggregate-interval | -I | \
-        --init-steps | -F | --fillfactor | --tablespace | --index-tablespace | --speed | \
-        --map-db | --map-user | --reset-from)
-        return # a value of the user's
-        ;;
-    --by)
-        COMPREPLY=($(compgen -W "label workload.name workload.scale options.clients options.rate options.protocol server.version server.settings. meta." -- "$cur"))
+    "init --table-size")
+        _pgarena_value ""
         return
         ;;
-    --compare)
-        COMPREPLY=($(compgen -W "setup clients rate scale speed none" -- "$cur"))
+    "init --warehouses")
+        _pgarena_value ""
+        return
+        ;;
+    "init -j" | "init --jobs")
+        _pgarena_value ""
+        return
+        ;;
+    "init --seed")
+        _pgarena_value ""
+        return
+        ;;
+    "run -w" | "run --workload" | "sweep -w" | "sweep --workload")
+        _pgarena_value "@workload"
+        return
+        ;;
+    "run -f" | "run --file" | "sweep -f" | "sweep --file")
+        _pgarena_value "@file"
+        return
+        ;;
+    "run -b" | "run --builtin" | "sweep -b" | "sweep --builtin")
+        _pgarena_value "tpcb-like simple-update select-only list"
+        return
+        ;;
+    "run -D" | "run --define" | "sweep -D" | "sweep --define")
+        _pgarena_value ""
+        return
+        ;;
+    "run -s" | "run --scale")
+        _pgarena_value ""
+        return
+        ;;
+    "run --tables" | "sweep --tables")
+        _pgarena_value ""
+        return
+        ;;
+    "run --table-size" | "sweep --table-size")
+        _pgarena_value ""
+        return
+        ;;
+    "run -c" | "run --clients")
+        _pgarena_value ""
+        return
+        ;;
+    "run -j" | "run --jobs" | "replay-run -j" | "replay-run --jobs")
+        _pgarena_value ""
+        return
+        ;;
+    "run -T" | "run --time" | "sweep -T" | "sweep --time")
+        _pgarena_value ""
+        return
+        ;;
+    "run -t" | "run --transactions" | "sweep -t" | "sweep --transactions")
+        _pgarena_value ""
+        return
+        ;;
+    "run -M" | "run --protocol" | "sweep -M" | "sweep --protocol")
+        _pgarena_value "simple extended prepared"
+        return
+        ;;
+    "run -P" | "run --progress" | "sweep -P" | "sweep --progress" | "replay-run -P" | "replay-run --progress")
+        _pgarena_value ""
+        return
+        ;;
+    "run -o" | "run --output" | "replay-run -o" | "replay-run --output")
+        _pgarena_value "@json"
+        return
+        ;;
+    "run -R" | "run --rate")
+        _pgarena_value ""
+        return
+        ;;
+    "run -L" | "run --latency-limit" | "sweep -L" | "sweep --latency-limit")
+        _pgarena_value ""
+        return
+        ;;
+    "run --warmup" | "sweep --warmup" | "replay-run --warmup")
+        _pgarena_value ""
+        return
+        ;;
+    "run --max-tries" | "sweep --max-tries")
+        _pgarena_value ""
+        return
+        ;;
+    "run --timeout" | "sweep --timeout" | "replay-run --timeout")
+        _pgarena_value ""
+        return
+        ;;
+    "run --label" | "replay-run --label")
+        _pgarena_value ""
+        return
+        ;;
+    "run --report" | "sweep --report" | "replay-run --report")
+        _pgarena_value "@html"
+        return
+        ;;
+    "run --seed" | "sweep --seed")
+        _pgarena_value ""
+        return
+        ;;
+    "run --warehouses" | "sweep --warehouses")
+        _pgarena_value ""
+        return
+        ;;
+    "run --mix" | "sweep --mix")
+        _pgarena_value ""
+        return
+        ;;
+    "run --analytic-clients" | "sweep --analytic-clients")
+        _pgarena_value ""
+        return
+        ;;
+    "run --queries" | "sweep --queries")
+        _pgarena_value ""
+        return
+        ;;
+    "run --show-script" | "sweep --show-script")
+        _pgarena_value "tpcb-like simple-update select-only"
+        return
+        ;;
+    "run --log-prefix" | "sweep --log-prefix")
+        _pgarena_value ""
+        return
+        ;;
+    "run --sampling-rate" | "sweep --sampling-rate")
+        _pgarena_value ""
+        return
+        ;;
+    "run --aggregate-interval" | "sweep --aggregate-interval")
+        _pgarena_value ""
+        return
+        ;;
+    "run --agents" | "sweep --agents")
+        _pgarena_value ""
+        return
+        ;;
+    "run --agent-index" | "sweep --agent-index")
+        _pgarena_value ""
+        return
+        ;;
+    "run --run-id" | "sweep --run-id")
+        _pgarena_value ""
+        return
+        ;;
+    "run --coord" | "sweep --coord")
+        _pgarena_value ""
+        return
+        ;;
+    "run --merged" | "sweep --merged")
+        _pgarena_value ""
+        return
+        ;;
+    "run --agent-wait" | "sweep --agent-wait")
+        _pgarena_value ""
+        return
+        ;;
+    "run --sample-ms" | "sweep --sample-ms" | "replay-run --sample-ms")
+        _pgarena_value ""
+        return
+        ;;
+    "run --meta" | "sweep --meta")
+        _pgarena_value ""
+        return
+        ;;
+    "run --store" | "sweep --store")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep -c" | "sweep --clients")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep -R" | "sweep --rate")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep -s" | "sweep --scale")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep --set")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep --setup")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep --label")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep --trials")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep -j" | "sweep --jobs")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep -o" | "sweep --output")
+        _pgarena_value "@dir"
+        return
+        ;;
+    "sweep --slo")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep --compare")
+        _pgarena_value "setup clients rate scale speed none"
+        return
+        ;;
+    "sweep --replay")
+        _pgarena_value "@file"
+        return
+        ;;
+    "sweep --speed")
+        _pgarena_value ""
+        return
+        ;;
+    "compare --seed")
+        _pgarena_value ""
+        return
+        ;;
+    "compare --margin")
+        _pgarena_value ""
+        return
+        ;;
+    "compare --by")
+        _pgarena_value "label workload.name workload.scale options.clients options.rate options.protocol server.version server.settings. meta."
+        return
+        ;;
+    "report -o" | "report --output")
+        _pgarena_value "@html"
+        return
+        ;;
+    "report --title")
+        _pgarena_value ""
+        return
+        ;;
+    "report --history")
+        _pgarena_value ""
+        return
+        ;;
+    "check -w" | "check --workload")
+        _pgarena_value "@workload"
+        return
+        ;;
+    "check -j" | "check --jobs")
+        _pgarena_value ""
+        return
+        ;;
+    "merge -o" | "merge --output")
+        _pgarena_value "@json"
+        return
+        ;;
+    "store --into")
+        _pgarena_value ""
+        return
+        ;;
+    "history --where")
+        _pgarena_value ""
+        return
+        ;;
+    "history --by")
+        _pgarena_value ""
+        return
+        ;;
+    "history --order")
+        _pgarena_value ""
+        return
+        ;;
+    "history --metric")
+        _pgarena_value ""
+        return
+        ;;
+    "history --min-effect")
+        _pgarena_value ""
+        return
+        ;;
+    "history --seed")
+        _pgarena_value ""
+        return
+        ;;
+    "history --accept")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-prepare -o" | "replay-prepare --output")
+        _pgarena_value "@json"
+        return
+        ;;
+    "replay-prepare --from")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-prepare --to")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-prepare --database")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-prepare --user")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-prepare --format")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-prepare --prefix")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-show --top")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-capture -s" | "replay-capture --seconds")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-capture -o" | "replay-capture --output")
+        _pgarena_value "@json"
+        return
+        ;;
+    "replay-run --speed")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep --map-db" | "replay-run --map-db")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep --map-user" | "replay-run --map-user")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep --reset-from" | "replay-run --reset-from")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-run --store")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-run --meta")
+        _pgarena_value ""
+        return
+        ;;
+    "local --dir")
+        _pgarena_value "@dir"
+        return
+        ;;
+    "init -h" | "init --host" | "run -h" | "run --host" | "sweep -h" | "sweep --host" | "check -h" | "check --host" | "replay-capture -h" | "replay-capture --host" | "replay-run -h" | "replay-run --host")
+        _pgarena_value ""
+        return
+        ;;
+    "init -p" | "init --port" | "run -p" | "run --port" | "sweep -p" | "sweep --port" | "check -p" | "check --port" | "replay-capture -p" | "replay-capture --port" | "replay-run -p" | "replay-run --port")
+        _pgarena_value ""
+        return
+        ;;
+    "init -U" | "init --username" | "run -U" | "run --username" | "sweep -U" | "sweep --username" | "check -U" | "check --username" | "replay-capture -U" | "replay-capture --username" | "replay-run -U" | "replay-run --username")
+        _pgarena_value ""
         return
         ;;
     esac
 
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$(_pgarena_help_words "$prog" "$cmd" $sub) --help" -- "$cur"))
+        COMPREPLY=($(compgen -W "$(_pgarena_options "$key")" -- "$cur"))
         return
     fi
     case $cmd in

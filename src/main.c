@@ -5,6 +5,7 @@
 
 #include "base/err.h"
 #include "cli/cli.h"
+#include "cli/opts.h"
 
 int main(int argc, char **argv)
 {
@@ -18,6 +19,10 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
         printf("pgarena %s\n", PGARENA_VERSION);
+        return 0;
+    }
+    if (strcmp(argv[1], "__options") == 0) { /* hidden: every command's options, for the tests */
+        cli_options_dump(stdout);
         return 0;
     }
     const struct cli_command *c = cli_command_find(argv[1]);

@@ -9,20 +9,6 @@
 #include "cli/init_int.h"
 #include "workload/workload.h"
 
-static const char usage[] =
-    "Usage: pgarena check [CONN] -w tpcc [--all] [-j JOBS]\n"
-    "\n"
-    "Check TPC-C's consistency conditions (clause 3.3.2) over every warehouse: 1 to 4, or\n"
-    "with --all 1 to 12 (11 only while no Delivery has run). Exit status 0 when they hold,\n"
-    "1 naming the first condition that fails and its warehouse/district.\n"
-    "\n"
-    "  -w, --workload tpcc   the workload whose data to check (tpcc, or ch: TPC-C's tables\n"
-    "                        of CH-benCHmark)\n"
-    "      --all             all twelve conditions (reads every table; slower)\n"
-    "  -j, --jobs N          conditions checked at once, each on a connection of its own\n"
-    "                        (default: the number of CPUs)\n"
-    "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
-
 struct check_opts {
     struct pg_connopts conn;
     const char *workload;
@@ -31,12 +17,6 @@ struct check_opts {
     int jobs;
 };
 
-const struct option cli_check_options[] = {
-    {"workload", required_argument, NULL, 'w'}, {"all", no_argument, NULL, OPT_ALL},
-    {"jobs", required_argument, NULL, 'j'},     {"help", no_argument, NULL, OPT_HELP},
-    {"host", required_argument, NULL, 'h'},     {"port", required_argument, NULL, 'p'},
-    {"username", required_argument, NULL, 'U'}, {NULL, 0, NULL, 0}};
-
 /* Returns 1 when --help was printed. */
 static int parse_options(int argc, char **argv, struct check_opts *o, struct err *e)
 {
@@ -44,7 +24,9 @@ static int parse_options(int argc, char **argv, struct check_opts *o, struct err
     *o = (struct check_opts){.workload = NULL, .jobs = load_default_jobs()};
     int64_t v;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":w:j:h:p:U:", cli_check_options, NULL)) != -1) {
+    const char *shortopts;
+    const struct option *longopts = cli_getopt_table(CLI_CHECK, &shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (args_conn_option(opt, optarg, &o->conn))
             continue;
         switch (opt) {
@@ -60,7 +42,7 @@ static int parse_options(int argc, char **argv, struct check_opts *o, struct err
             o->jobs = (int)v;
             break;
         case OPT_HELP:
-            fputs(usage, stdout);
+            cli_help(CLI_CHECK, stdout);
             return 1;
         default:
             return args_bad_option("check", argc, argv, optind, optopt, opt == ':', e);

@@ -1,6 +1,8 @@
 #ifndef PGARENA_CLI_CLI_H
 #define PGARENA_CLI_CLI_H
 
+#include <stdio.h>
+
 #include "base/err.h"
 
 /*
@@ -44,5 +46,8 @@ int cli_parse_only(int argc, char **argv, struct err *e);
 
 /* Top-level usage (pgarena --help). */
 void cli_usage(void);
+
+/* Every command's synopsis, as pgarena --help and the README show it. */
+void cli_synopsis(FILE *f);
 
 #endif

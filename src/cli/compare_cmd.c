@@ -16,43 +16,11 @@
 #include "result/result.h"
 #include "result/sweep.h"
 
-static const char usage[] =
-    "Usage: pgarena compare A.json B.json [MORE.json...] [--json | --csv] [--fail-if-worse]\n"
-    "                       [--seed N] [--margin PCT] [--by FIELD]\n"
-    "       pgarena compare SWEEP_DIR... [--by FIELD] [options as above]\n"
-    "\n"
-    "Is B faster than A, by how much, and is it real? Files are grouped into setups by their\n"
-    "label (run --label): files sharing a label are trials of one setup, and the first label\n"
-    "is the baseline A. For throughput, latency p50/p95/p99 and the failure rate it prints A,\n"
-    "B, the change, its 95% confidence interval and a verdict: better, worse,\n"
-    "no-meaningful-difference or inconclusive. A sweep's directory stands for its complete\n"
-    "cells' files; a sweep.json among the files is skipped.\n"
-    "\n"
-    "      --json           print the comparison as JSON\n"
-    "      --csv            print it as CSV (RFC 4180): one row per metric and side\n"
-    "      --fail-if-worse  exit with status 3 when any metric is worse\n"
-    "      --seed N         seed of the bootstrap resampling (default 42)\n"
-    "      --margin PCT     changes within +-PCT % are no meaningful difference (default 2)\n"
-    "      --by FIELD       group the files into setups by FIELD instead of the label, each\n"
-    "                       named by its value: label, workload.name, workload.scale,\n"
-    "                       options.clients, options.rate, options.protocol, server.version,\n"
-    "                       server.settings.NAME, meta.KEY\n";
-
 struct compare_opts {
     int json, csv, fail_if_worse;
     struct cmp_config cfg;
     const char *by; /* --by FIELD; NULL: the label */
 };
-
-const struct option cli_compare_options[] = {
-    {"json", no_argument, NULL, OPT_JSON},
-    {"csv", no_argument, NULL, OPT_CSV},
-    {"fail-if-worse", no_argument, NULL, OPT_FAIL_IF_WORSE},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"margin", required_argument, NULL, OPT_MARGIN},
-    {"by", required_argument, NULL, OPT_COMPARE_BY},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0}};
 
 /* Returns 1 when --help was printed. */
 static int parse_options(int argc, char **argv, struct compare_opts *o, struct err *e)
@@ -61,7 +29,9 @@ static int parse_options(int argc, char **argv, struct compare_opts *o, struct e
     int64_t seed;
     double margin;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", cli_compare_options, NULL)) != -1) {
+    const char *shortopts;
+    const struct option *longopts = cli_getopt_table(CLI_COMPARE, &shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (opt) {
         case OPT_JSON:
             o->json = 1;
@@ -89,7 +59,7 @@ static int parse_options(int argc, char **argv, struct compare_opts *o, struct e
             o->by = optarg;
             break;
         case OPT_HELP:
-            fputs(usage, stdout);
+            cli_help(CLI_COMPARE, stdout);
             return 1;
         default:
             return args_bad_option("compare", argc, argv, optind, optopt, opt == ':', e);

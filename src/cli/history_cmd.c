@@ -16,47 +16,6 @@
 #include "history/history.h"
 #include "history/store.h"
 
-static const char usage[] =
-    "Usage: pgarena history CONN|DIR [--where FIELD=VALUE]... [--by FIELDS]\n"
-    "                       [--order started_at|meta.KEY] [--metric LIST] [--min-effect PCT]\n"
-    "                       [--seed N] [--json] [--fail-if-regressed] [--accept RUN_ID]\n"
-    "\n"
-    "The runs of a results store (CONN, see pgarena store) or of every result file under DIR,\n"
-    "grouped into series of the same benchmark, each ordered in time (or by a meta key): per\n"
-    "metric, each run's figure with a CI, and the change points E-divisive finds (a\n"
-    "permutation test at 0.01, seeded), each with the means on either side and the change\n"
-    "with a bootstrap CI over the runs, and a verdict in compare's words.\n"
-    "\n"
-    "      --where F=V       only runs whose field F is V (also F!=V, F<V, F>V; repeatable, AND)\n"
-    "      --by FIELDS       group by these fields (default: workload.name, workload.scale,\n"
-    "                        scripts, options.clients, options.rate, options.protocol)\n"
-    "      --order KEY       started_at (default) or meta.KEY (numbers as numbers)\n"
-    "      --metric LIST     tps, latency_p50, latency_p95, latency_p99, failure_rate\n"
-    "                        (default tps,latency_p99)\n"
-    "      --min-effect PCT  a change smaller than PCT % is none (default 2)\n"
-    "      --seed N          seed of the permutations and the bootstrap (default 42)\n"
-    "      --json            the series as JSON\n"
-    "      --fail-if-regressed  exit 3 when the newest run is in a segment worse than the one\n"
-    "                        before (with fewer than 5 earlier runs: compare's verdict on it)\n"
-    "      --accept RUN_ID   the change that run starts was intended: its segment becomes the\n"
-    "                        baseline and the gate stops failing on it (recorded in the store)\n"
-    "      --help            print this help\n"
-    "Fields: label, run_id, started_at, workload.name, workload.scale, options.clients,\n"
-    "options.rate, options.protocol, server.version, server.settings.NAME, meta.KEY.\n";
-
-const struct option cli_history_options[] = {
-    {"where", required_argument, NULL, OPT_WHERE},
-    {"by", required_argument, NULL, OPT_BY},
-    {"order", required_argument, NULL, OPT_ORDER},
-    {"metric", required_argument, NULL, OPT_METRIC},
-    {"min-effect", required_argument, NULL, OPT_MIN_EFFECT},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"fail-if-regressed", no_argument, NULL, OPT_FAIL_IF_REGRESSED},
-    {"accept", required_argument, NULL, OPT_ACCEPT},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0}};
-
 struct history_cmd {
     struct history_opts h;
     const char *source, *accept;
@@ -105,9 +64,11 @@ static int parse_options(int argc, char **argv, struct history_cmd *o, struct er
     memset(o, 0, sizeof *o);
     history_opts_init(&o->h);
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", cli_history_options, NULL)) != -1) {
+    const char *shortopts;
+    const struct option *longopts = cli_getopt_table(CLI_HISTORY, &shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (opt == OPT_HELP) {
-            fputs(usage, stdout);
+            cli_help(CLI_HISTORY, stdout);
             return 1;
         }
         if (opt == '?' || opt == ':')

@@ -16,48 +16,6 @@
 #include "workload/load/load.h"
 #include "workload/workload.h"
 
-static const char usage[] =
-    "Usage: pgarena init [CONN] [-w WORKLOAD | -f INIT.sql] [-s SCALE] [--partitions N]\n"
-    "                    [--partition-method range|hash] [--tables N] [--table-size ROWS]\n"
-    "                    [--warehouses W] [-j JOBS] [--seed N] [--force] [--local] [-q]\n"
-    "                    [-I STEPS] [-F FILLFACTOR] [-n] [--foreign-keys] [--unlogged-tables]\n"
-    "                    [--tablespace TS] [--index-tablespace TS]\n"
-    "                    [-j JOBS] [--seed N] [--force] [--local] [-q]\n"
-    "\n"
-    "Create and load a workload's tables over several connections at once, then VACUUM\n"
-    "ANALYZE them and build their keys and indexes. Only the workload's own tables are\n"
-    "dropped and recreated; a table of one of their names in another shape is an error.\n"
-    "\n"
-    "  -w, --workload NAME   tpcb-like (default), simple-update, select-only: pgbench's tables;\n"
-    "                        oltp-read-write, oltp-read-only, oltp-point-select,\n"
-    "                        oltp-write-only: sysbench's tables sbtest1..N;\n"
-    "                        tpcc: TPC-C's nine tables; ch: TPC-C's, supplier, nation\n"
-    "                        and region (CH-benCHmark)\n"
-    "  -f, --file FILE       run an init script (pgbench's language) instead of a workload's\n"
-    "                        loader; :scale is -s\n"
-    "  -s, --scale N         pgbench scale: N branches, 10*N tellers, 100000*N accounts\n"
-    "      --partitions N    partition pgbench_accounts into N partitions (as pgbench);\n"
-    "                        tpcc: hash-partition order_line and stock by warehouse\n"
-    "      --partition-method range|hash   (default range)\n"
-    "  -I, --init-steps STEPS  pgbench's steps, in order (default dtgvp): d drop, t create\n"
-    "                        tables, g generate data with COPY, G generate data in the server,\n"
-    "                        v vacuum, p primary keys, f foreign keys\n"
-    "  -F, --fillfactor N    fill factor of pgbench's tables (10..100, default 100)\n"
-    "  -n, --no-vacuum       leave out the vacuum step\n"
-    "      --foreign-keys    add the foreign keys (step f)\n"
-    "      --unlogged-tables create unlogged tables\n"
-    "      --tablespace TS   create the tables in tablespace TS\n"
-    "      --index-tablespace TS  create the primary keys in tablespace TS\n"
-    "      --tables N        sysbench tables (default 1)\n"
-    "      --table-size ROWS rows per sysbench table (default 10000)\n"
-    "      --warehouses W    TPC-C warehouses (tpcc, ch; default 1)\n"
-    "  -j, --jobs N          connections to load with (default: the number of CPUs)\n"
-    "      --seed N          seed for generated data (sysbench's tables)\n"
-    "      --force           replace same-named tables even if not in the expected shape\n"
-    "      --local           load into a scratch server (started and removed afterwards)\n"
-    "  -q, --quiet           no progress line\n"
-    "CONN: -h HOST -p PORT -U USER and a database name, key=value conninfo or postgresql:// URI\n";
-
 struct progress_state {
     time_ns start, last;
     int tty;
@@ -225,40 +183,15 @@ static int parse_size_option(int opt, const char *arg, struct init_opts *o, stru
     return rc;
 }
 
-const struct option cli_init_options[] = {
-    {"workload", required_argument, NULL, 'w'},
-    {"scale", required_argument, NULL, 's'},
-    {"jobs", required_argument, NULL, 'j'},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"local", no_argument, NULL, OPT_LOCAL},
-    {"quiet", no_argument, NULL, 'q'},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"partitions", required_argument, NULL, OPT_PARTITIONS},
-    {"partition-method", required_argument, NULL, OPT_PARTITION_METHOD},
-    {"tables", required_argument, NULL, OPT_TABLES},
-    {"table-size", required_argument, NULL, OPT_TABLE_SIZE},
-    {"force", no_argument, NULL, OPT_FORCE},
-    {"warehouses", required_argument, NULL, OPT_WAREHOUSES},
-    {"host", required_argument, NULL, 'h'},
-    {"port", required_argument, NULL, 'p'},
-    {"username", required_argument, NULL, 'U'},
-    {"file", required_argument, NULL, 'f'},
-    {"init-steps", required_argument, NULL, 'I'},
-    {"fillfactor", required_argument, NULL, 'F'},
-    {"no-vacuum", no_argument, NULL, 'n'},
-    {"foreign-keys", no_argument, NULL, OPT_FOREIGN_KEYS},
-    {"unlogged-tables", no_argument, NULL, OPT_UNLOGGED},
-    {"tablespace", required_argument, NULL, OPT_TABLESPACE},
-    {"index-tablespace", required_argument, NULL, OPT_INDEX_TABLESPACE},
-    {NULL, 0, NULL, 0}};
-
 /* Returns 1 when --help was printed. */
 static int parse_options(int argc, char **argv, struct init_opts *o, struct err *e)
 {
     int opt;
     int64_t v;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":w:s:j:qh:p:U:f:I:F:n", cli_init_options, NULL)) != -1) {
+    const char *shortopts;
+    const struct option *longopts = cli_getopt_table(CLI_INIT, &shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (args_conn_option(opt, optarg, &o->conn))
             continue;
         int rc = parse_size_option(opt, optarg, o, e);
@@ -295,7 +228,7 @@ static int parse_options(int argc, char **argv, struct init_opts *o, struct err 
             o->quiet = 1;
             break;
         case OPT_HELP:
-            fputs(usage, stdout);
+            cli_help(CLI_INIT, stdout);
             return 1;
         default:
             return args_bad_option("init", argc, argv, optind, optopt, opt == ':', e);

@@ -8,30 +8,19 @@
 #include "cli/opts.h"
 #include "local/local.h"
 
-static const char usage[] =
-    "Usage: pgarena local start|stop|status [--dir DIR]\n"
-    "\n"
-    "Keep a scratch PostgreSQL server running for several commands.\n"
-    "  start    create and start one (in DIR, or a fresh temporary directory); prints the\n"
-    "           conninfo to pass to init and run\n"
-    "  status   say whether the server in DIR runs, and its conninfo\n"
-    "  stop     stop the server in DIR and remove DIR\n";
-
-const struct option cli_local_options[] = {{"dir", required_argument, NULL, OPT_DIR},
-                                           {"help", no_argument, NULL, OPT_HELP},
-                                           {NULL, 0, NULL, 0}};
-
 /* The action and --dir, checked; 1 when --help was printed, -1 with e set. */
 static int parse_options(int argc, char **argv, const char **action, const char **dir,
                          struct err *e)
 {
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", cli_local_options, NULL)) != -1) {
+    const char *shortopts;
+    const struct option *longopts = cli_getopt_table(CLI_LOCAL, &shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (opt == OPT_DIR) {
             *dir = optarg;
         } else if (opt == OPT_HELP) {
-            fputs(usage, stdout);
+            cli_help(CLI_LOCAL, stdout);
             return 1;
         } else {
             return args_bad_option("local", argc, argv, optind, optopt, opt == ':', e);

@@ -13,29 +13,11 @@
 #include "result/merge.h"
 #include "result/result.h"
 
-static const char usage[] =
-    "Usage: pgarena merge A.json B.json [MORE.json...] -o ALL.json [--force]\n"
-    "\n"
-    "Merge the result files of one run's agents (run --agents N) into one result, as agent 0\n"
-    "does at the end of the run: counts summed, histograms added exactly, intervals aligned\n"
-    "by absolute time with each agent's clock offset, every figure recomputed from the\n"
-    "merged data, and agents[] listing each agent's host, clients, rate, tps and p99.\n"
-    "\n"
-    "  -o, --output FILE  the merged result file (required)\n"
-    "      --force        overwrite FILE; merge files of different runs, of runs without\n"
-    "                     --agents, with agents missing or options that differ\n"
-    "      --help         print this help\n";
-
 struct merge_opts {
     const char *output;
     int force;
     int first, n; /* argv[first .. first + n): the files */
 };
-
-const struct option cli_merge_options[] = {{"output", required_argument, NULL, 'o'},
-                                           {"force", no_argument, NULL, OPT_FORCE},
-                                           {"help", no_argument, NULL, OPT_HELP},
-                                           {NULL, 0, NULL, 0}};
 
 /* 1 when --help was printed, -1 with e set. */
 static int parse_options(int argc, char **argv, struct merge_opts *o, struct err *e)
@@ -43,7 +25,9 @@ static int parse_options(int argc, char **argv, struct merge_opts *o, struct err
     int opt;
     *o = (struct merge_opts){0};
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":o:", cli_merge_options, NULL)) != -1) {
+    const char *shortopts;
+    const struct option *longopts = cli_getopt_table(CLI_MERGE, &shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (opt) {
         case 'o':
             o->output = optarg;
@@ -52,7 +36,7 @@ static int parse_options(int argc, char **argv, struct merge_opts *o, struct err
             o->force = 1;
             break;
         case OPT_HELP:
-            fputs(usage, stdout);
+            cli_help(CLI_MERGE, stdout);
             return 1;
         default:
             return args_bad_option("merge", argc, argv, optind, optopt, opt == ':', e);

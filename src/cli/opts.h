@@ -1,127 +1,87 @@
 #ifndef PGARENA_CLI_OPTS_H
 #define PGARENA_CLI_OPTS_H
 
-/* Every command's long options: one enum of codes (above every short option character, so no
- * two options of any command share one) and the option tables of the commands whose options
- * are passed on (run's, which sweep accepts too). The fuzz target's dictionary is made from
- * cli_option_tables at build time. */
+/* Every command's options, from the one table cli/options.def: the codes getopt_long returns,
+ * each command's getopt_long table and short options, and each command's --help. */
 
 #include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
 
+/* The commands that take options (replay's subcommands each one). */
+enum cli_cmd {
+#define CMD(id, ...) CLI_##id,
+#include "cli/commands.def"
+    CLI_N_CMDS
+};
+
+/* Masks of commands, for options.def's COMMANDS. */
+#define CMD(id, ...) enum { C_##id = 1 << CLI_##id };
+#include "cli/commands.def"
+/* Every command but replay's dispatch, which parses no options. */
+#define C_ALL (((1u << CLI_N_CMDS) - 1) & ~(unsigned)C_REPLAY)
+
+#define ARG_NONE no_argument
+#define ARG_REQ  required_argument
+
+/* The codes of the long options: above every short option character, so that none collides.
+ * getopt_long returns the short form of an option that has one, else its OPT_ code. */
 enum cli_opt {
     OPT_FIRST = 256,
-    /* run (and sweep, which takes every run option) */
-    OPT_LABEL,
-    OPT_SEED,
-    OPT_LOCAL,
-    OPT_HELP,
-    OPT_WARMUP,
-    OPT_MAX_TRIES,
-    OPT_TIMEOUT,
-    OPT_TABLES,
-    OPT_TABLE_SIZE,
-    OPT_REPORT,
-    OPT_WAREHOUSES,
-    OPT_MIX,
-    OPT_KEYING_THINKING,
-    OPT_PROCEDURES,
-    OPT_SHOW_SCRIPT,
-    OPT_LOG_PREFIX,
-    OPT_SAMPLING_RATE,
-    OPT_AGGREGATE_INTERVAL,
-    OPT_FAILURES_DETAILED,
-    OPT_PROGRESS_TIMESTAMP,
-    OPT_AGENTS,
-    OPT_AGENT_INDEX,
-    OPT_RUN_ID,
-    OPT_COORD,
-    OPT_MERGED,
-    OPT_AGENT_WAIT,
-    OPT_SAMPLE_MS,
-    OPT_NO_SAMPLING,
-    /* sweep */
-    OPT_SETUP,
-    OPT_SET,
-    OPT_TRIALS,
-    OPT_FORCE,
-    OPT_INIT,
-    OPT_MAX_RATE,
-    OPT_SLO,
-    OPT_JSON,
-    /* init */
-    OPT_PARTITIONS,
-    OPT_PARTITION_METHOD,
-    OPT_FOREIGN_KEYS,
-    OPT_UNLOGGED,
-    OPT_TABLESPACE,
-    OPT_INDEX_TABLESPACE,
-    /* compare, report, check, show, local */
-    OPT_CSV,
-    OPT_INTERVALS,
-    OPT_SUMMARY,
-    OPT_DIR,
-    OPT_FAIL_IF_WORSE,
-    OPT_MARGIN,
-    OPT_TITLE,
-    OPT_ALL,
-    /* run -w ch */
-    OPT_ANALYTIC_CLIENTS,
-    OPT_QUERIES,
-    /* run --meta */
-    OPT_META,
-    /* store, history; run --store */
-    OPT_STORE,
-    OPT_INTO,
-    OPT_WHERE,
-    OPT_BY,
-    OPT_ORDER,
-    OPT_METRIC,
-    OPT_MIN_EFFECT,
-    OPT_FAIL_IF_REGRESSED,
-    OPT_ACCEPT,
-    OPT_HISTORY,
-    /* replay prepare, show, capture */
-    OPT_FROM,
-    OPT_TO,
-    OPT_DATABASE,
-    OPT_USER,
-    OPT_PREFIX,
-    OPT_FORMAT,
-    OPT_SECONDS,
-    OPT_TOP,
-    OPT_EVENTS,
-    /* sweep --compare, compare --by, --no-statements */
-    OPT_SWEEP_COMPARE,
-    OPT_COMPARE_BY,
-    OPT_NO_STATEMENTS,
-    /* replay run */
-    OPT_SPEED,
-    OPT_MAP_DB,
-    OPT_MAP_USER,
-    OPT_RESET_FROM,
-    OPT_READ_ONLY,
-    /* sweep --replay */
-    OPT_REPLAY,
+#define OPT(id, ...) OPT_##id,
+#include "cli/options.def"
 };
 
-/* run's options (NULL-terminated) and short options. */
-extern const struct option cli_run_options[];
-extern const char cli_run_shortopts[];
-
-/* Each command's table (NULL-terminated), in its command's file. */
-extern const struct option cli_init_options[], cli_check_options[], cli_compare_options[],
-    cli_local_options[], cli_merge_options[], cli_recover_options[], cli_report_options[],
-    cli_show_options[], cli_sweep_options[];
-extern const struct option cli_store_options[], cli_history_options[];
-extern const struct option cli_replay_prepare_options[], cli_replay_show_options[],
-    cli_replay_capture_options[];
-extern const struct option cli_replay_run_options[];
-
-/* Every command's table, by command (NULL-terminated): for the fuzz dictionary. */
-struct cli_option_table {
-    const char *command;
-    const struct option *options;
+/* A command, as options.def writes it. */
+struct cli_cmd_def {
+    const char *name; /* "run", "replay run" */
+    const char *brief, *usage, *about, *footer;
 };
-extern const struct cli_option_table cli_option_tables[];
+extern const struct cli_cmd_def cli_cmds[CLI_N_CMDS];
+
+/* A long name of an option (an alias is a second entry with the same code). */
+struct cli_opt_def {
+    int code; /* OPT_ID */
+    const char *name;
+    char short_name; /* 0 when none */
+    int has_arg;     /* no_argument or required_argument */
+    int alias;
+    unsigned cmds; /* an alias's commands (C_* mask) */
+};
+extern const struct cli_opt_def cli_opt_defs[];
+extern const size_t cli_n_opt_defs;
+
+/* An option in the commands where it means one thing: OPT's and USE's rows, in order. */
+struct cli_opt_use {
+    int code;
+    unsigned cmds; /* C_* mask */
+    const char *group, *metavar, *complete, *help;
+};
+extern const struct cli_opt_use cli_opt_uses[];
+extern const size_t cli_n_opt_uses;
+
+/* The option (not an alias) of code OPT_ID. */
+const struct cli_opt_def *cli_opt_find(int code);
+
+/* What getopt_long returns for the option: its short form, else its code. */
+int cli_opt_val(const struct cli_opt_def *d);
+
+/* Whether command c takes the options of use u (sweep takes every one of run's too). */
+int cli_cmd_takes(enum cli_cmd c, const struct cli_opt_use *u);
+
+/* Command c's getopt_long table (NULL-terminated; every option it takes, aliases included)
+ * and, in *shortopts when not NULL, its short options (with a leading ':'). Built on the
+ * first call, kept for the process. */
+const struct option *cli_getopt_table(enum cli_cmd c, const char **shortopts);
+
+/* pgarena COMMAND --help: the usage, the options by group, the footer. */
+void cli_help(enum cli_cmd c, FILE *f);
+
+/* The same text in a string the caller frees. */
+char *cli_help_string(enum cli_cmd c);
+
+/* One line per option of each command, for the tests: COMMAND<TAB>--long<TAB>-x or
+ * -<TAB>METAVAR or -<TAB>alias or option. */
+void cli_options_dump(FILE *f);
 
 #endif

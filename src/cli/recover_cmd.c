@@ -13,30 +13,17 @@
 #include "result/journal.h"
 #include "result/result.h"
 
-static const char usage[] =
-    "Usage: pgarena recover RESULT.json\n"
-    "\n"
-    "Make the result file of a run that was killed (SIGKILL, out of memory, power loss)\n"
-    "from its journal, RESULT.json.journal: every interval the journal holds, the summary\n"
-    "rebuilt from them, complete false and end_reason \"killed\". The journal is removed\n"
-    "once the result is written. A RESULT.json older than the journal is an earlier run's\n"
-    "that the journal's run was to replace (its own write failed: a full disk): it is\n"
-    "replaced.\n"
-    "\n"
-    "      --help        print this help\n";
-
-const struct option cli_recover_options[] = {{"help", no_argument, NULL, OPT_HELP},
-                                             {NULL, 0, NULL, 0}};
-
 /* 1 when --help was printed, -1 with e set. */
 static int parse_options(int argc, char **argv, const char **path, struct err *e)
 {
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", cli_recover_options, NULL)) != -1) {
+    const char *shortopts;
+    const struct option *longopts = cli_getopt_table(CLI_RECOVER, &shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (opt != OPT_HELP)
             return args_bad_option("recover", argc, argv, optind, optopt, opt == ':', e);
-        fputs(usage, stdout);
+        cli_help(CLI_RECOVER, stdout);
         return 1;
     }
     if (optind != argc - 1)

@@ -11,41 +11,20 @@
 #include "cli/replay.h"
 #include "pg/pg.h"
 
-static const char capture_usage[] =
-    "Usage: pgarena replay capture [CONN] [-h HOST] [-p PORT] [-U USER] --seconds N -o CAPTURE\n"
-    "\n"
-    "Capture N seconds of a server's traffic: as superuser, set the logging parameters with\n"
-    "ALTER SYSTEM and a reload, wait N seconds (Ctrl-C ends the wait early), restore them,\n"
-    "read the csvlog written meanwhile through the server (pg_current_logfile,\n"
-    "pg_read_binary_file) and prepare it, recording the server's system_identifier, address\n"
-    "and port. The server needs logging_collector = on (a restart to change); without it, or\n"
-    "without superuser, the settings to make by hand are printed and the exit status is 2.\n"
-    "\n"
-    "  -s, --seconds N    how long to capture (1 to 86400)\n"
-    "  -o, --output FILE  the capture to write (required)\n"
-    "  -h, -p, -U         connection options, as for run\n"
-    "      --help         print this help\n";
-
 struct capture_cli {
     struct pg_connopts conn;
     int seconds;
     const char *output;
 };
 
-const struct option cli_replay_capture_options[] = {{"seconds", required_argument, NULL, 's'},
-                                                    {"output", required_argument, NULL, 'o'},
-                                                    {"host", required_argument, NULL, 'h'},
-                                                    {"port", required_argument, NULL, 'p'},
-                                                    {"username", required_argument, NULL, 'U'},
-                                                    {"help", no_argument, NULL, OPT_HELP},
-                                                    {NULL, 0, NULL, 0}};
-
 static int parse_capture(int argc, char **argv, struct capture_cli *c, struct err *e)
 {
     memset(c, 0, sizeof *c);
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":s:o:h:p:U:", cli_replay_capture_options, NULL)) != -1) {
+    const char *shortopts;
+    const struct option *longopts = cli_getopt_table(CLI_REPLAY_CAPTURE, &shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (args_conn_option(opt, optarg, &c->conn))
             continue;
         switch (opt) {
@@ -64,7 +43,7 @@ static int parse_capture(int argc, char **argv, struct capture_cli *c, struct er
             c->output = optarg;
             break;
         case OPT_HELP:
-            fputs(capture_usage, stdout);
+            cli_help(CLI_REPLAY_CAPTURE, stdout);
             return 1;
         default:
             return args_bad_option("replay capture", argc, argv, optind, optopt, opt == ':', e);

@@ -71,43 +71,11 @@ int cli_replay_parse(int argc, char **argv, struct err *e)
 
 /* ---- replay prepare ---- */
 
-static const char prepare_usage[] =
-    "Usage: pgarena replay prepare LOG... -o CAPTURE [--from TS] [--to TS] [--database D]\n"
-    "                              [--user U] [--format F] [--prefix P]\n"
-    "\n"
-    "Turn PostgreSQL server logs (csvlog, jsonlog or stderr; plain or gzip) written with\n"
-    "log_statement = 'all' or log_min_duration_statement = 0 into a capture for replay run.\n"
-    "Several logs are read in the order given, as one log. Statements carrying a password are\n"
-    "never written; COPY FROM STDIN is left out (its data is not in the log); both are\n"
-    "counted.\n"
-    "\n"
-    "  -o, --output CAPTURE  the capture to write (required; replaced if it exists)\n"
-    "      --from TS         keep statements logged from TS ('YYYY-MM-DD HH:MM:SS[.fff]', as\n"
-    "                        the log writes its times)\n"
-    "      --to TS           ... until TS\n"
-    "      --database D      keep the sessions of database D only\n"
-    "      --user U          keep the sessions of user U only\n"
-    "      --format F        csvlog, jsonlog or stderr (default: from each file's first line)\n"
-    "      --prefix P        the stderr log's log_line_prefix (default: inferred from the\n"
-    "                        log); it needs %m or %n, and %c (or %p); %u %d %e are used\n"
-    "      --help            print this help\n";
-
 struct prepare_cli {
     const char *output;
     struct prepare_opts o;
     int first, n;
 };
-
-const struct option cli_replay_prepare_options[] = {
-    {"output", required_argument, NULL, 'o'},
-    {"from", required_argument, NULL, OPT_FROM},
-    {"to", required_argument, NULL, OPT_TO},
-    {"database", required_argument, NULL, OPT_DATABASE},
-    {"user", required_argument, NULL, OPT_USER},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"prefix", required_argument, NULL, OPT_PREFIX},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0}};
 
 static int parse_format(const char *s, enum log_format *f, struct err *e)
 {
@@ -130,7 +98,9 @@ static int parse_prepare(int argc, char **argv, struct prepare_cli *c, struct er
     c->o.to_us = INT64_MAX;
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":o:", cli_replay_prepare_options, NULL)) != -1) {
+    const char *shortopts;
+    const struct option *longopts = cli_getopt_table(CLI_REPLAY_PREPARE, &shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (opt) {
         case 'o':
             c->output = optarg;
@@ -156,7 +126,7 @@ static int parse_prepare(int argc, char **argv, struct prepare_cli *c, struct er
             c->o.prefix = optarg;
             break;
         case OPT_HELP:
-            fputs(prepare_usage, stdout);
+            cli_help(CLI_REPLAY_PREPARE, stdout);
             return 1;
         default:
             return args_bad_option("replay prepare", argc, argv, optind, optopt, opt == ':', e);

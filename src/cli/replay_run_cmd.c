@@ -13,63 +13,6 @@
 #include "cli/replay.h"
 #include "cli/run_opts.h"
 
-const struct option cli_replay_run_options[] = {
-    {"speed", required_argument, NULL, OPT_SPEED},
-    {"map-db", required_argument, NULL, OPT_MAP_DB},
-    {"map-user", required_argument, NULL, OPT_MAP_USER},
-    {"reset-from", required_argument, NULL, OPT_RESET_FROM},
-    {"read-only", no_argument, NULL, OPT_READ_ONLY},
-    {"force", no_argument, NULL, OPT_FORCE},
-    {"jobs", required_argument, NULL, 'j'},
-    {"progress", required_argument, NULL, 'P'},
-    {"warmup", required_argument, NULL, OPT_WARMUP},
-    {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"label", required_argument, NULL, OPT_LABEL},
-    {"report", required_argument, NULL, OPT_REPORT},
-    {"local", no_argument, NULL, OPT_LOCAL},
-    {"quiet", no_argument, NULL, 'q'},
-    {"output", required_argument, NULL, 'o'},
-    {"sample-ms", required_argument, NULL, OPT_SAMPLE_MS},
-    {"no-sampling", no_argument, NULL, OPT_NO_SAMPLING},
-    {"host", required_argument, NULL, 'h'},
-    {"port", required_argument, NULL, 'p'},
-    {"username", required_argument, NULL, 'U'},
-    {"store", required_argument, NULL, OPT_STORE},
-    {"meta", required_argument, NULL, OPT_META},
-    {"help", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
-
-static const char shortopts[] = ":j:P:o:qh:p:U:";
-
-static const char usage[] =
-    "Usage: pgarena replay run CAPTURE [CONN] [--speed F | --speed max] [--map-db A=B]...\n"
-    "                          [--map-user A=B]... [--reset-from TEMPLATE] [--read-only]\n"
-    "                          [--force] [-j THREADS] [-P SECONDS] [--warmup SECONDS]\n"
-    "                          [--timeout MS] [--label TEXT] [--report REPORT.html]\n"
-    "                          [--local] [-q] [--store CONN] [--meta KEY=VALUE]...\n"
-    "                          [-o RESULT.json]\n"
-    "\n"
-    "Replay a capture (replay prepare, replay capture) against CONN as a run: each captured\n"
-    "session is a client that connects at its offset and sends each statement at its\n"
-    "original offset (divided by --speed), never before the previous one has finished.\n"
-    "Latency counts from the intended start; the schedule lag is a figure of its own. The\n"
-    "measured unit is the statement; the result file is a run's, with replay {...} (its\n"
-    "fidelity) and summary.classes[] (per normalised statement).\n"
-    "\n"
-    "  --speed F|max        F times as fast as captured (default 1); max: no pauses, each\n"
-    "                       session's order and the sessions' start order kept\n"
-    "  --map-db A=B         sessions of database A connect to B (repeatable)\n"
-    "  --map-user A=B       sessions of user A connect as B (repeatable)\n"
-    "  --reset-from TEMPLATE  recreate each target database from TEMPLATE before the replay\n"
-    "  --read-only          default_transaction_read_only on every session: the server\n"
-    "                       refuses writes, counted as skipped.read_only\n"
-    "  --force              replay on the capture's own server (refused without)\n"
-    "  --store CONN         insert the result into the results store (pgarena store)\n"
-    "  --meta KEY=VALUE     free metadata in the result (repeatable)\n"
-    "  CONN gives the host, port and default user (-h -p -U, key=value); each session\n"
-    "  connects to its own (mapped) database as its own (mapped) user.\n";
-
 static int add_map(struct replay_map *maps, int *n, const char *opt, const char *arg, struct err *e)
 {
     const char *eq = strchr(arg, '=');
@@ -128,9 +71,11 @@ static int parse(int argc, char **argv, struct cli_run_opts *o, struct err *e)
     optind = 0;
     opterr = 0;
     int opt;
-    while ((opt = getopt_long(argc, argv, shortopts, cli_replay_run_options, NULL)) != -1) {
+    const char *shortopts;
+    const struct option *longopts = cli_getopt_table(CLI_REPLAY_RUN, &shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (opt == OPT_HELP) {
-            fputs(usage, stdout);
+            cli_help(CLI_REPLAY_RUN, stdout);
             return 1;
         }
         int rc = opt == '?' || opt == ':' ? 0 : cli_replay_option(opt, optarg, r, e);

@@ -10,22 +10,6 @@
 #include "cli/opts.h"
 #include "cli/replay.h"
 
-static const char show_usage[] =
-    "Usage: pgarena replay show CAPTURE [--top N]\n"
-    "\n"
-    "Summarise a capture: its source, start time (the moment to restore a snapshot of for\n"
-    "replay run --reset-from), duration, sessions, statements by protocol and outcome, what\n"
-    "was left out, and the statement classes (constants replaced by $n) that ran most.\n"
-    "\n"
-    "      --top N   how many classes to list (default 10)\n"
-    "      --events  print every event instead, one JSON object a line\n"
-    "      --help    print this help\n";
-
-const struct option cli_replay_show_options[] = {{"top", required_argument, NULL, OPT_TOP},
-                                                 {"events", no_argument, NULL, OPT_EVENTS},
-                                                 {"help", no_argument, NULL, OPT_HELP},
-                                                 {NULL, 0, NULL, 0}};
-
 static int parse_show(int argc, char **argv, const char **path, int *top, int *events,
                       struct err *e)
 {
@@ -33,7 +17,9 @@ static int parse_show(int argc, char **argv, const char **path, int *top, int *e
     *top = 10;
     *events = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", cli_replay_show_options, NULL)) != -1) {
+    const char *shortopts;
+    const struct option *longopts = cli_getopt_table(CLI_REPLAY_SHOW, &shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (opt == OPT_TOP) {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -46,7 +32,7 @@ static int parse_show(int argc, char **argv, const char **path, int *top, int *e
         } else if (opt == OPT_EVENTS) {
             *events = 1;
         } else if (opt == OPT_HELP) {
-            fputs(show_usage, stdout);
+            cli_help(CLI_REPLAY_SHOW, stdout);
             return 1;
         } else {
             return args_bad_option("replay show", argc, argv, optind, optopt, opt == ':', e);

@@ -15,42 +15,19 @@
 #include "report/sweep_out.h"
 #include "result/result.h"
 
-static const char usage[] =
-    "Usage: pgarena report RESULT.json... -o REPORT.html [--title TEXT]\n"
-    "       pgarena report SWEEP_DIR -o REPORT.html [--title TEXT]\n"
-    "       pgarena report --history CONN|DIR -o HISTORY.html [--title TEXT]\n"
-    "\n"
-    "Write one self-contained HTML file (it needs no network to view, and prints) with a\n"
-    "summary of each run, throughput and latency over time, the latency distribution, the\n"
-    "comparison of the setups with confidence intervals and verdicts, the environments side\n"
-    "by side, warnings and failures. Files are grouped into setups by label as compare\n"
-    "groups them: files sharing a label are trials of one setup, the first label is the\n"
-    "baseline A. Given a sweep's directory: throughput against clients (or rate) per setup\n"
-    "with confidence bands, p99 against throughput, and the cell table. With --history: a\n"
-    "chart per series and metric of pgarena history's defaults, each run with its CI, the\n"
-    "segments between change points shaded, each change linked to its comparison.\n"
-    "\n"
-    "  -o, --output FILE   the HTML file to write (required)\n"
-    "      --title TEXT    the report's title (default: the labels, \"A vs B\")\n"
-    "      --history SRC   the results store CONN or a directory of result files\n";
-
 struct report_opts {
     const char *output, *title;
     const char *history; /* --history CONN|DIR */
 };
-
-const struct option cli_report_options[] = {{"output", required_argument, NULL, 'o'},
-                                            {"title", required_argument, NULL, OPT_TITLE},
-                                            {"history", required_argument, NULL, OPT_HISTORY},
-                                            {"help", no_argument, NULL, OPT_HELP},
-                                            {NULL, 0, NULL, 0}};
 
 /* Returns 1 when --help was printed. */
 static int parse_options(int argc, char **argv, struct report_opts *o, struct err *e)
 {
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":o:", cli_report_options, NULL)) != -1) {
+    const char *shortopts;
+    const struct option *longopts = cli_getopt_table(CLI_REPORT, &shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (opt == 'o') {
             o->output = optarg;
         } else if (opt == OPT_TITLE) {
@@ -58,7 +35,7 @@ static int parse_options(int argc, char **argv, struct report_opts *o, struct er
         } else if (opt == OPT_HISTORY) {
             o->history = optarg;
         } else if (opt == OPT_HELP) {
-            fputs(usage, stdout);
+            cli_help(CLI_REPORT, stdout);
             return 1;
         } else {
             return args_bad_option("report", argc, argv, optind, optopt, opt == ':', e);

@@ -22,8 +22,9 @@ struct cli_run_opts {
 
 void cli_run_opts_init(struct cli_run_opts *o);
 
-/* One option as getopt_long returned it, with cli_run_options: 1 taken, 0 not one of run's,
- * 2 printed what was asked (-b list, --show-script: run nothing), 3 --help, -1 with e set. */
+/* One option as getopt_long returned it, with run's getopt table (cli_getopt_table): 1 taken, 0 not
+ * one of run's, 2 printed what was asked (-b list, --show-script: run nothing), 3 --help, -1 with e
+ * set. */
 int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err *e);
 
 /* Once every option is in: -w looked up, and the plan's checks. -1 with e (ERR_INPUT). */
@@ -41,8 +42,5 @@ int cli_run_check_output(struct cli_run_opts *o, char *fallback, size_t size, st
 /* Carry out a checked plan as run does: --local's server (its dataset loaded when
  * needs_dataset), progress, the summary, the result file and --report. As cli_run returns. */
 int cli_run_plan(struct cli_run_opts *o, int argc, char **argv, int needs_dataset, struct err *e);
-
-/* run's usage text. */
-extern const char cli_run_usage[];
 
 #endif

@@ -9,29 +9,16 @@
 #include "report/text.h"
 #include "result/result.h"
 
-static const char usage[] =
-    "Usage: pgarena show RESULT.json [--intervals | --csv [--summary]]\n"
-    "\n"
-    "Print the summary of a result file again, and its environment.\n"
-    "\n"
-    "      --intervals   also print one line per interval\n"
-    "      --csv         print CSV instead (RFC 4180): one row per interval\n"
-    "      --summary     with --csv: one row of the whole run instead\n";
-
 enum { SHOW_TEXT, SHOW_INTERVALS = 1, SHOW_CSV = 2, SHOW_SUMMARY = 4 };
-
-const struct option cli_show_options[] = {{"intervals", no_argument, NULL, OPT_INTERVALS},
-                                          {"csv", no_argument, NULL, OPT_CSV},
-                                          {"summary", no_argument, NULL, OPT_SUMMARY},
-                                          {"help", no_argument, NULL, OPT_HELP},
-                                          {NULL, 0, NULL, 0}};
 
 /* 1 when --help was printed, -1 with e set; *mode is a set of SHOW_* flags. */
 static int parse_options(int argc, char **argv, int *mode, const char **path, struct err *e)
 {
     int opt;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", cli_show_options, NULL)) != -1) {
+    const char *shortopts;
+    const struct option *longopts = cli_getopt_table(CLI_SHOW, &shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (opt == OPT_INTERVALS) {
             *mode |= SHOW_INTERVALS;
         } else if (opt == OPT_CSV) {
@@ -39,7 +26,7 @@ static int parse_options(int argc, char **argv, int *mode, const char **path, st
         } else if (opt == OPT_SUMMARY) {
             *mode |= SHOW_SUMMARY;
         } else if (opt == OPT_HELP) {
-            fputs(usage, stdout);
+            cli_help(CLI_SHOW, stdout);
             return 1;
         } else {
             return args_bad_option("show", argc, argv, optind, optopt, opt == ':', e);

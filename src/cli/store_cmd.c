@@ -11,21 +11,6 @@
 #include "history/history.h"
 #include "history/store.h"
 
-static const char usage[] =
-    "Usage: pgarena store RESULT.json... --into CONN\n"
-    "\n"
-    "Insert result files into the results store, schema pgarena_results of the database CONN,\n"
-    "made on first use: a row per run keyed by its run_id (a file stored twice is one row),\n"
-    "the searchable figures as columns and the whole result as jsonb. `pgarena history CONN`\n"
-    "reads them back. A directory among the arguments stores every result file under it.\n"
-    "\n"
-    "      --into CONN    the store's database (key=value conninfo or postgresql:// URI)\n"
-    "      --help         print this help\n";
-
-const struct option cli_store_options[] = {{"into", required_argument, NULL, OPT_INTO},
-                                           {"help", no_argument, NULL, OPT_HELP},
-                                           {NULL, 0, NULL, 0}};
-
 struct store_opts {
     const char *into;
     int first, n;
@@ -36,13 +21,15 @@ static int parse_options(int argc, char **argv, struct store_opts *o, struct err
     int opt;
     *o = (struct store_opts){0};
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":", cli_store_options, NULL)) != -1) {
+    const char *shortopts;
+    const struct option *longopts = cli_getopt_table(CLI_STORE, &shortopts);
+    while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         switch (opt) {
         case OPT_INTO:
             o->into = optarg;
             break;
         case OPT_HELP:
-            fputs(usage, stdout);
+            cli_help(CLI_STORE, stdout);
             return 1;
         default:
             return args_bad_option("store", argc, argv, optind, optopt, opt == ':', e);

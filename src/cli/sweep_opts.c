@@ -13,83 +13,6 @@
 #include "sweep/sweep.h"
 #include "capture/capture.h"
 
-static const char usage[] =
-    "Usage: pgarena sweep [CONN] [--setup LABEL=CONN]... [-c LIST] [-R LIST] [-s LIST --init]\n"
-    "                     [--set NAME=V1,V2...]... [--trials N] [run options] -o DIR [--force]\n"
-    "       pgarena sweep [CONN] --max-rate --slo 'p99<=5ms' [-c N] [--trials N] [run options]\n"
-    "                     -o DIR [--force]\n"
-    "       pgarena sweep [CONN] --replay CAPTURE [--speed LIST] [--setup LABEL=CONN]...\n"
-    "                     [--set NAME=V1,V2...]... [--trials N] [replay options] -o DIR\n"
-    "\n"
-    "Run a matrix of benchmarks, interleaved (for each trial, for each cell, every setup in\n"
-    "turn) and resumable, and compare the setups in every cell; or find the highest rate whose\n"
-    "latency meets an objective. DIR gets sweep.json and one result file per cell and trial;\n"
-    "the same command on the same DIR resumes, keeping the complete cells.\n"
-    "\n"
-    "  -c, --clients LIST    client counts: 1,2,4,8 or a geometric range 1..64x2 (default 1)\n"
-    "                        (0 with -w ch --analytic-clients N: the streams alone)\n"
-    "  -R, --rate LIST       open-loop rates (tps), as -c\n"
-    "  -s, --scale LIST      scales; several need --init\n"
-    "      --init            load each scale (the workload's loader) before its cells\n"
-    "      --set NAME=V1,V2  vary a server setting: ALTER SYSTEM + reload on a given server\n"
-    "                        (settings that need no restart), restart with --local (repeatable)\n"
-    "      --setup LABEL=CONN  a setup to compare (repeatable; the first is the baseline)\n"
-    "      --label TEXT      the name of the one setup without --setup (default \"default\")\n"
-    "      --trials N        repetitions of every cell (default 1)\n"
-    "  -j, --jobs N          threads per cell (default min(clients, CPUs); clamped to clients)\n"
-    "  -o, --output DIR      the sweep's directory (required)\n"
-    "      --force           replace a different sweep in DIR\n"
-    "      --max-rate        capacity search: the highest -R meeting --slo (one -c value)\n"
-    "      --slo OBJECTIVE   p50, p95, p99, p99.9 or max <= LIMIT in ms or us, e.g. 'p99<=5ms'\n"
-    "      --compare AXIS    the axis whose values are compared, the first the baseline: setup,\n"
-    "                        clients, rate, scale, speed, a --set NAME, or none (default: the\n"
-    "                        setups when several, else the first --set, else the speeds)\n"
-    "      --json            print the cells' figures as JSON\n"
-    "      --replay CAPTURE  each cell replays CAPTURE as pgarena replay run does (its\n"
-    "                        clients are the capture's sessions: no -c, -R, -s, -w, -f, -b)\n"
-    "      --speed LIST      the replays' speeds: 1,2,4,max or 0.5..8x2 (default 1); compared\n"
-    "                        against the first when there is one setup and no --set\n"
-    "      --map-db A=B, --map-user A=B, --reset-from TEMPLATE, --read-only\n"
-    "                        as for replay run, in every cell (--reset-from before each)\n"
-    "      --local           run against a scratch server, loading the workload first\n"
-    "  -q, --quiet           no progress line\n"
-    "Every other run option (-w, -f, -b, -T, -M, --warmup, --warehouses, ...) applies to every\n"
-    "cell as it does to a run. Not here: -c, -R and -s are the axes above (lists); -o, --label\n"
-    "and -j are the sweep's; --report (use pgarena report DIR), -b list, --show-script, and\n"
-    "--agents with its options are refused.\n";
-
-const struct option cli_sweep_options[] = {{"setup", required_argument, NULL, OPT_SETUP},
-                                           {"set", required_argument, NULL, OPT_SET},
-                                           {"trials", required_argument, NULL, OPT_TRIALS},
-                                           {"force", no_argument, NULL, OPT_FORCE},
-                                           {"init", no_argument, NULL, OPT_INIT},
-                                           {"max-rate", no_argument, NULL, OPT_MAX_RATE},
-                                           {"slo", required_argument, NULL, OPT_SLO},
-                                           {"json", no_argument, NULL, OPT_JSON},
-                                           {"compare", required_argument, NULL, OPT_SWEEP_COMPARE},
-                                           {"replay", required_argument, NULL, OPT_REPLAY},
-                                           {"speed", required_argument, NULL, OPT_SPEED},
-                                           {"map-db", required_argument, NULL, OPT_MAP_DB},
-                                           {"map-user", required_argument, NULL, OPT_MAP_USER},
-                                           {"reset-from", required_argument, NULL, OPT_RESET_FROM},
-                                           {"read-only", no_argument, NULL, OPT_READ_ONLY},
-                                           {NULL, 0, NULL, 0}};
-
-#define N_SWEEP_OPTS (sizeof cli_sweep_options / sizeof cli_sweep_options[0] - 1)
-
-/* sweep's own options, then run's: one table for getopt_long (their codes come from one enum,
- * so none collides). Caller frees. */
-static struct option *merged_options(void)
-{
-    size_t n_run = 0;
-    while (cli_run_options[n_run].name)
-        n_run++;
-    struct option *all = xcalloc(N_SWEEP_OPTS + n_run + 1, sizeof *all);
-    memcpy(all, cli_sweep_options, N_SWEEP_OPTS * sizeof *all);
-    memcpy(all + N_SWEEP_OPTS, cli_run_options, n_run * sizeof *all);
-    return all;
-}
-
 static int int_list(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t **out,
                     size_t *n, struct err *e)
 {
@@ -249,9 +172,9 @@ static int replay_run_option(int opt)
 /* The name of run option opt, for a refusal. */
 static void option_name(int opt, char *buf, size_t size)
 {
-    for (size_t i = 0; cli_run_options[i].name; i++)
-        if (cli_run_options[i].val == opt) {
-            snprintf(buf, size, "--%s", cli_run_options[i].name);
+    for (const struct option *o = cli_getopt_table(CLI_RUN, NULL); o->name; o++)
+        if (o->val == opt) {
+            snprintf(buf, size, "--%s", o->name);
             return;
         }
     snprintf(buf, size, "-%c", opt > 32 && opt < 127 ? opt : '?');
@@ -370,20 +293,20 @@ static int check_options(struct sweep_opts *o, int bad_run_opt, struct err *e)
 
 int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
 {
-    struct option *all = merged_options();
+    const char *shortopts;
+    const struct option *all = cli_getopt_table(CLI_SWEEP, &shortopts);
     struct cli_run_opts run;
     cli_run_opts_init(&run);
     int opt, rc = 0, bad_run_opt = 0;
     opterr = 0;
     optind = 0;
-    while (rc == 0 && (opt = getopt_long(argc, argv, cli_run_shortopts, all, NULL)) != -1) {
+    while (rc == 0 && (opt = getopt_long(argc, argv, shortopts, all, NULL)) != -1) {
         if (opt == '?' || opt == ':') {
             rc = args_bad_option("sweep", argc, argv, optind, optopt, opt == ':', e);
             break;
         }
         if (opt == OPT_HELP) {
-            fputs(usage, stdout);
-            free(all);
+            cli_help(CLI_SWEEP, stdout);
             pg_connopts_free(&run.plan.conn);
             return 1;
         }
@@ -400,7 +323,6 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
         if (own < 0)
             rc = -1;
     }
-    free(all);
     o->run = run.plan; /* sweep_opts_free frees its conn */
     if (rc < 0)
         return -1;

@@ -1,5 +1,5 @@
 # Bad input: one clear line on stderr beginning "pgarena: ", nothing on stdout, the exit
-# status README.md documents (2 for usage and input, 1 for runtime failures).
+# status docs/running.md and the man page document (2 for usage and input, 1 for runtime failures).
 
 test_unknown_command() {
     pga frobnicate

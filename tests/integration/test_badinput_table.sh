@@ -38,3 +38,27 @@ test_bad_input_table() {
     [ "$n" -ge 40 ] || fail "only $n cases"
     echo "$n cases"
 }
+
+# Every case's exit status and stderr, byte for byte, as tests/data/bad-input.stderr pins them
+# (the test's directory and the server's conninfo written $T and $CONN): a refusal's words
+# change only with that file. PGARENA_PIN_WRITE=FILE writes the file instead (from the binary
+# in PGARENA: the one whose messages are the reference).
+test_bad_input_messages_pinned() {
+    make_bad_files
+    pinned=$PGARENA_TEST_TOP/tests/data/bad-input.stderr
+    n=0
+    : >got.stderr
+    while IFS='|' read -r status args pattern; do
+        case "$status" in '#'* | '') continue ;; esac
+        n=$((n + 1))
+        eval "set -- $args"
+        pga "$@"
+        printf '%s|%s|%s\n' "$n" "$RC" "$(sed -e "s|$T|\$T|g" -e "s|$CONN|\$CONN|g" "$T/err")" >>got.stderr
+    done <"$PGARENA_TEST_TOP/tests/data/bad-input.table"
+    if [ -n "${PGARENA_PIN_WRITE:-}" ]; then
+        cp got.stderr "$PGARENA_PIN_WRITE"
+        return
+    fi
+    diff -u "$pinned" got.stderr >pin.diff || fail "bad-input messages changed: $(cat pin.diff)"
+    echo "$n cases pinned"
+}
