@@ -93,16 +93,10 @@ static void keep_in_memory(struct bench_sink *s, struct result_interval *it)
 void bench_sink_interval(const struct engine_interval *iv, void *arg)
 {
     struct bench_sink *s = arg;
-    struct result_interval it = {
-        .t_s = iv->t_s,
-        .duration_s = iv->duration_s,
-        .transactions = iv->n_tx,
-        .failed = iv->n_failed,
-        .tps = iv->duration_s > 0 ? (double)iv->n_tx / iv->duration_s : 0,
-    };
+    struct result_interval it = {.t_s = iv->t_s};
     struct hist *h = hist_new();
     hist_add_sparse(h, iv->latency);
-    result_interval_latency(&it, h);
+    result_derive_interval(&it, iv->n_tx, iv->n_failed, iv->duration_s, h);
     hist_free(h);
     bench_sampling_interval(s->b, iv->idx, iv->t_s, &it);
     struct err e = {0};

@@ -279,18 +279,15 @@ static void rebuild_summary(const struct totals *t, struct result *r)
     }
     free(r->summary.classes);
     memset(&r->summary, 0, sizeof r->summary);
-    r->summary.duration_s = t->end_s;
-    r->summary.transactions = t->transactions;
-    r->summary.failed = t->failed;
-    r->summary.tps = t->end_s > 0 ? (double)t->transactions / t->end_s : 0;
-    result_summary_latency(r, t->latency);
+    struct result_measured m = {.duration_s = t->end_s,
+                                .transactions = t->transactions,
+                                .failed = t->failed,
+                                .latency = t->latency};
+    result_derive_summary(r, &m);
     if (one) {
         struct result_script_figures lone = {.name = xstrdup(r->workload.scripts[0].name),
                                              .weight = r->workload.scripts[0].weight};
-        lone.transactions = r->summary.transactions;
-        lone.failed = r->summary.failed;
-        lone.tps = r->summary.tps;
-        result_script_latency(&lone, t->latency);
+        result_derive_script(&lone, t->transactions, t->failed, t->end_s, t->latency);
         r->summary.scripts = xcalloc(1, sizeof *r->summary.scripts);
         r->summary.scripts[0] = lone;
         r->summary.n_scripts = 1;

@@ -1162,11 +1162,10 @@ static void replay_snapshot(struct result *s, uint64_t n)
     s->summary.classes = calloc(2, sizeof *s->summary.classes);
     struct result_script_figures *c = &s->summary.classes[0];
     c->name = strdup("SELECT v FROM t WHERE id = $1");
-    c->transactions = n;
     struct hist *h = hist_new();
     for (uint64_t i = 0; i < n; i++)
         hist_record(h, (int64_t)(100 + i));
-    result_script_latency(c, h);
+    result_derive_class(c, n, 0, s->summary.duration_s, h);
     hist_free(h);
 }
 
