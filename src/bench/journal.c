@@ -81,6 +81,19 @@ static void sink_events(struct bench_sink *s, double t_s)
     }
 }
 
+/* What the sampler knows of the run so far, as a line of the journal when it changed:
+ * recover derives client_cpu and waits.visibility from it. */
+static void sink_sampler(struct bench_sink *s, double t_s)
+{
+    const struct journal_sampler *now = &s->b->sampling.so_far, *was = &s->sampler_journaled;
+    if (!now->present || (was->present && was->max_thread_core == now->max_thread_core &&
+                          was->sees_all == now->sees_all))
+        return;
+    struct err e = {0};
+    if (journal_append_sampler(s->journal, now, t_s, &e) == 0)
+        s->sampler_journaled = *now;
+}
+
 static void keep_in_memory(struct bench_sink *s, struct result_interval *it)
 {
     if (s->n_mem == s->cap_mem) {
@@ -105,6 +118,7 @@ void bench_sink_interval(const struct engine_interval *iv, void *arg)
         s->n_journal++;
         result_interval_clear(&it);
         sink_events(s, iv->t_s);
+        sink_sampler(s, iv->t_s);
         sink_snapshot(s, iv->t_s);
         return;
     }

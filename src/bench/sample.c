@@ -66,6 +66,7 @@ void bench_sampling_interval(struct bench *b, size_t idx, double t_s, struct res
                                     (int64_t)si.disk.read_bytes,
                                     (int64_t)si.disk.write_bytes};
     bench_server_io_interval(b, &si, it);
+    b->sampling.so_far = (struct journal_sampler){1, si.max_thread_core, si.sees_all};
     sample_interval_free(&si);
 }
 

@@ -404,6 +404,8 @@ void sampler_take(struct sampler *s, size_t idx, time_ns end_ns, struct sample_i
     close_interval(s, idx + 1 > interval_of(s, now) ? idx + 1 : interval_of(s, now), now);
     out->events = s->events;
     out->n_events = s->n_events;
+    out->max_thread_core = s->max_thread_core;
+    out->sees_all = s->tot.sees_all;
     s->events = NULL;
     s->n_events = 0;
     struct bucket *b = bucket_at(s, idx);

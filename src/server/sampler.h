@@ -53,6 +53,10 @@ struct sample_interval {
     /* Events seen since the previous interval was taken, in time order. */
     size_t n_events;
     struct result_event *events;
+    /* The whole measured part so far, as sample_totals will say at the end: the busiest
+     * client thread's share of one core, and sees_all. */
+    double max_thread_core;
+    int sees_all;
 };
 
 /* The whole measured part: the sum of the intervals taken. */

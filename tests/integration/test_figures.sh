@@ -1,7 +1,8 @@
 # One place derives figures (result/figures.c): merge and recover of the same inputs give the
 # same file, byte for byte. tests/data/figures holds the inputs (two runs of two scripts, one
 # sampled with -R, one with -C; two replays of one capture; the journals of a killed run and of
-# a killed replay) and what merge and recover made of them; a change that changes a figure
+# a killed replay, made by the pgarena before the one place, and of a killed run with sampler
+# lines, ks.journal) and what merge and recover made of them; a change that changes a figure
 # writes them anew and says why in its commit:
 #   pgarena merge a.json b.json -o merged-ab.json --force
 #   pgarena merge r1.json r2.json -o merged-r.json --force
@@ -21,7 +22,7 @@ test_figures_merge_pinned() {
 
 test_figures_recover_pinned() {
     local d=$PGARENA_TEST_TOP/tests/data/figures
-    for j in k rk; do
+    for j in k rk ks; do
         cp "$d/$j.journal" x.json.journal
         touch -d "$FIGURES_TIME" x.json.journal
         pga recover x.json
