@@ -94,8 +94,7 @@ void bench_sampling_finish(struct bench *b, struct result *r)
         }
         r->waits.visibility = t.sees_all < 0 ? NULL : xstrdup(t.sees_all ? "all" : "own-user");
         r->waits.note = t.note[0] ? xstrdup(t.note) : NULL;
-        r->client_cpu =
-            (struct result_client_cpu){t.have_cpu, t.cpu_user, t.cpu_system, t.max_thread_core};
+        result_derive_client_cpu(&r->client_cpu, &t.cpu);
         bench_server_io_finish(b, &t, r);
         sample_totals_free(&t);
     }
