@@ -98,3 +98,8 @@ void result_derive_client_cpu(struct result_client_cpu *c, const struct result_c
     c->system = c->present ? m->system_s / m->elapsed_s : 0;
     c->max_thread_core = m->max_thread_core;
 }
+
+double result_hit_ratio(int64_t hit, int64_t read)
+{
+    return hit < 0 || read < 0 || hit + read == 0 ? -1 : (double)hit / (double)(hit + read);
+}

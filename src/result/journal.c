@@ -462,7 +462,7 @@ static void rebuild_server_stats(const struct result_sio *sum, struct result *r)
     }
     int64_t hit = sum->v[SIO_BLKS_HIT], read = sum->v[SIO_BLKS_READ];
     int have_blks = ((sum->have >> SIO_BLKS_HIT) & 1) && ((sum->have >> SIO_BLKS_READ) & 1);
-    r->cache_hit_ratio = have_blks && hit + read > 0 ? (double)hit / (double)(hit + read) : -1;
+    r->cache_hit_ratio = have_blks ? result_hit_ratio(hit, read) : -1;
 }
 
 /* A sampled run's server internals, when it wrote events lines: the fields of its server

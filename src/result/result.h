@@ -460,6 +460,9 @@ void result_derive_interval(struct result_interval *it, uint64_t transactions, u
 void result_derive_lag(struct result_lag *l, const struct hist *h);
 /* client_cpu: present when the spans are not empty. */
 void result_derive_client_cpu(struct result_client_cpu *c, const struct result_cpu_measured *m);
+/* The share of block reads found in shared buffers (cache_hit_ratio, an interval's hit ratio):
+ * -1 when a count is unknown (< 0) or there was no read. */
+double result_hit_ratio(int64_t hit, int64_t read);
 
 /* Free what an agent object owns (run_id, host, end_reason) and clear it. */
 void result_agent_free(struct result_agent *a);
