@@ -50,7 +50,8 @@ struct bench_sampling {
     struct result_sio sio_total;
     size_t n_events;
     struct result_event *events;
-    char measured_start_at[64]; /* the measured start on the wall clock, "" unknown */
+    char measured_start_at[64];    /* the measured start on the wall clock, "" unknown */
+    struct journal_sampler so_far; /* as of the last interval taken, for the journal */
 };
 
 struct bench {
@@ -109,6 +110,7 @@ struct bench_sink {
     double snap_t_s, snap_every_s; /* the workload's last snapshot line, and the next's gap */
     size_t n_events_journaled;     /* server events in its events lines */
     int events_line;               /* one was written */
+    struct journal_sampler sampler_journaled; /* its last sampler line's (present 0: none) */
 };
 
 /* Create the journal of the output with the header the run knows before it starts; without

@@ -81,6 +81,19 @@ static void sink_events(struct bench_sink *s, double t_s)
     }
 }
 
+/* What the sampler knows of the run so far, as a line of the journal when it changed:
+ * recover derives client_cpu and waits.visibility from it. */
+static void sink_sampler(struct bench_sink *s, double t_s)
+{
+    const struct journal_sampler *now = &s->b->sampling.so_far, *was = &s->sampler_journaled;
+    if (!now->present || (was->present && was->max_thread_core == now->max_thread_core &&
+                          was->sees_all == now->sees_all))
+        return;
+    struct err e = {0};
+    if (journal_append_sampler(s->journal, now, t_s, &e) == 0)
+        s->sampler_journaled = *now;
+}
+
 static void keep_in_memory(struct bench_sink *s, struct result_interval *it)
 {
     if (s->n_mem == s->cap_mem) {
@@ -93,16 +106,10 @@ static void keep_in_memory(struct bench_sink *s, struct result_interval *it)
 void bench_sink_interval(const struct engine_interval *iv, void *arg)
 {
     struct bench_sink *s = arg;
-    struct result_interval it = {
-        .t_s = iv->t_s,
-        .duration_s = iv->duration_s,
-        .transactions = iv->n_tx,
-        .failed = iv->n_failed,
-        .tps = iv->duration_s > 0 ? (double)iv->n_tx / iv->duration_s : 0,
-    };
+    struct result_interval it = {.t_s = iv->t_s};
     struct hist *h = hist_new();
     hist_add_sparse(h, iv->latency);
-    result_interval_latency(&it, h);
+    result_derive_interval(&it, iv->n_tx, iv->n_failed, iv->duration_s, h);
     hist_free(h);
     bench_sampling_interval(s->b, iv->idx, iv->t_s, &it);
     struct err e = {0};
@@ -111,6 +118,7 @@ void bench_sink_interval(const struct engine_interval *iv, void *arg)
         s->n_journal++;
         result_interval_clear(&it);
         sink_events(s, iv->t_s);
+        sink_sampler(s, iv->t_s);
         sink_snapshot(s, iv->t_s);
         return;
     }

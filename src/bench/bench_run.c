@@ -24,11 +24,16 @@ void bench_warn(const struct bench *b, const char *fmt, ...)
     b->hooks->warning(line, b->hooks->arg);
 }
 
+/* The setup connection gives up as the clients' connects do (engine/client_conn.c), unless
+ * the conninfo sets its own connect_timeout: a server that accepts the connection and never
+ * answers fails the run instead of hanging it before it starts. */
+#define SETUP_CONNECT_TIMEOUT_S 10
+
 /* Read what the run needs from the server before it starts: the workload's sizes and the
  * version, and the environment the result records. */
 static int prepare_server(struct bench *b, struct err *e)
 {
-    struct pg_conn *c = pg_connect(&b->p.conn, e);
+    struct pg_conn *c = pg_connect_within(&b->p.conn, SETUP_CONNECT_TIMEOUT_S, e);
     if (!c)
         return -1;
     const char *v = pg_parameter(c, "server_version");

@@ -24,34 +24,29 @@ static void client_info(struct result *r)
     r->client.libpq_version = c.libpq_version;
 }
 
+/* What the engine measured, for the one place that derives the summary's figures. */
 static void fill_summary(const struct engine_result *er, struct result *r)
 {
-    r->summary.duration_s = (double)er->duration_ns / NS_PER_S;
-    r->summary.transactions = er->n_tx;
-    r->summary.failed = er->n_failed;
-    r->summary.retried = er->n_retried;
-    r->summary.tps = r->summary.duration_s > 0 ? (double)er->n_tx / r->summary.duration_s : 0;
     static const enum pg_failure map[RESULT_N_ERRORS] = {PGF_SERIALIZATION, PGF_DEADLOCK,
                                                          PGF_CONNECTION, PGF_TIMEOUT, PGF_OTHER};
+    struct result_measured m = {
+        .duration_s = (double)er->duration_ns / NS_PER_S,
+        .transactions = er->n_tx,
+        .failed = er->n_failed,
+        .retried = er->n_retried,
+        .retries = er->n_retries,
+        .skipped = er->n_skipped,
+        .late = er->n_late,
+        .latency_out_of_range = er->n_latency_out_of_range,
+        .latency = er->latency,
+        .lag = er->lag,
+        .connections = er->n_connects,
+        .connect_s = (double)er->connect_time_ns / NS_PER_S,
+        .clients = er->n_clients,
+    };
     for (int k = 0; k < RESULT_N_ERRORS; k++)
-        r->summary.errors[k] = er->errors[map[k]];
-    result_summary_latency(r, er->latency);
-    r->summary.skipped = er->n_skipped;
-    r->summary.late = er->n_late;
-    r->summary.latency_out_of_range = er->n_latency_out_of_range;
-    r->summary.retries = er->n_retries;
-    r->summary.lag_mean_us = hist_mean(er->lag);
-    r->summary.lag_p99_us = (double)hist_percentile(er->lag, 99);
-    r->summary.lag_max_us = (double)hist_max(er->lag);
-    r->summary.connections = er->n_connects;
-    if (er->n_connects > 0) {
-        /* As pgbench: the clients' connection time, shared out, comes off the duration. */
-        double conn_s = (double)er->connect_time_ns / NS_PER_S;
-        double per_client_s = conn_s / (er->n_clients > 0 ? er->n_clients : 1);
-        double net_s = r->summary.duration_s - per_client_s;
-        r->summary.connect_mean_us = conn_s * 1e6 / (double)er->n_connects;
-        r->summary.tps_excluding_connect = net_s > 0 ? (double)er->n_tx / net_s : 0;
-    }
+        m.errors[k] = er->errors[map[k]];
+    result_derive_summary(r, &m);
 }
 
 static void fill_statements(const struct script_set *scripts, const struct engine_result *er,
@@ -79,10 +74,7 @@ static void fill_script_summaries(const struct script_set *scripts, const struct
         struct result_script_figures *s = &r->summary.scripts[i];
         s->name = xstrdup(scripts->scripts[i].name);
         s->weight = scripts->scripts[i].weight;
-        s->transactions = src->n_tx;
-        s->failed = src->n_failed;
-        s->tps = r->summary.duration_s > 0 ? (double)src->n_tx / r->summary.duration_s : 0;
-        result_script_latency(s, src->latency);
+        result_derive_script(s, src->n_tx, src->n_failed, r->summary.duration_s, src->latency);
     }
 }
 

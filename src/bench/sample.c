@@ -66,6 +66,7 @@ void bench_sampling_interval(struct bench *b, size_t idx, double t_s, struct res
                                     (int64_t)si.disk.read_bytes,
                                     (int64_t)si.disk.write_bytes};
     bench_server_io_interval(b, &si, it);
+    b->sampling.so_far = (struct journal_sampler){1, si.max_thread_core, si.sees_all};
     sample_interval_free(&si);
 }
 
@@ -93,8 +94,7 @@ void bench_sampling_finish(struct bench *b, struct result *r)
         }
         r->waits.visibility = t.sees_all < 0 ? NULL : xstrdup(t.sees_all ? "all" : "own-user");
         r->waits.note = t.note[0] ? xstrdup(t.note) : NULL;
-        r->client_cpu =
-            (struct result_client_cpu){t.have_cpu, t.cpu_user, t.cpu_system, t.max_thread_core};
+        result_derive_client_cpu(&r->client_cpu, &t.cpu);
         bench_server_io_finish(b, &t, r);
         sample_totals_free(&t);
     }

@@ -535,7 +535,15 @@ static void class_records(struct matrix *mx, size_t p, size_t u, const struct sw
         }
 }
 
-/* The records of the value side b against the baseline side a, one per metric. */
+/* Whether side s is of a -c 0 cell (-w ch's analytic streams alone): its run's totals count
+ * the terminals only, so it has none of the whole-run figures. */
+static int no_terminals(const struct matrix *mx, const struct side *s)
+{
+    return mx->d->n_clients > 0 && mx->d->cells[s->cells[0]].clients == 0;
+}
+
+/* The records of the value side b against the baseline side a: one per whole-run metric
+ * (none when a side has no terminals: -c 0), then the per-script and per-class ones. */
 static void compare_sides(struct matrix *mx, size_t p, size_t u, const struct side *a,
                           const struct side *b)
 {
@@ -544,7 +552,8 @@ static void compare_sides(struct matrix *mx, size_t p, size_t u, const struct si
         return;
     const struct cmp_metric *cell = rep.outcomes[0].metrics;
     const struct sweep_cell *vc = &mx->d->cells[b->cells[0]];
-    for (int m = 0; m < CMP_N_METRICS; m++) {
+    int whole_run = !no_terminals(mx, a) && !no_terminals(mx, b);
+    for (int m = 0; whole_run && m < CMP_N_METRICS; m++) {
         struct sweep_comparison *r = new_record(mx->f);
         record_cell(mx, vc, r);
         r->fig_point = p;

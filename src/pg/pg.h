@@ -176,6 +176,11 @@ void pg_error_line(const struct pg_conn *c, const struct pg_result *r, char *out
  * server: reason") on failure. */
 struct pg_conn *pg_connect(const struct pg_connopts *o, struct err *e);
 
+/* The same, giving up after timeout_s seconds (libpq's connect_timeout, unless the conninfo
+ * sets its own): a server that accepts the connection but never answers fails it ("could not
+ * connect to server: timeout expired") instead of hanging. */
+struct pg_conn *pg_connect_within(const struct pg_connopts *o, int timeout_s, struct err *e);
+
 /* Run one or more statements; any result other than a command or rows fails with e set to
  * the server's message. */
 int pg_exec(struct pg_conn *c, const char *sql, struct err *e);

@@ -14,7 +14,7 @@
 
 /* libpq's smallest useful connect_timeout is 2 s; a little more keeps a slow but live server
  * reachable on a loaded machine. */
-#define AUX_CONNECT_TIMEOUT_S "3"
+#define AUX_CONNECT_TIMEOUT_S 3
 
 static PGresult *exec_unbounded(PGconn *pc, const char *sql, int n, const char *const *values)
 {
@@ -136,24 +136,10 @@ PGresult *pg_libpq_prepare(struct pg_conn *c, const char *name, const char *sql,
 
 struct pg_conn *pg_connect_aux(const struct pg_connopts *o, int timeout_ms, struct err *e)
 {
-    /* connect_timeout first: a conninfo that sets its own overrides it. */
-    const char *kw[PG_CONN_PARAMS + 1], *val[PG_CONN_PARAMS + 1];
-    kw[0] = "connect_timeout";
-    val[0] = AUX_CONNECT_TIMEOUT_S;
-    pg_connopts_params(o, kw + 1, val + 1);
-    PGconn *pc = PQconnectdbParams(kw, val, 1);
-    if (!pc) {
-        err_set(e, ERR_RUNTIME, "could not connect: out of memory");
+    struct pg_conn *c = pg_connect_within(o, AUX_CONNECT_TIMEOUT_S, e);
+    if (!c)
         return NULL;
-    }
-    struct pg_conn *c = pg_libpq_wrap(pc);
     char line[512];
-    if (PQstatus(pc) != CONNECTION_OK) {
-        pg_conn_error(c, line, sizeof line);
-        err_set(e, ERR_RUNTIME, "could not connect to server: %s", line);
-        pg_finish(c);
-        return NULL;
-    }
     struct pg_libpq_conn *w = (struct pg_libpq_conn *)c;
     w->aux_timeout_ms = timeout_ms;
     /* A SET rather than the startup packet's options: a pooler (pgbouncer) refuses those. */

@@ -1,6 +1,7 @@
 #include "pg/pg_libpq.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -14,10 +15,9 @@ static PGconn *real(const struct pg_conn *c)
     return PG_LIBPQ(c);
 }
 
-struct pg_conn *pg_connect(const struct pg_connopts *o, struct err *e)
+/* Connect with keywords kw and values val (NULL-terminated). */
+static struct pg_conn *connect_params(const char *const *kw, const char *const *val, struct err *e)
 {
-    const char *kw[PG_CONN_PARAMS], *val[PG_CONN_PARAMS];
-    pg_connopts_params(o, kw, val);
     PGconn *pc = PQconnectdbParams(kw, val, 1);
     if (!pc) {
         err_set(e, ERR_RUNTIME, "could not connect: out of memory");
@@ -32,6 +32,25 @@ struct pg_conn *pg_connect(const struct pg_connopts *o, struct err *e)
         return NULL;
     }
     return c;
+}
+
+struct pg_conn *pg_connect(const struct pg_connopts *o, struct err *e)
+{
+    const char *kw[PG_CONN_PARAMS], *val[PG_CONN_PARAMS];
+    pg_connopts_params(o, kw, val);
+    return connect_params(kw, val, e);
+}
+
+struct pg_conn *pg_connect_within(const struct pg_connopts *o, int timeout_s, struct err *e)
+{
+    /* connect_timeout first: a conninfo that sets its own overrides it. */
+    const char *kw[PG_CONN_PARAMS + 1], *val[PG_CONN_PARAMS + 1];
+    char seconds[16];
+    snprintf(seconds, sizeof seconds, "%d", timeout_s);
+    kw[0] = "connect_timeout";
+    val[0] = seconds;
+    pg_connopts_params(o, kw + 1, val + 1);
+    return connect_params(kw, val, e);
 }
 
 /* The error of a failed result as "what: message (detail)", or the message alone without

@@ -140,6 +140,43 @@ void report_interval_series(struct report_doc *d, struct svg_chart *c,
     }
 }
 
+void report_time_chart(struct report_doc *d, const struct report_time_chart *tc)
+{
+    double top = 0, end_s = 1;
+    for (size_t i = 0; i < d->in->n; i++) {
+        const struct result *r = &d->in->runs[i];
+        for (size_t t = 0; t < r->n_intervals; t++) {
+            double v = tc->value(&r->intervals[t], tc->what);
+            if (isfinite(v) && v > top)
+                top = v;
+            if (r->intervals[t].t_s > end_s)
+                end_s = r->intervals[t].t_s;
+        }
+    }
+    if (top <= 0 && tc->skip_empty)
+        return;
+    struct svg_legend_entry *legend = xcalloc(d->n_sides, sizeof *legend);
+    for (size_t s = 0; s < d->n_sides; s++)
+        legend[s] = (struct svg_legend_entry){d->sides[s].label, s};
+    struct svg_axis x = {.lo = 0, .hi = end_s, .title = "time (s)", .max_ticks = 10};
+    struct svg_axis y = {.lo = 0,
+                         .hi = tc->y_top > 0 ? tc->y_top
+                               : top > 0     ? top
+                                             : 1,
+                         .title = tc->ytitle};
+    char id[32];
+    snprintf(id, sizeof id, "chart%d", ++d->next_id);
+    report_figure_begin(d, tc->title);
+    struct svg_chart c;
+    svg_chart_begin(&c, d->out, id, tc->title, &x, &y, legend, d->n_sides);
+    free(legend);
+    if (tc->event_bands)
+        report_event_bands(d, &c);
+    report_interval_series(d, &c, tc->value, tc->what);
+    svg_chart_end(&c);
+    report_figure_end(d, tc->caption);
+}
+
 /* One chart of a per-interval value of every run. */
 static void over_time_chart(struct report_doc *d, enum over_time what, const char *title,
                             const char *caption)

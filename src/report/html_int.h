@@ -84,6 +84,18 @@ struct svg_chart;
 void report_interval_series(struct report_doc *d, struct svg_chart *c,
                             double (*value)(const struct result_interval *it, int what), int what);
 
+/* A figure of every run over time: one line per run of value(interval, what) (NaN: none) in
+ * its side's style, the y axis from 0 to y_top (0: the highest value), the server's events as
+ * bands when event_bands is set; nothing when skip_empty is set and no value is above 0. */
+struct report_time_chart {
+    double (*value)(const struct result_interval *it, int what);
+    int what;
+    const char *title, *ytitle, *caption;
+    double y_top;
+    int skip_empty, event_bands;
+};
+void report_time_chart(struct report_doc *d, const struct report_time_chart *tc);
+
 /* Throughput, then latency p50, p99 and max, over time (one line per run). */
 void report_html_over_time(struct report_doc *d);
 

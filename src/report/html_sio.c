@@ -72,50 +72,19 @@ static double sio_value(const struct result_interval *it, int what)
     }
 }
 
-/* The highest value of what over every run, and the end of the last interval. */
-static double top_of(const struct report_doc *d, int what, double *end_s)
-{
-    double top = 0;
-    *end_s = 1;
-    for (size_t i = 0; i < d->in->n; i++) {
-        const struct result *r = &d->in->runs[i];
-        for (size_t t = 0; t < r->n_intervals; t++) {
-            double v = sio_value(&r->intervals[t], what);
-            if (isfinite(v) && v > top)
-                top = v;
-            if (r->intervals[t].t_s > *end_s)
-                *end_s = r->intervals[t].t_s;
-        }
-    }
-    return top;
-}
-
-/* One line per run of a figure, with the events as bands; nothing when no run has it. */
+/* One line per run of a figure, with the events as bands; nothing for the replication lag
+ * when no run has one. */
 static void line_chart(struct report_doc *d, int what, const char *title, const char *ytitle,
                        const char *caption)
 {
-    double end_s, top = top_of(d, what, &end_s);
-    if (top <= 0 && what == W_LAG_MB)
-        return;
-    struct svg_legend_entry *legend = xcalloc(d->n_sides, sizeof *legend);
-    for (size_t s = 0; s < d->n_sides; s++)
-        legend[s] = (struct svg_legend_entry){d->sides[s].label, s};
-    struct svg_axis x = {.lo = 0, .hi = end_s, .title = "time (s)", .max_ticks = 10};
-    struct svg_axis y = {.lo = 0,
-                         .hi = what == W_HIT_PCT ? 100
-                               : top > 0         ? top
-                                                 : 1,
-                         .title = ytitle};
-    char id[32];
-    snprintf(id, sizeof id, "chart%d", ++d->next_id);
-    report_figure_begin(d, title);
-    struct svg_chart c;
-    svg_chart_begin(&c, d->out, id, title, &x, &y, legend, d->n_sides);
-    free(legend);
-    report_event_bands(d, &c);
-    report_interval_series(d, &c, sio_value, what);
-    svg_chart_end(&c);
-    report_figure_end(d, caption);
+    report_time_chart(d, &(struct report_time_chart){.value = sio_value,
+                                                     .what = what,
+                                                     .title = title,
+                                                     .ytitle = ytitle,
+                                                     .caption = caption,
+                                                     .y_top = what == W_HIT_PCT ? 100 : 0,
+                                                     .skip_empty = what == W_LAG_MB,
+                                                     .event_bands = 1});
 }
 
 /* Run i's buffers written per second by the checkpointer, the bgwriter and backends. */

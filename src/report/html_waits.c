@@ -119,41 +119,18 @@ static double cpu_value(const struct result_interval *it, int what)
     return it->duration_s > 0 ? bytes / it->duration_s / 1e6 : NAN;
 }
 
-/* One line per sampled run of a per-interval figure; nothing when no run has it. */
+/* One line per sampled run of a per-interval figure; nothing when no run has it (the client's
+ * CPU is drawn always). */
 static void cpu_chart(struct report_doc *d, enum cpu_what what, const char *title,
                       const char *ytitle, const char *caption)
 {
-    double top = 0, end = 1;
-    for (size_t i = 0; i < d->in->n; i++) {
-        const struct result *r = &d->in->runs[i];
-        for (size_t t = 0; t < r->n_intervals; t++) {
-            double v = cpu_value(&r->intervals[t], what);
-            if (isfinite(v) && v > top)
-                top = v;
-            if (r->intervals[t].t_s > end)
-                end = r->intervals[t].t_s;
-        }
-    }
-    if (top <= 0 && what != CPU_CLIENT)
-        return;
-    struct svg_legend_entry *legend = xcalloc(d->n_sides, sizeof *legend);
-    for (size_t s = 0; s < d->n_sides; s++)
-        legend[s] = (struct svg_legend_entry){d->sides[s].label, s};
-    struct svg_axis x = {.lo = 0, .hi = end, .title = "time (s)", .max_ticks = 10};
-    struct svg_axis y = {.lo = 0,
-                         .hi = what == CPU_HOST ? 100
-                               : top > 0        ? top
-                                                : 1,
-                         .title = ytitle};
-    char id[32];
-    snprintf(id, sizeof id, "chart%d", ++d->next_id);
-    report_figure_begin(d, title);
-    struct svg_chart c;
-    svg_chart_begin(&c, d->out, id, title, &x, &y, legend, d->n_sides);
-    free(legend);
-    report_interval_series(d, &c, cpu_value, (int)what);
-    svg_chart_end(&c);
-    report_figure_end(d, caption);
+    report_time_chart(d, &(struct report_time_chart){.value = cpu_value,
+                                                     .what = (int)what,
+                                                     .title = title,
+                                                     .ytitle = ytitle,
+                                                     .caption = caption,
+                                                     .y_top = what == CPU_HOST ? 100 : 0,
+                                                     .skip_empty = what != CPU_CLIENT});
 }
 
 /* The top wait events of every sampled run, as shares. */

@@ -75,8 +75,7 @@ double report_sio_hit_ratio(const struct result_sio *s)
 {
     if (!has(s, SIO_BLKS_HIT) || !has(s, SIO_BLKS_READ))
         return -1;
-    int64_t all = s->v[SIO_BLKS_HIT] + s->v[SIO_BLKS_READ];
-    return all > 0 ? (double)s->v[SIO_BLKS_HIT] / (double)all : -1;
+    return result_hit_ratio(s->v[SIO_BLKS_HIT], s->v[SIO_BLKS_READ]);
 }
 
 void report_text_sio_header(FILE *out)

@@ -172,20 +172,62 @@ int journal_line_is_interval(const char *line, size_t len)
     return has_prefix(line, len, INTERVAL_PREFIX);
 }
 
-int journal_append_events(struct journal *j, const char *measured_start_at,
-                          const struct result_event *ev, size_t n, double t_s, struct err *e)
+/* Append {"kind": o} as a line (o is taken). */
+static int append_side_line(struct journal *j, const char *kind, json_t *o, struct err *e)
 {
-    json_t *o = json_object(), *root = json_object();
-    json_object_set_new(o, "t_s", json_real(t_s));
-    if (measured_start_at && measured_start_at[0])
-        json_object_set_new(o, "measured_start_at", json_string(measured_start_at));
-    json_object_set_new(o, "events", result_events_array_json(ev, n));
-    json_object_set_new(root, "events", o);
+    json_t *root = json_object();
+    json_object_set_new(root, kind, o);
     char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(root);
     if (!text)
         return err_set(e, ERR_RUNTIME, "cannot write the journal %s: out of memory", j->path);
     return append_line(j, text, e);
+}
+
+int journal_append_events(struct journal *j, const char *measured_start_at,
+                          const struct result_event *ev, size_t n, double t_s, struct err *e)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "t_s", json_real(t_s));
+    if (measured_start_at && measured_start_at[0])
+        json_object_set_new(o, "measured_start_at", json_string(measured_start_at));
+    json_object_set_new(o, "events", result_events_array_json(ev, n));
+    return append_side_line(j, "events", o, e);
+}
+
+/* A sampler line begins so. */
+#define SAMPLER_PREFIX "{\"sampler\":"
+
+static const char *visibility_name(int sees_all)
+{
+    return sees_all < 0 ? NULL : sees_all ? "all" : "own-user";
+}
+
+int journal_append_sampler(struct journal *j, const struct journal_sampler *s, double t_s,
+                           struct err *e)
+{
+    json_t *o = json_object();
+    const char *v = visibility_name(s->sees_all);
+    json_object_set_new(o, "t_s", json_real(t_s));
+    json_object_set_new(o, "max_thread", json_real(s->max_thread_core));
+    json_object_set_new(o, "visibility", v ? json_string(v) : json_null());
+    return append_side_line(j, "sampler", o, e);
+}
+
+/* A sampler line into *s; -1 when it does not read. */
+static int read_sampler_line(const char *line, size_t len, struct journal_sampler *s)
+{
+    json_t *root = json_loadb(line, len, 0, NULL);
+    const json_t *o = json_object_get(root, "sampler");
+    const json_t *max = json_object_get(o, "max_thread"), *v = json_object_get(o, "visibility");
+    int rc = json_is_number(max) && (json_is_null(v) || json_is_string(v)) ? 0 : -1;
+    if (rc == 0)
+        *s = (struct journal_sampler){1, json_number_value(max),
+                                      json_is_null(v)                            ? -1
+                                      : strcmp(json_string_value(v), "all") == 0 ? 1
+                                                                                 : 0};
+    json_decref(root);
+    return rc;
 }
 
 int journal_append(struct journal *j, const struct result_interval *it, struct err *e)
@@ -235,6 +277,7 @@ struct totals {
     struct result_wait *waits;
     uint32_t sio_fields;   /* the fields the intervals' server_io has (theirs list nonzero ones) */
     struct result_sio sio; /* their sum */
+    struct result_cpu_measured cpu; /* the client's CPU over the intervals that have it */
 };
 
 static int add_line(const char *line, size_t len, struct totals *t)
@@ -255,6 +298,11 @@ static int add_line(const char *line, size_t len, struct totals *t)
     result_interval_clear(&it);
     if (rc < 0)
         return -1;
+    if (it.has_client_cpu) {
+        t->cpu.elapsed_s += it.duration_s;
+        t->cpu.user_s += it.cpu_user * it.duration_s;
+        t->cpu.system_s += it.cpu_system * it.duration_s;
+    }
     t->transactions += it.transactions;
     t->failed += it.failed;
     if (it.t_s > t->end_s)
@@ -279,18 +327,15 @@ static void rebuild_summary(const struct totals *t, struct result *r)
     }
     free(r->summary.classes);
     memset(&r->summary, 0, sizeof r->summary);
-    r->summary.duration_s = t->end_s;
-    r->summary.transactions = t->transactions;
-    r->summary.failed = t->failed;
-    r->summary.tps = t->end_s > 0 ? (double)t->transactions / t->end_s : 0;
-    result_summary_latency(r, t->latency);
+    struct result_measured m = {.duration_s = t->end_s,
+                                .transactions = t->transactions,
+                                .failed = t->failed,
+                                .latency = t->latency};
+    result_derive_summary(r, &m);
     if (one) {
         struct result_script_figures lone = {.name = xstrdup(r->workload.scripts[0].name),
                                              .weight = r->workload.scripts[0].weight};
-        lone.transactions = r->summary.transactions;
-        lone.failed = r->summary.failed;
-        lone.tps = r->summary.tps;
-        result_script_latency(&lone, t->latency);
+        result_derive_script(&lone, t->transactions, t->failed, t->end_s, t->latency);
         r->summary.scripts = xcalloc(1, sizeof *r->summary.scripts);
         r->summary.scripts[0] = lone;
         r->summary.n_scripts = 1;
@@ -323,6 +368,20 @@ static void rebuild_waits(struct totals *t, struct result *r)
                         RESULT_INTERVAL_WAITS, t->end_s);
     t->waits = NULL;
     t->n_waits = 0;
+}
+
+/* A sampled run's client_cpu and waits.visibility, when its journal has sampler lines: the
+ * client's CPU of the intervals over their lengths, and the last line's busiest thread and
+ * visibility (a journal of a pgarena before sampler lines has neither). */
+static void rebuild_client(struct totals *t, const struct journal_sampler *s, struct result *r)
+{
+    if (!s->present || !r->waits.present)
+        return;
+    t->cpu.max_thread_core = s->max_thread_core;
+    result_derive_client_cpu(&r->client_cpu, &t->cpu);
+    const char *v = visibility_name(s->sees_all);
+    free(r->waits.visibility);
+    r->waits.visibility = v ? xstrdup(v) : NULL;
 }
 
 /* The journal's last write, as the run's end. */
@@ -403,7 +462,7 @@ static void rebuild_server_stats(const struct result_sio *sum, struct result *r)
     }
     int64_t hit = sum->v[SIO_BLKS_HIT], read = sum->v[SIO_BLKS_READ];
     int have_blks = ((sum->have >> SIO_BLKS_HIT) & 1) && ((sum->have >> SIO_BLKS_READ) & 1);
-    r->cache_hit_ratio = have_blks && hit + read > 0 ? (double)hit / (double)(hit + read) : -1;
+    r->cache_hit_ratio = have_blks ? result_hit_ratio(hit, read) : -1;
 }
 
 /* A sampled run's server internals, when it wrote events lines: the fields of its server
@@ -443,6 +502,7 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
     }
     struct totals t = {.latency = hist_new(), .sio_fields = result_sio_fields_known(r)};
     json_t *snap = NULL; /* the last whole snapshot line's */
+    struct journal_sampler sampler = {0};
     int saw_events = 0;
     result_events_free(r); /* the header's: none */
     /* Lines are whole or the last one is torn: stop at the first that does not read. */
@@ -459,6 +519,9 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
             if (add_events_line(line, (size_t)len, r) < 0)
                 break;
             saw_events = 1;
+        } else if (has_prefix(line, (size_t)len, SAMPLER_PREFIX)) {
+            if (read_sampler_line(line, (size_t)len, &sampler) < 0)
+                break;
         } else if (!journal_line_is_interval(line, (size_t)len)) {
             continue; /* a kind of line of a later pgarena */
         } else if (add_line(line, (size_t)len, &t) < 0) {
@@ -476,6 +539,7 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
         json_decref(snap);
     }
     rebuild_waits(&t, r);
+    rebuild_client(&t, &sampler, r);
     rebuild_server_io(&t, saw_events, r);
     hist_free(t.latency);
     free(r->finished_at);

@@ -12,8 +12,8 @@
  * result document as known before the run (environment, workload, options, an empty summary
  * and no intervals) with the journal's version as its last key ("journal_version": 2; none
  * in version 1), then one line per interval exactly as the result file holds it, with side
- * lines between them (a replay's snapshots, a sampled run's server events). Each
- * line is written whole with one write() (flushed every interval) and the file is fsynced at
+ * lines between them (a replay's snapshots, a sampled run's server events and sampler lines).
+ * Each line is written whole with one write() (flushed every interval) and the file is fsynced at
  * most once a second. A normal end writes the result (copying the interval lines) and removes
  * the journal; `pgarena recover` turns a journal left behind into a result.
  * Ownership: struct journal owns its file descriptor and path (journal_close).
@@ -58,6 +58,20 @@ int journal_line_is_snapshot(const char *line, size_t len);
 int journal_append_events(struct journal *j, const char *measured_start_at,
                           const struct result_event *ev, size_t n, double t_s, struct err *e);
 
+/* What the sampler knows of the whole run so far that the interval lines do not hold. */
+struct journal_sampler {
+    int present;            /* 0: nothing known */
+    double max_thread_core; /* the busiest client thread's share of one core (client_cpu) */
+    int sees_all;           /* waits.visibility: 1 "all", 0 "own-user", -1 unknown */
+};
+
+/* Append a sampler line, {"sampler": {"t_s", "max_thread", "visibility"}}, as the run stands at
+ * t_s: a sampled run writes one after an interval line when it changed, so that recover
+ * derives client_cpu and waits.visibility. No interval line either. -1 with e set
+ * (ERR_RUNTIME; the journal then holds the lines before it). */
+int journal_append_sampler(struct journal *j, const struct journal_sampler *s, double t_s,
+                           struct err *e);
+
 /* Whether a journal line (after the header) is an interval line: the kinds of line beside
  * them ({"snapshot": ...}, {"events": ...}, and any a later pgarena adds) are objects of one
  * key that is not t_s, and readers skip the kinds they do not know. */
@@ -81,7 +95,9 @@ void journal_close(struct journal *j, int remove);
  * A sampled run's events[], measured_start_at and summary.events are its events lines', its
  * server_io_fields those of its server version, and summary.server_io_per_tx the intervals'
  * server_io summed, server_stats from the same sums, a lone script's summary.scripts[0] the
- * whole run's (a journal of a pgarena before events lines has none of the server's).
+ * whole run's (a journal of a pgarena before events lines has none of the server's), and
+ * with sampler lines client_cpu (the intervals' client CPU over their lengths, the last line's
+ * busiest thread) and waits.visibility.
  * r->journal and
  * r->n_journal point at those lines, so result_write copies them. -1 with e set (ERR_INPUT)
  * when there is no journal, it is still being written by a running pgarena, its header

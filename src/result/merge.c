@@ -139,51 +139,57 @@ struct merge_ctx {
     struct hist *h;    /* scratch */
 };
 
-static int merge_histograms(struct merge_ctx *m, struct result *out, struct err *e)
-{
-    hist_reset(m->h);
-    for (size_t k = 0; k < m->n; k++)
-        if (add_sparse(m->h, &m->in[m->order[k]].histogram) < 0)
-            return err_set(e, ERR_INPUT,
-                           "merge: %s: its histogram's bins are not this pgarena's (other "
-                           "histogram parameters)",
-                           m->names[m->order[k]]);
-    result_summary_latency(out, m->h);
-    return 0;
-}
-
-static void merge_counts(struct merge_ctx *m, struct result *out)
+/* -R's lag and -C's connection time: a file holds their figures, not what they came from, so
+ * the agents' figures combine (the p99 and max as upper bounds: merge.h). */
+static void combine_lag_connect(struct merge_ctx *m, struct result *out)
 {
     double lag_sum = 0, conn_sum = 0;
     for (size_t k = 0; k < m->n; k++) {
         const struct result *r = &m->in[m->order[k]];
-        out->summary.transactions += r->summary.transactions;
-        out->summary.failed += r->summary.failed;
-        out->summary.retried += r->summary.retried;
-        out->summary.skipped += r->summary.skipped;
-        out->summary.late += r->summary.late;
-        out->summary.latency_out_of_range += r->summary.latency_out_of_range;
-        out->summary.retries += r->summary.retries;
-        for (int x = 0; x < RESULT_N_ERRORS; x++)
-            out->summary.errors[x] += r->summary.errors[x];
         lag_sum += r->summary.lag_mean_us * (double)r->summary.transactions;
         if (r->summary.lag_p99_us > out->summary.lag_p99_us)
-            out->summary.lag_p99_us = r->summary.lag_p99_us; /* an upper bound: see merge.h */
+            out->summary.lag_p99_us = r->summary.lag_p99_us;
         if (r->summary.lag_max_us > out->summary.lag_max_us)
             out->summary.lag_max_us = r->summary.lag_max_us;
         out->summary.connections += r->summary.connections;
         conn_sum += r->summary.connect_mean_us * (double)r->summary.connections;
         out->summary.tps_excluding_connect += r->summary.tps_excluding_connect;
-        out->options.clients += r->options.clients;
-        out->options.threads += r->options.threads;
-        out->options.rate += r->options.rate;
     }
-    out->summary.duration_s = m->duration_s;
-    out->summary.tps = m->duration_s > 0 ? (double)out->summary.transactions / m->duration_s : 0;
     out->summary.lag_mean_us =
         out->summary.transactions ? lag_sum / (double)out->summary.transactions : 0;
     out->summary.connect_mean_us =
         out->summary.connections ? conn_sum / (double)out->summary.connections : 0;
+}
+
+/* The summary: what the agents measured added up (their counts, their histograms), its figures
+ * derived from that sum. */
+static int merge_summary(struct merge_ctx *m, struct result *out, struct err *e)
+{
+    struct result_measured sum = {.duration_s = m->duration_s, .latency = m->h};
+    hist_reset(m->h);
+    for (size_t k = 0; k < m->n; k++) {
+        const struct result *r = &m->in[m->order[k]];
+        if (add_sparse(m->h, &r->histogram) < 0)
+            return err_set(e, ERR_INPUT,
+                           "merge: %s: its histogram's bins are not this pgarena's (other "
+                           "histogram parameters)",
+                           m->names[m->order[k]]);
+        sum.transactions += r->summary.transactions;
+        sum.failed += r->summary.failed;
+        sum.retried += r->summary.retried;
+        sum.skipped += r->summary.skipped;
+        sum.late += r->summary.late;
+        sum.latency_out_of_range += r->summary.latency_out_of_range;
+        sum.retries += r->summary.retries;
+        for (int x = 0; x < RESULT_N_ERRORS; x++)
+            sum.errors[x] += r->summary.errors[x];
+        out->options.clients += r->options.clients;
+        out->options.threads += r->options.threads;
+        out->options.rate += r->options.rate;
+    }
+    result_derive_summary(out, &sum);
+    combine_lag_connect(m, out);
+    return 0;
 }
 
 static struct result_script_figures *find_script(struct result *out, const char *name)
@@ -225,8 +231,7 @@ static int merge_scripts(struct merge_ctx *m, struct result *out, struct err *e)
         struct result_script_figures *d = &out->summary.scripts[i];
         hist_reset(m->h);
         hist_add_sparse(m->h, &d->histogram);
-        result_script_latency(d, m->h);
-        d->tps = m->duration_s > 0 ? (double)d->transactions / m->duration_s : 0;
+        result_derive_script(d, d->transactions, d->failed, m->duration_s, m->h);
     }
     return 0;
 }
@@ -282,10 +287,9 @@ static int merge_intervals(struct merge_ctx *m, struct result *out, struct err *
         if (d->duration_s <= 0)
             d->duration_s = m->interval_s;
         d->t_s = (double)i * m->interval_s + d->duration_s;
-        d->tps = (double)d->transactions / d->duration_s;
         hist_reset(m->h);
         hist_add_sparse(m->h, &d->histogram);
-        result_interval_latency(d, m->h);
+        result_derive_interval(d, d->transactions, d->failed, d->duration_s, m->h);
     }
     return 0;
 }
@@ -515,8 +519,7 @@ int result_merge(struct result *in, const char *const *names, size_t n, int forc
         list_agents(&m, out);
         take_environment(&in[order[0]], out);
         out->hist_sub_buckets = HIST_SUB_BUCKETS;
-        merge_counts(&m, out);
-        rc = merge_histograms(&m, out, e);
+        rc = merge_summary(&m, out, e);
     }
     if (rc == 0)
         rc = merge_scripts(&m, out, e);

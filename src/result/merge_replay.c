@@ -55,10 +55,7 @@ static void merge_lag(struct result *const *in, size_t n, int client, struct res
     for (size_t k = 0; k < n; k++)
         if (lag_of(in[k], client)->hist.count > 0)
             hist_add_sparse(h, &lag_of(in[k], client)->hist);
-    d->p50_us = (double)hist_percentile(h, 50);
-    d->p99_us = (double)hist_percentile(h, 99);
-    d->max_us = (double)hist_max(h);
-    hist_to_sparse(h, &d->hist);
+    result_derive_lag(d, h);
     hist_free(h);
 }
 
@@ -146,9 +143,7 @@ static void merge_classes(struct result *const *in, size_t n, struct result *out
     for (size_t j = 0; j < keep; j++) {
         struct result_script_figures *f = &out->summary.classes[j];
         f->name = xstrdup(c[j].name);
-        f->transactions = c[j].count;
-        f->failed = c[j].failed;
-        result_script_latency(f, c[j].h);
+        result_derive_class(f, c[j].count, c[j].failed, out->summary.duration_s, c[j].h);
     }
     for (size_t j = 0; j < m; j++)
         hist_free(c[j].h);

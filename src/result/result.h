@@ -419,15 +419,50 @@ struct result {
 
 void result_free(struct result *r);
 
-/* The latency figures a result states of a histogram h of successful transactions' latencies
- * (result/figures.c): the one way the run, the journal's recovery and the merge compute them.
- * h is only read; the histogram each fills is replaced (its old bins are freed). */
-/* r->summary's latency_us and under_*ms fractions, and r->histogram. */
-void result_summary_latency(struct result *r, const struct hist *h);
-/* A script's latency_us and histogram. */
-void result_script_latency(struct result_script_figures *s, const struct hist *h);
-/* An interval's p50_us, p99_us, max_us and histogram (it->compact must be NULL). */
-void result_interval_latency(struct result_interval *it, const struct hist *h);
+/* What a run measured, the inputs of its summary's figures (result/figures.c, the one place
+ * that derives figures): the engine's counts and histograms for a run, a journal's interval
+ * lines summed for recover, the agents' results added up for merge. */
+struct result_measured {
+    double duration_s; /* the measured part */
+    uint64_t transactions, failed, retried, retries, skipped, late, latency_out_of_range;
+    uint64_t errors[RESULT_N_ERRORS];
+    const struct hist *latency; /* successful transactions, microseconds */
+    const struct hist *lag;     /* -R: how late transactions started; NULL: not measured (the
+                                 * lag figures are left as they are) */
+    uint64_t connections;       /* -C: connections opened, their total time, and the clients
+                                 * that share it out */
+    double connect_s;
+    int64_t clients;
+};
+
+/* The client process's CPU over spans: the seconds of CPU it used and the spans' length. */
+struct result_cpu_measured {
+    double elapsed_s, user_s, system_s;
+    double max_thread_core; /* the busiest thread's share of one core, as measured */
+};
+
+/* The figures of what was measured. h is only read; each histogram filled is replaced (its
+ * old bins are freed). */
+/* r->summary's counts, tps, latency_us, under_*ms fractions, lag and connection figures, and
+ * r->histogram (summary.scripts[] and classes[] are left as they are). */
+void result_derive_summary(struct result *r, const struct result_measured *m);
+/* A script's counts, tps, latency_us and histogram over duration_s. */
+void result_derive_script(struct result_script_figures *s, uint64_t transactions, uint64_t failed,
+                          double duration_s, const struct hist *h);
+/* A replay's statement class: the same, count including its failures. */
+void result_derive_class(struct result_script_figures *c, uint64_t count, uint64_t failed,
+                         double duration_s, const struct hist *h);
+/* An interval's counts, duration_s, tps, p50_us, p99_us, max_us and histogram (it->compact
+ * must be NULL); t_s is the caller's. */
+void result_derive_interval(struct result_interval *it, uint64_t transactions, uint64_t failed,
+                            double duration_s, const struct hist *h);
+/* A replay's lag figures and histogram. */
+void result_derive_lag(struct result_lag *l, const struct hist *h);
+/* client_cpu: present when the spans are not empty. */
+void result_derive_client_cpu(struct result_client_cpu *c, const struct result_cpu_measured *m);
+/* The share of block reads found in shared buffers (cache_hit_ratio, an interval's hit ratio):
+ * -1 when a count is unknown (< 0) or there was no read. */
+double result_hit_ratio(int64_t hit, int64_t read);
 
 /* Free what an agent object owns (run_id, host, end_reason) and clear it. */
 void result_agent_free(struct result_agent *a);

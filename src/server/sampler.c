@@ -404,6 +404,8 @@ void sampler_take(struct sampler *s, size_t idx, time_ns end_ns, struct sample_i
     close_interval(s, idx + 1 > interval_of(s, now) ? idx + 1 : interval_of(s, now), now);
     out->events = s->events;
     out->n_events = s->n_events;
+    out->max_thread_core = s->max_thread_core;
+    out->sees_all = s->tot.sees_all;
     s->events = NULL;
     s->n_events = 0;
     struct bucket *b = bucket_at(s, idx);
@@ -448,12 +450,8 @@ void sampler_stop(struct sampler *s, struct sample_totals *out)
     pthread_join(s->thread, NULL);
     *out = s->tot;
     out->waits = named(s, NULL, s->tot_count, s->cap_tot, &out->n_waits);
-    out->have_cpu = s->cpu_elapsed_s > 0;
-    if (out->have_cpu) {
-        out->cpu_user = s->cpu_user_s / s->cpu_elapsed_s;
-        out->cpu_system = s->cpu_system_s / s->cpu_elapsed_s;
-    }
-    out->max_thread_core = s->max_thread_core;
+    out->cpu = (struct result_cpu_measured){s->cpu_elapsed_s, s->cpu_user_s, s->cpu_system_s,
+                                            s->max_thread_core};
     if (out->samples > 0 && out->n_waits > 0)
         out->note[0] = '\0'; /* an early failure the sampler recovered from */
     for (size_t i = 0; i < s->n_b; i++) {

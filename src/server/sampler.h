@@ -7,6 +7,7 @@
 
 #include "base/clock.h"
 #include "pg/pg.h"
+#include "result/result.h"
 #include "result/server_io.h"
 #include "server/procstat.h"
 
@@ -53,6 +54,10 @@ struct sample_interval {
     /* Events seen since the previous interval was taken, in time order. */
     size_t n_events;
     struct result_event *events;
+    /* The whole measured part so far, as sample_totals will say at the end: the busiest
+     * client thread's share of one core, and sees_all. */
+    double max_thread_core;
+    int sees_all;
 };
 
 /* The whole measured part: the sum of the intervals taken. */
@@ -65,10 +70,10 @@ struct sample_totals {
      * (the run's backends are the user's own); -1: unknown (the sampler never connected). */
     int sees_all;
     char note[256]; /* why there are no wait events (could not connect...), "" when there are */
-    int have_cpu;
-    double cpu_user, cpu_system; /* mean cores over the measured part */
-    double max_thread_core;      /* the busiest client thread's share of one core */
-    uint32_t sio_fields;         /* the server_io fields its server reports; 0: none read */
+    /* The client process's CPU seconds over the intervals taken, and the busiest thread
+     * (result_derive_client_cpu makes client_cpu of them). */
+    struct result_cpu_measured cpu;
+    uint32_t sio_fields; /* the server_io fields its server reports; 0: none read */
 };
 
 /* Start the thread; it connects and samples until sampler_stop. NULL when the thread could

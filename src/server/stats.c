@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "result/result.h"
 #include "server/server_int.h"
 
 /* Server statistics before and after the measured part. Each reading is three small queries
@@ -127,10 +128,7 @@ void srv_stats_delta(const struct srv_stats *before, const struct srv_stats *aft
 
 double srv_cache_hit_ratio(const struct srv_stats *d)
 {
-    int64_t hit = d->v[SRV_BLKS_HIT], read = d->v[SRV_BLKS_READ];
-    if (hit < 0 || read < 0 || hit + read == 0)
-        return -1;
-    return (double)hit / (double)(hit + read);
+    return result_hit_ratio(d->v[SRV_BLKS_HIT], d->v[SRV_BLKS_READ]);
 }
 
 int srv_wait_backends(struct pg_conn *c, int n_other, time_ns timeout_ns)

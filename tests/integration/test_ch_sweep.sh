@@ -185,3 +185,18 @@ test_ch_sweep_work_mem() {
     ch_report_script_rows sw.html sw/sweep.json || fail "the report's per-query table"
     grep -q 'No curves: no cell ran a terminal' sw.html || fail "curves of a sweep without terminals"
 }
+
+# -c 0 in a sweep's client list is -w ch's power test (the streams alone): its run counts no
+# transaction of its own, so a comparison with it has no whole-run record (each would say only
+# that a trial measured nothing), and keeps the per-query ones of the queries both sides ran.
+test_sweep_zero_clients_ch() {
+    ch_ensure
+    pga sweep -w ch -c 0,1 --analytic-clients 1 --queries 6 -t 4 --trials 2 --seed 2 \
+        --compare clients -q -o sw "$C"
+    assert_rc 0
+    pyjson sw/sweep.json 'd["axes"]["clients"] == [0, 1] and all(c["status"] == "complete" for c in d["cells"])'
+    pyjson sw/sweep.json 'd["comparisons"] and all(c.get("script") == "q6" for c in d["comparisons"])'
+    pyjson sw/sweep.json 'all(c["baseline"] == 0 and c["value"] == 1 for c in d["comparisons"])'
+    ! grep -q 'measured nothing' sw/sweep.json "$T/out" || fail "a record that says a trial measured nothing"
+    assert_out '^  1 client q6: p50 '
+}

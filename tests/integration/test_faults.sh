@@ -83,6 +83,37 @@ test_more_clients_than_the_server_accepts() {
     [ ! -e r.json ] || fail "a result file was written for a run that never started"
 }
 
+# A server that accepts the connection and never answers (a python listener that reads
+# nothing): the run's setup connection gives up (after 10 s, as the clients' connects do)
+# with one error line, instead of hanging before the run. timeout(1) only catches a hang.
+test_setup_connection_bounded() {
+    mkfifo "$T/silent.port"
+    python3 - >"$T/silent.port" <<'PY' &
+import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(8)
+print(s.getsockname()[1], flush=True)
+sys.stdout.close()
+held = []
+s.settimeout(1)
+end = time.monotonic() + 90
+while time.monotonic() < end:
+    try:
+        held.append(s.accept()[0])
+    except socket.timeout:
+        pass
+PY
+    LIB_CLEANUP="kill $!"
+    read -r port <"$T/silent.port"
+    PGA_WRAP="timeout 60" pga run -w select-only -T 1 -q -o r.json \
+        "host=127.0.0.1 port=$port user=postgres dbname=postgres"
+    assert_rc 1
+    assert_one_error_line
+    assert_err 'could not connect to server: .*timeout expired$'
+    [ ! -e r.json ] || fail "a result file was written for a run that never started"
+}
+
 test_result_file_that_cannot_be_written() {
     pga run -w select-only -T 1 -q -o /dev/full "$CONN"
     assert_rc 2

@@ -34,6 +34,7 @@ test_sigkill_then_recover() {
     assert_rc 2
     assert_one_error_line
 
+    cp r.json.journal journal.copy
     pga recover r.json
     assert_rc 0
     assert_out '^transactions: +[1-9]'
@@ -60,6 +61,22 @@ for i in d["intervals"]:
 assert w["sample_ms"] == 100 and w["events"] == dict(total) and len(total) > 0, (w, total)
 assert abs(w["samples"] - d["summary"]["duration_s"] * 10) <= 1, w
 assert w["note"].startswith("rebuilt by recover from the journal's intervals"), w
+PY
+    # client_cpu and waits.visibility: the intervals' client CPU over their lengths, and the
+    # busiest thread and visibility of the journal's last sampler line.
+    python3 - r.json journal.copy <<'PY' || fail "recover did not derive client_cpu and waits.visibility"
+import json, sys
+d = json.load(open(sys.argv[1]))
+lines = [json.loads(l) for l in open(sys.argv[2]) if l.startswith('{"sampler":')]
+assert lines, "no sampler line in the journal"
+last = lines[-1]["sampler"]
+c, iv = d["client_cpu"], d["intervals"]
+assert d["waits"]["visibility"] == last["visibility"] == "all", (d["waits"], last)
+assert abs(c["max_thread"] - last["max_thread"]) <= 1e-4, (c, last)
+span = sum(i["duration_s"] for i in iv if "client_cpu" in i)
+user = sum(i["client_cpu"][0] / 1e4 * i["duration_s"] for i in iv if "client_cpu" in i) / span
+system = sum(i["client_cpu"][1] / 1e4 * i["duration_s"] for i in iv if "client_cpu" in i) / span
+assert abs(c["user"] - user) <= 2e-4 and abs(c["system"] - system) <= 2e-4 and user + system > 0, (c, user, system)
 PY
     pga show r.json --intervals
     assert_rc 0

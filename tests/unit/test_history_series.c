@@ -47,17 +47,12 @@ static void make_run(struct result *r, const char *workload, int clients, double
             hist_record(all, v);
         }
         it->t_s = (double)i + 1;
-        it->duration_s = 1;
-        it->transactions = n;
-        it->tps = (double)n;
-        result_interval_latency(it, h);
+        result_derive_interval(it, n, 0, 1, h);
         total += n;
         hist_free(h);
     }
-    r->summary.duration_s = 10;
-    r->summary.transactions = total;
-    r->summary.tps = (double)total / 10;
-    result_summary_latency(r, all);
+    result_derive_summary(
+        r, &(struct result_measured){.duration_s = 10, .transactions = total, .latency = all});
     hist_free(all);
 }
 

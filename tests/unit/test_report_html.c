@@ -264,6 +264,48 @@ static char *write_and_read(const struct result *runs, const char *const *paths,
     return b.data;
 }
 
+/* The time charts of Why and Inside the server (report_time_chart): a figure drawn only when
+ * some run has it, except the client's CPU (and the WAL rate and hit ratio of a run with
+ * server_io), which are drawn always; the events as bands on the server's charts only. */
+static void test_time_charts(void **state)
+{
+    (void)state;
+    struct result r;
+    make_run(&r, "sampled", 500, 300, 0);
+    r.client_cpu = (struct result_client_cpu){1, 0.5, 0.25, 0.4};
+    for (size_t t = 0; t < r.n_intervals; t++) {
+        struct result_interval *it = &r.intervals[t];
+        it->has_client_cpu = 1;
+        it->cpu_user = 0.5;
+        it->cpu_system = 0.25;
+        it->sio.have = 1u << SIO_WAL_BYTES;
+        it->sio.v[SIO_WAL_BYTES] = 4 * 1024 * 1024;
+    }
+    r.n_events = 1;
+    r.events = xcalloc(1, sizeof *r.events);
+    r.events[0] = (struct result_event){.t_s = 3, .kind = RESULT_EV_CHECKPOINT, .start = 1};
+    const char *paths[] = {"r.json"};
+    char *html = render(&r, paths, 1, NULL, "one run");
+    assert_non_null(strstr(html, "<h3>Client CPU</h3>"));
+    assert_non_null(strstr(html, "<h3>WAL rate</h3>"));
+    assert_non_null(strstr(html, "<h3>Shared-buffer hit ratio</h3>"));
+    assert_null(strstr(html, "<h3>Host CPU busy</h3>")); /* no host figures */
+    assert_null(strstr(html, "<h3>Disk writes</h3>"));
+    assert_null(strstr(html, "<h3>Replication lag</h3>")); /* no standby */
+    /* The checkpoint's band on the WAL rate's chart, none on the client CPU's. */
+    const char *wal = strstr(html, "<h3>WAL rate</h3>"), *cpu = strstr(html, "<h3>Client CPU</h3>");
+    const char *wal_end = strstr(wal, "</figure>"), *cpu_end = strstr(cpu, "</figure>");
+    const char *band = strstr(wal, "checkpoint at 3.0 s");
+    assert_true(band && band < wal_end);
+    band = strstr(cpu, "checkpoint at 3.0 s");
+    assert_true(!band || band > cpu_end);
+    free(html);
+    r.n_events = 0;
+    free(r.events);
+    r.events = NULL;
+    result_free(&r);
+}
+
 static void test_comparison(void **state)
 {
     (void)state;
@@ -340,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_trials_share_a_style),
         cmocka_unit_test(test_environment_differences),
         cmocka_unit_test(test_empty_run),
+        cmocka_unit_test(test_time_charts),
         cmocka_unit_test(test_comparison),
         cmocka_unit_test(test_write),
     };

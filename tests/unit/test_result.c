@@ -1162,11 +1162,10 @@ static void replay_snapshot(struct result *s, uint64_t n)
     s->summary.classes = calloc(2, sizeof *s->summary.classes);
     struct result_script_figures *c = &s->summary.classes[0];
     c->name = strdup("SELECT v FROM t WHERE id = $1");
-    c->transactions = n;
     struct hist *h = hist_new();
     for (uint64_t i = 0; i < n; i++)
         hist_record(h, (int64_t)(100 + i));
-    result_script_latency(c, h);
+    result_derive_class(c, n, 0, s->summary.duration_s, h);
     hist_free(h);
 }
 
@@ -1288,6 +1287,52 @@ static void test_journal_recover_waits(void **state)
     result_free(&r);
 }
 
+/* A sampled run's client_cpu and waits.visibility: derived from the intervals' client CPU
+ * over their lengths and the last sampler line (a journal without sampler lines, as a pgarena
+ * before them wrote, has neither). */
+static void test_journal_recover_client(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, back;
+    struct err e = {0};
+    for (int with_lines = 1; with_lines >= 0; with_lines--) {
+        fill_result(&r);
+        r.waits =
+            (struct result_waits){1, 100, 0, 0, calloc(1, sizeof *r.waits.events), NULL, NULL};
+        for (size_t i = 0; i < r.n_intervals; i++) {
+            struct result_interval *it = &r.intervals[i];
+            it->has_client_cpu = i != 1; /* one interval without: left out */
+            it->cpu_user = 0.5 * (double)(i + 1);
+            it->cpu_system = 0.25;
+        }
+        r.intervals[2].duration_s = 3; /* user (0.5 * 1 + 1.5 * 3) / 4, system 0.25 */
+        struct journal *j = journal_create(f->path, &r, &e);
+        assert_non_null(j);
+        for (size_t i = 0; i < r.n_intervals; i++) {
+            assert_int_equal(journal_append(j, &r.intervals[i], &e), 0);
+            struct journal_sampler s = {1, 0.1 * (double)(i + 1), i == 0 ? -1 : 0};
+            if (with_lines)
+                assert_int_equal(journal_append_sampler(j, &s, r.intervals[i].t_s, &e), 0);
+        }
+        journal_close(j, 0);
+        assert_int_equal(journal_recover(f->path, &back, &e), 0);
+        assert_int_equal(back.client_cpu.present, with_lines);
+        if (with_lines) {
+            assert_double(back.client_cpu.user, 5.0 / 4);
+            assert_double(back.client_cpu.system, 0.25);
+            assert_double(back.client_cpu.max_thread_core, 0.1 * (double)r.n_intervals);
+            assert_string_equal(back.waits.visibility, "own-user");
+        } else {
+            assert_null(back.waits.visibility);
+        }
+        result_free(&back);
+        char *jpath = journal_path(f->path);
+        unlink(jpath);
+        free(jpath);
+        result_free(&r);
+    }
+}
+
 /* A journal line that does not fit (a full disk; here a file size limit, which fails a write
  * the same way part-way through) is undone: the journal ends with the last whole line, and
  * recover finds every interval before it. */
@@ -1346,6 +1391,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_environment_absent, setup, teardown),
         cmocka_unit_test(test_read_version_1),
         cmocka_unit_test_setup_teardown(test_journal_recover, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_journal_recover_client, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_recover_waits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_recover_replay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_recover_events, setup, teardown),

@@ -141,10 +141,7 @@ static void fill(struct result_script_figures *f, const char *text, uint64_t cou
                  const struct hist *h, double duration_s)
 {
     f->name = xstrdup(text);
-    f->transactions = count;
-    f->failed = failed;
-    f->tps = duration_s > 0 ? (double)(count - failed) / duration_s : 0;
-    result_script_latency(f, h);
+    result_derive_class(f, count, failed, duration_s, h);
 }
 
 size_t class_table_top(const struct class_table *t, size_t n, double duration_s,

@@ -148,14 +148,6 @@ static int by_count_desc(const void *a, const void *b)
 
 #define REPLAY_TOP_REASONS 10
 
-static void lag_figures(const struct hist *h, struct result_lag *l)
-{
-    l->p50_us = (double)hist_percentile(h, 50);
-    l->p99_us = (double)hist_percentile(h, 99);
-    l->max_us = (double)hist_max(h);
-    hist_to_sparse(h, &l->hist);
-}
-
 /* replay {} and summary.classes[] from the figures merged so far. */
 static void fill_result(const struct replay_state *s, struct result *r)
 {
@@ -185,8 +177,8 @@ static void fill_result(const struct replay_state *s, struct result *r)
     o->top = xcalloc(o->n_top + 1, sizeof *o->top);
     for (size_t i = 0; i < o->n_top; i++)
         o->top[i] = (struct result_replay_reason){xstrdup(sorted[i].text), sorted[i].count};
-    lag_figures(f->lag, &o->lag);
-    lag_figures(f->client_lag, &o->client_lag);
+    result_derive_lag(&o->lag, f->lag);
+    result_derive_lag(&o->client_lag, f->client_lag);
     r->summary.n_classes =
         class_table_top(f->classes, RESULT_MAX_CLASSES, r->summary.duration_s, &r->summary.classes);
 }
