@@ -53,7 +53,7 @@ test_bad_input_messages_pinned() {
         n=$((n + 1))
         eval "set -- $args"
         pga "$@"
-        printf '%s|%s|%s\n' "$n" "$RC" "$(sed -e "s|$T|\$T|g" -e "s|$CONN|\$CONN|g" "$T/err")" >>got.stderr
+        printf '%s|%s|%s\n' "$n" "$RC" "$(sed -e "s|$T|\$T|g" -e "s|$CONN|\$CONN|g" -e "s|$PGARENA_TEST_TOP|\$TOP|g" "$T/err")" >>got.stderr
     done <"$PGARENA_TEST_TOP/tests/data/bad-input.table"
     if [ -n "${PGARENA_PIN_WRITE:-}" ]; then
         cp got.stderr "$PGARENA_PIN_WRITE"
