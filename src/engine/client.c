@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 
 #include "base/mem.h"
 
@@ -18,7 +17,8 @@ void client_init(struct client *c, struct worker *w, int id)
     memset(c, 0, sizeof *c);
     c->id = id;
     c->w = w;
-    c->fd = -1;
+    c->watch.fd = -1;
+    c->watch.slot = -1;
     c->timer_slot = -1;
     c->tx_connect_ns = -1;
     c->state = CS_CONNECTING;
@@ -64,72 +64,44 @@ void client_free(struct client *c)
     client_feed_free(c);
 }
 
-/* Stop watching: only a socket still open is in the epoll set (closing one removes it). Its
- * number may be another client's by now if libpq closed it, so it is removed only while it is
- * still the connection's socket. */
+/* Stop watching: fd is the connection's socket now (-1 when none). Its number may be another
+ * client's by now if libpq closed it, so it is only taken for still open while it is still
+ * the connection's socket. */
 static void unwatch(struct client *c, int fd)
 {
-    if (c->fd >= 0 && fd == c->fd)
-        epoll_ctl(c->w->epfd, EPOLL_CTL_DEL, fd, NULL);
-    c->fd = -1;
+    if (c->watch.fd >= 0 || c->watch.slot >= 0)
+        evwait_unwatch(c->w->ev, &c->watch, fd == c->watch.fd);
 }
 
-static int watch_error(struct client *c, const char *what)
+static int watch(struct client *c, int fd, unsigned events, int renew)
 {
+    if (evwait_watch(c->w->ev, &c->watch, fd, events, c, renew) == 0)
+        return 0;
     char msg[200];
-    snprintf(msg, sizeof msg, "could not watch the connection's socket: epoll_ctl %s: %s", what,
-             strerror(errno));
+    snprintf(msg, sizeof msg, "could not watch the connection's socket: %s",
+             evwait_error(c->w->ev));
     client_note_error(c, msg);
-    c->fd = -1;
     return -1;
 }
 
-/* Add fd, or update it when it is in the set already. */
-static int add_or_mod(struct client *c, int fd, uint32_t events)
-{
-    struct epoll_event ev = {.events = events, .data.ptr = c};
-    if (epoll_ctl(c->w->epfd, EPOLL_CTL_ADD, fd, &ev) == 0)
-        return 0;
-    if (errno != EEXIST)
-        return watch_error(c, "add");
-    if (epoll_ctl(c->w->epfd, EPOLL_CTL_MOD, fd, &ev) < 0)
-        return watch_error(c, "mod");
-    return 0;
-}
-
-int client_watch(struct client *c, uint32_t events)
+int client_watch(struct client *c, unsigned events)
 {
     int fd = c->conn ? pg_socket(c->conn) : -1;
     if (fd < 0 || events == 0) {
         unwatch(c, fd);
         return 0;
     }
-    if (fd == c->fd) {
-        if (events == c->events)
-            return 0;
-        struct epoll_event ev = {.events = events, .data.ptr = c};
-        if (epoll_ctl(c->w->epfd, EPOLL_CTL_MOD, fd, &ev) < 0 && add_or_mod(c, fd, events) < 0)
-            return -1;
-        c->events = events;
+    if (fd == c->watch.fd && events == c->watch.events)
         return 0;
-    }
-    if (add_or_mod(c, fd, events) < 0)
-        return -1;
-    c->fd = fd;
-    c->events = events;
-    return 0;
+    return watch(c, fd, events, 0);
 }
 
-int client_watch_connecting(struct client *c, uint32_t events)
+int client_watch_connecting(struct client *c, unsigned events)
 {
     int fd = pg_socket(c->conn);
     if (fd < 0)
         return -1;
-    if (add_or_mod(c, fd, events) < 0)
-        return -1;
-    c->fd = fd;
-    c->events = events;
-    return 0;
+    return watch(c, fd, events, 1);
 }
 
 void client_set_timer(struct client *c, time_ns when)
@@ -293,7 +265,7 @@ void client_advance(struct client *c, time_ns now)
             more = client_step_feed_result(c, now);
             break;
         case CS_IDLE:
-            /* Swallow anything the server sends before the start (level-triggered epoll
+            /* Swallow anything the server sends before the start (a level-triggered wait
              * would otherwise wake us again and again); a loss shows at the first send. */
             if (c->conn)
                 pg_consume(c->conn);

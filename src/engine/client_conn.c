@@ -2,7 +2,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/epoll.h>
 
 #include "base/mem.h"
 
@@ -105,7 +104,7 @@ static int start_connect(struct client *c, time_ns now)
                             ? c->tx_deadline
                             : c->connect_deadline);
     c->state = CS_CONNECTING;
-    return client_watch_connecting(c, EPOLLOUT);
+    return client_watch_connecting(c, EV_WRITE);
 }
 
 int client_connect(struct client *c, time_ns now)
@@ -141,18 +140,18 @@ static void connected(struct client *c, time_ns now)
     if (c->feed)
         c->feed->ready_at = now;
     c->state = c->resume;
-    client_watch_connecting(c, EPOLLIN);
+    client_watch_connecting(c, EV_READ);
 }
 
 int client_step_connecting(struct client *c, time_ns now)
 {
     switch (pg_conn_poll(c->conn)) {
     case PG_POLL_READ:
-        if (client_watch_connecting(c, EPOLLIN) < 0)
+        if (client_watch_connecting(c, EV_READ) < 0)
             connect_failed(c, "could not connect to server", now);
         return 0;
     case PG_POLL_WRITE:
-        if (client_watch_connecting(c, EPOLLOUT) < 0)
+        if (client_watch_connecting(c, EV_WRITE) < 0)
             connect_failed(c, "could not connect to server", now);
         return 0;
     case PG_POLL_OK:

@@ -2,7 +2,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/epoll.h>
 
 /* Moving bytes for a client: flushing what was sent, reading results as they arrive, and
  * applying \gset and \aset. */
@@ -12,7 +11,7 @@ int client_flush(struct client *c)
     int r = pg_flush(c->conn);
     if (r < 0)
         return -1;
-    client_watch(c, r == 1 ? EPOLLIN | EPOLLOUT : EPOLLIN);
+    client_watch(c, r == 1 ? EV_READ | EV_WRITE : EV_READ);
     return 0;
 }
 
@@ -98,13 +97,13 @@ void client_end_results(struct client *c, const struct script_command *cmd, int 
 
 int client_flush_consume(struct client *c)
 {
-    if (c->events & EPOLLOUT) {
+    if (c->watch.events & EV_WRITE) {
         int r = pg_flush(c->conn);
         if (r < 0)
             return -1;
         if (r == 1)
             return 0;
-        client_watch(c, EPOLLIN);
+        client_watch(c, EV_READ);
     }
     return pg_consume(c->conn) < 0 ? -1 : 1;
 }

@@ -1,7 +1,5 @@
 #include "engine/client_int.h"
 
-#include <sys/epoll.h>
-
 #include "script/funcs.h"
 
 /* Running a transaction: its start (on schedule with -R), its commands one by one, its
@@ -314,9 +312,9 @@ int client_step_start_cmd(struct client *c, time_ns now)
 int client_step_wait_pipeline(struct client *c, time_ns now)
 {
     int ok = c->failure == PGF_NONE;
-    if (c->events & EPOLLOUT) {
+    if (c->watch.events & EV_WRITE) {
         int r = pg_flush(c->conn);
-        if (r < 0 || (r == 0 && (client_watch(c, EPOLLIN), 0)))
+        if (r < 0 || (r == 0 && (client_watch(c, EV_READ), 0)))
             goto lost;
         if (r == 1)
             return 0;

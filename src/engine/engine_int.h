@@ -10,6 +10,7 @@
 #include "base/buf.h"
 #include "base/rng.h"
 #include "engine/engine.h"
+#include "engine/evwait.h"
 #include "engine/sched.h"
 #include "engine/timers.h"
 #include "stats/series.h"
@@ -124,8 +125,7 @@ struct client {
     int id; /* 0-based, global: :client_id */
     struct worker *w;
     struct pg_conn *conn;
-    int fd;          /* socket registered with epoll, or -1 */
-    uint32_t events; /* events registered for fd */
+    struct ev_watch watch; /* the connection's socket in the worker's wait set */
     enum client_state state;
     enum client_state resume; /* where to go once connected and prepared */
     int timer_slot;           /* in the worker's timer heap, -1 when none */
@@ -185,10 +185,7 @@ struct worker {
     int id;
     pthread_t thread;
     struct engine_state *run;
-    int epfd;
-    int timerfd;
-    time_ns timer_armed; /* deadline the timerfd is set to, 0 when disarmed */
-    int pwait2;          /* waits end at deadlines by epoll_pwait2, the timerfd unused */
+    struct evwait *ev; /* its clients' sockets and the stop wake-up */
     struct timers timers;
     struct sched sched;
     int n_clients;
@@ -255,8 +252,8 @@ struct engine_state {
 
 /* Set when a stop is requested; read by workers each loop pass. */
 extern atomic_int engine_stop_flag;
-/* An eventfd every worker's epoll watches, written on a stop request. */
-extern int engine_stop_fd;
+/* Raised on a stop request; every worker's wait set watches it. */
+extern struct evwake engine_stop_wake;
 
 void client_init(struct client *c, struct worker *w, int id);
 void client_free(struct client *c);
@@ -271,14 +268,14 @@ void client_on_timer(struct client *c, time_ns now);
 /* Finish a client that waits for nothing but time, or is only reopening its connection (end
  * of a -T run). */
 void client_finish_if_idle(struct client *c);
-/* Register interest in the connection's socket (EPOLLIN, EPOLLOUT; 0: none). -1 when epoll
- * refuses it. */
-int client_watch(struct client *c, uint32_t events);
+/* Register interest in the connection's socket (EV_READ, EV_WRITE; 0: none). -1 when the
+ * wait set refuses it. */
+int client_watch(struct client *c, unsigned events);
 /* The same while connecting: libpq may have replaced the socket by a new one with the same
- * number (moving to the next host or address), which is not in the epoll set although the
- * number is, so it is registered anew at every step. -1 when epoll refuses it (the reason is
- * the client's error). */
-int client_watch_connecting(struct client *c, uint32_t events);
+ * number (moving to the next host or address), which the wait set does not know although it
+ * knows the number, so it is registered anew at every step. -1 when the wait set refuses it
+ * (the reason is the client's error). */
+int client_watch_connecting(struct client *c, unsigned events);
 
 /* Record a finished transaction of client c (its current script); returns 1 when it counted
  * (after the warmup). */
@@ -304,8 +301,6 @@ void engine_state_check_server_lost(struct engine_state *run, time_ns now, time_
  * end (and past --timeout) probes the server on a connection of its own, and stops as
  * server-lost when it does not answer. *probe_at keeps the state (0 at first). */
 void engine_state_check_overdue(struct engine_state *run, time_ns now, time_ns *probe_at);
-/* Add the worker's timerfd to its epoll set. */
-void worker_watch_timerfd(struct worker *w);
 
 /* client_replay.c: a feed's client (engine/feed.h). */
 void client_feed_init(struct client *c);
