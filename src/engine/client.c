@@ -34,16 +34,16 @@ void client_init(struct client *c, struct worker *w, int id)
                     (int64_t)(seed_state * 0x9e3779b97f4a7c15ULL));
     script_vars_set(&c->vars, SCRIPT_VAR_RANDOM_SEED, (int64_t)cfg->seed);
     size_t n_cmds = (size_t)(w->run->n_cmds > 0 ? w->run->n_cmds : 1);
-    c->pipe_cmds = xcalloc(n_cmds, sizeof *c->pipe_cmds);
-    c->pipe_start = xcalloc(n_cmds, sizeof *c->pipe_start);
-    buf_init(&c->sql);
+    c->sc.pipe_cmds = xcalloc(n_cmds, sizeof *c->sc.pipe_cmds);
+    c->sc.pipe_start = xcalloc(n_cmds, sizeof *c->sc.pipe_start);
+    buf_init(&c->sc.sql);
     int n = w->run->max_params > 0 ? w->run->max_params : 1;
-    c->param_values = xcalloc((size_t)n, sizeof *c->param_values);
-    c->param_text = xcalloc((size_t)n, sizeof *c->param_text);
+    c->sc.param_values = xcalloc((size_t)n, sizeof *c->sc.param_values);
+    c->sc.param_text = xcalloc((size_t)n, sizeof *c->sc.param_text);
     if (cfg->stream_clients > 0 && cfg->stream_scripts > 0 &&
         id >= cfg->clients - cfg->stream_clients) {
-        c->stream_order = xcalloc((size_t)cfg->stream_scripts, sizeof *c->stream_order);
-        c->stream_pos = cfg->stream_scripts; /* a new pass at the first transaction */
+        c->sc.stream_order = xcalloc((size_t)cfg->stream_scripts, sizeof *c->sc.stream_order);
+        c->sc.stream_pos = cfg->stream_scripts; /* a new pass at the first transaction */
     }
     client_feed_init(c);
 }
@@ -53,14 +53,14 @@ void client_free(struct client *c)
     pg_finish(c->conn);
     c->conn = NULL;
     script_vars_free(&c->vars);
-    pg_result_free(c->held);
-    c->held = NULL;
-    free(c->pipe_cmds);
-    free(c->pipe_start);
-    buf_free(&c->sql);
-    free(c->param_values);
-    free(c->param_text);
-    free(c->stream_order);
+    pg_result_free(c->sc.held);
+    c->sc.held = NULL;
+    free(c->sc.pipe_cmds);
+    free(c->sc.pipe_start);
+    buf_free(&c->sc.sql);
+    free(c->sc.param_values);
+    free(c->sc.param_text);
+    free(c->sc.stream_order);
     client_feed_free(c);
 }
 
@@ -109,7 +109,7 @@ void client_set_timer(struct client *c, time_ns when)
     timers_set(&c->w->timers, c, &c->timer_slot, when);
 }
 
-void client_finish(struct client *c)
+int client_finish(struct client *c)
 {
     timers_cancel(&c->w->timers, &c->timer_slot);
     client_watch(c, 0);
@@ -117,9 +117,9 @@ void client_finish(struct client *c)
         c->lost = 0;
         atomic_fetch_sub(&c->w->n_lost, 1);
     }
-    c->state = CS_FINISHED;
     c->w->n_live--;
     atomic_fetch_add(&c->w->n_clients_finished, 1);
+    return rest(CS_FINISHED);
 }
 
 void client_record_failure(struct client *c, time_ns now, enum pg_failure why)
@@ -146,51 +146,116 @@ void client_note_error(struct client *c, const char *msg)
         snprintf(c->w->error, sizeof c->w->error, "%s", msg);
 }
 
-void client_on_timer(struct client *c, time_ns now)
+/* The step of the client's state: its next state. */
+static int step(struct client *c, time_ns now)
 {
     switch (c->state) {
+    case CS_CONNECTING:
+        return client_step_connecting(c, now);
+    case CS_PREPARING:
+        return client_step_preparing(c, now);
+    case CS_WAIT_PREPARE:
+        return client_step_wait_prepare(c, now);
+    case CS_START_TX:
+        return client_step_start_tx(c, now);
+    case CS_START_CMD:
+        return client_step_start_cmd(c, now);
+    case CS_WAIT_RESULT:
+        return client_step_wait_result(c, now);
+    case CS_ERROR:
+        return client_step_error(c, now);
+    case CS_WAIT_ROLLBACK:
+        return client_step_wait_rollback(c, now);
+    case CS_WAIT_PIPELINE:
+        return client_step_wait_pipeline(c, now);
+    case CS_END_TX:
+        return client_step_end_tx(c, now);
+    case CS_FEED_NEXT:
+        return client_step_feed_next(c, now);
+    case CS_FEED_PREPARE:
+        return client_step_feed_prepare(c, now);
+    case CS_FEED_RESULT:
+        return client_step_feed_result(c, now);
+    case CS_IDLE:
+        /* Swallow anything the server sends before the start (a level-triggered wait would
+         * otherwise wake us again and again); a loss shows at the first send. */
+        if (c->conn)
+            pg_consume(c->conn);
+        return rest(CS_IDLE);
     case CS_THROTTLE:
-        c->state = CS_START_TX;
-        break;
+    case CS_SLEEP:
     case CS_RECONNECT_WAIT:
-        if (client_run_over(c, now)) {
-            client_finish(c);
-            return;
-        }
-        c->resume = CS_START_TX;
-        if (client_reconnect(c, now) < 0)
-            return;
+    case CS_FINISHED:
+    case CS_FEED_WAIT:
         break;
+    }
+    return rest(c->state);
+}
+
+/* The one place that moves a client: into next, and on through the states that wait for
+ * nothing (each step helper returns the next state) until one it must wait in. */
+static void run_from(struct client *c, int next, time_ns now)
+{
+    for (;;) {
+        c->state = (enum client_state)(next & ~CS_REST);
+        if (next & CS_REST)
+            return;
+        next = step(c, now);
+    }
+}
+
+void client_start(struct client *c, enum client_state state, time_ns now)
+{
+    run_from(c, state, now);
+}
+
+void client_advance(struct client *c, time_ns now)
+{
+    run_from(c, step(c, now), now);
+}
+
+/* What the client's timer means in its state: the next state. */
+static int timer_step(struct client *c, time_ns now)
+{
+    int next;
+    switch (c->state) {
+    case CS_THROTTLE:
+        return CS_START_TX;
+    case CS_RECONNECT_WAIT:
+        if (client_run_over(c, now))
+            return client_finish(c);
+        c->resume = CS_START_TX;
+        return client_reconnect(c, now);
     case CS_CONNECTING:
     case CS_PREPARING:
     case CS_WAIT_PREPARE:
-        if (client_connect_timer(c, now))
-            return;
+        if ((next = client_connect_timer(c, now)) >= 0)
+            return next;
         /* Else the transaction's deadline (-C) is due. */
         /* fall through */
     case CS_SLEEP:
     case CS_WAIT_RESULT:
     case CS_WAIT_PIPELINE:
     case CS_WAIT_ROLLBACK:
-        if (!client_tx_timer(c, now))
-            return;
-        break;
+        return client_tx_timer(c, now);
     case CS_FEED_WAIT:
     case CS_FEED_PREPARE:
     case CS_FEED_RESULT:
-        if (!client_feed_timer(c, now))
-            return;
-        break;
+        return client_feed_timer(c, now);
     default:
-        return;
+        return rest(c->state);
     }
-    client_advance(c, now);
+}
+
+void client_on_timer(struct client *c, time_ns now)
+{
+    run_from(c, timer_step(c, now), now);
 }
 
 /* Whether the transaction in progress has sent SQL already (its commands before this one). */
 static int sent_sql(const struct client *c)
 {
-    for (int k = 0; k < c->cmd; k++)
+    for (int k = 0; k < c->sc.cmd; k++)
         if (c->script->cmds[k].kind == CMD_SQL)
             return 1;
     return 0;
@@ -208,76 +273,14 @@ void client_finish_if_idle(struct client *c)
         client_close(c);
     if (reconnecting || c->state == CS_THROTTLE || c->state == CS_RECONNECT_WAIT ||
         c->state == CS_IDLE) {
-        client_finish(c);
+        run_from(c, client_finish(c), 0);
     } else if (c->state == CS_SLEEP && c->w->run->cfg->sleep_is_terminal_time) {
         /* A terminal keying (nothing sent yet) stops; one thinking after its SQL is done. */
         if (!sent_sql(c)) {
-            client_finish(c);
+            run_from(c, client_finish(c), 0);
             return;
         }
-        c->sleep_until = clock_now_ns();
-        client_on_timer(c, c->sleep_until);
-    }
-}
-
-void client_advance(struct client *c, time_ns now)
-{
-    int more = 1;
-    while (more) {
-        switch (c->state) {
-        case CS_CONNECTING:
-            more = client_step_connecting(c, now);
-            break;
-        case CS_PREPARING:
-            more = client_step_preparing(c, now);
-            break;
-        case CS_WAIT_PREPARE:
-            more = client_step_wait_prepare(c, now);
-            break;
-        case CS_START_TX:
-            more = client_step_start_tx(c, now);
-            break;
-        case CS_START_CMD:
-            more = client_step_start_cmd(c, now);
-            break;
-        case CS_WAIT_RESULT:
-            more = client_step_wait_result(c, now);
-            break;
-        case CS_ERROR:
-            more = client_step_error(c, now);
-            break;
-        case CS_WAIT_ROLLBACK:
-            more = client_step_wait_rollback(c, now);
-            break;
-        case CS_WAIT_PIPELINE:
-            more = client_step_wait_pipeline(c, now);
-            break;
-        case CS_END_TX:
-            more = client_step_end_tx(c, now);
-            break;
-        case CS_FEED_NEXT:
-            more = client_step_feed_next(c, now);
-            break;
-        case CS_FEED_PREPARE:
-            more = client_step_feed_prepare(c, now);
-            break;
-        case CS_FEED_RESULT:
-            more = client_step_feed_result(c, now);
-            break;
-        case CS_IDLE:
-            /* Swallow anything the server sends before the start (a level-triggered wait
-             * would otherwise wake us again and again); a loss shows at the first send. */
-            if (c->conn)
-                pg_consume(c->conn);
-            more = 0;
-            break;
-        case CS_THROTTLE:
-        case CS_SLEEP:
-        case CS_RECONNECT_WAIT:
-        case CS_FINISHED:
-        case CS_FEED_WAIT:
-            more = 0;
-            break;
-        }
+        c->sc.sleep_until = clock_now_ns();
+        client_on_timer(c, c->sc.sleep_until);
     }
 }

@@ -65,8 +65,8 @@ void client_take_result(struct client *c, const struct script_command *cmd, stru
             if (pg_result_rows(res) > 0 && store_row(c, cmd, res) < 0)
                 *ok = 0;
         } else {
-            pg_result_free(c->held);
-            c->held = res; /* applied once the command's last result is known */
+            pg_result_free(c->sc.held);
+            c->sc.held = res; /* applied once the command's last result is known */
             return;
         }
     }
@@ -76,13 +76,13 @@ void client_take_result(struct client *c, const struct script_command *cmd, stru
 void client_end_results(struct client *c, const struct script_command *cmd, int *ok)
 {
     if (!cmd || cmd->gset != GSET_LAST || !*ok) {
-        pg_result_free(c->held);
-        c->held = NULL;
+        pg_result_free(c->sc.held);
+        c->sc.held = NULL;
         return;
     }
-    int rows = c->held ? pg_result_rows(c->held) : -1;
+    int rows = c->sc.held ? pg_result_rows(c->sc.held) : -1;
     if (rows == 1) {
-        if (store_row(c, cmd, c->held) < 0)
+        if (store_row(c, cmd, c->sc.held) < 0)
             *ok = 0;
     } else {
         char msg[100];
@@ -91,8 +91,8 @@ void client_end_results(struct client *c, const struct script_command *cmd, int 
         c->failure = PGF_OTHER;
         *ok = 0;
     }
-    pg_result_free(c->held);
-    c->held = NULL;
+    pg_result_free(c->sc.held);
+    c->sc.held = NULL;
 }
 
 int client_flush_consume(struct client *c)

@@ -17,9 +17,13 @@
 
 /*
  * Client states. client_advance runs a client from state to state, with the time of the
- * event that woke it, until it must wait; it then rests in one of the states below. For each:
- * what it waits for, and where it goes (client_conn.c handles the connecting states,
- * client_tx.c the others, client.c the timers).
+ * event that woke it, until it must wait; it then rests in one of the states below. Each
+ * state's step is a helper that returns the next state (and whether the client rests there),
+ * and one place moves the client (client.c's run_from), as pgbench's advanceConnectionState.
+ * For each: what it waits for, and where it goes. The core has the connecting states
+ * (client_conn.c) and the timers (client.c); each client kind is a driver with states of its
+ * own: a script client (client_tx.c: CS_PREPARING to CS_END_TX) and a feed's client
+ * (client_replay.c: CS_FEED_*).
  *
  * CS_CONNECTING     waits for the socket as pg_conn_poll asks (readable or writable; the
  *                   socket may change at any step). Connected: -> CS_PREPARING in prepared
@@ -121,6 +125,34 @@ struct client_feed {
 
 struct worker;
 
+/* A script client's state beyond what every client has (client_tx.c, client_conn.c's
+ * PREPAREs): where it is in its script, and what its commands hold between events. */
+struct client_script {
+    int cmd;           /* index of the current command in script */
+    struct rng tx_rng; /* state at the transaction's first try: retries repeat its draws */
+    int prep_script;   /* prepared mode setup cursor */
+    int prep_cmd;
+    int scheduled; /* -R: sched_at holds a start not yet used */
+    time_ns sched_at;
+    time_ns sleep_until;
+    time_ns sleep_start;    /* when the current \sleep began */
+    struct pg_result *held; /* \gset: the last result with rows, applied when the command ends */
+    int *pipe_cmds;         /* pipeline: commands sent whose results are still to come */
+    time_ns *pipe_start;    /* and when each was sent */
+    int pipe_head, pipe_tail;
+    int pipe_discard; /* an error in a pipeline: read up to the sync, then fail */
+    struct buf sql;   /* simple mode: the command with values substituted */
+    const char **param_values;
+    char (*param_text)[32];
+    /* An analytic stream (engine_config's stream_clients): its pass's order of the stream's
+     * scripts (offsets from the first), and the next one to run; NULL for the others. */
+    int *stream_order;
+    int stream_pos;
+};
+
+/* A client: what every kind shares (its connection and socket, its timer, its transaction's
+ * times and outcome, its counts), and its kind's own part: a script client's (sc) or a
+ * feed's (feed). */
 struct client {
     int id; /* 0-based, global: :client_id */
     struct worker *w;
@@ -132,25 +164,12 @@ struct client {
     int lost;                 /* counted in the worker's n_lost */
     time_ns backoff_ns;
     struct rng rng;
-    struct rng tx_rng; /* state at the transaction's first try: retries repeat its draws */
     struct script_vars vars;
     const struct script *script;
     int script_idx;
-    int cmd;         /* index of the current command in script */
-    int prep_script; /* prepared mode setup cursor */
-    int prep_cmd;
-    int scheduled; /* -R: sched_at holds a start not yet used */
-    time_ns sched_at;
     time_ns tx_start;    /* intended start: latency counts from here */
     time_ns tx_deadline; /* --timeout: when to cancel, 0 when none */
     time_ns cmd_start;
-    time_ns sleep_until;
-    time_ns sleep_start;    /* when the current \sleep began */
-    struct pg_result *held; /* \gset: the last result with rows, applied when the command ends */
-    int *pipe_cmds;         /* pipeline: commands sent whose results are still to come */
-    time_ns *pipe_start;    /* and when each was sent */
-    int pipe_head, pipe_tail;
-    int pipe_discard; /* an error in a pipeline: read up to the sync, then fail */
     time_ns connect_start;
     time_ns tx_connect_ns;    /* -C: the time to connect for this transaction, -1: none */
     time_ns connect_deadline; /* a connection attempt that takes longer fails */
@@ -159,16 +178,10 @@ struct client {
     enum pg_failure failure; /* first failure of the current try */
     uint64_t n_tx;
     uint64_t n_failed;
-    uint64_t n_done;   /* transactions finished or skipped, for -t */
-    uint64_t n_logged; /* -l: the client's transactions logged so far */
-    int64_t lag_us;    /* -R: how late the current transaction started */
-    struct buf sql;    /* simple mode: the command with values substituted */
-    const char **param_values;
-    char (*param_text)[32];
-    /* An analytic stream (engine_config's stream_clients): its pass's order of the stream's
-     * scripts (offsets from the first), and the next one to run; NULL for the others. */
-    int *stream_order;
-    int stream_pos;
+    uint64_t n_done;          /* transactions finished or skipped, for -t */
+    uint64_t n_logged;        /* -l: the client's transactions logged so far */
+    int64_t lag_us;           /* -R: how late the current transaction started */
+    struct client_script sc;  /* a script client's */
     struct client_feed *feed; /* a feed's client, else NULL */
 };
 
@@ -263,6 +276,9 @@ int client_connect(struct client *c, time_ns now);
 /* Advance the state machine as far as it can go without waiting; now is the time of the
  * event that woke the client, the one clock reading all its transitions use. */
 void client_advance(struct client *c, time_ns now);
+/* Move the client into state and on from there (worker_begin: a client's first transaction
+ * or its feed). */
+void client_start(struct client *c, enum client_state state, time_ns now);
 /* The client's timer fired (schedule, backoff or timeout). */
 void client_on_timer(struct client *c, time_ns now);
 /* Finish a client that waits for nothing but time, or is only reopening its connection (end
@@ -305,13 +321,15 @@ void engine_state_check_overdue(struct engine_state *run, time_ns now, time_ns *
 /* client_replay.c: a feed's client (engine/feed.h). */
 void client_feed_init(struct client *c);
 void client_feed_free(struct client *c);
+/* Steps of its states (client_int.h): each returns the next state. */
 int client_step_feed_next(struct client *c, time_ns now);
 int client_step_feed_prepare(struct client *c, time_ns now);
 int client_step_feed_result(struct client *c, time_ns now);
-/* The timer of a feed client: due time, cancel time or --timeout. 1 to advance it. */
+/* The timer of a feed client: due time, cancel time or --timeout. The next state. */
 int client_feed_timer(struct client *c, time_ns now);
-/* Connecting for a session failed: the session is failed, the stream goes on. */
-void client_feed_connect_failed(struct client *c, const char *what, time_ns now);
+/* Connecting for a session failed: the session is failed, the stream goes on. The state to
+ * wait in. */
+int client_feed_connect_failed(struct client *c, const char *what, time_ns now);
 
 /* Send a cancel request for conn without blocking the caller (a helper thread does it). */
 void cancel_request(struct pg_conn *conn);

@@ -30,7 +30,7 @@ static enum txlog_status log_status(enum pg_failure why)
 
 void worker_record_skipped(struct client *c, time_ns now)
 {
-    if (c->sched_at < c->w->run->start_ns)
+    if (c->sc.sched_at < c->w->run->start_ns)
         return; /* warmup */
     c->w->n_skipped++;
     if (c->w->txlog)
@@ -44,7 +44,7 @@ int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum
     if (end < run->start_ns)
         return 0; /* warmup */
     struct engine_script_figures *ss = &w->scripts[c->script_idx];
-    if (c->stream_order) { /* an analytic stream: its script's figures only */
+    if (c->sc.stream_order) { /* an analytic stream: its script's figures only */
         if (run->cfg->stream_clients == run->cfg->clients)
             w->last_completion = end; /* streams alone: they make the duration */
         if (failed) {
@@ -213,8 +213,7 @@ void worker_begin(struct worker *w, time_ns now)
     for (int i = 0; i < w->n_clients; i++) {
         struct client *c = &w->clients[i];
         if (feed) {
-            c->state = CS_FEED_NEXT;
-            client_advance(c, now);
+            client_start(c, CS_FEED_NEXT, now);
             continue;
         }
         if (run->cfg->connect_per_tx) {
@@ -222,8 +221,7 @@ void worker_begin(struct worker *w, time_ns now)
              * inside each transaction. */
             client_close(c);
         }
-        c->state = CS_START_TX;
-        client_advance(c, now);
+        client_start(c, CS_START_TX, now);
     }
     w->measuring = 1;
 }
