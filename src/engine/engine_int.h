@@ -305,7 +305,8 @@ void *worker_main(void *arg);
 void worker_begin(struct worker *w, time_ns now);
 
 /* Set up run for cfg without starting anything: workers, their clients (not connected) and
- * statistics. run_free undoes it; run_collect merges the workers' results into out. */
+ * statistics. engine_state_free undoes it; engine_state_collect merges the workers' results
+ * into out. */
 void engine_state_init(struct engine_state *run, const struct engine_config *cfg);
 void engine_state_free(struct engine_state *run);
 void engine_state_collect(struct engine_state *run, struct engine_result *out);
