@@ -146,61 +146,71 @@ void client_note_error(struct client *c, const char *msg)
         snprintf(c->w->error, sizeof c->w->error, "%s", msg);
 }
 
-/* The step of the client's state: its next state. */
-static int step(struct client *c, time_ns now)
-{
-    switch (c->state) {
-    case CS_CONNECTING:
-        return client_step_connecting(c, now);
-    case CS_PREPARING:
-        return client_step_preparing(c, now);
-    case CS_WAIT_PREPARE:
-        return client_step_wait_prepare(c, now);
-    case CS_START_TX:
-        return client_step_start_tx(c, now);
-    case CS_START_CMD:
-        return client_step_start_cmd(c, now);
-    case CS_WAIT_RESULT:
-        return client_step_wait_result(c, now);
-    case CS_ERROR:
-        return client_step_error(c, now);
-    case CS_WAIT_ROLLBACK:
-        return client_step_wait_rollback(c, now);
-    case CS_WAIT_PIPELINE:
-        return client_step_wait_pipeline(c, now);
-    case CS_END_TX:
-        return client_step_end_tx(c, now);
-    case CS_FEED_NEXT:
-        return client_step_feed_next(c, now);
-    case CS_FEED_PREPARE:
-        return client_step_feed_prepare(c, now);
-    case CS_FEED_RESULT:
-        return client_step_feed_result(c, now);
-    case CS_IDLE:
-        /* Swallow anything the server sends before the start (a level-triggered wait would
-         * otherwise wake us again and again); a loss shows at the first send. */
-        if (c->conn)
-            pg_consume(c->conn);
-        return rest(CS_IDLE);
-    case CS_THROTTLE:
-    case CS_SLEEP:
-    case CS_RECONNECT_WAIT:
-    case CS_FINISHED:
-    case CS_FEED_WAIT:
-        break;
-    }
-    return rest(c->state);
-}
-
 /* The one place that moves a client: into next, and on through the states that wait for
  * nothing (each step helper returns the next state) until one it must wait in. */
 static void run_from(struct client *c, int next, time_ns now)
 {
     for (;;) {
-        c->state = (enum client_state)(next & ~CS_REST);
-        if (next & CS_REST)
+        if (next < 0) { /* rest(state) */
+            c->state = (enum client_state) ~next;
             return;
-        next = step(c, now);
+        }
+        c->state = (enum client_state)next;
+        /* The step of the state: its next state. */
+        switch ((enum client_state)next) {
+        case CS_CONNECTING:
+            next = client_step_connecting(c, now);
+            break;
+        case CS_PREPARING:
+            next = client_step_preparing(c, now);
+            break;
+        case CS_WAIT_PREPARE:
+            next = client_step_wait_prepare(c, now);
+            break;
+        case CS_START_TX:
+            next = client_step_start_tx(c, now);
+            break;
+        case CS_START_CMD:
+            next = client_step_start_cmd(c, now);
+            break;
+        case CS_WAIT_RESULT:
+            next = client_step_wait_result(c, now);
+            break;
+        case CS_ERROR:
+            next = client_step_error(c, now);
+            break;
+        case CS_WAIT_ROLLBACK:
+            next = client_step_wait_rollback(c, now);
+            break;
+        case CS_WAIT_PIPELINE:
+            next = client_step_wait_pipeline(c, now);
+            break;
+        case CS_END_TX:
+            next = client_step_end_tx(c, now);
+            break;
+        case CS_FEED_NEXT:
+            next = client_step_feed_next(c, now);
+            break;
+        case CS_FEED_PREPARE:
+            next = client_step_feed_prepare(c, now);
+            break;
+        case CS_FEED_RESULT:
+            next = client_step_feed_result(c, now);
+            break;
+        case CS_IDLE:
+            /* Swallow anything the server sends before the start (a level-triggered wait would
+             * otherwise wake us again and again); a loss shows at the first send. */
+            if (c->conn)
+                pg_consume(c->conn);
+            next = rest(CS_IDLE);
+            break;
+        case CS_THROTTLE:
+        case CS_SLEEP:
+        case CS_RECONNECT_WAIT:
+        case CS_FINISHED:
+        case CS_FEED_WAIT:
+            return;
+        }
     }
 }
 
@@ -211,13 +221,12 @@ void client_start(struct client *c, enum client_state state, time_ns now)
 
 void client_advance(struct client *c, time_ns now)
 {
-    run_from(c, step(c, now), now);
+    run_from(c, c->state, now); /* the step of the state it is in, first */
 }
 
 /* What the client's timer means in its state: the next state. */
 static int timer_step(struct client *c, time_ns now)
 {
-    int next;
     switch (c->state) {
     case CS_THROTTLE:
         return CS_START_TX;
@@ -229,8 +238,8 @@ static int timer_step(struct client *c, time_ns now)
     case CS_CONNECTING:
     case CS_PREPARING:
     case CS_WAIT_PREPARE:
-        if ((next = client_connect_timer(c, now)) >= 0)
-            return next;
+        if (client_connect_timer(c, now))
+            return client_connect_failed(c, "timed out connecting to server", now);
         /* Else the transaction's deadline (-C) is due. */
         /* fall through */
     case CS_SLEEP:

@@ -2,7 +2,6 @@
 
 #include <stdio.h>
 
-
 /* Connecting, preparing and reconnecting: how a client gets a usable connection, at setup,
  * after a lost one, and for each transaction with -C. */
 
@@ -103,7 +102,7 @@ int client_connect(struct client *c, time_ns now)
     c->resume = CS_IDLE;
     int next = client_reconnect(c, now);
     /* Nothing to do before the socket is writable: the client waits in its state. */
-    c->state = (enum client_state)(next & ~CS_REST);
+    c->state = state_of(next);
     return next == CS_CONNECTING ? 0 : -1;
 }
 
@@ -164,9 +163,9 @@ int client_connect_timer(struct client *c, time_ns now)
 {
     if (c->connect_deadline && now >= c->connect_deadline) {
         c->connect_deadline = 0;
-        return client_connect_failed(c, "timed out connecting to server", now);
+        return 1;
     }
     if (c->connect_deadline) /* woken for the transaction's deadline, not ours */
         client_set_timer(c, c->connect_deadline);
-    return -1;
+    return 0;
 }

@@ -13,11 +13,16 @@
 
 #include "engine/engine_int.h"
 
-/* A step's answer for a state the client waits in. */
-#define CS_REST 0x100
+/* A step's answer for a state the client waits in: negative, ~state (the states are >= 0). */
 static inline int rest(enum client_state s)
 {
-    return (int)s | CS_REST;
+    return ~(int)s;
+}
+
+/* The state a step's answer names. */
+static inline enum client_state state_of(int next)
+{
+    return (enum client_state)(next < 0 ? ~next : next);
 }
 
 /* Arm the client's one timer at when (replacing any). */
@@ -51,9 +56,8 @@ void client_close(struct client *c);
 /* The connection is gone: count it lost and wait out a backoff before connecting again.
  * Returns rest(CS_RECONNECT_WAIT). */
 int client_lost(struct client *c, time_ns now);
-/* Timer of a client connecting or preparing: the connection deadline. Returns the next state
- * when it handled the timer (the attempt failed), -1 when the transaction deadline is to be
- * checked. */
+/* Timer of a client connecting or preparing: 1 when the connection deadline has come (the
+ * attempt fails), 0 when the transaction deadline is to be checked. */
 int client_connect_timer(struct client *c, time_ns now);
 
 /* client_tx.c: a script client. */

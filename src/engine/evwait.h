@@ -30,12 +30,6 @@ struct ev_watch {
     int slot;        /* the backend's own (an index), -1 when none */
 };
 
-/* A socket that is ready (or whose wait set was woken: ptr NULL). */
-struct ev_fired {
-    void *ptr;
-    unsigned events; /* EV_READ | EV_WRITE ready; an error or a hang-up reports both */
-};
-
 /* A wake-up shared by wait sets: once raised it stays raised, and every wait of a set that
  * watches it returns at once with a NULL entry, until it is closed. Plain data so that a
  * signal handler may raise it without a lock (a raise racing the close is lost). */
@@ -69,11 +63,16 @@ void evwait_unwatch(struct evwait *ws, struct ev_watch *w, int open);
 /* Why the last watch failed, as "call: reason". */
 const char *evwait_error(const struct evwait *ws);
 
-/* Wait until a watched socket is ready, the wake-up is raised, or deadline (absolute, on
- * clock_now_ns's clock; -1: none) has come, and put at most max fired into out: their
- * number, 0 at the deadline or an interruption (a wait may end early: the caller compares
- * the clock with its deadline), -1 with errno when the wait failed. */
-int evwait_wait(struct evwait *ws, time_ns deadline, struct ev_fired *out, int max);
+/* Wait until a watched socket is ready (for what it is watched for, or with an error or a
+ * hang-up), the wake-up is raised, or deadline (absolute, on clock_now_ns's clock; -1: none,
+ * the wait then ends within a second) has come. *fired points to the list of what fired: the
+ * ready sockets' pointers, NULL for the wake-up (the set's own list, valid until the next
+ * wait). Returns their number, 0 at the deadline or an interruption (a wait may end early:
+ * see evwait_due), -1 with errno when the wait failed. */
+int evwait_wait(struct evwait *ws, time_ns deadline, void *const **fired);
+/* After a wait (and the handling of what fired): whether its deadline has come. The backend
+ * may know it without reading the clock (its timer fired). */
+int evwait_due(struct evwait *ws, time_ns deadline);
 
 /* Let the calling thread's waits end when asked rather than with the system's default slack
  * (a replay's statements are due to the microsecond). */

@@ -25,14 +25,19 @@ _Static_assert(EV_READ == EPOLLIN && EV_WRITE == EPOLLOUT, "EV_* are EPOLLIN and
 /* A wait with a deadline is cut to this, so that the kernel's slack on the timeout (0.1 % of
  * it, with the thread's timer slack set to 1 ns) stays under 50 µs. */
 #define MAX_DEADLINE_WAIT_NS (50 * NS_PER_MS)
+/* A wait without one ends after this: the caller looks around now and then. */
+#define MAX_IDLE_WAIT_MS 1000
 
 struct evwait {
     int epfd;
     int timerfd;
     time_ns timer_armed; /* deadline the timerfd is set to, 0 when disarmed */
     int pwait2;          /* waits end at deadlines by epoll_pwait2, the timerfd unused */
+    int timer_fired;     /* the timerfd fired in the last wait */
     char timer_marker;   /* epoll data of the timerfd; the wake-up's is NULL */
     char error[160];
+    struct epoll_event ev[MAX_EVENTS];
+    void *fired[MAX_EVENTS];
 };
 
 int evwake_open(struct evwake *w)
@@ -155,59 +160,67 @@ static void arm_timer(struct evwait *ws, time_ns deadline)
 
 /* epoll_pwait2 (Linux 5.11): the wait ends at the deadline to the nanosecond, with no timerfd
  * to set and read on every wait. -1 with errno ENOSYS where the kernel lacks it. */
-static int wait_pwait2(struct evwait *ws, struct epoll_event *ev, int max, time_ns deadline)
+static int wait_pwait2(struct evwait *ws, time_ns deadline)
 {
 #ifdef SYS_epoll_pwait2
-    struct timespec ts, *tp = NULL;
+    time_ns d = (time_ns)MAX_IDLE_WAIT_MS * NS_PER_MS;
     if (deadline >= 0) {
         time_ns left = deadline - clock_now_ns();
-        time_ns d = left <= 0 ? 0 : left < MAX_DEADLINE_WAIT_NS ? left : MAX_DEADLINE_WAIT_NS;
-        ts.tv_sec = (time_t)(d / NS_PER_S);
-        ts.tv_nsec = (long)(d % NS_PER_S);
-        tp = &ts;
+        d = left <= 0 ? 0 : left < MAX_DEADLINE_WAIT_NS ? left : MAX_DEADLINE_WAIT_NS;
     }
-    return (int)syscall(SYS_epoll_pwait2, ws->epfd, ev, max, tp, NULL, 0);
+    struct timespec ts = {(time_t)(d / NS_PER_S), (long)(d % NS_PER_S)};
+    return (int)syscall(SYS_epoll_pwait2, ws->epfd, ws->ev, MAX_EVENTS, &ts, NULL, 0);
 #else
-    (void)ws, (void)ev, (void)max, (void)deadline;
+    (void)ws, (void)deadline;
     errno = ENOSYS;
     return -1;
 #endif
 }
 
-int evwait_wait(struct evwait *ws, time_ns deadline, struct ev_fired *out, int max)
+/* Out of the wait's own code, which then needs fewer registers on its hot path. */
+__attribute__((noinline, cold)) static void timer_fired(struct evwait *ws)
 {
-    struct epoll_event ev[MAX_EVENTS];
+    uint64_t expirations;
+    ssize_t r = read(ws->timerfd, &expirations, sizeof expirations);
+    (void)r;
+    ws->timer_armed = 0;
+    ws->timer_fired = 1;
+}
+
+int evwait_wait(struct evwait *ws, time_ns deadline, void *const **fired)
+{
     int n = -1;
-    if (max > MAX_EVENTS)
-        max = MAX_EVENTS;
+    *fired = ws->fired;
     if (ws->pwait2) {
-        n = wait_pwait2(ws, ev, max, deadline);
+        n = wait_pwait2(ws, deadline);
         if (n < 0 && errno == ENOSYS)
             ws->pwait2 = 0; /* the timerfd from now on */
     }
     if (!ws->pwait2) {
         arm_timer(ws, deadline);
-        n = epoll_wait(ws->epfd, ev, max, -1);
+        n = epoll_wait(ws->epfd, ws->ev, MAX_EVENTS, deadline >= 0 ? -1 : MAX_IDLE_WAIT_MS);
     }
     if (n < 0)
         return errno == EINTR ? 0 : -1;
     int k = 0;
     for (int i = 0; i < n; i++) {
-        void *p = ev[i].data.ptr;
+        void *p = ws->ev[i].data.ptr;
         if (p == &ws->timer_marker) {
-            uint64_t expirations;
-            ssize_t r = read(ws->timerfd, &expirations, sizeof expirations);
-            (void)r;
-            ws->timer_armed = 0;
+            timer_fired(ws);
             continue;
         }
-        unsigned e = ev[i].events;
-        if (e & (EPOLLERR | EPOLLHUP))
-            e |= EV_READ | EV_WRITE;
-        out[k].ptr = p;
-        out[k++].events = e & (EV_READ | EV_WRITE);
+        ws->fired[k++] = p;
     }
     return k;
+}
+
+int evwait_due(struct evwait *ws, time_ns deadline)
+{
+    if (ws->pwait2)
+        return deadline >= 0 && clock_now_ns() >= deadline;
+    int fired = ws->timer_fired;
+    ws->timer_fired = 0;
+    return fired;
 }
 
 void evwait_thread_precise(void)

@@ -28,6 +28,8 @@
 /* A wait with a deadline is cut to this, so that the kernel's slack on the timeout (0.1 % of
  * it) stays under 50 µs. */
 #define MAX_DEADLINE_WAIT_NS (50 * NS_PER_MS)
+/* A wait without one ends after this: the caller looks around now and then. */
+#define MAX_IDLE_WAIT_NS (1000 * NS_PER_MS)
 
 /* The sockets watched, packed at the front of pfd; slot 0 is the wake-up's when there is
  * one. Each slot knows its watch, so that removing one moves the last into its place. */
@@ -35,6 +37,7 @@ struct evwait {
     struct pollfd *pfd;
     void **ptr;
     struct ev_watch **watch;
+    void **fired; /* as many as slots */
     int n, cap;
     char error[160];
 };
@@ -92,6 +95,7 @@ static int add_slot(struct evwait *ws, int fd, short events, void *ptr, struct e
         ws->pfd = xrealloc(ws->pfd, (size_t)ws->cap * sizeof *ws->pfd);
         ws->ptr = xrealloc(ws->ptr, (size_t)ws->cap * sizeof *ws->ptr);
         ws->watch = xrealloc(ws->watch, (size_t)ws->cap * sizeof *ws->watch);
+        ws->fired = xrealloc(ws->fired, (size_t)ws->cap * sizeof *ws->fired);
     }
     int i = ws->n++;
     ws->pfd[i] = (struct pollfd){.fd = fd, .events = events};
@@ -115,6 +119,7 @@ void evwait_free(struct evwait *ws)
     free(ws->pfd);
     free(ws->ptr);
     free(ws->watch);
+    free(ws->fired);
     free(ws);
 }
 
@@ -168,27 +173,28 @@ void evwait_unwatch(struct evwait *ws, struct ev_watch *w, int open)
 
 static int wait_poll(struct evwait *ws, time_ns deadline)
 {
-    time_ns d = -1;
+    time_ns d = MAX_IDLE_WAIT_NS;
     if (deadline >= 0) {
         time_ns left = deadline - clock_now_ns();
         d = left <= 0 ? 0 : left < MAX_DEADLINE_WAIT_NS ? left : MAX_DEADLINE_WAIT_NS;
     }
 #ifdef HAVE_PPOLL
     struct timespec ts = {(time_t)(d / NS_PER_S), (long)(d % NS_PER_S)};
-    return ppoll(ws->pfd, (nfds_t)ws->n, d >= 0 ? &ts : NULL, NULL);
+    return ppoll(ws->pfd, (nfds_t)ws->n, &ts, NULL);
 #else
     /* Milliseconds, rounded up: a wait never ends before its deadline. */
-    return poll(ws->pfd, (nfds_t)ws->n, d >= 0 ? (int)((d + NS_PER_MS - 1) / NS_PER_MS) : -1);
+    return poll(ws->pfd, (nfds_t)ws->n, (int)((d + NS_PER_MS - 1) / NS_PER_MS));
 #endif
 }
 
-int evwait_wait(struct evwait *ws, time_ns deadline, struct ev_fired *out, int max)
+int evwait_wait(struct evwait *ws, time_ns deadline, void *const **fired)
 {
+    *fired = ws->fired;
     int n = wait_poll(ws, deadline);
     if (n < 0)
         return errno == EINTR ? 0 : -1;
     int k = 0;
-    for (int i = 0; i < ws->n && k < n && k < max; i++) {
+    for (int i = 0; i < ws->n && k < n; i++) {
         short r = ws->pfd[i].revents;
         if (r == 0)
             continue;
@@ -196,13 +202,15 @@ int evwait_wait(struct evwait *ws, time_ns deadline, struct ev_fired *out, int m
             ws->pfd[i].fd = -1;
             continue;
         }
-        unsigned e = (r & POLLIN ? EV_READ : 0) | (r & POLLOUT ? EV_WRITE : 0);
-        if (r & (POLLERR | POLLHUP))
-            e |= EV_READ | EV_WRITE;
-        out[k].ptr = ws->ptr[i];
-        out[k++].events = e;
+        ws->fired[k++] = ws->ptr[i];
     }
     return k;
+}
+
+int evwait_due(struct evwait *ws, time_ns deadline)
+{
+    (void)ws;
+    return deadline >= 0 && clock_now_ns() >= deadline;
 }
 
 void evwait_thread_precise(void)

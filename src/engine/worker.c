@@ -5,8 +5,6 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_EVENTS 128
-
 /* -l: one transaction into the thread's log (off the hot path unless -l is given). */
 static void log_tx(struct client *c, time_ns end, int64_t us, enum txlog_status status)
 {
@@ -132,25 +130,24 @@ static void run_timers(struct worker *w)
 }
 
 /* One wait: advance every client with an event, then run the timers that are due. The wait
- * ends at the next deadline, or after timeout_ms when there is none. Returns -1 on a stop
+ * ends at the next deadline (within a second when there is none). Returns -1 on a stop
  * request. */
-static int poll_once(struct worker *w, int timeout_ms)
+static int poll_once(struct worker *w)
 {
-    struct ev_fired ev[MAX_EVENTS];
+    void *const *fired;
     time_ns next = next_deadline(w);
-    int n = evwait_wait(w->ev, next >= 0 ? next : clock_now_ns() + timeout_ms * NS_PER_MS, ev,
-                        MAX_EVENTS);
+    int n = evwait_wait(w->ev, next, &fired);
     if (n < 0)
         return 0;
     int stop = 0;
     for (int i = 0; i < n; i++) {
-        void *p = ev[i].ptr;
+        void *p = fired[i];
         if (p == NULL)
             stop = 1;
         else
             client_advance(p, clock_now_ns());
     }
-    if (next >= 0 && clock_now_ns() >= next)
+    if (evwait_due(w->ev, next))
         run_timers(w);
     return stop || atomic_load_explicit(&engine_stop_flag, memory_order_relaxed) ? -1 : 0;
 }
@@ -169,7 +166,7 @@ static void setup_clients(struct worker *w)
             if (client_connect(&w->clients[started++], clock_now_ns()) < 0)
                 return;
         /* A client that failed in this very pass keeps its own cause. */
-        if (poll_once(w, 100) < 0 && !w->setup_failed) {
+        if (poll_once(w) < 0 && !w->setup_failed) {
             snprintf(w->error, sizeof w->error, "interrupted while connecting");
             w->setup_failed = 1;
             w->setup_interrupted = 1;
@@ -230,7 +227,7 @@ static void measure(struct worker *w)
 {
     worker_begin(w, clock_now_ns());
     while (w->n_live > 0) {
-        if (poll_once(w, 1000) < 0)
+        if (poll_once(w) < 0)
             break;
         /* Intervals before the one being filled are in the series: the main thread may take
          * them. */

@@ -5,14 +5,14 @@
 /* The clients the worker's wait set would wake now (a deadline long past: no waiting). */
 static int ready_clients(struct fx *f, struct client **first)
 {
-    struct ev_fired ev[8];
-    int n = evwait_wait(f->w->ev, 0, ev, 8);
+    void *const *ev;
+    int n = evwait_wait(f->w->ev, 0, &ev);
     int clients = 0;
     for (int i = 0; i < n; i++) {
-        if (ev[i].ptr != NULL && ev[i].ptr >= (void *)f->w->clients &&
-            ev[i].ptr < (void *)(f->w->clients + f->w->n_clients)) {
+        if (ev[i] != NULL && ev[i] >= (void *)f->w->clients &&
+            ev[i] < (void *)(f->w->clients + f->w->n_clients)) {
             if (first && clients == 0)
-                *first = ev[i].ptr;
+                *first = ev[i];
             clients++;
         }
     }
