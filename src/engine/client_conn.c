@@ -2,8 +2,9 @@
 
 #include <stdio.h>
 
-/* Connecting, preparing and reconnecting: how a client gets a usable connection, at setup,
- * after a lost one, and for each transaction with -C. */
+/* Connecting and reconnecting: how a client of any kind gets a usable connection, at setup,
+ * after a lost one, for each transaction with -C, and for each session of a feed (the script
+ * client's PREPAREs on it are its driver's, client_tx.c). */
 
 /* A connection attempt (with its PREPAREs) that takes longer than this fails: a server that
  * accepts and then never answers must not hold a client forever. */

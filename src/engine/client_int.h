@@ -8,7 +8,8 @@
  * its statements) and client_replay.c (a feed's client). Each step helper takes the time of
  * the event that woke the client (one clock reading per event) and returns the next state:
  * plain to go on in the state machine at once, rest(state) to wait there for the next event.
- * The dispatcher (client.c) is the one place that moves a client into it.
+ * The dispatcher (client.c's run_from) moves the client into it; only a client's first state
+ * is set elsewhere (client_init, client_connect at setup).
  */
 
 #include "engine/engine_int.h"
