@@ -24,15 +24,15 @@ void client_init(struct client *c, struct worker *w, int id)
     c->state = CS_CONNECTING;
     c->resume = CS_IDLE;
     /* Each client draws from its own stream, so a seeded run repeats its values. */
-    rng_seed(&c->rng, cfg->seed * 1000003ULL + (uint64_t)id);
-    script_vars_init(&c->vars, cfg->scripts);
-    script_vars_set(&c->vars, SCRIPT_VAR_SCALE, cfg->scale);
-    script_vars_set(&c->vars, SCRIPT_VAR_CLIENT_ID, id);
+    rng_seed(&c->sc.rng, cfg->seed * 1000003ULL + (uint64_t)id);
+    script_vars_init(&c->sc.vars, cfg->scripts);
+    script_vars_set(&c->sc.vars, SCRIPT_VAR_SCALE, cfg->scale);
+    script_vars_set(&c->sc.vars, SCRIPT_VAR_CLIENT_ID, id);
     /* As pgbench: the same default seed (for hash and permute) in every client. */
     uint64_t seed_state = cfg->seed;
-    script_vars_set(&c->vars, SCRIPT_VAR_DEFAULT_SEED,
+    script_vars_set(&c->sc.vars, SCRIPT_VAR_DEFAULT_SEED,
                     (int64_t)(seed_state * 0x9e3779b97f4a7c15ULL));
-    script_vars_set(&c->vars, SCRIPT_VAR_RANDOM_SEED, (int64_t)cfg->seed);
+    script_vars_set(&c->sc.vars, SCRIPT_VAR_RANDOM_SEED, (int64_t)cfg->seed);
     size_t n_cmds = (size_t)(w->run->n_cmds > 0 ? w->run->n_cmds : 1);
     c->sc.pipe_cmds = xcalloc(n_cmds, sizeof *c->sc.pipe_cmds);
     c->sc.pipe_start = xcalloc(n_cmds, sizeof *c->sc.pipe_start);
@@ -52,7 +52,7 @@ void client_free(struct client *c)
 {
     pg_finish(c->conn);
     c->conn = NULL;
-    script_vars_free(&c->vars);
+    script_vars_free(&c->sc.vars);
     pg_result_free(c->sc.held);
     c->sc.held = NULL;
     free(c->sc.pipe_cmds);

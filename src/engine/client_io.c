@@ -39,9 +39,9 @@ static int store_row(struct client *c, const struct script_command *cmd,
             if (strncmp(name, cmd->gset_prefix, plen) != 0 || strcmp(name + plen, col) != 0)
                 continue;
             if (pg_result_isnull(res, row, f))
-                script_vars_set_value(&c->vars, v, value_null());
+                script_vars_set_value(&c->sc.vars, v, value_null());
             else
-                script_vars_set_text(&c->vars, v, pg_result_value(res, row, f));
+                script_vars_set_text(&c->sc.vars, v, pg_result_value(res, row, f));
             break;
         }
     }

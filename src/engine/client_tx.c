@@ -52,7 +52,7 @@ static const struct script *next_in_stream(struct client *c)
         for (int i = 0; i < n; i++)
             c->sc.stream_order[i] = i;
         for (int i = n - 1; i > 0 && !cfg->stream_in_order; i--) {
-            int j = (int)rng_range(&c->rng, 0, i);
+            int j = (int)rng_range(&c->sc.rng, 0, i);
             int t = c->sc.stream_order[i];
             c->sc.stream_order[i] = c->sc.stream_order[j];
             c->sc.stream_order[j] = t;
@@ -80,9 +80,9 @@ int client_step_start_tx(struct client *c, time_ns now)
         if (now >= c->w->run->start_ns)
             hist_record(c->w->lag, c->lag_us);
     }
-    c->script = c->sc.stream_order ? next_in_stream(c) : script_choose(cfg->scripts, &c->rng);
+    c->script = c->sc.stream_order ? next_in_stream(c) : script_choose(cfg->scripts, &c->sc.rng);
     c->script_idx = (int)(c->script - cfg->scripts->scripts);
-    c->sc.tx_rng = c->rng;
+    c->sc.tx_rng = c->sc.rng;
     c->tries = 1;
     c->sc.cmd = 0;
     c->failure = PGF_NONE;
@@ -102,7 +102,7 @@ int client_step_start_tx(struct client *c, time_ns now)
 static void bind_params(struct client *c, const struct script_command *cmd)
 {
     for (int i = 0; i < cmd->n_params; i++)
-        c->sc.param_values[i] = script_var_sql(&c->vars, cmd->param_vars[i], c->sc.param_text[i],
+        c->sc.param_values[i] = script_var_sql(&c->sc.vars, cmd->param_vars[i], c->sc.param_text[i],
                                                sizeof c->sc.param_text[i]);
 }
 
@@ -114,7 +114,7 @@ static void build_simple_sql(struct client *c, const struct script_command *cmd)
         buf_puts(&c->sc.sql, cmd->parts[i].text);
         if (cmd->parts[i].var >= 0) {
             char v[32];
-            const char *text = script_var_sql(&c->vars, cmd->parts[i].var, v, sizeof v);
+            const char *text = script_var_sql(&c->sc.vars, cmd->parts[i].var, v, sizeof v);
             if (!text)
                 buf_puts(&c->sc.sql, ":");
             buf_puts(&c->sc.sql,
@@ -167,9 +167,9 @@ static int exec_set(struct client *c, const struct script_command *cmd)
 {
     char msg[200];
     struct value v;
-    if (script_eval(c->w->run->cfg->scripts, cmd, &c->vars, &c->rng, &v, msg, sizeof msg) < 0)
+    if (script_eval(c->w->run->cfg->scripts, cmd, &c->sc.vars, &c->sc.rng, &v, msg, sizeof msg) < 0)
         return fail_command(c, PGF_OTHER, msg);
-    script_vars_set_value(&c->vars, cmd->var, v);
+    script_vars_set_value(&c->sc.vars, cmd->var, v);
     c->sc.cmd++;
     return CS_START_CMD;
 }
@@ -180,7 +180,7 @@ static int condition(struct client *c, const struct script_command *cmd)
     char msg[200];
     struct value v;
     int t;
-    if (script_eval(c->w->run->cfg->scripts, cmd, &c->vars, &c->rng, &v, msg, sizeof msg) < 0 ||
+    if (script_eval(c->w->run->cfg->scripts, cmd, &c->sc.vars, &c->sc.rng, &v, msg, sizeof msg) < 0 ||
         script_truth(&v, &t, msg, sizeof msg) < 0) {
         fail_command(c, PGF_OTHER, msg);
         return -1;
@@ -220,7 +220,7 @@ static int start_sleep(struct client *c, const struct script_command *cmd, time_
     if (cmd->sleep_var >= 0) {
         char msg[200];
         struct value v;
-        if (script_var_value(&c->vars, c->w->run->cfg->scripts, cmd->sleep_var, &v, msg,
+        if (script_var_value(&c->sc.vars, c->w->run->cfg->scripts, cmd->sleep_var, &v, msg,
                              sizeof msg) < 0 ||
             value_to_int(&v, &n, msg, sizeof msg) < 0)
             return fail_command(c, PGF_OTHER, msg);
@@ -374,7 +374,7 @@ static int after_failed_try(struct client *c, time_ns now)
         c->w->n_retried++;
     c->w->n_retries++;
     c->tries++;
-    c->rng = c->sc.tx_rng;
+    c->sc.rng = c->sc.tx_rng;
     c->sc.cmd = 0;
     c->failure = PGF_NONE;
     return CS_START_CMD;

@@ -128,9 +128,11 @@ struct worker;
 /* A script client's state beyond what every client has (client_tx.c, client_conn.c's
  * PREPAREs): where it is in its script, and what its commands hold between events. */
 struct client_script {
-    int cmd;           /* index of the current command in script */
-    struct rng tx_rng; /* state at the transaction's first try: retries repeat its draws */
-    int prep_script;   /* prepared mode setup cursor */
+    struct rng rng;          /* the client's own stream: a seeded run repeats its values */
+    struct script_vars vars; /* the scripts' variables */
+    int cmd;                 /* index of the current command in script */
+    struct rng tx_rng;       /* state at the transaction's first try: retries repeat its draws */
+    int prep_script;         /* prepared mode setup cursor */
     int prep_cmd;
     int scheduled; /* -R: sched_at holds a start not yet used */
     time_ns sched_at;
@@ -163,8 +165,6 @@ struct client {
     int timer_slot;           /* in the worker's timer heap, -1 when none */
     int lost;                 /* counted in the worker's n_lost */
     time_ns backoff_ns;
-    struct rng rng;
-    struct script_vars vars;
     const struct script *script;
     int script_idx;
     time_ns tx_start;    /* intended start: latency counts from here */
