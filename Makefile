@@ -10,6 +10,11 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror
 CPPFLAGS_ALL = -Isrc -D_GNU_SOURCE -DPGARENA_VERSION='"$(VERSION)"' \
                $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LIBS_ALL = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+# The engine's event wait: epoll on Linux; `make EVWAIT=poll` takes poll/ppoll, as other POSIX
+# systems do (src/engine/evwait.h).
+ifeq ($(EVWAIT),poll)
+CPPFLAGS_ALL += -DPGARENA_EVWAIT_POLL
+endif
 
 # Two variants share the sources: release (build/) and sanitized (build/asan/). The release
 # build also takes the CPPFLAGS, CFLAGS and LDFLAGS given (a package build's hardening flags).
@@ -23,7 +28,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 REL_OBJ  := $(LIB_SRC:%.c=build/obj/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o)
 
-.PHONY: all asan unit check demo clean format deps fuzz install uninstall unit-check deb docs
+.PHONY: all asan unit poll check demo clean format deps fuzz install uninstall unit-check deb docs
 all: build/pgarena
 
 build/obj/%.o: %.c
@@ -84,6 +89,35 @@ build/asan/tests/%: tests/unit/%.c build/asan/libpgarena.a
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%) $(UNIT_SRC:tests/unit/%.c=build/asan/tests/%)
 unit: $(UNIT_BIN) build/tests/mkcapture build/gen_docs
 
+# The poll variant (build/poll/): the release build with the engine's event wait on poll/ppoll
+# in place of epoll, its pgarena and the engine's fake-driver tests. Only src/engine/ reads the
+# define, so the other objects are the release build's.
+POLL_ENGINE := $(filter src/engine/%,$(LIB_SRC))
+POLL_OBJ := $(filter-out $(POLL_ENGINE:%.c=build/obj/%.o),$(REL_OBJ)) \
+            $(POLL_ENGINE:%.c=build/poll/obj/%.o)
+POLL_TESTS := $(patsubst tests/unit/%.c,build/poll/tests/%,$(wildcard tests/unit/test_engine_*.c))
+
+build/poll/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "CC (poll) $<"
+	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -DPGARENA_EVWAIT_POLL -MMD -MP -c $< -o $@
+
+build/poll/libpgarena.a: $(POLL_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+build/poll/pgarena: build/obj/src/main.o build/poll/libpgarena.a
+	@echo "LD $@"
+	@$(CC) $(REL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_ALL)
+
+build/poll/tests/test_engine_%: tests/unit/test_engine_%.c $(ENGINE_TEST_DEPS) build/poll/libpgarena.a
+	@mkdir -p $(dir $@)
+	@echo "LD $@"
+	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -Itests/unit $(shell pkg-config --cflags cmocka) -o $@ \
+	    $(filter %.c %.a,$^) \
+	    $(LIBS_ALL) $(shell pkg-config --libs cmocka)
+
+poll: build/poll/pgarena $(POLL_TESTS)
+
 # Test tools (tests/tools/): mkcapture writes replay captures for the integration tests.
 build/tests/mkcapture: tests/tools/mkcapture.c build/libpgarena.a
 	@mkdir -p $(dir $@)
@@ -136,7 +170,7 @@ deps:
 
 check:
 	@sh tests/ensure-deps.sh
-	@$(MAKE) --no-print-directory all asan unit
+	@$(MAKE) --no-print-directory all asan unit poll
 	@bash tests/run-all.sh
 
 demo:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: cmocka unit tests (normal and ASan+UBSan builds), then integration
-# tests against a scratch PostgreSQL started here and always stopped. Ends with one line
+# The whole test suite: cmocka unit tests (normal and ASan+UBSan builds; the engine's also on
+# the poll event wait), then integration tests against a scratch PostgreSQL started here and
+# always stopped. Ends with one line
 # "N passed, N failed" and a non-zero exit on any failure.
 # PGARENA_TESTS=REGEX runs only the integration tests whose name matches (default: all);
 # PGARENA_NO_UNIT=1 skips the unit tests. Both are for development; make check runs all.
@@ -26,7 +27,7 @@ export LSAN_OPTIONS=${LSAN_OPTIONS:-exitcode=86}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=86}
 
 echo "== unit tests"
-for t in build/tests/test_* build/asan/tests/test_*; do
+for t in build/tests/test_* build/asan/tests/test_* build/poll/tests/test_*; do
     [ -x "$t" ] || continue
     [ -n "${PGARENA_NO_UNIT:-}" ] && continue
     out=$("$t" 2>&1)

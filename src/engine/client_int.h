@@ -2,21 +2,36 @@
 #define PGARENA_ENGINE_CLIENT_INT_H
 
 /*
- * Shared by the client's files: client.c (the dispatcher and timers), client_conn.c
- * (connecting, preparing, reconnecting), client_tx.c (running a transaction), client_io.c
- * (sending and reading results). Each step handler takes the time of the event that woke the
- * client (one clock reading per event) and returns 1 to go on in the state machine, 0 to
- * wait for the next event.
+ * Shared by the client's files: the core, client.c (the dispatcher and timers), client_conn.c
+ * (connecting, reconnecting) and client_io.c (sending and reading results); and the drivers,
+ * one per client kind: client_tx.c (a script client: its transactions, and the PREPAREs of
+ * its statements) and client_replay.c (a feed's client). Each step helper takes the time of
+ * the event that woke the client (one clock reading per event) and returns the next state:
+ * plain to go on in the state machine at once, rest(state) to wait there for the next event.
+ * The dispatcher (client.c's run_from) moves the client into it; only a client's first state
+ * is set elsewhere (client_init, client_connect at setup).
  */
 
 #include "engine/engine_int.h"
+
+/* A step's answer for a state the client waits in: negative, ~state (the states are >= 0). */
+static inline int rest(enum client_state s)
+{
+    return ~(int)s;
+}
+
+/* The state a step's answer names. */
+static inline enum client_state state_of(int next)
+{
+    return (enum client_state)(next < 0 ? ~next : next);
+}
 
 /* Arm the client's one timer at when (replacing any). */
 void client_set_timer(struct client *c, time_ns when);
 /* Keep the first failure message of the worker (for the run's summary). */
 void client_note_error(struct client *c, const char *msg);
-/* Move to CS_FINISHED: no timer, no socket. */
-void client_finish(struct client *c);
+/* Done: no timer, no socket. Returns rest(CS_FINISHED). */
+int client_finish(struct client *c);
 /* The transaction ends failed at now, for why, outside CS_END_TX (connection lost, timed
  * out): counted for the worker and the client. */
 void client_record_failure(struct client *c, time_ns now, enum pg_failure why);
@@ -25,22 +40,30 @@ void client_count_connect(struct client *c);
 
 /* client_conn.c */
 int client_step_connecting(struct client *c, time_ns now);
-int client_step_preparing(struct client *c, time_ns now);
-int client_step_wait_prepare(struct client *c, time_ns now);
-/* Start a connection that goes on to c->resume once made; -1 when it failed at once (the
- * failure is handled: counted, or the setup aborted). */
+/* Connected (and its statements prepared): the next state is c->resume. */
+int client_connected(struct client *c, time_ns now);
+/* A failure to connect or prepare, what says which: fatal during setup, else counted and
+ * tried again later; returns the state to wait in. */
+int client_connect_failed(struct client *c, const char *what, time_ns now);
+/* A client that failed its setup is done; the run will not start. Returns rest(CS_FINISHED). */
+int client_setup_done_failed(struct client *c);
+/* Start a connection that goes on to c->resume once made: CS_CONNECTING, or the state to
+ * wait in when it failed at once (the failure is handled: counted, or the setup aborted). */
 int client_reconnect(struct client *c, time_ns now);
 /* Keep the backend PID of c's connection (0 without one) where a sampler reads it. */
 void client_publish_pid(struct client *c);
 /* Close the connection (no socket watched any more). */
 void client_close(struct client *c);
-/* The connection is gone: count it lost and wait out a backoff before connecting again. */
-void client_lost(struct client *c, time_ns now);
-/* Timer of a client connecting or preparing: the connection deadline. Returns 1 when it
- * handled the timer (the attempt failed), 0 when the transaction deadline is to be checked. */
+/* The connection is gone: count it lost and wait out a backoff before connecting again.
+ * Returns rest(CS_RECONNECT_WAIT). */
+int client_lost(struct client *c, time_ns now);
+/* Timer of a client connecting or preparing: 1 when the connection deadline has come (the
+ * attempt fails), 0 when the transaction deadline is to be checked. */
 int client_connect_timer(struct client *c, time_ns now);
 
-/* client_tx.c */
+/* client_tx.c: a script client. */
+int client_step_preparing(struct client *c, time_ns now);
+int client_step_wait_prepare(struct client *c, time_ns now);
 int client_step_start_tx(struct client *c, time_ns now);
 int client_step_start_cmd(struct client *c, time_ns now);
 int client_step_wait_result(struct client *c, time_ns now);
@@ -51,7 +74,7 @@ int client_step_end_tx(struct client *c, time_ns now);
 /* Whether the client is to start no more transactions. */
 int client_run_over(const struct client *c, time_ns now);
 /* Timer of a client waiting for results, a rollback or a \sleep: --timeout, or the sleep's
- * end. Returns 1 to advance the client, 0 when done. */
+ * end. Returns the next state. */
 int client_tx_timer(struct client *c, time_ns now);
 
 /* client_io.c */

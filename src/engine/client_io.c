@@ -2,7 +2,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/epoll.h>
 
 /* Moving bytes for a client: flushing what was sent, reading results as they arrive, and
  * applying \gset and \aset. */
@@ -12,7 +11,7 @@ int client_flush(struct client *c)
     int r = pg_flush(c->conn);
     if (r < 0)
         return -1;
-    client_watch(c, r == 1 ? EPOLLIN | EPOLLOUT : EPOLLIN);
+    client_watch(c, r == 1 ? EV_READ | EV_WRITE : EV_READ);
     return 0;
 }
 
@@ -40,9 +39,9 @@ static int store_row(struct client *c, const struct script_command *cmd,
             if (strncmp(name, cmd->gset_prefix, plen) != 0 || strcmp(name + plen, col) != 0)
                 continue;
             if (pg_result_isnull(res, row, f))
-                script_vars_set_value(&c->vars, v, value_null());
+                script_vars_set_value(&c->sc.vars, v, value_null());
             else
-                script_vars_set_text(&c->vars, v, pg_result_value(res, row, f));
+                script_vars_set_text(&c->sc.vars, v, pg_result_value(res, row, f));
             break;
         }
     }
@@ -66,8 +65,8 @@ void client_take_result(struct client *c, const struct script_command *cmd, stru
             if (pg_result_rows(res) > 0 && store_row(c, cmd, res) < 0)
                 *ok = 0;
         } else {
-            pg_result_free(c->held);
-            c->held = res; /* applied once the command's last result is known */
+            pg_result_free(c->sc.held);
+            c->sc.held = res; /* applied once the command's last result is known */
             return;
         }
     }
@@ -77,13 +76,13 @@ void client_take_result(struct client *c, const struct script_command *cmd, stru
 void client_end_results(struct client *c, const struct script_command *cmd, int *ok)
 {
     if (!cmd || cmd->gset != GSET_LAST || !*ok) {
-        pg_result_free(c->held);
-        c->held = NULL;
+        pg_result_free(c->sc.held);
+        c->sc.held = NULL;
         return;
     }
-    int rows = c->held ? pg_result_rows(c->held) : -1;
+    int rows = c->sc.held ? pg_result_rows(c->sc.held) : -1;
     if (rows == 1) {
-        if (store_row(c, cmd, c->held) < 0)
+        if (store_row(c, cmd, c->sc.held) < 0)
             *ok = 0;
     } else {
         char msg[100];
@@ -92,19 +91,19 @@ void client_end_results(struct client *c, const struct script_command *cmd, int 
         c->failure = PGF_OTHER;
         *ok = 0;
     }
-    pg_result_free(c->held);
-    c->held = NULL;
+    pg_result_free(c->sc.held);
+    c->sc.held = NULL;
 }
 
 int client_flush_consume(struct client *c)
 {
-    if (c->events & EPOLLOUT) {
+    if (c->watch.events & EV_WRITE) {
         int r = pg_flush(c->conn);
         if (r < 0)
             return -1;
         if (r == 1)
             return 0;
-        client_watch(c, EPOLLIN);
+        client_watch(c, EV_READ);
     }
     return pg_consume(c->conn) < 0 ? -1 : 1;
 }

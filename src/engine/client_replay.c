@@ -3,12 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 
 #include "base/mem.h"
 
-/* A feed's client (engine/feed.h): the sessions of its stream, each connected when it starts,
- * its statements sent at their offsets, one after the other. The states and their arrows
+/* The feed client's driver (engine/feed.h): the sessions of its stream, each connected when it
+ * starts, its statements sent at their offsets, one after the other. The states and their arrows
  * are documented at enum client_state (CS_FEED_*). */
 
 /* How soon to look again whether the sessions before ours have started (speed max). */
@@ -57,19 +56,20 @@ static void add_prepared(struct client_feed *f, const char *name)
     f->prepared[f->n_prepared++] = xstrdup(name);
 }
 
-static void wait_until(struct client *c, time_ns when)
+/* The helpers below return the next state, as the steps do (client_int.h). */
+static int wait_until(struct client *c, time_ns when)
 {
-    c->state = CS_FEED_WAIT;
     client_set_timer(c, when);
+    return rest(CS_FEED_WAIT);
 }
 
 /* The feed had nothing for c yet: wait to be woken by another client's statement end. */
-static void wait_for_feed(struct client *c, time_ns now)
+static int wait_for_feed(struct client *c, time_ns now)
 {
     struct worker *w = c->w;
-    wait_until(c, now + FEED_EMPTY_NS);
+    int next = wait_until(c, now + FEED_EMPTY_NS);
     if (c->feed->waiting)
-        return;
+        return next;
     if (w->n_feed_waiting == w->cap_feed_waiting) {
         w->cap_feed_waiting = w->cap_feed_waiting ? 2 * w->cap_feed_waiting : 8;
         w->feed_waiting =
@@ -77,6 +77,7 @@ static void wait_for_feed(struct client *c, time_ns now)
     }
     w->feed_waiting[w->n_feed_waiting++] = c;
     c->feed->waiting = 1;
+    return next;
 }
 
 /* A statement ended: the clients waiting for the feed ask again now. */
@@ -91,7 +92,7 @@ static void wake_feed_waiting(struct worker *w, time_ns now)
     w->n_feed_waiting = 0;
 }
 
-void client_feed_connect_failed(struct client *c, const char *what, time_ns now)
+int client_feed_connect_failed(struct client *c, const char *what, time_ns now)
 {
     struct client_feed *f = c->feed;
     char line[200], why[300];
@@ -101,12 +102,12 @@ void client_feed_connect_failed(struct client *c, const char *what, time_ns now)
     client_close(c);
     f->session_failed = 1;
     c->w->run->cfg->feed->session_failed(c->w->feed_ws, c->id, f->item.session, why);
-    wait_until(c, now); /* on with the stream at the next timer pass */
+    return wait_until(c, now); /* on with the stream at the next timer pass */
 }
 
 /* The statement is over (or was never sent): its outcome to the source, and to the run's
  * figures when the source counts it. */
-static void statement_done(struct client *c, time_ns now, int sent, int ok, enum pg_failure why)
+static int statement_done(struct client *c, time_ns now, int sent, int ok, enum pg_failure why)
 {
     struct client_feed *f = c->feed;
     const struct engine_feed *feed = c->w->run->cfg->feed;
@@ -133,13 +134,13 @@ static void statement_done(struct client *c, time_ns now, int sent, int ok, enum
     c->tx_deadline = 0;
     f->have_item = 0;
     f->ready_at = now;
-    c->state = CS_FEED_NEXT;
     if (c->w->n_feed_waiting > 0)
         wake_feed_waiting(c->w, now);
+    return CS_FEED_NEXT;
 }
 
 /* The session's connection broke under a statement. */
-static void session_broken(struct client *c, time_ns now)
+static int session_broken(struct client *c, time_ns now)
 {
     struct client_feed *f = c->feed;
     char line[200];
@@ -147,10 +148,11 @@ static void session_broken(struct client *c, time_ns now)
     client_note_error(c, line);
     if (!f->message[0])
         snprintf(f->message, sizeof f->message, "%s", line);
-    statement_done(c, now, 1, 0, PGF_CONNECTION);
+    int next = statement_done(c, now, 1, 0, PGF_CONNECTION);
     client_close(c);
     f->session_failed = 1;
     c->w->run->cfg->feed->session_failed(c->w->feed_ws, c->id, f->item.session, line);
+    return next;
 }
 
 static int send_statement(struct client *c)
@@ -189,10 +191,8 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
     struct client_feed *f = c->feed;
     const struct engine_feed_item *it = &f->item;
     const struct engine_config *cfg = c->w->run->cfg;
-    if (f->session_failed || !c->conn) {
-        statement_done(c, now, 0, 0, PGF_CONNECTION);
-        return 1;
-    }
+    if (f->session_failed || !c->conn)
+        return statement_done(c, now, 0, 0, PGF_CONNECTION);
     c->tx_start = due; /* latency counts from the intended start */
     c->cmd_start = now;
     f->client_lag = now - (f->ready_at > f->due ? f->ready_at : f->due); /* max: due 0 */
@@ -204,20 +204,18 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
     c->failure = PGF_NONE;
     c->tx_deadline = cfg->timeout_us > 0 ? now + cfg->timeout_us * NS_PER_US : 0;
     f->cancel_at = it->cancel_us >= 0 ? now + it->cancel_us * NS_PER_US : 0;
-    int r;
+    int r, next;
     if (it->proto == FEED_NAMED && !is_prepared(f, it->name)) {
         r = pg_send_prepare(c->conn, it->name, it->text, 0) < 0 || client_flush(c) < 0 ? -1 : 0;
-        c->state = CS_FEED_PREPARE;
+        next = CS_FEED_PREPARE;
     } else {
         r = send_statement(c);
-        c->state = CS_FEED_RESULT;
+        next = CS_FEED_RESULT;
     }
-    if (r < 0) {
-        session_broken(c, now);
-        return 1;
-    }
+    if (r < 0)
+        return session_broken(c, now);
     arm_statement_timer(c);
-    return 0;
+    return rest(next);
 }
 
 int client_step_feed_next(struct client *c, time_ns now)
@@ -227,24 +225,18 @@ int client_step_feed_next(struct client *c, time_ns now)
     const struct engine_feed *feed = run->cfg->feed;
     if (atomic_load_explicit(&engine_stop_flag, memory_order_relaxed)) {
         client_close(c);
-        client_finish(c);
-        return 0;
+        return client_finish(c);
     }
     if (!f->have_item) {
         int r = feed->next(c->w->feed_ws, c->id, &f->item);
         if (r < 0) {
             client_close(c);
-            client_finish(c);
-            return 0;
+            return client_finish(c);
         }
-        if (r == 0) {
-            wait_for_feed(c, now);
-            return 0;
-        }
-        if (r == 2) { /* on after the events and timers already due */
-            wait_until(c, now + 1);
-            return 0;
-        }
+        if (r == 0)
+            return wait_for_feed(c, now);
+        if (r == 2) /* on after the events and timers already due */
+            return wait_until(c, now + 1);
         f->have_item = 1;
         f->due = feed->speed > 0
                      ? run->go_ns + (time_ns)((double)f->item.offset_us * NS_PER_US / feed->speed)
@@ -252,14 +244,10 @@ int client_step_feed_next(struct client *c, time_ns now)
     }
     const struct engine_feed_item *it = &f->item;
     if (feed->speed <= 0 && it->kind == FEED_CONNECT &&
-        it->ordinal > atomic_load_explicit(&run->feed_started, memory_order_acquire)) {
-        wait_until(c, now + FEED_RETRY_NS); /* sessions start in their order */
-        return 0;
-    }
-    if (feed->speed > 0 && f->due > now) {
-        wait_until(c, f->due);
-        return 0;
-    }
+        it->ordinal > atomic_load_explicit(&run->feed_started, memory_order_acquire))
+        return wait_until(c, now + FEED_RETRY_NS); /* sessions start in their order */
+    if (feed->speed > 0 && f->due > now)
+        return wait_until(c, f->due);
     time_ns due = feed->speed > 0 ? f->due : now;
     switch (it->kind) {
     case FEED_CONNECT:
@@ -272,13 +260,12 @@ int client_step_feed_next(struct client *c, time_ns now)
         f->session_failed = 0;
         f->conn = it->conn;
         c->resume = CS_FEED_NEXT;
-        client_reconnect(c, now);
-        return 1;
+        return client_reconnect(c, now);
     case FEED_DISCONNECT:
         f->have_item = 0;
         f->in_session = 0;
         client_close(c);
-        return 1;
+        return CS_FEED_NEXT;
     default:
         return start_statement(c, due, now);
     }
@@ -318,47 +305,35 @@ int client_step_feed_prepare(struct client *c, time_ns now)
 {
     struct client_feed *f = c->feed;
     int r = feed_drain(c);
-    if (r < 0) {
-        session_broken(c, now);
-        return 1;
-    }
+    if (r < 0)
+        return session_broken(c, now);
     if (r == 0)
-        return 0;
-    if (c->failure != PGF_NONE) {
-        statement_done(c, now, 1, 0, c->failure);
-        return 1;
-    }
+        return rest(CS_FEED_PREPARE);
+    if (c->failure != PGF_NONE)
+        return statement_done(c, now, 1, 0, c->failure);
     add_prepared(f, f->item.name);
-    if (send_statement(c) < 0) {
-        session_broken(c, now);
-        return 1;
-    }
-    c->state = CS_FEED_RESULT;
-    return 0;
+    if (send_statement(c) < 0)
+        return session_broken(c, now);
+    return rest(CS_FEED_RESULT);
 }
 
 int client_step_feed_result(struct client *c, time_ns now)
 {
     int r = feed_drain(c);
-    if (r < 0) {
-        session_broken(c, now);
-        return 1;
-    }
+    if (r < 0)
+        return session_broken(c, now);
     if (r == 0)
-        return 0;
-    statement_done(c, now, 1, c->failure == PGF_NONE, c->failure);
-    return 1;
+        return rest(CS_FEED_RESULT);
+    return statement_done(c, now, 1, c->failure == PGF_NONE, c->failure);
 }
 
 int client_feed_timer(struct client *c, time_ns now)
 {
     struct client_feed *f = c->feed;
-    if (c->state == CS_FEED_WAIT) {
-        c->state = CS_FEED_NEXT;
-        return 1;
-    }
+    if (c->state == CS_FEED_WAIT)
+        return CS_FEED_NEXT;
     if (c->state != CS_FEED_RESULT && c->state != CS_FEED_PREPARE)
-        return 0;
+        return rest(c->state);
     if (f->cancel_at && !f->cancel_sent && now >= f->cancel_at) {
         f->cancel_sent = 1; /* as the original client cancelled it */
         cancel_request(c->conn);
@@ -367,17 +342,17 @@ int client_feed_timer(struct client *c, time_ns now)
         if (c->cancelled) { /* nothing came back after the cancel: give up on the session */
             snprintf(f->message, sizeof f->message, "statement timed out");
             client_note_error(c, "statement timed out");
-            statement_done(c, now, 1, 0, PGF_TIMEOUT);
+            int next = statement_done(c, now, 1, 0, PGF_TIMEOUT);
             client_close(c);
             f->session_failed = 1;
             c->w->run->cfg->feed->session_failed(c->w->feed_ws, c->id, f->item.session,
                                                  "statement timed out");
-            return 1;
+            return next;
         }
         c->cancelled = 1;
         cancel_request(c->conn);
         c->tx_deadline = now + c->w->run->cfg->timeout_us * NS_PER_US;
     }
     arm_statement_timer(c);
-    return 0;
+    return rest(c->state);
 }

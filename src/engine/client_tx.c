@@ -1,12 +1,15 @@
 #include "engine/client_int.h"
 
-#include <sys/epoll.h>
+#include <stdio.h>
+#include <stdlib.h>
 
+#include "base/mem.h"
 #include "script/funcs.h"
 
-/* Running a transaction: its start (on schedule with -R), its commands one by one, its
- * results, and what a failure leads to: a rollback, a retry with the same random draws, or
- * the end of the transaction. */
+/* The script client's driver: running a transaction: its start (on schedule with -R), its
+ * commands one by one, its results, and what a failure leads to: a rollback, a retry with the
+ * same random draws, or the end of the transaction; and, with -M prepared, the PREPAREs of its
+ * statements on each new connection. */
 
 int client_run_over(const struct client *c, time_ns now)
 {
@@ -21,20 +24,19 @@ int client_run_over(const struct client *c, time_ns now)
 static int take_schedule(struct client *c, time_ns now)
 {
     const struct engine_config *cfg = c->w->run->cfg;
-    if (!c->scheduled) {
-        c->sched_at = sched_next(&c->w->sched);
-        c->scheduled = 1;
+    if (!c->sc.scheduled) {
+        c->sc.sched_at = sched_next(&c->w->sched);
+        c->sc.scheduled = 1;
     }
-    while (cfg->latency_limit_us > 0 && c->sched_at < now - cfg->latency_limit_us * NS_PER_US) {
+    while (cfg->latency_limit_us > 0 && c->sc.sched_at < now - cfg->latency_limit_us * NS_PER_US) {
         worker_record_skipped(c, now);
         c->n_done++;
         if (client_run_over(c, now))
             return 1;
-        c->sched_at = sched_next(&c->w->sched);
+        c->sc.sched_at = sched_next(&c->w->sched);
     }
-    if (c->sched_at > now) {
-        c->state = CS_THROTTLE;
-        client_set_timer(c, c->sched_at);
+    if (c->sc.sched_at > now) {
+        client_set_timer(c, c->sc.sched_at);
         return 0;
     }
     return 1;
@@ -46,45 +48,43 @@ static const struct script *next_in_stream(struct client *c)
 {
     const struct engine_config *cfg = c->w->run->cfg;
     int n = cfg->stream_scripts;
-    if (c->stream_pos >= n) {
+    if (c->sc.stream_pos >= n) {
         for (int i = 0; i < n; i++)
-            c->stream_order[i] = i;
+            c->sc.stream_order[i] = i;
         for (int i = n - 1; i > 0 && !cfg->stream_in_order; i--) {
-            int j = (int)rng_range(&c->rng, 0, i);
-            int t = c->stream_order[i];
-            c->stream_order[i] = c->stream_order[j];
-            c->stream_order[j] = t;
+            int j = (int)rng_range(&c->sc.rng, 0, i);
+            int t = c->sc.stream_order[i];
+            c->sc.stream_order[i] = c->sc.stream_order[j];
+            c->sc.stream_order[j] = t;
         }
-        c->stream_pos = 0;
+        c->sc.stream_pos = 0;
     }
     int first = cfg->scripts->n_scripts - n;
-    return &cfg->scripts->scripts[first + c->stream_order[c->stream_pos++]];
+    return &cfg->scripts->scripts[first + c->sc.stream_order[c->sc.stream_pos++]];
 }
 
 int client_step_start_tx(struct client *c, time_ns now)
 {
     const struct engine_config *cfg = c->w->run->cfg;
-    int paced = cfg->rate > 0 && !c->stream_order; /* analytic streams run closed loop */
+    int paced = cfg->rate > 0 && !c->sc.stream_order; /* analytic streams run closed loop */
     if (paced && !client_run_over(c, now) && !take_schedule(c, now))
-        return 0;
+        return rest(CS_THROTTLE);
     if (client_run_over(c, now) ||
-        (paced && c->w->run->end_ns > 0 && c->sched_at >= c->w->run->end_ns)) {
-        client_finish(c);
-        return 0;
-    }
+        (paced && c->w->run->end_ns > 0 && c->sc.sched_at >= c->w->run->end_ns))
+        return client_finish(c);
     c->tx_start = now;
     if (paced) {
-        c->tx_start = c->sched_at; /* latency counts from the intended start */
-        c->scheduled = 0;
-        c->lag_us = (now - c->sched_at) / NS_PER_US;
+        c->tx_start = c->sc.sched_at; /* latency counts from the intended start */
+        c->sc.scheduled = 0;
+        c->lag_us = (now - c->sc.sched_at) / NS_PER_US;
         if (now >= c->w->run->start_ns)
             hist_record(c->w->lag, c->lag_us);
     }
-    c->script = c->stream_order ? next_in_stream(c) : script_choose(cfg->scripts, &c->rng);
+    c->script = c->sc.stream_order ? next_in_stream(c) : script_choose(cfg->scripts, &c->sc.rng);
     c->script_idx = (int)(c->script - cfg->scripts->scripts);
-    c->tx_rng = c->rng;
+    c->sc.tx_rng = c->sc.rng;
     c->tries = 1;
-    c->cmd = 0;
+    c->sc.cmd = 0;
     c->failure = PGF_NONE;
     c->cancelled = 0;
     c->tx_deadline = cfg->timeout_us > 0 ? now + cfg->timeout_us * NS_PER_US : 0;
@@ -92,10 +92,9 @@ int client_step_start_tx(struct client *c, time_ns now)
         client_set_timer(c, c->tx_deadline);
     if (!c->conn) { /* -C, or a connection not yet back */
         c->resume = CS_START_CMD;
-        return client_reconnect(c, now) == 0;
+        return client_reconnect(c, now);
     }
-    c->state = CS_START_CMD;
-    return 1;
+    return CS_START_CMD;
 }
 
 /* Text values of a command's parameters. An unset variable is bound as NULL, as pgbench 15
@@ -103,39 +102,41 @@ int client_step_start_tx(struct client *c, time_ns now)
 static void bind_params(struct client *c, const struct script_command *cmd)
 {
     for (int i = 0; i < cmd->n_params; i++)
-        c->param_values[i] =
-            script_var_sql(&c->vars, cmd->param_vars[i], c->param_text[i], sizeof c->param_text[i]);
+        c->sc.param_values[i] = script_var_sql(&c->sc.vars, cmd->param_vars[i], c->sc.param_text[i],
+                                               sizeof c->sc.param_text[i]);
 }
 
 /* An unset variable stays as the text :name, as pgbench 15 leaves it: the server decides. */
 static void build_simple_sql(struct client *c, const struct script_command *cmd)
 {
-    buf_reset(&c->sql);
+    buf_reset(&c->sc.sql);
     for (int i = 0; i < cmd->n_parts; i++) {
-        buf_puts(&c->sql, cmd->parts[i].text);
+        buf_puts(&c->sc.sql, cmd->parts[i].text);
         if (cmd->parts[i].var >= 0) {
             char v[32];
-            const char *text = script_var_sql(&c->vars, cmd->parts[i].var, v, sizeof v);
+            const char *text = script_var_sql(&c->sc.vars, cmd->parts[i].var, v, sizeof v);
             if (!text)
-                buf_puts(&c->sql, ":");
-            buf_puts(&c->sql, text ? text : c->w->run->cfg->scripts->var_names[cmd->parts[i].var]);
+                buf_puts(&c->sc.sql, ":");
+            buf_puts(&c->sc.sql,
+                     text ? text : c->w->run->cfg->scripts->var_names[cmd->parts[i].var]);
         }
     }
 }
 
-static void fail_command(struct client *c, enum pg_failure why, const char *msg)
+/* A command failed: the try ends (CS_ERROR). */
+static int fail_command(struct client *c, enum pg_failure why, const char *msg)
 {
     c->failure = why;
     client_note_error(c, msg);
-    c->state = CS_ERROR;
+    return CS_ERROR;
 }
 
 /* The connection failed under a command: its error message, on one line. */
-static void fail_connection(struct client *c)
+static int fail_connection(struct client *c)
 {
     char line[256];
     pg_conn_error(c->conn, line, sizeof line);
-    fail_command(c, PGF_CONNECTION, line);
+    return fail_command(c, PGF_CONNECTION, line);
 }
 
 /* 0 sent, -1 connection failure. */
@@ -145,15 +146,15 @@ static int send_sql(struct client *c, const struct script_command *cmd)
     switch (c->w->run->cfg->protocol) {
     case PROTO_SIMPLE:
         build_simple_sql(c, cmd);
-        sent = pg_send_simple(c->conn, c->sql.data);
+        sent = pg_send_simple(c->conn, c->sc.sql.data);
         break;
     case PROTO_EXTENDED:
         bind_params(c, cmd);
-        sent = pg_send_params(c->conn, cmd->sql_params, cmd->n_params, c->param_values);
+        sent = pg_send_params(c->conn, cmd->sql_params, cmd->n_params, c->sc.param_values);
         break;
     default:
         bind_params(c, cmd);
-        sent = pg_send_prepared(c->conn, cmd->stmt_name, cmd->n_params, c->param_values);
+        sent = pg_send_prepared(c->conn, cmd->stmt_name, cmd->n_params, c->sc.param_values);
         break;
     }
     if (sent < 0 || client_flush(c) < 0)
@@ -161,25 +162,25 @@ static int send_sql(struct client *c, const struct script_command *cmd)
     return 0;
 }
 
+/* The commands' helpers return the next state: CS_START_CMD to run the next command. */
 static int exec_set(struct client *c, const struct script_command *cmd)
 {
     char msg[200];
     struct value v;
-    if (script_eval(c->w->run->cfg->scripts, cmd, &c->vars, &c->rng, &v, msg, sizeof msg) < 0) {
-        fail_command(c, PGF_OTHER, msg);
-        return -1;
-    }
-    script_vars_set_value(&c->vars, cmd->var, v);
-    return 0;
+    if (script_eval(c->w->run->cfg->scripts, cmd, &c->sc.vars, &c->sc.rng, &v, msg, sizeof msg) < 0)
+        return fail_command(c, PGF_OTHER, msg);
+    script_vars_set_value(&c->sc.vars, cmd->var, v);
+    c->sc.cmd++;
+    return CS_START_CMD;
 }
 
-/* Evaluate an \if or \elif condition: 1 true, 0 false, -1 failed. */
+/* Evaluate an \if or \elif condition: 1 true, 0 false, -1 failed (the try fails). */
 static int condition(struct client *c, const struct script_command *cmd)
 {
     char msg[200];
     struct value v;
     int t;
-    if (script_eval(c->w->run->cfg->scripts, cmd, &c->vars, &c->rng, &v, msg, sizeof msg) < 0 ||
+    if (script_eval(c->w->run->cfg->scripts, cmd, &c->sc.vars, &c->sc.rng, &v, msg, sizeof msg) < 0 ||
         script_truth(&v, &t, msg, sizeof msg) < 0) {
         fail_command(c, PGF_OTHER, msg);
         return -1;
@@ -193,21 +194,21 @@ static int exec_branch(struct client *c, const struct script_command *cmd)
 {
     const struct script_command *cmds = c->script->cmds;
     if (cmd->kind == CMD_ELIF || cmd->kind == CMD_ELSE) {
-        c->cmd = cmd->endif + 1;
-        return 0;
+        c->sc.cmd = cmd->endif + 1;
+        return CS_START_CMD;
     }
     if (cmd->kind == CMD_ENDIF) {
-        c->cmd++;
-        return 0;
+        c->sc.cmd++;
+        return CS_START_CMD;
     }
-    int k = c->cmd;
+    int k = c->sc.cmd;
     for (;;) {
         int t = cmds[k].kind == CMD_IF || cmds[k].kind == CMD_ELIF ? condition(c, &cmds[k]) : 1;
         if (t < 0)
-            return -1;
+            return CS_ERROR;
         if (t) {
-            c->cmd = k + 1;
-            return 0;
+            c->sc.cmd = k + 1;
+            return CS_START_CMD;
         }
         k = cmds[k].next_branch;
     }
@@ -219,121 +220,107 @@ static int start_sleep(struct client *c, const struct script_command *cmd, time_
     if (cmd->sleep_var >= 0) {
         char msg[200];
         struct value v;
-        if (script_var_value(&c->vars, c->w->run->cfg->scripts, cmd->sleep_var, &v, msg,
+        if (script_var_value(&c->sc.vars, c->w->run->cfg->scripts, cmd->sleep_var, &v, msg,
                              sizeof msg) < 0 ||
-            value_to_int(&v, &n, msg, sizeof msg) < 0) {
-            fail_command(c, PGF_OTHER, msg);
-            return 1;
-        }
+            value_to_int(&v, &n, msg, sizeof msg) < 0)
+            return fail_command(c, PGF_OTHER, msg);
     }
-    c->sleep_start = now;
-    c->sleep_until = now + (n > 0 ? n : 0) * cmd->sleep_unit_us * NS_PER_US;
-    client_set_timer(c, c->tx_deadline && c->tx_deadline < c->sleep_until ? c->tx_deadline
-                                                                          : c->sleep_until);
-    c->state = CS_SLEEP;
-    return 0;
+    c->sc.sleep_start = now;
+    c->sc.sleep_until = now + (n > 0 ? n : 0) * cmd->sleep_unit_us * NS_PER_US;
+    client_set_timer(c, c->tx_deadline && c->tx_deadline < c->sc.sleep_until ? c->tx_deadline
+                                                                             : c->sc.sleep_until);
+    return rest(CS_SLEEP);
 }
 
 static int exec_pipeline(struct client *c, const struct script_command *cmd)
 {
     if (cmd->kind == CMD_PIPELINE_START) {
-        if (pg_pipeline_enter(c->conn) < 0) {
-            fail_command(c, PGF_OTHER, "could not enter pipeline mode");
-            return 1;
-        }
-        c->pipe_head = c->pipe_tail = 0;
-        c->cmd++;
-        return 1;
+        if (pg_pipeline_enter(c->conn) < 0)
+            return fail_command(c, PGF_OTHER, "could not enter pipeline mode");
+        c->sc.pipe_head = c->sc.pipe_tail = 0;
+        c->sc.cmd++;
+        return CS_START_CMD;
     }
-    if (pg_pipeline_sync(c->conn) < 0 || client_flush(c) < 0) {
-        fail_connection(c);
-        return 1;
-    }
-    c->state = CS_WAIT_PIPELINE;
-    return 0;
+    if (pg_pipeline_sync(c->conn) < 0 || client_flush(c) < 0)
+        return fail_connection(c);
+    return rest(CS_WAIT_PIPELINE);
 }
 
 static int exec_sql(struct client *c, const struct script_command *cmd, time_ns now)
 {
     c->cmd_start = now;
-    if (send_sql(c, cmd) < 0) {
-        fail_connection(c);
-        return 1;
-    }
+    if (send_sql(c, cmd) < 0)
+        return fail_connection(c);
     if (pg_in_pipeline(c->conn)) { /* results come at \endpipeline */
-        c->pipe_start[c->pipe_tail] = now;
-        c->pipe_cmds[c->pipe_tail++] = c->cmd++;
-        return 1;
+        c->sc.pipe_start[c->sc.pipe_tail] = now;
+        c->sc.pipe_cmds[c->sc.pipe_tail++] = c->sc.cmd++;
+        return CS_START_CMD;
     }
-    c->state = CS_WAIT_RESULT;
-    return 0;
+    return rest(CS_WAIT_RESULT);
 }
 
+/* Runs commands until one must wait, fails, or the script ends. */
 int client_step_start_cmd(struct client *c, time_ns now)
 {
-    while (c->cmd < c->script->n_cmds && c->state == CS_START_CMD) {
-        const struct script_command *cmd = &c->script->cmds[c->cmd];
+    int next = CS_START_CMD;
+    while (c->sc.cmd < c->script->n_cmds && next == CS_START_CMD) {
+        const struct script_command *cmd = &c->script->cmds[c->sc.cmd];
         switch (cmd->kind) {
         case CMD_SET:
-            if (exec_set(c, cmd) == 0)
-                c->cmd++;
+            next = exec_set(c, cmd);
             break;
         case CMD_IF:
         case CMD_ELIF:
         case CMD_ELSE:
         case CMD_ENDIF:
-            exec_branch(c, cmd);
+            next = exec_branch(c, cmd);
             break;
         case CMD_SLEEP:
             return start_sleep(c, cmd, now);
         case CMD_PIPELINE_START:
         case CMD_PIPELINE_END:
-            if (!exec_pipeline(c, cmd))
-                return 0;
+            next = exec_pipeline(c, cmd);
             break;
         case CMD_SQL:
-            if (!exec_sql(c, cmd, now))
-                return 0;
+            next = exec_sql(c, cmd, now);
             break;
         }
     }
-    if (c->state == CS_START_CMD) {
-        /* A script must end the transactions it begins; pgbench aborts such a client. */
-        if (c->conn && (pg_txn_status(c->conn) == PG_TXN_INTRANS ||
-                        pg_txn_status(c->conn) == PG_TXN_INERROR)) {
-            fail_command(c, PGF_OTHER,
-                         "end of script reached without completing the last transaction");
-            return 1;
-        }
-        c->state = CS_END_TX;
-    }
-    return 1;
+    if (next != CS_START_CMD)
+        return next;
+    /* A script must end the transactions it begins; pgbench aborts such a client. */
+    if (c->conn &&
+        (pg_txn_status(c->conn) == PG_TXN_INTRANS || pg_txn_status(c->conn) == PG_TXN_INERROR))
+        return fail_command(c, PGF_OTHER,
+                            "end of script reached without completing the last transaction");
+    return CS_END_TX;
 }
 
 /* Results of a pipeline, command by command (NULL between them), up to its sync. */
 int client_step_wait_pipeline(struct client *c, time_ns now)
 {
     int ok = c->failure == PGF_NONE;
-    if (c->events & EPOLLOUT) {
+    if (c->watch.events & EV_WRITE) {
         int r = pg_flush(c->conn);
-        if (r < 0 || (r == 0 && (client_watch(c, EPOLLIN), 0)))
+        if (r < 0 || (r == 0 && (client_watch(c, EV_READ), 0)))
             goto lost;
         if (r == 1)
-            return 0;
+            return rest(CS_WAIT_PIPELINE);
     }
     if (pg_consume(c->conn) < 0)
         goto lost;
     while (!pg_is_busy(c->conn)) {
         struct pg_result *res = pg_next_result(c->conn);
-        const struct script_command *cmd =
-            c->pipe_head < c->pipe_tail ? &c->script->cmds[c->pipe_cmds[c->pipe_head]] : NULL;
+        const struct script_command *cmd = c->sc.pipe_head < c->sc.pipe_tail
+                                               ? &c->script->cmds[c->sc.pipe_cmds[c->sc.pipe_head]]
+                                               : NULL;
         if (!res) {
             client_end_results(c, cmd, &ok);
-            if (c->pipe_head < c->pipe_tail) {
-                if (ok && !c->pipe_discard)
-                    worker_record_statement(c->w, c->script_idx, c->pipe_cmds[c->pipe_head],
-                                            c->pipe_start[c->pipe_head], now);
-                c->pipe_head++;
+            if (c->sc.pipe_head < c->sc.pipe_tail) {
+                if (ok && !c->sc.pipe_discard)
+                    worker_record_statement(c->w, c->script_idx, c->sc.pipe_cmds[c->sc.pipe_head],
+                                            c->sc.pipe_start[c->sc.pipe_head], now);
+                c->sc.pipe_head++;
             }
             continue;
         }
@@ -343,41 +330,33 @@ int client_step_wait_pipeline(struct client *c, time_ns now)
         }
         pg_result_free(res);
         pg_pipeline_exit(c->conn);
-        if (!ok || c->pipe_discard) {
-            c->pipe_discard = 0;
+        if (!ok || c->sc.pipe_discard) {
+            c->sc.pipe_discard = 0;
             if (c->failure == PGF_NONE)
                 c->failure = PGF_OTHER;
-            c->state = CS_ERROR;
-            return 1;
+            return CS_ERROR;
         }
-        c->cmd++; /* past \endpipeline */
-        c->state = CS_START_CMD;
-        return 1;
+        c->sc.cmd++; /* past \endpipeline */
+        return CS_START_CMD;
     }
-    return 0;
+    return rest(CS_WAIT_PIPELINE);
 lost:
-    fail_connection(c);
-    return 1;
+    return fail_connection(c);
 }
 
 int client_step_wait_result(struct client *c, time_ns now)
 {
     int ok = c->failure == PGF_NONE;
-    int r = client_drain(c, &c->script->cmds[c->cmd], &ok);
-    if (r < 0) {
-        fail_connection(c);
-        return 1;
-    }
+    int r = client_drain(c, &c->script->cmds[c->sc.cmd], &ok);
+    if (r < 0)
+        return fail_connection(c);
     if (r == 0)
-        return 0;
-    if (!ok) {
-        c->state = CS_ERROR;
-        return 1;
-    }
-    worker_record_statement(c->w, c->script_idx, c->cmd, c->cmd_start, now);
-    c->cmd++;
-    c->state = CS_START_CMD;
-    return 1;
+        return rest(CS_WAIT_RESULT);
+    if (!ok)
+        return CS_ERROR;
+    worker_record_statement(c->w, c->script_idx, c->sc.cmd, c->cmd_start, now);
+    c->sc.cmd++;
+    return CS_START_CMD;
 }
 
 static int retryable(const struct client *c, time_ns now)
@@ -389,19 +368,16 @@ static int retryable(const struct client *c, time_ns now)
 /* After a failed try (rolled back): retry with the same random draws, or give up. */
 static int after_failed_try(struct client *c, time_ns now)
 {
-    if (!retryable(c, now)) {
-        c->state = CS_END_TX;
-        return 1;
-    }
+    if (!retryable(c, now))
+        return CS_END_TX;
     if (c->tries == 1)
         c->w->n_retried++;
     c->w->n_retries++;
     c->tries++;
-    c->rng = c->tx_rng;
-    c->cmd = 0;
+    c->sc.rng = c->sc.tx_rng;
+    c->sc.cmd = 0;
     c->failure = PGF_NONE;
-    c->state = CS_START_CMD;
-    return 1;
+    return CS_START_CMD;
 }
 
 /* A failed command ends the try; roll back what the script had begun. */
@@ -409,29 +385,26 @@ int client_step_error(struct client *c, time_ns now)
 {
     if (c->failure == PGF_CONNECTION || !c->conn || !pg_conn_ok(c->conn)) {
         client_record_failure(c, now, PGF_CONNECTION);
-        client_lost(c, now);
-        return 0;
+        return client_lost(c, now);
     }
-    pg_result_free(c->held);
-    c->held = NULL;
+    pg_result_free(c->sc.held);
+    c->sc.held = NULL;
     if (pg_in_pipeline(c->conn)) {
         /* Read what the pipeline still owes, up to a sync, before rolling back. */
         if (pg_pipeline_sync(c->conn) < 0 || client_flush(c) < 0) {
             c->failure = PGF_CONNECTION;
-            return 1;
+            return CS_ERROR;
         }
-        c->pipe_discard = 1;
-        c->state = CS_WAIT_PIPELINE;
-        return 0;
+        c->sc.pipe_discard = 1;
+        return rest(CS_WAIT_PIPELINE);
     }
     enum pg_txn ts = pg_txn_status(c->conn);
     if (ts == PG_TXN_INERROR || ts == PG_TXN_INTRANS) {
         if (pg_send_simple(c->conn, "ROLLBACK") < 0 || client_flush(c) < 0) {
             c->failure = PGF_CONNECTION;
-            return 1;
+            return CS_ERROR;
         }
-        c->state = CS_WAIT_ROLLBACK;
-        return 0;
+        return rest(CS_WAIT_ROLLBACK);
     }
     return after_failed_try(c, now);
 }
@@ -442,11 +415,10 @@ int client_step_wait_rollback(struct client *c, time_ns now)
     int r = client_drain(c, NULL, &ok);
     if (r < 0) {
         c->failure = PGF_CONNECTION;
-        c->state = CS_ERROR;
-        return 1;
+        return CS_ERROR;
     }
     if (r == 0)
-        return 0;
+        return rest(CS_WAIT_ROLLBACK);
     return after_failed_try(c, now);
 }
 
@@ -468,31 +440,28 @@ int client_step_end_tx(struct client *c, time_ns now)
     c->n_done++;
     if (w->run->cfg->connect_per_tx)
         client_close(c);
-    c->state = CS_START_TX;
-    return 1;
+    return CS_START_TX;
 }
 
 int client_tx_timer(struct client *c, time_ns now)
 {
     if (c->state == CS_SLEEP) {
-        if (now >= c->sleep_until) {
+        if (now >= c->sc.sleep_until) {
             if (c->w->run->cfg->sleep_is_terminal_time)
-                c->tx_start += now - c->sleep_start;
-            c->cmd++;
-            c->state = CS_START_CMD;
+                c->tx_start += now - c->sc.sleep_start;
+            c->sc.cmd++;
             if (c->tx_deadline)
                 client_set_timer(c, c->tx_deadline);
-            return 1;
+            return CS_START_CMD;
         }
         /* --timeout during a \sleep: the transaction fails, and is rolled back. */
         client_note_error(c, "transaction timed out");
         c->failure = PGF_TIMEOUT;
         c->tx_deadline = 0;
-        c->state = CS_ERROR;
-        return 1;
+        return CS_ERROR;
     }
     if (!c->tx_deadline || now < c->tx_deadline)
-        return 0;
+        return rest(c->state);
     if (!c->cancelled && c->state == CS_WAIT_RESULT) {
         /* --timeout: ask the server to cancel; the error that comes back counts as a
          * timeout. If nothing comes back within another timeout, give up on the
@@ -501,11 +470,72 @@ int client_tx_timer(struct client *c, time_ns now)
         cancel_request(c->conn);
         c->tx_deadline = now + c->w->run->cfg->timeout_us * NS_PER_US;
         client_set_timer(c, c->tx_deadline);
-        return 0;
+        return rest(c->state);
     }
     client_note_error(c, "transaction timed out");
     client_record_failure(c, now, PGF_TIMEOUT);
     c->tx_deadline = 0;
-    client_lost(c, now);
-    return 0;
+    return client_lost(c, now);
+}
+
+/* -M prepared: the PREPAREs of every script's statements, one after the other, once
+ * connected (at setup, and after each new connection). */
+int client_step_preparing(struct client *c, time_ns now)
+{
+    const struct script_set *set = c->w->run->cfg->scripts;
+    while (c->sc.prep_script < set->n_scripts) {
+        const struct script *s = &set->scripts[c->sc.prep_script];
+        if (c->sc.prep_cmd >= s->n_cmds) {
+            c->sc.prep_script++;
+            c->sc.prep_cmd = 0;
+            continue;
+        }
+        const struct script_command *cmd = &s->cmds[c->sc.prep_cmd];
+        if (cmd->kind != CMD_SQL) {
+            c->sc.prep_cmd++;
+            continue;
+        }
+        c->failure = PGF_NONE; /* the PREPARE's outcome, kept across reads */
+        if (pg_send_prepare(c->conn, cmd->stmt_name, cmd->sql_params, cmd->n_params) < 0 ||
+            client_flush(c) < 0)
+            return client_connect_failed(c, "could not prepare statement", now);
+        return rest(CS_WAIT_PREPARE);
+    }
+    return client_connected(c, now);
+}
+
+/* The server refused a statement of the scripts at setup: the same every time, so the run is
+ * refused before it starts, naming the statement (as pgbench aborts). */
+static int prepare_refused(struct client *c)
+{
+    struct worker *w = c->w;
+    const struct script *s = &w->run->cfg->scripts->scripts[c->sc.prep_script];
+    const struct script_command *cmd = &s->cmds[c->sc.prep_cmd];
+    if (!w->setup_failed) {
+        /* w->error holds the server's message, noted as the result came in */
+        char *msg = xasprintf("%s:%d: the server cannot prepare this statement: %s: %s", s->name,
+                              cmd->line, w->error, cmd->text);
+        snprintf(w->error, sizeof w->error, "%s", msg);
+        free(msg);
+        w->setup_refused = 1;
+    }
+    return client_setup_done_failed(c);
+}
+
+int client_step_wait_prepare(struct client *c, time_ns now)
+{
+    /* The error and the end of the PREPARE's results (ReadyForQuery) may come in different
+     * reads: whether it failed is kept in the client, as a command's is, not in this call
+     * (else an error read in one call would be forgotten when the end comes in the next, and
+     * the run would start with the statement unprepared). */
+    int ok = c->failure == PGF_NONE;
+    int r = client_drain(c, NULL, &ok);
+    if (r == 1 && !ok && c->resume == CS_IDLE)
+        return prepare_refused(c);
+    if (r < 0 || (r == 1 && !ok))
+        return client_connect_failed(c, "could not prepare statement", now);
+    if (r == 0)
+        return rest(CS_WAIT_PREPARE);
+    c->sc.prep_cmd++;
+    return CS_PREPARING;
 }

@@ -14,7 +14,7 @@
 #include "stats/series.h"
 
 /*
- * The load generator: `threads` workers, each an epoll loop over its clients' non-blocking
+ * The load generator: `threads` workers, each an event loop over its clients' non-blocking
  * libpq connections; each client a state machine running scripts. Nothing here prints:
  * progress goes to a callback, results to struct engine_result.
  * Ownership: the caller owns config and everything it points to; engine_result is filled by

@@ -10,15 +10,20 @@
 #include "base/buf.h"
 #include "base/rng.h"
 #include "engine/engine.h"
+#include "engine/evwait.h"
 #include "engine/sched.h"
 #include "engine/timers.h"
 #include "stats/series.h"
 
 /*
  * Client states. client_advance runs a client from state to state, with the time of the
- * event that woke it, until it must wait; it then rests in one of the states below. For each:
- * what it waits for, and where it goes (client_conn.c handles the connecting states,
- * client_tx.c the others, client.c the timers).
+ * event that woke it, until it must wait; it then rests in one of the states below. Each
+ * state's step is a helper that returns the next state (and whether the client rests there),
+ * and one place moves the client (client.c's run_from), as pgbench's advanceConnectionState.
+ * For each: what it waits for, and where it goes. The core has the connecting states
+ * (client_conn.c) and the timers (client.c); each client kind is a driver with states of its
+ * own: a script client (client_tx.c: CS_PREPARING to CS_END_TX) and a feed's client
+ * (client_replay.c: CS_FEED_*).
  *
  * CS_CONNECTING     waits for the socket as pg_conn_poll asks (readable or writable; the
  *                   socket may change at any step). Connected: -> CS_PREPARING in prepared
@@ -120,30 +125,17 @@ struct client_feed {
 
 struct worker;
 
-struct client {
-    int id; /* 0-based, global: :client_id */
-    struct worker *w;
-    struct pg_conn *conn;
-    int fd;          /* socket registered with epoll, or -1 */
-    uint32_t events; /* events registered for fd */
-    enum client_state state;
-    enum client_state resume; /* where to go once connected and prepared */
-    int timer_slot;           /* in the worker's timer heap, -1 when none */
-    int lost;                 /* counted in the worker's n_lost */
-    time_ns backoff_ns;
-    struct rng rng;
-    struct rng tx_rng; /* state at the transaction's first try: retries repeat its draws */
-    struct script_vars vars;
-    const struct script *script;
-    int script_idx;
-    int cmd;         /* index of the current command in script */
-    int prep_script; /* prepared mode setup cursor */
+/* A script client's state beyond what every client has (client_tx.c, client_conn.c's
+ * PREPAREs): where it is in its script, and what its commands hold between events. */
+struct client_script {
+    struct rng rng;          /* the client's own stream: a seeded run repeats its values */
+    struct script_vars vars; /* the scripts' variables */
+    int cmd;                 /* index of the current command in script */
+    struct rng tx_rng;       /* state at the transaction's first try: retries repeat its draws */
+    int prep_script;         /* prepared mode setup cursor */
     int prep_cmd;
     int scheduled; /* -R: sched_at holds a start not yet used */
     time_ns sched_at;
-    time_ns tx_start;    /* intended start: latency counts from here */
-    time_ns tx_deadline; /* --timeout: when to cancel, 0 when none */
-    time_ns cmd_start;
     time_ns sleep_until;
     time_ns sleep_start;    /* when the current \sleep began */
     struct pg_result *held; /* \gset: the last result with rows, applied when the command ends */
@@ -151,6 +143,33 @@ struct client {
     time_ns *pipe_start;    /* and when each was sent */
     int pipe_head, pipe_tail;
     int pipe_discard; /* an error in a pipeline: read up to the sync, then fail */
+    struct buf sql;   /* simple mode: the command with values substituted */
+    const char **param_values;
+    char (*param_text)[32];
+    /* An analytic stream (engine_config's stream_clients): its pass's order of the stream's
+     * scripts (offsets from the first), and the next one to run; NULL for the others. */
+    int *stream_order;
+    int stream_pos;
+};
+
+/* A client: what every kind shares (its connection and socket, its timer, its transaction's
+ * times and outcome, its counts), and its kind's own part: a script client's (sc) or a
+ * feed's (feed). */
+struct client {
+    int id; /* 0-based, global: :client_id */
+    struct worker *w;
+    struct pg_conn *conn;
+    struct ev_watch watch; /* the connection's socket in the worker's wait set */
+    enum client_state state;
+    enum client_state resume; /* where to go once connected and prepared */
+    int timer_slot;           /* in the worker's timer heap, -1 when none */
+    int lost;                 /* counted in the worker's n_lost */
+    time_ns backoff_ns;
+    const struct script *script;
+    int script_idx;
+    time_ns tx_start;    /* intended start: latency counts from here */
+    time_ns tx_deadline; /* --timeout: when to cancel, 0 when none */
+    time_ns cmd_start;
     time_ns connect_start;
     time_ns tx_connect_ns;    /* -C: the time to connect for this transaction, -1: none */
     time_ns connect_deadline; /* a connection attempt that takes longer fails */
@@ -159,16 +178,10 @@ struct client {
     enum pg_failure failure; /* first failure of the current try */
     uint64_t n_tx;
     uint64_t n_failed;
-    uint64_t n_done;   /* transactions finished or skipped, for -t */
-    uint64_t n_logged; /* -l: the client's transactions logged so far */
-    int64_t lag_us;    /* -R: how late the current transaction started */
-    struct buf sql;    /* simple mode: the command with values substituted */
-    const char **param_values;
-    char (*param_text)[32];
-    /* An analytic stream (engine_config's stream_clients): its pass's order of the stream's
-     * scripts (offsets from the first), and the next one to run; NULL for the others. */
-    int *stream_order;
-    int stream_pos;
+    uint64_t n_done;          /* transactions finished or skipped, for -t */
+    uint64_t n_logged;        /* -l: the client's transactions logged so far */
+    int64_t lag_us;           /* -R: how late the current transaction started */
+    struct client_script sc;  /* a script client's */
     struct client_feed *feed; /* a feed's client, else NULL */
 };
 
@@ -185,10 +198,7 @@ struct worker {
     int id;
     pthread_t thread;
     struct engine_state *run;
-    int epfd;
-    int timerfd;
-    time_ns timer_armed; /* deadline the timerfd is set to, 0 when disarmed */
-    int pwait2;          /* waits end at deadlines by epoll_pwait2, the timerfd unused */
+    struct evwait *ev; /* its clients' sockets and the stop wake-up */
     struct timers timers;
     struct sched sched;
     int n_clients;
@@ -255,8 +265,8 @@ struct engine_state {
 
 /* Set when a stop is requested; read by workers each loop pass. */
 extern atomic_int engine_stop_flag;
-/* An eventfd every worker's epoll watches, written on a stop request. */
-extern int engine_stop_fd;
+/* Raised on a stop request; every worker's wait set watches it. */
+extern struct evwake engine_stop_wake;
 
 void client_init(struct client *c, struct worker *w, int id);
 void client_free(struct client *c);
@@ -266,19 +276,22 @@ int client_connect(struct client *c, time_ns now);
 /* Advance the state machine as far as it can go without waiting; now is the time of the
  * event that woke the client, the one clock reading all its transitions use. */
 void client_advance(struct client *c, time_ns now);
+/* Move the client into state and on from there (worker_begin: a client's first transaction
+ * or its feed). */
+void client_start(struct client *c, enum client_state state, time_ns now);
 /* The client's timer fired (schedule, backoff or timeout). */
 void client_on_timer(struct client *c, time_ns now);
 /* Finish a client that waits for nothing but time, or is only reopening its connection (end
  * of a -T run). */
 void client_finish_if_idle(struct client *c);
-/* Register interest in the connection's socket (EPOLLIN, EPOLLOUT; 0: none). -1 when epoll
- * refuses it. */
-int client_watch(struct client *c, uint32_t events);
+/* Register interest in the connection's socket (EV_READ, EV_WRITE; 0: none). -1 when the
+ * wait set refuses it. */
+int client_watch(struct client *c, unsigned events);
 /* The same while connecting: libpq may have replaced the socket by a new one with the same
- * number (moving to the next host or address), which is not in the epoll set although the
- * number is, so it is registered anew at every step. -1 when epoll refuses it (the reason is
- * the client's error). */
-int client_watch_connecting(struct client *c, uint32_t events);
+ * number (moving to the next host or address), which the wait set does not know although it
+ * knows the number, so it is registered anew at every step. -1 when the wait set refuses it
+ * (the reason is the client's error). */
+int client_watch_connecting(struct client *c, unsigned events);
 
 /* Record a finished transaction of client c (its current script); returns 1 when it counted
  * (after the warmup). */
@@ -292,7 +305,8 @@ void *worker_main(void *arg);
 void worker_begin(struct worker *w, time_ns now);
 
 /* Set up run for cfg without starting anything: workers, their clients (not connected) and
- * statistics. run_free undoes it; run_collect merges the workers' results into out. */
+ * statistics. engine_state_free undoes it; engine_state_collect merges the workers' results
+ * into out. */
 void engine_state_init(struct engine_state *run, const struct engine_config *cfg);
 void engine_state_free(struct engine_state *run);
 void engine_state_collect(struct engine_state *run, struct engine_result *out);
@@ -304,19 +318,19 @@ void engine_state_check_server_lost(struct engine_state *run, time_ns now, time_
  * end (and past --timeout) probes the server on a connection of its own, and stops as
  * server-lost when it does not answer. *probe_at keeps the state (0 at first). */
 void engine_state_check_overdue(struct engine_state *run, time_ns now, time_ns *probe_at);
-/* Add the worker's timerfd to its epoll set. */
-void worker_watch_timerfd(struct worker *w);
 
 /* client_replay.c: a feed's client (engine/feed.h). */
 void client_feed_init(struct client *c);
 void client_feed_free(struct client *c);
+/* Steps of its states (client_int.h): each returns the next state. */
 int client_step_feed_next(struct client *c, time_ns now);
 int client_step_feed_prepare(struct client *c, time_ns now);
 int client_step_feed_result(struct client *c, time_ns now);
-/* The timer of a feed client: due time, cancel time or --timeout. 1 to advance it. */
+/* The timer of a feed client: due time, cancel time or --timeout. The next state. */
 int client_feed_timer(struct client *c, time_ns now);
-/* Connecting for a session failed: the session is failed, the stream goes on. */
-void client_feed_connect_failed(struct client *c, const char *what, time_ns now);
+/* Connecting for a session failed: the session is failed, the stream goes on. The state to
+ * wait in. */
+int client_feed_connect_failed(struct client *c, const char *what, time_ns now);
 
 /* Send a cancel request for conn without blocking the caller (a helper thread does it). */
 void cancel_request(struct pg_conn *conn);

@@ -1,20 +1,9 @@
 #include "engine/engine_int.h"
 #include "engine/client_int.h"
 
-#include <errno.h>
-#include <time.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <sys/timerfd.h>
-#include <unistd.h>
-
-#define MAX_EVENTS 128
-
-/* epoll data for the worker's timerfd; the stop eventfd uses NULL, clients themselves. */
-static char timer_marker;
+#include <time.h>
 
 /* -l: one transaction into the thread's log (off the hot path unless -l is given). */
 static void log_tx(struct client *c, time_ns end, int64_t us, enum txlog_status status)
@@ -39,7 +28,7 @@ static enum txlog_status log_status(enum pg_failure why)
 
 void worker_record_skipped(struct client *c, time_ns now)
 {
-    if (c->sched_at < c->w->run->start_ns)
+    if (c->sc.sched_at < c->w->run->start_ns)
         return; /* warmup */
     c->w->n_skipped++;
     if (c->w->txlog)
@@ -53,7 +42,7 @@ int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum
     if (end < run->start_ns)
         return 0; /* warmup */
     struct engine_script_figures *ss = &w->scripts[c->script_idx];
-    if (c->stream_order) { /* an analytic stream: its script's figures only */
+    if (c->sc.stream_order) { /* an analytic stream: its script's figures only */
         if (run->cfg->stream_clients == run->cfg->clients)
             w->last_completion = end; /* streams alone: they make the duration */
         if (failed) {
@@ -124,21 +113,6 @@ static time_ns next_deadline(const struct worker *w)
     return next;
 }
 
-/* Without epoll_pwait2: the timerfd follows next_deadline. */
-static void arm_timer(struct worker *w)
-{
-    time_ns next = next_deadline(w);
-    if (next == w->timer_armed || (next < 0 && w->timer_armed == 0))
-        return;
-    struct itimerspec its = {0};
-    if (next > 0) {
-        its.it_value.tv_sec = next / NS_PER_S;
-        its.it_value.tv_nsec = next % NS_PER_S;
-    }
-    timerfd_settime(w->timerfd, TFD_TIMER_ABSTIME, &its, NULL);
-    w->timer_armed = next > 0 ? next : 0;
-}
-
 static void run_timers(struct worker *w)
 {
     time_ns now = clock_now_ns();
@@ -155,75 +129,25 @@ static void run_timers(struct worker *w)
     }
 }
 
-static void fire_timerfd(struct worker *w)
+/* One wait: advance every client with an event, then run the timers that are due. The wait
+ * ends at the next deadline (within a second when there is none). Returns -1 on a stop
+ * request. */
+static int poll_once(struct worker *w)
 {
-    uint64_t expirations;
-    ssize_t r = read(w->timerfd, &expirations, sizeof expirations);
-    (void)r;
-    w->timer_armed = 0;
-    run_timers(w);
-}
-
-void worker_watch_timerfd(struct worker *w)
-{
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &timer_marker};
-    epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->timerfd, &ev);
-}
-
-/* A wait with a deadline is cut to this, so that the kernel's slack on the timeout (0.1 % of
- * it, with the thread's timer slack set to 1 ns) stays under 50 µs. */
-#define MAX_DEADLINE_WAIT_NS (50 * NS_PER_MS)
-
-/* epoll_pwait2 (Linux 5.11): the wait ends at the next deadline to the nanosecond, with no
- * timerfd to set and read on every wait. -1 with errno ENOSYS where the kernel lacks it. */
-static int wait_until_deadline(struct worker *w, struct epoll_event *ev, time_ns next,
-                               int timeout_ms)
-{
-#ifdef SYS_epoll_pwait2
-    time_ns d = (time_ns)timeout_ms * NS_PER_MS;
-    if (next >= 0) {
-        time_ns left = next - clock_now_ns();
-        d = left <= 0 ? 0 : left < MAX_DEADLINE_WAIT_NS ? left : MAX_DEADLINE_WAIT_NS;
-    }
-    struct timespec ts = {(time_t)(d / NS_PER_S), (long)(d % NS_PER_S)};
-    return (int)syscall(SYS_epoll_pwait2, w->epfd, ev, MAX_EVENTS, &ts, NULL, 0);
-#else
-    (void)w, (void)ev, (void)next, (void)timeout_ms;
-    errno = ENOSYS;
-    return -1;
-#endif
-}
-
-/* One pass of epoll: advance every client with an event, then run the timers that are due.
- * Returns -1 on a stop request. */
-static int poll_once(struct worker *w, int timeout_ms)
-{
-    struct epoll_event ev[MAX_EVENTS];
-    int n = -1;
-    time_ns next = -1;
-    if (w->pwait2) {
-        next = next_deadline(w);
-        n = wait_until_deadline(w, ev, next, timeout_ms);
-        if (n < 0 && errno == ENOSYS)
-            w->pwait2 = 0; /* the timerfd from now on */
-    }
-    if (!w->pwait2) {
-        arm_timer(w);
-        n = epoll_wait(w->epfd, ev, MAX_EVENTS, timeout_ms);
-    }
-    if (n < 0 && errno != EINTR)
+    void *const *fired;
+    time_ns next = next_deadline(w);
+    int n = evwait_wait(w->ev, next, &fired);
+    if (n < 0)
         return 0;
     int stop = 0;
     for (int i = 0; i < n; i++) {
-        void *p = ev[i].data.ptr;
+        void *p = fired[i];
         if (p == NULL)
             stop = 1;
-        else if (p == &timer_marker)
-            fire_timerfd(w);
         else
             client_advance(p, clock_now_ns());
     }
-    if (w->pwait2 && next >= 0 && clock_now_ns() >= next)
+    if (evwait_due(w->ev, next))
         run_timers(w);
     return stop || atomic_load_explicit(&engine_stop_flag, memory_order_relaxed) ? -1 : 0;
 }
@@ -242,7 +166,7 @@ static void setup_clients(struct worker *w)
             if (client_connect(&w->clients[started++], clock_now_ns()) < 0)
                 return;
         /* A client that failed in this very pass keeps its own cause. */
-        if (poll_once(w, 100) < 0 && !w->setup_failed) {
+        if (poll_once(w) < 0 && !w->setup_failed) {
             snprintf(w->error, sizeof w->error, "interrupted while connecting");
             w->setup_failed = 1;
             w->setup_interrupted = 1;
@@ -286,8 +210,7 @@ void worker_begin(struct worker *w, time_ns now)
     for (int i = 0; i < w->n_clients; i++) {
         struct client *c = &w->clients[i];
         if (feed) {
-            c->state = CS_FEED_NEXT;
-            client_advance(c, now);
+            client_start(c, CS_FEED_NEXT, now);
             continue;
         }
         if (run->cfg->connect_per_tx) {
@@ -295,8 +218,7 @@ void worker_begin(struct worker *w, time_ns now)
              * inside each transaction. */
             client_close(c);
         }
-        c->state = CS_START_TX;
-        client_advance(c, now);
+        client_start(c, CS_START_TX, now);
     }
     w->measuring = 1;
 }
@@ -305,7 +227,7 @@ static void measure(struct worker *w)
 {
     worker_begin(w, clock_now_ns());
     while (w->n_live > 0) {
-        if (poll_once(w, 1000) < 0)
+        if (poll_once(w) < 0)
             break;
         /* Intervals before the one being filled are in the series: the main thread may take
          * them. */
@@ -326,8 +248,7 @@ void *worker_main(void *arg)
     struct worker *w = arg;
     /* Timeouts end when asked, not up to 50 µs later (the default slack): a replay's
      * statements are due to the microsecond. */
-    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-    w->pwait2 = 1;
+    evwait_thread_precise();
     setup_clients(w);
     wait_for_start(w);
     if (w->run->go > 0 && !w->setup_failed)

@@ -4,7 +4,7 @@
 /*
  * One worker's clients driven by hand against the fake connection, in virtual time: the test
  * moves the clock (fx_at), fires the timers due and hands every client the event it waits
- * for, as the worker's epoll loop would. Included by the test_engine_*.c files only.
+ * for, as the worker's wait loop would. Included by the test_engine_*.c files only.
  */
 
 #include <stdarg.h>
@@ -62,7 +62,7 @@ static inline void fx_events(struct fx *f)
         client_on_timer(c, f->now);
     for (int i = 0; i < w->n_clients; i++) {
         c = &w->clients[i];
-        if (c->fd >= 0 && c->state != CS_FINISHED)
+        if (c->watch.fd >= 0 && c->state != CS_FINISHED)
             client_advance(c, f->now);
     }
 }

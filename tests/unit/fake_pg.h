@@ -6,7 +6,7 @@
  * server, no network. A test says how the next connections go (fake_push_connect) and how
  * the statements sent will be answered, in order (fake_push_*); it reads back what the
  * clients sent (fake_sent). Each connection has a real file descriptor (an eventfd, always
- * readable and writable) so that the worker's epoll registration can be checked.
+ * readable and writable) so that the worker's wait-set registration can be checked.
  * Everything is process-global and single-threaded; fake_install resets it.
  */
 

@@ -199,7 +199,7 @@ static void test_rate_schedule_and_skips(void **state)
     assert_int_equal(fx_start(&f), 0);
     struct client *c = fx_client(&f, 0);
     assert_int_equal(c->state, CS_THROTTLE);
-    time_ns first = c->sched_at;
+    time_ns first = c->sc.sched_at;
     assert_true(first > f.now);
     /* Serve every start on time for one second... */
     while (f.now < FX_T0 + NS_PER_S)

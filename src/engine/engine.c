@@ -6,53 +6,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "base/mem.h"
 
 atomic_int engine_stop_flag;
-int engine_stop_fd = -1;
+struct evwake engine_stop_wake = {{-1, -1}};
 /* The cause given by engine_request_stop_because, "" when none: under stop_mu. */
 static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
 static char stop_why[1024];
 
-static void wake_workers(void)
-{
-    if (engine_stop_fd >= 0) {
-        uint64_t one = 1;
-        ssize_t r = write(engine_stop_fd, &one, sizeof one);
-        (void)r;
-    }
-}
-
-/* From a signal handler too: no lock (the fd may be closing; a write to it then is lost). */
+/* From a signal handler too: no lock (the wake-up may be closing; a raise then is lost). */
 void engine_request_stop(void)
 {
     atomic_store(&engine_stop_flag, 1);
-    wake_workers();
+    evwake_raise(&engine_stop_wake);
 }
 
-/* From a thread: under stop_mu, which engine_run holds while it opens and closes the fd. */
+/* From a thread: under stop_mu, which engine_run holds while it opens and closes the
+ * wake-up. */
 void engine_request_stop_because(const char *why)
 {
     pthread_mutex_lock(&stop_mu);
     if (!atomic_load(&engine_stop_flag) && !stop_why[0])
         snprintf(stop_why, sizeof stop_why, "%s", why);
     atomic_store(&engine_stop_flag, 1);
-    wake_workers();
+    evwake_raise(&engine_stop_wake);
     pthread_mutex_unlock(&stop_mu);
 }
 
-static void close_stop_fd(void)
+static void close_stop_wake(void)
 {
     pthread_mutex_lock(&stop_mu);
-    int fd = engine_stop_fd;
-    engine_stop_fd = -1;
+    evwake_close(&engine_stop_wake);
     pthread_mutex_unlock(&stop_mu);
-    close(fd);
 }
 
 static int max_params(const struct script_set *s)
@@ -112,11 +99,7 @@ static void init_workers(struct engine_state *run)
         w->n_live = w->n_clients;
         /* A feed's clients connect when their sessions start, not at setup. */
         w->n_setup_pending = cfg->feed ? 0 : w->n_clients;
-        w->epfd = epoll_create1(EPOLL_CLOEXEC);
-        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
-        epoll_ctl(w->epfd, EPOLL_CTL_ADD, engine_stop_fd, &ev);
-        w->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-        worker_watch_timerfd(w);
+        w->ev = evwait_new(&engine_stop_wake);
         timers_init(&w->timers);
         init_worker_stats(w);
         for (int i = 0; i < w->n_clients; i++)
@@ -525,8 +508,7 @@ void engine_state_free(struct engine_state *run)
         free(w->scripts);
         free(w->feed_waiting);
         timers_free(&w->timers);
-        close(w->timerfd);
-        close(w->epfd);
+        evwait_free(w->ev);
     }
     free(run->workers);
     free(run->cmd_base);
@@ -555,7 +537,7 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     pthread_mutex_lock(&stop_mu);
     atomic_store(&engine_stop_flag, 0);
     stop_why[0] = '\0';
-    engine_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    evwake_open(&engine_stop_wake);
     pthread_mutex_unlock(&stop_mu);
     engine_state_init(&run, cfg);
     pthread_mutex_init(&run.mu, NULL);
@@ -570,7 +552,7 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
         engine_state_free(&run);
         pthread_mutex_destroy(&run.mu);
         pthread_cond_destroy(&run.cv);
-        close_stop_fd();
+        close_stop_wake();
         return -1;
     }
     cancel_start();
@@ -588,7 +570,7 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     engine_state_free(&run);
     pthread_mutex_destroy(&run.mu);
     pthread_cond_destroy(&run.cv);
-    close_stop_fd();
+    close_stop_wake();
     return rc;
 }
 

@@ -1,0 +1,204 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "engine/evwait.h"
+
+/* The event-wait seam (engine/evwait.h) on the backend this build has: epoll in build/ and
+ * build/asan/, poll/ppoll in build/poll/. Sockets are socket pairs: one end watched, the other
+ * written to make it readable. No wait here depends on how long it takes. */
+
+struct pair {
+    int fd[2];
+    struct ev_watch watch;
+};
+
+static void pair_open(struct pair *p)
+{
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, p->fd), 0);
+    p->watch = (struct ev_watch){.fd = -1, .slot = -1};
+}
+
+static void pair_close(struct pair *p)
+{
+    close(p->fd[0]);
+    close(p->fd[1]);
+}
+
+static void make_readable(struct pair *p)
+{
+    assert_int_equal(write(p->fd[1], "x", 1), 1);
+}
+
+/* What a wait that does not block reports: how many, and whether ptr is among them. */
+static int fired_now(struct evwait *ws, const void *ptr, int *found)
+{
+    void *const *fired;
+    int n = evwait_wait(ws, 0, &fired);
+    assert_true(n >= 0);
+    *found = 0;
+    for (int i = 0; i < n; i++)
+        if (fired[i] == ptr)
+            *found = 1;
+    return n;
+}
+
+static void test_ready_sockets_fire_with_their_pointers(void **state)
+{
+    (void)state;
+    struct evwait *ws = evwait_new(NULL);
+    struct pair a, b;
+    int found;
+    pair_open(&a);
+    pair_open(&b);
+    assert_int_equal(evwait_watch(ws, &a.watch, a.fd[0], EV_READ, &a, 0), 0);
+    assert_int_equal(evwait_watch(ws, &b.watch, b.fd[0], EV_READ, &b, 0), 0);
+    assert_int_equal(fired_now(ws, &a, &found), 0);
+    make_readable(&a);
+    assert_int_equal(fired_now(ws, &a, &found), 1);
+    assert_true(found);
+    make_readable(&b);
+    assert_int_equal(fired_now(ws, &b, &found), 2);
+    assert_true(found);
+    /* Level-triggered: still unread, still reported. */
+    assert_int_equal(fired_now(ws, &a, &found), 2);
+    evwait_unwatch(ws, &a.watch, 1);
+    evwait_unwatch(ws, &b.watch, 1);
+    assert_int_equal(fired_now(ws, &a, &found), 0);
+    pair_close(&a);
+    pair_close(&b);
+    evwait_free(ws);
+}
+
+/* Unwatching one socket leaves the others watched, each with its own pointer (the poll
+ * backend moves its last slot into the freed one). */
+static void test_unwatch_keeps_the_others(void **state)
+{
+    (void)state;
+    struct evwait *ws = evwait_new(NULL);
+    struct pair p[3];
+    int found;
+    for (int i = 0; i < 3; i++) {
+        pair_open(&p[i]);
+        assert_int_equal(evwait_watch(ws, &p[i].watch, p[i].fd[0], EV_READ, &p[i], 0), 0);
+    }
+    evwait_unwatch(ws, &p[0].watch, 1);
+    assert_int_equal(p[0].watch.fd, -1);
+    make_readable(&p[2]);
+    assert_int_equal(fired_now(ws, &p[2], &found), 1);
+    assert_true(found);
+    make_readable(&p[0]); /* not watched: not reported */
+    assert_int_equal(fired_now(ws, &p[0], &found), 1);
+    assert_false(found);
+    /* Watched again, for writing (a socket pair is writable at once). */
+    assert_int_equal(evwait_watch(ws, &p[0].watch, p[0].fd[0], EV_WRITE, &p[0], 0), 0);
+    assert_int_equal(fired_now(ws, &p[0], &found), 2);
+    assert_true(found);
+    /* A change of interest: p[1] for writing too. */
+    assert_int_equal(evwait_watch(ws, &p[1].watch, p[1].fd[0], EV_READ | EV_WRITE, &p[1], 0), 0);
+    assert_int_equal(fired_now(ws, &p[1], &found), 3);
+    assert_true(found);
+    for (int i = 0; i < 3; i++) {
+        evwait_unwatch(ws, &p[i].watch, 1);
+        pair_close(&p[i]);
+    }
+    evwait_free(ws);
+}
+
+/* A socket closed by its owner's library before the unwatch: unwatched as gone, and a new
+ * socket with its number is watched anew (renew). */
+static void test_socket_replaced_under_the_same_number(void **state)
+{
+    (void)state;
+    struct evwait *ws = evwait_new(NULL);
+    struct pair a, b;
+    int found;
+    pair_open(&a);
+    assert_int_equal(evwait_watch(ws, &a.watch, a.fd[0], EV_READ, &a, 1), 0);
+    int number = a.fd[0];
+    close(a.fd[0]);
+    pair_open(&b); /* the lowest free number: a.fd[0]'s */
+    assert_int_equal(b.fd[0], number);
+    assert_int_equal(evwait_watch(ws, &a.watch, b.fd[0], EV_READ, &a, 1), 0);
+    make_readable(&b);
+    assert_int_equal(fired_now(ws, &a, &found), 1);
+    assert_true(found);
+    evwait_unwatch(ws, &a.watch, 1);
+    close(a.fd[1]);
+    pair_close(&b);
+    evwait_free(ws);
+}
+
+/* A raised wake-up ends every wait of every set that watches it (a NULL entry), until it is
+ * closed. */
+static void test_wake_ends_every_wait(void **state)
+{
+    (void)state;
+    struct evwake wake;
+    assert_int_equal(evwake_open(&wake), 0);
+    struct evwait *ws1 = evwait_new(&wake), *ws2 = evwait_new(&wake);
+    int found;
+    assert_int_equal(fired_now(ws1, NULL, &found), 0);
+    evwake_raise(&wake);
+    evwake_raise(&wake);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(fired_now(ws1, NULL, &found), 1);
+        assert_true(found);
+        assert_int_equal(fired_now(ws2, NULL, &found), 1);
+        assert_true(found);
+    }
+    /* A wait without a deadline returns at once too. */
+    void *const *fired;
+    assert_int_equal(evwait_wait(ws1, -1, &fired), 1);
+    assert_null(fired[0]);
+    evwait_free(ws1);
+    evwait_free(ws2);
+    evwake_close(&wake);
+    assert_int_equal(wake.h[0], -1);
+    evwake_raise(&wake); /* closed: nothing */
+}
+
+/* Waits with nothing ready end at their deadline: evwait_due says so, after however many
+ * early ends the backend allows. */
+static void test_deadline_comes(void **state)
+{
+    (void)state;
+    struct evwait *ws = evwait_new(NULL);
+    struct pair a;
+    pair_open(&a);
+    assert_int_equal(evwait_watch(ws, &a.watch, a.fd[0], EV_READ, &a, 0), 0);
+    time_ns deadline = clock_now_ns() + NS_PER_MS;
+    int due = 0, waits = 0;
+    while (!due && waits < 1000) {
+        void *const *fired;
+        assert_int_equal(evwait_wait(ws, deadline, &fired), 0);
+        due = evwait_due(ws, deadline);
+        waits++;
+    }
+    assert_true(due);
+    assert_true(clock_now_ns() >= deadline);
+    /* A deadline long past does not block. */
+    void *const *fired;
+    assert_int_equal(evwait_wait(ws, 0, &fired), 0);
+    assert_true(evwait_due(ws, 0));
+    evwait_unwatch(ws, &a.watch, 1);
+    pair_close(&a);
+    evwait_free(ws);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ready_sockets_fire_with_their_pointers),
+        cmocka_unit_test(test_unwatch_keeps_the_others),
+        cmocka_unit_test(test_socket_replaced_under_the_same_number),
+        cmocka_unit_test(test_wake_ends_every_wait),
+        cmocka_unit_test(test_deadline_comes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
