@@ -3,7 +3,8 @@
  * against the fake connection: --warmup's transactions run but are not counted, a
  * statement's latency is the time from its send to its result (a known spread of server
  * times gives known percentiles), and a paced replay feed lasts its schedule divided by the
- * speed. The integration tests keep what only a real server shows: counts, server-side
+ * speed, and a session that falls behind its schedule has a lag that is not the client's
+ * own. The integration tests keep what only a real server shows: counts, server-side
  * effects and orderings. */
 #include "engine_fixture.h"
 
@@ -76,11 +77,13 @@ static void test_latency_is_send_to_result(void **state)
     fx_free(&f);
 }
 
-/* A paced replay feed: one session that connects at 0 and sends a statement every 100 ms
- * from 100 to 800 ms, each answered at once. Items are made on the fly. */
+/* A paced replay feed: one session that connects at 0 and sends 8 statements, one every gap
+ * ms from gap ms on. Items are made on the fly; the outcomes are kept. */
 struct paced {
+    int gap_ms;
     int next;
     int done;
+    struct engine_feed_outcome out[8];
 };
 
 static struct paced PACED;
@@ -101,7 +104,7 @@ static int paced_next(void *ws, int client, struct engine_feed_item *it)
         return -1;
     int k = p->next++;
     *it = (struct engine_feed_item){.kind = k == 0 ? FEED_CONNECT : FEED_STATEMENT,
-                                    .offset_us = (int64_t)k * 100000,
+                                    .offset_us = (int64_t)k * p->gap_ms * 1000,
                                     .session = 0,
                                     .conn = &paced_conn,
                                     .proto = FEED_SIMPLE,
@@ -116,8 +119,8 @@ static int paced_done(void *ws, int client, const struct engine_feed_item *it,
 {
     (void)client;
     (void)it;
-    (void)o;
-    ((struct paced *)ws)->done++;
+    struct paced *p = ws;
+    p->out[p->done++] = *o;
     return 1;
 }
 
@@ -135,32 +138,58 @@ static void paced_close(void *ws)
     (void)ws;
 }
 
-/* The run's duration at a speed (0: max), stepping virtual time 1 ms at a time. */
+/* Start a paced feed run at speed (0: max), statements every gap_ms. */
+static void paced_start(struct fx *f, struct engine_feed *feed, double speed, int gap_ms)
+{
+    fx_init(f, "\\set x 1\n");
+    memset(&PACED, 0, sizeof PACED);
+    PACED.gap_ms = gap_ms;
+    *feed = (struct engine_feed){speed,      &PACED,       paced_open, paced_next,
+                                 paced_done, paced_failed, paced_close};
+    f->cfg.feed = feed;
+    f->cfg.tx_per_client = 0;
+    engine_state_init(&f->run, &f->cfg);
+    f->w = &f->run.workers[0];
+    f->run.go_ns = f->run.start_ns = f->now;
+    worker_begin(f->w, f->now);
+}
+
+/* Step virtual time by 1 ms until the run is over (at most 2 s); every statement sent is
+ * answered hold_ms after its send. Returns the run's result (the caller frees it). */
+static void paced_run(struct fx *f, int hold_ms, struct engine_result *r)
+{
+    int sent = 0, answered = 0;
+    time_ns sent_at[8] = {0};
+    for (int t = 0; t <= 2000 && f->w->n_live > 0; t++) {
+        fx_at(f, t * NS_PER_MS);
+        for (int k = 0; k < 20; k++) {
+            if (answered < sent && f->now - sent_at[answered] >= MS(hold_ms)) {
+                fake_release(fx_client(f, 0)->conn, (struct fake_reply){.kind = FAKE_COMMAND});
+                answered++;
+            }
+            fx_events(f); /* what became due after an answer at this instant */
+            for (; sent < fake_count_sent("SELECT v FROM t"); sent++)
+                sent_at[sent] = f->now;
+        }
+    }
+    assert_int_equal(f->w->n_live, 0);
+    assert_int_equal(PACED.done, 8);
+    assert_int_equal(sent, 8);
+    fx_collect(f, r);
+    assert_int_equal(r->n_tx, 8);
+}
+
+/* The run's duration at a speed (0: max), each statement answered at once. */
 static time_ns paced_duration(double speed)
 {
     struct fx f;
-    fx_init(&f, "\\set x 1\n");
-    memset(&PACED, 0, sizeof PACED);
-    struct engine_feed feed = {speed,      &PACED,       paced_open, paced_next,
-                               paced_done, paced_failed, paced_close};
-    f.cfg.feed = &feed;
-    f.cfg.tx_per_client = 0;
-    engine_state_init(&f.run, &f.cfg);
-    f.w = &f.run.workers[0];
-    f.run.go_ns = f.run.start_ns = f.now;
-    worker_begin(f.w, f.now);
-    for (int t = 0; t <= 2000 && f.w->n_live > 0; t++) {
-        fx_at(&f, t * NS_PER_MS);
-        for (int k = 0; k < 20; k++)
-            fx_events(&f); /* what became due after an answer at this instant */
-    }
-    assert_int_equal(f.w->n_live, 0);
-    assert_int_equal(PACED.done, 8);
-    assert_int_equal(fake_count_sent("SELECT v FROM t"), 8);
+    struct engine_feed feed;
+    paced_start(&f, &feed, speed, 100);
+    for (int k = 0; k < 8; k++)
+        fake_push_kind(FAKE_HANG);
     struct engine_result r;
-    fx_collect(&f, &r);
+    paced_run(&f, 0, &r);
     time_ns d = r.duration_ns;
-    assert_int_equal(r.n_tx, 8);
     engine_result_free(&r);
     fx_free(&f);
     return d;
@@ -175,12 +204,36 @@ static void test_replay_lasts_schedule_over_speed(void **state)
     assert_int_equal(paced_duration(0), 0);
 }
 
+/* A session that falls behind: statements of 50 ms due every 10 ms. The k-th (from 0) is sent
+ * when the one before ends, at 10 + 50 k ms, 40 k ms behind its schedule; none of that lag is
+ * the client's own (it sends at the previous statement's end). */
+static void test_replay_behind_lag_is_not_the_clients(void **state)
+{
+    (void)state;
+    struct fx f;
+    struct engine_feed feed;
+    paced_start(&f, &feed, 1, 10);
+    for (int k = 0; k < 8; k++)
+        fake_push_kind(FAKE_HANG);
+    struct engine_result r;
+    paced_run(&f, 50, &r);
+    for (int k = 0; k < 8; k++) {
+        assert_true(PACED.out[k].sent && PACED.out[k].ok);
+        assert_int_equal(PACED.out[k].lag_us, 40000 * k);
+        assert_int_equal(PACED.out[k].client_lag_us, 0);
+        assert_int_equal(PACED.out[k].latency_us, 40000 * k + 50000);
+    }
+    engine_result_free(&r);
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_warmup_runs_but_is_not_counted),
         cmocka_unit_test(test_latency_is_send_to_result),
         cmocka_unit_test(test_replay_lasts_schedule_over_speed),
+        cmocka_unit_test(test_replay_behind_lag_is_not_the_clients),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
