@@ -1,11 +1,11 @@
 /* The engine's timing properties that integration tests used to judge by the wall clock
  * (issue 35: a VM that loses its CPU for seconds made them flake), here in virtual time
- * against the fake connection: --warmup's transactions run but are not counted, a
- * statement's latency is the time from its send to its result (a known spread of server
- * times gives known percentiles), and a paced replay feed lasts its schedule divided by the
- * speed, and a session that falls behind its schedule has a lag that is not the client's
- * own. The integration tests keep what only a real server shows: counts, server-side
- * effects and orderings. */
+ * against the fake connection: --warmup's transactions run but are not counted; a statement's
+ * latency is the time from its send to its result (a known spread of server times gives
+ * known percentiles); a paced replay feed lasts its schedule divided by the speed, and a
+ * session that falls behind its schedule has a lag that is not the client's own; a server
+ * gone for good ends the run 10 s after it lost every client. The integration tests keep
+ * what only a real server shows: counts, server-side effects and orderings. */
 #include "engine_fixture.h"
 
 #define MS(x) ((time_ns)(x)*NS_PER_MS)
@@ -227,6 +227,37 @@ static void test_replay_behind_lag_is_not_the_clients(void **state)
     fx_free(&f);
 }
 
+/* The server gone for good: every client lost and every reconnect refused. The run gives up
+ * (server-lost) 10 s after every client was lost, not before, checked every 100 ms of virtual
+ * time as the run's main loop does. */
+static void test_server_lost_after_ten_seconds(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f, "SELECT 1;\n");
+    f.cfg.clients = 2;
+    f.cfg.tx_per_client = 0;
+    f.cfg.duration_s = 60;
+    fake_push_kind(FAKE_LOST);
+    fake_push_kind(FAKE_LOST);
+    assert_int_equal(fx_start(&f), 0);
+    for (int k = 0; k < 40; k++) /* 2 clients, backing off to 1 s: some 30 attempts in 10 s */
+        fake_push_connect(FAKE_CONNECT_FAIL);
+    time_ns since = 0;
+    int at = -1;
+    for (int t = 0; t <= 30000 && at < 0; t += 100) {
+        fx_at(&f, t * NS_PER_MS);
+        fx_events(&f);
+        engine_state_check_server_lost(&f.run, f.now, &since);
+        if (atomic_load(&f.run.server_lost))
+            at = t;
+    }
+    assert_int_equal(at, 10000);
+    assert_true(fake_n_connects() > 2 + 5); /* it kept trying, backing off up to 1 s */
+    atomic_store(&engine_stop_flag, 0);
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_latency_is_send_to_result),
         cmocka_unit_test(test_replay_lasts_schedule_over_speed),
         cmocka_unit_test(test_replay_behind_lag_is_not_the_clients),
+        cmocka_unit_test(test_server_lost_after_ten_seconds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
