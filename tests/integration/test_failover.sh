@@ -40,17 +40,18 @@ test_failover_to_promoted_standby() {
     pga_bg run -w tpcb-like -c 4 -j 2 -T 9 -P 1 -o r.json "$HA target_session_attrs=read-write"
     wait_progress 2
     sh "$ps" halt "$T/primary"
-    # Two seconds without any primary, so at least one whole 1 s interval sees nothing.
-    sleep 2
+    # Two progress lines without any primary (two seconds of the run's own clock, however
+    # slow this shell), so at least one whole 1 s interval sees nothing.
+    wait_progress $(($(grep -c '^progress:' "$T/err") + 2))
     sh "$ps" promote "$T/standby"
     pga_wait
     assert_rc 0
     pyjson r.json 'd["complete"] is True and d["end_reason"] == "finished"'
     pyjson r.json 'd["summary"]["errors"]["connection"] >= 1'
     pyjson r.json 'd["summary"]["failed"] == d["summary"]["errors"]["connection"]'
-    # The gap, then transactions again.
+    # The gap, then transactions again (after the gap, below: not in a given interval, which a
+    # stall of the machine can empty).
     pyjson r.json 'min(i["transactions"] for i in d["intervals"][1:-1]) == 0'
-    pyjson r.json 'd["intervals"][-1]["transactions"] > 0'
     # Server side: the promoted standby took the transactions after the gap.
     n=$(($(sql "SELECT count(*) FROM pgbench_history" "$STANDBY_LOCAL") - before))
     [ "$(sql "SELECT pg_is_in_recovery()" "$STANDBY_LOCAL")" = f ] || fail "standby not promoted"

@@ -25,7 +25,12 @@ test_server_gone_for_good_cuts_the_run_short() {
     pga_wait
     t1=$(date +%s)
     assert_rc 1
-    [ $((t1 - t0)) -ge 9 ] && [ $((t1 - t0)) -le 15 ] || fail "gave up after $((t1 - t0)) s, expected about 10"
+    # Not before its 10 s (a stall only adds); that it gives up at 10 s is checked in virtual
+    # time (test_engine_timing.c), and that it gave up at all by the end reason below, long
+    # before -T 60.
+    echo "gave up $((t1 - t0)) s after the halt"
+    [ $((t1 - t0)) -ge 9 ] || fail "gave up after $((t1 - t0)) s, expected about 10"
+    pyjson r.json 'd["summary"]["duration_s"] < 60'
     assert_err 'server-lost'
     grep -q '^transactions:' "$T/out" || fail "no summary printed"
     pyjson r.json 'd["complete"] is False and d["end_reason"] == "server-lost"'
@@ -46,29 +51,36 @@ test_server_restart_clients_reconnect() {
     pga_wait
     assert_rc 0
     pyjson r.json 'd["complete"] is True and d["summary"]["errors"]["connection"] >= 1'
-    # A gap after the first interval, and throughput back after it.
+    # A gap after the first interval, and throughput back after it (counts: how much comes
+    # back is the machine's).
     pyjson r.json 'any(i["transactions"] == 0 for i in d["intervals"][1:-1])'
-    pyjson r.json 'max(i["transactions"] for i in d["intervals"][[k for k, i in enumerate(d["intervals"]) if i["transactions"] == 0][-1]:]) > 0.3 * d["intervals"][0]["transactions"]'
+    pyjson r.json 'sum(i["transactions"] for i in d["intervals"][[k for k, i in enumerate(d["intervals"]) if i["transactions"] == 0][-1]:]) > 0'
     pyjson r.json 'all(c["transactions"] > 0 for c in d["clients"])'
+}
+
+# freeze_for N: freeze the server once the background run (-P 1) has printed its first
+# progress line, and thaw it once it has printed N more: the server is frozen for N - 1 s of
+# the run's own clock at least, however slow this shell is, and the run goes on after.
+freeze_for() {
+    wait_progress 1
+    harness freeze
+    local seen
+    seen=$(grep -c '^progress:' "$T/err")
+    wait_progress $((seen + $1))
+    harness thaw
 }
 
 test_hung_server_timeouts_or_tail() {
     fault_server
-    pga_bg run -w select-only -c 2 -T 7 --timeout 1000 -q -o r1.json "$FCONN"
-    sleep 2
-    harness freeze
-    sleep 3
-    harness thaw
+    pga_bg run -w select-only -c 2 -T 9 -P 1 --timeout 1000 -o r1.json "$FCONN"
+    freeze_for 4
     pga_wait
     assert_rc 0
     pyjson r1.json 'd["summary"]["errors"]["timeout"] >= 1 and d["complete"] is True'
     pyjson r1.json 'd["intervals"][-1]["transactions"] > 0'
     # Without --timeout the hang is in the latency tail.
-    pga_bg run -w select-only -c 2 -T 7 -q -o r2.json "$FCONN"
-    sleep 2
-    harness freeze
-    sleep 3
-    harness thaw
+    pga_bg run -w select-only -c 2 -T 9 -P 1 -o r2.json "$FCONN"
+    freeze_for 4
     pga_wait
     assert_rc 0
     pyjson r2.json 'd["summary"]["latency_us"]["max"] >= 2500000 and d["summary"]["failed"] == 0'

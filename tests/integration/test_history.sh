@@ -1,13 +1,13 @@
 # run-all: alone (an A/A series must show no change point: noise from a neighbour would move it)
-# history: real short runs stored into a harness database, change points found, the CI gate,
-# --accept; the store's concurrency, old result versions and a newer schema.
+# history: a real short run and copies of it with known figures stored into a harness database,
+# change points found, the CI gate, --accept; the store's concurrency, old result versions and a
+# newer schema.
 
-# hist_run N DELAY OUT [ARGS...]: a 2-second run (HIST_T) of SELECT pg_sleep(:delay) (the same script
-# whatever the delay, so every run is one series), meta seq=N.
+# hist_run N DELAY OUT [ARGS...]: a 2-second run of SELECT pg_sleep(:delay), meta seq=N.
 hist_run() {
     local n=$1 delay=$2 out=$3
     shift 3
-    pga run "$CONN" -f "$T/sleep.sql" -D delay="$delay" -c 2 -T "${HIST_T:-2}" -q --no-sampling \
+    pga run "$CONN" -f "$T/sleep.sql" -D delay="$delay" -c 2 -T 2 -q --no-sampling \
         --meta seq="$n" -o "$out" "$@"
     assert_rc 0
 }
@@ -16,17 +16,52 @@ hist_script() {
     echo 'SELECT pg_sleep(:delay);' >"$T/sleep.sql"
 }
 
+# hist_synth FROM FIRST LAST SLOW DIR PREFIX: copies of the real run FROM as runs FIRST..LAST
+# (DIR/PREFIXi.json, meta seq=i, a run id of their own) with known figures: tps and latencies
+# of FROM within +-2 % (a fixed jitter per run), halved tps and doubled latencies from run
+# SLOW on. Real runs of one setting drift by 10 % and more within a minute on this VM (a
+# stall of its CPU moves a run's tps as much as a change does): the series' figures are made,
+# so that history's answer is known; storing, reading and gating them are what is tested.
+# That the detection finds changes in noisy series is test_history_detect.c's.
+hist_synth() {
+    python3 - "$@" <<'PY' || fail "hist_synth"
+import copy, datetime, json, sys, uuid
+src = json.load(open(sys.argv[1]))
+t0 = datetime.datetime.strptime(src["started_at"][:19], "%Y-%m-%dT%H:%M:%S")
+first, last, slow, out, prefix = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6]
+jitter = [0, 1, -1, 2, -2, 0.5, -1.5]  # per cent, by run
+def scale(o, f, g):
+    o["tps"] *= f
+    for k, v in o["latency_us"].items():
+        if isinstance(v, (int, float)):
+            o["latency_us"][k] = v * g
+for i in range(first, last + 1):
+    d = copy.deepcopy(src)
+    d["run_id"] = str(uuid.uuid4())
+    d["meta"] = {"seq": str(i)}
+    # In order by time too (the report orders a store's runs by their start).
+    for k in ("started_at", "finished_at"):
+        d[k] = (t0 + datetime.timedelta(minutes=i, seconds=2 if k == "finished_at" else 0)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    f = (1 + jitter[i % 7] / 100) * (0.5 if i >= slow else 1)
+    g = (1 + jitter[(i + 3) % 7] / 100) * (2 if i >= slow else 1)
+    for o in [d["summary"]] + d["intervals"]:
+        scale(o, f, g)
+    json.dump(d, open("%s/%s%d.json" % (out, prefix, i), "w"))
+PY
+}
+
 test_history_change_gate_accept() {
     hist_script
     local store
     store=$(newdb pga_history)
     mkdir -p "$T/aa"
-    for i in $(seq 0 11); do
-        local delay=0.01
-        [ "$i" -ge 7 ] && delay=0.02
-        hist_run "$i" "$delay" "$T/r$i.json" --store "$store"
-        [ "$i" -lt 7 ] || cp "$T/r$i.json" "$T/aa/"
-    done
+    # Run 0 is real and stored by run --store; runs 1..11 are its copies with known figures,
+    # halved from run 7 on, stored by pgarena store.
+    hist_run 0 0.01 "$T/r0.json" --store "$store"
+    hist_synth "$T/r0.json" 1 11 7 "$T" r
+    pga store "$T"/r{1,2,3,4,5,6,7,8,9,10,11}.json --into "$store"
+    assert_rc 0
+    cp "$T"/r{7,8,9,10,11}.json "$T/aa/"
 
     pyjson "$T/r0.json" "len(d['run_id']) == 36 and d['meta'] == {'seq': '0'}"
     [ "$(sql 'SELECT count(*) FROM pgarena_results.runs' "$store")" -eq 12 ] || fail "12 rows"
@@ -56,13 +91,9 @@ test_history_change_gate_accept() {
     pga history "$store" --min-effect 10 --order meta.seq --metric tps,latency_p50 --fail-if-regressed
     assert_rc 0
     assert_out 'accepted'
-    # A/A: 12 unchanged runs in a directory, no change beyond 10 %, the gate passes. They
-    # sleep 20 ms as runs 7-11 do: the sleep dominates each transaction, so the machine's load
-    # moves tps by a few per cent, where runs of a bare SELECT drift by more than 10 % within a
-    # minute (seen: 15,000 to 37,000 tps) and 1 ms sleeps failed the gate once in CI.
-    for i in $(seq 12 18); do
-        HIST_T=1 hist_run "$i" 0.02 "$T/aa/a$i.json"
-    done
+    # A/A: 12 unchanged runs in a directory (runs 7..11 and seven more at their figures), no
+    # change beyond 10 %, the gate passes.
+    hist_synth "$T/r0.json" 12 18 7 "$T/aa" a
     pga history "$T/aa" --min-effect 10 --order meta.seq --metric tps,latency_p50 --fail-if-regressed
     assert_rc 0
     [ "$(grep -c 'no change point' "$T/out")" -eq 2 ] || { cat "$T/out"; fail "A/A: a change"; }

@@ -25,8 +25,12 @@ test_stall_shows_in_open_loop_tail() {
     pyjson r.json 'd["summary"]["latency_us"]["max"] >= 1800000'
     pyjson r.json 'd["summary"]["latency_us"]["p99"] >= 1500000'
     pyjson r.json 'd["summary"]["lag_us"]["max"] >= 1500000'
-    # Open loop: the count follows the schedule, not the server (rate x duration = 1200).
-    pyjson r.json '1000 <= d["summary"]["transactions"] <= 1400'
+    # Open loop: the count follows the schedule, not the server: no more than rate x duration
+    # (1200, and the draw's spread), and the transactions the stall held back were run late
+    # (the lag above), not left out. Not a lower bound on the count: a stall of this VM's CPU
+    # at the end leaves scheduled ones unsent (that the schedule is kept is checked in virtual
+    # time, test_engine_time.c).
+    pyjson r.json '0 < d["summary"]["transactions"] <= 1400'
     pyjson r.json 'min(i["transactions"] for i in d["intervals"]) < 50 and max(i["latency_us"]["max"] for i in d["intervals"]) >= 1800000'
     pyjson r.json 'd["options"]["rate"] == 200'
 }
@@ -95,8 +99,9 @@ test_lost_connections_reconnect() {
     wait
     assert_rc 0
     pyjson r.json 'd["summary"]["errors"]["connection"] >= 1 and d["complete"] is True'
-    # Every client came back and went on.
-    pyjson r.json 'd["intervals"][-1]["transactions"] > 0'
+    # Every client came back and went on: transactions after the interval of the first
+    # failure (not in a given interval: a stall of the machine can empty one).
+    pyjson r.json '(lambda k: sum(i["transactions"] for i in d["intervals"][k + 1:]) > 0)([i["failed"] > 0 for i in d["intervals"]].index(True))'
     pyjson r.json 'all(c["transactions"] > 0 for c in d["clients"])'
 }
 
@@ -113,22 +118,25 @@ test_connect_per_transaction() {
     assert_out 'tps without connecting'
 }
 
+# That the warm-up's transactions run but are not counted, and the measured part lasts -T, is
+# checked in virtual time (tests/unit/test_engine_timing.c); here the server's side of it:
+# every transaction inserts a row, and the table holds more rows than the run counted, by
+# more than the 2 clients' transactions that an end could leave uncounted. No bound in
+# seconds: a stall can only make the warm-up insert fewer, and it would have to take all of
+# its 4 s.
 test_warmup_is_not_counted() {
-    db=$(measure_db pga_warm)
-    before=$(sql "SELECT xact_commit FROM pg_stat_database WHERE datname = 'pga_warm'")
-    pga run -w select-only -c 2 --warmup 4 -T 2 -q -o r.json "$db"
+    db=$(newdb pga_warm)
+    sql "CREATE TABLE warm (n serial)" "$db"
+    echo 'INSERT INTO warm DEFAULT VALUES;' >warm.sql
+    pga run -f warm.sql -c 2 --warmup 4 -T 2 -q -o r.json "$db"
     assert_rc 0
-    sleep 0.6 # the statistics collector reports with a delay
-    after=$(sql "SELECT xact_commit FROM pg_stat_database WHERE datname = 'pga_warm'")
-    pyjson r.json 'len(d["intervals"]) == 2 and 1.9 < d["summary"]["duration_s"] < 3'
-    pyjson r.json 'd["options"]["warmup_s"] == 4'
-    # The server ran about three times as many transactions as were counted (the warm-up's
-    # 4 s are not; on a loaded machine its rate can be well below the measured part's).
-    python3 -c "
-import json
-n = json.load(open('r.json'))['summary']['transactions']
-assert $((after - before)) > 1.8 * n, ($((after - before)), n)
-" || fail "warmup transactions seem to be counted"
+    # 2 s at least in an interval a second (a transaction that a stall kept running past the
+    # end lengthens it, and may need one interval more).
+    pyjson r.json 'd["summary"]["duration_s"] >= 2 and [i["t_s"] for i in d["intervals"]][:2] == [1.0, 2.0] and len(d["intervals"]) <= 3'
+    pyjson r.json 'd["options"]["warmup_s"] == 4 and d["summary"]["transactions"] > 0'
+    n=$(python3 -c "import json; print(json.load(open('r.json'))['summary']['transactions'])")
+    rows=$(sql "SELECT count(*) FROM warm" "$db")
+    [ "$rows" -gt $((n + 2)) ] || fail "the server inserted $rows rows, the run counted $n: the warm-up's seem counted"
 }
 
 test_per_statement_latencies() {

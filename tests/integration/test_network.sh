@@ -30,9 +30,10 @@ lat() {
     python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["summary"]["latency_us"]; print(l["p50"], l["min"])' "$1"
 }
 
-# noticed RESULT WHAT MIN_S MAX_S: the first failures came between MIN_S and MAX_S seconds
-# after the start of the first interval without transactions; prints the intervals and the
-# time it took.
+# noticed RESULT WHAT MIN_S: the first failures came MIN_S seconds or more after the start of
+# the first interval without transactions (a stall of this VM's CPU only delays them: no upper
+# bound; how soon a timeout notices is checked in virtual time, test_engine_time.c), and
+# transactions came again after them; prints the intervals and the time it took.
 noticed() {
     python3 - "$@" <<'PY' || fail "$2 noticed too early or too late"
 import json, sys
@@ -43,7 +44,8 @@ first_fail = min(k for k, i in enumerate(iv) if i["failed"] > 0)
 took = iv[first_fail]["t_s"] - (iv[stalled]["t_s"] - iv[stalled]["duration_s"])
 print(f"{sys.argv[2]}: transactions stopped in the interval ending {iv[stalled]['t_s']} s, "
       f"first failures in the one ending {iv[first_fail]['t_s']} s: noticed within {took:.0f} s")
-sys.exit(0 if first_fail >= stalled - 1 and float(sys.argv[3]) <= took <= float(sys.argv[4]) else 1)
+sys.exit(0 if first_fail >= stalled - 1 and float(sys.argv[3]) <= took and
+         sum(i["transactions"] for i in iv[first_fail + 1:]) > 0 else 1)
 PY
 }
 
@@ -64,9 +66,10 @@ EOF
     # One round trip per transaction, each held 5 ms by the proxy: no transaction is faster.
     pyjson proxied.json 'd["summary"]["latency_us"]["min"] >= 5000 and d["summary"]["failed"] == 0'
     pyjson direct.json 'd["summary"]["latency_us"]["min"] < 5000'
-    # ... and the whole distribution moved, with no intervals without transactions.
-    pyjson proxied.json "d['summary']['latency_us']['p50'] >= $p50d + 4000"
-    pyjson proxied.json 'all(i["transactions"] > 0 and i["latency_us"]["p50"] >= 5000 for i in d["intervals"])'
+    # ... and the whole distribution moved: above the proxy's 5 ms (a floor a stall cannot
+    # lower) and above the direct one's, in every interval that has transactions.
+    pyjson proxied.json "d['summary']['latency_us']['p50'] >= 5000 and d['summary']['latency_us']['p50'] > $p50d"
+    pyjson proxied.json 'all(i["latency_us"]["p50"] >= 5000 for i in d["intervals"] if i["transactions"] > 0)'
 }
 
 test_partition_ends_in_timeouts_and_reconnects() {
@@ -75,18 +78,17 @@ test_partition_ends_in_timeouts_and_reconnects() {
     pga_bg run -w select-only -c 2 -j 2 -T 8 --timeout 500 -P 1 -o r.json "$PROXY"
     wait_progress 2
     kill -USR1 $PROXY_PID # partition
-    sleep 3
+    # healed after 3 more progress lines: 3 s of the run's own clock, however slow this shell
+    wait_progress $(($(grep -c '^progress:' "$T/err") + 3))
     kill -USR2 $PROXY_PID # healed
-    t0=$(date +%s)
     pga_wait
     assert_rc 0
-    [ $(($(date +%s) - t0)) -le 15 ] || fail "the run ended $(($(date +%s) - t0)) s after the partition healed"
     pyjson r.json 'd["complete"] is True and d["summary"]["errors"]["timeout"] >= 1'
     # The gap, then transactions again on new connections.
     pyjson r.json 'min(i["transactions"] for i in d["intervals"][1:-1]) == 0'
-    pyjson r.json 'd["intervals"][-1]["transactions"] > 0'
-    # Noticed within --timeout (0.5 s) plus the cancel's own timeout (0.5 s more).
-    noticed r.json partition 0 3
+    # Noticed after the partition: --timeout (0.5 s) plus the cancel's own timeout (0.5 s
+    # more) is test_engine_time.c's (test_timeout_unanswered_drops_connection).
+    noticed r.json partition 0
 }
 
 # A partition that also stops the kernel's acknowledgements: the whole test runs in a network
@@ -124,6 +126,5 @@ EOF
     pga_check_report "$T/err" "$RC" "pgarena run in the namespace"
     assert_rc 0
     pyjson r.json 'd["complete"] is True and d["summary"]["errors"]["connection"] >= 1'
-    pyjson r.json 'd["intervals"][-1]["transactions"] > 0'
-    noticed r.json "silent peer" 8 14
+    noticed r.json "silent peer" 8
 }

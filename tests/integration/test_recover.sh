@@ -43,7 +43,9 @@ test_sigkill_then_recover() {
     pyjson r.json 'd["version"] == 3 and d["complete"] is False and d["end_reason"] == "killed"'
     pyjson r.json "len(d['intervals']) == $((lines - 1))"
     pyjson r.json '[i["t_s"] for i in d["intervals"]] == [float(k + 1) for k in range(len(d["intervals"]))]'
-    pyjson r.json 'all(i["transactions"] > 0 and i["histogram"]["count"] == i["transactions"] for i in d["intervals"])'
+    # Every interval's histogram holds its transactions, and there are some (not in each
+    # interval: a stall of this VM's CPU can empty one).
+    pyjson r.json 'all(i["histogram"]["count"] == i["transactions"] for i in d["intervals"]) and d["summary"]["transactions"] > 0'
     pyjson r.json 'd["summary"]["transactions"] == sum(i["transactions"] for i in d["intervals"])'
     pyjson r.json 'd["histogram"]["count"] == d["summary"]["transactions"]'
     pyjson r.json 'd["summary"]["duration_s"] == d["intervals"][-1]["t_s"]'
@@ -96,8 +98,9 @@ test_journal_during_and_after_run() {
     db=$(newdb pga_journal)
     pga init -s 1 -q "$db"
     pga_bg run -w select-only -c 2 -T 4 -q -o r.json "$db"
+    # Watched until the run ends, however long a stall makes it.
     seen=0
-    for _ in $(seq 1 60); do
+    while kill -0 "$PID" 2>/dev/null; do
         [ "$(journal_lines)" -ge 2 ] && { seen=1; break; }
         sleep 0.1
     done
@@ -105,7 +108,8 @@ test_journal_during_and_after_run() {
     [ "$RC" -eq 0 ] || { cat "$T/err"; fail "run failed"; }
     [ "$seen" -eq 1 ] || fail "no interval line in the journal while the run went on"
     [ ! -e r.json.journal ] || fail "the journal was left after a normal end"
-    pyjson r.json 'd["version"] == 3 and d["complete"] is True and len(d["intervals"]) == 4'
+    pyjson r.json 'd["version"] == 3 and d["complete"] is True and d["summary"]["duration_s"] >= 4'
+    pyjson r.json '[i["t_s"] for i in d["intervals"]][:4] == [1.0, 2.0, 3.0, 4.0] and len(d["intervals"]) <= 5'
     pyjson r.json 'd["summary"]["transactions"] == sum(i["transactions"] for i in d["intervals"])'
     pyjson r.json 'all("compact" in i["histogram"] and "bins" not in i["histogram"] for i in d["intervals"])'
     pyjson r.json 'len(d["histogram"]["bins"]) > 0'

