@@ -180,7 +180,8 @@ static int condition(struct client *c, const struct script_command *cmd)
     char msg[200];
     struct value v;
     int t;
-    if (script_eval(c->w->run->cfg->scripts, cmd, &c->sc.vars, &c->sc.rng, &v, msg, sizeof msg) < 0 ||
+    if (script_eval(c->w->run->cfg->scripts, cmd, &c->sc.vars, &c->sc.rng, &v, msg, sizeof msg) <
+            0 ||
         script_truth(&v, &t, msg, sizeof msg) < 0) {
         fail_command(c, PGF_OTHER, msg);
         return -1;
