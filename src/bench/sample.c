@@ -64,7 +64,9 @@ void bench_sampling_interval(struct bench *b, size_t idx, double t_s, struct res
                                     si.host.iowait,
                                     si.host.idle,
                                     (int64_t)si.disk.read_bytes,
-                                    (int64_t)si.disk.write_bytes};
+                                    (int64_t)si.disk.write_bytes,
+                                    si.host.steal,
+                                    1};
     bench_server_io_interval(b, &si, it);
     b->sampling.so_far = (struct journal_sampler){1, si.max_thread_core, si.sees_all};
     sample_interval_free(&si);

@@ -60,11 +60,21 @@ struct result_wait {
 };
 
 /* intervals[].host: the host's CPU shares (fractions of all its CPU time) and disk bytes,
- * when the server runs on the client's host. */
+ * when the server runs on the client's host. Files before steal was recorded have four
+ * shares: has_steal is 0 and steal 0 then. */
 struct result_host {
     double user, system, iowait, idle;
     int64_t read_bytes, write_bytes;
+    double steal;
+    int has_steal;
 };
+
+/* Shares (fractions summing to about 1) as n integers summing to exactly total, by largest
+ * remainder: each gets the floor of its exact part and the units left go to the largest
+ * remainders (the lower index first on a tie). Shares summing to 0 or less give all zeros.
+ * n is at most RESULT_SHARES_MAX. */
+#define RESULT_SHARES_MAX 8
+void result_round_shares(const double *share, size_t n, int64_t total, int64_t *out);
 
 /* At most this many wait events are kept per interval (the interval's top ones). */
 #define RESULT_INTERVAL_WAITS 6

@@ -69,21 +69,58 @@ static json_t *frac_int(double v)
     return json_integer((json_int_t)llround(v * 10000.0));
 }
 
+void result_round_shares(const double *share, size_t n, int64_t total, int64_t *out)
+{
+    double sum = 0, rest[RESULT_SHARES_MAX];
+    for (size_t i = 0; i < n; i++)
+        sum += share[i] > 0 ? share[i] : 0;
+    int64_t given = 0;
+    for (size_t i = 0; i < n; i++) {
+        double exact = sum > 0 && share[i] > 0 ? share[i] / sum * (double)total : 0;
+        out[i] = (int64_t)floor(exact);
+        rest[i] = exact - (double)out[i];
+        given += out[i];
+    }
+    /* Floors lose less than one unit each, so fewer than n units are left to give. */
+    for (; sum > 0 && given < total; given++) {
+        size_t best = 0;
+        for (size_t i = 1; i < n; i++)
+            if (rest[i] > rest[best])
+                best = i;
+        out[best]++;
+        rest[best] = -1;
+    }
+}
+
+/* The host's CPU: five shares that sum to exactly 10000; a host read from a file of four
+ * shares is written back as it was read. */
+static json_t *host_cpu_json(const struct result_host *h)
+{
+    if (!h->has_steal)
+        return json_pack("[o, o, o, o]", frac_int(h->user), frac_int(h->system),
+                         frac_int(h->iowait), frac_int(h->idle));
+    const double share[5] = {h->user, h->system, h->iowait, h->idle, h->steal};
+    int64_t v[5];
+    result_round_shares(share, 5, 10000, v);
+    return json_pack("[I, I, I, I, I]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2],
+                     (json_int_t)v[3], (json_int_t)v[4]);
+}
+
 void result_interval_sampling_json(const struct result_interval *it, json_t *o)
 {
     if (it->n_waits > 0)
         json_object_set_new(o, "waits", waits_object(it->waits, it->n_waits));
-    /* Version 3: [user, system] and {cpu: [user, system, iowait, idle], disk: [read, write]},
-     * shares in ten-thousandths (version 2 wrote objects of decimals, twice the bytes). */
+    /* Version 3: [user, system] and {cpu: [user, system, iowait, idle, steal], disk: [read,
+     * write]}, shares in ten-thousandths (version 2 wrote objects of decimals, twice the bytes;
+     * files before steal have four shares). */
     if (it->has_client_cpu)
         json_object_set_new(o, "client_cpu",
                             json_pack("[o, o]", frac_int(it->cpu_user), frac_int(it->cpu_system)));
     if (it->has_host)
-        json_object_set_new(
-            o, "host",
-            json_pack("{s:[o, o, o, o], s:[I, I]}", "cpu", frac_int(it->host.user),
-                      frac_int(it->host.system), frac_int(it->host.iowait), frac_int(it->host.idle),
-                      "disk", (json_int_t)it->host.read_bytes, (json_int_t)it->host.write_bytes));
+        json_object_set_new(o, "host",
+                            json_pack("{s:o, s:[I, I]}", "cpu", host_cpu_json(&it->host), "disk",
+                                      (json_int_t)it->host.read_bytes,
+                                      (json_int_t)it->host.write_bytes));
 }
 
 static double num(const json_t *o, const char *key)
@@ -120,8 +157,9 @@ int result_interval_sampling_read(const json_t *o, struct result_interval *it)
         const json_t *c = json_object_get(host, "cpu"), *d = json_object_get(host, "disk");
         it->has_host = 1;
         if (json_is_array(c) && json_is_array(d))
-            it->host = (struct result_host){frac_at(c, 0), frac_at(c, 1), frac_at(c, 2),
-                                            frac_at(c, 3), int_at(d, 0),  int_at(d, 1)};
+            it->host = (struct result_host){frac_at(c, 0), frac_at(c, 1),         frac_at(c, 2),
+                                            frac_at(c, 3), int_at(d, 0),          int_at(d, 1),
+                                            frac_at(c, 4), json_array_size(c) > 4};
         else
             it->host = (struct result_host){
                 num(c, "user"),
@@ -130,6 +168,8 @@ int result_interval_sampling_read(const json_t *o, struct result_interval *it)
                 num(c, "idle"),
                 (int64_t)json_integer_value(json_object_get(d, "read_bytes")),
                 (int64_t)json_integer_value(json_object_get(d, "write_bytes")),
+                0,
+                0,
             };
     }
     return 0;

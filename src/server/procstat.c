@@ -45,11 +45,13 @@ void proc_cpu_share(const struct proc_cpu *before, const struct proc_cpu *after,
     double system = grew(before->system, after->system) + grew(before->irq, after->irq) +
                     grew(before->softirq, after->softirq);
     double iowait = grew(before->iowait, after->iowait), idle = grew(before->idle, after->idle);
-    double total = user + system + iowait + idle + grew(before->steal, after->steal);
+    double steal = grew(before->steal, after->steal);
+    double total = user + system + iowait + idle + steal;
     memset(out, 0, sizeof *out);
     if (total <= 0)
         return;
-    *out = (struct proc_cpu_share){user / total, system / total, iowait / total, idle / total};
+    *out = (struct proc_cpu_share){user / total, system / total, iowait / total, idle / total,
+                                   steal / total};
 }
 
 int proc_is_physical_disk(const char *name)

@@ -21,10 +21,10 @@ struct proc_cpu {
 int proc_parse_cpu(const char *text, struct proc_cpu *out);
 
 /* The shares of CPU time between two readings, as fractions of all the host's CPU time (0..1):
- * user (with nice), system (with irq and softirq), iowait and idle (steal counts in neither).
- * All zero when no time passed. */
+ * user (with nice), system (with irq and softirq), iowait, idle, and steal (time the hypervisor
+ * gave another guest while this one wanted to run). All zero when no time passed. */
 struct proc_cpu_share {
-    double user, system, iowait, idle;
+    double user, system, iowait, idle, steal;
 };
 void proc_cpu_share(const struct proc_cpu *before, const struct proc_cpu *after,
                     struct proc_cpu_share *out);

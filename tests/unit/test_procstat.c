@@ -42,14 +42,16 @@ static void test_cpu_share(void **state)
 {
     (void)state;
     struct proc_cpu a = {1000, 0, 300, 8000, 100, 0, 0, 0};
-    struct proc_cpu b = {1300, 100, 400, 8400, 200, 50, 50, 0};
+    struct proc_cpu b = {1300, 100, 400, 8400, 200, 50, 50, 100};
     struct proc_cpu_share s;
     proc_cpu_share(&a, &b, &s);
-    /* 400 user (with nice) + 200 system (with irq, softirq) + 100 iowait + 400 idle = 1100 */
-    assert_float_equal(s.user, 400.0 / 1100, 1e-9);
-    assert_float_equal(s.system, 200.0 / 1100, 1e-9);
-    assert_float_equal(s.iowait, 100.0 / 1100, 1e-9);
-    assert_float_equal(s.idle, 400.0 / 1100, 1e-9);
+    /* 400 user (with nice) + 200 system (with irq, softirq) + 100 iowait + 400 idle + 100 steal
+     * = 1200 */
+    assert_float_equal(s.user, 400.0 / 1200, 1e-9);
+    assert_float_equal(s.system, 200.0 / 1200, 1e-9);
+    assert_float_equal(s.iowait, 100.0 / 1200, 1e-9);
+    assert_float_equal(s.idle, 400.0 / 1200, 1e-9);
+    assert_float_equal(s.steal, 100.0 / 1200, 1e-9);
     proc_cpu_share(&a, &a, &s); /* no time passed */
     assert_float_equal(s.user + s.system + s.iowait + s.idle, 0, 0);
     proc_cpu_share(&b, &a, &s); /* counters went back (a CPU went offline): nothing grew */

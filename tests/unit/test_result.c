@@ -455,7 +455,7 @@ static void test_sampling_round_trip(void **state)
     it->cpu_user = 0.125;
     it->cpu_system = 0.0625;
     it->has_host = 1;
-    it->host = (struct result_host){0.5, 0.25, 0.125, 0.125, 4096, 8192};
+    it->host = (struct result_host){0.5, 0.25, 0.125, 0.0625, 4096, 8192, 0.0625, 1};
     assert_int_equal(result_write(&r, f->path, &e), 0);
     if (result_read(f->path, &back, &e) != 0)
         fail_msg("read back failed: %s", e.msg);
@@ -480,6 +480,8 @@ static void test_sampling_round_trip(void **state)
     assert_double(bi->cpu_system, 0.0625);
     assert_int_equal(bi->host.write_bytes, 8192);
     assert_double(bi->host.iowait, 0.125);
+    assert_int_equal(bi->host.has_steal, 1);
+    assert_double(bi->host.steal, 0.0625);
     assert_int_equal(back.intervals[1].n_waits, 0);
     assert_int_equal(back.intervals[1].has_host, 0);
     result_free(&back);
@@ -493,6 +495,28 @@ static void test_sampling_round_trip(void **state)
     assert_null(back.statements_server_note);
     result_free(&back);
     result_free(&r);
+}
+
+/* Five shares each rounded alone sum to 10002 here; by largest remainder they sum to 10000. */
+static void test_round_shares(void **state)
+{
+    (void)state;
+    const double halves[5] = {0.20005, 0.20005, 0.20005, 0.2, 0.19985};
+    int64_t v[5];
+    result_round_shares(halves, 5, 10000, v);
+    assert_int_equal(v[0] + v[1] + v[2] + v[3] + v[4], 10000);
+    assert_int_equal(v[0], 2001); /* remainders .5, .5, .5, 0, .5: the first two get a unit */
+    assert_int_equal(v[1], 2001);
+    assert_int_equal(v[2], 2000);
+    assert_int_equal(v[3], 2000);
+    assert_int_equal(v[4], 1998);
+    const double thirds[3] = {1.0 / 3, 1.0 / 3, 1.0 / 3};
+    result_round_shares(thirds, 3, 10000, v);
+    assert_int_equal(v[0], 3334);
+    assert_int_equal(v[1] + v[2], 6666);
+    const double none[4] = {0, 0, 0, 0};
+    result_round_shares(none, 4, 10000, v);
+    assert_int_equal(v[0] + v[1] + v[2] + v[3], 0);
 }
 
 static void test_file_is_json(void **state)
@@ -1395,6 +1419,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_journal_recover_waits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_recover_replay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_recover_events, setup, teardown),
+        cmocka_unit_test(test_round_shares),
         cmocka_unit_test_setup_teardown(test_journal_full_disk_keeps_whole_lines, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
