@@ -6,12 +6,14 @@
 #include "base/err.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "workload/workload.h"
 
 int main(int argc, char **argv)
 {
     /* A write over a file-size limit fails with EFBIG and is reported like any failed write
      * (the result file is never left half-written) instead of killing the process. */
     signal(SIGXFSZ, SIG_IGN);
+    workload_parts_register(); /* the workloads' result sections, before any file is read */
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         cli_usage();

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "result/result_int.h"
 #include "result/run_id.h"
 
 static int str_differ(const char *a, const char *b)
@@ -533,6 +534,7 @@ int result_merge(struct result *in, const char *const *names, size_t n, int forc
             ordered[k] = &in[order[k]];
         merge_sampling(ordered, n, out);
         merge_replay(ordered, n, out);
+        result_parts_merge(ordered, n, out);
         free(ordered);
         merge_ends(&m, out);
         merged_run_id(&m, out);

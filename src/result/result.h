@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "result/part.h"
 #include "result/server_io.h"
 #include "stats/hist.h"
 #include "stats/summary.h"
@@ -425,6 +426,8 @@ struct result {
      * events' t_s count from it, which lines them up with the server log. NULL unknown. */
     char *measured_start_at;
     struct result_replay replay;
+    /* The workloads' own sections (result/part.h). */
+    struct result_parts parts;
 };
 
 void result_free(struct result *r);

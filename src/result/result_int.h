@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 
+#include "result/part.h"
 #include "result/result.h"
 #include "stats/hist.h"
 
@@ -86,5 +87,13 @@ void result_latency_from_json(const json_t *l, struct latency_summary *out);
 void result_replay_json(const struct result *r, json_t *root, json_t *summary);
 int result_replay_read(const json_t *root, struct result *r);
 void result_replay_free(struct result *r);
+
+/* Workloads' sections (part.c): read every registered one (-1 when one is malformed); write
+ * those of r that sit at `at` into parent; free them; merge the agents' into out. */
+int result_parts_read(const json_t *root, struct result *r);
+void result_parts_json(const struct result *r, enum result_part_at at, json_t *parent,
+                       json_t *summary);
+void result_parts_free(struct result *r);
+void result_parts_merge(struct result *const *in, size_t n, struct result *out);
 
 #endif

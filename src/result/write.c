@@ -173,6 +173,7 @@ static json_t *summary_json(const struct result *r)
         set(o, "tpcc", tpcc_json(&r->tpcc));
     if (r->ch.present)
         set(o, "ch", ch_json(&r->ch));
+    result_parts_json(r, RESULT_PART_SUMMARY, o, o);
     set(o, "scripts", scripts_summary_json(r));
     result_sio_summary_json(r, o);
     return o;
@@ -433,6 +434,7 @@ static json_t *result_json(const struct result *r)
     set(root, "options", options_json(r));
     set(root, "summary", summary_json(r));
     result_replay_json(r, root, json_object_get(root, "summary"));
+    result_parts_json(r, RESULT_PART_ROOT, root, json_object_get(root, "summary"));
     set(root, "histogram", result_hist_to_json(&r->histogram));
     set(root, "clients", clients_json(r));
     set(root, "statements", statements_json(r));

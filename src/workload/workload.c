@@ -32,6 +32,21 @@ const struct workload *const *workload_all(void)
     return all;
 }
 
+void workload_parts_register(void)
+{
+    static const struct result_part_ops *parts[sizeof all / sizeof all[0]];
+    size_t n = 0;
+    for (int i = 0; all[i]; i++) {
+        int seen = !all[i]->part;
+        for (size_t k = 0; k < n && !seen; k++)
+            seen = parts[k] == all[i]->part;
+        if (!seen)
+            parts[n++] = all[i]->part;
+    }
+    parts[n] = NULL;
+    result_parts_register(parts);
+}
+
 /* The only match of the prefix among pgbench's built-ins, or among all. */
 static const struct workload *unique_prefix(const char *name, int among_pgbench, int *n)
 {

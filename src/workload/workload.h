@@ -119,10 +119,17 @@ struct workload {
      * gives, as they stand (r->summary.duration_s: the run's time so far), for the journal
      * to carry them to recover. NULL: the workload has none of its own. */
     void (*snapshot)(const struct workload *w, const struct workload_params *p, struct result *r);
+    /* Its own section of the result file (result/part.h), or NULL; several workloads may
+     * share one (tpcc's and ch's summary.tpcc). */
+    const struct result_part_ops *part;
 };
 
 /* The workload called `name`, or NULL. */
 const struct workload *workload_find(const char *name);
+
+/* Hand result/ every workload's section (result_parts_register): once, at startup, before a
+ * result file is read. */
+void workload_parts_register(void);
 
 /* All workloads, NULL-terminated. */
 const struct workload *const *workload_all(void);

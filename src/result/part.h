@@ -1,0 +1,61 @@
+#ifndef PGARENA_RESULT_PART_H
+#define PGARENA_RESULT_PART_H
+
+/*
+ * A workload's own section of a result file (TPC-C's summary.tpcc, a replay's replay {}):
+ * the workload owns its data and its JSON, result/ only carries it. Each workload with a
+ * section gives its operations (in its folder); workload_parts_register() hands them all to
+ * result/ once at startup, before any file is read. A file's section whose operations are not
+ * registered is not read (a program that registers none sees the core figures only).
+ * Ownership: a part's data belongs to the result holding it (freed by result_free).
+ */
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct result;
+struct buf;
+
+/* Where a part's section sits in the file. */
+enum result_part_at {
+    RESULT_PART_SUMMARY, /* summary.KEY, after summary.connections */
+    RESULT_PART_ROOT,    /* KEY at the top, after summary */
+};
+
+struct result_part_ops {
+    const char *key;
+    enum result_part_at at;
+    /* The section at key (o; NULL when the file has none), with the document's root and
+     * summary for a section that also writes beside it. Returns the part's data, or NULL when
+     * the file has none of it; *bad = 1 when it is malformed (the read fails). */
+    void *(*read)(const json_t *o, const json_t *root, const json_t *summary, int *bad);
+    /* The section (caller owns the object; NULL: write none). It may add to summary too. */
+    json_t *(*write)(const void *data, json_t *summary);
+    void (*free)(void *data);
+    /* Agents' results merged: their parts in the merged order (NULL where an agent has
+     * none; n >= 1); the merged part or NULL. NULL operation: the merged file has none. */
+    void *(*merge)(void *const *parts, size_t n);
+};
+
+#define RESULT_MAX_PARTS 8
+
+/* A result's parts: the operations and data of each present. */
+struct result_parts {
+    size_t n;
+    struct {
+        const struct result_part_ops *ops;
+        void *data;
+    } at[RESULT_MAX_PARTS];
+};
+
+/* Hand result/ the parts it reads (NULL-terminated; kept, not copied). Called again: replaces. */
+void result_parts_register(const struct result_part_ops *const *ops);
+
+/* The part named key in r, or NULL. */
+void *result_part_get(const struct result *r, const char *key);
+
+/* Give r a part (data NULL: remove it); the one it had is freed. */
+void result_part_set(struct result *r, const struct result_part_ops *ops, void *data);
+
+#endif
