@@ -23,6 +23,13 @@ enum result_part_at {
     RESULT_PART_ROOT,    /* KEY at the top, after summary */
 };
 
+/* Where a printout gives a part its say (a workload adds the places it needs). */
+enum result_part_place {
+    RESULT_PLACE_SHOW_WORKLOAD, /* show: instead of the "workload:" line */
+    RESULT_PLACE_SHOW_SUMMARY,  /* show: after the summary's lines */
+    RESULT_PLACE_HTML_SUMMARY,  /* report: the summary paragraph's last sentences */
+};
+
 struct result_part_ops {
     const char *key;
     enum result_part_at at;
@@ -36,6 +43,12 @@ struct result_part_ops {
     /* Agents' results merged: their parts in the merged order (NULL where an agent has
      * none; n >= 1); the merged part or NULL. NULL operation: the merged file has none. */
     void *(*merge)(void *const *parts, size_t n);
+    /* Printers (NULL: none): its lines at a place; 1 when it printed something there. */
+    int (*text)(const struct result *r, const void *data, enum result_part_place at, FILE *out);
+    int (*html)(const struct result *r, const void *data, enum result_part_place at, struct buf *b);
+    /* compare: the part's lines for two sides, each of n runs (trials) of one setting. */
+    void (*compare_text)(const struct result *const *a, size_t na, const struct result *const *b,
+                         size_t nb, FILE *out);
 };
 
 #define RESULT_MAX_PARTS 8
@@ -54,6 +67,10 @@ void result_parts_register(const struct result_part_ops *const *ops);
 
 /* The part named key in r, or NULL. */
 void *result_part_get(const struct result *r, const char *key);
+
+/* Each part of r's printer at a place; the number that printed something. */
+int result_parts_text(const struct result *r, enum result_part_place at, FILE *out);
+int result_parts_html(const struct result *r, enum result_part_place at, struct buf *b);
 
 /* Give r a part (data NULL: remove it); the one it had is freed. */
 void result_part_set(struct result *r, const struct result_part_ops *ops, void *data);
