@@ -6,16 +6,9 @@
 #include "workload/workload_int.h"
 
 static const struct workload *const all[] = {
-    &workload_tpcb_like,
-    &workload_simple_update,
-    &workload_select_only,
-    &workload_oltp_read_write,
-    &workload_oltp_read_only,
-    &workload_oltp_point_select,
-    &workload_oltp_write_only,
-    &workload_tpcc,
-    &workload_ch,
-    &workload_replay,
+#define W(name) &workload_##name,
+#include "workload/workloads.def"
+#undef W
     NULL,
 };
 

@@ -14,6 +14,7 @@ enum workload_dataset {
     DATASET_TPCC,     /* TPC-C's nine tables (workload/tpcc/tpcc.h) */
     DATASET_CH,       /* TPC-C's and supplier, nation, region (workload/ch/ch.h) */
     DATASET_REPLAY,   /* whatever the captured application's database holds */
+    DATASET_OWN,      /* tables of its own (a workload added by its folder, as kv) */
 };
 
 /* The statement groups of a sysbench OLTP transaction (oltp_common.lua). */
@@ -23,13 +24,10 @@ enum workload_dataset {
 #define SB_TRX           8  /* in BEGIN ... COMMIT */
 #define SB_ONE_POINT     16 /* oltp_point_select: 1 lookup, not 10 */
 
-/* The entries (workload.c lists them). */
-extern const struct workload workload_tpcb_like, workload_simple_update, workload_select_only;
-extern const struct workload workload_oltp_read_write, workload_oltp_read_only,
-    workload_oltp_point_select, workload_oltp_write_only;
-extern const struct workload workload_tpcc;
-extern const struct workload workload_ch;
-extern const struct workload workload_replay;
+/* The entries (workloads.def lists them). */
+#define W(name) extern const struct workload workload_##name;
+#include "workload/workloads.def"
+#undef W
 
 /* A sysbench workload's script for table sbtest<table> of table_size rows (one script per
  * table: the transaction picks a table by picking a script). Caller frees. */
