@@ -31,6 +31,7 @@ test_example_workload_kv() {
     [ "$compiled" -le 12 ] || { cat "$T/make.out" >&2; fail "$compiled files compiled, not only what the change touches"; }
     grep -q '^CC (asan) src/workload/kv/kv.c$' "$T/make.out" || fail "kv.c did not compile"
 
+    # shellcheck disable=SC2034 # pga runs $PGARENA
     PGARENA=$tree/build/asan/pgarena
     db=$(newdb pga_kv)
     pga init -w kv -s 2 -q "$db"
