@@ -9,8 +9,9 @@ KEYS_TOOL=$PGARENA_TEST_TOP/tests/tools/result-keys.py
 # keys_mask: stdin to stdout with what differs from one run to the next masked: numbers (N)
 # and the columns' widths (runs of spaces made one), the server's socket directory (HOST), which
 # wait events were sampled ("wait events: ..."), the rows of replay's "top classes" (ordered by
-# time; their count kept), and the lines there or not by what the server or the machine did
-# meanwhile ("server events:", "server per tx:", the busy client thread's warning).
+# time) and of the agents' table (their host; the rows' count kept), and the lines there or not
+# by what the server or the machine did meanwhile ("server events:", "server per tx:", the busy
+# client thread's warning).
 keys_mask() {
     local host=${CONN#*host=}
     host=${host%% *}
@@ -19,8 +20,9 @@ keys_mask() {
         /^wait events:/ { print "wait events: ..."; cont = 1; next }
         /^server (events|per tx):|^warning: +a client thread used/ { cont = 1; next }
         cont { next }
-        /^top classes/ { print; rows = 1; next }
-        rows { print "  (a class)"; next }
+        /^top classes/ { print; rows = "  (a class)"; next }
+        /^  agent host/ { print; rows = "  (an agent)"; next }
+        rows { print rows; next }
         { gsub(host, "HOST"); gsub(/[0-9]+(,[0-9][0-9][0-9])*([.][0-9]+)?/, "N"); gsub(/  +/, " "); print }'
 }
 
@@ -43,6 +45,19 @@ result_keys_cases() {
     keys_take tpcb-like tpcb.json --live
     pga run -w select-only -M prepared -c 2 -t 20 --seed 1 -o so.json "$db"
     keys_take select-only-prepared so.json --live
+
+    # One run of two agents (on this host, coordinated in the target database): agent 0's own
+    # file (it prints the merged result too) and merge of the two files.
+    PGA_OUT=$T/out0 PGA_ERR=$T/err0 pga_bg run "$db" -w select-only -c 2 -t 10 --agents 2 \
+        --agent-index 0 --run-id keys -o a0.json -q
+    pga run "$db" -w select-only -c 2 -t 10 --agents 2 --agent-index 1 --run-id keys -o a1.json -q
+    [ "$RC" -eq 0 ] || { cat "$T/err" >&2; fail "agent 1 exited $RC"; }
+    pga_wait
+    mv "$T/out0" "$T/out"
+    mv "$T/err0" "$T/err"
+    keys_take agent a0.json --live
+    pga merge a0.json a1.json -o merged-agents.json
+    keys_take merge-agents merged-agents.json --live
 
     # sysbench's tables (one client: two could deadlock, which the summary would say).
     pga init -w oltp-read-write --table-size 1000 -q "$db"
@@ -73,7 +88,8 @@ result_keys_cases() {
     pga replay run cap.pgc "$CONN" --speed max -o replay.json
     keys_take replay-run replay.json --live
 
-    # merge of two runs' files (not agents': --force) and recover of a killed run's journal (fixed inputs).
+    # merge of two runs' files (not agents': --force) and recover of a killed run's journal
+    # (fixed inputs).
     pga merge "$d/a.json" "$d/b.json" -o merged.json --force
     keys_take merge merged.json
     cp "$d/k.journal" rec.json.journal
