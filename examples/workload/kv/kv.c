@@ -12,6 +12,8 @@
 #include "workload/workload_int.h"
 
 #define KV_ROWS_PER_SCALE 1000
+#define KV_STR(x)         #x
+#define KV_XSTR(x)        KV_STR(x) /* the number as the script's text */
 
 /* The part: read from and written to the result file, freed with the result. */
 struct kv_figures {
@@ -157,9 +159,10 @@ const struct workload workload_kv = {
     .name = "kv",
     .description = "example: add 1 to a random key's value, read it back",
     .dataset = DATASET_OWN,
-    .script = "\\set k random(1, 1000 * :scale)\n"
-              "UPDATE kv SET v = v + 1 WHERE k = :k;\n"
-              "SELECT v FROM kv WHERE k = :k;\n",
+    .script =
+        "\\set k random(1, " KV_XSTR(KV_ROWS_PER_SCALE) " * :scale)\n"
+                                                        "UPDATE kv SET v = v + 1 WHERE k = :k;\n"
+                                                        "SELECT v FROM kv WHERE k = :k;\n",
     .check_run = check_run,
     .check_init = check_init,
     .detect = detect,
