@@ -402,7 +402,7 @@ static void record_cell(const struct matrix *mx, const struct sweep_cell *vc,
     for (size_t k = 0; k < vc->n_settings; k++)
         if (strcmp(vc->settings[k].name, mx->axis) != 0)
             add_cell_axis(r, vc->settings[k].name, vc->settings[k].value);
-    /* -c 0 (-w ch's streams alone) is a clients value too, though present[] skips it. */
+    /* -c 0 (analytic streams alone) is a clients value too, though present[] skips it. */
     if (vc->clients == 0 && d->n_clients > 0 && strcmp(mx->axis, "clients") != 0)
         add_cell_axis(r, "clients", "0");
 }
@@ -535,7 +535,7 @@ static void class_records(struct matrix *mx, size_t p, size_t u, const struct sw
         }
 }
 
-/* Whether side s is of a -c 0 cell (-w ch's analytic streams alone): its run's totals count
+/* Whether side s is of a -c 0 cell (analytic streams alone): its run's totals count
  * the terminals only, so it has none of the whole-run figures. */
 static int no_terminals(const struct matrix *mx, const struct side *s)
 {

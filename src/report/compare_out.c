@@ -243,35 +243,15 @@ static void print_diffs(FILE *out, const struct cmp_report *rep)
     }
 }
 
-/* TPC-C runs: each setup's NOPM (server-side, the mean over its trials) and its change
- * against A; informational, no interval (compare's verdicts are on tps and latency). */
-static double side_nopm(const struct cmp_side *s)
+/* The workloads' lines for the sides (result/part.h). */
+static void print_parts(FILE *out, const struct cmp_report *rep)
 {
-    double sum = 0;
-    for (size_t i = 0; i < s->n_trials; i++) {
-        if (!s->runs[i]->tpcc.present)
-            return -1;
-        sum += s->runs[i]->tpcc.nopm;
-    }
-    return s->n_trials ? sum / (double)s->n_trials : -1;
-}
-
-static void print_tpcc(FILE *out, const struct cmp_report *rep)
-{
-    double a = side_nopm(&rep->sides[0]);
-    if (!(a >= 0))
-        return;
-    fprintf(out, "\nNOPM (TPC-C, server-side, mean of the trials):\n  %-20s %10.0f\n",
-            rep->sides[0].label, a);
-    for (size_t i = 1; i < rep->n_sides; i++) {
-        double b = side_nopm(&rep->sides[i]);
-        if (!(b >= 0))
-            continue;
-        fprintf(out, "  %-20s %10.0f", rep->sides[i].label, b);
-        if (a > 0)
-            fprintf(out, "  %+.1f%%", 100.0 * (b - a) / a);
-        fputc('\n', out);
-    }
+    struct result_part_side *sides = xcalloc(rep->n_sides, sizeof *sides);
+    for (size_t i = 0; i < rep->n_sides; i++)
+        sides[i] = (struct result_part_side){rep->sides[i].label, rep->sides[i].runs,
+                                             rep->sides[i].n_trials};
+    result_parts_compare_text(sides, rep->n_sides, out);
+    free(sides);
 }
 
 void report_compare_text(FILE *out, const struct cmp_report *rep)
@@ -288,7 +268,7 @@ void report_compare_text(FILE *out, const struct cmp_report *rep)
     print_wrapped(out, "method   ", 0, text);
     for (size_t i = 0; i < rep->n_outcomes; i++)
         print_outcome(out, rep, &rep->outcomes[i]);
-    print_tpcc(out, rep);
+    print_parts(out, rep);
     print_diffs(out, rep);
     if (rep->n_warnings)
         fprintf(out, "\nwarnings:\n");

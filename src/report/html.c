@@ -225,22 +225,7 @@ static void describe_outcome(struct buf *b, const struct result *r)
         buf_printf(
             b, "%s failed (%s%%).", report_fmt_count(n, sizeof n, r->summary.failed),
             report_fmt_sig(p50, sizeof p50, 100.0 * (double)r->summary.failed / (double)all, 3));
-    if (r->tpcc.present)
-        buf_printf(b, " TPC-C, %d warehouses, %s: NOPM %s (server), %s (clients)%s.",
-                   r->tpcc.warehouses, r->tpcc.mode ? r->tpcc.mode : "?",
-                   report_fmt_sig(n, sizeof n, r->tpcc.nopm, 4),
-                   report_fmt_sig(p50, sizeof p50, r->tpcc.nopm_client, 4),
-                   r->tpcc.keying_thinking ? ""
-                                           : "; without keying and thinking times: not "
-                                             "TPC-C compliant");
-    if (r->ch.present && r->ch.analytic_clients > 0)
-        buf_printf(b,
-                   " CH-benCHmark, %d analytic clients: %s queries per hour, geometric mean of "
-                   "the queries' latencies %s (the figures above are the terminals' only).",
-                   r->ch.analytic_clients, report_fmt_sig(n, sizeof n, r->ch.queries_per_hour, 4),
-                   isfinite(r->ch.power_geomean_ms)
-                       ? report_fmt_latency(p50, sizeof p50, r->ch.power_geomean_ms * 1000)
-                       : "unknown");
+    result_parts_html(r, RESULT_PLACE_HTML_SUMMARY, b);
     if (!r->complete)
         buf_printf(b, " The run was cut short (%s): these are the numbers up to then.",
                    r->end_reason ? r->end_reason : "incomplete");

@@ -303,9 +303,9 @@ script_record(const struct sweep_figs *f, const struct sweep_comparison *r, cons
     return NULL;
 }
 
-/* Per-script latency changes (-w ch: per query), as the text table's "per script:" block: for
- * each value side and script, a row per latency metric; only when the runs had two or more
- * scripts. */
+/* Per-script latency changes (analytic queries: per query), as the text table's "per
+ * script:" block: for each value side and script, a row per latency metric; only when the runs
+ * had two or more scripts. */
 static void scripts_table(struct sweep_page *p)
 {
     static const char *const metrics[] = {"latency_p50", "latency_p95", "latency_p99"};

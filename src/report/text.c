@@ -31,39 +31,6 @@ static void print_spread(FILE *out, const struct result *r)
             (unsigned long long)lo, (unsigned long long)hi, var > 0 ? sqrt(var) : 0.0);
 }
 
-/* TPC-C's figures, as HammerDB users read them: NOPM first. */
-static void print_tpcc(FILE *out, const struct result *r)
-{
-    const struct result_tpcc *t = &r->tpcc;
-    if (!t->present)
-        return;
-    fprintf(out, "NOPM:                %.0f (server: sum of d_next_o_id), %.0f (clients)\n",
-            t->nopm, t->nopm_client);
-    fprintf(out, "TPM:                 %.0f (all five transactions), %llu New-Orders rolled back\n",
-            t->tpm, (unsigned long long)t->new_order_rollbacks);
-    fprintf(out, "TPC-C:               %d warehouses, %s, %s\n", t->warehouses,
-            t->mode ? t->mode : "?",
-            t->keying_thinking ? "keying and thinking times"
-                               : "no keying or thinking times: not TPC-C compliant");
-}
-
-/* CH-benCHmark's analytic figures (the queries' own are in the per-script table). */
-static void print_ch(FILE *out, const struct result *r)
-{
-    const struct result_ch *c = &r->ch;
-    if (!c->present)
-        return;
-    fprintf(out, "CH-benCHmark:        analytic clients %d, %.0f queries per hour",
-            c->analytic_clients, c->queries_per_hour);
-    if (isfinite(c->power_geomean_ms))
-        fprintf(out, ", geometric mean %.3f ms", c->power_geomean_ms);
-    else if (c->analytic_clients > 0)
-        fprintf(out, ", no geometric mean (a query did not complete)");
-    fputc('\n', out);
-    if (c->analytic_clients > 0)
-        fprintf(out, "                     tps, latency and TPM are the terminals' (-c) only\n");
-}
-
 /* The short form of the environment: version and location, the settings changed from
  * PostgreSQL's defaults, and the run's server statistics in one line. */
 static void print_server(FILE *out, const struct result *r)
@@ -248,8 +215,7 @@ void report_text_summary(FILE *out, const struct result *r)
                 (unsigned long long)r->summary.late, (unsigned long long)r->summary.skipped);
     fprintf(out, "%s  %.2f\n",
             replay ? "statements/s:      " : "tps:               ", r->summary.tps);
-    print_tpcc(out, r);
-    print_ch(out, r);
+    result_parts_text(r, RESULT_PLACE_SHOW_RATE, out);
     if (r->options.connect_per_tx)
         fprintf(out, "connections:         %llu, mean %.3f ms; tps without connecting %.2f\n",
                 (unsigned long long)r->summary.connections, ms(r->summary.connect_mean_us),

@@ -337,23 +337,6 @@ static void merge_statements_clients(struct merge_ctx *m, struct result *out)
     }
 }
 
-static void merge_tpcc(struct merge_ctx *m, struct result *out)
-{
-    for (size_t k = 0; k < m->n; k++) {
-        struct result *r = &m->in[m->order[k]];
-        if (!r->tpcc.present)
-            continue;
-        if (!out->tpcc.present) { /* nopm is the server's count: the first agent's */
-            out->tpcc = r->tpcc;
-            r->tpcc.mode = NULL;
-            continue;
-        }
-        out->tpcc.nopm_client += r->tpcc.nopm_client;
-        out->tpcc.tpm += r->tpcc.tpm;
-        out->tpcc.new_order_rollbacks += r->tpcc.new_order_rollbacks;
-    }
-}
-
 static char *dup_or_null(const char *s)
 {
     return s ? xstrdup(s) : NULL;
@@ -528,7 +511,6 @@ int result_merge(struct result *in, const char *const *names, size_t n, int forc
         rc = merge_intervals(&m, out, e);
     if (rc == 0) {
         merge_statements_clients(&m, out);
-        merge_tpcc(&m, out);
         struct result **ordered = xcalloc(n, sizeof *ordered);
         for (size_t k = 0; k < n; k++)
             ordered[k] = &in[order[k]];

@@ -114,3 +114,10 @@ int result_parts_html(const struct result *r, enum result_part_place at, struct 
             n += r->parts.at[i].ops->html(r, r->parts.at[i].data, at, b) > 0;
     return n;
 }
+
+void result_parts_compare_text(const struct result_part_side *sides, size_t n, FILE *out)
+{
+    for (size_t k = 0; registered && registered[k]; k++)
+        if (registered[k]->compare_text)
+            registered[k]->compare_text(sides, n, out);
+}

@@ -2,7 +2,7 @@
 #define PGARENA_RESULT_PART_H
 
 /*
- * A workload's own section of a result file (TPC-C's summary.tpcc, a replay's replay {}):
+ * A workload's own section of a result file (summary.KEY or a KEY at the top):
  * the workload owns its data and its JSON, result/ only carries it. Each workload with a
  * section gives its operations (in its folder); workload_parts_register() hands them all to
  * result/ once at startup, before any file is read. A file's section whose operations are not
@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct result;
@@ -28,6 +29,14 @@ enum result_part_place {
     RESULT_PLACE_SHOW_WORKLOAD, /* show: instead of the "workload:" line */
     RESULT_PLACE_SHOW_SUMMARY,  /* show: after the summary's lines */
     RESULT_PLACE_HTML_SUMMARY,  /* report: the summary paragraph's last sentences */
+    RESULT_PLACE_SHOW_RATE,     /* show: after the tps line */
+};
+
+/* A side of a comparison: its label and its runs (the trials of one setting). */
+struct result_part_side {
+    const char *label;
+    const struct result *const *runs;
+    size_t n;
 };
 
 struct result_part_ops {
@@ -46,9 +55,9 @@ struct result_part_ops {
     /* Printers (NULL: none): its lines at a place; 1 when it printed something there. */
     int (*text)(const struct result *r, const void *data, enum result_part_place at, FILE *out);
     int (*html)(const struct result *r, const void *data, enum result_part_place at, struct buf *b);
-    /* compare: the part's lines for two sides, each of n runs (trials) of one setting. */
-    void (*compare_text)(const struct result *const *a, size_t na, const struct result *const *b,
-                         size_t nb, FILE *out);
+    /* compare: the part's lines for the sides (n >= 2, side 0 the baseline); it looks for its
+     * data in the runs (result_part_get) and prints nothing when they have none. */
+    void (*compare_text)(const struct result_part_side *sides, size_t n, FILE *out);
 };
 
 #define RESULT_MAX_PARTS 8
@@ -71,6 +80,16 @@ void *result_part_get(const struct result *r, const char *key);
 /* Each part of r's printer at a place; the number that printed something. */
 int result_parts_text(const struct result *r, enum result_part_place at, FILE *out);
 int result_parts_html(const struct result *r, enum result_part_place at, struct buf *b);
+
+/* Each registered part's compare_text for the sides of a comparison. */
+void result_parts_compare_text(const struct result_part_side *sides, size_t n, FILE *out);
+
+/* For a part's read and write: a number (0 when absent), a count (0 when absent or negative);
+ * a number that is not finite and a NULL string are written as null. */
+double result_part_num(const json_t *o, const char *key);
+uint64_t result_part_count(const json_t *o, const char *key);
+json_t *result_part_real(double v);
+json_t *result_part_str(const char *s);
 
 /* Give r a part (data NULL: remove it); the one it had is freed. */
 void result_part_set(struct result *r, const struct result_part_ops *ops, void *data);

@@ -53,31 +53,14 @@ void result_latency_from_json(const json_t *l, struct latency_summary *out)
     read_latency(l, out);
 }
 
-/* summary.tpcc, when the run was TPC-C's. */
-static void read_tpcc(const json_t *t, struct result_tpcc *out)
+double result_part_num(const json_t *o, const char *key)
 {
-    if (!json_is_object(t))
-        return;
-    out->present = 1;
-    out->warehouses = (int)count(t, "warehouses");
-    out->nopm = num(t, "nopm");
-    out->nopm_client = num(t, "nopm_client");
-    out->tpm = num(t, "tpm");
-    out->new_order_rollbacks = count(t, "new_order_rollbacks");
-    out->mode = dup_str(t, "mode");
-    out->keying_thinking = json_is_true(json_object_get(t, "keying_thinking"));
+    return num(o, key);
 }
 
-/* summary.ch, when the run was -w ch's. */
-static void read_ch(const json_t *c, struct result_ch *out)
+uint64_t result_part_count(const json_t *o, const char *key)
 {
-    if (!json_is_object(c))
-        return;
-    out->present = 1;
-    out->analytic_clients = (int)count(c, "analytic_clients");
-    out->queries_per_hour = num(c, "queries_per_hour");
-    const json_t *g = json_object_get(c, "power_geomean_ms");
-    out->power_geomean_ms = json_is_number(g) ? json_number_value(g) : NAN; /* null: unknown */
+    return count(o, key);
 }
 
 /* summary.scripts[]: absent in files written before it (then none). */
@@ -136,8 +119,6 @@ static int read_summary(const json_t *s, struct result *r)
     r->summary.connections = count(conn, "count");
     r->summary.connect_mean_us = num(conn, "mean_us");
     r->summary.tps_excluding_connect = num(conn, "tps_excluding_connect");
-    read_tpcc(json_object_get(s, "tpcc"), &r->tpcc);
-    read_ch(json_object_get(s, "ch"), &r->ch);
     result_sio_summary_read(s, r);
     return read_script_summaries(json_object_get(s, "scripts"), r);
 }
@@ -725,7 +706,6 @@ void result_free(struct result *r)
     for (size_t i = 0; i < r->n_agents; i++)
         result_agent_free(&r->agents[i]);
     free(r->agents);
-    free(r->tpcc.mode);
     free(r->label);
     free(r->started_at);
     free(r->finished_at);

@@ -154,27 +154,6 @@ struct result_statement {
     double mean_us, p99_us;
 };
 
-/* summary.tpcc: TPC-C's figures; present is 0 for other workloads. */
-struct result_tpcc {
-    int present;
-    int warehouses;
-    double nopm;        /* New-Orders per minute from the server's sum(d_next_o_id) */
-    double nopm_client; /* committed New-Orders the clients counted, per minute */
-    double tpm;         /* completed transactions of all five kinds per minute */
-    uint64_t new_order_rollbacks;
-    char *mode; /* "sql" or "procedures" */
-    int keying_thinking;
-};
-
-/* summary.ch: run -w ch's analytic figures (the queries are the scripts q1..q22). */
-struct result_ch {
-    int present;
-    int analytic_clients;
-    double queries_per_hour; /* the streams' completed queries per hour */
-    double power_geomean_ms; /* geometric mean of each query's mean latency; NaN when one of
-                              * the queries run has no success */
-};
-
 struct result_client {
     uint64_t transactions;
     uint64_t failed;
@@ -374,7 +353,6 @@ struct result {
         size_t n_classes;
         struct result_script_figures *classes;
     } summary;
-    struct result_tpcc tpcc;
     size_t n_intervals;
     struct result_interval *intervals;
     /* When not NULL: a journal (result/journal.h) whose first n_journal interval lines are the
@@ -408,7 +386,6 @@ struct result {
      * can diff environments generically, including fields this version does not model. */
     size_t n_env;
     struct result_env_item *env;
-    struct result_ch ch;
     /* run_id: a UUID naming the run (result/run_id.h); result_read derives one from the
      * file's bytes when a file written before it has none, so it is never NULL after a
      * read. */

@@ -127,7 +127,7 @@ static json_t *cell_json(const struct sweep_doc *d, const struct sweep_cell *c)
 {
     json_t *o = json_object();
     json_object_set_new(o, "setup", json_string(d->setups[c->setup].label));
-    /* null: the sweep has no clients axis; 0 is -c 0 (-w ch's analytic streams alone) */
+    /* null: the sweep has no clients axis; 0 is -c 0 (analytic streams alone) */
     json_object_set_new(o, "clients", d->n_clients ? json_integer(c->clients) : json_null());
     json_object_set_new(o, "rate", num_or_null(c->rate, c->rate > 0));
     json_object_set_new(o, "scale", c->scale ? json_integer(c->scale) : json_null());

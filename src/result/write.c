@@ -76,26 +76,14 @@ static json_t *latency_json(const struct latency_summary *l)
     return o;
 }
 
-static json_t *tpcc_json(const struct result_tpcc *t)
+json_t *result_part_real(double v)
 {
-    json_t *o = json_object();
-    set_int(o, "warehouses", t->warehouses);
-    set_num(o, "nopm", t->nopm);
-    set_num(o, "nopm_client", t->nopm_client);
-    set_num(o, "tpm", t->tpm);
-    set_int(o, "new_order_rollbacks", (int64_t)t->new_order_rollbacks);
-    set_str(o, "mode", t->mode);
-    set(o, "keying_thinking", json_boolean(t->keying_thinking));
-    return o;
+    return real(v);
 }
 
-static json_t *ch_json(const struct result_ch *c)
+json_t *result_part_str(const char *s)
 {
-    json_t *o = json_object();
-    set_int(o, "analytic_clients", c->analytic_clients);
-    set_num(o, "queries_per_hour", c->queries_per_hour);
-    set_num(o, "power_geomean_ms", c->power_geomean_ms);
-    return o;
+    return str_or_null(s);
 }
 
 static int same_hist(const struct hist_sparse *a, const struct hist_sparse *b)
@@ -169,10 +157,6 @@ static json_t *summary_json(const struct result *r)
     set_num(conn, "mean_us", r->summary.connect_mean_us);
     set_num(conn, "tps_excluding_connect", r->summary.tps_excluding_connect);
     set(o, "connections", conn);
-    if (r->tpcc.present)
-        set(o, "tpcc", tpcc_json(&r->tpcc));
-    if (r->ch.present)
-        set(o, "ch", ch_json(&r->ch));
     result_parts_json(r, RESULT_PART_SUMMARY, o, o);
     set(o, "scripts", scripts_summary_json(r));
     result_sio_summary_json(r, o);

@@ -400,35 +400,6 @@ static void test_round_trip(void **state)
     assert_null(r.intervals);
 }
 
-/* summary.ch goes out and comes back; an unknown geometric mean is null, read back as NaN;
- * a result without it writes none. */
-static void test_ch_round_trip(void **state)
-{
-    struct fixture *f = *state;
-    struct result r, back;
-    struct err e = {0};
-    fill_result(&r);
-    r.ch = (struct result_ch){1, 3, 1234.5, 87.25};
-    assert_int_equal(result_write(&r, f->path, &e), 0);
-    assert_int_equal(result_read(f->path, &back, &e), 0);
-    assert_true(back.ch.present);
-    assert_int_equal(back.ch.analytic_clients, 3);
-    assert_double(back.ch.queries_per_hour, 1234.5);
-    assert_double(back.ch.power_geomean_ms, 87.25);
-    result_free(&back);
-    r.ch.power_geomean_ms = NAN;
-    assert_int_equal(result_write(&r, f->path, &e), 0);
-    assert_int_equal(result_read(f->path, &back, &e), 0);
-    assert_true(isnan(back.ch.power_geomean_ms));
-    result_free(&back);
-    r.ch.present = 0;
-    assert_int_equal(result_write(&r, f->path, &e), 0);
-    assert_int_equal(result_read(f->path, &back, &e), 0);
-    assert_false(back.ch.present);
-    result_free(&back);
-    result_free(&r);
-}
-
 /* Sampling's paths (waits, client_cpu, host, statements_server) go out and come back; a
  * result without them writes none of them. */
 static void test_sampling_round_trip(void **state)
@@ -1403,7 +1374,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ch_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampling_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_file_is_json, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_missing_dir, setup, teardown),

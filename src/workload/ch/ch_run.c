@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/mem.h"
 #include "workload/ch/ch.h"
+#include "workload/ch/ch_result.h"
 #include "workload/workload_int.h"
 
 /*
@@ -93,8 +95,7 @@ static void result(const struct workload *w, const struct workload_params *p, st
 {
     (void)w;
     tpcc->result(tpcc, p, r);
-    struct result_ch *out = &r->ch;
-    out->present = 1;
+    struct ch_figures *out = xcalloc(1, sizeof *out);
     out->analytic_clients = (int)p->ch.analytic_clients;
     int queries[CH_N_QUERIES];
     struct err e = {0};
@@ -119,6 +120,7 @@ static void result(const struct workload *w, const struct workload_params *p, st
     double hours = r->summary.duration_s / 3600.0;
     out->queries_per_hour = hours > 0 ? (double)done / hours : 0;
     out->power_geomean_ms = n > 0 && timed == n ? exp(log_sum / n) : NAN;
+    result_part_set(r, &ch_result_part, out);
 }
 
 static void free_state(const struct workload *w, struct workload_params *p)
@@ -160,4 +162,5 @@ const struct workload workload_ch = {
     .result = result,
     .free_state = free_state,
     .analytic = 1,
+    .part = &ch_result_part,
 };

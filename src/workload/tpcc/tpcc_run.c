@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "workload/tpcc/tpcc_result.h"
 #include "workload/workload_int.h"
 
 /*
@@ -148,11 +149,10 @@ static void result(const struct workload *w, const struct workload_params *p, st
     (void)w;
     const struct tpcc_state *t = p->state;
     const struct workload_tpcc_opts *to = &p->tpcc;
-    struct result_tpcc *out = &r->tpcc;
+    struct tpcc_figures *out = xcalloc(1, sizeof *out);
     double minutes = r->summary.duration_s / 60.0;
     uint64_t committed, rolled_back;
     count_new_orders(r, &committed, &rolled_back);
-    out->present = 1;
     out->warehouses = (int)to->warehouses;
     out->mode = xstrdup(to->procedures ? "procedures" : "sql");
     out->keying_thinking = to->keying_thinking;
@@ -161,6 +161,7 @@ static void result(const struct workload *w, const struct workload_params *p, st
     out->tpm = minutes > 0 ? (double)r->summary.transactions / minutes : 0;
     int64_t after = t->before >= 0 ? next_o_id_sum(p) : -1;
     out->nopm = after >= 0 && minutes > 0 ? (double)(after - t->before) / minutes : NAN;
+    result_part_set(r, &tpcc_result_part, out);
 }
 
 static void free_state(const struct workload *w, struct workload_params *p)
@@ -216,4 +217,5 @@ const struct workload workload_tpcc = {
     .measure_start = measure_start,
     .result = result,
     .free_state = free_state,
+    .part = &tpcc_result_part,
 };
