@@ -57,6 +57,22 @@ struct tpcc_run {
     struct tpcc_consts c;
 };
 
+/* -w tpcc's run options (workload_params' opts; -w ch's begin with them). */
+struct tpcc_opts {
+    int64_t warehouses; /* 0: all that are loaded */
+    int mix[TPCC_N_TX];
+    int keying_thinking, procedures;
+};
+
+/* --warehouses, --mix, --keying-thinking and --procedures (tpcc_run.c): the group, the
+ * defaults and one option into a struct tpcc_opts, and the warehouses a load takes. */
+struct workload_option_group;
+struct load_options;
+extern const struct workload_option_group tpcc_option_group;
+void tpcc_options_init(void *opts);
+int tpcc_option(void *opts, const char *name, const char *arg, struct err *e);
+void tpcc_load_sizes(const void *opts, struct load_options *lo);
+
 /* The script of one transaction. */
 char *tpcc_script(enum tpcc_tx tx, const struct tpcc_run *o);
 
