@@ -66,8 +66,7 @@ static int check_run(const struct workload *w, struct workload_run_opts *o, stru
     const struct replay_opts *r = o->opts;
     if (!r->capture)
         return err_set(e, ERR_INPUT,
-                       "run: -w replay needs --capture FILE (a capture of pgarena replay "
-                       "capture)");
+                       "run: -w replay needs --capture CAPTURE (or: pgarena replay run CAPTURE)");
     if (r->reset_from && o->local)
         return err_set(e, ERR_INPUT,
                        "run: --reset-from needs the template on the target, not a fresh --local "
