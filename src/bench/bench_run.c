@@ -172,7 +172,7 @@ int bench_run(const struct bench_plan *plan, const struct bench_hooks *hooks, st
     struct script_set scripts;
     script_set_init(&scripts);
     int rc = -1;
-    /* Scripts made from the tables (sysbench's, tpcc's) come once the tables are known. */
+    /* Scripts made from the tables come once the tables are known. */
     if (bench_build_scripts(b, &scripts, 1, e) == 0 && prepare_server(b, e) == 0 &&
         bench_workload_scripts(b, &scripts, e) == 0 && bench_agents_open(b, e) == 0)
         rc = measure(b, &scripts, r, e);
