@@ -203,7 +203,13 @@ int bench_plan_check(struct bench_plan *p, const struct bench_given *given, stru
 {
     if (given->duration && p->tx_per_client)
         return err_set(e, ERR_INPUT, "run: -T and -t cannot be used together");
-    if (!p->tx_per_client && !given->duration && !p->workload->own_length)
+    if (p->workload->paced_by_input &&
+        (given->clients || p->rate > 0 || p->tx_per_client || given->duration))
+        return err_set(e, ERR_INPUT,
+                       "run: -w %s takes its clients, pace and length from its input (no -c, "
+                       "-R, -t or -T)",
+                       p->workload->name);
+    if (!p->tx_per_client && !given->duration && !p->workload->paced_by_input)
         p->duration_s = BENCH_DEFAULT_DURATION_S;
     if (p->latency_limit_ms > 0 && p->timeout_ms > 0 && p->timeout_ms < p->latency_limit_ms)
         return err_set(e, ERR_INPUT, "run: --timeout is shorter than --latency-limit");

@@ -96,7 +96,7 @@ void bench_plan_init(struct bench_plan *p);
 
 /* Which options were given, where a default depends on it (a workload's protocol and tries). */
 struct bench_given {
-    int duration, protocol, max_tries;
+    int duration, protocol, max_tries, clients;
     int local; /* run --local: a fresh server */
 };
 

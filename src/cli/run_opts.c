@@ -100,6 +100,7 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
     case 's':
         return TAKE(num_int("-s", arg, 1, 1000000, &p->scale, e));
     case 'c': /* 0 only with --analytic-clients (bench_plan_check) */
+        o->given.clients = 1;
         return TAKE(num_int("-c", arg, 0, 100000, &p->clients, e));
     case 'j':
         return TAKE(num_int("-j", arg, 1, 1024, &p->threads, e));

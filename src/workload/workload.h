@@ -116,8 +116,9 @@ struct workload {
     void (*result)(const struct workload *w, const struct workload_params *p, struct result *r);
     /* Free p->state. */
     void (*free_state)(const struct workload *w, struct workload_params *p);
-    /* Runs as long as its own input says: -T has no default. */
-    int own_length;
+    /* Its input sets its clients, pace and length (a capture's sessions): -c, -R, -t and -T
+     * are refused, and -T has no default. */
+    int paced_by_input;
     /* After detect: the feed the engine runs instead of the scripts (its input's statements), or
      * NULL. */
     const struct engine_feed *(*feed)(const struct workload *w, struct workload_params *p);

@@ -200,6 +200,9 @@ PY
     assert_rc 2
     assert_one_error_line
     assert_err '^pgarena: run: -w replay needs --capture'
+    pga run -w replay --capture cap.pgc -c 3 "$CONN"
+    assert_rc 2
+    assert_err 'takes its clients, pace and length from its input'
     pga run -w replay --capture cap.pgc --warehouses 2 "$CONN"
     assert_rc 2
     assert_err 'are for -w tpcc'
