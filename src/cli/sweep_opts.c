@@ -347,6 +347,11 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
             run.plan.clients = 0;
     rc = cli_run_opts_check(&run, e);
     o->run = run.plan;
+    if (rc == 0 && run.plan.workload->paced_by_input && !o->replay.capture)
+        return err_set(e, ERR_INPUT,
+                       "sweep: -w %s is swept with --replay CAPTURE (its cells vary "
+                       "--speed)",
+                       run.plan.workload->name);
     if (rc == 0 && o->replay.capture) { /* a capture that cannot be read: before any cell */
         struct capture_reader *r = capture_reader_open(o->replay.capture, e);
         if (!r)

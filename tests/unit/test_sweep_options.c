@@ -83,7 +83,7 @@ static const struct sample samples[] = {
     {"analytic-clients", "-w ch --analytic-clients 2"},
     {"queries", "-w ch --analytic-clients 1 --queries 1,q6,14"},
     {"meta", "--meta commit=abc"},
-    {"capture", "-w replay --capture x.pgc"},
+    {"capture", NULL}, /* a replay is swept with --replay */
     {"speed", NULL}, /* the sweep's: a list of speeds */
     {"map-db", NULL},
     {"map-user", NULL},
@@ -123,6 +123,7 @@ static const struct exception exceptions[] = {
     {"no-statements", NULL, NULL},
     {"speed", NULL, NULL},
     {"force", NULL, NULL},
+    {"capture", "-w replay --capture x.pgc", "-w replay is swept with --replay CAPTURE"},
     {"map-db", "--map-db a=b", "are for --replay CAPTURE"},
     {"map-user", "--map-user a=b", "are for --replay CAPTURE"},
     {"reset-from", "--reset-from t", "are for --replay CAPTURE"},
