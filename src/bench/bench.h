@@ -40,7 +40,7 @@ int bench_run(const struct bench_plan *plan, const struct bench_hooks *hooks, st
               struct err *e);
 
 /* The scripts a plan runs, built and checked as bench_run builds them, without touching a
- * server (a sysbench or tpcc workload's scripts need its tables and are not built); with
+ * server (the scripts a workload makes from its tables are not built); with
  * read_files 0, not at all when a -f file is among them. *needs_dataset (may be NULL): the
  * scripts run on a built-in workload's tables, which run --local loads. For the checks before
  * a run. -1 with e (ERR_INPUT). */

@@ -179,7 +179,7 @@ int bench_workload_scripts(struct bench *b, struct script_set *s, struct err *e)
 void bench_workload_measure_start(struct bench *b);
 void bench_workload_result(struct bench *b, struct result *r);
 void bench_workload_free(struct bench *b);
-/* The feed the engine runs instead of the scripts (a replay's), or NULL. */
+/* The feed the engine runs instead of the scripts (the workload's input), or NULL. */
 const struct engine_feed *bench_workload_feed(struct bench *b);
 /* While the run goes on: the workload's own figures as they stand into r (its
  * summary.duration_s the run's time so far). 0 when the workload has none. */

@@ -19,7 +19,7 @@ static void build_header(struct bench *b, const struct script_set *scripts, stru
     h->finished_at = NULL;
     bench_env_header(b, h);
     bench_agents_result(b, NULL, h); /* a recovered agent's file still says whose it is */
-    bench_workload_snapshot(b, h);   /* a replay's {capture, speed, sessions, ...} */
+    bench_workload_snapshot(b, h);   /* the workload's own section, as it stands */
     /* A sampled run says so (no events yet): recover rebuilds its waits from the intervals. */
     if (!b->p.sampling.off) {
         h->waits.present = 1;
@@ -42,10 +42,10 @@ void bench_sink_open(struct bench_sink *s, struct bench *b, const struct script_
         bench_warn(b, "warning: %s; intervals are kept in memory instead", e.msg);
 }
 
-/* The workload's own figures (a replay's replay {} and classes), as they stand, as a line of
+/* The workload's own figures (its section and statement classes), as they stand, as a line of
  * the journal: recover takes the last one. Written after an interval line at most every
  * snap_every_s, a gap that grows with the line (about 4 KB a second of run at most, between
- * 1 and 30 s), so a replay of many classes does not make the journal many times the result. */
+ * 1 and 30 s), so a run of many classes does not make the journal many times the result. */
 static void sink_snapshot(struct bench_sink *s, double t_s)
 {
     if (t_s < s->snap_t_s + s->snap_every_s)

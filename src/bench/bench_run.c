@@ -50,10 +50,10 @@ static int prepare_server(struct bench *b, struct err *e)
     return rc;
 }
 
-/* The analytic streams a workload asks for (-w ch), besides -c's clients. */
+/* The analytic streams a workload asks for, besides -c's clients. */
 static int64_t cfg_streams(const struct bench *b)
 {
-    return b->wl.stream_scripts > 0 ? b->wl.ch.analytic_clients : 0;
+    return b->wl.stream_scripts > 0 ? b->p.stream_clients : 0;
 }
 
 static int measure(struct bench *b, struct script_set *scripts, struct result *r, struct err *e)
@@ -78,7 +78,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
         .max_tries = (int)b->p.max_tries,
         .timeout_us = b->p.timeout_ms * 1000,
         .connect_per_tx = b->p.connect_per_tx,
-        .sleep_is_terminal_time = b->p.tpcc.keying_thinking,
+        .sleep_is_terminal_time = b->wl.sleep_is_terminal_time,
         .progress = hooks ? hooks->progress : NULL,
         .progress_arg = hooks ? hooks->arg : NULL,
         .measure_start = bench_env_measure_start,
@@ -95,7 +95,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
      * limit of 1024 files would refuse a thousand clients. */
     struct bench_files need;
     bench_files_needed(&b->p, &need);
-    /* -w ch's analytic streams are clients too: a socket each. */
+    /* The analytic streams are clients too: a socket each. */
     need.clients += (long)(clients - b->p.clients);
     need.total += (long)(clients - b->p.clients);
     long files = fdlimit_ensure(need.total);
@@ -172,7 +172,7 @@ int bench_run(const struct bench_plan *plan, const struct bench_hooks *hooks, st
     struct script_set scripts;
     script_set_init(&scripts);
     int rc = -1;
-    /* Scripts made from the tables (sysbench's, tpcc's) come once the tables are known. */
+    /* Scripts made from the tables come once the tables are known. */
     if (bench_build_scripts(b, &scripts, 1, e) == 0 && prepare_server(b, e) == 0 &&
         bench_workload_scripts(b, &scripts, e) == 0 && bench_agents_open(b, e) == 0)
         rc = measure(b, &scripts, r, e);

@@ -62,7 +62,7 @@ static int add_spec(struct bench *b, const struct bench_script_spec *sp, struct 
     int rc = -1;
     if (sp->kind == 'b') {
         const struct workload *w = builtin_named(name, e);
-        /* sysbench's and tpcc's scripts are made once the tables are known. */
+        /* Scripts made from the tables come once the tables are known. */
         if (w && !w->script) {
             err_set(e, ERR_INPUT, "-b %s: %s: use -w %s", w->name, w->why_no_b, w->name);
         } else if (w) {
@@ -92,7 +92,7 @@ int bench_build_scripts(struct bench *b, struct script_set *set, int read_files,
     if (b->p.n_specs == 0) {
         b->workload_name = b->p.workload->name;
         b->tables_of = b->p.workload;
-        if (!b->p.workload->script) /* sysbench's and tpcc's: made once the tables are known */
+        if (!b->p.workload->script) /* made from the tables, once they are known */
             return 0;
         char *label = xasprintf("builtin: %s", b->p.workload->name);
         int rc = script_set_add(set, label, b->p.workload->script, 1, e);

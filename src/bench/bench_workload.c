@@ -16,17 +16,13 @@ int bench_workload_detect(struct pg_conn *c, struct bench *b, struct err *e)
                                      .table_size = b->p.table_size,
                                      .seed = b->p.seed,
                                      .warmup_s = b->p.warmup_s,
-                                     .tpcc = b->p.tpcc,
-                                     .ch = b->p.ch,
-
-                                     .replay = &b->p.replay,
+                                     .opts = b->p.wopts.bytes,
                                      .threads = b->p.threads};
     int rc = w->detect ? w->detect(w, c, &b->wl, e) : 0;
     b->p.scale = b->wl.scale;
     b->p.tables = b->wl.tables;
     b->p.table_size = b->wl.table_size;
-    b->p.tpcc = b->wl.tpcc;
-    if (b->wl.clients > 0) /* a replay's: as many as its sessions need */
+    if (b->wl.clients > 0) /* as many as the workload's input needs */
         b->p.clients = b->wl.clients;
     return rc;
 }

@@ -115,18 +115,22 @@ static int sampling_check(const struct bench_plan *p, struct err *e)
 static int check_workload(struct bench_plan *p, const struct bench_given *given, struct err *e)
 {
     const struct workload *w = p->workload;
-    struct workload_run_opts o = {p->scale, p->tables, p->table_size, &p->tpcc,
-                                  0,        0,         &p->ch,        p->replay.capture != NULL};
-    if ((p->ch.analytic_clients || p->ch.queries) && !w->analytic)
-        return err_set(e, ERR_INPUT, "run: --analytic-clients and --queries are for -w ch");
-    if (p->clients == 0 && p->ch.analytic_clients == 0)
+    if (workload_options_parse(w, p->options, p->n_options, &p->wopts, e) < 0)
+        return -1;
+    struct workload_run_opts o = {.scale = p->scale,
+                                  .tables = p->tables,
+                                  .table_size = p->table_size,
+                                  .opts = p->wopts.bytes,
+                                  .local = given->local};
+    if (w->check_run && w->check_run(w, &o, e) < 0)
+        return -1;
+    p->stream_clients = o.stream_clients;
+    if (p->clients == 0 && p->stream_clients == 0)
         return err_set(e, ERR_INPUT,
                        "invalid value for -c: '0' (expected an integer from 1 to 100000; 0 only "
                        "with -w ch --analytic-clients N)");
-    if (p->ch.analytic_clients > 0 && p->agents.count > 0)
+    if (p->stream_clients > 0 && p->agents.count > 0)
         return err_set(e, ERR_INPUT, "run: --analytic-clients cannot be split over --agents");
-    if (w->check_run && w->check_run(w, &o, e) < 0)
-        return -1;
     if (o.prepared && !given->protocol)
         p->protocol = PROTO_PREPARED;
     if (o.max_tries && !given->max_tries)
@@ -149,6 +153,30 @@ int bench_plan_add_spec(struct bench_plan *p, char kind, const char *arg, struct
         return err_set(e, ERR_INPUT, "too many -f and -b options");
     p->specs[p->n_specs++] = (struct bench_script_spec){kind, arg};
     return 0;
+}
+
+int bench_plan_add_option(struct bench_plan *p, const char *name, const char *arg, struct err *e)
+{
+    int rc = workload_option_check(name, arg, e);
+    if (rc <= 0)
+        return rc;
+    if (p->n_options == BENCH_MAX_OPTIONS)
+        return err_set(e, ERR_INPUT, "too many --%s options", name);
+    p->options[p->n_options++] = (struct workload_option){name, arg};
+    return 1;
+}
+
+int bench_plan_option_given(const struct bench_plan *p, const char *name)
+{
+    for (int i = 0; i < p->n_options; i++)
+        if (strcmp(p->options[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+int bench_plan_set_option(struct bench_plan *p, const char *name, const char *arg, struct err *e)
+{
+    return p->workload->option ? p->workload->option(p->wopts.bytes, name, arg, e) : 0;
 }
 
 int bench_plan_add_meta(struct bench_plan *p, const char *arg, struct err *e)
@@ -175,7 +203,13 @@ int bench_plan_check(struct bench_plan *p, const struct bench_given *given, stru
 {
     if (given->duration && p->tx_per_client)
         return err_set(e, ERR_INPUT, "run: -T and -t cannot be used together");
-    if (!p->tx_per_client && !given->duration && !p->replay.capture) /* a replay: its capture's */
+    if (p->workload->paced_by_input &&
+        (given->clients || p->rate > 0 || p->tx_per_client || given->duration))
+        return err_set(e, ERR_INPUT,
+                       "run: -w %s takes its clients, pace and length from its input (no -c, "
+                       "-R, -t or -T)",
+                       p->workload->name);
+    if (!p->tx_per_client && !given->duration && !p->workload->paced_by_input)
         p->duration_s = BENCH_DEFAULT_DURATION_S;
     if (p->latency_limit_ms > 0 && p->timeout_ms > 0 && p->timeout_ms < p->latency_limit_ms)
         return err_set(e, ERR_INPUT, "run: --timeout is shorter than --latency-limit");
@@ -192,10 +226,12 @@ void bench_plan_load_options(const struct bench_plan *p, struct load_options *lo
 {
     *lo = (struct load_options){
         .scale = p->scale ? (int)p->scale : 1,
-        .warehouses = p->tpcc.warehouses ? (int)p->tpcc.warehouses : 1,
+        .warehouses = 1,
         .tables = p->tables ? (int)p->tables : 1,
         .table_size = p->table_size ? p->table_size : WORKLOAD_SYSBENCH_TABLE_SIZE,
         .jobs = load_default_jobs(),
         .seed = (uint64_t)p->seed,
     };
+    if (p->workload && p->workload->load_sizes)
+        p->workload->load_sizes(p->wopts.bytes, lo);
 }

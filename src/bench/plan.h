@@ -16,6 +16,8 @@
 #include "workload/workload.h"
 
 #define BENCH_MAX_SPECS 64
+/* The workload's own options a plan holds (--map-db and --map-user take 32 each). */
+#define BENCH_MAX_OPTIONS 128
 
 /* The length of a run's intervals (result intervals[]). */
 #define BENCH_INTERVAL_MS 1000
@@ -76,13 +78,17 @@ struct bench_plan {
     const char *label;
     const char *command; /* the command line, passwords masked */
     struct bench_log_opts log;
-    struct workload_tpcc_opts tpcc;
     struct bench_agents_opts agents;
     struct bench_sampling_opts sampling;
-    struct workload_ch_opts ch; /* -w ch: --analytic-clients, --queries */
     int n_meta;
     const char *meta[BENCH_MAX_SPECS]; /* --meta KEY=VALUE, checked by bench_plan_add_meta */
-    struct replay_opts replay;         /* replay run's (capture NULL: not a replay) */
+    /* The workload's own options: as given (bench_plan_add_option), and parsed by the
+     * workload into its own struct by bench_plan_check (opaque here). */
+    int n_options;
+    struct workload_option options[BENCH_MAX_OPTIONS];
+    struct workload_opts wopts;
+    /* Out of bench_plan_check: the clients the workload runs besides -c (analytic streams). */
+    int64_t stream_clients;
 };
 
 /* A plan with run's defaults: one client, one thread, simple protocol, one try. */
@@ -90,24 +96,40 @@ void bench_plan_init(struct bench_plan *p);
 
 /* Which options were given, where a default depends on it (a workload's protocol and tries). */
 struct bench_given {
-    int duration, protocol, max_tries;
+    int duration, protocol, max_tries, clients;
+    int local; /* run --local: a fresh server */
 };
 
-/* Once every option is in: the defaults that depend on others (-T 10 without -t, tpcc's
- * mix, protocol and tries), the combinations that are refused, and --agents' split of -c and
- * -R. -1 with e set (ERR_INPUT, messages beginning "run: "). */
+/* Once every option is in: the workload's options parsed by it, the defaults that depend on
+ * others (-T 10 without -t, the workload's protocol and tries), the combinations that are
+ * refused, and --agents' split of -c and -R. -1 with e set (ERR_INPUT, messages beginning
+ * "run: "). */
 int bench_plan_check(struct bench_plan *p, const struct bench_given *given, struct err *e);
 
 /* Remember a -f, -b or -D argument (checked when the scripts are built). */
 int bench_plan_add_spec(struct bench_plan *p, char kind, const char *arg, struct err *e);
 
+/* Remember an option of a workload's own (`name` its long name, arg NULL for a flag), its
+ * value checked by the workload that takes it: 0 when no workload takes it, 1 taken, -1 with
+ * e (ERR_INPUT). Which workload it is for is checked by bench_plan_check. */
+int bench_plan_add_option(struct bench_plan *p, const char *name, const char *arg, struct err *e);
+
+/* Whether the workload option `name` was given. */
+int bench_plan_option_given(const struct bench_plan *p, const char *name);
+
+/* One option of the workload's own into a checked plan's parsed options (a sweep cell's
+ * --speed); arg need not outlive the call unless the workload keeps it as a string. -1 with
+ * e (ERR_INPUT). */
+int bench_plan_set_option(struct bench_plan *p, const char *name, const char *arg, struct err *e);
+
 /* Remember a --meta KEY=VALUE: KEY of letters, digits, '_', '-' and '.', given once. -1 with e
  * set (ERR_INPUT). */
 int bench_plan_add_meta(struct bench_plan *p, const char *arg, struct err *e);
 
-/* What loading the plan's workload takes (run --local, sweep --init): its scale, warehouses,
- * tables and rows (1, 1, 1 and sysbench's default where the plan does not say), the default
- * number of connections, the plan's seed; no progress callbacks. */
+/* What loading the checked plan's workload takes (run --local, sweep --init): its scale,
+ * tables and rows, and the sizes its own options give (1, 1 and sysbench's default where the
+ * plan does not say), the default number of connections, the plan's seed; no progress
+ * callbacks. */
 void bench_plan_load_options(const struct bench_plan *p, struct load_options *lo);
 
 /* -M's names, by enum engine_protocol. */

@@ -17,6 +17,26 @@ struct check_opts {
     int jobs;
 };
 
+/* The workloads that have consistency conditions, as "a, b and c" into buf; the first's
+ * name returned. */
+static const char *checked_workloads(char *buf, size_t size)
+{
+    const struct workload *w[16];
+    int n = 0;
+    for (const struct workload *const *p = workload_all(); *p; p++)
+        if ((*p)->check && n < 16)
+            w[n++] = *p;
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s",
+                                i == 0       ? ""
+                                : i == n - 1 ? " and "
+                                             : ", ",
+                                w[i]->name);
+    return n ? w[0]->name : "";
+}
+
 /* Returns 1 when --help was printed. */
 static int parse_options(int argc, char **argv, struct check_opts *o, struct err *e)
 {
@@ -50,13 +70,14 @@ static int parse_options(int argc, char **argv, struct check_opts *o, struct err
     }
     if (args_positional(argc, argv, optind, &o->conn, "check", e) < 0)
         return -1;
+    char which[256];
+    const char *first = checked_workloads(which, sizeof which);
     if (!o->workload)
-        return err_set(e, ERR_INPUT, "check: give the workload: -w tpcc");
+        return err_set(e, ERR_INPUT, "check: give the workload: -w %s", first);
     o->w = workload_find(o->workload);
     if (!o->w || !o->w->check)
-        return err_set(e, ERR_INPUT,
-                       "check: workload '%s' has no consistency conditions (only tpcc and ch)",
-                       o->workload);
+        return err_set(e, ERR_INPUT, "check: workload '%s' has no consistency conditions (only %s)",
+                       o->workload, which);
     return 0;
 }
 

@@ -29,14 +29,6 @@ int cli_replay_capture_parse(int argc, char **argv, struct err *e);
 int cli_replay_run(int argc, char **argv, struct err *e);
 int cli_replay_run_parse(int argc, char **argv, struct err *e);
 
-/* One of replay run's own options (--speed F|max, --map-db, --map-user, --reset-from,
- * --read-only, --force) into r: 1 taken, 0 not one, -1 with e (ERR_INPUT). The sweep takes
- * the maps, --reset-from and --read-only through it. */
-struct replay_opts;
-int cli_replay_option(int opt, const char *arg, struct replay_opts *r, struct err *e);
-/* Free what the --map-db/--map-user options of r allocated. */
-void cli_replay_free_maps(struct replay_opts *r);
-
 /* "YYYY-MM-DD HH:MM:SS.mmm" of µs since the epoch, in the log's own clock ("-" if none). */
 void cli_replay_format_time(int64_t us, char *out, size_t size);
 

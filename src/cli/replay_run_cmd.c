@@ -1,73 +1,22 @@
-/* pgarena replay run: a capture replayed as a run. The options are replay's and the run
- * options that apply (taken by run's own option function), into a plan whose workload is
- * "replay"; the run is carried out as run carries out its plans. */
+/* pgarena replay run CAPTURE: a front of `run -w replay --capture CAPTURE`. Its options (the
+ * workload's and the run options that apply) are taken by run's own option function into the
+ * same plan; the run is carried out as run carries out its plans. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/mem.h"
-#include "base/num.h"
 #include "cli/args.h"
 #include "cli/opts.h"
 #include "cli/replay.h"
 #include "cli/run_opts.h"
 
-static int add_map(struct replay_map *maps, int *n, const char *opt, const char *arg, struct err *e)
-{
-    const char *eq = strchr(arg, '=');
-    if (!eq || eq == arg || !eq[1])
-        return err_set(e, ERR_INPUT, "invalid value for %s: '%s' (expected FROM=TO)", opt, arg);
-    if (*n == REPLAY_MAX_MAPS)
-        return err_set(e, ERR_INPUT, "too many %s options (at most %d)", opt, REPLAY_MAX_MAPS);
-    maps[*n].from = xstrndup(arg, (size_t)(eq - arg));
-    maps[(*n)++].to = eq + 1;
-    return 0;
-}
-
-void cli_replay_free_maps(struct replay_opts *r)
-{
-    for (int i = 0; i < r->n_map_db; i++)
-        free((char *)r->map_db[i].from);
-    for (int i = 0; i < r->n_map_user; i++)
-        free((char *)r->map_user[i].from);
-    r->n_map_db = r->n_map_user = 0;
-}
-
-int cli_replay_option(int opt, const char *arg, struct replay_opts *r, struct err *e)
-{
-    switch (opt) {
-    case OPT_SPEED:
-        if (strcmp(arg, "max") == 0) {
-            r->speed = 0;
-            return 1;
-        }
-        return num_double("--speed", arg, 0.001, 1000000, &r->speed, e) < 0 ? -1 : 1;
-    case OPT_MAP_DB:
-        return add_map(r->map_db, &r->n_map_db, "--map-db", arg, e) < 0 ? -1 : 1;
-    case OPT_MAP_USER:
-        return add_map(r->map_user, &r->n_map_user, "--map-user", arg, e) < 0 ? -1 : 1;
-    case OPT_RESET_FROM:
-        r->reset_from = arg;
-        return 1;
-    case OPT_READ_ONLY:
-        r->read_only = 1;
-        return 1;
-    case OPT_FORCE:
-        r->force = 1;
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 /* The whole command line into o: 0, 1 when --help was printed, -1 with e set. */
 static int parse(int argc, char **argv, struct cli_run_opts *o, struct err *e)
 {
-    struct replay_opts *r = &o->plan.replay;
     cli_run_opts_init(o);
     o->workload = "replay";
-    r->speed = 1;
+    o->plan.workload_given = 1;
     optind = 0;
     opterr = 0;
     int opt;
@@ -78,9 +27,7 @@ static int parse(int argc, char **argv, struct cli_run_opts *o, struct err *e)
             cli_help(CLI_REPLAY_RUN, stdout);
             return 1;
         }
-        int rc = opt == '?' || opt == ':' ? 0 : cli_replay_option(opt, optarg, r, e);
-        if (rc == 0 && opt != '?' && opt != ':')
-            rc = cli_run_option(opt, optarg, o, e);
+        int rc = opt == '?' || opt == ':' ? 0 : cli_run_option(opt, optarg, o, e);
         if (rc < 0)
             return -1;
         if (rc != 1)
@@ -89,10 +36,11 @@ static int parse(int argc, char **argv, struct cli_run_opts *o, struct err *e)
     if (optind >= argc)
         return err_set(e, ERR_INPUT,
                        "replay run: expected a CAPTURE (see pgarena replay run --help)");
-    r->capture = argv[optind];
+    if (bench_plan_add_option(&o->plan, "capture", argv[optind], e) < 0)
+        return -1;
     if (args_positional(argc, argv, optind + 1, &o->plan.conn, "replay run", e) < 0)
         return -1;
-    if (o->plan.replay.reset_from && o->local)
+    if (bench_plan_option_given(&o->plan, "reset-from") && o->local)
         return err_set(e, ERR_INPUT,
                        "replay run: --reset-from needs the template on the target, "
                        "not a fresh --local server");
@@ -106,7 +54,6 @@ int cli_replay_run_parse(int argc, char **argv, struct err *e)
     int rc = parse(argc, argv, &o, e);
     if (rc == 0)
         rc = cli_run_check_output(&o, fallback, sizeof fallback, e);
-    cli_replay_free_maps(&o.plan.replay);
     pg_connopts_free(&o.plan.conn);
     return rc < 0 ? -1 : 0;
 }
@@ -122,7 +69,6 @@ int cli_replay_run(int argc, char **argv, struct err *e)
         rc = cli_run_plan(&o, argc + 1, argv - 1, 0, e); /* from "replay": the command line */
     else if (rc > 0)
         rc = 0;
-    cli_replay_free_maps(&o.plan.replay);
     pg_connopts_free(&o.plan.conn);
     return rc;
 }

@@ -41,29 +41,6 @@ static int show_script(const char *name, struct err *e)
     return 0;
 }
 
-/* --mix: five whole numbers summing to 100. */
-static int parse_mix(const char *arg, int mix[TPCC_N_TX], struct err *e)
-{
-    const char *p = arg;
-    int sum = 0;
-    for (int i = 0; i < TPCC_N_TX; i++) {
-        char *end;
-        long v = strtol(p, &end, 10);
-        if (end == p || v < 0 || v > 100 || (i < TPCC_N_TX - 1 && *end != ',') ||
-            (i == TPCC_N_TX - 1 && *end != '\0'))
-            return err_set(e, ERR_INPUT,
-                           "invalid value for --mix: '%s' (expected five numbers summing to 100, "
-                           "e.g. 45,43,4,4,4)",
-                           arg);
-        mix[i] = (int)v;
-        sum += (int)v;
-        p = end + 1;
-    }
-    if (sum != 100)
-        return err_set(e, ERR_INPUT, "invalid value for --mix: '%s' sums to %d, not 100", arg, sum);
-    return 0;
-}
-
 static int parse_protocol(const char *s, enum engine_protocol *out, struct err *e)
 {
     for (int i = 0; i < 3; i++) {
@@ -74,6 +51,15 @@ static int parse_protocol(const char *s, enum engine_protocol *out, struct err *
     }
     return err_set(e, ERR_INPUT,
                    "invalid value for -M: '%s' (expected simple, extended or prepared)", s);
+}
+
+/* An option of a workload's own (by its long name in run's table): 1 taken, 0 none's, -1. */
+static int workload_option(int opt, const char *arg, struct bench_plan *p, struct err *e)
+{
+    for (const struct option *o = cli_getopt_table(CLI_RUN, NULL); o->name; o++)
+        if (o->val == opt)
+            return bench_plan_add_option(p, o->name, arg, e);
+    return 0;
 }
 
 void cli_run_opts_init(struct cli_run_opts *o)
@@ -114,6 +100,7 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
     case 's':
         return TAKE(num_int("-s", arg, 1, 1000000, &p->scale, e));
     case 'c': /* 0 only with --analytic-clients (bench_plan_check) */
+        o->given.clients = 1;
         return TAKE(num_int("-c", arg, 0, 100000, &p->clients, e));
     case 'j':
         return TAKE(num_int("-j", arg, 1, 1024, &p->threads, e));
@@ -171,22 +158,6 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
     case 'r':
         p->per_statement = 1;
         return 1;
-    case OPT_WAREHOUSES:
-        return TAKE(num_int("--warehouses", arg, 1, 100000, &p->tpcc.warehouses, e));
-    case OPT_MIX:
-        p->tpcc.mix_given = 1;
-        return TAKE(parse_mix(arg, p->tpcc.mix, e));
-    case OPT_KEYING_THINKING:
-        p->tpcc.keying_thinking = 1;
-        return 1;
-    case OPT_ANALYTIC_CLIENTS:
-        return TAKE(num_int("--analytic-clients", arg, 0, 10000, &p->ch.analytic_clients, e));
-    case OPT_QUERIES:
-        p->ch.queries = arg;
-        return 1;
-    case OPT_PROCEDURES:
-        p->tpcc.procedures = 1;
-        return 1;
     case 'l':
         p->log.on = 1;
         return 1;
@@ -231,7 +202,7 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
         o->store = arg;
         return 1;
     default:
-        return 0;
+        return workload_option(opt, arg, p, e);
     }
 }
 
@@ -245,6 +216,7 @@ int cli_run_opts_check(struct cli_run_opts *o, struct err *e)
         return err_set(e, ERR_INPUT, "run: --no-statements is for --local");
     if (o->local && p->agents.count)
         return err_set(e, ERR_INPUT, "run: --agents cannot be combined with --local");
+    o->given.local = o->local;
     return bench_plan_check(p, &o->given, e);
 }
 

@@ -136,7 +136,7 @@ int cli_sweep(int argc, char **argv, struct err *e)
             sweep_plan_cells(&x.doc);
         if (have_old && !o.max_rate)
             sweep_resume_from(&x.doc, &old);
-        else if (have_old) /* a capacity search replays its steps from the old cells */
+        else if (have_old) /* a capacity search takes its steps again from the old cells */
             for (size_t i = 0; i < old.n_cells; i++)
                 sweep_doc_add_cell(&x.doc, &old.cells[i]);
         if (have_old)

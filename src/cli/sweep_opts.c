@@ -7,7 +7,6 @@
 #include "base/mem.h"
 #include "cli/args.h"
 #include "cli/opts.h"
-#include "cli/replay.h"
 #include "cli/run_opts.h"
 #include "compare/sweep_figs.h"
 #include "sweep/sweep.h"
@@ -147,12 +146,14 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
     case OPT_SPEED:
         free(d->speeds);
         return sweep_parse_speeds(arg, &d->speeds, &d->n_speeds, e) < 0 ? -1 : 1;
+    case OPT_RESET_FROM:
+        o->replay.reset_from = arg;
+        /* fall through */
     case OPT_MAP_DB:
     case OPT_MAP_USER:
-    case OPT_RESET_FROM:
     case OPT_READ_ONLY:
         o->replay_opts_given = 1;
-        return cli_replay_option(opt, arg, &o->replay, e);
+        return 0; /* the workload's options: into the base plan as run takes them */
     default:
         return 0;
     }
@@ -162,7 +163,8 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
 static int replay_run_option(int opt)
 {
     static const int ok[] = {
-        OPT_WARMUP, OPT_TIMEOUT, OPT_SAMPLE_MS, OPT_NO_SAMPLING, OPT_META, 'h', 'p', 'U', 'P'};
+        OPT_WARMUP, OPT_TIMEOUT, OPT_SAMPLE_MS, OPT_NO_SAMPLING, OPT_META,       'h',          'p',
+        'U',        'P',         OPT_MAP_DB,    OPT_MAP_USER,    OPT_RESET_FROM, OPT_READ_ONLY};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (ok[i] == opt)
             return 1;
@@ -334,7 +336,8 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
         return -1;
     if (o->replay.capture) { /* each cell's plan is a replay run's */
         run.workload = "replay";
-        run.plan.replay = o->replay;
+        if (bench_plan_add_option(&run.plan, "capture", o->replay.capture, e) < 0)
+            return -1;
     }
     /* The cells' plans are the base plan with their axes: it is checked as run checks its
      * options, with the first scale. */
@@ -344,6 +347,11 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
             run.plan.clients = 0;
     rc = cli_run_opts_check(&run, e);
     o->run = run.plan;
+    if (rc == 0 && run.plan.workload->paced_by_input && !o->replay.capture)
+        return err_set(e, ERR_INPUT,
+                       "sweep: -w %s is swept with --replay CAPTURE (its cells vary "
+                       "--speed)",
+                       run.plan.workload->name);
     if (rc == 0 && o->replay.capture) { /* a capture that cannot be read: before any cell */
         struct capture_reader *r = capture_reader_open(o->replay.capture, e);
         if (!r)
@@ -355,7 +363,6 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
 
 void sweep_opts_free(struct sweep_opts *o)
 {
-    cli_replay_free_maps(&o->replay);
     pg_connopts_free(&o->run.conn);
     sweep_doc_free(&o->plan);
 }

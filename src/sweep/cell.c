@@ -173,7 +173,10 @@ void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, con
     if (c->speed != 0) {
         /* A replay: its clients come from the capture's sessions (the engine clamps the
          * threads to them). */
-        p->replay.speed = c->speed == SWEEP_SPEED_MAX ? 0 : c->speed;
+        char speed[32];
+        struct err ignored = {0}; /* the speeds were checked as a list */
+        snprintf(speed, sizeof speed, "%.17g", c->speed);
+        bench_plan_set_option(p, "speed", c->speed == SWEEP_SPEED_MAX ? "max" : speed, &ignored);
         p->threads = jobs;
     } else {
         p->clients = c->clients;
@@ -188,7 +191,7 @@ void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, con
     p->command = x->command;
     p->progress_s = 0;
     /* -c 0 (-w ch's power test): the analytic streams are the clients the threads drive. */
-    int64_t streams = o->run.ch.analytic_clients;
+    int64_t streams = o->run.stream_clients;
     if (c->clients == 0 && streams > 0)
         p->threads = jobs < streams ? jobs : streams;
 }

@@ -16,6 +16,7 @@
 #include "local/local.h"
 #include "result/sweep.h"
 #include "workload/load/load.h"
+#include "workload/replay/replay.h"
 #include "workload/workload.h"
 
 #define SWEEP_MAX_VALUES 1000

@@ -66,13 +66,48 @@ const struct workload *workload_by_prefix(const char *name, int *n_matches)
     return unique_prefix(name, 0, n_matches);
 }
 
-int workload_refuse_tpcc_opts(const struct workload_run_opts *o, struct err *e)
+/* Whether w takes the option `name`; its group's refusal into *refusal when a group has it. */
+static int takes(const struct workload *w, const char *name, const char **refusal)
 {
-    const struct workload_tpcc_opts *t = o->tpcc;
-    if (t->warehouses || t->mix_given || t->keying_thinking || t->procedures)
-        return err_set(e, ERR_INPUT,
-                       "run: --warehouses, --mix, --keying-thinking and --procedures are "
-                       "for -w tpcc");
+    for (const struct workload_option_group *const *g = w->options; g && *g; g++)
+        for (const char *const *n = (*g)->names; *n; n++)
+            if (strcmp(*n, name) == 0) {
+                *refusal = (*g)->refusal;
+                return 1;
+            }
+    return 0;
+}
+
+int workload_option_check(const char *name, const char *arg, struct err *e)
+{
+    const char *refusal;
+    for (int i = 0; all[i]; i++)
+        if (takes(all[i], name, &refusal)) {
+            struct workload_opts scratch;
+            all[i]->options_init(scratch.bytes);
+            return all[i]->option(scratch.bytes, name, arg, e) < 0 ? -1 : 1;
+        }
+    return 0;
+}
+
+int workload_options_parse(const struct workload *w, const struct workload_option *given, int n,
+                           struct workload_opts *out, struct err *e)
+{
+    const char *refusal = NULL;
+    for (int k = 0; k < n; k++) {
+        if (takes(w, given[k].name, &refusal))
+            continue;
+        refusal = NULL;
+        for (int i = 0; all[i] && !takes(all[i], given[k].name, &refusal); i++)
+            ;
+        return err_set(e, ERR_INPUT, "run: %s", refusal ? refusal : given[k].name);
+    }
+    memset(out, 0, sizeof *out);
+    if (w->options_init)
+        w->options_init(out->bytes);
+    for (int k = 0; k < n; k++)
+        if (w->option(out->bytes, given[k].name, given[k].arg, e) < 0)
+            return -1;
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #ifndef PGARENA_WORKLOAD_WORKLOAD_H
 #define PGARENA_WORKLOAD_WORKLOAD_H
 
+#include <stdalign.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -10,15 +11,13 @@
 #include "result/result.h"
 #include "script/script.h"
 #include "workload/load/load.h"
-#include "workload/replay/replay.h"
-#include "workload/tpcc/tpcc.h"
 
 /*
- * The table of workloads: one entry each (pgbench's three, sysbench's four, tpcc), with the
- * operations that know its tables: detect them on a server, check the options given for it,
- * give its scripts, load it, check its data, and add its figures to a result. An entry lives
- * in its workload's folder (workload/pgbench/, workload/sysbench/, workload/tpcc/);
- * workload.c lists them. Adding a workload touches its folder and one line of that table.
+ * The table of workloads: one entry each, with the operations that know its tables: parse
+ * and check the options given for it, detect its tables on a server, give its scripts, load
+ * it, check its data, and add its figures to a result. An entry lives in its workload's
+ * folder (workload/NAME/); workload.c lists them. Adding a workload touches its folder and
+ * one line of that table.
  * Ownership: the entries are static data; generated text is the caller's to free; the
  * per-run state a workload allocates in detect is freed by its free_state.
  */
@@ -27,17 +26,23 @@
  * init --help states it. */
 #define WORKLOAD_SYSBENCH_TABLE_SIZE 10000
 
-/* -w tpcc's options. */
-struct workload_tpcc_opts {
-    int64_t warehouses; /* 0: all that are loaded */
-    int mix[TPCC_N_TX];
-    int mix_given, keying_thinking, procedures;
+/* A workload's own run options (its struct, in its folder): opaque to bench/, plain data
+ * (copying a plan copies them; the strings point into argv). */
+#define WORKLOAD_OPTS_SIZE 2048
+struct workload_opts {
+    alignas(max_align_t) unsigned char bytes[WORKLOAD_OPTS_SIZE];
 };
 
-/* -w ch's options (CH-benCHmark: TPC-C's options apply too). */
-struct workload_ch_opts {
-    int64_t analytic_clients; /* clients running the queries as streams, besides -c */
-    const char *queries;      /* --queries LIST ("1,5,q7"), NULL: all 22 */
+/* A run option as given: its long name (as options.def spells it) and its value (NULL: a
+ * flag). */
+struct workload_option {
+    const char *name, *arg;
+};
+
+/* Options a workload takes, and the refusal when another is given them. */
+struct workload_option_group {
+    const char *const *names; /* long names, NULL-terminated */
+    const char *refusal;      /* after "run: " */
 };
 
 /* What run gives a workload, and what the workload fills in (plain data). */
@@ -47,26 +52,25 @@ struct workload_params {
     int64_t scale;              /* 0: detected */
     int64_t tables, table_size; /* sysbench's; 0: detected */
     int64_t seed, warmup_s;
-    struct workload_tpcc_opts tpcc; /* warehouses: detected when 0 */
-    void *state;                    /* the workload's own, from detect to free_state */
-    struct workload_ch_opts ch;
+    void *opts;  /* its own options (struct workload_opts), the run's copy */
+    void *state; /* the workload's own, from detect to free_state */
     /* Out, from detect: the last stream_scripts of the scripts are analytic streams, run by
-     * ch.analytic_clients clients besides -c (engine_config's stream_*); 0: none. */
+     * the plan's stream_clients besides -c (engine_config's stream_*); 0: none. */
     int stream_scripts;
-    const struct replay_opts *replay; /* replay run's options */
-    int64_t clients; /* out: the clients the workload runs (a replay's), 0: the plan's */
-    int64_t threads; /* the plan's -j (a replay spreads its sessions' statements over them) */
+    int sleep_is_terminal_time; /* out: engine_config's */
+    int64_t clients; /* out: the clients the workload runs (from its input), 0: the plan's */
+    int64_t threads; /* the plan's -j (a workload with a feed spreads it over them) */
 };
 
 /* run's options as a workload checks them (bench_plan_check). */
 struct workload_run_opts {
     int64_t scale, tables, table_size;
-    struct workload_tpcc_opts *tpcc; /* the mix is filled in when not given */
+    void *opts; /* its own, parsed */
+    int local;  /* run --local: a fresh server */
     /* Out: the defaults the workload wants when -M and --max-tries are not given. */
-    int prepared;      /* 1: -M prepared */
-    int64_t max_tries; /* 0: run's default */
-    struct workload_ch_opts *ch;
-    int replay; /* the plan is replay run's */
+    int prepared;           /* 1: -M prepared */
+    int64_t max_tries;      /* 0: run's default */
+    int64_t stream_clients; /* out: clients it runs besides -c (analytic streams) */
 };
 
 /* Which of init's options about the dataset were given. */
@@ -112,16 +116,27 @@ struct workload {
     void (*result)(const struct workload *w, const struct workload_params *p, struct result *r);
     /* Free p->state. */
     void (*free_state)(const struct workload *w, struct workload_params *p);
-    int analytic; /* takes --analytic-clients and --queries (ch) */
-    /* After detect: the feed the engine runs instead of the scripts (a replay), or NULL. */
+    /* Its input sets its clients, pace and length (a capture's sessions): -c, -R, -t and -T
+     * are refused, and -T has no default. */
+    int paced_by_input;
+    /* After detect: the feed the engine runs instead of the scripts (its input's statements), or
+     * NULL. */
     const struct engine_feed *(*feed)(const struct workload *w, struct workload_params *p);
     /* While the run goes on (the run's main thread, workers running): the figures `result`
      * gives, as they stand (r->summary.duration_s: the run's time so far), for the journal
      * to carry them to recover. NULL: the workload has none of its own. */
     void (*snapshot)(const struct workload *w, const struct workload_params *p, struct result *r);
-    /* Its own section of the result file (result/part.h), or NULL; several workloads may
-     * share one (tpcc's and ch's summary.tpcc). */
+    /* Its own section of the result file (result/part.h), or NULL; several workloads may share
+     * one. */
     const struct result_part_ops *part;
+    /* Its own run options: the groups it takes (NULL-terminated; NULL: none), its defaults
+     * into opts (a struct workload_opts), and one option as given into opts (-1 with e for a
+     * bad value: "invalid value for --NAME: ..."). */
+    const struct workload_option_group *const *options;
+    void (*options_init)(void *opts);
+    int (*option)(void *opts, const char *name, const char *arg, struct err *e);
+    /* The sizes its options give a load (run --local, sweep --init). */
+    void (*load_sizes)(const void *opts, struct load_options *lo);
 };
 
 /* The workload called `name`, or NULL. */
@@ -130,6 +145,15 @@ const struct workload *workload_find(const char *name);
 /* Hand result/ every workload's section (result_parts_register): once, at startup, before a
  * result file is read. */
 void workload_parts_register(void);
+
+/* A run option as it is given, before -w is known: 0 when no workload takes `name`, 1 when
+ * one does and arg is a value it takes, -1 with e (ERR_INPUT) when not. */
+int workload_option_check(const char *name, const char *arg, struct err *e);
+
+/* The options given, into w's own struct: one w does not take is refused (ERR_INPUT, "run:
+ * ... are for -w NAME"), then each parsed in the order given. */
+int workload_options_parse(const struct workload *w, const struct workload_option *given, int n,
+                           struct workload_opts *out, struct err *e);
 
 /* All workloads, NULL-terminated. */
 const struct workload *const *workload_all(void);

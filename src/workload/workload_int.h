@@ -33,8 +33,6 @@ enum workload_dataset {
  * table: the transaction picks a table by picking a script). Caller frees. */
 char *sysbench_script(const struct workload *w, int table, int64_t table_size);
 
-/* run: the -w tpcc options given to another workload. */
-int workload_refuse_tpcc_opts(const struct workload_run_opts *o, struct err *e);
 /* init: --warehouses given to another workload than tpcc. */
 int workload_refuse_warehouses(const struct workload *w, const struct workload_init_given *g,
                                struct err *e);

@@ -151,6 +151,64 @@ test_replay_run_own_server_and_failed_sessions() {
     assert_out '^DIVERGED:'
 }
 
+# `run -w replay --capture FILE` is the plan `replay run FILE` makes (replay run is a front of
+# it): the same capture replayed both ways gives the same figures and the same result keys.
+# The misuse is refused before anything runs: --capture (or replay's options) without
+# -w replay, -w replay without --capture.
+test_replay_run_is_run_w_replay() {
+    replay_tool
+    replay_source pga_rsrc_same >/dev/null
+    replay_capture pga_rsrc_same cap.pgc
+    pga replay run cap.pgc "$CONN" --speed max -j 2 --no-sampling -q -o front.json
+    assert_rc 0
+    pga run -w replay --capture cap.pgc "$CONN" --speed max -j 2 --no-sampling -q -o run.json
+    assert_rc 0
+    python3 - front.json run.json <<'PY' || fail "replay run and run -w replay differ"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+def keys(v, path=""):
+    if isinstance(v, dict):
+        out = set()
+        for k, x in v.items():
+            out |= {path + "/" + k} | keys(x, path + "/" + k)
+        return out
+    if isinstance(v, list):
+        return set().union(*(keys(x, path + "[]") for x in v)) if v else set()
+    return set()
+if keys(a) != keys(b):
+    sys.exit("keys differ: %s" % sorted(keys(a) ^ keys(b)))
+ra, rb = a["replay"], b["replay"]
+for k in ("sessions", "statements", "sent", "transactions", "skipped", "diverged"):
+    if ra[k] != rb[k]:
+        sys.exit("replay.%s: %r vs %r" % (k, ra[k], rb[k]))
+for k in ("transactions", "failed"):
+    if a["summary"][k] != b["summary"][k]:
+        sys.exit("summary.%s: %r vs %r" % (k, a["summary"][k], b["summary"][k]))
+if a["workload"]["name"] != "replay" or b["workload"]["name"] != "replay":
+    sys.exit("workload.name")
+PY
+    pyjson run.json 'd["replay"]["sessions"] == 2 and d["replay"]["statements"] == 13'
+    pyjson run.json 'd["replay"]["transactions"] == 10 and d["replay"]["sent"] == 12'
+    pga run --capture cap.pgc "$CONN"
+    assert_rc 2
+    assert_one_error_line
+    assert_err '^pgarena: run: --capture, --speed, .* are for -w replay$'
+    pga run -w tpcc --map-db a=b "$CONN"
+    assert_rc 2
+    assert_err 'are for -w replay'
+    pga run -w replay --speed 2 "$CONN"
+    assert_rc 2
+    assert_one_error_line
+    assert_err '^pgarena: run: -w replay needs --capture'
+    pga run -w replay --capture cap.pgc -c 3 "$CONN"
+    assert_rc 2
+    assert_err 'takes its clients, pace and length from its input'
+    pga run -w replay --capture cap.pgc --warehouses 2 "$CONN"
+    assert_rc 2
+    assert_err 'are for -w tpcc'
+    [ ! -e pgarena-replay.json ] || fail "a refused run wrote a result"
+}
+
 # Speed: a paced capture (one session, a statement every 100 ms over 0.8 s). That a replay
 # lasts its schedule divided by the speed (0.8 s, 0.4 s, no wait at max) is checked in virtual
 # time (tests/unit/test_engine_timing.c, test_engine_feed.c); here what a stall of the machine
@@ -253,7 +311,7 @@ test_replay_run_bad_input() {
     assert_err 'expected FROM=TO'
     pga run -w replay "$CONN"
     assert_rc 2
-    assert_err 'replay run CAPTURE'
+    assert_err 'needs --capture .*replay run CAPTURE'
 }
 
 # End to end, on the server of test_replay_run_classes_on_target (which logs to csvlog): real

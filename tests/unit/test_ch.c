@@ -108,7 +108,10 @@ static void test_query_scripts(void **state)
     assert_null(ch_query_sql(23));
     const struct workload *w = workload_find("ch");
     assert_non_null(w);
-    assert_true(w->analytic);
+    struct err e = {0}; /* --analytic-clients is ch's, its value checked as it is given */
+    assert_int_equal(workload_option_check("analytic-clients", "2", &e), 1);
+    assert_int_equal(workload_option_check("analytic-clients", "-1", &e), -1);
+    assert_non_null(strstr(e.msg, "invalid value for --analytic-clients"));
     char *text = w->show_script(w);
     assert_non_null(strstr(text, "-- q22\n"));
     free(text);

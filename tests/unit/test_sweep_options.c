@@ -83,6 +83,13 @@ static const struct sample samples[] = {
     {"analytic-clients", "-w ch --analytic-clients 2"},
     {"queries", "-w ch --analytic-clients 1 --queries 1,q6,14"},
     {"meta", "--meta commit=abc"},
+    {"capture", NULL}, /* a replay is swept with --replay */
+    {"speed", NULL}, /* the sweep's: a list of speeds */
+    {"map-db", NULL},
+    {"map-user", NULL},
+    {"reset-from", NULL},
+    {"read-only", NULL},
+    {"force", NULL},         /* the sweep's: replace a different sweep */
     {"store", NULL},         /* the sweep stores its directory after */
     {"no-statements", NULL}, /* the sweep's with --local */
 };
@@ -114,6 +121,13 @@ static const struct exception exceptions[] = {
     {"merged", "--merged m.json", "--agents and its options are for pgarena run"},
     {"agent-wait", "--agent-wait 5", "--agents and its options are for pgarena run"},
     {"no-statements", NULL, NULL},
+    {"speed", NULL, NULL},
+    {"force", NULL, NULL},
+    {"capture", "-w replay --capture x.pgc", "-w replay is swept with --replay CAPTURE"},
+    {"map-db", "--map-db a=b", "are for --replay CAPTURE"},
+    {"map-user", "--map-user a=b", "are for --replay CAPTURE"},
+    {"reset-from", "--reset-from t", "are for --replay CAPTURE"},
+    {"read-only", "--read-only", "are for --replay CAPTURE"},
 };
 
 /* argv from words (split at spaces) after a command name; the strings are kept in *store. */
@@ -167,14 +181,14 @@ static void assert_same_plan(const char *what, const struct bench_plan *a,
     SAME(a->log.on == b->log.on && a->log.failures_detailed == b->log.failures_detailed);
     SAME(str_eq(a->log.prefix, b->log.prefix) && a->log.sampling_rate == b->log.sampling_rate);
     SAME(a->log.aggregate_s == b->log.aggregate_s);
-    SAME(a->tpcc.warehouses == b->tpcc.warehouses && a->tpcc.mix_given == b->tpcc.mix_given);
-    SAME(memcmp(a->tpcc.mix, b->tpcc.mix, sizeof a->tpcc.mix) == 0);
-    SAME(a->tpcc.keying_thinking == b->tpcc.keying_thinking);
-    SAME(a->tpcc.procedures == b->tpcc.procedures);
+    SAME(a->n_options == b->n_options);
+    for (int i = 0; i < a->n_options && i < b->n_options; i++)
+        SAME(str_eq(a->options[i].name, b->options[i].name) &&
+             str_eq(a->options[i].arg, b->options[i].arg));
     SAME(a->agents.count == b->agents.count);
     SAME(a->sampling.off == b->sampling.off && a->sampling.sample_ms == b->sampling.sample_ms);
     SAME(a->sampling.ms_given == b->sampling.ms_given);
-    SAME(a->ch.analytic_clients == b->ch.analytic_clients && str_eq(a->ch.queries, b->ch.queries));
+    SAME(a->stream_clients == b->stream_clients);
 #undef SAME
 }
 
@@ -356,7 +370,7 @@ static void test_power_test_cells(void **state)
         assert_int_equal(p.clients, (int64_t)k);
         assert_int_equal(p.threads, k == 0 ? 2 : 1); /* 0: min(-j, the 3 streams) */
         assert_int_equal(p.tx_per_client, 8);
-        assert_int_equal(p.ch.analytic_clients, 3);
+        assert_int_equal(p.stream_clients, 3);
         pg_connopts_free(&p.conn);
     }
     char path[] = "/tmp/pgarena-test-sweep-XXXXXX";

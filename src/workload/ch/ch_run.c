@@ -5,8 +5,10 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "base/num.h"
 #include "workload/ch/ch.h"
 #include "workload/ch/ch_result.h"
+#include "workload/tpcc/tpcc.h"
 #include "workload/workload_int.h"
 
 /*
@@ -20,12 +22,48 @@
 
 static const struct workload *tpcc = &workload_tpcc;
 
+/* -w ch's run options: TPC-C's first (its functions take them as theirs). */
+struct ch_opts {
+    struct tpcc_opts tpcc;
+    int64_t analytic_clients; /* clients running the queries as streams, besides -c */
+    const char *queries;      /* --queries LIST ("1,5,q7"), NULL: all 22 */
+};
+
+_Static_assert(sizeof(struct ch_opts) <= WORKLOAD_OPTS_SIZE, "ch's options fit");
+
+static const char *const option_names[] = {"analytic-clients", "queries", NULL};
+static const struct workload_option_group ch_option_group = {
+    option_names, "--analytic-clients and --queries are for -w ch"};
+static const struct workload_option_group *const option_groups[] = {&tpcc_option_group,
+                                                                    &ch_option_group, NULL};
+
+static void options_init(void *opts)
+{
+    struct ch_opts *o = opts;
+    *o = (struct ch_opts){0};
+    tpcc_options_init(&o->tpcc);
+}
+
+static int option(void *opts, const char *name, const char *arg, struct err *e)
+{
+    struct ch_opts *o = opts;
+    if (strcmp(name, "analytic-clients") == 0)
+        return num_int("--analytic-clients", arg, 0, 10000, &o->analytic_clients, e);
+    if (strcmp(name, "queries") == 0) {
+        o->queries = arg;
+        return 0;
+    }
+    return tpcc_option(&o->tpcc, name, arg, e);
+}
+
 static int check_run(const struct workload *w, struct workload_run_opts *o, struct err *e)
 {
     (void)w;
+    const struct ch_opts *co = o->opts;
     int queries[CH_N_QUERIES];
-    if (ch_queries_parse(o->ch->queries, queries, e) < 0)
+    if (ch_queries_parse(co->queries, queries, e) < 0)
         return -1;
+    o->stream_clients = co->analytic_clients;
     return tpcc->check_run(tpcc, o, e);
 }
 
@@ -47,8 +85,9 @@ static int detect(const struct workload *w, struct pg_conn *c, struct workload_p
         snprintf(msg, sizeof msg, "%s", e->msg);
         return err_set(e, ERR_INPUT, "run: %s", msg);
     }
+    const struct ch_opts *co = p->opts;
     int queries[CH_N_QUERIES];
-    int n = ch_queries_parse(p->ch.queries, queries, e);
+    int n = ch_queries_parse(co->queries, queries, e);
     if (n < 0)
         return -1;
     p->stream_scripts = n;
@@ -63,8 +102,9 @@ static int scripts(const struct workload *w, const struct workload_params *p, st
     (void)w;
     if (tpcc->scripts(tpcc, p, s, e) < 0)
         return -1;
+    const struct ch_opts *co = p->opts;
     int queries[CH_N_QUERIES];
-    int n = ch_queries_parse(p->ch.queries, queries, e);
+    int n = ch_queries_parse(co->queries, queries, e);
     for (int i = 0; i < n; i++) {
         char name[8];
         ch_query_name(queries[i], name, sizeof name);
@@ -96,10 +136,11 @@ static void result(const struct workload *w, const struct workload_params *p, st
     (void)w;
     tpcc->result(tpcc, p, r);
     struct ch_figures *out = xcalloc(1, sizeof *out);
-    out->analytic_clients = (int)p->ch.analytic_clients;
+    const struct ch_opts *co = p->opts;
+    out->analytic_clients = (int)co->analytic_clients;
     int queries[CH_N_QUERIES];
     struct err e = {0};
-    int n = p->ch.analytic_clients > 0 ? ch_queries_parse(p->ch.queries, queries, &e) : 0;
+    int n = co->analytic_clients > 0 ? ch_queries_parse(co->queries, queries, &e) : 0;
     uint64_t done = 0;
     double log_sum = 0;
     int timed = 0;
@@ -161,6 +202,9 @@ const struct workload workload_ch = {
     .measure_start = measure_start,
     .result = result,
     .free_state = free_state,
-    .analytic = 1,
     .part = &ch_result_part,
+    .options = option_groups,
+    .options_init = options_init,
+    .option = option,
+    .load_sizes = tpcc_load_sizes,
 };

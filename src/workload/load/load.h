@@ -45,7 +45,7 @@ struct load_options {
     /* sysbench (oltp-*) */
     int tables;         /* sbtest1..sbtestN */
     int64_t table_size; /* rows per table */
-    /* TPC-C (tpcc): warehouses; partitions (above) hash-partitions order_line and stock */
+    /* TPC-C: warehouses; partitions (above) hash-partitions order_line and stock */
     int warehouses;
 
     int jobs;      /* connections to load with (>= 1) */
@@ -83,16 +83,6 @@ int load_pgbench(const struct pg_connopts *conn, const struct load_options *opt,
  * analyzed (sysbench does not). Errors as load_pgbench.
  */
 int load_sysbench(const struct pg_connopts *conn, const struct load_options *opt, struct err *e);
-
-/*
- * TPC-C's nine tables (clause 1.3, HammerDB's names) with the rows of clause 4.3.3.1 for
- * opt->warehouses warehouses: item loaded once, the other tables by warehouse ranges over the
- * connections, then primary keys, the indexes customer_i2 and orders_i2, ANALYZE. Also
- * installs the PL/pgSQL functions of `run --procedures` and records the NURand constants
- * (load_tpcc_consts) in the comment of table warehouse. With opt->partitions > 0, order_line
- * and stock are hash-partitioned by warehouse. Errors as load_pgbench.
- */
-int load_tpcc(const struct pg_connopts *conn, const struct load_options *opt, struct err *e);
 
 /* The default number of loading connections: the number of CPUs online (1 to 1024). */
 int load_default_jobs(void);

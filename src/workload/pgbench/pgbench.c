@@ -23,8 +23,6 @@
 
 static int check_run(const struct workload *w, struct workload_run_opts *o, struct err *e)
 {
-    if (workload_refuse_tpcc_opts(o, e) < 0)
-        return -1;
     if (o->tables || o->table_size)
         return err_set(e, ERR_INPUT,
                        "run: %s uses pgbench's tables: give -s, not --tables or "

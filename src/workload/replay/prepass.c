@@ -15,7 +15,7 @@
 static const char *mapped(const struct replay_map *maps, int n, const char *name)
 {
     for (int i = 0; i < n; i++)
-        if (strcmp(maps[i].from, name) == 0)
+        if (strlen(name) == maps[i].from_len && strncmp(maps[i].from, name, maps[i].from_len) == 0)
             return maps[i].to;
     return name;
 }

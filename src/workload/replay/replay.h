@@ -1,19 +1,22 @@
 #ifndef PGARENA_WORKLOAD_REPLAY_REPLAY_H
 #define PGARENA_WORKLOAD_REPLAY_REPLAY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
- * `replay run`'s options, as a plan carries them (plain data: the strings belong to whoever
- * built the plan). The workload "replay" (workload/replay/replay_run.c) turns a capture into
- * the engine's feed (engine/feed.h): each captured session a client's stream, its statements
- * at their offsets.
+ * -w replay's run options (`run -w replay --capture FILE ...`, `replay run FILE ...`), its
+ * struct in workload_params' opts (plain data: the strings point into argv). The workload "replay"
+ * (workload/replay/replay_run.c) turns a capture into the engine's feed (engine/feed.h): each
+ * captured session a client's stream, its statements at their offsets.
  */
 
 #define REPLAY_MAX_MAPS 32
 
 struct replay_map {
-    const char *from, *to;
+    const char *from; /* FROM=TO as given: FROM is its first from_len bytes */
+    size_t from_len;
+    const char *to;
 };
 
 struct replay_opts {

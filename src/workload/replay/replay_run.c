@@ -8,13 +8,69 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/num.h"
 #include "workload/workload_int.h"
+
+_Static_assert(sizeof(struct replay_opts) <= WORKLOAD_OPTS_SIZE, "replay's options fit");
+
+static const char *const option_names[] = {"capture",    "speed",     "map-db", "map-user",
+                                           "reset-from", "read-only", "force",  NULL};
+static const struct workload_option_group option_group = {
+    option_names,
+    "--capture, --speed, --map-db, --map-user, --reset-from, --read-only and --force are for "
+    "-w replay"};
+static const struct workload_option_group *const option_groups[] = {&option_group, NULL};
+
+static void options_init(void *opts)
+{
+    *(struct replay_opts *)opts = (struct replay_opts){.speed = 1};
+}
+
+static int add_map(struct replay_map *maps, int *n, const char *opt, const char *arg, struct err *e)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1])
+        return err_set(e, ERR_INPUT, "invalid value for %s: '%s' (expected FROM=TO)", opt, arg);
+    if (*n == REPLAY_MAX_MAPS)
+        return err_set(e, ERR_INPUT, "too many %s options (at most %d)", opt, REPLAY_MAX_MAPS);
+    maps[(*n)++] = (struct replay_map){arg, (size_t)(eq - arg), eq + 1};
+    return 0;
+}
+
+static int option(void *opts, const char *name, const char *arg, struct err *e)
+{
+    struct replay_opts *r = opts;
+    if (strcmp(name, "capture") == 0)
+        r->capture = arg;
+    else if (strcmp(name, "speed") == 0) {
+        if (strcmp(arg, "max") == 0)
+            r->speed = 0;
+        else
+            return num_double("--speed", arg, 0.001, 1000000, &r->speed, e);
+    } else if (strcmp(name, "map-db") == 0)
+        return add_map(r->map_db, &r->n_map_db, "--map-db", arg, e);
+    else if (strcmp(name, "map-user") == 0)
+        return add_map(r->map_user, &r->n_map_user, "--map-user", arg, e);
+    else if (strcmp(name, "reset-from") == 0)
+        r->reset_from = arg;
+    else if (strcmp(name, "read-only") == 0)
+        r->read_only = 1;
+    else if (strcmp(name, "force") == 0)
+        r->force = 1;
+    return 0;
+}
 
 static int check_run(const struct workload *w, struct workload_run_opts *o, struct err *e)
 {
     (void)w;
-    if (!o->replay)
-        return err_set(e, ERR_INPUT, "run: -w replay is run by `pgarena replay run CAPTURE`");
+    const struct replay_opts *r = o->opts;
+    if (!r->capture)
+        return err_set(e, ERR_INPUT,
+                       "run: -w replay needs --capture CAPTURE (or: pgarena replay run CAPTURE)");
+    if (r->reset_from && o->local)
+        return err_set(e, ERR_INPUT,
+                       "run: --reset-from needs the template on the target, not a fresh --local "
+                       "server");
     return 0;
 }
 
@@ -101,9 +157,7 @@ static int detect(const struct workload *w, struct pg_conn *c, struct workload_p
                   struct err *e)
 {
     (void)w;
-    if (!p->replay || !p->replay->capture)
-        return err_set(e, ERR_INPUT, "run: -w replay is run by `pgarena replay run CAPTURE`");
-    struct replay_state *s = replay_prepass(p->replay, p->conn, (int)p->threads, e);
+    struct replay_state *s = replay_prepass(p->opts, p->conn, (int)p->threads, e);
     if (!s)
         return -1;
     p->state = s;
@@ -215,6 +269,10 @@ const struct workload workload_replay = {
     .description = "a capture of the application's own statements (pgarena replay run)",
     .dataset = DATASET_REPLAY,
     .why_no_b = "a replay's statements come from its capture",
+    .paced_by_input = 1,
+    .options = option_groups,
+    .options_init = options_init,
+    .option = option,
     .check_run = check_run,
     .check_init = check_init,
     .detect = detect,

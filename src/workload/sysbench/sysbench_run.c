@@ -8,8 +8,6 @@
 
 static int check_run(const struct workload *w, struct workload_run_opts *o, struct err *e)
 {
-    if (workload_refuse_tpcc_opts(o, e) < 0)
-        return -1;
     if (o->scale)
         return err_set(e, ERR_INPUT,
                        "run: %s uses sysbench's tables: give --tables and "

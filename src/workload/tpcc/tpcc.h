@@ -10,7 +10,7 @@
 /*
  * TPC-C (the workload `tpcc`): the NURand constants, the five transactions as scripts in
  * pgbench's language (client-side SQL, or calls of the PL/pgSQL functions init installs), and
- * the consistency conditions of clause 3.3.2. The loader is load_tpcc (load.h).
+ * the consistency conditions of clause 3.3.2. The loader is load_tpcc (below).
  * Ownership: strings returned are the caller's to free.
  */
 
@@ -57,6 +57,26 @@ struct tpcc_run {
     struct tpcc_consts c;
 };
 
+/* The workload (tpcc_run.c): -w ch's runs TPC-C's operations as its own. */
+struct workload;
+extern const struct workload workload_tpcc;
+
+/* -w tpcc's run options (workload_params' opts; -w ch's begin with them). */
+struct tpcc_opts {
+    int64_t warehouses; /* 0: all that are loaded */
+    int mix[TPCC_N_TX];
+    int keying_thinking, procedures;
+};
+
+/* --warehouses, --mix, --keying-thinking and --procedures (tpcc_run.c): the group, the
+ * defaults and one option into a struct tpcc_opts, and the warehouses a load takes. */
+struct workload_option_group;
+struct load_options;
+extern const struct workload_option_group tpcc_option_group;
+void tpcc_options_init(void *opts);
+int tpcc_option(void *opts, const char *name, const char *arg, struct err *e);
+void tpcc_load_sizes(const void *opts, struct load_options *lo);
+
 /* The script of one transaction. */
 char *tpcc_script(enum tpcc_tx tx, const struct tpcc_run *o);
 
@@ -91,6 +111,16 @@ int tpcc_next_o_id_sum(struct pg_conn *c, int64_t *out, struct err *e);
  */
 int tpcc_check(const struct pg_connopts *conn, int all, int jobs, char *failure,
                size_t failure_size, char *checked, size_t checked_size, struct err *e);
+
+/*
+ * TPC-C's nine tables (clause 1.3, HammerDB's names) with the rows of clause 4.3.3.1 for
+ * opt->warehouses warehouses: item loaded once, the other tables by warehouse ranges over the
+ * connections, then primary keys, the indexes customer_i2 and orders_i2, ANALYZE. Also
+ * installs the PL/pgSQL functions of `run --procedures` and records the NURand constants
+ * (tpcc_consts_comment) in the comment of table warehouse. With opt->partitions > 0, order_line
+ * and stock are hash-partitioned by warehouse. Errors as load_pgbench.
+ */
+int load_tpcc(const struct pg_connopts *conn, const struct load_options *opt, struct err *e);
 
 /*
  * TPC-C's load (load_tpcc) with a workload's own tables besides (-w ch): the n_more tables

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "base/num.h"
+#include "workload/tpcc/tpcc.h"
 #include "workload/tpcc/tpcc_result.h"
 #include "workload/workload_int.h"
 
@@ -24,6 +26,65 @@ struct tpcc_state {
     int64_t before; /* sum(d_next_o_id) at the start of the measured part; -1 unknown */
 };
 
+static const char *const option_names[] = {"warehouses", "mix", "keying-thinking", "procedures",
+                                           NULL};
+const struct workload_option_group tpcc_option_group = {
+    option_names, "--warehouses, --mix, --keying-thinking and --procedures are for -w tpcc"};
+static const struct workload_option_group *const option_groups[] = {&tpcc_option_group, NULL};
+
+_Static_assert(sizeof(struct tpcc_opts) <= WORKLOAD_OPTS_SIZE, "tpcc's options fit");
+
+void tpcc_options_init(void *opts)
+{
+    struct tpcc_opts *o = opts;
+    *o = (struct tpcc_opts){0};
+    memcpy(o->mix, tpcc_default_mix, sizeof o->mix);
+}
+
+/* --mix: five whole numbers summing to 100. */
+static int parse_mix(const char *arg, int mix[TPCC_N_TX], struct err *e)
+{
+    const char *p = arg;
+    int sum = 0;
+    for (int i = 0; i < TPCC_N_TX; i++) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 0 || v > 100 || (i < TPCC_N_TX - 1 && *end != ',') ||
+            (i == TPCC_N_TX - 1 && *end != '\0'))
+            return err_set(e, ERR_INPUT,
+                           "invalid value for --mix: '%s' (expected five numbers summing to 100, "
+                           "e.g. 45,43,4,4,4)",
+                           arg);
+        mix[i] = (int)v;
+        sum += (int)v;
+        p = end + 1;
+    }
+    if (sum != 100)
+        return err_set(e, ERR_INPUT, "invalid value for --mix: '%s' sums to %d, not 100", arg, sum);
+    return 0;
+}
+
+int tpcc_option(void *opts, const char *name, const char *arg, struct err *e)
+{
+    struct tpcc_opts *o = opts;
+    if (strcmp(name, "warehouses") == 0)
+        return num_int("--warehouses", arg, 1, 100000, &o->warehouses, e);
+    if (strcmp(name, "mix") == 0)
+        return parse_mix(arg, o->mix, e);
+    if (strcmp(name, "keying-thinking") == 0)
+        o->keying_thinking = 1;
+    else if (strcmp(name, "procedures") == 0)
+        o->procedures = 1;
+    return 0;
+}
+
+void tpcc_load_sizes(const void *opts, struct load_options *lo)
+{
+    const struct tpcc_opts *o = opts;
+    if (o->warehouses)
+        lo->warehouses = (int)o->warehouses;
+}
+
 static int check_run(const struct workload *w, struct workload_run_opts *o, struct err *e)
 {
     (void)w;
@@ -31,8 +92,6 @@ static int check_run(const struct workload *w, struct workload_run_opts *o, stru
         return err_set(e, ERR_INPUT,
                        "run: tpcc uses TPC-C's tables: give --warehouses, not -s, --tables or "
                        "--table-size");
-    if (!o->tpcc->mix_given)
-        memcpy(o->tpcc->mix, tpcc_default_mix, sizeof o->tpcc->mix);
     /* TPC-C's usual setup: prepared statements, and deadlocks between New-Orders (stock rows
      * locked in item order) retried rather than counted as lost work. */
     o->prepared = 1;
@@ -76,7 +135,7 @@ static int detect(const struct workload *w, struct pg_conn *c, struct workload_p
     (void)w;
     struct tpcc_state *t = xcalloc(1, sizeof *t);
     p->state = t;
-    struct workload_tpcc_opts *to = &p->tpcc;
+    struct tpcc_opts *to = p->opts;
     if (tpcc_inspect(c, &t->db, e) < 0) {
         if (e->code == ERR_INPUT) {
             char msg[sizeof e->msg];
@@ -95,6 +154,7 @@ static int detect(const struct workload *w, struct pg_conn *c, struct workload_p
                        "run: --procedures needs the functions tpcc_new_order, tpcc_payment, ... "
                        "that pgarena init -w tpcc installs; they are missing");
     p->scale = to->warehouses;
+    p->sleep_is_terminal_time = to->keying_thinking;
     if (p->warmup_s == 0 && (t->before = next_o_id_sum(p)) < 0)
         return err_set(e, ERR_RUNTIME, "run: could not read the district table");
     return 0;
@@ -114,7 +174,7 @@ static int scripts(const struct workload *w, const struct workload_params *p, st
 {
     (void)w;
     const struct tpcc_state *t = p->state;
-    const struct workload_tpcc_opts *to = &p->tpcc;
+    const struct tpcc_opts *to = p->opts;
     struct tpcc_run run = {(int)to->warehouses, to->keying_thinking, to->procedures, {0, 0, 0}};
     tpcc_consts_run((uint64_t)p->seed, &t->db.load, &run.c);
     for (int i = 0; i < TPCC_N_TX; i++) {
@@ -148,7 +208,7 @@ static void result(const struct workload *w, const struct workload_params *p, st
 {
     (void)w;
     const struct tpcc_state *t = p->state;
-    const struct workload_tpcc_opts *to = &p->tpcc;
+    const struct tpcc_opts *to = p->opts;
     struct tpcc_figures *out = xcalloc(1, sizeof *out);
     double minutes = r->summary.duration_s / 60.0;
     uint64_t committed, rolled_back;
@@ -207,6 +267,10 @@ const struct workload workload_tpcc = {
     .description = "TPC-C: New-Order, Payment, Order-Status, Delivery, Stock-Level",
     .dataset = DATASET_TPCC,
     .why_no_b = "TPC-C's five scripts are made from its tables",
+    .options = option_groups,
+    .options_init = tpcc_options_init,
+    .option = tpcc_option,
+    .load_sizes = tpcc_load_sizes,
     .check_run = check_run,
     .check_init = check_init,
     .detect = detect,
