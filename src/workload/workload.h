@@ -15,9 +15,10 @@
 /*
  * The table of workloads: one entry each, with the operations that know its tables: parse
  * and check the options given for it, detect its tables on a server, give its scripts, load
- * it, check its data, and add its figures to a result. An entry lives in its workload's
- * folder (workload/NAME/); workload.c lists them. Adding a workload touches its folder and
- * one line of that table.
+ * it, check its data, add its figures to a result (its own section: result/part.h) and print
+ * them. An entry lives in its workload's folder (workload/NAME/); workloads.def lists them,
+ * one line each. Adding a workload touches its folder and that one line
+ * (examples/workload/kv/ shows one).
  * Ownership: the entries are static data; generated text is the caller's to free; the
  * per-run state a workload allocates in detect is freed by its free_state.
  */
