@@ -2,7 +2,7 @@
 #define PGARENA_RESULT_PART_H
 
 /*
- * A workload's own section of a result file (TPC-C's summary.tpcc, a replay's replay {}):
+ * A workload's own section of a result file (TPC-C's summary.tpcc, say):
  * the workload owns its data and its JSON, result/ only carries it. Each workload with a
  * section gives its operations (in its folder); workload_parts_register() hands them all to
  * result/ once at startup, before any file is read. A file's section whose operations are not
@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct result;
@@ -28,6 +29,20 @@ enum result_part_place {
     RESULT_PLACE_SHOW_WORKLOAD, /* show: instead of the "workload:" line */
     RESULT_PLACE_SHOW_SUMMARY,  /* show: after the summary's lines */
     RESULT_PLACE_HTML_SUMMARY,  /* report: the summary paragraph's last sentences */
+    RESULT_PLACE_SHOW_MODE,     /* show: instead of the "mode:" line */
+    RESULT_PLACE_SHOW_FIGURES,  /* show: after the latency lines, before the classes */
+    RESULT_PLACE_HTML_CLASSES,  /* report: the note under the statement classes' table */
+};
+
+/* report: a section of the part's figures, a row per figure and a column per run (the runs
+ * without the part show "-"). */
+struct result_part_table {
+    const char *id, *title;
+    size_t n_rows;
+    const char *const *rows; /* each row's label */
+    /* Row k's figure of one run's part, as text into t (it holds "-" when called). */
+    void (*cell)(const void *data, size_t k, char *t, size_t size);
+    const char *note; /* HTML: the paragraph under the table, or NULL */
 };
 
 struct result_part_ops {
@@ -49,6 +64,24 @@ struct result_part_ops {
     /* compare: the part's lines for two sides, each of n runs (trials) of one setting. */
     void (*compare_text)(const struct result *const *a, size_t na, const struct result *const *b,
                          size_t nb, FILE *out);
+    /* What a malformed section's read failure names ("FILE: invalid WHAT"); NULL: "workload
+     * section". */
+    const char *what;
+    /* What the summary counts when the part is there, singular ("statement"); NULL:
+     * transactions. */
+    const char *unit;
+    /* Fields it gives (result/field.h), named KEY.NAME: the NAMEs, NULL-terminated (NULL:
+     * none), and one's value (1 and *value, the caller's to free; 0: absent). history groups
+     * runs by them by default, leaving them out of the runs without the part. */
+    const char *const *fields;
+    int (*field)(const void *data, const char *name, char **value);
+    /* compare: warnings about one run (path: its file), each handed to say. */
+    void (*warn)(const void *data, const char *path, void (*say)(void *ctx, const char *text),
+                 void *ctx);
+    /* report: a section of its figures, or NULL. */
+    const struct result_part_table *table;
+    /* recover: the part was read from the journal's last snapshot of it, taken at t_s. */
+    void (*recovered)(void *data, double t_s);
 };
 
 #define RESULT_MAX_PARTS 8
@@ -74,5 +107,34 @@ int result_parts_html(const struct result *r, enum result_part_place at, struct 
 
 /* Give r a part (data NULL: remove it); the one it had is freed. */
 void result_part_set(struct result *r, const struct result_part_ops *ops, void *data);
+
+/* What r's summary counts, singular: its parts' unit, or NULL (transactions). */
+const char *result_parts_unit(const struct result *r);
+
+/* compare: each part of r's warnings about it (path: its file). */
+void result_parts_warn(const struct result *r, const char *path,
+                       void (*say)(void *ctx, const char *text), void *ctx);
+
+/* For a part's read: o's count at key (absent, negative or not an integer: 0), and its
+ * number (absent or not a number: NaN). */
+uint64_t result_json_count(const json_t *o, const char *key);
+double result_json_num(const json_t *o, const char *key);
+
+/* A lag object (struct result_lag, in result.h) as parts write it: {"p50", "p99", "max"} in
+ * microseconds and its "histogram" when it has one; and back (absent o: all zero; -1 when
+ * the histogram is malformed). */
+struct result_lag;
+json_t *result_lag_json(const struct result_lag *l);
+int result_lag_from_json(const json_t *o, struct result_lag *l);
+
+/* Whether summary.classes[] (statement classes, read by result/ itself) is absent or well
+ * formed: a part whose section comes with them refuses a file where they are not. */
+int result_classes_json_ok(const json_t *summary);
+
+/* The registered parts' fields: the i-th's full name ("KEY.NAME"), NULL past the last. */
+const char *result_part_field_name(size_t i);
+/* A part's field of r by its full name: -1 when name is no part's field, else 0 (absent) or
+ * 1 and *value (the caller frees it). */
+int result_part_field(const struct result *r, const char *name, char **value);
 
 #endif

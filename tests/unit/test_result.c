@@ -23,6 +23,8 @@
 #include "result/result.h"
 #include "stats/hist.h"
 #include "stats/hist_compact.h"
+#include "replay_fixture.h"
+#include "workload/workload.h"
 
 /* Each test gets a fresh directory under /tmp, removed with whatever is left in it. */
 struct fixture {
@@ -1175,13 +1177,14 @@ static void test_journal_recover_events(void **state)
 static void replay_snapshot(struct result *s, uint64_t n)
 {
     memset(s, 0, sizeof *s);
-    s->replay.present = 1;
-    s->replay.capture = strdup("app.pgc");
-    s->replay.speed = 2;
-    s->replay.statements = 40;
-    s->replay.sent = n;
-    s->replay.lag.max_us = 100.0 * (double)n;
-    s->replay.client_lag.max_us = 2.0 * (double)n;
+    struct replay_result *p = replay_fixture(s);
+    p->capture = strdup("app.pgc");
+    p->speed = 2;
+    p->statements = 40;
+    p->sent = n;
+    p->lag.max_us = 100.0 * (double)n;
+    p->client_lag.max_us = 2.0 * (double)n;
+    s->summary.has_classes = 1;
     s->summary.n_classes = 1;
     s->summary.classes = calloc(2, sizeof *s->summary.classes);
     struct result_script_figures *c = &s->summary.classes[0];
@@ -1227,13 +1230,14 @@ static void test_journal_recover_replay(void **state)
             result_free(&back);
         }
         assert_int_equal(result_read(f->path, &back, &e), 0);
-        assert_true(back.replay.present);
-        assert_string_equal(back.replay.capture, "app.pgc");
-        assert_int_equal(back.replay.sent, 15);
-        assert_double(back.replay.speed, 2);
-        assert_double(back.replay.as_of_s, 3);
-        assert_double(back.replay.lag.max_us, 1500);
-        assert_double(back.replay.client_lag.max_us, 30);
+        const struct replay_result *p = replay_result_of(&back);
+        assert_non_null(p);
+        assert_string_equal(p->capture, "app.pgc");
+        assert_int_equal(p->sent, 15);
+        assert_double(p->speed, 2);
+        assert_double(p->as_of_s, 3);
+        assert_double(p->lag.max_us, 1500);
+        assert_double(p->client_lag.max_us, 30);
         assert_int_equal(back.summary.n_classes, 1);
         assert_string_equal(back.summary.classes[0].name, "SELECT v FROM t WHERE id = $1");
         assert_int_equal(back.summary.classes[0].transactions, 15);
@@ -1401,6 +1405,7 @@ static void test_journal_full_disk_keeps_whole_lines(void **state)
 
 int main(void)
 {
+    workload_parts_register(); /* replay {}: read, merged, its fields */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ch_round_trip, setup, teardown),
