@@ -55,7 +55,7 @@ static int parse_options(int argc, char **argv, struct compare_opts *o, struct e
         case OPT_COMPARE_BY:
             if (!result_field_valid(optarg))
                 return err_set(e, ERR_INPUT, "compare: --by %s is not a field (%s)", optarg,
-                               result_field_names);
+                               result_field_names());
             o->by = optarg;
             break;
         case OPT_HELP:

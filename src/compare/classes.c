@@ -1,5 +1,5 @@
-/* Per-class latency rows of replays: summary.classes[] of both sides, class by class, as the
- * per-script rows are made. */
+/* Per-class latency rows of statement classes: summary.classes[] of both sides, class by
+ * class, as the per-script rows are made. */
 #include "compare/cmp_int.h"
 
 #include <math.h>

@@ -125,29 +125,10 @@ static void warn_agents(struct cmp_report *rep, const char *path, const struct r
                  path, hi_p99 > 2 * lo_p99 ? hi_at : lo_at);
 }
 
-/* The client's part of a replay's schedule lag past which the replaying client, not only the
- * server, shaped the replay. */
-#define CLIENT_LAG_WARN_US 10000.0
-
-/* A replay unlike its capture: outcomes that differ (not like for like), or a client that was
- * late itself. */
-static void warn_replay(struct cmp_report *rep, const char *path, const struct result *r)
+/* A workload part's warning about a run (result/part.h). */
+static void say(void *ctx, const char *text)
 {
-    const struct result_replay *p = &r->replay;
-    if (!p->present)
-        return;
-    if (p->failed_now || p->succeeded_now || p->sessions_failed)
-        cmp_warn(rep,
-                 "%s: the replay diverged from its capture (%llu failed now, %llu succeeded "
-                 "now, %llu sessions failed): not the capture's work",
-                 path, (unsigned long long)p->failed_now, (unsigned long long)p->succeeded_now,
-                 (unsigned long long)p->sessions_failed);
-    if (p->client_lag.p99_us > CLIENT_LAG_WARN_US)
-        cmp_warn(rep,
-                 "%s: the replaying client was late itself (its delay before sending: p99 "
-                 "%.1f ms): the client shaped this replay, not only the server (more -j, or a "
-                 "less busy load host)",
-                 path, p->client_lag.p99_us / 1000);
+    cmp_warn(ctx, "%s", text);
 }
 
 /* Warnings about single runs, given once whatever the number of comparisons. */
@@ -159,7 +140,7 @@ static void warn_runs(struct cmp_report *rep, const struct cmp_side_runs *sr)
         for (size_t i = 0; i < sr[s].n; i++) {
             const struct cmp_run *r = &sr[s].runs[i];
             warn_agents(rep, r->path, r->r);
-            warn_replay(rep, r->path, r->r);
+            result_parts_warn(r->r, r->path, say, rep);
             if (!r->r->complete)
                 cmp_warn(rep, "%s: the run was cut short (%s)", r->path,
                          r->r->end_reason ? r->r->end_reason : "incomplete");

@@ -129,9 +129,9 @@ struct cmp_outcome {
     int internals_sampled;
     size_t n_internals;
     struct cmp_internal_change internals[CMP_N_INTERNALS];
-    /* Replays: the statement classes (summary.classes[]) of every run of both sides whose
-     * latency changed most (at most CMP_MAX_CLASSES, largest change of p50 first), as the
-     * per-script rows: with trials, CIs and verdicts; with one replay a side, plain changes. */
+    /* The statement classes (summary.classes[]) of every run of both sides whose latency
+     * changed most (at most CMP_MAX_CLASSES, largest change of p50 first), as the per-script
+     * rows: with trials, CIs and verdicts; with one run a side, plain changes. */
     size_t n_classes;
     struct cmp_script_row *classes;
 };

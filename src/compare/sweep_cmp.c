@@ -24,7 +24,7 @@ const char *sweep_compare_axis(const struct sweep_doc *d)
         return "setup";
     if (d->n_sets)
         return d->sets[0].name;
-    if (d->n_speeds > 1) /* a replay sweep: how the workload fares faster */
+    if (d->n_speeds > 1) /* a speed axis: how the workload fares faster */
         return "speed";
     return NULL;
 }
@@ -519,7 +519,7 @@ static void script_records(struct matrix *mx, size_t p, size_t u, const struct s
     }
 }
 
-/* A replay sweep's per-class records: compare's class rows over the cell's trials (the
+/* Per-class records (runs with statement classes): compare's class rows over the cell's trials (the
  * classes of every run of both sides whose p50 changed most). */
 static void class_records(struct matrix *mx, size_t p, size_t u, const struct sweep_cell *vc,
                           const struct cmp_outcome *o)

@@ -40,8 +40,8 @@ struct sweep_figs {
 int sweep_same_point(const struct sweep_cell *a, const struct sweep_cell *b);
 
 /* The axis a sweep compares: d->compare_axis when given ("none": NULL), else the setups when
- * there are several, else the first --set axis, else the speeds of a replay sweep with
- * several, else none. */
+ * there are several, else the first --set axis, else the speed axis when it has several,
+ * else none. */
 const char *sweep_compare_axis(const struct sweep_doc *d);
 
 /* Whether axis (setup, clients, rate, scale, speed, a --set name, or none) can be compared in d: -1

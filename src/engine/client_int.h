@@ -5,7 +5,7 @@
  * Shared by the client's files: the core, client.c (the dispatcher and timers), client_conn.c
  * (connecting, reconnecting) and client_io.c (sending and reading results); and the drivers,
  * one per client kind: client_tx.c (a script client: its transactions, and the PREPAREs of
- * its statements) and client_replay.c (a feed's client). Each step helper takes the time of
+ * its statements) and client_feed.c (a feed's client). Each step helper takes the time of
  * the event that woke the client (one clock reading per event) and returns the next state:
  * plain to go on in the state machine at once, rest(state) to wait there for the next event.
  * The dispatcher (client.c's run_from) moves the client into it; only a client's first state
@@ -82,7 +82,7 @@ int client_tx_timer(struct client *c, time_ns now);
  * when the connection broke. */
 int client_flush(struct client *c);
 /* Send what is still buffered, then read what has arrived: 1 read, 0 wait for the socket, -1
- * the connection broke (client_drain's first step, and a replay's). */
+ * the connection broke (client_drain's first step, and a feed client's). */
 int client_flush_consume(struct client *c);
 /* Read what has arrived. Returns 1 when every result of the command is in (ok tells whether
  * they all succeeded, c->failure why not), 0 to wait for more, -1 when the connection

@@ -106,7 +106,7 @@ struct engine_config {
     int stream_scripts;
     int stream_in_order;
     /* When not NULL: the clients run the feed's
-     * statement streams instead of scripts (a replay, engine/feed.h): none connects at setup,
+     * statement streams instead of scripts (engine/feed.h): none connects at setup,
      * each connects when its session starts, and the run ends when every stream has ended;
      * a transaction of the figures is a statement. scripts is still given (one script, for
      * the per-script figures); protocol is the simple one. */

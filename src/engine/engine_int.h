@@ -23,7 +23,7 @@
  * For each: what it waits for, and where it goes. The core has the connecting states
  * (client_conn.c) and the timers (client.c); each client kind is a driver with states of its
  * own: a script client (client_tx.c: CS_PREPARING to CS_END_TX) and a feed's client
- * (client_replay.c: CS_FEED_*).
+ * (client_feed.c: CS_FEED_*).
  *
  * CS_CONNECTING     waits for the socket as pg_conn_poll asks (readable or writable; the
  *                   socket may change at any step). Connected: -> CS_PREPARING in prepared
@@ -69,7 +69,7 @@
  *                   over.
  * CS_FINISHED       done: waits for nothing.
  *
- * A feed's clients (engine/feed.h, client_replay.c) leave CS_START_TX for these:
+ * A feed's clients (engine/feed.h, client_feed.c) leave CS_START_TX for these:
  * CS_FEED_NEXT      waits for nothing: takes the next item of the client's stream (none yet:
  *                   -> CS_FEED_WAIT; no more -> CS_FINISHED). Not yet due -> CS_FEED_WAIT.
  *                   A session's start -> CS_CONNECTING with resume CS_FEED_NEXT (a failure:
@@ -105,7 +105,7 @@ enum client_state {
     CS_FEED_RESULT,
 };
 
-/* A feed client's state beyond a script client's (client_replay.c). */
+/* A feed client's state beyond a script client's (client_feed.c). */
 struct client_feed {
     struct engine_feed_item item;
     int have_item;                  /* item taken from the feed, not yet carried out */
@@ -319,7 +319,7 @@ void engine_state_check_server_lost(struct engine_state *run, time_ns now, time_
  * server-lost when it does not answer. *probe_at keeps the state (0 at first). */
 void engine_state_check_overdue(struct engine_state *run, time_ns now, time_ns *probe_at);
 
-/* client_replay.c: a feed's client (engine/feed.h). */
+/* client_feed.c: a feed's client (engine/feed.h). */
 void client_feed_init(struct client *c);
 void client_feed_free(struct client *c);
 /* Steps of its states (client_int.h): each returns the next state. */

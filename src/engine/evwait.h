@@ -75,7 +75,7 @@ int evwait_wait(struct evwait *ws, time_ns deadline, void *const **fired);
 int evwait_due(struct evwait *ws, time_ns deadline);
 
 /* Let the calling thread's waits end when asked rather than with the system's default slack
- * (a replay's statements are due to the microsecond). */
+ * (a feed's statements are due to the microsecond). */
 void evwait_thread_precise(void);
 
 #endif

@@ -7,7 +7,7 @@
 
 /*
  * A feed: per-client streams of statements, each with its own schedule, in place of scripts
- * (a replay: workload/replay/ is the source). Each client asks the feed for its next item
+ * (a workload's: the workload is the source). Each client asks the feed for its next item
  * and carries it out: a session's connection at its offset, its statements one after the
  * other at their offsets (never before the previous one has finished), the session's end.
  * Offsets are µs from the start at speed 1; the run's start plus offset / speed is when an

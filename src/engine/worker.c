@@ -246,7 +246,7 @@ static void measure(struct worker *w)
 void *worker_main(void *arg)
 {
     struct worker *w = arg;
-    /* Timeouts end when asked, not up to 50 µs later (the default slack): a replay's
+    /* Timeouts end when asked, not up to 50 µs later (the default slack): a feed's
      * statements are due to the microsecond. */
     evwait_thread_precise();
     setup_clients(w);

@@ -8,16 +8,29 @@
 
 #include "base/mem.h"
 #include "result/field.h"
+#include "result/part.h"
 #include "result/run_id.h"
 
 /* The default grouping: what makes runs "the same benchmark". "scripts" is the hash of the
- * workload's scripts (not a result path: the texts themselves). A replay's capture and speed
- * too (a replay has no scripts: without them replays of other captures or at other speeds
- * would be one series); absent in other runs, they are left out of those runs' keys. */
-static const char *const default_by[] = {"workload.name",   "workload.scale", "scripts",
-                                         "options.clients", "options.rate",   "options.protocol",
-                                         "replay.capture",  "replay.speed"};
-#define N_DEFAULT_BY (sizeof default_by / sizeof *default_by)
+ * workload's scripts (not a result path: the texts themselves). The workloads' parts' fields
+ * too (result/part.h: a workload without scripts names its input there, so that runs of other
+ * inputs are other series); absent in other runs, they are left out of those runs' keys. */
+static const char *const default_fixed[] = {"workload.name", "workload.scale",
+                                            "scripts",       "options.clients",
+                                            "options.rate",  "options.protocol"};
+#define N_DEFAULT_FIXED (sizeof default_fixed / sizeof *default_fixed)
+#define MAX_DEFAULT_BY  (N_DEFAULT_FIXED + 16)
+
+/* The default grouping's fields into by (MAX_DEFAULT_BY); their number. */
+static size_t default_by(const char **by)
+{
+    size_t n = 0;
+    for (; n < N_DEFAULT_FIXED; n++)
+        by[n] = default_fixed[n];
+    for (size_t i = 0; result_part_field_name(i) && n < MAX_DEFAULT_BY; i++)
+        by[n++] = result_part_field_name(i);
+    return n;
+}
 
 void history_opts_init(struct history_opts *o)
 {
@@ -44,7 +57,7 @@ void history_opts_free(struct history_opts *o)
 static int bad_field(const char *what, const char *name, struct err *e)
 {
     return err_set(e, ERR_INPUT, "history: %s '%s' is not a field (fields: %s)", what, name,
-                   result_field_names);
+                   result_field_names());
 }
 
 int history_add_filter(struct history_opts *o, const char *arg, struct err *e)
@@ -155,7 +168,12 @@ static char *scripts_hash(const struct result *r)
 /* A default grouping field that only some runs have, left out of a key where absent. */
 static int omitted(const char *field, const char *value, int defaults)
 {
-    return defaults && !value && strncmp(field, "replay.", 7) == 0;
+    if (!defaults || value)
+        return 0;
+    for (size_t i = 0; result_part_field_name(i); i++)
+        if (strcmp(result_part_field_name(i), field) == 0)
+            return 1;
+    return 0;
 }
 
 /* A grouping field's value: a result field, or the scripts' hash. */
@@ -400,8 +418,10 @@ int history_analyse(const struct result *runs, size_t n, const struct history_op
 {
     (void)e;
     memset(out, 0, sizeof *out);
-    const char *const *by = o->n_by ? (const char *const *)o->by : default_by;
-    size_t n_by = o->n_by ? o->n_by : N_DEFAULT_BY, nk = 0;
+    const char *defaults[MAX_DEFAULT_BY];
+    size_t n_defaults = default_by(defaults);
+    const char *const *by = o->n_by ? (const char *const *)o->by : defaults;
+    size_t n_by = o->n_by ? o->n_by : n_defaults, nk = 0;
     struct keyed *k = xcalloc(n + 1, sizeof *k);
     for (size_t i = 0; i < n; i++) {
         if (!passes(&runs[i], o)) {

@@ -136,7 +136,7 @@ static void print_scripts(FILE *out, const struct cmp_outcome *o)
     }
 }
 
-/* Replays: the statement classes whose latency changed most, as the per-script rows. */
+/* The statement classes whose latency changed most, as the per-script rows. */
 static void print_classes(FILE *out, const struct cmp_outcome *o)
 {
     if (o->n_classes > 0)
@@ -364,7 +364,7 @@ int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
     if (json_array_size(scripts) > 0) /* only when both sides ran the same scripts */
         json_object_set_new(root, "scripts", json_incref(scripts));
     json_decref(scripts);
-    if (json_array_size(classes) > 0) /* replays: the classes whose latency changed most */
+    if (json_array_size(classes) > 0) /* the statement classes whose latency changed most */
         json_object_set_new(root, "classes", json_incref(classes));
     json_decref(classes);
     if (waits) /* only when the runs were sampled */

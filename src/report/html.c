@@ -302,7 +302,7 @@ void report_html(struct buf *out, const struct report_input *in)
     report_html_inside(&d);
     report_html_distribution(&d);
     report_html_scripts(&d);
-    report_html_replay(&d);
+    report_html_part_tables(&d);
     report_html_classes(&d);
     report_html_agents(&d);
     report_html_failures(&d);

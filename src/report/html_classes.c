@@ -1,7 +1,5 @@
-/* A replay's figures in the report: how faithful each replay was (what it sent and skipped,
- * outcomes that differ from the capture, its schedule lag and the client's part of it), and
- * the top statement classes by total time (of the first replay), side by side for every
- * replay given. */
+/* Tables of runs side by side: the top statement classes by total time (of the first run),
+ * and the figures of the first run's workload parts (result/part.h's tables). */
 #include "report/html_int.h"
 
 #include <string.h>
@@ -77,24 +75,21 @@ void report_html_classes(struct report_doc *d)
         buf_puts(d->out, "</tr>\n");
     }
     buf_puts(d->out, "</tbody></table></div>\n");
-    buf_puts(d->out, "<p class=\"meta\">Each statement class (the statement with its constants "
-                     "replaced by placeholders) of the first replay's top classes by total "
-                     "time, with its count, total time and latency (of the statements that "
-                     "succeeded, from their intended start) in each replay.</p>\n");
+    result_parts_html(first, RESULT_PLACE_HTML_CLASSES, d->out); /* what they are */
     report_section_end(d);
 }
 
-/* One row of the fidelity table: a label and each replay's figure, as text. */
-static void fidelity_row(struct report_doc *d, size_t runs, const char *label,
-                         void (*fig)(const struct result_replay *p, char *text, size_t size))
+/* One row of a part's table: its label and each run's figure, as text. */
+static void part_row(struct report_doc *d, size_t runs, const struct result_part_ops *ops, size_t k)
 {
     buf_puts(d->out, "<tr><th style=\"text-align:left\">");
-    report_escape(d->out, label);
+    report_escape(d->out, ops->table->rows[k]);
     buf_puts(d->out, "</th>");
     for (size_t i = 0; i < runs; i++) {
         char text[96] = "-";
-        if (d->in->runs[i].replay.present)
-            fig(&d->in->runs[i].replay, text, sizeof text);
+        const void *data = result_part_get(&d->in->runs[i], ops->key);
+        if (data)
+            ops->table->cell(data, k, text, sizeof text);
         buf_puts(d->out, "<td>");
         report_escape(d->out, text);
         buf_puts(d->out, "</td>");
@@ -102,70 +97,24 @@ static void fidelity_row(struct report_doc *d, size_t runs, const char *label,
     buf_puts(d->out, "</tr>\n");
 }
 
-static void fig_sent(const struct result_replay *p, char *t, size_t n)
+void report_html_part_tables(struct report_doc *d)
 {
-    report_fmt_count(t, n, p->sent);
-}
-
-static void fig_skipped(const struct result_replay *p, char *t, size_t n)
-{
-    snprintf(t, n, "%llu copy, %llu unsupported, %llu read-only, %llu secret",
-             (unsigned long long)p->skipped_copy, (unsigned long long)p->skipped_unsupported,
-             (unsigned long long)p->skipped_read_only, (unsigned long long)p->skipped_secret);
-}
-
-static void fig_diverged(const struct result_replay *p, char *t, size_t n)
-{
-    snprintf(t, n, "%llu failed now, %llu succeeded now", (unsigned long long)p->failed_now,
-             (unsigned long long)p->succeeded_now);
-}
-
-static void fig_sessions_failed(const struct result_replay *p, char *t, size_t n)
-{
-    report_fmt_count(t, n, p->sessions_failed);
-}
-
-static void lag_text(const struct result_lag *l, char *t, size_t n)
-{
-    char a[32], b[32], c[32];
-    snprintf(t, n, "%s / %s / %s", report_fmt_latency(a, sizeof a, l->p50_us),
-             report_fmt_latency(b, sizeof b, l->p99_us),
-             report_fmt_latency(c, sizeof c, l->max_us));
-}
-
-static void fig_lag(const struct result_replay *p, char *t, size_t n)
-{
-    lag_text(&p->lag, t, n);
-}
-
-static void fig_client_lag(const struct result_replay *p, char *t, size_t n)
-{
-    if (result_lag_known(&p->client_lag)) /* else "-": a file written before it */
-        lag_text(&p->client_lag, t, n);
-}
-
-void report_html_replay(struct report_doc *d)
-{
-    if (d->in->n == 0 || !d->in->runs[0].replay.present)
+    if (d->in->n == 0)
         return;
+    const struct result_parts *parts = &d->in->runs[0].parts;
     size_t runs = d->in->n < HTML_CLASS_RUNS ? d->in->n : HTML_CLASS_RUNS;
-    report_section_begin(d, "replay", "Replay fidelity");
-    run_heads(d, runs, "", "<th>");
-    buf_puts(d->out, "</tr></thead><tbody>\n");
-    fidelity_row(d, runs, "statements sent", fig_sent);
-    fidelity_row(d, runs, "skipped", fig_skipped);
-    fidelity_row(d, runs, "outcomes unlike the capture", fig_diverged);
-    fidelity_row(d, runs, "sessions failed", fig_sessions_failed);
-    fidelity_row(d, runs, "schedule lag p50 / p99 / max", fig_lag);
-    fidelity_row(d, runs, "client delay p50 / p99 / max", fig_client_lag);
-    buf_puts(d->out, "</tbody></table></div>\n");
-    buf_puts(d->out, "<p class=\"meta\">The schedule lag is how late statements were sent "
-                     "behind the capture's schedule; the client delay is the time from the "
-                     "later of a statement's due time and the end of its session's previous "
-                     "statement to its sending (at speed max, from that end): the part of "
-                     "the lag that is the client's. A lag that is not the client's is the "
-                     "server taking longer than in the capture. Outcomes unlike the capture: "
-                     "statements that failed in the replay but not in the capture, and the "
-                     "reverse.</p>\n");
-    report_section_end(d);
+    for (size_t p = 0; p < parts->n; p++) {
+        const struct result_part_ops *ops = parts->at[p].ops;
+        if (!ops->table)
+            continue;
+        report_section_begin(d, ops->table->id, ops->table->title);
+        run_heads(d, runs, "", "<th>");
+        buf_puts(d->out, "</tr></thead><tbody>\n");
+        for (size_t k = 0; k < ops->table->n_rows; k++)
+            part_row(d, runs, ops, k);
+        buf_puts(d->out, "</tbody></table></div>\n");
+        if (ops->table->note)
+            buf_puts(d->out, ops->table->note);
+        report_section_end(d);
+    }
 }

@@ -104,12 +104,12 @@ void report_html_distribution(struct report_doc *d);
 
 /* A row per script of every run that ran several (html_scripts.c); nothing when none did. */
 void report_html_scripts(struct report_doc *d);
-/* A replay's top statement classes, side by side for every replay (html_classes.c); nothing
- * for other runs. */
+/* The first run's top statement classes, side by side for every run (html_classes.c);
+ * nothing when it has none. */
 void report_html_classes(struct report_doc *d);
-/* A replay's fidelity (sent, skipped, diverged, schedule lag), a column per replay
- * (html_classes.c); nothing for other runs. */
-void report_html_replay(struct report_doc *d);
+/* The tables of the first run's workload parts (result/part.h), a column per run
+ * (html_classes.c); nothing when it has none. */
+void report_html_part_tables(struct report_doc *d);
 /* Merged runs: a row per agent (html_agents.c). */
 void report_html_agents(struct report_doc *d);
 

@@ -145,7 +145,7 @@ static const char *part_of(const struct sweep_comparison *r, int classes)
 }
 
 /* Per-script p50 and p99 changes (records exist only when the runs had two or more scripts):
- * which scripts the compared axis moved; with classes set, a replay sweep's classes. */
+ * which scripts the compared axis moved; with classes set, the statement classes. */
 static void script_block(FILE *out, const struct sweep_doc *d, const struct sweep_figs *f,
                          int classes)
 {
@@ -191,7 +191,7 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
                 "trials\n",
                 axis, f->n_cmps ? f->cmps[0].baseline : "?");
     size_t has_rate = d->n_rates || d->max_rate.have, has_scale = d->n_scales != 0;
-    size_t has_speed = d->n_speeds != 0, has_clients = !has_speed; /* a replay: no -c */
+    size_t has_speed = d->n_speeds != 0, has_clients = !has_speed; /* a speed axis: no -c */
     size_t n_axes = has_clients + has_speed + has_rate + has_scale + d->n_sets;
     struct grid g;
     grid_init(&g, f->n + 1, n_axes + 2 * d->n_setups + n_cmp_cols);

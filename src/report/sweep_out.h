@@ -15,8 +15,8 @@
  * a capacity search. Columns are as wide as their texts: no header is cut. */
 void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_figs *f);
 
-/* The same as {"points": [{"clients" (null in a replay sweep), "rate", "scale", "speed" (a
- * replay sweep's only), "settings", "setups": [{"label",
+/* The same as {"points": [{"clients" (null on a speed axis), "rate", "scale", "speed" (a
+ * speed axis's only), "settings", "setups": [{"label",
  * "trials", "tps", "tps_ci_low", "tps_ci_high", "p99_us", "p99_ci_low", "p99_ci_high"}],
  * "comparisons": [{"side", "metrics": [as compare --json]}]}], "max_rate"}. -1 with e set
  * (ERR_RUNTIME) when it cannot be written. */

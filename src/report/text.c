@@ -166,10 +166,8 @@ void report_text_summary(FILE *out, const struct result *r)
 {
     const struct latency_summary *l = &r->summary.latency_us;
     char size[96];
-    const int replay = r->replay.present; /* the unit is the statement */
-    if (replay)
-        report_text_replay_workload(out, r);
-    else
+    const char *unit = result_parts_unit(r); /* NULL: the transaction */
+    if (!result_parts_text(r, RESULT_PLACE_SHOW_WORKLOAD, out))
         fprintf(out, "workload:            %s (%s)\n", r->workload.name ? r->workload.name : "?",
                 report_fmt_dataset(size, sizeof size, r));
     if (r->label)
@@ -177,19 +175,21 @@ void report_text_summary(FILE *out, const struct result *r)
     print_server(out, r);
     fprintf(out, "clients:             %d (threads %d), protocol %s\n", r->options.clients,
             r->options.threads, r->options.protocol ? r->options.protocol : "?");
-    if (replay)
-        report_text_replay_mode(out, r);
-    else if (r->options.rate > 0)
-        fprintf(out,
-                "mode:                open loop at %.1f tps; latency from the scheduled start\n",
-                r->options.rate);
-    else
-        fprintf(out, "mode:                closed loop (latency excludes queueing: use -R for "
-                     "open loop)\n");
+    if (!result_parts_text(r, RESULT_PLACE_SHOW_MODE, out)) {
+        if (r->options.rate > 0)
+            fprintf(out,
+                    "mode:                open loop at %.1f tps; latency from the scheduled "
+                    "start\n",
+                    r->options.rate);
+        else
+            fprintf(out, "mode:                closed loop (latency excludes queueing: use -R "
+                         "for open loop)\n");
+    }
     fprintf(out, "duration:            %.1f s%s\n", r->summary.duration_s,
             r->complete ? "" : "  (INCOMPLETE: run was cut short)");
-    fprintf(out, "%s        %llu\n", replay ? "statements:  " : "transactions:",
-            (unsigned long long)r->summary.transactions);
+    char label[32];
+    snprintf(label, sizeof label, "%ss:", unit ? unit : "transaction");
+    fprintf(out, "%-21s%llu\n", label, (unsigned long long)r->summary.transactions);
     fprintf(out, "failed:              %llu", (unsigned long long)r->summary.failed);
     uint64_t total = r->summary.transactions + r->summary.failed;
     if (total > 0)
@@ -213,8 +213,8 @@ void report_text_summary(FILE *out, const struct result *r)
     if (r->options.latency_limit_ms > 0)
         fprintf(out, "over %.1f ms:        %llu, skipped: %llu\n", r->options.latency_limit_ms,
                 (unsigned long long)r->summary.late, (unsigned long long)r->summary.skipped);
-    fprintf(out, "%s  %.2f\n",
-            replay ? "statements/s:      " : "tps:               ", r->summary.tps);
+    snprintf(label, sizeof label, "%s%s", unit ? unit : "tps:", unit ? "s/s:" : "");
+    fprintf(out, "%-21s%.2f\n", label, r->summary.tps);
     result_parts_text(r, RESULT_PLACE_SHOW_RATE, out);
     if (r->options.connect_per_tx)
         fprintf(out, "connections:         %llu, mean %.3f ms; tps without connecting %.2f\n",
@@ -236,10 +236,9 @@ void report_text_summary(FILE *out, const struct result *r)
     fprintf(out, "under 100 ms / 1 s / 5 s: %.2f %% / %.2f %% / %.2f %%\n",
             100 * r->summary.under_100ms, 100 * r->summary.under_1000ms,
             100 * r->summary.under_5000ms);
-    if (replay)
-        report_text_replay(out, r);
-    else
-        print_scripts(out, r);
+    result_parts_text(r, RESULT_PLACE_SHOW_FIGURES, out);
+    report_text_classes(out, r);
+    print_scripts(out, r);
     print_spread(out, r);
     print_agents(out, r);
     print_server_stats(out, r);

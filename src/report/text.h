@@ -32,10 +32,7 @@ const struct result_wait *report_interval_top_wait(const struct result_interval 
  * CPU and the top wait event when the run was sampled. */
 void report_text_intervals(FILE *out, const struct result *r);
 
-/* A replay's lines (text_replay.c): its workload and mode lines, then its fidelity, a line
- * saying so when it diverged from the capture, and its top classes by total time. */
-void report_text_replay_workload(FILE *out, const struct result *r);
-void report_text_replay_mode(FILE *out, const struct result *r);
-void report_text_replay(FILE *out, const struct result *r);
+/* The top statement classes by total time (text_classes.c); nothing when there are none. */
+void report_text_classes(FILE *out, const struct result *r);
 
 #endif

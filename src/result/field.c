@@ -4,11 +4,7 @@
 #include <string.h>
 
 #include "base/mem.h"
-
-const char result_field_names[] =
-    "label, run_id, started_at, workload.name, workload.scale, options.clients, options.rate, "
-    "options.protocol, server.version, replay.capture, replay.speed, server.settings.NAME, "
-    "meta.KEY";
+#include "result/part.h"
 
 static const char settings_prefix[] = "server.settings.";
 static const char meta_prefix[] = "meta.";
@@ -24,16 +20,27 @@ enum field {
     F_RATE,
     F_PROTOCOL,
     F_SERVER_VERSION,
-    F_REPLAY_CAPTURE,
-    F_REPLAY_SPEED,
     F_N
 };
 
 static const char *const field_names[F_N] = {
-    "label",          "run_id",          "started_at",   "workload.name",
-    "workload.scale", "options.clients", "options.rate", "options.protocol",
-    "server.version", "replay.capture",  "replay.speed",
+    "label",           "run_id",       "started_at",       "workload.name",  "workload.scale",
+    "options.clients", "options.rate", "options.protocol", "server.version",
 };
+
+const char *result_field_names(void)
+{
+    static char names[1024];
+    size_t n = 0;
+    names[0] = 0;
+    for (int f = 0; f < F_N; f++)
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s, ", field_names[f]);
+    for (size_t i = 0; result_part_field_name(i) && n < sizeof names; i++)
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s, ", result_part_field_name(i));
+    if (n < sizeof names)
+        snprintf(names + n, sizeof names - n, "%s", "server.settings.NAME, meta.KEY");
+    return names;
+}
 
 static int fixed_field(const char *name)
 {
@@ -50,10 +57,19 @@ static const char *after(const char *name, const char *prefix)
     return strncmp(name, prefix, n) == 0 && name[n] ? name + n : NULL;
 }
 
+/* Whether name is a part's field (result/part.h). */
+static int part_field(const char *name)
+{
+    for (size_t i = 0; result_part_field_name(i); i++)
+        if (strcmp(result_part_field_name(i), name) == 0)
+            return 1;
+    return 0;
+}
+
 int result_field_valid(const char *name)
 {
-    return name &&
-           (fixed_field(name) >= 0 || after(name, settings_prefix) || after(name, meta_prefix));
+    return name && (fixed_field(name) >= 0 || after(name, settings_prefix) ||
+                    after(name, meta_prefix) || part_field(name));
 }
 
 static int text(const char *s, char **value)
@@ -88,13 +104,6 @@ static int fixed_value(const struct result *r, int f, char **value)
         return 1;
     case F_PROTOCOL:
         return text(r->options.protocol, value);
-    case F_REPLAY_CAPTURE: /* a replay's only */
-        return r->replay.present && text(r->replay.capture, value);
-    case F_REPLAY_SPEED:
-        if (!r->replay.present)
-            return 0;
-        *value = r->replay.speed > 0 ? xasprintf("%.15g", r->replay.speed) : xstrdup("max");
-        return 1;
     default:
         return text(r->server.version, value);
     }
@@ -108,6 +117,9 @@ int result_field_value(const struct result *r, const char *name, char **value)
     int f = fixed_field(name);
     if (f >= 0)
         return fixed_value(r, f, value);
+    f = result_part_field(r, name, value);
+    if (f >= 0)
+        return f;
     const char *key = after(name, settings_prefix);
     if (key) {
         for (size_t i = 0; i < r->server.n_settings; i++)

@@ -4,17 +4,18 @@
 /*
  * A result's fields named by their path, as `compare --by` and `history --by/--where` name
  * them: label, run_id, started_at, workload.name, workload.scale,
- * options.clients, options.rate, options.protocol, server.version, replay.capture and
- * replay.speed (a replay's: absent otherwise; the speed "max" or a number), server.settings.NAME
- * and meta.KEY. A field's value is text (numbers as a result file writes them), and a field can
- * be absent (no label, a setting the server did not report, a meta key not given).
+ * options.clients, options.rate, options.protocol, server.version, the fields the workloads'
+ * parts give (result/part.h: KEY.NAME, absent in a result without the part),
+ * server.settings.NAME and meta.KEY. A field's value is text (numbers as a result file writes
+ * them), and a field can be absent (no label, a setting the server did not report, a meta key not
+ * given).
  */
 
 #include "result/result.h"
 
-/* The fixed names, comma-separated, for messages ("label, run_id, ..."), then the two
- * families. */
-extern const char result_field_names[];
+/* The fixed names and the parts' fields, comma-separated, for messages ("label, run_id,
+ * ..."), then the two families (static storage). */
+const char *result_field_names(void);
 
 /* Whether name is a field name: a fixed one, or server.settings.NAME or meta.KEY with a
  * non-empty NAME or KEY. */

@@ -151,7 +151,9 @@ long journal_append_snapshot(struct journal *j, const struct result *r, double t
 {
     json_t *snap = json_object(), *summary = json_object(), *root = json_object();
     json_object_set_new(snap, "t_s", json_real(t_s));
-    result_replay_json(r, snap, summary);
+    result_parts_json(r, RESULT_PART_ROOT, snap, summary);
+    result_parts_json(r, RESULT_PART_SUMMARY, summary, summary);
+    result_classes_json(r, summary);
     json_object_set_new(snap, "summary", summary);
     json_object_set_new(root, "snapshot", snap);
     char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -321,12 +323,10 @@ static void rebuild_summary(const struct totals *t, struct result *r)
         hist_sparse_free(&r->summary.scripts[i].histogram);
     }
     free(r->summary.scripts);
-    for (size_t i = 0; i < r->summary.n_classes; i++) { /* the header's (none counted yet) */
-        free(r->summary.classes[i].name);
-        hist_sparse_free(&r->summary.classes[i].histogram);
-    }
-    free(r->summary.classes);
+    int has_classes = r->summary.has_classes;
+    result_classes_free(r); /* the header's (none counted yet) */
     memset(&r->summary, 0, sizeof r->summary);
+    r->summary.has_classes = has_classes;
     struct result_measured m = {.duration_s = t->end_s,
                                 .transactions = t->transactions,
                                 .failed = t->failed,
@@ -532,10 +532,8 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
     rebuild_summary(&t, r);
     if (snap) {
         const json_t *s = json_object_get(snap, "snapshot");
-        result_replay_free(r);
-        if (result_replay_read(s, r) < 0)
-            result_replay_free(r); /* cannot be: pgarena wrote it whole */
-        r->replay.as_of_s = json_number_value(json_object_get(s, "t_s"));
+        result_classes_read(json_object_get(s, "summary"), r);
+        result_parts_read_snapshot(s, r);
         json_decref(snap);
     }
     rebuild_waits(&t, r);

@@ -12,7 +12,8 @@
  * result document as known before the run (environment, workload, options, an empty summary
  * and no intervals) with the journal's version as its last key ("journal_version": 2; none
  * in version 1), then one line per interval exactly as the result file holds it, with side
- * lines between them (a replay's snapshots, a sampled run's server events and sampler lines).
+ * lines between them (snapshots of a workload's own figures, a sampled run's server events and
+ * sampler lines).
  * Each line is written whole with one write() (flushed every interval) and the file is fsynced at
  * most once a second. A normal end writes the result (copying the interval lines) and removes
  * the journal; `pgarena recover` turns a journal left behind into a result.
@@ -41,7 +42,7 @@ struct journal *journal_create(const char *result_path, const struct result *hea
 int journal_append(struct journal *j, const struct result_interval *it, struct err *e);
 
 /* Append a snapshot line of the figures a workload gathers itself, as they stand at t_s:
- * r's replay {} and summary.classes[], so that recover keeps them. It
+ * r's parts (result/part.h) and summary.classes[], so that recover keeps them. It
  * is no interval line: the result copies none, recover takes the last whole one. Returns
  * the line's length, or -1 with e set (ERR_RUNTIME; the journal then holds the lines before
  * it). */
@@ -90,8 +91,9 @@ void journal_close(struct journal *j, int remove);
  * (transactions, failed, tps, duration, latency figures, whole-run histogram) rebuilt from
  * every interval line that is whole; a torn last line is left out. A sampled run's waits
  * are the intervals' events summed (their top ones: the note says so), its samples estimated
- * from the period. A replay's replay {} and summary.classes[] are the last snapshot line's
- * (replay.as_of_s says from when), else the header's replay {} with nothing counted yet.
+ * from the period. The parts and summary.classes[] a snapshot line holds are the last such
+ * line's (each part told from when: its recovered operation), else the header's with nothing
+ * counted yet.
  * A sampled run's events[], measured_start_at and summary.events are its events lines', its
  * server_io_fields those of its server version, and summary.server_io_per_tx the intervals'
  * server_io summed, server_stats from the same sums, a lone script's summary.scripts[0] the

@@ -515,7 +515,7 @@ int result_merge(struct result *in, const char *const *names, size_t n, int forc
         for (size_t k = 0; k < n; k++)
             ordered[k] = &in[order[k]];
         merge_sampling(ordered, n, out);
-        merge_replay(ordered, n, out);
+        merge_classes(ordered, n, out);
         result_parts_merge(ordered, n, out);
         free(ordered);
         merge_ends(&m, out);

@@ -15,9 +15,9 @@ void merge_interval_sampling_end(struct result_interval *d);
 /* waits, client_cpu and statements_server of the agents in[0..n) (in agent order). */
 void merge_sampling(struct result *const *in, size_t n, struct result *out);
 
-/* A replay's replay {...} and summary.classes[] (merge_replay.c): counts added, classes
- * merged by their text through their histograms, the lag through its histogram (exact), the
- * reasons added up by text (each input lists only its top ones). */
-void merge_replay(struct result *const *in, size_t n, struct result *out);
+/* summary.classes[] when the first agent's has them (merge_classes.c): classes merged by
+ * their text through their histograms, the top RESULT_MAX_CLASSES by total time kept and the
+ * rest "other". */
+void merge_classes(struct result *const *in, size_t n, struct result *out);
 
 #endif

@@ -30,6 +30,9 @@ enum result_part_place {
     RESULT_PLACE_SHOW_SUMMARY,  /* show: after the summary's lines */
     RESULT_PLACE_HTML_SUMMARY,  /* report: the summary paragraph's last sentences */
     RESULT_PLACE_SHOW_RATE,     /* show: after the tps line */
+    RESULT_PLACE_SHOW_MODE,     /* show: instead of the "mode:" line */
+    RESULT_PLACE_SHOW_FIGURES,  /* show: after the latency lines, before the classes */
+    RESULT_PLACE_HTML_CLASSES,  /* report: the note under the statement classes' table */
 };
 
 /* A side of a comparison: its label and its runs (the trials of one setting). */
@@ -37,6 +40,17 @@ struct result_part_side {
     const char *label;
     const struct result *const *runs;
     size_t n;
+};
+
+/* report: a section of the part's figures, a row per figure and a column per run (the runs
+ * without the part show "-"). */
+struct result_part_table {
+    const char *id, *title;
+    size_t n_rows;
+    const char *const *rows; /* each row's label */
+    /* Row k's figure of one run's part, as text into t (it holds "-" when called). */
+    void (*cell)(const void *data, size_t k, char *t, size_t size);
+    const char *note; /* HTML: the paragraph under the table, or NULL */
 };
 
 struct result_part_ops {
@@ -58,6 +72,24 @@ struct result_part_ops {
     /* compare: the part's lines for the sides (n >= 2, side 0 the baseline); it looks for its
      * data in the runs (result_part_get) and prints nothing when they have none. */
     void (*compare_text)(const struct result_part_side *sides, size_t n, FILE *out);
+    /* What a malformed section's read failure names ("FILE: invalid WHAT"); NULL: "workload
+     * section". */
+    const char *what;
+    /* What the summary counts when the part is there, singular ("statement"); NULL:
+     * transactions. */
+    const char *unit;
+    /* Fields it gives (result/field.h), named KEY.NAME: the NAMEs, NULL-terminated (NULL:
+     * none), and one's value (1 and *value, the caller's to free; 0: absent). history groups
+     * runs by them by default, leaving them out of the runs without the part. */
+    const char *const *fields;
+    int (*field)(const void *data, const char *name, char **value);
+    /* compare: warnings about one run (path: its file), each handed to say. */
+    void (*warn)(const void *data, const char *path, void (*say)(void *ctx, const char *text),
+                 void *ctx);
+    /* report: a section of its figures, or NULL. */
+    const struct result_part_table *table;
+    /* recover: the part was read from the journal's last snapshot of it, taken at t_s. */
+    void (*recovered)(void *data, double t_s);
 };
 
 #define RESULT_MAX_PARTS 8
@@ -93,5 +125,34 @@ json_t *result_part_str(const char *s);
 
 /* Give r a part (data NULL: remove it); the one it had is freed. */
 void result_part_set(struct result *r, const struct result_part_ops *ops, void *data);
+
+/* What r's summary counts, singular: its parts' unit, or NULL (transactions). */
+const char *result_parts_unit(const struct result *r);
+
+/* compare: each part of r's warnings about it (path: its file). */
+void result_parts_warn(const struct result *r, const char *path,
+                       void (*say)(void *ctx, const char *text), void *ctx);
+
+/* For a part's read: o's count at key (absent, negative or not an integer: 0), and its
+ * number (absent or not a number: NaN). */
+uint64_t result_json_count(const json_t *o, const char *key);
+double result_json_num(const json_t *o, const char *key);
+
+/* A lag object (struct result_lag, in result.h) as parts write it: {"p50", "p99", "max"} in
+ * microseconds and its "histogram" when it has one; and back (absent o: all zero; -1 when
+ * the histogram is malformed). */
+struct result_lag;
+json_t *result_lag_json(const struct result_lag *l);
+int result_lag_from_json(const json_t *o, struct result_lag *l);
+
+/* Whether summary.classes[] (statement classes, read by result/ itself) is absent or well
+ * formed: a part whose section comes with them refuses a file where they are not. */
+int result_classes_json_ok(const json_t *summary);
+
+/* The registered parts' fields: the i-th's full name ("KEY.NAME"), NULL past the last. */
+const char *result_part_field_name(size_t i);
+/* A part's field of r by its full name: -1 when name is no part's field, else 0 (absent) or
+ * 1 and *value (the caller frees it). */
+int result_part_field(const struct result *r, const char *name, char **value);
 
 #endif

@@ -414,10 +414,10 @@ static int read_root(const json_t *root, const char *path, struct result *r, str
     result_env_read(root, r);
     if (read_summary(json_object_get(root, "summary"), r) < 0)
         return err_set(e, ERR_INPUT, "%s: missing or invalid summary", path);
-    if (result_replay_read(root, r) < 0)
-        return err_set(e, ERR_INPUT, "%s: invalid replay or summary.classes", path);
-    if (result_parts_read(root, r) < 0)
-        return err_set(e, ERR_INPUT, "%s: invalid workload section", path);
+    result_classes_read(json_object_get(root, "summary"), r);
+    const char *what = NULL;
+    if (result_parts_read(root, r, &what) < 0)
+        return err_set(e, ERR_INPUT, "%s: invalid %s", path, what);
     if (!skip_intervals && read_intervals(json_object_get(root, "intervals"), r) < 0)
         return err_set(e, ERR_INPUT, "%s: invalid intervals", path);
     if (result_hist_from_json(json_object_get(root, "histogram"), &r->histogram) < 0)
@@ -731,7 +731,7 @@ void result_free(struct result *r)
         hist_sparse_free(&r->summary.scripts[i].histogram);
     }
     free(r->summary.scripts);
-    result_replay_free(r);
+    result_classes_free(r);
     result_parts_free(r);
     for (size_t i = 0; i < r->n_intervals; i++)
         result_interval_clear(&r->intervals[i]);

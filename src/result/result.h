@@ -235,42 +235,16 @@ struct result_meta {
     char *value;
 };
 
-/* replay.diverged.top[]: why outcomes differ from the capture's, most frequent first. */
-struct result_replay_reason {
-    char *reason;
-    uint64_t count;
-};
-
-/* A replay's lag figures (replay.lag_us, replay.client_lag_us). */
+/* A schedule lag's figures: how late things were started or sent behind their schedule. */
 struct result_lag {
     double p50_us, p99_us, max_us;
-    struct hist_sparse hist; /* so replays merge exactly; count 0: none (nothing measured,
+    struct hist_sparse hist; /* so results merge exactly; count 0: none (nothing measured,
                               * or a file written before it kept one) */
 };
 
 /* Whether a lag was measured: a histogram, or (a merge or recover of files without one) its
  * bounds. */
 int result_lag_known(const struct result_lag *l);
-
-/* replay {...}: what a replay ran and how faithfully; present only in a
- * replay's result. */
-struct result_replay {
-    int present;
-    char *capture;
-    double speed; /* 0: max */
-    uint64_t sessions, statements, transactions, sent;
-    uint64_t skipped_copy, skipped_unsupported, skipped_read_only, skipped_secret;
-    uint64_t failed_now, succeeded_now;
-    size_t n_top;
-    struct result_replay_reason *top;
-    uint64_t sessions_failed;
-    /* lag_us: how late statements were sent behind their schedule; client_lag_us: the part
-     * of it that was the replaying client's own (from the later of the due time and the end
-     * of the session's previous statement or connect, to the send). */
-    struct result_lag lag, client_lag;
-    double as_of_s; /* recover: the run time its figures are from (the journal's last
-                     * snapshot of them); 0: a run's own, whole */
-};
 
 /* At most this many classes in summary.classes[], besides "other". */
 #define RESULT_MAX_CLASSES 200
@@ -348,8 +322,11 @@ struct result {
         /* successful, but slower than the histogram holds (HIST_MAX_US): in the counts, not
          * in the latency figures */
         uint64_t latency_out_of_range;
-        /* a replay's statement classes (name: the class, transactions: its count), top
-         * RESULT_MAX_CLASSES by total time and "other"; none otherwise */
+        /* statement classes (name: the class, the statement with its constants replaced by
+         * placeholders; transactions: its count, failures included), top RESULT_MAX_CLASSES
+         * by total time and "other", for a run that counts them (has_classes: written, even
+         * empty) */
+        int has_classes;
         size_t n_classes;
         struct result_script_figures *classes;
     } summary;
@@ -402,7 +379,6 @@ struct result {
     /* The measured part's start on the wall clock (ISO 8601 with ms, UTC): intervals' and
      * events' t_s count from it, which lines them up with the server log. NULL unknown. */
     char *measured_start_at;
-    struct result_replay replay;
     /* The workloads' own sections (result/part.h). */
     struct result_parts parts;
 };
@@ -439,14 +415,14 @@ void result_derive_summary(struct result *r, const struct result_measured *m);
 /* A script's counts, tps, latency_us and histogram over duration_s. */
 void result_derive_script(struct result_script_figures *s, uint64_t transactions, uint64_t failed,
                           double duration_s, const struct hist *h);
-/* A replay's statement class: the same, count including its failures. */
+/* A statement class: the same, count including its failures. */
 void result_derive_class(struct result_script_figures *c, uint64_t count, uint64_t failed,
                          double duration_s, const struct hist *h);
 /* An interval's counts, duration_s, tps, p50_us, p99_us, max_us and histogram (it->compact
  * must be NULL); t_s is the caller's. */
 void result_derive_interval(struct result_interval *it, uint64_t transactions, uint64_t failed,
                             double duration_s, const struct hist *h);
-/* A replay's lag figures and histogram. */
+/* A schedule lag's figures and histogram. */
 void result_derive_lag(struct result_lag *l, const struct hist *h);
 /* client_cpu: present when the spans are not empty. */
 void result_derive_client_cpu(struct result_client_cpu *c, const struct result_cpu_measured *m);

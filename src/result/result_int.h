@@ -82,15 +82,19 @@ json_t *result_part_latency_json(const struct latency_summary *s);
 /* A latency object back (read.c): what is absent reads as 0. */
 void result_latency_from_json(const json_t *l, struct latency_summary *out);
 
-/* A replay's paths (replay.c): replay {...} into root and summary.classes[] into summary,
- * and back (-1 when malformed); result_replay_free frees what they hold. */
-void result_replay_json(const struct result *r, json_t *root, json_t *summary);
-int result_replay_read(const json_t *root, struct result *r);
-void result_replay_free(struct result *r);
+/* summary.classes[] (classes.c), when r has_classes, into summary; and back from a
+ * summary (absent or malformed: left as they were, malformed ones none); freed. */
+void result_classes_json(const struct result *r, json_t *summary);
+void result_classes_read(const json_t *summary, struct result *r);
+void result_classes_free(struct result *r);
 
-/* Workloads' sections (part.c): read every registered one (-1 when one is malformed); write
- * those of r that sit at `at` into parent; free them; merge the agents' into out. */
-int result_parts_read(const json_t *root, struct result *r);
+/* Workloads' sections (part.c): read every registered one (-1 when one is malformed, *what
+ * then naming it for the message); write those of r that sit at `at` into parent; free them;
+ * merge the agents' into out. */
+int result_parts_read(const json_t *root, struct result *r, const char **what);
+/* recover: the parts a journal's snapshot object holds (its t_s, summary and the parts'
+ * keys) replace r's; those it does not hold stay. */
+void result_parts_read_snapshot(const json_t *snap, struct result *r);
 void result_parts_json(const struct result *r, enum result_part_at at, json_t *parent,
                        json_t *summary);
 void result_parts_free(struct result *r);

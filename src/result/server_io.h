@@ -67,7 +67,7 @@ struct result_sio_io {
     int64_t reads, writes, extends, fsyncs;
 };
 
-/* server_io.repl_lag.NAME: how far a standby's replay is behind, at the interval's end. */
+/* server_io.repl_lag.NAME: how far a standby's applied WAL is behind, at the interval's end. */
 struct result_sio_lag {
     char *name;
     int64_t bytes;

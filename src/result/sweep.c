@@ -330,7 +330,7 @@ static int read_axes(const json_t *axes, struct sweep_doc *d)
         }
     }
     d->trials = (int)json_integer_value(json_object_get(axes, "trials"));
-    const json_t *sp = json_object_get(axes, "speed"); /* absent before replay sweeps */
+    const json_t *sp = json_object_get(axes, "speed"); /* absent before speed axes */
     d->n_speeds = json_array_size(sp);
     d->speeds = xcalloc(d->n_speeds + 1, sizeof *d->speeds);
     for (size_t i = 0; i < d->n_speeds; i++)

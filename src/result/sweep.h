@@ -38,11 +38,12 @@ struct sweep_cell {
     char *file;                     /* relative to the sweep's directory */
     enum sweep_status status;
     int slo_met; /* capacity search: -1 not judged, 0 missed, 1 met */
-    /* A replay sweep's --speed (SWEEP_SPEED_MAX: max); 0: not a replay sweep. */
+    /* The cell's --speed, the pace against its input's own (SWEEP_SPEED_MAX: max); 0: a sweep
+     * without a speed axis. */
     double speed;
 };
 
-/* A cell's and an axis's speed "max" (replay run --speed max). */
+/* A cell's and an axis's speed "max" (--speed max: as fast as it goes). */
 #define SWEEP_SPEED_MAX (-1.0)
 
 /* A speed as sweep.json and the tables write it: "max", else "%g". Returns buf. */
@@ -86,7 +87,7 @@ struct sweep_comparison {
     char *script; /* per-script records: the script's name ("q16"); NULL: the whole run */
     /* Not written: where the builder found it (the value's point and setup in its figures). */
     size_t fig_point, fig_setup;
-    /* A replay sweep's per-class records: the statement class ("class"); NULL: none. */
+    /* Per-class records (runs with statement classes): the class ("class"); NULL: none. */
     char *stmt_class;
 };
 
@@ -111,7 +112,7 @@ struct sweep_doc {
     char *compare_axis; /* --compare: NULL the default, "none" none */
     size_t n_comparisons;
     struct sweep_comparison *comparisons;
-    size_t n_speeds; /* a replay sweep's --speed values (SWEEP_SPEED_MAX: max); 0: not one */
+    size_t n_speeds; /* the speed axis's --speed values (SWEEP_SPEED_MAX: max); 0: none */
     double *speeds;
 };
 

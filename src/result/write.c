@@ -160,6 +160,7 @@ static json_t *summary_json(const struct result *r)
     result_parts_json(r, RESULT_PART_SUMMARY, o, o);
     set(o, "scripts", scripts_summary_json(r));
     result_sio_summary_json(r, o);
+    result_classes_json(r, o);
     return o;
 }
 
@@ -417,7 +418,6 @@ static json_t *result_json(const struct result *r)
     set(root, "workload", workload_json(r));
     set(root, "options", options_json(r));
     set(root, "summary", summary_json(r));
-    result_replay_json(r, root, json_object_get(root, "summary"));
     result_parts_json(r, RESULT_PART_ROOT, root, json_object_get(root, "summary"));
     set(root, "histogram", result_hist_to_json(&r->histogram));
     set(root, "clients", clients_json(r));

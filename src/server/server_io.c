@@ -7,7 +7,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 
-/* A standby replaying more than this far behind is an event. */
+/* A standby applying WAL more than this far behind is an event. */
 #define LAG_EVENT_S 1.0
 
 /* ---- The statement, by version ---- */

@@ -9,7 +9,7 @@
  * the sequence of snapshots gives the events: checkpoints (the checkpointer busy, or its
  * counters grown), autovacuum and autoanalyze of the database's tables (their workers at
  * work in pg_stat_activity, or the tables' counts grown, so that a run shorter than an
- * interval is not missed), a standby replaying more than 1 s behind.
+ * interval is not missed), a standby applying WAL more than 1 s behind.
  * Ownership: a struct srvio is the caller's (srvio_free); deltas and events handed out are
  * the caller's (result_sio_clear, free(detail)).
  */

@@ -35,7 +35,7 @@ char *sweep_cell_file(const struct sweep_doc *d, const struct sweep_cell *c)
     struct buf b;
     buf_init(&b);
     put_safe(&b, d->setups[c->setup].label);
-    if (c->speed != 0) { /* a replay's clients are its capture's sessions: no -c */
+    if (c->speed != 0) { /* at a speed, the clients are the input's sessions: no -c */
         char sp[32];
         buf_printf(&b, "-speed%s", sweep_speed_text(sp, sizeof sp, c->speed));
     } else {
@@ -171,7 +171,7 @@ void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, con
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t jobs = o->jobs ? o->jobs : (cpus > 0 ? cpus : 1);
     if (c->speed != 0) {
-        /* A replay: its clients come from the capture's sessions (the engine clamps the
+        /* At a speed: the clients come from the input's sessions (the engine clamps the
          * threads to them). */
         char speed[32];
         struct err ignored = {0}; /* the speeds were checked as a list */

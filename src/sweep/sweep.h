@@ -28,7 +28,7 @@
 int sweep_parse_list(const char *opt, const char *text, int integral, double lo, double hi,
                      double **vals, size_t *n, struct err *e);
 
-/* Parse a replay sweep's --speed LIST: speeds in (0.001 .. 1e6] and `max` (SWEEP_SPEED_MAX),
+/* Parse a speed axis's --speed LIST: speeds in (0.001 .. 1e6] and `max` (SWEEP_SPEED_MAX),
  * distinct, as 1,2,4,max, or a geometric range 0.5..8x2. Caller frees *vals. -1 with e. */
 int sweep_parse_speeds(const char *text, double **vals, size_t *n, struct err *e);
 

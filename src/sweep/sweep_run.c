@@ -10,7 +10,7 @@
 #include "sweep/sweep.h"
 
 /* The cells of a matrix, in run order: for each trial, for each point, every setup. Points
- * vary clients fastest, then the speed (a replay sweep has no clients), the rate, the scale
+ * vary clients fastest, then the speed (a speed axis has no clients), the rate, the scale
  * and the settings (costliest to change). */
 void sweep_plan_cells(struct sweep_doc *d)
 {

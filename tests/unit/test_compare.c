@@ -14,6 +14,7 @@
 #include "base/rng.h"
 #include "compare/compare.h"
 #include "report/compare_out.h"
+#include "replay_fixture.h"
 
 static const struct cmp_config cfg = {CMP_DEFAULT_SEED, CMP_DEFAULT_MARGIN, CMP_RESAMPLES};
 
@@ -288,12 +289,11 @@ static void test_replay_warnings(void **state)
     add(f, "b.json", &(struct spec){"b", 20, 1000, 0, 0, 2});
     add(f, "c.json", &(struct spec){"c", 20, 1000, 0, 0, 3});
     for (size_t i = 0; i < 3; i++) {
-        f->runs[i].replay.present = 1;
-        f->runs[i].replay.lag.p99_us = 900000; /* behind: the server's */
-        f->runs[i].replay.client_lag.p99_us = 300;
+        replay_fixture(&f->runs[i])->lag.p99_us = 900000; /* behind: the server's */
+        replay_fixture(&f->runs[i])->client_lag.p99_us = 300;
     }
-    f->runs[1].replay.failed_now = 4;
-    f->runs[2].replay.client_lag.p99_us = 25000;
+    replay_fixture(&f->runs[1])->failed_now = 4;
+    replay_fixture(&f->runs[2])->client_lag.p99_us = 25000;
     assert_int_equal(compare(f), 0);
     assert_false(has_warning(f, "a.json"));
     assert_true(has_warning(f, "b.json: the replay diverged from its capture (4 failed now"));

@@ -14,6 +14,8 @@
 #include "result/field.h"
 #include "result/result.h"
 #include "result/run_id.h"
+#include "replay_fixture.h"
+#include "workload/workload.h"
 
 /* A file of an earlier pgarena: no run_id, no meta. */
 static const char old_file[] =
@@ -95,11 +97,10 @@ static void test_old_file(void **state)
     assert_field(&r, "no.such", NULL);
     assert_field(&r, "replay.speed", NULL); /* not a replay */
     assert_field(&r, "replay.capture", NULL);
-    r.replay.present = 1;
-    r.replay.capture = xstrdup("app.pgc");
+    replay_fixture(&r)->capture = xstrdup("app.pgc");
     assert_field(&r, "replay.capture", "app.pgc");
     assert_field(&r, "replay.speed", "max"); /* 0: --speed max */
-    r.replay.speed = 2.5;
+    replay_fixture(&r)->speed = 2.5;
     assert_field(&r, "replay.speed", "2.5");
     assert_non_null(r.run_id);
     assert_true(is_uuid(r.run_id, '8'));
@@ -181,6 +182,7 @@ static void test_derived_ids(void **state)
 
 int main(void)
 {
+    workload_parts_register(); /* replay {}: read, merged, its fields */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_valid_names),
         cmocka_unit_test(test_old_file),

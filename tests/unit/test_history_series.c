@@ -16,6 +16,8 @@
 #include "history/history.h"
 #include "report/history_out.h"
 #include "stats/hist.h"
+#include "replay_fixture.h"
+#include "workload/workload.h"
 
 /* A run of 10 one-second intervals around tps (1 % noise), latencies around lat_us. */
 static void make_run(struct result *r, const char *workload, int clients, double tps, double lat_us,
@@ -243,9 +245,8 @@ static void test_replays_grouped_by_capture_and_speed(void **state)
     rng_seed(&g, 3);
     for (int i = 0; i < 6; i++) {
         make_run(&runs[i], "replay", 0, 1000, 2000, i, &g);
-        runs[i].replay.present = 1;
-        runs[i].replay.capture = xstrdup(i < 4 ? "app.pgc" : "other.pgc");
-        runs[i].replay.speed = i < 2 ? 1 : i < 4 ? 0 : 1; /* 0: max */
+        replay_fixture(&runs[i])->capture = xstrdup(i < 4 ? "app.pgc" : "other.pgc");
+        replay_fixture(&runs[i])->speed = i < 2 ? 1 : i < 4 ? 0 : 1; /* 0: max */
     }
     make_run(&runs[6], "tpcb-like", 2, 1000, 2000, 6, &g);
     struct history_opts o;
@@ -278,6 +279,7 @@ static void test_replays_grouped_by_capture_and_speed(void **state)
 
 int main(void)
 {
+    workload_parts_register(); /* replay {}: read, merged, its fields */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_series_change_and_gate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_where_by_order, setup, teardown),

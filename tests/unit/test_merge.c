@@ -17,6 +17,8 @@
 #include "result/merge.h"
 #include "result/result.h"
 #include "stats/hist.h"
+#include "replay_fixture.h"
+#include "workload/workload.h"
 
 /* The split of one run over n agents: clients add up, rates add up, seeds differ. */
 static void test_split_clients_and_rate(void **state)
@@ -231,15 +233,14 @@ static void make_lag(struct result_lag *l, int64_t base, int64_t step, int n)
 static void make_replay(struct result *r, int64_t base, int n, const char *const *why,
                         const uint64_t *count, size_t n_why)
 {
-    struct result_replay *p = &r->replay;
-    p->present = 1;
+    struct replay_result *p = replay_fixture(r);
     p->capture = strdup("app.pgc");
     p->sent = (uint64_t)n;
     make_lag(&p->lag, base, 3, n);
     make_lag(&p->client_lag, base / 10, 1, n);
     p->top = calloc(n_why + 1, sizeof *p->top);
     for (size_t i = 0; i < n_why; i++)
-        p->top[p->n_top++] = (struct result_replay_reason){strdup(why[i]), count[i]};
+        p->top[p->n_top++] = (struct replay_result_reason){strdup(why[i]), count[i]};
 }
 
 static void make_replay_pair(struct result in[2])
@@ -259,13 +260,13 @@ static void test_merge_replay(void **state)
     struct err e = {0};
     make_replay_pair(in);
     struct hist *all = hist_new(), *client = hist_new();
-    hist_add_sparse(all, &in[0].replay.lag.hist);
-    hist_add_sparse(all, &in[1].replay.lag.hist);
-    hist_add_sparse(client, &in[0].replay.client_lag.hist);
-    hist_add_sparse(client, &in[1].replay.client_lag.hist);
+    hist_add_sparse(all, &replay_fixture(&in[0])->lag.hist);
+    hist_add_sparse(all, &replay_fixture(&in[1])->lag.hist);
+    hist_add_sparse(client, &replay_fixture(&in[0])->client_lag.hist);
+    hist_add_sparse(client, &replay_fixture(&in[1])->client_lag.hist);
     assert_int_equal(result_merge(in, names3, 2, 0, &out, &e), 0);
-    const struct result_replay *p = &out.replay;
-    assert_true(p->present);
+    const struct replay_result *p = replay_result_of(&out);
+    assert_non_null(p);
     assert_int_equal(p->sent, 400);
     assert_int_equal(p->lag.hist.count, 400);
     assert_true(p->lag.p99_us == (double)hist_percentile(all, 99));
@@ -286,23 +287,25 @@ static void test_merge_replay(void **state)
     result_free(&in[1]);
     /* An older input: no lag histogram (merge takes parts of its inputs: a pair anew). */
     make_replay_pair(in);
-    hist_sparse_free(&in[1].replay.lag.hist);
-    double p50 = in[1].replay.lag.p50_us, max = in[1].replay.lag.max_us;
+    hist_sparse_free(&replay_fixture(&in[1])->lag.hist);
+    double p50 = replay_fixture(&in[1])->lag.p50_us, max = replay_fixture(&in[1])->lag.max_us;
     assert_int_equal(result_merge(in, names3, 2, 0, &out, &e), 0);
-    assert_int_equal(out.replay.lag.hist.count, 0);
-    assert_true(out.replay.lag.p50_us == p50 && out.replay.lag.max_us == max);
-    assert_int_equal(out.replay.client_lag.hist.count, 400); /* its own histograms: exact */
+    p = replay_result_of(&out);
+    assert_int_equal(p->lag.hist.count, 0);
+    assert_true(p->lag.p50_us == p50 && p->lag.max_us == max);
+    assert_int_equal(p->client_lag.hist.count, 400); /* its own histograms: exact */
     result_free(&out);
     result_free(&in[0]);
     result_free(&in[1]);
     /* An input written before client_lag_us: its statements measured, no client lag. The
      * other's alone would pass for the whole: the merge has none. */
     make_replay_pair(in);
-    hist_sparse_free(&in[1].replay.client_lag.hist);
-    in[1].replay.client_lag = (struct result_lag){0};
+    hist_sparse_free(&replay_fixture(&in[1])->client_lag.hist);
+    replay_fixture(&in[1])->client_lag = (struct result_lag){0};
     assert_int_equal(result_merge(in, names3, 2, 0, &out, &e), 0);
-    assert_int_equal(out.replay.client_lag.hist.count, 0);
-    assert_true(out.replay.client_lag.max_us == 0 && out.replay.lag.hist.count == 400);
+    p = replay_result_of(&out);
+    assert_int_equal(p->client_lag.hist.count, 0);
+    assert_true(p->client_lag.max_us == 0 && p->lag.hist.count == 400);
     result_free(&out);
     hist_free(all);
     hist_free(client);
@@ -494,6 +497,7 @@ static void test_merge_sampling(void **state)
 
 int main(void)
 {
+    workload_parts_register(); /* replay {}: read, merged, its fields */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_split_clients_and_rate), cmocka_unit_test(test_split_seeds),
         cmocka_unit_test(test_index_from_env),         cmocka_unit_test(test_merge_exact),

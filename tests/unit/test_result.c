@@ -23,6 +23,8 @@
 #include "result/result.h"
 #include "stats/hist.h"
 #include "stats/hist_compact.h"
+#include "replay_fixture.h"
+#include "workload/workload.h"
 
 /* Each test gets a fresh directory under /tmp, removed with whatever is left in it. */
 struct fixture {
@@ -1146,13 +1148,14 @@ static void test_journal_recover_events(void **state)
 static void replay_snapshot(struct result *s, uint64_t n)
 {
     memset(s, 0, sizeof *s);
-    s->replay.present = 1;
-    s->replay.capture = strdup("app.pgc");
-    s->replay.speed = 2;
-    s->replay.statements = 40;
-    s->replay.sent = n;
-    s->replay.lag.max_us = 100.0 * (double)n;
-    s->replay.client_lag.max_us = 2.0 * (double)n;
+    struct replay_result *p = replay_fixture(s);
+    p->capture = strdup("app.pgc");
+    p->speed = 2;
+    p->statements = 40;
+    p->sent = n;
+    p->lag.max_us = 100.0 * (double)n;
+    p->client_lag.max_us = 2.0 * (double)n;
+    s->summary.has_classes = 1;
     s->summary.n_classes = 1;
     s->summary.classes = calloc(2, sizeof *s->summary.classes);
     struct result_script_figures *c = &s->summary.classes[0];
@@ -1162,6 +1165,77 @@ static void replay_snapshot(struct result *s, uint64_t n)
         hist_record(h, (int64_t)(100 + i));
     result_derive_class(c, n, 0, s->summary.duration_s, h);
     hist_free(h);
+}
+
+/* The result file at path with its JSON changed by mutate (NULL: as it is) read back: 0, or
+ * -1 with e set. */
+static int read_mutated(const char *path, void (*mutate)(json_t *), struct result *r, struct err *e)
+{
+    json_t *root = json_load_file(path, 0, NULL);
+    assert_non_null(root);
+    if (mutate)
+        mutate(root);
+    char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    int rc = result_read_text(text, strlen(text), "x.json", r, e);
+    free(text);
+    return rc;
+}
+
+static void mut_replay_number(json_t *root)
+{
+    json_object_set_new(root, "replay", json_integer(5));
+}
+
+static void mut_classes_bad(json_t *root)
+{
+    json_t *bad = json_pack("[{s:i}]", "nope", 1);
+    json_object_set_new(json_object_get(root, "summary"), "classes", bad);
+}
+
+static void mut_lag_histogram_bad(json_t *root)
+{
+    json_t *lag = json_object_get(json_object_get(root, "replay"), "lag_us");
+    json_object_set_new(lag, "histogram", json_string("zz"));
+}
+
+static void mut_no_replay_classes_bad(json_t *root)
+{
+    json_object_del(root, "replay");
+    mut_classes_bad(root);
+}
+
+/* replay {} is the replay workload's part: read back only when registered, refused with the
+ * same message whether the section or the statement classes beside it are malformed; a file
+ * of no part with malformed classes reads without them. */
+static void test_replay_part_read(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, back;
+    struct err e = {0};
+    fill_result(&r);
+    replay_fixture(&r)->capture = strdup("app.pgc");
+    r.summary.has_classes = 1;
+    assert_int_equal(result_write(&r, f->path, &e), 0);
+    assert_int_equal(read_mutated(f->path, NULL, &back, &e), 0);
+    assert_string_equal(replay_result_of(&back)->capture, "app.pgc");
+    assert_true(back.summary.has_classes);
+    result_free(&back);
+    void (*const bad[])(json_t *) = {mut_replay_number, mut_classes_bad, mut_lag_histogram_bad};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(read_mutated(f->path, bad[i], &back, &e), -1);
+        assert_string_equal(e.msg, "x.json: invalid replay or summary.classes");
+    }
+    assert_int_equal(read_mutated(f->path, mut_no_replay_classes_bad, &back, &e), 0);
+    assert_null(replay_result_of(&back));
+    assert_int_equal(back.summary.n_classes, 0);
+    result_free(&back);
+    result_parts_register(NULL); /* a program that registers none: the core figures only */
+    assert_int_equal(read_mutated(f->path, mut_replay_number, &back, &e), 0);
+    assert_null(replay_result_of(&back));
+    result_free(&back);
+    workload_parts_register();
+    result_free(&r);
 }
 
 /* A replay's journal: snapshot lines of replay {} and summary.classes[] between the interval
@@ -1198,13 +1272,14 @@ static void test_journal_recover_replay(void **state)
             result_free(&back);
         }
         assert_int_equal(result_read(f->path, &back, &e), 0);
-        assert_true(back.replay.present);
-        assert_string_equal(back.replay.capture, "app.pgc");
-        assert_int_equal(back.replay.sent, 15);
-        assert_double(back.replay.speed, 2);
-        assert_double(back.replay.as_of_s, 3);
-        assert_double(back.replay.lag.max_us, 1500);
-        assert_double(back.replay.client_lag.max_us, 30);
+        const struct replay_result *p = replay_result_of(&back);
+        assert_non_null(p);
+        assert_string_equal(p->capture, "app.pgc");
+        assert_int_equal(p->sent, 15);
+        assert_double(p->speed, 2);
+        assert_double(p->as_of_s, 3);
+        assert_double(p->lag.max_us, 1500);
+        assert_double(p->client_lag.max_us, 30);
         assert_int_equal(back.summary.n_classes, 1);
         assert_string_equal(back.summary.classes[0].name, "SELECT v FROM t WHERE id = $1");
         assert_int_equal(back.summary.classes[0].transactions, 15);
@@ -1372,8 +1447,10 @@ static void test_journal_full_disk_keeps_whole_lines(void **state)
 
 int main(void)
 {
+    workload_parts_register(); /* replay {}: read, merged, its fields */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replay_part_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampling_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_file_is_json, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_missing_dir, setup, teardown),

@@ -2,6 +2,7 @@
  * the capture read once, the capture's own server refused, the targets reset from their
  * template; during it, the feed (source.c); after it, replay {...} and summary.classes[]. */
 #include "workload/replay/replay_int.h"
+#include "workload/replay/replay_result.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,8 +207,7 @@ static int by_count_desc(const void *a, const void *b)
 static void fill_result(const struct replay_state *s, struct result *r)
 {
     const struct replay_figures *f = &s->merged;
-    struct result_replay *o = &r->replay;
-    o->present = 1;
+    struct replay_result *o = xcalloc(1, sizeof *o);
     o->capture = xstrdup(s->opts.capture);
     o->speed = s->opts.speed;
     o->sessions = s->header.n_sessions;
@@ -230,9 +230,11 @@ static void fill_result(const struct replay_state *s, struct result *r)
     o->n_top = n < REPLAY_TOP_REASONS ? n : REPLAY_TOP_REASONS;
     o->top = xcalloc(o->n_top + 1, sizeof *o->top);
     for (size_t i = 0; i < o->n_top; i++)
-        o->top[i] = (struct result_replay_reason){xstrdup(sorted[i].text), sorted[i].count};
+        o->top[i] = (struct replay_result_reason){xstrdup(sorted[i].text), sorted[i].count};
     result_derive_lag(&o->lag, f->lag);
     result_derive_lag(&o->client_lag, f->client_lag);
+    result_part_set(r, &replay_part, o);
+    r->summary.has_classes = 1;
     r->summary.n_classes =
         class_table_top(f->classes, RESULT_MAX_CLASSES, r->summary.duration_s, &r->summary.classes);
 }
@@ -281,4 +283,5 @@ const struct workload workload_replay = {
     .free_state = free_state,
     .feed = feed,
     .snapshot = snapshot,
+    .part = &replay_part,
 };

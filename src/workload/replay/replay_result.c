@@ -1,0 +1,160 @@
+/* A replay's section of the result file, replay {...}: its JSON, fields and operations. */
+#include "workload/replay/replay_result.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/mem.h"
+
+static void put(json_t *o, const char *key, json_t *v)
+{
+    json_object_set_new(o, key, v ? v : json_null());
+}
+
+static void put_count(json_t *o, const char *key, uint64_t v)
+{
+    put(o, key, json_integer((json_int_t)v));
+}
+
+static json_t *replay_json(const void *data, json_t *summary)
+{
+    (void)summary;
+    const struct replay_result *p = data;
+    json_t *o = json_object(), *skipped = json_object(), *div = json_object();
+    json_t *top = json_array();
+    put(o, "capture", json_string(p->capture ? p->capture : ""));
+    put(o, "speed", p->speed > 0 ? json_real(p->speed) : json_string("max"));
+    put_count(o, "sessions", p->sessions);
+    put_count(o, "statements", p->statements);
+    put_count(o, "transactions", p->transactions);
+    put_count(o, "sent", p->sent);
+    put_count(skipped, "copy", p->skipped_copy);
+    put_count(skipped, "unsupported", p->skipped_unsupported);
+    put_count(skipped, "read_only", p->skipped_read_only);
+    put_count(skipped, "secret", p->skipped_secret);
+    put(o, "skipped", skipped);
+    put_count(div, "failed_now", p->failed_now);
+    put_count(div, "succeeded_now", p->succeeded_now);
+    for (size_t i = 0; i < p->n_top; i++) {
+        json_t *t = json_object();
+        put(t, "reason", json_string(p->top[i].reason ? p->top[i].reason : ""));
+        put_count(t, "count", p->top[i].count);
+        json_array_append_new(top, t);
+    }
+    put(div, "top", top);
+    put(o, "diverged", div);
+    put_count(o, "sessions_failed", p->sessions_failed);
+    put(o, "lag_us", result_lag_json(&p->lag));
+    if (result_lag_known(&p->client_lag))
+        put(o, "client_lag_us", result_lag_json(&p->client_lag));
+    if (p->as_of_s > 0)
+        put(o, "as_of_s", isfinite(p->as_of_s) ? json_real(p->as_of_s) : json_null());
+    return o;
+}
+
+/* A number, 0 when absent. */
+static double get_num(const json_t *o, const char *key)
+{
+    double v = result_json_num(o, key);
+    return isnan(v) ? 0 : v;
+}
+
+static void *replay_read(const json_t *o, const json_t *root, const json_t *summary, int *bad)
+{
+    (void)root;
+    if (!o)
+        return NULL;
+    if (!json_is_object(o) || !result_classes_json_ok(summary)) {
+        *bad = 1;
+        return NULL;
+    }
+    struct replay_result *p = xcalloc(1, sizeof *p);
+    const char *cap = json_string_value(json_object_get(o, "capture"));
+    p->capture = cap ? xstrdup(cap) : NULL;
+    p->speed = get_num(o, "speed");
+    p->sessions = result_json_count(o, "sessions");
+    p->statements = result_json_count(o, "statements");
+    p->transactions = result_json_count(o, "transactions");
+    p->sent = result_json_count(o, "sent");
+    const json_t *s = json_object_get(o, "skipped"), *d = json_object_get(o, "diverged");
+    p->skipped_copy = result_json_count(s, "copy");
+    p->skipped_unsupported = result_json_count(s, "unsupported");
+    p->skipped_read_only = result_json_count(s, "read_only");
+    p->skipped_secret = result_json_count(s, "secret");
+    p->failed_now = result_json_count(d, "failed_now");
+    p->succeeded_now = result_json_count(d, "succeeded_now");
+    const json_t *top = json_object_get(d, "top");
+    p->top = xcalloc(json_array_size(top) + 1, sizeof *p->top);
+    for (size_t i = 0; i < json_array_size(top); i++) {
+        const json_t *t = json_array_get(top, i);
+        const char *why = json_string_value(json_object_get(t, "reason"));
+        p->top[p->n_top].reason = xstrdup(why ? why : "");
+        p->top[p->n_top++].count = result_json_count(t, "count");
+    }
+    p->sessions_failed = result_json_count(o, "sessions_failed");
+    if (result_lag_from_json(json_object_get(o, "lag_us"), &p->lag) < 0 ||
+        result_lag_from_json(json_object_get(o, "client_lag_us"), &p->client_lag) < 0) {
+        replay_result_free(p);
+        *bad = 1;
+        return NULL;
+    }
+    p->as_of_s = get_num(o, "as_of_s");
+    return p;
+}
+
+void replay_result_free(void *data)
+{
+    struct replay_result *p = data;
+    if (!p)
+        return;
+    free(p->capture);
+    for (size_t i = 0; i < p->n_top; i++)
+        free(p->top[i].reason);
+    free(p->top);
+    hist_sparse_free(&p->lag.hist);
+    hist_sparse_free(&p->client_lag.hist);
+    free(p);
+}
+
+const struct replay_result *replay_result_of(const struct result *r)
+{
+    return result_part_get(r, replay_part.key);
+}
+
+/* replay.capture and replay.speed: the speed "max" or a number. */
+static const char *const fields[] = {"capture", "speed", NULL};
+
+static int field(const void *data, const char *name, char **value)
+{
+    const struct replay_result *p = data;
+    if (strcmp(name, "capture") == 0) {
+        *value = p->capture ? xstrdup(p->capture) : NULL;
+        return p->capture != NULL;
+    }
+    *value = p->speed > 0 ? xasprintf("%.15g", p->speed) : xstrdup("max");
+    return 1;
+}
+
+static void recovered(void *data, double t_s)
+{
+    ((struct replay_result *)data)->as_of_s = t_s;
+}
+
+const struct result_part_ops replay_part = {
+    .key = "replay",
+    .at = RESULT_PART_ROOT,
+    .read = replay_read,
+    .write = replay_json,
+    .free = replay_result_free,
+    .merge = replay_result_merge,
+    .text = replay_result_text,
+    .html = replay_result_html,
+    .what = "replay or summary.classes",
+    .unit = "statement",
+    .fields = fields,
+    .field = field,
+    .warn = replay_result_warn,
+    .table = &replay_result_table,
+    .recovered = recovered,
+};

@@ -1,0 +1,64 @@
+#ifndef PGARENA_WORKLOAD_REPLAY_REPLAY_RESULT_H
+#define PGARENA_WORKLOAD_REPLAY_REPLAY_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result/part.h"
+#include "result/result.h"
+
+/*
+ * A replay's section of the result file, replay {...}: what it ran and how faithfully (its
+ * statement classes are the summary's, summary.classes[]). The replay workload's part
+ * (result/part.h): read, written, merged, snapshotted for recover and printed here
+ * (replay_result.c, replay_merge.c, replay_print.c).
+ * Ownership: struct replay_result owns its strings and arrays (replay_part.free).
+ */
+
+/* replay.diverged.top[]: why outcomes differ from the capture's, most frequent first. */
+struct replay_result_reason {
+    char *reason;
+    uint64_t count;
+};
+
+struct replay_result {
+    char *capture;
+    double speed; /* 0: max */
+    uint64_t sessions, statements, transactions, sent;
+    uint64_t skipped_copy, skipped_unsupported, skipped_read_only, skipped_secret;
+    uint64_t failed_now, succeeded_now;
+    size_t n_top;
+    struct replay_result_reason *top;
+    uint64_t sessions_failed;
+    /* lag_us: how late statements were sent behind their schedule; client_lag_us: the part
+     * of it that was the replaying client's own (from the later of the due time and the end
+     * of the session's previous statement or connect, to the send). */
+    struct result_lag lag, client_lag;
+    double as_of_s; /* recover: the run time its figures are from (the journal's last
+                     * snapshot of them); 0: a run's own, whole */
+};
+
+extern const struct result_part_ops replay_part;
+
+/* r's replay {}, or NULL when r is no replay's. */
+const struct replay_result *replay_result_of(const struct result *r);
+
+/* Free what p owns, and p. */
+void replay_result_free(void *p);
+
+/* The agents' replay {} merged (replay_merge.c): the capture's own figures the first's, what
+ * each agent replayed added up, the lags through their histograms (exact), the reasons added
+ * up by text (each input lists only its top ones). NULL when the first has none. */
+void *replay_result_merge(void *const *parts, size_t n);
+
+/* Printers (replay_print.c): show's workload, mode and fidelity lines; the report's fidelity
+ * table and the note under the classes; compare's warnings. */
+int replay_result_text(const struct result *r, const void *data, enum result_part_place at,
+                       FILE *out);
+int replay_result_html(const struct result *r, const void *data, enum result_part_place at,
+                       struct buf *b);
+void replay_result_warn(const void *data, const char *path,
+                        void (*say)(void *ctx, const char *text), void *ctx);
+extern const struct result_part_table replay_result_table;
+
+#endif
