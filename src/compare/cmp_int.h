@@ -314,7 +314,7 @@ void cmp_scripts(struct cmp_report *rep, size_t side, struct cmp_outcome *o);
 double cmp_part_value(const struct result_script_figures *s, int k);
 
 /* Per-class latency rows of side `side` against side 0, for runs with statement classes: the
- * classes every run of both sides has, those whose p50 changed most (classes.c). */
+ * classes every run of both sides has, those whose p50 changed most (cmp_classes.c). */
 void cmp_classes(struct cmp_report *rep, size_t side, struct cmp_outcome *o);
 
 /* The wait events whose share changed most from side 0 to side `side` into o (waits.c). */

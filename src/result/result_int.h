@@ -82,7 +82,7 @@ json_t *result_part_latency_json(const struct latency_summary *s);
 /* A latency object back (read.c): what is absent reads as 0. */
 void result_latency_from_json(const json_t *l, struct latency_summary *out);
 
-/* summary.classes[] (classes.c), when r has_classes, into summary; and back from a
+/* summary.classes[] (classes_json.c), when r has_classes, into summary; and back from a
  * summary (absent or malformed: left as they were, malformed ones none); freed. */
 void result_classes_json(const struct result *r, json_t *summary);
 void result_classes_read(const json_t *summary, struct result *r);
