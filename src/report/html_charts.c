@@ -112,6 +112,7 @@ static void time_range(const struct report_doc *d, double *warmup_s, double *end
 static void time_bands(struct report_doc *d, struct svg_chart *c, double warmup_s, double end_s)
 {
     report_event_bands(d, c);
+    report_stall_bands(d, c, SIZE_MAX);
     if (warmup_s > 0)
         svg_band(c, -warmup_s, 0, 0, "warm-up, not measured");
     double start, stop;
@@ -172,6 +173,7 @@ void report_time_chart(struct report_doc *d, const struct report_time_chart *tc)
     free(legend);
     if (tc->event_bands)
         report_event_bands(d, &c);
+    report_stall_bands(d, &c, SIZE_MAX);
     report_interval_series(d, &c, tc->value, tc->what);
     svg_chart_end(&c);
     report_figure_end(d, tc->caption);
