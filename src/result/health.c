@@ -7,27 +7,24 @@
 #include "result/result.h"
 #include "result/result_int.h"
 
-const double result_stall_share = 0.2;
+const double result_stall_share = 0.4;
 
 const char *const result_stall_cause_names[RESULT_N_STALL_CAUSES] = {"none", "steal", "runqueue",
                                                                      "late"};
 
 enum result_stall_cause result_stall_classify(const struct result_health_in *in, double *lost_ms)
 {
-    double limit = result_stall_share * in->duration_ms;
-    double lost[RESULT_N_STALL_CAUSES] = {0, in->steal_ms, in->run_delay_max_ms, in->late_max_ms};
-    double most = 0;
+    const double lost[RESULT_N_STALL_CAUSES] = {0, in->steal_ms, in->run_delay_max_ms,
+                                                in->late_max_ms};
+    enum result_stall_cause worst = RESULT_STALL_NONE;
     for (int c = RESULT_STALL_STEAL; c < RESULT_N_STALL_CAUSES; c++)
-        if (lost[c] > most)
-            most = lost[c];
+        if (lost[c] > lost[worst]) /* a tie goes to the cause before */
+            worst = (enum result_stall_cause)c;
     *lost_ms = 0;
-    if (in->duration_ms <= 0 || most <= limit)
+    if (in->duration_ms <= 0 || lost[worst] <= result_stall_share * in->duration_ms)
         return RESULT_STALL_NONE;
-    *lost_ms = most > in->duration_ms ? in->duration_ms : most;
-    for (int c = RESULT_STALL_STEAL; c < RESULT_N_STALL_CAUSES; c++)
-        if (lost[c] > limit)
-            return (enum result_stall_cause)c;
-    return RESULT_STALL_LATE; /* not reached: most > limit is one of them */
+    *lost_ms = lost[worst] > in->duration_ms ? in->duration_ms : lost[worst];
+    return worst;
 }
 
 void result_health_add(struct result_client_health *s, double t_s, double duration_s,
@@ -115,10 +112,12 @@ void result_interval_health_json(const struct result_interval *it, json_t *o)
         json_object_set_new(c, "psi_ms", ms(h->psi_ms));
     if (h->steal_ms >= 0)
         json_object_set_new(c, "steal_ms", ms(h->steal_ms));
-    if (h->cause != RESULT_STALL_NONE) {
-        json_object_set_new(c, "stalled_ms", ms(h->stalled_ms));
-        json_object_set_new(c, "cause", json_string(result_stall_cause_names[h->cause]));
-    }
+    /* Both always there, so that a file's keys do not depend on what the machine did. */
+    json_object_set_new(c, "stalled_ms", ms(h->cause != RESULT_STALL_NONE ? h->stalled_ms : 0));
+    json_object_set_new(c, "cause",
+                        h->cause != RESULT_STALL_NONE
+                            ? json_string(result_stall_cause_names[h->cause])
+                            : json_null());
     json_object_set_new(o, "client_health", c);
 }
 
@@ -153,10 +152,11 @@ void result_health_summary_json(const struct result *r, json_t *summary)
     const struct result_client_health *s = &r->client_health;
     if (!s->present || !summary)
         return;
-    json_t *worst = s->intervals_stalled == 0
-                        ? json_null()
-                        : json_pack("{s:f, s:o, s:s}", "t_s", s->worst_t_s, "ms", ms(s->worst_ms),
-                                    "cause", result_stall_cause_names[s->worst_cause]);
+    int stalled = s->intervals_stalled > 0;
+    json_t *worst =
+        json_pack("{s:o, s:o, s:o}", "t_s", stalled ? json_real(s->worst_t_s) : json_null(), "ms",
+                  ms(stalled ? s->worst_ms : 0), "cause",
+                  stalled ? json_string(result_stall_cause_names[s->worst_cause]) : json_null());
     json_t *steal = s->steal_share < 0
                         ? json_null()
                         : json_real((double)llround(s->steal_share * 10000.0) / 10000.0);

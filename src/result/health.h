@@ -50,11 +50,10 @@ struct result_health_in {
 };
 
 /* Whether an interval of these figures is client-stalled: the time lost to each cause (steal,
- * the most-delayed thread's run-queue delay, the most-late worker's lateness); the interval is
- * stalled when the largest exceeds result_stall_share of it. A late worker whose host was
- * stolen from or whose threads waited for a CPU is put down to those first (lateness follows
- * from them): steal, then runqueue, when either alone exceeds the share, else late.
- * *lost_ms: the time lost (0 when not stalled). */
+ * the most-delayed thread's run-queue delay, the most-late worker's lateness); the cause is the
+ * one that lost the most (on a tie: steal, then runqueue, then late: lateness follows from the
+ * other two), and the interval is stalled when it lost more than result_stall_share of it.
+ * *lost_ms: the time lost, at most the interval (0 when not stalled). */
 enum result_stall_cause result_stall_classify(const struct result_health_in *in, double *lost_ms);
 
 /* summary.client_health: present when an interval had a health object. */
