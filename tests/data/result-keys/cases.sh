@@ -10,13 +10,15 @@ KEYS_TOOL=$PGARENA_TEST_TOP/tests/tools/result-keys.py
 # and the columns' widths (runs of spaces made one), the server's socket directory (HOST), which
 # wait events were sampled ("wait events: ..."), the rows of replay's "top classes" (ordered by
 # time; their count kept), and the lines there or not by what the server or the machine did
-# meanwhile ("server events:", "server per tx:", the busy client thread's warning).
+# meanwhile ("server events:", "server per tx:", the busy client thread's warning), and what
+# the machine did to the client ("client health:": which intervals stalled and why).
 keys_mask() {
     local host=${CONN#*host=}
     host=${host%% *}
     awk -v host="$host" '
         /^[a-zA-Z][^:]*: / { cont = 0; rows = 0 }
         /^wait events:/ { print "wait events: ..."; cont = 1; next }
+        /^client health:/ { print "client health: ..."; next }
         /^server (events|per tx):|^warning: +a client thread used/ { cont = 1; next }
         cont { next }
         /^top classes/ { print; rows = 1; next }
