@@ -31,6 +31,12 @@ test_health_stopped_client_is_late() {
     # host.cpu: five shares summing to exactly 10000 in every interval (0 only in a last
     # interval too short for a clock tick of /proc/stat).
     pyjson r.json 'all(len(i["host"]["cpu"]) == 5 and sum(i["host"]["cpu"]) in (10000, 0 if k == len(d["intervals"]) - 1 else 10000) for k, i in enumerate(d["intervals"]))'
+    # The file's budget: at most 1.2 KB per interval with all sampling on (one line each).
+    python3 - r.json <<'PY' || fail "an interval line is over 1.2 KB"
+import sys
+lines = [l for l in open(sys.argv[1]) if l.lstrip().startswith('{"t_s"')]
+assert lines and max(len(l.strip().rstrip(",")) for l in lines) <= 1200, max(map(len, lines))
+PY
     pga show r.json
     assert_rc 0
     assert_out '^client health: +[0-9]+ of [0-9]+ intervals stalled, worst [0-9.]+ m?s at [0-9]+ s, late$'
