@@ -279,6 +279,13 @@ extern atomic_int engine_stop_flag;
 /* Raised on a stop request; every worker's wait set watches it. */
 extern struct evwake engine_stop_wake;
 
+/* A wait whose deadline was due ended at now: the time past the deadline not counted yet
+ * (late_mark) is the worker's lateness, each interval it spans getting its part (interval
+ * late_idx's kept in the worker until the next one's comes, then added to the series). */
+void worker_note_late(struct worker *w, time_ns deadline, time_ns now);
+/* Hand the lateness kept for interval late_idx to the series. */
+void worker_flush_late(struct worker *w);
+
 void client_init(struct client *c, struct worker *w, int id);
 void client_free(struct client *c);
 /* Start the asynchronous connection for setup at now; -1 when it cannot even start (the

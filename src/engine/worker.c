@@ -115,8 +115,7 @@ static time_ns next_deadline(const struct worker *w)
     return next;
 }
 
-/* Hand the lateness kept for interval late_idx to the series. */
-static void flush_late(struct worker *w)
+void worker_flush_late(struct worker *w)
 {
     pthread_mutex_lock(&w->series_mu);
     series_add_late(&w->series, w->late_idx, w->late_sum_ns, w->late_max_ns);
@@ -124,9 +123,7 @@ static void flush_late(struct worker *w)
     w->late_sum_ns = w->late_max_ns = 0;
 }
 
-/* A wait whose deadline was due ended at now: the time past the deadline (not counted yet)
- * is lateness, each interval it spans getting its part. */
-static void note_late(struct worker *w, time_ns deadline, time_ns now)
+void worker_note_late(struct worker *w, time_ns deadline, time_ns now)
 {
     const struct engine_state *run = w->run;
     time_ns from = deadline > w->late_mark ? deadline : w->late_mark;
@@ -146,7 +143,7 @@ static void note_late(struct worker *w, time_ns deadline, time_ns now)
         if (end > now)
             end = now;
         if (idx != w->late_idx && w->late_sum_ns > 0)
-            flush_late(w);
+            worker_flush_late(w);
         w->late_idx = idx;
         w->late_sum_ns += end - from;
         if (end - from > w->late_max_ns)
@@ -159,7 +156,7 @@ static void run_timers(struct worker *w, time_ns deadline)
 {
     time_ns now = clock_now_ns();
     if (w->measuring) {
-        note_late(w, deadline, now);
+        worker_note_late(w, deadline, now);
         if (now >= w->tick_ns)
             w->tick_ns = now + ENGINE_TICK_NS;
     }
@@ -280,12 +277,12 @@ static void measure(struct worker *w)
         /* Intervals before the one being filled are in the series: the main thread may take
          * them. */
         if (w->late_sum_ns > 0 && w->late_idx < w->recorder.cur_idx)
-            flush_late(w);
+            worker_flush_late(w);
         atomic_store_explicit(&w->open_idx, w->recorder.cur_idx, memory_order_release);
     }
     series_recorder_flush(&w->recorder);
     if (w->late_sum_ns > 0)
-        flush_late(w);
+        worker_flush_late(w);
     atomic_store_explicit(&w->open_idx, SIZE_MAX, memory_order_release);
     if (w->feed_ws) {
         for (int i = 0; i < w->n_clients; i++) /* an interrupted run: no socket left */
