@@ -28,3 +28,13 @@ void report_stall_bands(struct report_doc *d, struct svg_chart *c, size_t run)
         }
     }
 }
+
+int report_any_stalls(const struct report_doc *d)
+{
+    for (size_t i = 0; i < d->in->n; i++) {
+        const struct result *r = &d->in->runs[i];
+        if (r->client_health.present && r->client_health.intervals_stalled > 0)
+            return 1;
+    }
+    return 0;
+}
