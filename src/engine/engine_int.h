@@ -240,6 +240,7 @@ struct worker {
      * late_mark: lateness up to it is counted. */
     time_ns tick_ns, late_mark;
     size_t late_idx;
+    time_ns late_from_ns, late_until_ns; /* interval late_idx's span (0, 0: none yet) */
     int64_t late_sum_ns, late_max_ns;
     /* Feed clients the feed had nothing for yet: woken when another finishes a statement
      * (which may make room in the feed's look-ahead). */

@@ -123,32 +123,42 @@ void worker_flush_late(struct worker *w)
     w->late_sum_ns = w->late_max_ns = 0;
 }
 
+/* Add a piece of lateness to interval late_idx's. */
+static void add_late(struct worker *w, time_ns d)
+{
+    w->late_sum_ns += d;
+    if (d > w->late_max_ns)
+        w->late_max_ns = d;
+}
+
 void worker_note_late(struct worker *w, time_ns deadline, time_ns now)
 {
-    const struct engine_state *run = w->run;
     time_ns from = deadline > w->late_mark ? deadline : w->late_mark;
-    if (from < run->start_ns)
-        from = run->start_ns;
     if (now <= from)
         return;
     w->late_mark = now;
+    if (from >= w->late_from_ns && now <= w->late_until_ns) { /* inside interval late_idx */
+        add_late(w, now - from);
+        return;
+    }
+    const struct engine_state *run = w->run;
+    if (from < run->start_ns)
+        from = run->start_ns;
     time_ns interval_ns = run->cfg->interval_us * NS_PER_US;
     while (from < now) {
         size_t idx = (size_t)((from - run->start_ns) / interval_ns);
-        time_ns end = run->start_ns + (time_ns)(idx + 1) * interval_ns;
-        if (idx >= run->max_interval) {
+        time_ns begin = run->start_ns + (time_ns)idx * interval_ns, end = begin + interval_ns;
+        if (idx >= run->max_interval) { /* the last interval takes the late tail */
             idx = run->max_interval;
-            end = now;
+            end = INT64_MAX;
         }
-        if (end > now)
-            end = now;
         if (idx != w->late_idx && w->late_sum_ns > 0)
             worker_flush_late(w);
         w->late_idx = idx;
-        w->late_sum_ns += end - from;
-        if (end - from > w->late_max_ns)
-            w->late_max_ns = end - from;
-        from = end;
+        w->late_from_ns = begin;
+        w->late_until_ns = end;
+        add_late(w, (end < now ? end : now) - from);
+        from = end < now ? end : now;
     }
 }
 
