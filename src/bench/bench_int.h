@@ -14,6 +14,7 @@
 #include "result/journal.h"
 #include "result/result.h"
 #include "server/sampler.h"
+#include "server/selfhealth.h"
 #include "server/server.h"
 #include "server/statements.h"
 #include "script/script.h"
@@ -111,7 +112,23 @@ struct bench_sink {
     size_t n_events_journaled;     /* server events in its events lines */
     int events_line;               /* one was written */
     struct journal_sampler sampler_journaled; /* its last sampler line's (present 0: none) */
+    struct self_health health;                /* the client's health (bench/health.c) */
+    struct result_client_health health_summary;
+    /* the engine's callbacks health's own call after their first reading */
+    void (*chained_started)(time_ns measured_start_ns, void *arg);
+    void *chained_started_arg;
+    void (*chained_measure_start)(void *arg);
+    void *chained_measure_start_arg;
 };
+
+/* bench/health.c: the sink's first reading of the client's health is taken where the measured
+ * part begins (the engine's started and, with --warmup, measure_start callbacks, which it
+ * wraps). */
+void bench_health_configure(struct bench_sink *s, struct engine_config *cfg);
+
+/* bench/health.c: interval iv's client_health into it, added to the sink's summary. */
+void bench_health_interval(struct bench_sink *s, const struct engine_interval *iv,
+                           struct result_interval *it);
 
 /* Create the journal of the output with the header the run knows before it starts; without
  * one (a warning is printed), intervals are kept in memory. */

@@ -31,6 +31,7 @@ void bench_sink_open(struct bench_sink *s, struct bench *b, const struct script_
 {
     memset(s, 0, sizeof *s);
     s->b = b;
+    self_health_start(&s->health);
     struct result h;
     struct err e = {0};
     build_header(b, scripts, &h);
@@ -112,6 +113,7 @@ void bench_sink_interval(const struct engine_interval *iv, void *arg)
     result_derive_interval(&it, iv->n_tx, iv->n_failed, iv->duration_s, h);
     hist_free(h);
     bench_sampling_interval(s->b, iv->idx, iv->t_s, &it);
+    bench_health_interval(s, iv, &it);
     struct err e = {0};
     /* Once a write failed, the journal stops there and the rest stays in memory, in order. */
     if (s->journal && s->n_mem == 0 && journal_append(s->journal, &it, &e) == 0) {
@@ -137,6 +139,8 @@ void bench_sink_attach(struct bench_sink *s, struct result *r)
     r->n_intervals = s->n_mem;
     s->mem = NULL;
     s->n_mem = s->cap_mem = 0;
+    r->client_health = s->health_summary;
+    result_health_finish(&r->client_health);
     if (s->journal_path && s->n_journal > 0) {
         r->journal = xstrdup(s->journal_path);
         r->n_journal = s->n_journal;
@@ -156,5 +160,6 @@ void bench_sink_close(struct bench_sink *s, int result_written)
         result_interval_clear(&s->mem[i]);
     free(s->mem);
     free(s->journal_path);
+    self_health_free(&s->health);
     memset(s, 0, sizeof *s);
 }

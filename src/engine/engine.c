@@ -184,7 +184,8 @@ static void emit_interval(struct engine_state *run, size_t idx, double t_s, doub
         series_take_into(&w->series, last ? SIZE_MAX - 1 : idx, &acc);
         pthread_mutex_unlock(&w->series_mu);
     }
-    struct engine_interval iv = {idx, t_s, duration_s, acc.n_tx, acc.n_failed, &acc.latency};
+    struct engine_interval iv = {idx,          t_s,          duration_s,      acc.n_tx,
+                                 acc.n_failed, &acc.latency, acc.late_sum_ns, acc.late_max_ns};
     run->cfg->interval_done(&iv, run->cfg->interval_arg);
     hist_sparse_free(&acc.latency);
     run->n_emitted = idx + 1;

@@ -40,6 +40,9 @@ struct engine_interval {
     double duration_s; /* its length (the last one may be shorter) */
     uint64_t n_tx, n_failed;
     const struct hist_sparse *latency; /* successful transactions, microseconds */
+    /* The workers' wake-up lateness in it: how far past their deadline (a tick at most 100 ms
+     * ahead) their waits ended, summed over the workers, and the largest of one worker. */
+    int64_t late_sum_ns, late_max_ns;
 };
 
 struct engine_config {

@@ -234,11 +234,23 @@ struct worker {
     atomic_int n_lost;             /* clients whose connection is lost and not yet back */
     atomic_int n_clients_finished; /* clients in CS_FINISHED */
     void *feed_ws;                 /* the feed's state for this worker, or NULL */
+    /* The client's health: while measuring, the wait never lasts past tick_ns (at most
+     * ENGINE_TICK_NS ahead), and how far past its deadline a wait ended is the worker's
+     * lateness, kept for interval late_idx until it moves on (then added to series);
+     * late_mark: lateness up to it is counted. */
+    time_ns tick_ns, late_mark;
+    size_t late_idx;
+    time_ns late_from_ns, late_until_ns; /* interval late_idx's span (0, 0: none yet) */
+    int64_t late_sum_ns, late_max_ns;
     /* Feed clients the feed had nothing for yet: woken when another finishes a statement
      * (which may make room in the feed's look-ahead). */
     struct client **feed_waiting;
     int n_feed_waiting, cap_feed_waiting;
 };
+
+/* A worker wakes at least this often while measuring: a stopped or starved process shows as
+ * its lateness past this tick. */
+#define ENGINE_TICK_NS (100 * NS_PER_MS)
 
 struct engine_state {
     const struct engine_config *cfg;
@@ -267,6 +279,13 @@ struct engine_state {
 extern atomic_int engine_stop_flag;
 /* Raised on a stop request; every worker's wait set watches it. */
 extern struct evwake engine_stop_wake;
+
+/* A wait whose deadline was due ended at now: the time past the deadline not counted yet
+ * (late_mark) is the worker's lateness, each interval it spans getting its part (interval
+ * late_idx's kept in the worker until the next one's comes, then added to the series). */
+void worker_note_late(struct worker *w, time_ns deadline, time_ns now);
+/* Hand the lateness kept for interval late_idx to the series. */
+void worker_flush_late(struct worker *w);
 
 void client_init(struct client *c, struct worker *w, int id);
 void client_free(struct client *c);

@@ -104,6 +104,8 @@ static time_ns next_deadline(const struct worker *w)
     time_ns next = timers_next(&w->timers);
     if (w->run->end_ns > 0 && !w->swept && (next < 0 || w->run->end_ns < next))
         next = w->run->end_ns;
+    if (w->measuring && (next < 0 || w->tick_ns < next))
+        next = w->tick_ns;
     if (w->measuring && w->recorder.cur_idx < w->recorder.max_idx) {
         time_ns end = w->run->start_ns +
                       (time_ns)(w->recorder.cur_idx + 1) * w->run->cfg->interval_us * NS_PER_US;
@@ -113,9 +115,61 @@ static time_ns next_deadline(const struct worker *w)
     return next;
 }
 
-static void run_timers(struct worker *w)
+void worker_flush_late(struct worker *w)
+{
+    pthread_mutex_lock(&w->series_mu);
+    series_add_late(&w->series, w->late_idx, w->late_sum_ns, w->late_max_ns);
+    pthread_mutex_unlock(&w->series_mu);
+    w->late_sum_ns = w->late_max_ns = 0;
+}
+
+/* Add a piece of lateness to interval late_idx's. */
+static void add_late(struct worker *w, time_ns d)
+{
+    w->late_sum_ns += d;
+    if (d > w->late_max_ns)
+        w->late_max_ns = d;
+}
+
+void worker_note_late(struct worker *w, time_ns deadline, time_ns now)
+{
+    time_ns from = deadline > w->late_mark ? deadline : w->late_mark;
+    if (now <= from)
+        return;
+    w->late_mark = now;
+    if (from >= w->late_from_ns && now <= w->late_until_ns) { /* inside interval late_idx */
+        add_late(w, now - from);
+        return;
+    }
+    const struct engine_state *run = w->run;
+    if (from < run->start_ns)
+        from = run->start_ns;
+    time_ns interval_ns = run->cfg->interval_us * NS_PER_US;
+    while (from < now) {
+        size_t idx = (size_t)((from - run->start_ns) / interval_ns);
+        time_ns begin = run->start_ns + (time_ns)idx * interval_ns, end = begin + interval_ns;
+        if (idx >= run->max_interval) { /* the last interval takes the late tail */
+            idx = run->max_interval;
+            end = INT64_MAX;
+        }
+        if (idx != w->late_idx && w->late_sum_ns > 0)
+            worker_flush_late(w);
+        w->late_idx = idx;
+        w->late_from_ns = begin;
+        w->late_until_ns = end;
+        add_late(w, (end < now ? end : now) - from);
+        from = end < now ? end : now;
+    }
+}
+
+static void run_timers(struct worker *w, time_ns deadline)
 {
     time_ns now = clock_now_ns();
+    if (w->measuring) {
+        worker_note_late(w, deadline, now);
+        if (now >= w->tick_ns)
+            w->tick_ns = now + ENGINE_TICK_NS;
+    }
     struct client *c;
     while ((c = timers_pop_due(&w->timers, now)) != NULL)
         client_on_timer(c, now);
@@ -148,7 +202,7 @@ static int poll_once(struct worker *w)
             client_advance(p, clock_now_ns());
     }
     if (evwait_due(w->ev, next))
-        run_timers(w);
+        run_timers(w, next);
     return stop || atomic_load_explicit(&engine_stop_flag, memory_order_relaxed) ? -1 : 0;
 }
 
@@ -220,6 +274,7 @@ void worker_begin(struct worker *w, time_ns now)
         }
         client_start(c, CS_START_TX, now);
     }
+    w->tick_ns = now + ENGINE_TICK_NS;
     w->measuring = 1;
 }
 
@@ -231,9 +286,13 @@ static void measure(struct worker *w)
             break;
         /* Intervals before the one being filled are in the series: the main thread may take
          * them. */
+        if (w->late_sum_ns > 0 && w->late_idx < w->recorder.cur_idx)
+            worker_flush_late(w);
         atomic_store_explicit(&w->open_idx, w->recorder.cur_idx, memory_order_release);
     }
     series_recorder_flush(&w->recorder);
+    if (w->late_sum_ns > 0)
+        worker_flush_late(w);
     atomic_store_explicit(&w->open_idx, SIZE_MAX, memory_order_release);
     if (w->feed_ws) {
         for (int i = 0; i < w->n_clients; i++) /* an interrupted run: no socket left */

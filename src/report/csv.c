@@ -79,6 +79,28 @@ static void interval_sampling(FILE *out, const struct result_interval *it)
     wait_fields(out, w, share);
 }
 
+/* A figure in ms that may be unknown (< 0): empty then. */
+static void known_ms(FILE *out, double v)
+{
+    sep(out);
+    if (v >= 0)
+        num(out, v, 0);
+}
+
+/* An interval's client health: lateness (sum, max), run delay, CPU pressure, steal, and the
+ * time lost with its cause when stalled; all empty without it. */
+static void interval_health(FILE *out, const struct result_interval *it)
+{
+    const struct result_interval_health *h = &it->health;
+    const double v[] = {h->late_ms, h->late_max_ms, h->run_delay_ms, h->psi_ms, h->steal_ms};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        known_ms(out, h->present ? v[i] : -1);
+    known_ms(out, h->present && h->cause != RESULT_STALL_NONE ? h->stalled_ms : -1);
+    sep(out);
+    if (h->present && h->cause != RESULT_STALL_NONE)
+        fputs(result_stall_cause_names[h->cause], out);
+}
+
 /* The run's top wait event over the measured part (NULL: not sampled, or none seen). */
 static const struct result_wait *run_top_wait(const struct result *r, double *share)
 {
@@ -125,7 +147,8 @@ void report_csv_intervals(FILE *out, const struct result *r)
 {
     fputs("t_s,duration_s,transactions,failed,tps,latency_p50_ms,latency_p99_ms,latency_max_ms,"
           "client_cpu_cores,host_busy_pct,top_wait,top_wait_share,wal_bytes,checkpoint,"
-          "blks_hit,blks_read,hit_pct,temp_bytes,autovacuum",
+          "blks_hit,blks_read,hit_pct,temp_bytes,autovacuum,late_ms,late_max_ms,run_delay_ms,"
+          "psi_ms,steal_ms,stalled_ms,stall_cause",
           out);
     end_row(out);
     for (size_t i = 0; i < r->n_intervals; i++) {
@@ -144,6 +167,7 @@ void report_csv_intervals(FILE *out, const struct result *r)
         ms(out, it->max_us);
         interval_sampling(out, it);
         interval_server(out, r, i);
+        interval_health(out, it);
         end_row(out);
     }
 }
@@ -181,6 +205,31 @@ static void summary_sampling_agents(FILE *out, const struct result *r)
         num(out, r->merge.clock_uncertainty_us, 0);
 }
 
+/* summary.client_health: all empty without it, the worst's columns empty with no stall. */
+static void summary_health(FILE *out, const struct result *r)
+{
+    const struct result_client_health *h = &r->client_health;
+    int worst = h->present && h->intervals_stalled > 0;
+    sep(out);
+    if (h->present)
+        fprintf(out, "%llu,%llu", (unsigned long long)h->intervals,
+                (unsigned long long)h->intervals_stalled);
+    else
+        sep(out);
+    known_ms(out, h->present ? h->stalled_ms : -1);
+    sep(out);
+    if (worst)
+        num(out, h->worst_t_s, 3);
+    known_ms(out, worst ? h->worst_ms : -1);
+    sep(out);
+    if (worst)
+        fputs(result_stall_cause_names[h->worst_cause], out);
+    sep(out);
+    if (h->present && h->steal_share >= 0)
+        num(out, h->steal_share, 4);
+    known_ms(out, h->present ? h->run_delay_ms : -1);
+}
+
 void report_csv_summary(FILE *out, const struct result *r)
 {
     const struct latency_summary *l = &r->summary.latency_us;
@@ -193,7 +242,9 @@ void report_csv_summary(FILE *out, const struct result *r)
           "latency_p95_ms,latency_p99_ms,latency_p999_ms,latency_max_ms,"
           "sample_ms,samples,top_wait,top_wait_share,client_cpu_user,client_cpu_system,"
           "client_max_thread_core,agent_index,agent_count,agents,agents_start_spread_us,"
-          "agents_clock_uncertainty_us",
+          "agents_clock_uncertainty_us,client_intervals,client_intervals_stalled,"
+          "client_stalled_ms,client_worst_t_s,client_worst_ms,client_worst_cause,"
+          "client_steal_share,client_run_delay_ms",
           out);
     end_row(out);
     report_csv_field(out, r->label);
@@ -220,6 +271,7 @@ void report_csv_summary(FILE *out, const struct result *r)
         ms(out, lat[i]);
     }
     summary_sampling_agents(out, r);
+    summary_health(out, r);
     end_row(out);
 }
 

@@ -112,6 +112,7 @@ static void time_range(const struct report_doc *d, double *warmup_s, double *end
 static void time_bands(struct report_doc *d, struct svg_chart *c, double warmup_s, double end_s)
 {
     report_event_bands(d, c);
+    report_stall_bands(d, c, SIZE_MAX);
     if (warmup_s > 0)
         svg_band(c, -warmup_s, 0, 0, "warm-up, not measured");
     double start, stop;
@@ -172,6 +173,7 @@ void report_time_chart(struct report_doc *d, const struct report_time_chart *tc)
     free(legend);
     if (tc->event_bands)
         report_event_bands(d, &c);
+    report_stall_bands(d, &c, SIZE_MAX);
     report_interval_series(d, &c, tc->value, tc->what);
     svg_chart_end(&c);
     report_figure_end(d, tc->caption);
@@ -214,7 +216,7 @@ void report_html_over_time(struct report_doc *d)
     time_range(d, &warmup_s, &end_s);
     double start, stop;
     int has_window = report_cmp_window(d, &start, &stop) == 0 && start > 0;
-    char caption[400];
+    char caption[560];
     snprintf(caption, sizeof caption,
              "Committed transactions per second, per interval, against the time since the "
              "measured start.%s%s",
@@ -224,6 +226,10 @@ void report_html_over_time(struct report_doc *d)
         snprintf(caption + strlen(caption), sizeof caption - strlen(caption), "%s",
                  " Coloured bands: checkpoints, autovacuum and autoanalyze, a standby behind "
                  "(Inside the server).");
+    if (report_any_stalls(d))
+        snprintf(caption + strlen(caption), sizeof caption - strlen(caption), "%s",
+                 " Dark bands: intervals where the client itself stalled (steal, run queue, or "
+                 "stopped or starved), on every time chart.");
     report_section_begin(d, "over-time", "Over time");
     buf_puts(d->out, "<div class=\"figs\">\n");
     over_time_chart(d, OT_TPS, "Throughput", caption);

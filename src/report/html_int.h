@@ -127,6 +127,12 @@ int report_any_events(const struct report_doc *d);
 void report_html_inside(struct report_doc *d);
 void report_html_cmp_internals(struct report_doc *d, const struct cmp_outcome *o);
 
+/* The client's health (html_health.c): the client-stalled intervals of run (SIZE_MAX: every
+ * run) as bands on the time chart c. */
+void report_stall_bands(struct report_doc *d, struct svg_chart *c, size_t run);
+/* Whether a run has a client-stalled interval. */
+int report_any_stalls(const struct report_doc *d);
+
 /* Failures by class and over time; nothing when no run had any. */
 void report_html_failures(struct report_doc *d);
 

@@ -112,6 +112,7 @@ static void buffers_chart(struct report_doc *d, size_t i)
     report_figure_begin(d, title);
     struct svg_chart c;
     svg_chart_begin(&c, d->out, id, title, &x, &y, legend, 3);
+    report_stall_bands(d, &c, i);
     double *xs = xmalloc(n * sizeof *xs), *ys = xmalloc(n * sizeof *ys);
     for (int k = 0; k < 3; k++) {
         for (size_t t = 0; t < n; t++) {

@@ -81,6 +81,7 @@ static void waits_chart(struct report_doc *d, size_t i)
     report_figure_begin(d, title);
     struct svg_chart c;
     svg_chart_begin(&c, d->out, id, title, &x, &y, legend, n_top + 1);
+    report_stall_bands(d, &c, i);
     for (size_t t = 0; t < n; t++) {
         xs[t] = r->intervals[t].t_s;
         hi[t] = 0;

@@ -22,6 +22,10 @@ void report_text_environment(FILE *out, const struct result *r);
  * and pg_stat_statements' top statements (or why there are none). */
 void report_text_waits(FILE *out, const struct result *r);
 
+/* The client's health line (text_health.c): "client health: 3 of 60 intervals stalled, worst
+ * 1.4 s at 37 s, steal"; nothing for a file without summary.client_health. */
+void report_text_client_health(FILE *out, const struct result *r);
+
 /* The sum of the counts of n wait events. */
 uint64_t report_waits_total(const struct result_wait *w, size_t n);
 

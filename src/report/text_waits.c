@@ -97,6 +97,7 @@ void report_text_waits(FILE *out, const struct result *r)
         print_waits(out, r);
     if (r->client_cpu.present)
         print_cpu(out, r);
+    report_text_client_health(out, r);
     print_statements_server(out, r);
 }
 

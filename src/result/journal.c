@@ -279,7 +279,8 @@ struct totals {
     struct result_wait *waits;
     uint32_t sio_fields;   /* the fields the intervals' server_io has (theirs list nonzero ones) */
     struct result_sio sio; /* their sum */
-    struct result_cpu_measured cpu; /* the client's CPU over the intervals that have it */
+    struct result_cpu_measured cpu;     /* the client's CPU over the intervals that have it */
+    struct result_client_health health; /* summary.client_health of the intervals' */
 };
 
 static int add_line(const char *line, size_t len, struct totals *t)
@@ -294,6 +295,7 @@ static int add_line(const char *line, size_t len, struct totals *t)
         rc = -1;
     else
         result_waits_add(&t->waits, &t->n_waits, it.waits, it.n_waits);
+    result_health_add(&t->health, it.t_s, it.duration_s, &it.health);
     if (it.sio.have)
         it.sio.have |= t->sio_fields;
     result_sio_add(&t->sio, &it.sio);
@@ -539,6 +541,8 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
     rebuild_waits(&t, r);
     rebuild_client(&t, &sampler, r);
     rebuild_server_io(&t, saw_events, r);
+    r->client_health = t.health;
+    result_health_finish(&r->client_health);
     hist_free(t.latency);
     free(r->finished_at);
     r->finished_at = mtime_iso8601(fileno(f));

@@ -369,6 +369,7 @@ static void list_agents(struct merge_ctx *m, struct result *out)
         a->p99_us = r->summary.latency_us.p99;
         a->complete = r->complete;
         a->end_reason = dup_or_null(r->end_reason);
+        result_health_merge(&out->client_health, &r->client_health);
         a->has_cpu = r->client_cpu.present;
         a->cpu_user = r->client_cpu.user;
         a->cpu_system = r->client_cpu.system;

@@ -44,6 +44,33 @@ void result_waits_sort(struct result_wait *w, size_t *n, size_t keep)
         *n = keep;
 }
 
+/* An interval's client health over the agents (each its own process, maybe its own host):
+ * lateness and run delay summed (run delay unknown when one agent's is), the largest one's
+ * lateness, CPU pressure and steal, and the stall of the agent that lost the most. */
+static void merge_interval_health(struct result_interval_health *d,
+                                  const struct result_interval_health *h)
+{
+    if (!h->present)
+        return;
+    if (!d->present) {
+        *d = *h;
+        return;
+    }
+    d->late_ms += h->late_ms;
+    if (h->late_max_ms > d->late_max_ms)
+        d->late_max_ms = h->late_max_ms;
+    d->run_delay_ms =
+        d->run_delay_ms >= 0 && h->run_delay_ms >= 0 ? d->run_delay_ms + h->run_delay_ms : -1;
+    if (h->psi_ms > d->psi_ms)
+        d->psi_ms = h->psi_ms;
+    if (h->steal_ms > d->steal_ms)
+        d->steal_ms = h->steal_ms;
+    if (h->cause != RESULT_STALL_NONE && h->stalled_ms > d->stalled_ms) {
+        d->stalled_ms = h->stalled_ms;
+        d->cause = h->cause;
+    }
+}
+
 void merge_interval_sampling(struct result_interval *d, const struct result_interval *it)
 {
     result_waits_add(&d->waits, &d->n_waits, it->waits, it->n_waits);
@@ -56,6 +83,7 @@ void merge_interval_sampling(struct result_interval *d, const struct result_inte
         d->has_host = 1;
         d->host = it->host;
     }
+    merge_interval_health(&d->health, &it->health);
     /* The server's own figures: every agent read the same server, the first one's stand. */
     if (it->sio.have && !d->sio.have)
         result_sio_add(&d->sio, &it->sio);

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "result/health.h"
 #include "result/part.h"
 #include "result/server_io.h"
 #include "stats/hist.h"
@@ -104,6 +105,7 @@ struct result_interval {
     struct result_host host;
     /* server_io (result/server_io.h); sio.have == 0: none */
     struct result_sio sio;
+    struct result_interval_health health; /* client_health (result/health.h) */
 };
 
 /* Free what an interval owns (its histogram and wait events). */
@@ -381,6 +383,8 @@ struct result {
     char *measured_start_at;
     /* The workloads' own sections (result/part.h). */
     struct result_parts parts;
+    /* summary.client_health (result/health.h) */
+    struct result_client_health client_health;
 };
 
 void result_free(struct result *r);

@@ -42,6 +42,13 @@ void result_sampling_json(const struct result *r, json_t *root);
 int result_sampling_read(const json_t *root, struct result *r);
 void result_sampling_free(struct result *r);
 
+/* The client's health (health.c): an interval's client_health into o and back, the
+ * summary's into the summary object and back (-1 when malformed). */
+void result_interval_health_json(const struct result_interval *it, json_t *o);
+int result_interval_health_read(const json_t *o, struct result_interval *it);
+void result_health_summary_json(const struct result *r, json_t *summary);
+int result_health_summary_read(const json_t *summary, struct result *r);
+
 /* Wait events (merge_sample.c): add src's into (*dst, *n) by name (the array grows; names
  * copied); sort them highest first and keep at most `keep` (the rest freed). */
 void result_waits_add(struct result_wait **dst, size_t *n, const struct result_wait *src,

@@ -121,6 +121,7 @@ void result_interval_sampling_json(const struct result_interval *it, json_t *o)
                             json_pack("{s:o, s:[I, I]}", "cpu", host_cpu_json(&it->host), "disk",
                                       (json_int_t)it->host.read_bytes,
                                       (json_int_t)it->host.write_bytes));
+    result_interval_health_json(it, o);
 }
 
 static double num(const json_t *o, const char *key)
@@ -141,7 +142,8 @@ static int64_t int_at(const json_t *a, size_t i)
 
 int result_interval_sampling_read(const json_t *o, struct result_interval *it)
 {
-    if (read_waits(json_object_get(o, "waits"), &it->waits, &it->n_waits) < 0)
+    if (read_waits(json_object_get(o, "waits"), &it->waits, &it->n_waits) < 0 ||
+        result_interval_health_read(o, it) < 0)
         return -1;
     const json_t *cpu = json_object_get(o, "client_cpu"), *host = json_object_get(o, "host");
     if (json_is_array(cpu)) {
@@ -194,6 +196,7 @@ static json_t *str_or_null(const char *s)
 
 void result_sampling_json(const struct result *r, json_t *root)
 {
+    result_health_summary_json(r, json_object_get(root, "summary"));
     if (r->waits.present)
         json_object_set_new(root, "waits",
                             json_pack("{s:i, s:I, s:o, s:o, s:o}", "sample_ms", r->waits.sample_ms,
@@ -272,6 +275,8 @@ int result_sampling_read(const json_t *root, struct result *r)
         r->client_cpu.system = num(cpu, "system");
         r->client_cpu.max_thread_core = num(cpu, "max_thread");
     }
+    if (result_health_summary_read(json_object_get(root, "summary"), r) < 0)
+        return -1;
     r->statements_server_note = dup_str(root, "statements_server_note");
     return read_statements_server(json_object_get(root, "statements_server"), r);
 }

@@ -48,6 +48,22 @@ void series_add(struct series *s, size_t idx, uint64_t n_tx, uint64_t n_failed,
     }
 }
 
+static void add_late(struct interval *to, const struct interval *from)
+{
+    to->late_sum_ns += from->late_sum_ns;
+    if (from->late_max_ns > to->late_max_ns)
+        to->late_max_ns = from->late_max_ns;
+}
+
+void series_add_late(struct series *s, size_t idx, int64_t sum_ns, int64_t max_ns)
+{
+    if (idx < s->first)
+        idx = s->first;
+    series_ensure(s, idx + 1);
+    struct interval late = {.late_sum_ns = sum_ns, .late_max_ns = max_ns};
+    add_late(&s->items[idx - s->first], &late);
+}
+
 void series_merge(struct series *dst, const struct series *src)
 {
     series_ensure(dst, src->n);
@@ -55,6 +71,7 @@ void series_merge(struct series *dst, const struct series *src)
         dst->items[i].n_tx += src->items[i].n_tx;
         dst->items[i].n_failed += src->items[i].n_failed;
         hist_sparse_merge(&dst->items[i].latency, &src->items[i].latency);
+        add_late(&dst->items[i], &src->items[i]);
     }
 }
 
@@ -69,6 +86,7 @@ void series_take_into(struct series *s, size_t idx, struct interval *acc)
         acc->n_tx += s->items[i].n_tx;
         acc->n_failed += s->items[i].n_failed;
         hist_sparse_merge(&acc->latency, &s->items[i].latency);
+        add_late(acc, &s->items[i]);
         hist_sparse_free(&s->items[i].latency);
     }
     if (k < s->n) /* items is NULL while nothing was recorded yet */

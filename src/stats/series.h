@@ -21,6 +21,9 @@ struct interval {
     uint64_t n_tx;
     uint64_t n_failed;
     struct hist_sparse latency;
+    /* The workers' wake-up lateness inside the interval (series_add_late): summed, and the
+     * largest one worker's share of it. */
+    int64_t late_sum_ns, late_max_ns;
 };
 
 struct series {
@@ -41,6 +44,10 @@ void series_ensure(struct series *s, size_t n);
  * late completion is counted late rather than lost. */
 void series_add(struct series *s, size_t idx, uint64_t n_tx, uint64_t n_failed,
                 const struct hist *lat);
+
+/* Add one worker's lateness inside interval idx (created if needed; idx < first folds into
+ * first as series_add does): sum_ns adds up, max_ns keeps the largest. */
+void series_add_late(struct series *s, size_t idx, int64_t sum_ns, int64_t max_ns);
 
 /* Add every interval of src into dst (both with first == 0). */
 void series_merge(struct series *dst, const struct series *src);

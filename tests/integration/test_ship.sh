@@ -25,17 +25,23 @@ d = json.load(open(sys.argv[2]))
 assert rows[0] == ["t_s", "duration_s", "transactions", "failed", "tps", "latency_p50_ms",
                    "latency_p99_ms", "latency_max_ms", "client_cpu_cores", "host_busy_pct",
                    "top_wait", "top_wait_share", "wal_bytes", "checkpoint", "blks_hit",
-                   "blks_read", "hit_pct", "temp_bytes", "autovacuum"], rows[0]
+                   "blks_read", "hit_pct", "temp_bytes", "autovacuum", "late_ms", "late_max_ms",
+                   "run_delay_ms", "psi_ms", "steal_ms", "stalled_ms", "stall_cause"], rows[0]
 assert len(rows) == 1 + len(d["intervals"]) and len(d["intervals"]) >= 3, len(rows)
 fields = d.get("server_io_fields") or []
 assert "wal_bytes" in fields and "blks_hit" in fields, fields
 for row, it in zip(rows[1:], d["intervals"]):
-    assert len(row) == 19, row
+    assert len(row) == 26, row
+    # the client's health: its figures in ms (empty where unknown), the stall's time and cause
+    h = it["client_health"]
+    for col, name in ((19, "late_ms"), (20, "late_max_ms"), (21, "run_delay_ms"), (22, "psi_ms"), (23, "steal_ms")):
+        assert row[col] == (str(h[name]) if name in h else ""), (name, row, h)
+    assert row[24:] == ([str(h["stalled_ms"]), h["cause"]] if h["cause"] else ["", ""]), (row, h)
     # the server's columns: a listed field missing from an interval is a zero, a field the
     # server did not report is empty; the hit % follows from hits and reads
     sio = it.get("server_io")
     if sio is None:
-        assert row[12:] == [""] * 7, row
+        assert row[12:19] == [""] * 7, row
     else:
         for col, name in ((12, "wal_bytes"), (14, "blks_hit"), (15, "blks_read"), (17, "temp_bytes")):
             want = str(sio.get(name, 0)) if name in fields else ""
@@ -82,6 +88,13 @@ assert r["errors_deadlock"] == "0", r
 assert int(r["sample_ms"]) == d["waits"]["sample_ms"] and int(r["samples"]) == d["waits"]["samples"], r
 assert abs(float(r["client_cpu_user"]) - d["client_cpu"]["user"]) < 0.002, r
 assert r["agent_index"] == "" and r["agent_count"] == "" and r["agents"] == "0", r
+# the client's health over the run
+h = d["summary"]["client_health"]
+assert int(r["client_intervals"]) == h["intervals"] == len(d["intervals"]), r
+assert int(r["client_intervals_stalled"]) == h["intervals_stalled"], r
+assert int(r["client_stalled_ms"]) == h["stalled_ms"], r
+assert r["client_run_delay_ms"] == ("" if h["run_delay_ms"] is None else str(h["run_delay_ms"])), r
+assert r["client_worst_cause"] == (h["worst"]["cause"] or ""), r
 PY
     # --summary alone, and --summary with --intervals, are refused.
     pga show --summary r.json

@@ -10,7 +10,8 @@ differ from one run to the next, so such an object is PATH.* even when empty. Th
 in MAPS below, as collapsed paths.
 --live leaves out the sections a live run writes or not by what the server and the sampler
 did meanwhile (SPARSE: the server's I/O, written when it moved, and an interval's samples,
-written when one was taken in it); the files made from fixed inputs (merge, recover) pin them."""
+written when one was taken in it), or by what the kernel has (the client's health's PSI,
+schedstat and steal); the files made from fixed inputs (merge, recover) pin them."""
 import json
 import sys
 
@@ -33,6 +34,10 @@ SPARSE = {
     "intervals[].client_cpu",
     "intervals[].host",
     "intervals[].server_io",
+    # the client's health: absent where the kernel lacks PSI, schedstat or /proc/stat
+    "intervals[].client_health.psi_ms",
+    "intervals[].client_health.run_delay_ms",
+    "intervals[].client_health.steal_ms",
 }
 
 

@@ -9,21 +9,23 @@ KEYS_TOOL=$PGARENA_TEST_TOP/tests/tools/result-keys.py
 # keys_mask: stdin to stdout with what differs from one run to the next masked: numbers (N)
 # and the columns' widths (runs of spaces made one), the server's socket directory (HOST), which
 # wait events were sampled ("wait events: ..."), the rows of replay's "top classes" (ordered by
-# time) and of the agents' table (their host; the rows' count kept), and the lines there or not
-# by what the server or the machine did meanwhile ("server events:", "server per tx:", the busy
-# client thread's warning).
+# time) and of the agents' table (their host; the rows' count kept), the sign of an agent's clock
+# offset, and the lines there or not by what the server or the machine did meanwhile ("server
+# events:", "server per tx:", the busy client thread's warning), and what the machine did to
+# the client ("client health:": which intervals stalled and why).
 keys_mask() {
     local host=${CONN#*host=}
     host=${host%% *}
     awk -v host="$host" '
         /^[a-zA-Z][^:]*: / { cont = 0; rows = 0 }
         /^wait events:/ { print "wait events: ..."; cont = 1; next }
+        /^client health:/ { print "client health: ..."; next }
         /^server (events|per tx):|^warning: +a client thread used/ { cont = 1; next }
         cont { next }
         /^top classes/ { print; rows = "  (a class)"; next }
         /^  agent host/ { print; rows = "  (an agent)"; next }
         rows { print rows; next }
-        { gsub(host, "HOST"); gsub(/[0-9]+(,[0-9][0-9][0-9])*([.][0-9]+)?/, "N"); gsub(/  +/, " "); print }'
+        { gsub(host, "HOST"); gsub(/offset -/, "offset "); gsub(/[0-9]+(,[0-9][0-9][0-9])*([.][0-9]+)?/, "N"); gsub(/  +/, " "); print }'
 }
 
 # keys_take NAME FILE [--live]: FILE's keys and the last pga's stdout ($T/out), as NAME's;
@@ -85,7 +87,7 @@ result_keys_cases() {
         printf 'Q\t0\t4000\tsimple\t\t100\terror\t42P01\t-1\t0\tSELECT * FROM missing_table\n'
         printf 'E\t0\t5000\n'
     } | "$mkcapture" cap.pgc || fail "mkcapture failed"
-    pga replay run cap.pgc "$CONN" --speed max -o replay.json
+    pga replay run cap.pgc "$db" --speed max -o replay.json
     keys_take replay-run replay.json --live
 
     # merge of two runs' files (not agents': --force) and recover of a killed run's journal

@@ -1,0 +1,78 @@
+# run-all: alone (the client's own process is stopped for 1.5 s: a neighbour's load would add stalls)
+# The client's health on every interval (issue 37, item 1): a run whose own process is stopped
+# shows it as client-stalled intervals, cause late, with the time lost in them; recover and
+# merge carry summary.client_health.
+
+# A run stopped (SIGSTOP) by the test for 1.5 s once its measured part has begun, then let go.
+test_health_stopped_client_is_late() {
+    db=$(pgbench_db pga_health)
+    pga_bg run -c 2 -j 2 -T 6 -P 1 -o r.json "$db"
+    wait_progress 2
+    kill -STOP "$PID"
+    sleep 1.5
+    kill -CONT "$PID"
+    pga_wait
+    assert_rc 0
+    # Every interval has its health; the intervals of the stop are stalled, cause late, and at
+    # least a second is lost in them (the file's own count: the workers' lateness past their
+    # tick of at most 100 ms).
+    pyjson r.json 'all("client_health" in i and i["client_health"]["late_ms"] >= 0 for i in d["intervals"])'
+    pyjson r.json 'sum(i["client_health"]["stalled_ms"] for i in d["intervals"] if i["client_health"]["cause"] == "late") >= 1000'
+    pyjson r.json 'max(i["client_health"]["late_max_ms"] for i in d["intervals"]) >= 500'
+    # Stalled intervals lost more than the threshold's share, the others carry no cause.
+    pyjson r.json 'all((h["cause"] is None) == (h["stalled_ms"] == 0) for h in (i["client_health"] for i in d["intervals"]))'
+    pyjson r.json 'all(i["client_health"]["stalled_ms"] <= 1000 * i["duration_s"] + 1 for i in d["intervals"])'
+    # The summary is the intervals': their count, the time lost, the worst (the stop's).
+    pyjson r.json 'd["summary"]["client_health"]["intervals"] == len(d["intervals"])'
+    pyjson r.json 'd["summary"]["client_health"]["intervals_stalled"] == sum(1 for i in d["intervals"] if i["client_health"]["cause"])'
+    pyjson r.json 'd["summary"]["client_health"]["stalled_ms"] == sum(i["client_health"]["stalled_ms"] for i in d["intervals"])'
+    pyjson r.json 'd["summary"]["client_health"]["worst"]["cause"] == "late" and d["summary"]["client_health"]["worst"]["ms"] >= 500'
+    pyjson r.json '0 <= d["summary"]["client_health"]["steal_share"] <= 1'
+    # host.cpu: five shares summing to exactly 10000 in every interval (0 only in a last
+    # interval too short for a clock tick of /proc/stat).
+    pyjson r.json 'all(len(i["host"]["cpu"]) == 5 and sum(i["host"]["cpu"]) in (10000, 0 if k == len(d["intervals"]) - 1 else 10000) for k, i in enumerate(d["intervals"]))'
+    # The file's budget: at most 1.2 KB per interval with all sampling on (one line each).
+    python3 - r.json <<'PY' || fail "an interval line is over 1.2 KB"
+import sys
+lines = [l for l in open(sys.argv[1]) if l.lstrip().startswith('{"t_s"')]
+assert lines and max(len(l.strip().rstrip(",")) for l in lines) <= 1200, max(map(len, lines))
+PY
+    pga show r.json
+    assert_rc 0
+    assert_out '^client health: +[0-9]+ of [0-9]+ intervals stalled, worst [0-9.]+ m?s at [0-9]+ s, late$'
+    pga show r.json --csv
+    assert_rc 0
+    assert_out '^t_s,.*,late_ms,late_max_ms,run_delay_ms,psi_ms,steal_ms,stalled_ms,stall_cause'
+    assert_out ',late'
+    pga show r.json --csv --summary
+    assert_rc 0
+    assert_out ',client_intervals,client_intervals_stalled,client_stalled_ms,client_worst_t_s,client_worst_ms,client_worst_cause,client_steal_share,client_run_delay_ms'
+    assert_out ',late,'
+    # The report shades the stalled intervals on its time charts.
+    pga report r.json -o r.html
+    assert_rc 0
+    grep -q 'client stalled [0-9]* ms (late)' r.html || fail "no stalled band in the report"
+}
+
+# recover derives summary.client_health from the journal's intervals; merge adds the files'.
+test_health_recover_and_merge() {
+    db=$(pgbench_db pga_health_rec)
+    pga_bg run -c 1 -T 60 -o k.json "$db"
+    kill_at_journal "$PID" k.json.journal 10
+    pga recover k.json
+    assert_rc 0
+    pyjson k.json 'd["summary"]["client_health"]["intervals"] == len(d["intervals"]) >= 1'
+    pyjson k.json 'd["summary"]["client_health"]["stalled_ms"] == sum(i["client_health"]["stalled_ms"] for i in d["intervals"])'
+    pga run -c 1 -T 2 -o a.json "$db"
+    assert_rc 0
+    pga merge k.json a.json -o m.json --force
+    assert_rc 0
+    python3 - <<'PY' || fail "merge's client_health is not the sum of its inputs'"
+import json
+k, a, m = (json.load(open(f))["summary"]["client_health"] for f in ("k.json", "a.json", "m.json"))
+assert m["intervals"] == k["intervals"] + a["intervals"], (k, a, m)
+assert m["intervals_stalled"] == k["intervals_stalled"] + a["intervals_stalled"], (k, a, m)
+assert m["worst"]["ms"] == max(k["worst"]["ms"], a["worst"]["ms"]), (k, a, m)
+PY
+    pyjson m.json 'all("client_health" in i for i in d["intervals"])'
+}
