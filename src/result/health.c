@@ -23,7 +23,8 @@ enum result_stall_cause result_stall_classify(const struct result_health_in *in,
     *lost_ms = 0;
     if (in->duration_ms <= 0 || lost[worst] <= result_stall_share * in->duration_ms)
         return RESULT_STALL_NONE;
-    *lost_ms = lost[worst] > in->duration_ms ? in->duration_ms : lost[worst];
+    /* Whole milliseconds, as the file holds them: the summary's sum is then the intervals'. */
+    *lost_ms = round(lost[worst] > in->duration_ms ? in->duration_ms : lost[worst]);
     return worst;
 }
 
