@@ -144,7 +144,12 @@ static int session_broken(struct client *c, time_ns now)
 {
     struct client_feed *f = c->feed;
     char line[200];
-    pg_conn_error(c->conn, line, sizeof line);
+    /* What broke it when the drain said (a COPY FROM STDIN it cannot feed), else the
+     * connection's own message: never libpq's empty one on a connection that is fine. */
+    if (f->message[0])
+        snprintf(line, sizeof line, "%s", f->message);
+    else
+        pg_conn_error(c->conn, line, sizeof line);
     client_note_error(c, line);
     if (!f->message[0])
         snprintf(f->message, sizeof f->message, "%s", line);
@@ -295,6 +300,12 @@ static int feed_drain(struct client *c)
             const char *s = pg_result_sqlstate(res);
             snprintf(f->sqlstate, sizeof f->sqlstate, "%s", s ? s : "");
             pg_error_line(c->conn, res, f->message, sizeof f->message);
+            /* No message at all (pg.h's "unknown error"): not an error but a result a replay
+             * cannot read. */
+            if (!s && pg_conn_ok(c->conn) && strcmp(f->message, "unknown error") == 0)
+                snprintf(f->message, sizeof f->message,
+                         "the server answered with data a replay does not read (COPY TO "
+                         "STDOUT in a statement of several)");
         }
         pg_result_free(res);
     }
