@@ -193,11 +193,10 @@ int sqltext_is_secret(const char *text)
     return sqltext_secret_replace(text, "", NULL) != 0;
 }
 
-int sqltext_password_role(const char *text, char *role, size_t size)
+/* The role a statement beginning at t names, when it is CREATE/ALTER ROLE|USER|GROUP NAME:
+ * its name into role; 0 when it is another statement. */
+static int role_named(struct token t, char *role, size_t size)
 {
-    if (sqltext_secret_replace(text, "", NULL) <= 0)
-        return 0;
-    struct token t = next_token(text);
     if (!tok_is(&t, "create") && !tok_is(&t, "alter"))
         return 0;
     t = next_token(t.end);
@@ -222,6 +221,28 @@ int sqltext_password_role(const char *text, char *role, size_t size)
     }
     role[n] = '\0';
     return n > 0;
+}
+
+int sqltext_password_role(const char *text, char *role, size_t size)
+{
+    if (sqltext_secret_replace(text, "", NULL) <= 0)
+        return 0;
+    /* Each statement of text: a role's, up to its end, with PASSWORD and a string. */
+    int at_start = 1, named = 0;
+    struct token prev = {TOK_SEMI, text, text};
+    for (struct token t = next_token(text); t.kind != TOK_END; prev = t, t = next_token(t.end)) {
+        if (t.kind == TOK_SEMI) {
+            at_start = 1;
+            continue;
+        }
+        if (at_start) {
+            named = role_named(t, role, size);
+            at_start = 0;
+        } else if (named && t.kind == TOK_STRING && tok_is_password(&prev)) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int sqltext_is_set(const char *text)

@@ -88,6 +88,9 @@ static void test_password_role(void **state)
     expect_role("alter user \"Mixed\"\"Q\" password 'x'", "Mixed\"Q");
     expect_role("CREATE GROUP g WITH ENCRYPTED PASSWORD 'x'", "g");
     expect_role("CREATE ROLE r LOGIN", NULL);
+    expect_role("CREATE TABLE t (a int); CREATE ROLE app LOGIN PASSWORD 'x'; GRANT a TO app",
+                "app");
+    expect_role("CREATE ROLE a LOGIN; ALTER ROLE b PASSWORD 'x'", "b");
     expect_role("ALTER ROLE r PASSWORD NULL", NULL);
     expect_role("ALTER ROLE CURRENT_USER PASSWORD 'x'", NULL);
     expect_role("CREATE USER MAPPING FOR u SERVER s OPTIONS (password 'b')", NULL);

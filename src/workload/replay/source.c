@@ -363,8 +363,11 @@ static void source_session_failed(void *arg, int client, uint32_t session, const
     struct worker_source *ws = arg;
     (void)client;
     (void)session;
-    (void)why;
     ws->fig.sessions_failed++;
+    /* Why, among the reasons of divergence: the result and show name it. */
+    char reason[400];
+    snprintf(reason, sizeof reason, "session failed: %s", why && *why ? why : "no message");
+    replay_figures_reason(&ws->fig, reason, 1);
 }
 
 static void source_close(void *arg)
