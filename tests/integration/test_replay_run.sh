@@ -45,23 +45,28 @@ replay_capture() {
     } | "$MKCAPTURE" "$2" || fail "mkcapture failed"
 }
 
-# Every class of the result ran on the target as often as it succeeded in the replay
-# (pg_stat_statements' texts brought to the class form: lists squashed, placeholders
-# renumbered), and the statements that write took effect once per replay.
-test_replay_run_classes_on_target() {
-    replay_tool
+# A server of the test's own ($OCONN) logging every statement to a csvlog, with the settings
+# given besides.
+replay_logging_server() {
     mkdir -p "$T/srv"
     chmod 755 "$T"
     OCONN=$(sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" start "$T/srv")
     LIB_CLEANUP='sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" stop "$T/srv"'
-    # pg_stat_statements for the classes; the log for the end-to-end part (replay_from_log).
-    sql "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'" "$OCONN" >/dev/null
-    for set in "logging_collector = on" "log_destination = 'csvlog'" "log_statement = 'all'" \
+    for set in "$@" "logging_collector = on" "log_destination = 'csvlog'" "log_statement = 'all'" \
         "log_connections = on" "log_disconnections = on"; do
         sql "ALTER SYSTEM SET $set" "$OCONN" >/dev/null
     done
     sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" halt "$T/srv"
     sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" resume "$T/srv"
+}
+
+# Every class of the result ran on the target as often as it succeeded in the replay
+# (pg_stat_statements' texts brought to the class form: lists squashed, placeholders
+# renumbered), and the statements that write took effect once per replay.
+test_replay_run_classes_on_target() {
+    replay_tool
+    # pg_stat_statements for the classes; the log for the end-to-end part (replay_from_log).
+    replay_logging_server "shared_preload_libraries = 'pg_stat_statements'"
     SRC="${OCONN% dbname=*} dbname=rsrc"
     sql "CREATE DATABASE rsrc" "$OCONN" >/dev/null
     sql "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'x' FROM generate_series(1, 100) g; CREATE TABLE log (n int)" "$SRC"
@@ -375,14 +380,11 @@ test_replay_run_spreads_busy_sessions() {
     pyjson spread.json '[c["transactions"] for c in d["clients"]][:2] in ([40, 2], [2, 40]) and sorted(c["transactions"] for c in d["clients"][2:]) == [2, 40]'
 }
 
-# Replay fidelity on a server of its own (it logs every statement, changes pg_hba.conf and
-# renames postgres): roles without their secrets, session parameters, CONN without a database.
+# Replay fidelity on a server of its own (it logs every statement, gets a line in
+# pg_hba.conf, and postgres is renamed away for a while): roles without their secrets, session parameters, CONN without a database.
 test_replay_run_fidelity() {
     replay_tool
-    mkdir -p "$T/srv"
-    chmod 755 "$T"
-    OCONN=$(sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" start "$T/srv")
-    LIB_CLEANUP='sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" stop "$T/srv"'
+    replay_logging_server
     BASE=${OCONN% dbname=*}
     fidelity_roles
     fidelity_session_set
@@ -400,12 +402,7 @@ fidelity_roles() {
     fi
     hba=$T/srv/data/pg_hba.conf
     { echo "local all fid_app scram-sha-256"; cat "$hba"; } >"$hba.new" && mv "$hba.new" "$hba"
-    for set in "logging_collector = on" "log_destination = 'csvlog'" "log_statement = 'all'" \
-        "log_connections = on" "log_disconnections = on"; do
-        sql "ALTER SYSTEM SET $set" "$OCONN" >/dev/null
-    done
-    sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" halt "$T/srv"
-    sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" resume "$T/srv"
+    sql "SELECT pg_reload_conf()" "$OCONN" >/dev/null
     sql "CREATE DATABASE fsnap" "$OCONN" >/dev/null
     sql "CREATE DATABASE fsrc TEMPLATE fsnap" "$OCONN" >/dev/null
     sql "CREATE TABLE users (id int, password text); CREATE ROLE fid_app LOGIN PASSWORD 'Fid-Sekr1t-9'; GRANT SELECT, INSERT ON users TO fid_app" "$BASE dbname=fsrc" >/dev/null
