@@ -304,18 +304,24 @@ static int feed_drain(struct client *c)
             snprintf(f->message, sizeof f->message, "COPY FROM STDIN cannot be replayed");
             return -1;
         }
+        if (st == PG_RES_ERROR && !pg_result_sqlstate(res) && pg_conn_ok(c->conn)) {
+            /* No message at all (pg.h's "unknown error"): no error but data the feed does not
+             * read (COPY TO STDOUT), which libpq would hand out again and again. */
+            char line[32];
+            pg_error_line(c->conn, res, line, sizeof line);
+            if (strcmp(line, "unknown error") == 0) {
+                pg_result_free(res);
+                snprintf(f->message, sizeof f->message,
+                         "COPY TO STDOUT (in a statement of several) cannot be replayed");
+                return -1;
+            }
+        }
         if (st != PG_RES_COMMAND && st != PG_RES_ROWS && st != PG_RES_EMPTY &&
             c->failure == PGF_NONE) {
             c->failure = c->cancelled ? PGF_TIMEOUT : pg_classify(c->conn, res);
             const char *s = pg_result_sqlstate(res);
             snprintf(f->sqlstate, sizeof f->sqlstate, "%s", s ? s : "");
             pg_error_line(c->conn, res, f->message, sizeof f->message);
-            /* No message at all (pg.h's "unknown error"): not an error but a result a replay
-             * cannot read. */
-            if (!s && pg_conn_ok(c->conn) && strcmp(f->message, "unknown error") == 0)
-                snprintf(f->message, sizeof f->message,
-                         "the server answered with data a replay does not read (COPY TO "
-                         "STDOUT in a statement of several)");
         }
         pg_result_free(res);
     }

@@ -389,6 +389,32 @@ test_replay_run_fidelity() {
     fidelity_roles
     fidelity_session_set
     fidelity_conn_without_database
+    fidelity_failures_named
+}
+
+# COPY in a statement of several (not skipped as a COPY: its first word is another): the
+# session fails and says why, never "unknown error", and the replay goes on.
+fidelity_failures_named() {
+    sql "CREATE DATABASE fcp" "$OCONN" >/dev/null
+    sql "CREATE TABLE c (a int)" "$BASE dbname=fcp" >/dev/null
+    {
+        printf 'S\t0\t0\tpostgres\tfcp\n'
+        printf 'Q\t0\t100\tsimple\t\t10\tok\t\t-1\t0\tSELECT 1; COPY c FROM STDIN\n'
+        printf 'E\t0\t200\n'
+        printf 'S\t1\t0\tpostgres\tfcp\n'
+        printf 'Q\t1\t100\tsimple\t\t10\tok\t\t-1\t0\tSELECT 1; COPY (SELECT 1) TO STDOUT\n'
+        printf 'E\t1\t200\n'
+        printf 'S\t2\t0\tpostgres\tfcp\n'
+        printf 'Q\t2\t100\tsimple\t\t10\tok\t\t-1\t0\tSELECT 2\n'
+        printf 'E\t2\t200\n'
+    } | "$MKCAPTURE" cp.pgc || fail "mkcapture failed"
+    pga replay run cp.pgc "$OCONN" --speed max -o r.json
+    assert_rc 0
+    pyjson r.json 'd["replay"]["sessions_failed"] == 2 and d["replay"]["sent"] == 3'
+    assert_err 'first failure: COPY (FROM STDIN|TO STDOUT .*) cannot be replayed'
+    assert_out 'x session failed: COPY FROM STDIN cannot be replayed'
+    assert_out 'x session failed: COPY TO STDOUT \(in a statement of several\) cannot be replayed'
+    ! grep -q "unknown error" "$T/out" "$T/err" || fail "unknown error"
 }
 
 # A role made with a password, a session logging in as it (pg_hba.conf asks it for its SCRAM
