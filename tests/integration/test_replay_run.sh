@@ -392,21 +392,28 @@ test_replay_run_fidelity() {
     fidelity_failures_named
 }
 
+# mkcapture's lines of session ID of user postgres in database DB: it connects at 0, runs each
+# TEXT (simple, succeeded in the capture) 100 µs apart, and disconnects.
+cap_session() {
+    local id=$1 db=$2 at=100
+    shift 2
+    printf 'S\t%s\t0\tpostgres\t%s\n' "$id" "$db"
+    for q in "$@"; do
+        printf 'Q\t%s\t%d\tsimple\t\t10\tok\t\t-1\t0\t%s\n' "$id" "$at" "$q"
+        at=$((at + 100))
+    done
+    printf 'E\t%s\t%d\n' "$id" "$at"
+}
+
 # COPY in a statement of several (not skipped as a COPY: its first word is another): the
 # session fails and says why, never "unknown error", and the replay goes on.
 fidelity_failures_named() {
     sql "CREATE DATABASE fcp" "$OCONN" >/dev/null
     sql "CREATE TABLE c (a int)" "$BASE dbname=fcp" >/dev/null
     {
-        printf 'S\t0\t0\tpostgres\tfcp\n'
-        printf 'Q\t0\t100\tsimple\t\t10\tok\t\t-1\t0\tSELECT 1; COPY c FROM STDIN\n'
-        printf 'E\t0\t200\n'
-        printf 'S\t1\t0\tpostgres\tfcp\n'
-        printf 'Q\t1\t100\tsimple\t\t10\tok\t\t-1\t0\tSELECT 1; COPY (SELECT 1) TO STDOUT\n'
-        printf 'E\t1\t200\n'
-        printf 'S\t2\t0\tpostgres\tfcp\n'
-        printf 'Q\t2\t100\tsimple\t\t10\tok\t\t-1\t0\tSELECT 2\n'
-        printf 'E\t2\t200\n'
+        cap_session 0 fcp 'SELECT 1; COPY c FROM STDIN'
+        cap_session 1 fcp 'SELECT 1; COPY (SELECT 1) TO STDOUT'
+        cap_session 2 fcp 'SELECT 2'
     } | "$MKCAPTURE" cp.pgc || fail "mkcapture failed"
     pga replay run cp.pgc "$OCONN" --speed max -o r.json
     assert_rc 0
@@ -474,15 +481,9 @@ fidelity_roles() {
 # statements the capture does hold.
 fidelity_session_set() {
     sql "CREATE DATABASE fds" "$OCONN" >/dev/null
-    {
-        printf 'S\t0\t0\tpostgres\tfds\n'
-        printf "Q\t0\t100\tsimple\t\t10\tok\t\t-1\t0\tSELECT '13/01/2026'::date\n"
-        printf "Q\t0\t200\tsimple\t\t10\tok\t\t-1\t0\tSET TimeZone = 'UTC'\n"
-        printf "Q\t0\t300\tsimple\t\t10\tok\t\t-1\t0\tSELECT to_char('13/01/2026'::date, 'YYYY-MM-DD')\n"
-        printf "Q\t0\t400\tsimple\t\t10\tok\t\t-1\t0\tSET TimeZone = 'UTC';\n"
-        printf "Q\t0\t500\tsimple\t\t10\tok\t\t-1\t0\tSET extra_float_digits = 3\n"
-        printf 'E\t0\t600\n'
-    } | "$MKCAPTURE" ds.pgc || fail "mkcapture failed"
+    cap_session 0 fds "SELECT '13/01/2026'::date" "SET TimeZone = 'UTC'" \
+        "SELECT to_char('13/01/2026'::date, 'YYYY-MM-DD')" "SET TimeZone = 'UTC';" \
+        "SET extra_float_digits = 3" | "$MKCAPTURE" ds.pgc || fail "mkcapture failed"
     pga replay show ds.pgc
     assert_rc 0
     assert_out "^ +2  SET TimeZone = 'UTC'$"
@@ -515,11 +516,7 @@ fidelity_session_set() {
 fidelity_conn_without_database() {
     sql "CREATE ROLE fid_nodb LOGIN SUPERUSER" "$OCONN" >/dev/null
     sql "CREATE DATABASE fnd" "$OCONN" >/dev/null
-    {
-        printf 'S\t0\t0\tpostgres\tfsrc_any\n'
-        printf 'Q\t0\t100\tsimple\t\t10\tok\t\t-1\t0\tSELECT current_database()\n'
-        printf 'E\t0\t200\n'
-    } | "$MKCAPTURE" nd.pgc || fail "mkcapture failed"
+    cap_session 0 fsrc_any 'SELECT current_database()' | "$MKCAPTURE" nd.pgc || fail "mkcapture failed"
     nodb="${BASE% user=*} user=fid_nodb"
     pga replay run nd.pgc "$nodb" --map-db fsrc_any=fnd --speed max -o r.json
     assert_rc 0
