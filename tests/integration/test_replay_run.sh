@@ -500,6 +500,12 @@ fidelity_session_set() {
     pga run -w replay --capture ds.pgc --speed max --session-set 'DateStyle=ISO, DMY' -q -o r2.json "$OCONN"
     assert_rc 0
     pyjson r2.json 'd["replay"]["diverged"]["failed_now"] == 0'
+    # And as a sweep's cells do.
+    pga sweep "$OCONN" --replay ds.pgc --speed max,1 --session-set 'DateStyle=ISO, DMY' --no-sampling -q -o sw
+    assert_rc 0
+    for f in sw/default-speedmax-t1.json sw/default-speed1-t1.json; do
+        pyjson "$f" 'd["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["session_set"] == ["DateStyle=ISO, DMY"]'
+    done
     pga replay run ds.pgc "$OCONN" --session-set =x
     assert_rc 2
     assert_err "invalid value for --session-set: '=x'"
