@@ -63,6 +63,7 @@ struct bench {
      * scripts only), and what it was given and detected. */
     const struct workload *tables_of;
     struct workload_params wl;
+    char *own_dbname; /* p.conn.dbname when the workload gave it one (own_dbname), else NULL */
     char started_at[40];
     char server_version[64];
     char max_connections[16]; /* SHOW max_connections before the run, "" if unknown */
@@ -189,6 +190,9 @@ void bench_sampling_statements(struct bench *b, struct pg_conn *c, struct result
 /* Before the run, on the setup connection: the workload detects its tables and sizes (the
  * plan's scale, tables, table_size and warehouses are filled in); without one, :scale is -s
  * or 1. */
+/* CONN without a database: the one the workload gives pgarena's own connections, into
+ * b->p.conn (workload.h's own_dbname). */
+void bench_workload_own_dbname(struct bench *b);
 int bench_workload_detect(struct pg_conn *c, struct bench *b, struct err *e);
 /* The scripts the workload makes from its tables (none for the others). */
 int bench_workload_scripts(struct bench *b, struct script_set *s, struct err *e);

@@ -33,6 +33,7 @@ void bench_warn(const struct bench *b, const char *fmt, ...)
  * version, and the environment the result records. */
 static int prepare_server(struct bench *b, struct err *e)
 {
+    bench_workload_own_dbname(b);
     struct pg_conn *c = pg_connect_within(&b->p.conn, SETUP_CONNECT_TIMEOUT_S, e);
     if (!c)
         return -1;

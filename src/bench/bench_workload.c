@@ -1,6 +1,19 @@
 /* The workload's part of a run, through its operations (workload/workload.h). */
 #include "bench/bench_int.h"
 
+#include <stdlib.h>
+
+void bench_workload_own_dbname(struct bench *b)
+{
+    const struct workload *w = b->tables_of;
+    char *db = w && w->own_dbname ? w->own_dbname(w, &b->p.conn, b->p.wopts.bytes) : NULL;
+    if (db) { /* p.conn's strings are the plan's: the new one is b's */
+        free(b->own_dbname);
+        b->own_dbname = db;
+        b->p.conn.dbname = db;
+    }
+}
+
 int bench_workload_detect(struct pg_conn *c, struct bench *b, struct err *e)
 {
     const struct workload *w = b->tables_of;
@@ -67,4 +80,6 @@ void bench_workload_free(struct bench *b)
     const struct workload *w = b->tables_of;
     if (w && w->free_state)
         w->free_state(w, &b->wl);
+    free(b->own_dbname);
+    b->own_dbname = NULL;
 }

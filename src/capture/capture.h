@@ -159,7 +159,15 @@ struct capture_summary {
     size_t n_classes;
     struct capture_class *classes; /* by count, most first, then by text */
     struct capture_class other;    /* the classes beyond the cap (text "") */
+    /* The SET statements as written (white space trimmed), by count, most first: what the
+     * capture's sessions set themselves (what a driver sent at startup is not in a log). At
+     * most CAPTURE_SUMMARY_MAX_SETS apart, the rest in other_sets. */
+    size_t n_sets;
+    struct capture_class *sets;
+    struct capture_class other_sets;
 };
+
+#define CAPTURE_SUMMARY_MAX_SETS 1000
 
 /* Read CAPTURE at path through and summarise it into s. 0, or -1 with e set as
  * capture_reader_open and capture_reader_next set it (s is then empty). */

@@ -1,5 +1,6 @@
 /* replay show's figures: a capture read through once, its statements counted by protocol,
  * outcome and class. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "capture/capture.h"
 #include "capture/normalize.h"
 #include "capture/prepare_int.h"
+#include "capture/sqltext.h"
 
 /* The classes while reading: a chained hash table over the entries' indexes. */
 struct class_table {
@@ -16,6 +18,7 @@ struct class_table {
     size_t *next;    /* per entry: the next index in its bucket, or SIZE_MAX */
     size_t *buckets; /* the first index of each bucket, or SIZE_MAX */
     size_t n_buckets;
+    size_t max; /* entries kept apart at most */
 };
 
 #define NONE SIZE_MAX
@@ -32,7 +35,7 @@ static struct capture_class *class_get(struct class_table *t, struct capture_cla
     for (size_t i = t->buckets[k]; i != NONE; i = t->next[i])
         if (strcmp(t->all[i].text, text) == 0)
             return &t->all[i];
-    if (t->n >= CAPTURE_SUMMARY_MAX_CLASSES)
+    if (t->n >= t->max)
         return other;
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 1024;
@@ -53,6 +56,21 @@ static int by_count(const void *a, const void *b)
     if (x->count != y->count)
         return x->count < y->count ? 1 : -1;
     return strcmp(x->text, y->text);
+}
+
+/* A SET statement into the sets' table, as written, trimmed of white space and a final
+ * semicolon. */
+static void count_set(struct capture_summary *s, struct class_table *t, const char *text,
+                      struct buf *b)
+{
+    while (isspace((unsigned char)*text))
+        text++;
+    size_t n = strlen(text);
+    while (n > 0 && (isspace((unsigned char)text[n - 1]) || text[n - 1] == ';'))
+        n--;
+    buf_reset(b);
+    buf_append(b, text, n);
+    class_get(t, &s->other_sets, b->data)->count++;
 }
 
 static void count_statement(struct capture_summary *s, struct class_table *t,
@@ -83,26 +101,37 @@ int capture_summarise(const char *path, struct capture_summary *s, struct err *e
         return -1;
     }
     s->header = *capture_reader_header(r);
-    struct class_table t = {0};
+    s->other_sets.text = xstrdup("");
+    struct class_table t = {.max = CAPTURE_SUMMARY_MAX_CLASSES};
+    struct class_table sets = {.max = CAPTURE_SUMMARY_MAX_SETS};
     struct capture_event ev;
     struct buf norm;
     buf_init(&norm);
     int rc;
     while ((rc = capture_reader_next(r, &ev, e)) == 1)
-        if (ev.kind == CAPTURE_EV_STATEMENT)
+        if (ev.kind == CAPTURE_EV_STATEMENT) {
             count_statement(s, &t, &ev.statement, &norm);
+            if (sqltext_is_set(ev.statement.text))
+                count_set(s, &sets, ev.statement.text, &norm);
+        }
     buf_free(&norm);
     capture_reader_close(r);
     free(t.buckets);
     free(t.next);
+    free(sets.buckets);
+    free(sets.next);
     s->classes = t.all;
     s->n_classes = t.n;
+    s->sets = sets.all;
+    s->n_sets = sets.n;
     if (rc < 0) {
         capture_summary_free(s);
         return -1;
     }
     if (s->n_classes)
         qsort(s->classes, s->n_classes, sizeof *s->classes, by_count);
+    if (s->n_sets)
+        qsort(s->sets, s->n_sets, sizeof *s->sets, by_count);
     return 0;
 }
 
@@ -112,5 +141,9 @@ void capture_summary_free(struct capture_summary *s)
         free(s->classes[i].text);
     free(s->classes);
     free(s->other.text);
+    for (size_t i = 0; i < s->n_sets; i++)
+        free(s->sets[i].text);
+    free(s->sets);
+    free(s->other_sets.text);
     memset(s, 0, sizeof *s);
 }

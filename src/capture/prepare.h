@@ -14,8 +14,9 @@
  * log_min_duration_statement = 0 (timed at the line minus the duration, and those of
  * parse and bind), with their parameters, their ERROR, and the sessions' connections and
  * disconnections when logged. What cannot be replayed is counted and left out: COPY FROM
- * STDIN (its data is not in the log), statements carrying a password (never written),
- * COPY TO STDOUT and portal fetches (unsupported).
+ * STDIN (its data is not in the log), statements carrying a password where it cannot be cut
+ * out (capture/sqltext.h), COPY TO STDOUT and portal fetches (unsupported). A statement
+ * whose password can be cut out is kept with the password replaced (secrets_cut).
  */
 
 struct prepare_opts {
@@ -34,7 +35,8 @@ struct prepare_stats {
     uint64_t unmatched_lines; /* stderr lines the prefix did not match */
     uint64_t sessions, statements;
     uint64_t skipped_copy, skipped_secret, skipped_unsupported;
-    uint64_t filtered; /* statements outside the window or of other users/databases */
+    uint64_t secrets_cut; /* statements kept with their password replaced */
+    uint64_t filtered;    /* statements outside the window or of other users/databases */
     int64_t start_us, duration_us;
     char format[16];  /* of the last file: stderr, csvlog, jsonlog */
     char prefix[128]; /* the last stderr file's prefix */

@@ -2,12 +2,13 @@
 
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
-/* Skip white space, comments and opening parentheses. */
-static const char *skip_space(const char *s)
+/* Skip white space and comments. */
+static const char *skip_blank(const char *s)
 {
     for (;;) {
-        while (isspace((unsigned char)*s) || *s == '(')
+        while (isspace((unsigned char)*s))
             s++;
         if (s[0] == '-' && s[1] == '-') {
             while (*s && *s != '\n')
@@ -19,6 +20,14 @@ static const char *skip_space(const char *s)
             return s;
         }
     }
+}
+
+/* Skip white space, comments and opening parentheses. */
+static const char *skip_space(const char *s)
+{
+    while (*(s = skip_blank(s)) == '(')
+        s++;
+    return s;
 }
 
 static int is_word(char c)
@@ -44,20 +53,202 @@ static int has_word(const char *s, size_t n, const char *w)
     return 0;
 }
 
+/* A token of SQL text, as far as finding passwords needs: words, quoted identifiers, string
+ * constants (with their E/B/X/N/U& prefix; dollar-quoted bodies too), semicolons, the rest. */
+enum tok { TOK_END, TOK_WORD, TOK_IDENT, TOK_STRING, TOK_SEMI, TOK_OTHER };
+
+struct token {
+    enum tok kind;
+    const char *start, *end;
+};
+
+/* Past a quoted run opened at s (s[0] is the quote q): doubled quotes stay inside, and a
+ * backslash escapes the next byte when backslashes is set. Unterminated: the text's end. */
+static const char *past_quoted(const char *s, char q, int backslashes)
+{
+    for (s++; *s; s++) {
+        if (backslashes && *s == '\\' && s[1])
+            s++;
+        else if (*s == q && s[1] == q)
+            s++;
+        else if (*s == q)
+            return s + 1;
+    }
+    return s;
+}
+
+/* The length of a dollar quote's tag at s ("$$" or "$tag$"), 0 when s is none (a $1). */
+static size_t dollar_tag(const char *s)
+{
+    if (s[0] != '$' || isdigit((unsigned char)s[1]))
+        return 0;
+    size_t n = 1;
+    while (is_word(s[n]))
+        n++;
+    return s[n] == '$' ? n + 1 : 0;
+}
+
+static struct token next_token(const char *s)
+{
+    s = skip_blank(s);
+    struct token t = {TOK_OTHER, s, s + 1};
+    size_t tag;
+    if (!*s) {
+        t.kind = TOK_END;
+        t.end = s;
+    } else if (*s == ';') {
+        t.kind = TOK_SEMI;
+    } else if (*s == '\'') {
+        t.kind = TOK_STRING;
+        t.end = past_quoted(s, '\'', 0);
+    } else if ((*s == 'e' || *s == 'E') && s[1] == '\'') {
+        t.kind = TOK_STRING;
+        t.end = past_quoted(s + 1, '\'', 1);
+    } else if (strchr("bBxXnN", *s) && s[1] == '\'') {
+        t.kind = TOK_STRING;
+        t.end = past_quoted(s + 1, '\'', 0);
+    } else if ((*s == 'u' || *s == 'U') && s[1] == '&' && s[2] == '\'') {
+        t.kind = TOK_STRING;
+        t.end = past_quoted(s + 2, '\'', 0);
+    } else if ((*s == 'u' || *s == 'U') && s[1] == '&' && s[2] == '"') {
+        t.kind = TOK_IDENT;
+        t.end = past_quoted(s + 2, '"', 0);
+    } else if (*s == '"') {
+        t.kind = TOK_IDENT;
+        t.end = past_quoted(s, '"', 0);
+    } else if ((tag = dollar_tag(s)) > 0) {
+        t.kind = TOK_STRING;
+        const char *body = s + tag, *close = body;
+        while ((close = strstr(close, "$")) && strncmp(close, s, tag) != 0)
+            close++;
+        t.end = close ? close + tag : body + strlen(body);
+    } else if (is_word(*s) || (unsigned char)*s >= 0x80) {
+        t.kind = TOK_WORD;
+        while (is_word(*t.end) || (unsigned char)*t.end >= 0x80)
+            t.end++;
+    }
+    return t;
+}
+
+static int tok_is(const struct token *t, const char *w)
+{
+    size_t n = strlen(w);
+    return t->kind == TOK_WORD && (size_t)(t->end - t->start) == n &&
+           strncasecmp(t->start, w, n) == 0;
+}
+
+/* The word PASSWORD, or the identifier "password" (a user mapping's option may be quoted). */
+static int tok_is_password(const struct token *t)
+{
+    return tok_is(t, "password") || (t->kind == TOK_IDENT && t->end - t->start == 10 &&
+                                     strncmp(t->start, "\"password\"", 10) == 0);
+}
+
+int sqltext_secret_replace(const char *text, const char *with, struct buf *out)
+{
+    int found = 0, first = 1, ddl = 0;
+    const char *copied = text; /* text before it is in out already */
+    if (out)
+        buf_reset(out);
+    if (!strcasestr(text, "password"))
+        return 0;
+    struct token prev = {TOK_SEMI, text, text};
+    for (struct token t = next_token(text); t.kind != TOK_END; prev = t, t = next_token(t.end)) {
+        if (t.kind == TOK_SEMI) {
+            first = 1;
+            continue;
+        }
+        if (first) { /* a statement's first word: only CREATE and ALTER can set a password */
+            ddl = tok_is(&t, "create") || tok_is(&t, "alter");
+            first = t.kind == TOK_OTHER && *t.start == '(';
+            continue;
+        }
+        if (!ddl || t.kind != TOK_STRING)
+            continue;
+        if (tok_is_password(&prev)) {
+            /* The password: this constant and any that continue it. */
+            const char *end = t.end;
+            struct token more;
+            while ((more = next_token(end)).kind == TOK_STRING)
+                end = more.end;
+            if (out) {
+                buf_append(out, copied, (size_t)(t.start - copied));
+                buf_printf(out, "'%s'", with);
+            }
+            copied = end;
+            found = 1;
+            t.end = end;
+            t.kind = TOK_OTHER;
+        } else if (has_word(t.start, (size_t)(t.end - t.start), "password")) {
+            return -1; /* inside a string (a connection string, a function's body) */
+        }
+    }
+    if (found && out)
+        buf_puts(out, copied);
+    return found;
+}
+
 int sqltext_is_secret(const char *text)
 {
-    /* Each piece between semicolons is looked at as a statement of its own. */
-    for (const char *s = text; *s;) {
-        const char *end = strchr(s, ';');
-        size_t n = end ? (size_t)(end - s) : strlen(s);
-        const char *k = skip_space(s);
-        if ((keyword(k, "create") || keyword(k, "alter")) && has_word(s, n, "password"))
+    return sqltext_secret_replace(text, "", NULL) != 0;
+}
+
+/* The role a statement beginning at t names, when it is CREATE/ALTER ROLE|USER|GROUP NAME:
+ * its name into role; 0 when it is another statement. */
+static int role_named(struct token t, char *role, size_t size)
+{
+    if (!tok_is(&t, "create") && !tok_is(&t, "alter"))
+        return 0;
+    t = next_token(t.end);
+    if (!tok_is(&t, "role") && !tok_is(&t, "user") && !tok_is(&t, "group"))
+        return 0;
+    t = next_token(t.end);
+    if (tok_is(&t, "mapping") || tok_is(&t, "current_user") || tok_is(&t, "session_user") ||
+        tok_is(&t, "current_role"))
+        return 0;
+    size_t n = 0;
+    if (t.kind == TOK_WORD) {
+        for (const char *p = t.start; p < t.end && n + 1 < size; p++)
+            role[n++] = (char)tolower((unsigned char)*p);
+    } else if (t.kind == TOK_IDENT && *t.start == '"') {
+        for (const char *p = t.start + 1; p + 1 < t.end && n + 1 < size; p++) {
+            role[n++] = *p;
+            if (*p == '"')
+                p++; /* "" is one " */
+        }
+    } else {
+        return 0;
+    }
+    role[n] = '\0';
+    return n > 0;
+}
+
+int sqltext_password_role(const char *text, char *role, size_t size)
+{
+    if (sqltext_secret_replace(text, "", NULL) <= 0)
+        return 0;
+    /* Each statement of text: a role's, up to its end, with PASSWORD and a string. */
+    int at_start = 1, named = 0;
+    struct token prev = {TOK_SEMI, text, text};
+    for (struct token t = next_token(text); t.kind != TOK_END; prev = t, t = next_token(t.end)) {
+        if (t.kind == TOK_SEMI) {
+            at_start = 1;
+            continue;
+        }
+        if (at_start) {
+            named = role_named(t, role, size);
+            at_start = 0;
+        } else if (named && t.kind == TOK_STRING && tok_is_password(&prev)) {
             return 1;
-        s += n;
-        if (*s)
-            s++;
+        }
     }
     return 0;
+}
+
+int sqltext_is_set(const char *text)
+{
+    struct token t = next_token(text);
+    return tok_is(&t, "set");
 }
 
 static int copy_with(const char *text, const char *dir, const char *end)

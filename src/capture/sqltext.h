@@ -3,13 +3,30 @@
 
 #include <stddef.h>
 
+#include "base/buf.h"
+
 /* What prepare needs to know of a statement's text before it keeps it. Pure. */
 
-/* 1 when text carries a password, so it must never be written: any of its statements begins
- * with CREATE or ALTER and holds the word PASSWORD (roles and users, \password's ALTER USER,
- * user mappings, servers, subscriptions' connection strings). Errs on the side of secrecy:
- * quotes are not parsed. */
+/* A statement's password, found as the SQL reads (quotes, comments and dollar quotes
+ * understood), in any statement of text (they are separated by semicolons) that begins with
+ * CREATE or ALTER: the string constant after the word PASSWORD (roles, users and groups,
+ * ENCRYPTED PASSWORD, \\password's ALTER USER, a user mapping's OPTIONS (password '...')).
+ * 1: text has one or more; out (when not NULL) holds text with each replaced by 'with'
+ * (with holds no quote). 0: none (a column called password is no password); out is empty.
+ * -1: a CREATE or ALTER with the word password inside a string constant (a subscription's
+ * connection string, a function's body): a secret that cannot be cut out, never to be kept. */
+#define SQLTEXT_SECRET_PLACEHOLDER "pgarena-replaced"
+int sqltext_secret_replace(const char *text, const char *with, struct buf *out);
+
+/* 1 when text carries a password (sqltext_secret_replace is not 0). */
 int sqltext_is_secret(const char *text);
+
+/* 1 when text is CREATE/ALTER ROLE|USER|GROUP NAME ... PASSWORD '...': NAME (as the server
+ * folds it: lower case unless quoted) into role (size bytes). 0 otherwise. */
+int sqltext_password_role(const char *text, char *role, size_t size);
+
+/* 1 when text's first word is SET (SET name, SET LOCAL, SET ROLE, SET SESSION ...). */
+int sqltext_is_set(const char *text);
 
 /* 1 when text is COPY ... FROM STDIN (its data is not in the log). */
 int sqltext_is_copy_from_stdin(const char *text);

@@ -180,6 +180,9 @@ void cli_replay_print_prepared(const char *output, const struct prepare_stats *s
            (unsigned long long)s->skipped_unsupported);
     if (s->filtered)
         printf("; %llu outside --from/--to/--database/--user", (unsigned long long)s->filtered);
+    if (s->secrets_cut)
+        printf("\n  kept with the password cut out: %llu (the replay sets one of its own)",
+               (unsigned long long)s->secrets_cut);
     printf("\n");
 }
 

@@ -73,6 +73,31 @@ static void print_classes(const struct capture_summary *s, int top)
                (unsigned long long)s->other.failed, "-");
 }
 
+/* The SET statements the sessions ran themselves, and where to give the others. */
+static void print_sets(const struct capture_summary *s, int top)
+{
+    if (!s->n_sets) {
+        printf("SET statements: none (what a driver sets at connection is not in a log: replay "
+               "run --session-set NAME=VALUE)\n");
+        return;
+    }
+    printf("SET statements (what a driver sets at connection is not among them: replay run "
+           "--session-set NAME=VALUE):\n  %10s  %s\n",
+           "count", "statement");
+    for (size_t i = 0; i < s->n_sets && (int)i < top; i++) {
+        const struct capture_class *c = &s->sets[i];
+        int len = (int)strlen(c->text);
+        printf("  %10llu  %.*s%s\n", (unsigned long long)c->count, len > 100 ? 100 : len, c->text,
+               len > 100 ? "..." : "");
+    }
+    if (s->n_sets > (size_t)top || s->other_sets.count) {
+        uint64_t more = s->other_sets.count;
+        for (size_t i = (size_t)top; i < s->n_sets; i++)
+            more += s->sets[i].count;
+        printf("  %10llu  (other SET statements)\n", (unsigned long long)more);
+    }
+}
+
 static void print_header(const char *path, const struct capture_header *h)
 {
     char start[64];
@@ -159,8 +184,10 @@ int cli_replay_show(int argc, char **argv, struct err *e)
            (unsigned long long)sum.by_protocol[1], (unsigned long long)sum.by_protocol[2],
            (unsigned long long)sum.ok, (unsigned long long)sum.failed,
            (unsigned long long)sum.cancelled, (unsigned long long)sum.unknown);
-    if (h->n_statements)
+    if (h->n_statements) {
         print_classes(&sum, top);
+        print_sets(&sum, top);
+    }
     capture_summary_free(&sum);
     return 0;
 }

@@ -151,6 +151,7 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
         /* fall through */
     case OPT_MAP_DB:
     case OPT_MAP_USER:
+    case OPT_SESSION_SET:
     case OPT_READ_ONLY:
         o->replay_opts_given = 1;
         return 0; /* the workload's options: into the base plan as run takes them */
@@ -162,9 +163,13 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
 /* The run options a replay sweep's cells take (as replay run does); any other is refused. */
 static int replay_run_option(int opt)
 {
-    static const int ok[] = {
-        OPT_WARMUP, OPT_TIMEOUT, OPT_SAMPLE_MS, OPT_NO_SAMPLING, OPT_META,       'h',          'p',
-        'U',        'P',         OPT_MAP_DB,    OPT_MAP_USER,    OPT_RESET_FROM, OPT_READ_ONLY};
+    static const int ok[] = {OPT_WARMUP,    OPT_TIMEOUT,
+                             OPT_SAMPLE_MS, OPT_NO_SAMPLING,
+                             OPT_META,      'h',
+                             'p',           'U',
+                             'P',           OPT_MAP_DB,
+                             OPT_MAP_USER,  OPT_RESET_FROM,
+                             OPT_READ_ONLY, OPT_SESSION_SET};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
         if (ok[i] == opt)
             return 1;
@@ -188,9 +193,10 @@ static int check_replay(struct sweep_opts *o, int bad_run_opt, struct err *e)
     struct sweep_doc *d = &o->plan;
     if (!o->replay.capture) {
         if (d->n_speeds || o->replay_opts_given)
-            return err_set(e, ERR_INPUT,
-                           "sweep: --speed, --map-db, --map-user, --reset-from and --read-only "
-                           "are for --replay CAPTURE");
+            return err_set(
+                e, ERR_INPUT,
+                "sweep: --speed, --map-db, --map-user, --session-set, --reset-from and --read-only "
+                "are for --replay CAPTURE");
         return 0;
     }
     if (d->n_clients || d->n_rates || d->n_scales || o->init || o->max_rate)

@@ -92,12 +92,22 @@ static void wake_feed_waiting(struct worker *w, time_ns now)
     w->n_feed_waiting = 0;
 }
 
+/* The connection's message into line: 0 when it has none (pg.h's "unknown error", which
+ * names nothing: a connect that timed out, a connection that is fine). */
+static int conn_message(const struct client *c, char *line, size_t size)
+{
+    pg_conn_error(c->conn, line, size);
+    return strcmp(line, "unknown error") != 0;
+}
+
 int client_feed_connect_failed(struct client *c, const char *what, time_ns now)
 {
     struct client_feed *f = c->feed;
     char line[200], why[300];
-    pg_conn_error(c->conn, line, sizeof line);
-    snprintf(why, sizeof why, "%s: %s", what, line);
+    if (conn_message(c, line, sizeof line))
+        snprintf(why, sizeof why, "%s: %s", what, line);
+    else
+        snprintf(why, sizeof why, "%s", what);
     client_note_error(c, why);
     client_close(c);
     f->session_failed = 1;
@@ -144,7 +154,12 @@ static int session_broken(struct client *c, time_ns now)
 {
     struct client_feed *f = c->feed;
     char line[200];
-    pg_conn_error(c->conn, line, sizeof line);
+    /* What broke it when the drain said (a COPY FROM STDIN it cannot feed), else the
+     * connection's own message: never libpq's empty one on a connection that is fine. */
+    if (f->message[0])
+        snprintf(line, sizeof line, "%s", f->message);
+    else if (!conn_message(c, line, sizeof line))
+        snprintf(line, sizeof line, "the connection broke without a message");
     client_note_error(c, line);
     if (!f->message[0])
         snprintf(f->message, sizeof f->message, "%s", line);
@@ -288,6 +303,18 @@ static int feed_drain(struct client *c)
             pg_result_free(res);
             snprintf(f->message, sizeof f->message, "COPY FROM STDIN cannot be replayed");
             return -1;
+        }
+        if (st == PG_RES_ERROR && !pg_result_sqlstate(res) && pg_conn_ok(c->conn)) {
+            /* No message at all (pg.h's "unknown error"): no error but data the feed does not
+             * read (COPY TO STDOUT), which libpq would hand out again and again. */
+            char line[32];
+            pg_error_line(c->conn, res, line, sizeof line);
+            if (strcmp(line, "unknown error") == 0) {
+                pg_result_free(res);
+                snprintf(f->message, sizeof f->message,
+                         "COPY TO STDOUT (in a statement of several) cannot be replayed");
+                return -1;
+            }
         }
         if (st != PG_RES_COMMAND && st != PG_RES_ROWS && st != PG_RES_EMPTY &&
             c->failure == PGF_NONE) {

@@ -98,6 +98,10 @@ struct workload {
      * missing), the sizes p does not give, and the state the run needs. */
     int (*detect)(const struct workload *w, struct pg_conn *c, struct workload_params *p,
                   struct err *e);
+    /* Before the run's first connection, when its own connections (setup, environment,
+     * sampling) need a database CONN does not name: conn's new dbname (a conninfo or a name,
+     * caller frees), or NULL to leave conn as it is. */
+    char *(*own_dbname)(const struct workload *w, const struct pg_connopts *conn, const void *opts);
     /* The scripts made from the tables, once detect has run. */
     int (*scripts)(const struct workload *w, const struct workload_params *p, struct script_set *s,
                    struct err *e);

@@ -45,23 +45,28 @@ replay_capture() {
     } | "$MKCAPTURE" "$2" || fail "mkcapture failed"
 }
 
-# Every class of the result ran on the target as often as it succeeded in the replay
-# (pg_stat_statements' texts brought to the class form: lists squashed, placeholders
-# renumbered), and the statements that write took effect once per replay.
-test_replay_run_classes_on_target() {
-    replay_tool
+# A server of the test's own ($OCONN) logging every statement to a csvlog, with the settings
+# given besides.
+replay_logging_server() {
     mkdir -p "$T/srv"
     chmod 755 "$T"
     OCONN=$(sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" start "$T/srv")
     LIB_CLEANUP='sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" stop "$T/srv"'
-    # pg_stat_statements for the classes; the log for the end-to-end part (replay_from_log).
-    sql "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'" "$OCONN" >/dev/null
-    for set in "logging_collector = on" "log_destination = 'csvlog'" "log_statement = 'all'" \
+    for set in "$@" "logging_collector = on" "log_destination = 'csvlog'" "log_statement = 'all'" \
         "log_connections = on" "log_disconnections = on"; do
         sql "ALTER SYSTEM SET $set" "$OCONN" >/dev/null
     done
     sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" halt "$T/srv"
     sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" resume "$T/srv"
+}
+
+# Every class of the result ran on the target as often as it succeeded in the replay
+# (pg_stat_statements' texts brought to the class form: lists squashed, placeholders
+# renumbered), and the statements that write took effect once per replay.
+test_replay_run_classes_on_target() {
+    replay_tool
+    # pg_stat_statements for the classes; the log for the end-to-end part (replay_from_log).
+    replay_logging_server "shared_preload_libraries = 'pg_stat_statements'"
     SRC="${OCONN% dbname=*} dbname=rsrc"
     sql "CREATE DATABASE rsrc" "$OCONN" >/dev/null
     sql "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, 'x' FROM generate_series(1, 100) g; CREATE TABLE log (n int)" "$SRC"
@@ -373,4 +378,166 @@ test_replay_run_spreads_busy_sessions() {
     pga replay run spread.pgc "$CONN" --speed max -j 2 -q -o spread.json
     assert_rc 0
     pyjson spread.json '[c["transactions"] for c in d["clients"]][:2] in ([40, 2], [2, 40]) and sorted(c["transactions"] for c in d["clients"][2:]) == [2, 40]'
+}
+
+# Replay fidelity on a server of its own (it logs every statement, gets a line in
+# pg_hba.conf, and postgres is renamed away for a while): roles without their secrets, session parameters, CONN without a database.
+test_replay_run_fidelity() {
+    replay_tool
+    replay_logging_server
+    BASE=${OCONN% dbname=*}
+    fidelity_roles
+    fidelity_session_set
+    fidelity_conn_without_database
+    fidelity_failures_named
+}
+
+# mkcapture's lines of session ID of user postgres in database DB: it connects at 0, runs each
+# TEXT (simple, succeeded in the capture) 100 µs apart, and disconnects.
+cap_session() {
+    local id=$1 db=$2 at=100
+    shift 2
+    printf 'S\t%s\t0\tpostgres\t%s\n' "$id" "$db"
+    for q in "$@"; do
+        printf 'Q\t%s\t%d\tsimple\t\t10\tok\t\t-1\t0\t%s\n' "$id" "$at" "$q"
+        at=$((at + 100))
+    done
+    printf 'E\t%s\t%d\n' "$id" "$at"
+}
+
+# COPY in a statement of several (not skipped as a COPY: its first word is another): the
+# session fails and says why, never "unknown error", and the replay goes on.
+fidelity_failures_named() {
+    sql "CREATE DATABASE fcp" "$OCONN" >/dev/null
+    sql "CREATE TABLE c (a int)" "$BASE dbname=fcp" >/dev/null
+    {
+        cap_session 0 fcp 'SELECT 1; COPY c FROM STDIN'
+        cap_session 1 fcp 'SELECT 1; COPY (SELECT 1) TO STDOUT'
+        cap_session 2 fcp 'SELECT 2'
+    } | "$MKCAPTURE" cp.pgc || fail "mkcapture failed"
+    pga replay run cp.pgc "$OCONN" --speed max -o r.json
+    assert_rc 0
+    pyjson r.json 'd["replay"]["sessions_failed"] == 2 and d["replay"]["sent"] == 3'
+    assert_err 'first failure: COPY (FROM STDIN|TO STDOUT .*) cannot be replayed'
+    assert_out 'x session failed: COPY FROM STDIN cannot be replayed'
+    assert_out 'x session failed: COPY TO STDOUT \(in a statement of several\) cannot be replayed'
+    ! grep -q "unknown error" "$T/out" "$T/err" || fail "unknown error"
+}
+
+# A role made with a password, a session logging in as it (pg_hba.conf asks it for its SCRAM
+# password), GRANTs, and a table with a column called password: the log prepared into a
+# capture holds no password, the replay sets one of its own and the session logs in with it.
+fidelity_roles() {
+    pga replay prepare --help
+    if [ "$RC" -ne 0 ]; then
+        echo "SKIPPED fidelity_roles: this pgarena has no 'replay prepare'" >&2
+        return 0
+    fi
+    hba=$T/srv/data/pg_hba.conf
+    { echo "local all fid_app scram-sha-256"; cat "$hba"; } >"$hba.new" && mv "$hba.new" "$hba"
+    sql "SELECT pg_reload_conf()" "$OCONN" >/dev/null
+    sql "CREATE DATABASE fsnap" "$OCONN" >/dev/null
+    sql "CREATE DATABASE fsrc TEMPLATE fsnap" "$OCONN" >/dev/null
+    sql "CREATE TABLE users (id int, password text); CREATE ROLE fid_app LOGIN PASSWORD 'Fid-Sekr1t-9'; GRANT SELECT, INSERT ON users TO fid_app" "$BASE dbname=fsrc" >/dev/null
+    sleep 1 # replayed at speed 1: the role is there before the session logs in as it
+    PGPASSWORD=Fid-Sekr1t-9 sql "INSERT INTO users VALUES (1, 'not a secret'); SELECT password FROM users" "${BASE% user=*} user=fid_app dbname=fsrc" >/dev/null ||
+        fail "fid_app cannot log in with its password"
+    sleep 0.7 # the collector writes behind
+    log=$(sql "SELECT pg_current_logfile('csvlog')" "$OCONN")
+    case "$log" in /*) ;; *) log="$T/srv/data/$log" ;; esac
+    pga replay prepare "$log" -o fid.pgc --database fsrc
+    assert_rc 0
+    assert_out 'kept with the password cut out: 1'
+    ! zcat fid.pgc | grep -aq Sekr1t || fail "the password is in the capture"
+    # The target: fsnap's copy, without the role.
+    sql "DROP OWNED BY fid_app; DROP ROLE fid_app" "$BASE dbname=fsrc" >/dev/null
+    pga replay run fid.pgc "$OCONN" --map-db fsrc=fdst --reset-from fsnap -o r.json
+    assert_rc 0
+    ! grep -q Sekr1t r.json "$T/out" "$T/err" || fail "the password is in the result or output"
+    pyjson r.json 'd["replay"]["secrets_replaced"] == 1 and d["replay"]["passwords"] == "generated"'
+    pyjson r.json 'd["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["sessions_failed"] == 0'
+    pyjson r.json 'd["replay"]["skipped"]["secret"] == 0'
+    assert_out 'statements set a password of the replay.s making'
+    [ "$(sql "SELECT rolpassword LIKE 'SCRAM-SHA-256\$%' FROM pg_authid WHERE rolname = 'fid_app'" "$OCONN")" = t ] ||
+        fail "the replay did not make fid_app with a password"
+    # The session that logged in as fid_app (SCRAM) wrote its row; the column called password
+    # was made as in the capture.
+    [ "$(sql "SELECT count(*) FROM users WHERE password = 'not a secret'" "$BASE dbname=fdst")" = 1 ] ||
+        fail "fid_app's session did not run on the target"
+    PGPASSWORD=Fid-Sekr1t-9 sql "SELECT 1" "${BASE% user=*} user=fid_app dbname=fdst" >/dev/null 2>&1 &&
+        fail "the captured password still logs in"
+    # --map-user: fid_app's sessions as fid_app2, whom the replay gives no password (trust).
+    sql "DROP OWNED BY fid_app; DROP ROLE fid_app; CREATE ROLE fid_app2 LOGIN" "$BASE dbname=fdst" >/dev/null
+    pga replay run fid.pgc "$OCONN" --map-db fsrc=fdst --map-user fid_app=fid_app2 --reset-from fsnap -q -o r2.json
+    assert_rc 0
+    pyjson r2.json 'd["replay"]["secrets_replaced"] == 1 and d["replay"]["sessions_failed"] == 0'
+    # fid_app2 has no grant: its statements (one text) fail, as they should, and say why.
+    pyjson r2.json 'd["replay"]["diverged"]["failed_now"] == 1'
+    pyjson r2.json 'any("permission denied" in t["reason"] for t in d["replay"]["diverged"]["top"])'
+}
+
+# A session whose statements depend on DateStyle (what a driver sets at startup, not in a
+# log): they diverge without --session-set and match with it; replay show lists the SET
+# statements the capture does hold.
+fidelity_session_set() {
+    sql "CREATE DATABASE fds" "$OCONN" >/dev/null
+    cap_session 0 fds "SELECT '13/01/2026'::date" "SET TimeZone = 'UTC'" \
+        "SELECT to_char('13/01/2026'::date, 'YYYY-MM-DD')" "SET TimeZone = 'UTC';" \
+        "SET extra_float_digits = 3" | "$MKCAPTURE" ds.pgc || fail "mkcapture failed"
+    pga replay show ds.pgc
+    assert_rc 0
+    assert_out "^ +2  SET TimeZone = 'UTC'$"
+    assert_out "^ +1  SET extra_float_digits = 3$"
+    pga replay run ds.pgc "$OCONN" --speed max -q -o r.json
+    assert_rc 0
+    pyjson r.json 'd["replay"]["diverged"]["failed_now"] == 2'
+    pga replay run ds.pgc "$OCONN" --speed max --session-set 'DateStyle=ISO, DMY' --session-set extra_float_digits=1 -o r.json
+    assert_rc 0
+    pyjson r.json 'd["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["sent"] == 5'
+    pyjson r.json 'd["replay"]["session_set"] == ["DateStyle=ISO, DMY", "extra_float_digits=1"]'
+    assert_out 'sessions set up: +--session-set DateStyle=ISO, DMY, --session-set extra_float_digits=1'
+    # As run -w replay does it.
+    pga run -w replay --capture ds.pgc --speed max --session-set 'DateStyle=ISO, DMY' -q -o r2.json "$OCONN"
+    assert_rc 0
+    pyjson r2.json 'd["replay"]["diverged"]["failed_now"] == 0'
+    # And as a sweep's cells do.
+    pga sweep "$OCONN" --replay ds.pgc --speed max,1 --session-set 'DateStyle=ISO, DMY' --no-sampling -q -o sw
+    assert_rc 0
+    for f in sw/default-speedmax-t1.json sw/default-speed1-t1.json; do
+        pyjson "$f" 'd["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["session_set"] == ["DateStyle=ISO, DMY"]'
+    done
+    pga replay run ds.pgc "$OCONN" --session-set =x
+    assert_rc 2
+    assert_err "invalid value for --session-set: '=x'"
+    # A parameter the server does not know: each session fails, saying why.
+    pga replay run ds.pgc "$OCONN" --speed max --session-set nosuchparam=1 -o r3.json
+    pyjson r3.json 'd["replay"]["sessions_failed"] == 1'
+    assert_out '1 x session failed: .*unrecognized configuration parameter'
+    pyjson r3.json 'any("nosuchparam" in t["reason"] for t in d["replay"]["diverged"]["top"])'
+}
+
+# CONN without a database, as a user whose name is no database: pgarena's own connections
+# use postgres; with postgres renamed away, the capture's first database as mapped. No
+# "unknown error" either way.
+fidelity_conn_without_database() {
+    sql "CREATE ROLE fid_nodb LOGIN SUPERUSER" "$OCONN" >/dev/null
+    sql "CREATE DATABASE fnd" "$OCONN" >/dev/null
+    cap_session 0 fsrc_any 'SELECT current_database()' | "$MKCAPTURE" nd.pgc || fail "mkcapture failed"
+    nodb="${BASE% user=*} user=fid_nodb"
+    pga replay run nd.pgc "$nodb" --map-db fsrc_any=fnd --speed max -o r.json
+    assert_rc 0
+    pyjson r.json 'd["replay"]["sessions_failed"] == 0 and d["replay"]["sent"] == 1'
+    ! grep -q "unknown error" "$T/out" "$T/err" || fail "unknown error"
+    sql "ALTER DATABASE postgres RENAME TO postgres_away" "$BASE dbname=template1" >/dev/null
+    pga replay run nd.pgc "$nodb" --map-db fsrc_any=fnd --speed max -o r.json
+    rc=$RC
+    sql "ALTER DATABASE postgres_away RENAME TO postgres" "$BASE dbname=template1" >/dev/null
+    [ "$rc" = 0 ] || { cat "$T/err"; fail "replay run without postgres: rc $rc"; }
+    pyjson r.json 'd["replay"]["sessions_failed"] == 0 and d["replay"]["sent"] == 1'
+    # A session whose database is missing fails, and the run's first failure says why.
+    pga replay run nd.pgc "$nodb" --speed max -o r.json
+    assert_rc 0
+    pyjson r.json 'd["replay"]["sessions_failed"] == 1'
+    assert_out '1 x session failed: .*database "fsrc_any" does not exist'
+    ! grep -q "unknown error" "$T/out" "$T/err" || fail "unknown error"
 }

@@ -15,6 +15,7 @@
 
 #include "base/buf.h"
 #include "capture/prepare.h"
+#include "capture/sqltext.h"
 
 static char out[64], gz[64];
 
@@ -91,7 +92,8 @@ static void expect_counts(const struct prepare_stats *s, uint64_t sessions, uint
     assert_int_equal(s->sessions, sessions);
     assert_int_equal(s->statements, statements);
     assert_int_equal(s->skipped_copy, copy);
-    assert_int_equal(s->skipped_secret, secret);
+    assert_int_equal(s->skipped_secret, 0);
+    assert_int_equal(s->secrets_cut, secret); /* kept, their password cut out */
     assert_int_equal(s->skipped_unsupported, 0);
 }
 
@@ -133,7 +135,7 @@ static void same_in_every_format(const char *phase, uint64_t sessions, uint64_t 
 static void test_log_statement_all(void **state)
 {
     (void)state;
-    same_in_every_format("a", 8, 49, 1);
+    same_in_every_format("a", 8, 52, 1);
     struct buf b;
     buf_init(&b);
     dump(&b);
@@ -152,7 +154,7 @@ static void test_log_statement_all(void **state)
 static void test_log_min_duration(void **state)
 {
     (void)state;
-    same_in_every_format("b", 5, 46, 1);
+    same_in_every_format("b", 5, 49, 1);
     struct buf b;
     buf_init(&b);
     dump(&b);
@@ -182,7 +184,8 @@ static void test_pgreplay_prefix(void **state)
     buf_free(&b);
 }
 
-/* No password, in any form the script sent it, is anywhere in the capture. */
+/* No password, in any form the script sent it, is anywhere in the capture: the statements
+ * that set one are kept with it replaced. */
 static void test_no_secret(void **state)
 {
     (void)state;
@@ -192,7 +195,8 @@ static void test_no_secret(void **state)
         struct prepare_opts o = all();
         struct prepare_stats s;
         prepare_ok(paths, 1, &o, &s);
-        assert_int_equal(s.skipped_secret, 3);
+        assert_int_equal(s.skipped_secret, 0);
+        assert_int_equal(s.secrets_cut, 3);
         gzFile f = gzopen(out, "rb");
         struct buf b;
         buf_init(&b);
@@ -204,7 +208,14 @@ static void test_no_secret(void **state)
         assert_true(b.len > 1000);
         assert_null(memmem(b.data, b.len, "sekrit", 6));
         assert_null(memmem(b.data, b.len, "SCRAM-SHA-256", 13));
-        assert_null(memmem(b.data, b.len, "PASSWORD", 8));
+        /* The statements are there, each with the placeholder for its password. */
+        size_t kept = 0;
+        for (const char *p = b.data; (p = memmem(p, b.len - (size_t)(p - b.data),
+                                                 "PASSWORD '" SQLTEXT_SECRET_PLACEHOLDER "'",
+                                                 strlen(SQLTEXT_SECRET_PLACEHOLDER) + 11));
+             p++)
+            kept++;
+        assert_int_equal(kept, 3);
         buf_free(&b);
     }
 }
@@ -220,7 +231,7 @@ static void test_filters_gzip_and_several_logs(void **state)
     struct prepare_stats s;
     prepare_ok(paths, 2, &o, &s);
     assert_int_equal(s.sessions, 11);
-    assert_int_equal(s.statements, 49 + 17);
+    assert_int_equal(s.statements, 52 + 17);
     dump(&plain);
     /* The same log gzip-compressed. */
     FILE *in = fopen(paths[0], "rb");
@@ -240,13 +251,13 @@ static void test_filters_gzip_and_several_logs(void **state)
     prepare_ok(paths, 1, &o, &s);
     assert_int_equal(s.sessions, 0);
     assert_int_equal(s.statements, 0);
-    assert_int_equal(s.filtered, 49);
+    assert_int_equal(s.filtered, 52);
     /* A time window: c.log's statements only. */
     o = all();
     assert_int_equal(prepare_parse_time("2026-12-01 11:50:09.9", &o.from_us), 0);
     prepare_ok(paths, 2, &o, &s);
     assert_int_equal(s.statements, 17);
-    assert_int_equal(s.filtered, 49);
+    assert_int_equal(s.filtered, 52);
     assert_int_equal(prepare_parse_time("2026-12-01 11:50", &o.from_us), -1);
     buf_free(&plain);
     buf_free(&zipped);

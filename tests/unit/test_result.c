@@ -1238,6 +1238,52 @@ static void test_replay_part_read(void **state)
     result_free(&r);
 }
 
+/* replay.secrets_replaced, passwords and session_set: written only when there are some (a
+ * replay without them has the keys it had), read back, and merged over agents (the counts
+ * added up, the settings the first's). */
+static void test_replay_fidelity_keys(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, back;
+    struct err e = {0};
+    fill_result(&r);
+    struct replay_result *p = replay_fixture(&r);
+    r.summary.has_classes = 1;
+    assert_int_equal(result_write(&r, f->path, &e), 0);
+    json_t *root = json_load_file(f->path, 0, NULL);
+    json_t *o = json_object_get(root, "replay");
+    assert_null(json_object_get(o, "secrets_replaced"));
+    assert_null(json_object_get(o, "passwords"));
+    assert_null(json_object_get(o, "session_set"));
+    json_decref(root);
+    p->secrets_replaced = 2;
+    p->n_session_set = 2;
+    p->session_set = calloc(3, sizeof *p->session_set);
+    p->session_set[0] = strdup("DateStyle=ISO, DMY");
+    p->session_set[1] = strdup("extra_float_digits=1");
+    assert_int_equal(result_write(&r, f->path, &e), 0);
+    root = json_load_file(f->path, 0, NULL);
+    o = json_object_get(root, "replay");
+    assert_int_equal(json_integer_value(json_object_get(o, "secrets_replaced")), 2);
+    assert_string_equal(json_string_value(json_object_get(o, "passwords")), "generated");
+    assert_int_equal(json_array_size(json_object_get(o, "session_set")), 2);
+    json_decref(root);
+    assert_int_equal(read_mutated(f->path, NULL, &back, &e), 0);
+    const struct replay_result *q = replay_result_of(&back);
+    assert_int_equal(q->secrets_replaced, 2);
+    assert_int_equal(q->n_session_set, 2);
+    assert_string_equal(q->session_set[0], "DateStyle=ISO, DMY");
+    assert_string_equal(q->session_set[1], "extra_float_digits=1");
+    void *const parts[] = {p, (void *)q};
+    struct replay_result *m = replay_result_merge(parts, 2);
+    assert_int_equal(m->secrets_replaced, 4);
+    assert_int_equal(m->n_session_set, 2);
+    assert_string_equal(m->session_set[1], "extra_float_digits=1");
+    replay_result_free(m);
+    result_free(&back);
+    result_free(&r);
+}
+
 /* A replay's journal: snapshot lines of replay {} and summary.classes[] between the interval
  * lines; recover takes the last whole one (a torn one after it is left out), the intervals
  * are the interval lines only, and the result written from it reads back the same. */
@@ -1451,6 +1497,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replay_part_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_replay_fidelity_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampling_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_file_is_json, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_missing_dir, setup, teardown),

@@ -12,7 +12,6 @@ static void test_secrets(void **state)
     (void)state;
     assert_true(sqltext_is_secret("CREATE ROLE r PASSWORD 'x'"));
     assert_true(sqltext_is_secret("create user u with encrypted password 'x'"));
-    assert_true(sqltext_is_secret("  /* c */ ALTER ROLE r PASSWORD NULL"));
     assert_true(
         sqltext_is_secret("ALTER USER u PASSWORD 'SCRAM-SHA-256$4096:abc'")); /* \password */
     assert_true(sqltext_is_secret("SELECT 1; ALTER ROLE r PASSWORD 'x'"));
@@ -24,6 +23,88 @@ static void test_secrets(void **state)
     assert_false(sqltext_is_secret("CREATE TABLE users(id int, password_hash text)"));
     assert_false(sqltext_is_secret("ALTER ROLE r VALID UNTIL 'infinity'"));
     assert_false(sqltext_is_secret(""));
+    /* A column called password is no secret; PASSWORD NULL sets none. */
+    assert_false(sqltext_is_secret("CREATE TABLE users (id int, password text)"));
+    assert_false(sqltext_is_secret("ALTER TABLE users ADD COLUMN password text DEFAULT ''"));
+    assert_false(sqltext_is_secret("ALTER TABLE users RENAME COLUMN pw TO password"));
+    assert_false(sqltext_is_secret("  /* c */ ALTER ROLE r PASSWORD NULL"));
+    assert_false(sqltext_is_secret("UPDATE users SET password = 'x'"));
+    assert_false(sqltext_is_secret("CREATE TABLE \"password\" (a text DEFAULT 'b')"));
+}
+
+/* The password cut out, the rest as written; what cannot be cut out is -1. */
+static void expect_cut(const char *in, int rc, const char *out)
+{
+    struct buf b;
+    buf_init(&b);
+    assert_int_equal(sqltext_secret_replace(in, "NEW", &b), rc);
+    if (rc > 0)
+        assert_string_equal(b.data, out);
+    buf_free(&b);
+}
+
+static void test_cut(void **state)
+{
+    (void)state;
+    expect_cut("CREATE ROLE r LOGIN PASSWORD 'se;cr''et' IN ROLE a", 1,
+               "CREATE ROLE r LOGIN PASSWORD 'NEW' IN ROLE a");
+    expect_cut("ALTER USER \"Bob\" WITH ENCRYPTED PASSWORD E'a\\'b;c'", 1,
+               "ALTER USER \"Bob\" WITH ENCRYPTED PASSWORD 'NEW'");
+    expect_cut("alter role r password 'md5abc'\n  'continued'; SELECT 'x'", 1,
+               "alter role r password 'NEW'; SELECT 'x'");
+    expect_cut("ALTER USER u PASSWORD 'SCRAM-SHA-256$4096:abc$def'", 1,
+               "ALTER USER u PASSWORD 'NEW'");
+    expect_cut("CREATE ROLE a PASSWORD $x$one$x$; CREATE ROLE b PASSWORD 'two'", 1,
+               "CREATE ROLE a PASSWORD 'NEW'; CREATE ROLE b PASSWORD 'NEW'");
+    expect_cut("CREATE USER MAPPING FOR u SERVER s OPTIONS (user 'a', password 'b')", 1,
+               "CREATE USER MAPPING FOR u SERVER s OPTIONS (user 'a', password 'NEW')");
+    expect_cut("ALTER USER MAPPING FOR u SERVER s OPTIONS (SET \"password\" 'b')", 1,
+               "ALTER USER MAPPING FOR u SERVER s OPTIONS (SET \"password\" 'NEW')");
+    /* The word in a comment or a string of another statement is not a password. */
+    expect_cut("SELECT 'password' -- password 'x'\n", 0, "");
+    expect_cut("CREATE TABLE t (password text) /* password 'x' */", 0, "");
+    /* Inside a string: cannot be cut out. */
+    expect_cut("CREATE SUBSCRIPTION s CONNECTION 'host=h password=p' PUBLICATION p", -1, "");
+    expect_cut("CREATE FUNCTION f() RETURNS void AS $$ALTER ROLE r PASSWORD 'x'$$ LANGUAGE sql", -1,
+               "");
+}
+
+static void expect_role(const char *text, const char *role)
+{
+    char got[64];
+    int rc = sqltext_password_role(text, got, sizeof got);
+    if (!role) {
+        assert_int_equal(rc, 0);
+        return;
+    }
+    assert_int_equal(rc, 1);
+    assert_string_equal(got, role);
+}
+
+static void test_password_role(void **state)
+{
+    (void)state;
+    expect_role("CREATE ROLE Alice LOGIN PASSWORD 'x'", "alice");
+    expect_role("alter user \"Mixed\"\"Q\" password 'x'", "Mixed\"Q");
+    expect_role("CREATE GROUP g WITH ENCRYPTED PASSWORD 'x'", "g");
+    expect_role("CREATE ROLE r LOGIN", NULL);
+    expect_role("CREATE TABLE t (a int); CREATE ROLE app LOGIN PASSWORD 'x'; GRANT a TO app",
+                "app");
+    expect_role("CREATE ROLE a LOGIN; ALTER ROLE b PASSWORD 'x'", "b");
+    expect_role("ALTER ROLE r PASSWORD NULL", NULL);
+    expect_role("ALTER ROLE CURRENT_USER PASSWORD 'x'", NULL);
+    expect_role("CREATE USER MAPPING FOR u SERVER s OPTIONS (password 'b')", NULL);
+}
+
+static void test_set(void **state)
+{
+    (void)state;
+    assert_true(sqltext_is_set("SET DateStyle = 'ISO, MDY'"));
+    assert_true(sqltext_is_set("  /* c */ set local search_path to a"));
+    assert_true(sqltext_is_set("SET ROLE r"));
+    assert_false(sqltext_is_set("RESET DateStyle"));
+    assert_false(sqltext_is_set("SELECT set_config('a', 'b', false)"));
+    assert_false(sqltext_is_set("settings"));
 }
 
 static void test_copy(void **state)
@@ -41,7 +122,8 @@ static void test_copy(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_secrets),
+        cmocka_unit_test(test_secrets),       cmocka_unit_test(test_cut),
+        cmocka_unit_test(test_password_role), cmocka_unit_test(test_set),
         cmocka_unit_test(test_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

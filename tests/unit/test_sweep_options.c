@@ -87,6 +87,7 @@ static const struct sample samples[] = {
     {"speed", NULL}, /* the sweep's: a list of speeds */
     {"map-db", NULL},
     {"map-user", NULL},
+    {"session-set", NULL},
     {"reset-from", NULL},
     {"read-only", NULL},
     {"force", NULL},         /* the sweep's: replace a different sweep */
@@ -126,6 +127,7 @@ static const struct exception exceptions[] = {
     {"capture", "-w replay --capture x.pgc", "-w replay is swept with --replay CAPTURE"},
     {"map-db", "--map-db a=b", "are for --replay CAPTURE"},
     {"map-user", "--map-user a=b", "are for --replay CAPTURE"},
+    {"session-set", "--session-set a=b", "are for --replay CAPTURE"},
     {"reset-from", "--reset-from t", "are for --replay CAPTURE"},
     {"read-only", "--read-only", "are for --replay CAPTURE"},
 };

@@ -2,17 +2,21 @@
 #include "workload/replay/replay_int.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/mem.h"
+#include "capture/sqltext.h"
 
 /* A client takes a session only when its previous one ended this long before, in the
  * capture's time: a replayed session that runs late then seldom delays the next. */
 #define SLOT_GAP_US 1000000
 
-static const char *mapped(const struct replay_map *maps, int n, const char *name)
+const char *replay_mapped(const struct replay_map *maps, int n, const char *name)
 {
     for (int i = 0; i < n; i++)
         if (strlen(name) == maps[i].from_len && strncmp(maps[i].from, name, maps[i].from_len) == 0)
@@ -20,8 +24,7 @@ static const char *mapped(const struct replay_map *maps, int n, const char *name
     return name;
 }
 
-/* A value in a conninfo string: single-quoted, backslash before ' and \. */
-static void conninfo_value(struct buf *b, const char *key, const char *v)
+void replay_conninfo_value(struct buf *b, const char *key, const char *v)
 {
     buf_printf(b, " %s='", key);
     for (; *v; v++) {
@@ -47,17 +50,31 @@ static void make_conn(const struct replay_state *s, const struct pg_connopts *ba
     buf_init(&b);
     if (base->dbname && strchr(base->dbname, '='))
         buf_puts(&b, base->dbname);
-    const char *d = db[0] ? mapped(o->map_db, o->n_map_db, db) : NULL;
+    const char *d = db[0] ? replay_mapped(o->map_db, o->n_map_db, db) : NULL;
     if (!d && base->dbname && !strchr(base->dbname, '='))
         d = base->dbname;
     if (d)
-        conninfo_value(&b, "dbname", d);
+        replay_conninfo_value(&b, "dbname", d);
+    struct buf opt;
+    buf_init(&opt);
     if (o->read_only)
-        conninfo_value(&b, "options", "-c default_transaction_read_only=on");
+        buf_puts(&opt, "-c default_transaction_read_only=on");
+    for (int i = 0; i < o->n_sets; i++) { /* libpq options: a space or \ in a value escaped */
+        buf_printf(&opt, "%s-c %.*s=", opt.len ? " " : "", (int)o->sets[i].from_len,
+                   o->sets[i].from);
+        for (const char *v = o->sets[i].to; *v; v++) {
+            if (isspace((unsigned char)*v) || *v == '\\')
+                buf_putc(&opt, '\\');
+            buf_putc(&opt, *v);
+        }
+    }
+    if (opt.len)
+        replay_conninfo_value(&b, "options", opt.data);
+    buf_free(&opt);
     memset(out, 0, sizeof *out);
     out->host = base->host ? xstrdup(base->host) : NULL;
     out->port = base->port ? xstrdup(base->port) : NULL;
-    const char *u = user[0] ? mapped(o->map_user, o->n_map_user, user) : base->user;
+    const char *u = user[0] ? replay_mapped(o->map_user, o->n_map_user, user) : base->user;
     out->user = u ? xstrdup(u) : NULL;
     out->dbname = xstrdup(b.data);
     buf_free(&b);
@@ -78,7 +95,7 @@ static int conn_index(struct replay_state *s, const struct pg_connopts *base, co
     *keys = xrealloc(*keys, (s->n_conns + 1) * sizeof **keys);
     (*keys)[s->n_conns] = key;
     make_conn(s, base, user, db, &s->conns[s->n_conns]);
-    const char *target = db[0] ? mapped(s->opts.map_db, s->opts.n_map_db, db) : base->dbname;
+    const char *target = db[0] ? replay_mapped(s->opts.map_db, s->opts.n_map_db, db) : base->dbname;
     int known = !target || strchr(target, '=');
     for (size_t i = 0; !known && i < s->n_databases; i++)
         known = strcmp(s->databases[i], target) == 0;
@@ -245,10 +262,55 @@ int replay_is_copy(const char *text)
            (strcasestr(t, "stdin") || strcasestr(t, "stdout"));
 }
 
+/* The replay's own password (replay_state.password): 32 hex digits from the system's
+ * randomness. */
+static void make_password(char out[33])
+{
+    unsigned char raw[16] = {0};
+    FILE *f = fopen("/dev/urandom", "rb");
+    size_t got = f ? fread(raw, 1, sizeof raw, f) : 0;
+    if (f)
+        fclose(f);
+    if (got < sizeof raw) { /* no /dev/urandom: the clock and the pid, still never written */
+        uint64_t x = (uint64_t)clock_now_ns() ^ ((uint64_t)getpid() << 32);
+        for (size_t i = 0; i < sizeof raw; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            raw[i] = (unsigned char)x;
+        }
+    }
+    for (size_t i = 0; i < sizeof raw; i++)
+        snprintf(out + 2 * i, 3, "%02x", raw[i]);
+}
+
+/* The sessions that log in as a role the capture gave a password to (roles: one name a
+ * line) give the replay's password, which the replayed statement set. */
+static void give_password(struct replay_state *s, const char *roles)
+{
+    for (size_t i = 0; i < s->n_conns; i++) {
+        struct pg_connopts *c = &s->conns[i];
+        if (!c->user)
+            continue;
+        char *line = xasprintf("\n%s\n", c->user);
+        if (strstr(roles, line)) {
+            struct buf b;
+            buf_init(&b);
+            buf_puts(&b, c->dbname);
+            replay_conninfo_value(&b, "password", s->password);
+            free(c->dbname);
+            c->dbname = xstrdup(b.data);
+            buf_free(&b);
+        }
+        free(line);
+    }
+}
+
 static int read_events(struct replay_state *s, struct capture_reader *r,
                        const struct pg_connopts *base, struct err *e)
 {
     char **keys = NULL;
+    struct buf roles; /* "\n" then the roles given a password, each followed by "\n" */
+    buf_init(&roles);
+    buf_putc(&roles, '\n');
     unsigned char *in_tx = xcalloc(s->n_sessions + 1, 1);
     struct capture_event ev;
     int rc;
@@ -277,8 +339,15 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
             if (b >= 0 && !in_tx[id]) /* a block's BEGIN, or a statement on its own */
                 s->transactions++;
             in_tx[id] = b > 0 ? 1 : b < 0 ? 0 : in_tx[id];
+            char role[256];
+            if (sqltext_password_role(st->text, role, sizeof role)) {
+                buf_puts(&roles, role);
+                buf_putc(&roles, '\n');
+            }
         }
     }
+    give_password(s, roles.data);
+    buf_free(&roles);
     for (size_t i = 0; i < s->n_conns; i++)
         free(keys[i]);
     free(keys);
@@ -301,6 +370,7 @@ struct replay_state *replay_prepass(const struct replay_opts *opts, const struct
     struct replay_state *s = xcalloc(1, sizeof *s);
     s->opts = *opts;
     s->header = *capture_reader_header(r);
+    make_password(s->password);
     s->n_sessions = (size_t)s->header.n_sessions;
     s->sessions = xcalloc(s->n_sessions + 1, sizeof *s->sessions);
     for (size_t i = 0; i < s->n_sessions; i++)

@@ -12,6 +12,8 @@
  */
 
 #define REPLAY_MAX_MAPS 32
+/* --session-set NAME=VALUE given at most this many times. */
+#define REPLAY_MAX_SETS 16
 
 struct replay_map {
     const char *from; /* FROM=TO as given: FROM is its first from_len bytes */
@@ -24,7 +26,9 @@ struct replay_opts {
     double speed;        /* 1 unless given; 0: --speed max */
     int n_map_db, n_map_user;
     struct replay_map map_db[REPLAY_MAX_MAPS], map_user[REPLAY_MAX_MAPS];
-    const char *reset_from; /* --reset-from TEMPLATE, or NULL */
+    int n_sets;
+    struct replay_map sets[REPLAY_MAX_SETS]; /* --session-set NAME=VALUE: from is NAME */
+    const char *reset_from;                  /* --reset-from TEMPLATE, or NULL */
     int read_only, force;
 };
 

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "base/buf.h"
 #include "engine/feed.h"
 #include "pg/pg.h"
 #include "stats/hist.h"
@@ -42,6 +43,7 @@ struct replay_reason {
 struct replay_figures {
     uint64_t sent, skipped_copy, skipped_read_only, skipped_unsupported;
     uint64_t failed_now, succeeded_now, sessions_failed;
+    uint64_t secrets_replaced; /* statements sent with the replay's password for the captured */
     struct class_table *classes;
     struct hist *lag, *client_lag; /* lag_us, client_lag_us */
     size_t n_reasons;
@@ -57,6 +59,10 @@ struct replay_state {
     size_t n_conns; /* the sessions' distinct (user, database), mapped */
     struct pg_connopts *conns;
     char **databases; /* the mapped target databases (for --reset-from), n_conns at most */
+    /* The password the replay sets where the capture's statements set one (the capture holds
+     * none: capture/sqltext.h), random for each run and never written anywhere; the sessions
+     * that log in as a role the capture gave a password to give it. */
+    char password[33];
     size_t n_databases;
     int n_clients;
     struct engine_feed feed;
@@ -73,6 +79,10 @@ struct replay_state {
 struct replay_state *replay_prepass(const struct replay_opts *opts, const struct pg_connopts *conn,
                                     int threads, struct err *e);
 void replay_state_free(struct replay_state *s);
+/* name as --map-db or --map-user (maps, n of them) map it. */
+const char *replay_mapped(const struct replay_map *maps, int n, const char *name);
+/* " key='v'" appended to conninfo b (backslash before ' and \). */
+void replay_conninfo_value(struct buf *b, const char *key, const char *v);
 
 /* source.c: the engine's feed over s (s->feed filled in). */
 void replay_source_init(struct replay_state *s);

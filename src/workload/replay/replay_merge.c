@@ -13,6 +13,7 @@ static void add_counts(struct replay_result *d, const struct replay_result *s)
     d->failed_now += s->failed_now;
     d->succeeded_now += s->succeeded_now;
     d->sessions_failed += s->sessions_failed;
+    d->secrets_replaced += s->secrets_replaced;
 }
 
 /* A lag (client: client_lag_us, else lag_us): the inputs' histograms merged, so its
@@ -108,6 +109,9 @@ void *replay_result_merge(void *const *parts, size_t n)
                                 .skipped_copy = first->skipped_copy,
                                 .skipped_unsupported = first->skipped_unsupported,
                                 .skipped_secret = first->skipped_secret};
+    d->session_set = xcalloc(first->n_session_set + 1, sizeof *d->session_set);
+    for (size_t i = 0; i < first->n_session_set; i++)
+        d->session_set[d->n_session_set++] = xstrdup(first->session_set[i]);
     for (size_t k = 0; k < n; k++)
         if (in[k])
             add_counts(d, in[k]);

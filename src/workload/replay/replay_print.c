@@ -51,6 +51,17 @@ static void show_fidelity(FILE *out, const struct replay_result *p)
             (unsigned long long)p->sent, (unsigned long long)p->skipped_copy,
             (unsigned long long)p->skipped_unsupported, (unsigned long long)p->skipped_read_only,
             (unsigned long long)p->skipped_secret, (unsigned long long)p->sessions_failed);
+    if (p->n_session_set || p->secrets_replaced) {
+        fprintf(out, "sessions set up:     ");
+        for (size_t i = 0; i < p->n_session_set; i++)
+            fprintf(out, "%s--session-set %s", i ? ", " : "", p->session_set[i]);
+        if (p->secrets_replaced)
+            fprintf(out,
+                    "%s%llu statements set a password of the replay's making (random, not "
+                    "kept) for the capture's",
+                    p->n_session_set ? "; " : "", (unsigned long long)p->secrets_replaced);
+        fputc('\n', out);
+    }
     if (p->failed_now || p->succeeded_now || p->sessions_failed) {
         fprintf(out,
                 "DIVERGED:            %llu failed now but not in the capture, %llu succeeded "

@@ -44,6 +44,16 @@ static json_t *replay_json(const void *data, json_t *summary)
     }
     put(div, "top", top);
     put(o, "diverged", div);
+    if (p->secrets_replaced) {
+        put_count(o, "secrets_replaced", p->secrets_replaced);
+        put(o, "passwords", json_string("generated"));
+    }
+    if (p->n_session_set) {
+        json_t *sets = json_array();
+        for (size_t i = 0; i < p->n_session_set; i++)
+            json_array_append_new(sets, json_string(p->session_set[i]));
+        put(o, "session_set", sets);
+    }
     put_count(o, "sessions_failed", p->sessions_failed);
     put(o, "lag_us", result_lag_json(&p->lag));
     if (result_lag_known(&p->client_lag))
@@ -92,6 +102,14 @@ static void *replay_read(const json_t *o, const json_t *root, const json_t *summ
         p->top[p->n_top].reason = xstrdup(why ? why : "");
         p->top[p->n_top++].count = result_json_count(t, "count");
     }
+    p->secrets_replaced = result_json_count(o, "secrets_replaced");
+    const json_t *sets = json_object_get(o, "session_set");
+    p->session_set = xcalloc(json_array_size(sets) + 1, sizeof *p->session_set);
+    for (size_t i = 0; i < json_array_size(sets); i++) {
+        const char *v = json_string_value(json_array_get(sets, i));
+        if (v)
+            p->session_set[p->n_session_set++] = xstrdup(v);
+    }
     p->sessions_failed = result_json_count(o, "sessions_failed");
     if (result_lag_from_json(json_object_get(o, "lag_us"), &p->lag) < 0 ||
         result_lag_from_json(json_object_get(o, "client_lag_us"), &p->client_lag) < 0) {
@@ -112,6 +130,9 @@ void replay_result_free(void *data)
     for (size_t i = 0; i < p->n_top; i++)
         free(p->top[i].reason);
     free(p->top);
+    for (size_t i = 0; i < p->n_session_set; i++)
+        free(p->session_set[i]);
+    free(p->session_set);
     hist_sparse_free(&p->lag.hist);
     hist_sparse_free(&p->client_lag.hist);
     free(p);

@@ -27,6 +27,13 @@ struct replay_result {
     uint64_t sessions, statements, transactions, sent;
     uint64_t skipped_copy, skipped_unsupported, skipped_read_only, skipped_secret;
     uint64_t failed_now, succeeded_now;
+    /* Statements whose password (cut out of the capture) the replay set to one of its own
+     * making (random, never written): "secrets_replaced" and "passwords": "generated", both
+     * only when there were some. */
+    uint64_t secrets_replaced;
+    /* --session-set as given, NAME=VALUE each ("session_set": [...], only when given). */
+    size_t n_session_set;
+    char **session_set;
     size_t n_top;
     struct replay_result_reason *top;
     uint64_t sessions_failed;

@@ -4,22 +4,24 @@
 #include "workload/replay/replay_int.h"
 #include "workload/replay/replay_result.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "base/mem.h"
 #include "base/num.h"
 #include "workload/workload_int.h"
 
 _Static_assert(sizeof(struct replay_opts) <= WORKLOAD_OPTS_SIZE, "replay's options fit");
 
-static const char *const option_names[] = {"capture",    "speed",     "map-db", "map-user",
-                                           "reset-from", "read-only", "force",  NULL};
+static const char *const option_names[] = {"capture",   "speed",       "map-db",
+                                           "map-user",  "session-set", "reset-from",
+                                           "read-only", "force",       NULL};
 static const struct workload_option_group option_group = {
-    option_names,
-    "--capture, --speed, --map-db, --map-user, --reset-from, --read-only and --force are for "
-    "-w replay"};
+    option_names, "--capture, --speed, --map-db, --map-user, --session-set, --reset-from, "
+                  "--read-only and --force are for -w replay"};
 static const struct workload_option_group *const option_groups[] = {&option_group, NULL};
 
 static void options_init(void *opts)
@@ -38,6 +40,26 @@ static int add_map(struct replay_map *maps, int *n, const char *opt, const char 
     return 0;
 }
 
+/* --session-set NAME=VALUE: NAME a parameter's name (letters, digits, _ and ., as the server
+ * spells them: DateStyle, extra_float_digits, myapp.tenant), VALUE anything, even empty. */
+static int add_set(struct replay_opts *r, const char *arg, struct err *e)
+{
+    const char *eq = strchr(arg, '=');
+    int ok = eq && eq > arg;
+    for (const char *p = arg; ok && p < eq; p++)
+        ok = isalnum((unsigned char)*p) || *p == '_' || *p == '.';
+    if (!ok)
+        return err_set(e, ERR_INPUT,
+                       "invalid value for --session-set: '%s' (expected NAME=VALUE, NAME a "
+                       "parameter's name)",
+                       arg);
+    if (r->n_sets == REPLAY_MAX_SETS)
+        return err_set(e, ERR_INPUT, "too many --session-set options (at most %d)",
+                       REPLAY_MAX_SETS);
+    r->sets[r->n_sets++] = (struct replay_map){arg, (size_t)(eq - arg), eq + 1};
+    return 0;
+}
+
 static int option(void *opts, const char *name, const char *arg, struct err *e)
 {
     struct replay_opts *r = opts;
@@ -52,6 +74,8 @@ static int option(void *opts, const char *name, const char *arg, struct err *e)
         return add_map(r->map_db, &r->n_map_db, "--map-db", arg, e);
     else if (strcmp(name, "map-user") == 0)
         return add_map(r->map_user, &r->n_map_user, "--map-user", arg, e);
+    else if (strcmp(name, "session-set") == 0)
+        return add_set(r, arg, e);
     else if (strcmp(name, "reset-from") == 0)
         r->reset_from = arg;
     else if (strcmp(name, "read-only") == 0)
@@ -154,6 +178,75 @@ static int reset_targets(const struct replay_state *s, const struct pg_connopts 
     return rc;
 }
 
+/* Whether conninfo s (key=value pairs) has key k. */
+static int conninfo_has(const char *s, const char *k)
+{
+    size_t n = strlen(k);
+    for (const char *p = s; (p = strstr(p, k)) != NULL; p += n) {
+        const char *q = p + n;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if ((p == s || p[-1] == ' ' || p[-1] == '\t') && *q == '=')
+            return 1;
+    }
+    return 0;
+}
+
+/* conn as a conninfo with dbname db (a new string). */
+static char *with_dbname(const struct pg_connopts *conn, const char *db)
+{
+    struct buf b;
+    buf_init(&b);
+    if (conn->dbname && *conn->dbname)
+        buf_puts(&b, conn->dbname);
+    replay_conninfo_value(&b, "dbname", db);
+    char *s = xstrdup(b.data);
+    buf_free(&b);
+    return s;
+}
+
+/* The capture's first database, mapped ("" when it names none). */
+static char *first_database(const struct replay_opts *o)
+{
+    struct err ignored = {0};
+    struct capture_reader *r = capture_reader_open(o->capture, &ignored);
+    struct capture_event ev;
+    char *db = NULL;
+    while (r && !db && capture_reader_next(r, &ev, &ignored) == 1)
+        if (ev.kind == CAPTURE_EV_SESSION_START && ev.session.database[0])
+            db = xstrdup(replay_mapped(o->map_db, o->n_map_db, ev.session.database));
+    capture_reader_close(r);
+    return db;
+}
+
+/* CONN without a database (each session connects to its own): pgarena's own connections
+ * use postgres, which a replay seldom drops, when it is there, else the capture's first
+ * database as mapped. */
+static char *own_dbname(const struct workload *w, const struct pg_connopts *conn, const void *opts)
+{
+    (void)w;
+    const char *env = getenv("PGDATABASE"), *d = conn->dbname;
+    if ((env && *env) || getenv("PGSERVICE"))
+        return NULL;
+    if (d && (strchr(d, '=') ? conninfo_has(d, "dbname") || conninfo_has(d, "service") : *d))
+        return NULL;
+    struct pg_connopts t = *conn;
+    t.dbname = with_dbname(conn, "postgres");
+    struct err e = {0};
+    struct pg_conn *c = pg_connect_aux(&t, PG_AUX_TIMEOUT_MS, &e);
+    if (c || !strstr(e.msg, "database \"postgres\" does not exist")) {
+        pg_finish(c); /* there, or failing for another reason: the setup says which */
+        return t.dbname;
+    }
+    char *db = first_database(opts);
+    if (!db)
+        return t.dbname;
+    free(t.dbname);
+    char *s = with_dbname(conn, db);
+    free(db);
+    return s;
+}
+
 static int detect(const struct workload *w, struct pg_conn *c, struct workload_params *p,
                   struct err *e)
 {
@@ -218,6 +311,10 @@ static void fill_result(const struct replay_state *s, struct result *r)
     o->skipped_unsupported = s->header.skipped_unsupported + f->skipped_unsupported;
     o->skipped_read_only = f->skipped_read_only;
     o->skipped_secret = s->header.skipped_secret;
+    o->secrets_replaced = f->secrets_replaced;
+    o->session_set = xcalloc((size_t)s->opts.n_sets + 1, sizeof *o->session_set);
+    for (int i = 0; i < s->opts.n_sets; i++)
+        o->session_set[o->n_session_set++] = xstrdup(s->opts.sets[i].from);
     o->failed_now = f->failed_now;
     o->succeeded_now = f->succeeded_now;
     o->sessions_failed = f->sessions_failed;
@@ -277,6 +374,7 @@ const struct workload workload_replay = {
     .option = option,
     .check_run = check_run,
     .check_init = check_init,
+    .own_dbname = own_dbname,
     .detect = detect,
     .scripts = scripts,
     .result = result,

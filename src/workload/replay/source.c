@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/mem.h"
 #include "capture/normalize.h"
+#include "capture/sqltext.h"
 
 /* A client whose items are not read yet waits while the look-ahead is full of the others'
  * (the others consume them: a fast session goes at the pace of a slow one rather than
@@ -55,6 +56,7 @@ struct worker_source {
     int n_blocked, n_finished;
     struct replay_figures fig; /* since the last hand-over */
     struct buf norm;
+    struct buf secret; /* a statement with the replay's password */
     time_ns handed_ns; /* the last hand-over */
 };
 
@@ -86,6 +88,7 @@ void replay_figures_merge(struct replay_figures *dst, const struct replay_figure
 {
     dst->sent += src->sent;
     dst->skipped_copy += src->skipped_copy;
+    dst->secrets_replaced += src->secrets_replaced;
     dst->skipped_read_only += src->skipped_read_only;
     dst->skipped_unsupported += src->skipped_unsupported;
     dst->failed_now += src->failed_now;
@@ -134,6 +137,7 @@ static void *source_open(void *arg, int worker, int first_client, int n_clients)
     ws->clients = xcalloc((size_t)n_clients, sizeof *ws->clients);
     replay_figures_init(&ws->fig);
     buf_init(&ws->norm);
+    buf_init(&ws->secret);
     struct err e = {0};
     ws->r = capture_reader_open(ws->s->opts.capture, &e);
     ws->eof = ws->r == NULL; /* read once already: it can only have gone since */
@@ -218,7 +222,12 @@ static void read_one(struct worker_source *ws)
             ws->fig.skipped_copy++;
             return;
         }
-        enqueue(ws, ss->client, copy_statement(&ev.statement));
+        struct capture_statement st = ev.statement;
+        if (sqltext_secret_replace(st.text, s->password, &ws->secret) > 0) {
+            st.text = ws->secret.data; /* the replay's password for the one cut out */
+            ws->fig.secrets_replaced++;
+        }
+        enqueue(ws, ss->client, copy_statement(&st));
         return;
     }
     struct qitem *q = xcalloc(1, sizeof *q);
@@ -354,8 +363,11 @@ static void source_session_failed(void *arg, int client, uint32_t session, const
     struct worker_source *ws = arg;
     (void)client;
     (void)session;
-    (void)why;
     ws->fig.sessions_failed++;
+    /* Why, among the reasons of divergence: the result and show name it. */
+    char reason[400];
+    snprintf(reason, sizeof reason, "session failed: %s", why && *why ? why : "no message");
+    replay_figures_reason(&ws->fig, reason, 1);
 }
 
 static void source_close(void *arg)
@@ -375,6 +387,7 @@ static void source_close(void *arg)
     capture_reader_close(ws->r);
     replay_figures_free(&ws->fig);
     buf_free(&ws->norm);
+    buf_free(&ws->secret);
     free(ws);
 }
 
