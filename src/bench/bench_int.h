@@ -113,7 +113,7 @@ struct bench_sink {
     size_t n_events_journaled;     /* server events in its events lines */
     int events_line;               /* one was written */
     struct journal_sampler sampler_journaled; /* its last sampler line's (present 0: none) */
-    struct self_health health;                /* the client's health (bench/health.c) */
+    struct self_health health;                /* the client's health (bench/bench_health.c) */
     struct result_client_health health_summary;
     /* the engine's callbacks health's own call after their first reading */
     void (*chained_started)(time_ns measured_start_ns, void *arg);
@@ -122,12 +122,12 @@ struct bench_sink {
     void *chained_measure_start_arg;
 };
 
-/* bench/health.c: the sink's first reading of the client's health is taken where the measured
+/* bench/bench_health.c: the sink's first reading of the client's health is taken where the measured
  * part begins (the engine's started and, with --warmup, measure_start callbacks, which it
  * wraps). */
 void bench_health_configure(struct bench_sink *s, struct engine_config *cfg);
 
-/* bench/health.c: interval iv's client_health into it, added to the sink's summary. */
+/* bench/bench_health.c: interval iv's client_health into it, added to the sink's summary. */
 void bench_health_interval(struct bench_sink *s, const struct engine_interval *iv,
                            struct result_interval *it);
 
