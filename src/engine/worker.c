@@ -28,6 +28,7 @@ static enum txlog_status log_status(enum pg_failure why)
 
 void worker_record_skipped(struct client *c, time_ns now)
 {
+    worker_counters_check(c->w, now);
     if (c->sc.sched_at < c->w->run->start_ns)
         return; /* warmup */
     c->w->n_skipped++;
@@ -39,6 +40,7 @@ int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum
 {
     struct worker *w = c->w;
     const struct engine_state *run = w->run;
+    worker_counters_check(w, end);
     if (end < run->start_ns)
         return 0; /* warmup */
     struct engine_script_figures *ss = &w->scripts[c->script_idx];
@@ -88,6 +90,7 @@ int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum
 
 void worker_record_statement(struct worker *w, int script, int command, time_ns start, time_ns end)
 {
+    worker_counters_check(w, end);
     if (end < w->run->start_ns)
         return; /* warmup */
     struct stmt_stats *st = &w->stmts[w->run->cmd_base[script] + command];
@@ -119,8 +122,10 @@ static void run_timers(struct worker *w)
     struct client *c;
     while ((c = timers_pop_due(&w->timers, now)) != NULL)
         client_on_timer(c, now);
-    if (w->measuring)
+    if (w->measuring) {
+        worker_counters_check(w, now);
         series_recorder_tick(&w->recorder, now);
+    }
     if (w->run->end_ns > 0 && now >= w->run->end_ns && !w->swept) {
         /* The end of a -T run: clients waiting only for time stop now. */
         w->swept = 1;
@@ -234,6 +239,8 @@ static void measure(struct worker *w)
         atomic_store_explicit(&w->open_idx, w->recorder.cur_idx, memory_order_release);
     }
     series_recorder_flush(&w->recorder);
+    if (w->run->cfg->counters)
+        worker_counters_publish(w, SIZE_MAX); /* good for any interval still to come */
     atomic_store_explicit(&w->open_idx, SIZE_MAX, memory_order_release);
     if (w->feed_ws) {
         for (int i = 0; i < w->n_clients; i++) /* an interrupted run: no socket left */
