@@ -112,6 +112,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
     clock_wall_iso8601(b->started_at, sizeof b->started_at);
     bench_sink_open(&sink, b, scripts);
     cfg.interval_arg = &sink;
+    cfg.counters = sink.journal != NULL; /* its counters lines */
     if (engine_run(&cfg, &er, e) < 0) {
         bench_sink_close(&sink, 1); /* nothing ran: nothing to keep */
         /* A run lost by another agent fails with that agent's cause: not this one's to

@@ -189,8 +189,8 @@ static void emit_interval(struct engine_state *run, size_t idx, double t_s, doub
         pthread_mutex_unlock(&w->series_mu);
     }
     int have = want && engine_counters_collect(run, idx, &so_far);
-    struct engine_interval iv = {idx,         t_s, duration_s, acc.n_tx, acc.n_failed, &acc.latency,
-                                 have ? &so_far : NULL};
+    struct engine_interval iv = {idx,          t_s,          duration_s,           acc.n_tx,
+                                 acc.n_failed, &acc.latency, have ? &so_far : NULL};
     run->cfg->interval_done(&iv, run->cfg->interval_arg);
     hist_sparse_free(&acc.latency);
     if (have)

@@ -206,11 +206,11 @@ struct worker_counters {
         uint64_t count;
         double sum_us;
         struct hist_sparse latency;
-    } *stmts; /* as worker.stmts */
+    } * stmts; /* as worker.stmts */
     struct {
         uint64_t n_tx, n_failed;
         struct hist_sparse latency;
-    } *scripts; /* as worker.scripts */
+    } * scripts; /* as worker.scripts */
 };
 
 struct worker {
@@ -353,10 +353,10 @@ static inline void worker_counters_check(struct worker *w, time_ns t)
     size_t want = atomic_load_explicit(&w->run->counters_want, memory_order_acquire);
     if (want != w->counters_for) {
         w->counters_for = want;
-        w->counters_at = want == SIZE_MAX ? 0
-                                          : w->run->start_ns + (time_ns)(want + 1) *
-                                                                   w->run->cfg->interval_us *
-                                                                   NS_PER_US;
+        w->counters_at =
+            want == SIZE_MAX
+                ? 0
+                : w->run->start_ns + (time_ns)(want + 1) * w->run->cfg->interval_us * NS_PER_US;
     }
     if (w->counters_at && t >= w->counters_at) {
         w->counters_at = 0;
