@@ -77,11 +77,13 @@ assert abs(w["samples"] - d["summary"]["duration_s"] * 10) <= 1, w
 assert w["note"].startswith("rebuilt by recover from the journal's intervals"), w
 PY
     # client_cpu and waits.visibility: the intervals' client CPU over their lengths, and the
-    # busiest thread and visibility of the journal's last sampler line.
+    # busiest thread and visibility of the last sampler line recover read.
     python3 - r.json journal.copy <<'PY' || fail "recover did not derive client_cpu and waits.visibility"
 import json, sys
 d = json.load(open(sys.argv[1]))
-lines = [json.loads(l) for l in open(sys.argv[2]) if l.startswith('{"sampler":')]
+read = open(sys.argv[2]).read().split("\n")[1:-1]  # up to the last counters line, if any
+read = read[:max([k for k, l in enumerate(read) if l.startswith('{"counters":')], default=len(read))]
+lines = [json.loads(l) for l in read if l.startswith('{"sampler":')]
 assert lines, "no sampler line in the journal"
 last = lines[-1]["sampler"]
 c, iv = d["client_cpu"], d["intervals"]
