@@ -4,17 +4,6 @@
 # Lines of r.json.journal (header + intervals), 0 when missing.
 # The header and the interval lines (not the snapshot and events lines between them).
 journal_lines() { [ -e r.json.journal ] && echo $(($(grep -c '^{"t_s":' r.json.journal) + 1)) || echo 0; }
-# The header and the interval lines recover reads from journal $1: those before its last
-# counters line (the figures of clients[], statements[] and the scripts agree with them), or
-# all of them when it has none.
-journal_counted() {
-    python3 - "$1" <<'PY'
-import sys
-lines = open(sys.argv[1]).read().split("\n")[1:-1]
-last = max([k for k, l in enumerate(lines) if l.startswith('{"counters":')], default=len(lines))
-print(1 + sum(1 for l in lines[:last] if l.startswith('{"t_s":')))
-PY
-}
 # Wait (at most 30 s) until journal_lines is at least N.
 wait_journal_intervals() {
     for _ in $(seq 1 300); do [ "$(journal_lines)" -ge "$1" ] && return; sleep 0.1; done
