@@ -81,8 +81,8 @@ static void sink_snapshot(struct bench_sink *s, double t_s)
 }
 
 /* The run's cumulative counts through the interval, as a line of the journal right after its
- * interval line: recover reads up to the last one. Written when the engine has them (about
- * every second interval) and at most every counters_every_s, a gap that grows with the line
+ * interval line: recover takes the last one's, as of its time. Written when the engine has them
+ * (about every second interval) and at most every counters_every_s, a gap that grows with the line
  * as the snapshot's does (a thousand clients make a line of about 12 KB). */
 static void sink_counters(struct bench_sink *s, const struct engine_interval *iv)
 {

@@ -441,8 +441,9 @@ static int add_line(const char *line, size_t len, struct totals *t)
     return 0;
 }
 
-/* The scripts' figures of the counters, when they are the workload's. */
-static int counted_scripts(const struct journal_counters *c, double duration_s, struct result *r)
+/* The scripts' figures of the counters, when they are the workload's: their tps over the
+ * counters' time. */
+static int counted_scripts(const struct journal_counters *c, struct result *r)
 {
     if (!c || c->n_scripts == 0 || c->n_scripts != r->workload.n_scripts)
         return 0;
@@ -453,7 +454,7 @@ static int counted_scripts(const struct journal_counters *c, double duration_s, 
         hist_add_sparse(h, &c->scripts[i].latency);
         s->name = xstrdup(r->workload.scripts[i].name ? r->workload.scripts[i].name : "");
         s->weight = r->workload.scripts[i].weight;
-        result_derive_script(s, c->scripts[i].transactions, c->scripts[i].failed, duration_s, h);
+        result_derive_script(s, c->scripts[i].transactions, c->scripts[i].failed, c->t_s, h);
         hist_free(h);
     }
     r->summary.n_scripts = c->n_scripts;
@@ -507,7 +508,14 @@ static void rebuild_summary(const struct totals *t, const struct journal_counter
                                 .transactions = t->transactions,
                                 .failed = t->failed,
                                 .latency = t->latency};
+    /* The summary's counts, tps and latency are every interval's; the counts by client,
+     * statement, script and failure class, and retries, skips, late ones and the lag, are the
+     * last counters line's, as of its time (counters_as_of_s), which the intervals may pass.
+     * So summary.errors[] is that line's breakdown, which adds up with clients[] and
+     * summary.scripts[] failed (the consistent choice), and summary.failed (every interval's)
+     * may be larger: no class is made up for the failures after it. */
     struct hist *lag = NULL;
+    r->counters_as_of_s = c ? c->t_s : 0;
     if (c) {
         m.retried = c->retried;
         m.retries = c->retries;
@@ -521,7 +529,7 @@ static void rebuild_summary(const struct totals *t, const struct journal_counter
     result_derive_summary(r, &m);
     hist_free(lag);
     counted_clients(c, r);
-    if (counted_scripts(c, t->end_s, r) || !one)
+    if (counted_scripts(c, r) || !one)
         return;
     struct result_script_figures lone = {.name = xstrdup(r->workload.scripts[0].name),
                                          .weight = r->workload.scripts[0].weight};
@@ -671,24 +679,6 @@ static void rebuild_server_io(struct totals *t, int saw_events, struct result *r
     result_sio_clear(&t->sio);
 }
 
-/* Where the last whole counters line that reads ends (the reading goes on from the current
- * position to the end of f), -1 when there is none. */
-static long last_counters_end(FILE *f)
-{
-    long end = -1;
-    ssize_t len;
-    char *buf = NULL;
-    size_t n = 0;
-    struct journal_counters c = {0};
-    while ((len = getline(&buf, &n, f)) > 0 && buf[len - 1] == '\n')
-        if (has_prefix(buf, (size_t)len, COUNTERS_PREFIX) &&
-            read_counters_line(buf, (size_t)len, &c) == 0)
-            end = ftell(f);
-    journal_counters_free(&c);
-    free(buf);
-    return end;
-}
-
 static int read_journal(FILE *f, const char *path, struct result *r, struct err *e)
 {
     char *line = NULL;
@@ -707,12 +697,9 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
                        "%s: journal version %ld is newer than this pgarena reads (%d)", path,
                        version, JOURNAL_VERSION);
     }
-    long body = ftell(f), stop_at = last_counters_end(f);
-    if (body < 0 || fseek(f, body, SEEK_SET) < 0)
-        stop_at = -1;
     struct totals t = {.latency = hist_new(), .sio_fields = result_sio_fields_known(r)};
-    struct journal_counters counters = {0};
-    int counted = 0;     /* the reading got to the last counters line */
+    struct journal_counters counters = {0}, next = {0}; /* the last that reads, the one read */
+    int counted = 0;
     json_t *snap = NULL; /* the last whole snapshot line's */
     struct journal_sampler sampler = {0};
     int saw_events = 0;
@@ -735,13 +722,13 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
             if (read_sampler_line(line, (size_t)len, &sampler) < 0)
                 break;
         } else if (has_prefix(line, (size_t)len, COUNTERS_PREFIX)) {
-            /* The figures agree with the intervals up to it: the journal ends there. */
-            if (read_counters_line(line, (size_t)len, &counters) < 0)
+            /* Every interval is kept past it: the counts say how far they go. */
+            if (read_counters_line(line, (size_t)len, &next) < 0)
                 break;
-            if (ftell(f) == stop_at) {
-                counted = 1;
-                break;
-            }
+            journal_counters_free(&counters);
+            counters = next;
+            memset(&next, 0, sizeof next);
+            counted = 1;
         } else if (!journal_line_is_interval(line, (size_t)len)) {
             continue; /* a kind of line of a later pgarena */
         } else if (add_line(line, (size_t)len, &t) < 0) {

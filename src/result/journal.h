@@ -94,7 +94,7 @@ struct journal_counters {
 };
 
 /* Append a counters line, {"counters": {...}}, right after the interval line of c->t_s:
- * recover reads the journal up to the last one, so its figures and the intervals' agree.
+ * recover takes its figures from the last one, as of c->t_s (the intervals up to it).
  * No interval line either. Returns the line's length, or -1 with e set (ERR_RUNTIME; the
  * journal then holds the lines before it). */
 long journal_append_counters(struct journal *j, const struct journal_counters *c, struct err *e);
@@ -126,9 +126,9 @@ void journal_close(struct journal *j, int remove);
  * server_io summed, server_stats from the same sums, a lone script's summary.scripts[0] the
  * whole run's (a journal of a pgarena before events lines has none of the server's), and
  * with sampler lines client_cpu (the intervals' client CPU over their lengths, the last line's
- * busiest thread) and waits.visibility. A journal with counters lines is read up to the last
- * whole one (the lines after it are left out), whose counts give clients[], statements[],
- * summary.scripts[] and the summary's retries, skipped, late, errors and -R lag.
+ * busiest thread) and waits.visibility. With counters lines, the last whole one's counts give
+ * clients[], statements[], summary.scripts[] and the summary's retries, skipped, late, errors
+ * and -R lag, as of its time (counters_as_of_s); every interval is kept all the same.
  * r->journal and
  * r->n_journal point at those lines, so result_write copies them. -1 with e set (ERR_INPUT)
  * when there is no journal, it is still being written by a running pgarena, its header

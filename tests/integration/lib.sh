@@ -100,18 +100,6 @@ wait_progress() {
     fail "no $1 progress lines from the run"
 }
 
-# The header and the interval lines recover reads from journal $1: those before its last
-# counters line (the figures of clients[], statements[] and the scripts agree with them), or
-# all of them when it has none.
-journal_counted() {
-    python3 - "$1" <<'PY'
-import sys
-lines = open(sys.argv[1]).read().split("\n")[1:-1]
-last = max([k for k, l in enumerate(lines) if l.startswith('{"counters":')], default=len(lines))
-print(1 + sum(1 for l in lines[:last] if l.startswith('{"t_s":')))
-PY
-}
-
 # kill_at_journal PID FILE N: SIGKILL the background pgarena PID once FILE (a journal: its
 # header, then one line per interval) holds N lines (waiting at most 30 s), and reap it.
 kill_at_journal() {

@@ -35,7 +35,6 @@ test_sigkill_then_recover() {
     assert_one_error_line
 
     cp r.json.journal journal.copy
-    lines=$(journal_counted journal.copy)
     pga recover r.json
     assert_rc 0
     assert_out '^transactions: +[1-9]'
@@ -66,13 +65,11 @@ assert abs(w["samples"] - d["summary"]["duration_s"] * 10) <= 1, w
 assert w["note"].startswith("rebuilt by recover from the journal's intervals"), w
 PY
     # client_cpu and waits.visibility: the intervals' client CPU over their lengths, and the
-    # busiest thread and visibility of the last sampler line recover read.
+    # busiest thread and visibility of the journal's last sampler line.
     python3 - r.json journal.copy <<'PY' || fail "recover did not derive client_cpu and waits.visibility"
 import json, sys
 d = json.load(open(sys.argv[1]))
-read = open(sys.argv[2]).read().split("\n")[1:-1]  # up to the last counters line, if any
-read = read[:max([k for k, l in enumerate(read) if l.startswith('{"counters":')], default=len(read))]
-lines = [json.loads(l) for l in read if l.startswith('{"sampler":')]
+lines = [json.loads(l) for l in open(sys.argv[2]) if l.startswith('{"sampler":')]
 assert lines, "no sampler line in the journal"
 last = lines[-1]["sampler"]
 c, iv = d["client_cpu"], d["intervals"]
@@ -132,15 +129,9 @@ test_sigkill_after_checkpoint_then_recover() {
         grep -q '^{"events":.*"kind":"checkpoint"' r.json.journal && break
         sleep 0.1
     done
-    # And a counters line after it: recover reads the journal up to the last one.
-    for _ in $(seq 1 100); do
-        grep -A 1000 '^{"events":.*"kind":"checkpoint"' r.json.journal | grep -q '^{"counters":' && break
-        sleep 0.1
-    done
-    kill -KILL "$PID"
-    wait "$PID" || true
+    kill_at_journal $PID r.json.journal $(($(wc -l <r.json.journal) + 1))
     grep -q '^{"events":.*"kind":"checkpoint"' r.json.journal || fail "no checkpoint in the journal's events lines"
-    lines=$(journal_counted r.json.journal)
+    lines=$(journal_lines)
     pga recover r.json
     assert_rc 0
     assert_out "^intervals recovered: +$((lines - 1))\$"
@@ -170,78 +161,4 @@ PY
     pga show r.json
     assert_rc 0
     assert_out 'server events: +[0-9]+ checkpoint'
-}
-
-# A killed run of two scripts, paced by -R with --latency-limit and retrying serialization
-# failures: its journal's counters lines give recover clients[], statements[], both scripts'
-# figures, retries, skipped, late, errors and the -R lag, and recover reads the journal up to
-# the last one, so each agrees with the intervals it keeps (counts, not timing).
-test_sigkill_then_recover_counters() {
-    db=$(newdb pga_kcount)
-    pga init -s 1 -q "$db"
-    sql "ALTER DATABASE pga_kcount SET default_transaction_isolation = serializable" "$db"
-    # a: reads ten rows, sleeps, updates one of them: concurrent ones fail to serialize.
-    # b: a sleep. Every transaction lasts 20 ms or more, beyond --latency-limit 10, and four
-    # clients cannot keep up with -R 400: every success is late, and some are skipped.
-    cat >a.sql <<'SQL'
-\set aid random(1, 10)
-BEGIN;
-SELECT sum(abalance) FROM pgbench_accounts WHERE aid <= 10;
-SELECT pg_sleep(0.02);
-UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
-END;
-SQL
-    echo 'SELECT pg_sleep(0.03);' >b.sql
-    pga_bg run -f a.sql@3 -f b.sql@1 -c 4 -j 2 -T 120 -R 400 --latency-limit 10 \
-        --max-tries 10 -q -o r.json "$db"
-    for _ in $(seq 1 600); do
-        [ "$(cat r.json.journal 2>/dev/null | grep -c '^{"counters":' || true)" -ge 3 ] && break
-        sleep 0.1
-    done
-    kill -KILL "$PID"
-    wait "$PID" || true
-    cp r.json.journal journal.copy
-    lines=$(journal_counted journal.copy)
-    pga recover r.json
-    assert_rc 0
-    assert_out "^intervals recovered: +$((lines - 1))\$"
-    python3 - r.json journal.copy <<'PY' || fail "recover's counted figures disagree with the journal"
-import json, sys
-d = json.load(open(sys.argv[1]))
-lines = [json.loads(l) for l in open(sys.argv[2]).read().split("\n")[1:-1]]
-last = max(k for k, l in enumerate(lines) if "counters" in l)
-c = lines[last]["counters"]
-ivs = [l for l in lines[:last] if "t_s" in l]
-s = d["summary"]
-# the intervals kept are those before the last counters line, which counts through them
-assert len(d["intervals"]) == len(ivs) and c["t_s"] == ivs[-1]["t_s"] == s["duration_s"], (c["t_s"], len(ivs))
-assert s["transactions"] == sum(i["transactions"] for i in ivs) > 0, s
-assert s["failed"] == sum(i["failed"] for i in ivs), s
-# clients[]: the four clients, summing to the run's counts
-assert [[x["transactions"], x["failed"]] for x in d["clients"]] == c["clients"] and len(c["clients"]) == 4, d["clients"]
-assert sum(x["transactions"] for x in d["clients"]) == s["transactions"], d["clients"]
-assert sum(x["failed"] for x in d["clients"]) == s["failed"], d["clients"]
-# summary.scripts[]: both scripts, summing to the run's counts
-sc = s["scripts"]
-assert [x["name"] for x in sc] == ["a.sql", "b.sql"] and [x["weight"] for x in sc] == [3, 1], sc
-assert all(x["transactions"] > 0 and x["histogram"]["count"] == x["transactions"] for x in sc), sc
-assert sum(x["transactions"] for x in sc) == s["transactions"], sc
-assert sum(x["failed"] for x in sc) == s["failed"] and sc[1]["failed"] == 0, sc
-# statements[]: a's five and b's one; a statement ends before its transaction, and at most
-# one per client is in flight
-st = d["statements"]
-assert [x["script"] for x in st] == ["a.sql"] * 5 + ["b.sql"], st
-assert sc[1]["transactions"] <= st[5]["count"] <= sc[1]["transactions"] + 4, (st[5], sc[1])
-assert st[2]["count"] >= sc[0]["transactions"] and st[2]["latency_us"]["p99"] >= 20000, (st[2], sc[0])
-assert [x["count"] for x in st] == [x[0] for x in c["statements"]], st
-# retries, errors, skipped, late and lag
-assert s["retries"] >= s["retried"] > 0 and s["retried"] == c["retried"], s
-assert sum(s["errors"].values()) == s["failed"], s
-assert s["skipped"] == c["skipped"] > 0, s
-assert s["late"] == s["transactions"] == c["late"], s
-assert 0 < s["lag_us"]["mean"] and 0 < s["lag_us"]["p99"] <= s["lag_us"]["max"], s
-PY
-    pga show r.json
-    assert_rc 0
-    assert_out 'skipped: [1-9]'
 }
