@@ -50,6 +50,29 @@ void worker_counters_publish(struct worker *w, size_t hi)
     pthread_mutex_unlock(&w->series_mu);
 }
 
+void worker_counters_at_boundary(struct worker *w, time_ns t)
+{
+    const struct engine_state *run = w->run;
+    time_ns len = (time_ns)run->cfg->interval_us * NS_PER_US;
+    if (!run->cfg->counters || len <= 0) {
+        w->counters_gate = INT64_MAX; /* never asked */
+        return;
+    }
+    size_t want = atomic_load_explicit(&run->counters_want, memory_order_acquire);
+    if (want != w->counters_for) {
+        w->counters_for = want;
+        w->counters_at = want == SIZE_MAX ? 0 : run->start_ns + (time_ns)(want + 1) * len;
+    }
+    if (w->counters_at && t >= w->counters_at) {
+        w->counters_at = 0;
+        worker_counters_publish(w, want);
+    }
+    /* The end of t's interval (the warmup: of interval 0's), where a request still to come
+     * may first be due. */
+    time_ns since = t > run->start_ns ? t - run->start_ns : 0;
+    w->counters_gate = run->start_ns + (since / len + 1) * len;
+}
+
 void worker_counters_free(struct worker *w)
 {
     struct worker_counters *p = &w->pub;

@@ -256,6 +256,7 @@ struct worker {
     struct worker_counters pub;    /* guarded by series_mu */
     size_t counters_for;           /* the last engine_state.counters_want seen */
     time_ns counters_at;           /* publish for it at the first event from then; 0: none */
+    time_ns counters_gate;         /* events before it need no check (worker_counters_check) */
     /* Feed clients the feed had nothing for yet: woken when another finishes a statement
      * (which may make room in the feed's look-ahead). */
     struct client **feed_waiting;
@@ -346,22 +347,16 @@ void engine_state_check_overdue(struct engine_state *run, time_ns now, time_ns *
 
 /* counters.c. A worker's counts for the main thread: published at its first event after the
  * interval the main thread wants (worker_counters_check, at every event time t before it is
- * recorded), and once at its end (worker_counters_publish with SIZE_MAX). */
+ * recorded), and once at its end (worker_counters_publish with SIZE_MAX). The check reads the
+ * request only at the worker's first event in each interval (t >= counters_gate, the end of
+ * the interval of the last one it read it at): the interval asked for always lies past the
+ * one of the request, so no event after it is counted before the worker has seen it. */
 void worker_counters_publish(struct worker *w, size_t hi);
+void worker_counters_at_boundary(struct worker *w, time_ns t);
 static inline void worker_counters_check(struct worker *w, time_ns t)
 {
-    size_t want = atomic_load_explicit(&w->run->counters_want, memory_order_acquire);
-    if (want != w->counters_for) {
-        w->counters_for = want;
-        w->counters_at =
-            want == SIZE_MAX
-                ? 0
-                : w->run->start_ns + (time_ns)(want + 1) * w->run->cfg->interval_us * NS_PER_US;
-    }
-    if (w->counters_at && t >= w->counters_at) {
-        w->counters_at = 0;
-        worker_counters_publish(w, want);
-    }
+    if (t >= w->counters_gate)
+        worker_counters_at_boundary(w, t);
 }
 void worker_counters_free(struct worker *w);
 /* On the main thread, after interval idx was handed over: the workers' counts through it into

@@ -36,11 +36,12 @@ void worker_record_skipped(struct client *c, time_ns now)
         log_tx(c, now, 0, TXLOG_SKIPPED);
 }
 
-int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum pg_failure why)
+/* A transaction counted (worker_record without the counters' check). */
+static inline int count_tx(struct client *c, time_ns start, time_ns end, int failed,
+                           enum pg_failure why)
 {
     struct worker *w = c->w;
     const struct engine_state *run = w->run;
-    worker_counters_check(w, end);
     if (end < run->start_ns)
         return 0; /* warmup */
     struct engine_script_figures *ss = &w->scripts[c->script_idx];
@@ -88,9 +89,25 @@ int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum
     return 1;
 }
 
-void worker_record_statement(struct worker *w, int script, int command, time_ns start, time_ns end)
+/* The counters' check at the worker's first event in an interval, then the transaction
+ * counted: out of line, so that the common path keeps no registers across a call. */
+__attribute__((noinline, cold)) static int
+count_tx_at_boundary(struct client *c, time_ns start, time_ns end, int failed, enum pg_failure why)
 {
-    worker_counters_check(w, end);
+    worker_counters_at_boundary(c->w, end);
+    return count_tx(c, start, end, failed, why);
+}
+
+int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum pg_failure why)
+{
+    if (end >= c->w->counters_gate)
+        return count_tx_at_boundary(c, start, end, failed, why);
+    return count_tx(c, start, end, failed, why);
+}
+
+static inline void count_statement(struct worker *w, int script, int command, time_ns start,
+                                   time_ns end)
+{
     if (end < w->run->start_ns)
         return; /* warmup */
     struct stmt_stats *st = &w->stmts[w->run->cmd_base[script] + command];
@@ -98,6 +115,22 @@ void worker_record_statement(struct worker *w, int script, int command, time_ns 
     st->count++;
     st->sum_us += (double)us;
     hist_record(st->latency, us);
+}
+
+/* As count_tx_at_boundary, for a statement. */
+__attribute__((noinline, cold)) static void
+count_statement_at_boundary(struct worker *w, int script, int command, time_ns start, time_ns end)
+{
+    worker_counters_at_boundary(w, end);
+    count_statement(w, script, command, start, end);
+}
+
+void worker_record_statement(struct worker *w, int script, int command, time_ns start, time_ns end)
+{
+    if (end >= w->counters_gate)
+        count_statement_at_boundary(w, script, command, start, end);
+    else
+        count_statement(w, script, command, start, end);
 }
 
 /* When the worker must wake next: the earliest client deadline, the end of a -T run, the
