@@ -95,6 +95,8 @@ int bench_agents_lost(const struct bench *b);
 /* pgbench_log.c: the engine's -l settings from the plan. */
 void bench_log_config(const struct bench *b, struct engine_config *cfg);
 
+/* result.c: the engine's error counts in the result's classes (summary.errors). */
+void bench_error_counts(const struct engine_result *er, uint64_t out[RESULT_N_ERRORS]);
 /* result.c: fill r from the run (r owns copies of everything). */
 void bench_build_result(const struct bench *b, const struct script_set *scripts,
                         const struct engine_result *er, struct result *r);
@@ -110,8 +112,9 @@ struct bench_sink {
     struct result_interval *mem;   /* intervals after the journal's, in order */
     size_t n_unjournaled;          /* intervals kept in memory, also once given to the result */
     double snap_t_s, snap_every_s; /* the workload's last snapshot line, and the next's gap */
-    size_t n_events_journaled;     /* server events in its events lines */
-    int events_line;               /* one was written */
+    double counters_t_s, counters_every_s;    /* the same for the counters lines */
+    size_t n_events_journaled;                /* server events in its events lines */
+    int events_line;                          /* one was written */
     struct journal_sampler sampler_journaled; /* its last sampler line's (present 0: none) */
     struct self_health health;                /* the client's health (bench/bench_health.c) */
     struct result_client_health health_summary;

@@ -5,10 +5,25 @@
 #include "base/mem.h"
 #include "bench/bench_int.h"
 
+/* The statements of the scripts, none counted: the header lists them, so that counters lines
+ * give their counts alone, in this order (the engine's). */
+static void list_statements(const struct script_set *scripts, struct engine_result *er)
+{
+    int n = 0;
+    for (int i = 0; i < scripts->n_scripts; i++)
+        n += scripts->scripts[i].n_cmds;
+    er->statements = xcalloc((size_t)n + 1, sizeof *er->statements);
+    for (int i = 0; i < scripts->n_scripts; i++)
+        for (int j = 0; j < scripts->scripts[i].n_cmds; j++)
+            if (scripts->scripts[i].cmds[j].kind == CMD_SQL)
+                er->statements[er->n_statements++] = (struct statement_result){i, j, 0, 0, 0};
+}
+
 /* The header: everything the result will say that is known before the run. */
 static void build_header(struct bench *b, const struct script_set *scripts, struct result *h)
 {
     struct engine_result none = {.latency = hist_new(), .lag = hist_new()};
+    list_statements(scripts, &none);
     series_init(&none.series, 1000000);
     bench_build_result(b, scripts, &none, h);
     engine_result_free(&none);
@@ -64,6 +79,48 @@ static void sink_snapshot(struct bench_sink *s, double t_s)
     }
     s->snap_t_s = t_s;
     result_free(&r);
+}
+
+/* The run's cumulative counts through the interval, as a line of the journal right after its
+ * interval line: recover takes the last one's, as of its time. Written when the engine has them
+ * (about every second interval) and at most every counters_every_s, a gap that grows with the line
+ * as the snapshot's does (a thousand clients make a line of about 12 KB). */
+static void sink_counters(struct bench_sink *s, const struct engine_interval *iv)
+{
+    const struct engine_result *er = iv->so_far;
+    if (!er || iv->t_s < s->counters_t_s + s->counters_every_s)
+        return;
+    struct journal_counters c = {.t_s = iv->t_s,
+                                 .retried = er->n_retried,
+                                 .retries = er->n_retries,
+                                 .skipped = er->n_skipped,
+                                 .late = er->n_late};
+    bench_error_counts(er, c.errors);
+    hist_to_sparse(er->lag, &c.lag);
+    c.n_scripts = (size_t)er->n_scripts;
+    c.scripts = xcalloc(c.n_scripts + 1, sizeof *c.scripts);
+    for (size_t i = 0; i < c.n_scripts; i++) {
+        c.scripts[i].transactions = er->scripts[i].n_tx;
+        c.scripts[i].failed = er->scripts[i].n_failed;
+        hist_to_sparse(er->scripts[i].latency, &c.scripts[i].latency);
+    }
+    /* The terminals only, as the result's clients[]. */
+    c.n_clients = (size_t)(s->b->p.clients < er->n_clients ? s->b->p.clients : er->n_clients);
+    c.clients = xcalloc(c.n_clients + 1, sizeof *c.clients);
+    for (size_t i = 0; i < c.n_clients; i++)
+        c.clients[i] = (struct result_client){er->clients[i].n_tx, er->clients[i].n_failed};
+    c.n_statements = (size_t)er->n_statements;
+    c.statements = xcalloc(c.n_statements + 1, sizeof *c.statements);
+    for (size_t i = 0; i < c.n_statements; i++)
+        c.statements[i] = (struct result_statement){.count = er->statements[i].count,
+                                                    .mean_us = er->statements[i].mean_us,
+                                                    .p99_us = (double)er->statements[i].p99_us};
+    struct err e = {0};
+    long n = journal_append_counters(s->journal, &c, &e);
+    journal_counters_free(&c);
+    double every = n > 0 ? (double)n / 2048 : 1;
+    s->counters_every_s = every < 1 ? 1 : every > 30 ? 30 : every;
+    s->counters_t_s = iv->t_s;
 }
 
 /* The server events that came with the interval, as a line of the journal: recover keeps
@@ -122,6 +179,7 @@ void bench_sink_interval(const struct engine_interval *iv, void *arg)
         sink_events(s, iv->t_s);
         sink_sampler(s, iv->t_s);
         sink_snapshot(s, iv->t_s);
+        sink_counters(s, iv);
         return;
     }
     if (s->journal && s->n_mem == 0)

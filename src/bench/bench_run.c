@@ -114,6 +114,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
     bench_sink_open(&sink, b, scripts);
     cfg.interval_arg = &sink;
     bench_health_configure(&sink, &cfg);
+    cfg.counters = sink.journal != NULL; /* its counters lines */
     if (engine_run(&cfg, &er, e) < 0) {
         bench_sink_close(&sink, 1); /* nothing ran: nothing to keep */
         /* A run lost by another agent fails with that agent's cause: not this one's to

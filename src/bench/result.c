@@ -24,11 +24,17 @@ static void client_info(struct result *r)
     r->client.libpq_version = c.libpq_version;
 }
 
-/* What the engine measured, for the one place that derives the summary's figures. */
-static void fill_summary(const struct engine_result *er, struct result *r)
+void bench_error_counts(const struct engine_result *er, uint64_t out[RESULT_N_ERRORS])
 {
     static const enum pg_failure map[RESULT_N_ERRORS] = {PGF_SERIALIZATION, PGF_DEADLOCK,
                                                          PGF_CONNECTION, PGF_TIMEOUT, PGF_OTHER};
+    for (int k = 0; k < RESULT_N_ERRORS; k++)
+        out[k] = er->errors[map[k]];
+}
+
+/* What the engine measured, for the one place that derives the summary's figures. */
+static void fill_summary(const struct engine_result *er, struct result *r)
+{
     struct result_measured m = {
         .duration_s = (double)er->duration_ns / NS_PER_S,
         .transactions = er->n_tx,
@@ -44,8 +50,7 @@ static void fill_summary(const struct engine_result *er, struct result *r)
         .connect_s = (double)er->connect_time_ns / NS_PER_S,
         .clients = er->n_clients,
     };
-    for (int k = 0; k < RESULT_N_ERRORS; k++)
-        m.errors[k] = er->errors[map[k]];
+    bench_error_counts(er, m.errors);
     result_derive_summary(r, &m);
 }
 

@@ -77,6 +77,7 @@ int client_step_start_tx(struct client *c, time_ns now)
         c->tx_start = c->sc.sched_at; /* latency counts from the intended start */
         c->sc.scheduled = 0;
         c->lag_us = (now - c->sc.sched_at) / NS_PER_US;
+        worker_counters_check(c->w, now);
         if (now >= c->w->run->start_ns)
             hist_record(c->w->lag, c->lag_us);
     }
@@ -371,6 +372,7 @@ static int after_failed_try(struct client *c, time_ns now)
 {
     if (!retryable(c, now))
         return CS_END_TX;
+    worker_counters_check(c->w, now);
     if (c->tries == 1)
         c->w->n_retried++;
     c->w->n_retries++;

@@ -97,6 +97,8 @@ static void init_workers(struct engine_state *run)
         w->n_clients = cfg->clients / run->n_workers + (t < cfg->clients % run->n_workers);
         w->clients = xcalloc((size_t)w->n_clients, sizeof *w->clients);
         w->n_live = w->n_clients;
+        w->counters_for = SIZE_MAX;
+        w->pub.lo = 1; /* none yet */
         /* A feed's clients connect when their sessions start, not at setup. */
         w->n_setup_pending = cfg->feed ? 0 : w->n_clients;
         w->ev = evwait_new(&engine_stop_wake);
@@ -177,6 +179,8 @@ void engine_state_check_server_lost(struct engine_state *run, time_ns now, time_
 static void emit_interval(struct engine_state *run, size_t idx, double t_s, double duration_s,
                           int last)
 {
+    struct engine_result so_far;
+    int want = !last && atomic_load(&run->counters_want) == idx;
     struct interval acc = {0};
     for (int t = 0; t < run->n_workers; t++) {
         struct worker *w = &run->workers[t];
@@ -184,10 +188,22 @@ static void emit_interval(struct engine_state *run, size_t idx, double t_s, doub
         series_take_into(&w->series, last ? SIZE_MAX - 1 : idx, &acc);
         pthread_mutex_unlock(&w->series_mu);
     }
-    struct engine_interval iv = {idx,          t_s,          duration_s,      acc.n_tx,
-                                 acc.n_failed, &acc.latency, acc.late_sum_ns, acc.late_max_ns};
+    int have = want && engine_counters_collect(run, idx, &so_far);
+    struct engine_interval iv = {idx,
+                                 t_s,
+                                 duration_s,
+                                 acc.n_tx,
+                                 acc.n_failed,
+                                 &acc.latency,
+                                 acc.late_sum_ns,
+                                 acc.late_max_ns,
+                                 have ? &so_far : NULL};
     run->cfg->interval_done(&iv, run->cfg->interval_arg);
     hist_sparse_free(&acc.latency);
+    if (have)
+        engine_result_free(&so_far);
+    if (want)
+        atomic_store(&run->counters_want, SIZE_MAX);
     run->n_emitted = idx + 1;
 }
 
@@ -211,6 +227,7 @@ static void emit_closed(struct engine_state *run, time_ns now)
         size_t i = run->n_emitted;
         emit_interval(run, i, (double)(i + 1) * interval_s, interval_s, 0);
     }
+    engine_counters_request(run, now);
 }
 
 /* The main thread waits for the workers, waking for each progress line and to watch for a
@@ -508,6 +525,7 @@ void engine_state_free(struct engine_state *run)
             hist_free(w->scripts[k].latency);
         free(w->scripts);
         free(w->feed_waiting);
+        worker_counters_free(w);
         timers_free(&w->timers);
         evwait_free(w->ev);
     }
@@ -525,6 +543,7 @@ void engine_state_init(struct engine_state *run, const struct engine_config *cfg
     run->max_params = max_params(cfg->scripts);
     number_commands(run);
     run->max_interval = SIZE_MAX;
+    run->counters_want = SIZE_MAX;
     if (cfg->duration_s > 0) /* late completions fold into the last interval */
         run->max_interval =
             (size_t)((cfg->duration_s * 1000000 + cfg->interval_us - 1) / cfg->interval_us) - 1;

@@ -43,6 +43,11 @@ struct engine_interval {
     /* The workers' wake-up lateness in it: how far past their deadline (a tick at most 100 ms
      * ahead) their waits ended, summed over the workers, and the largest of one worker. */
     int64_t late_sum_ns, late_max_ns;
+    /* With engine_config.counters, on some intervals: the run's cumulative per-client,
+     * per-statement and per-script counts, retries, skips, late ones, errors and -R lag of
+     * exactly the transactions of this interval and those before it (statements and lag: as
+     * they stood when the workers moved past it); NULL on the others. Borrowed for the call. */
+    const struct engine_result *so_far;
 };
 
 struct engine_config {
@@ -91,6 +96,9 @@ struct engine_config {
      * engine_result.series stays empty. NULL: they are returned in engine_result.series. */
     void (*interval_done)(const struct engine_interval *iv, void *arg);
     void *interval_arg;
+    /* With interval_done: 1 to have the cumulative counts with an interval every so often
+     * (engine_interval.so_far; about every second interval). */
+    int counters;
     /* When not NULL: called on the main thread once every client is connected (and its
      * statements prepared), before any transaction: returns 0 with *go_ns the monotonic time
      * at which the clients start (the warmup, if any, first; now or later), or -1 with e set

@@ -194,6 +194,25 @@ struct stmt_stats {
     struct hist *latency;
 };
 
+/* A worker's cumulative counts as it published them for the main thread (counters.c), under
+ * its series_mu: they hold exactly its completions of intervals up to any idx with
+ * lo <= idx <= hi. */
+struct worker_counters {
+    size_t lo, hi; /* hi: SIZE_MAX once the worker has ended; lo > hi: none */
+    uint64_t n_retried, n_retries, n_skipped, n_late, errors[PGF__COUNT];
+    struct hist_sparse lag;
+    struct client_result *clients; /* the worker's, in order */
+    struct {
+        uint64_t count;
+        double sum_us;
+        struct hist_sparse latency;
+    } * stmts; /* as worker.stmts */
+    struct {
+        uint64_t n_tx, n_failed;
+        struct hist_sparse latency;
+    } * scripts; /* as worker.scripts */
+};
+
 struct worker {
     int id;
     pthread_t thread;
@@ -242,6 +261,10 @@ struct worker {
     size_t late_idx;
     time_ns late_from_ns, late_until_ns; /* interval late_idx's span (0, 0: none yet) */
     int64_t late_sum_ns, late_max_ns;
+    struct worker_counters pub; /* guarded by series_mu */
+    size_t counters_for;        /* the last engine_state.counters_want seen */
+    time_ns counters_at;        /* publish for it at the first event from then; 0: none */
+    time_ns counters_gate;      /* events before it need no check (worker_counters_check) */
     /* Feed clients the feed had nothing for yet: woken when another finishes a statement
      * (which may make room in the feed's look-ahead). */
     struct client **feed_waiting;
@@ -273,6 +296,9 @@ struct engine_state {
     atomic_int server_lost;        /* every client lost for too long: the run was stopped */
     _Atomic uint64_t feed_started; /* a feed at speed max: sessions started so far */
     char overdue_note[320]; /* why engine_state_check_overdue stopped the run, "" if it did not */
+    /* The interval the main thread wants the workers' cumulative counts for (SIZE_MAX: none):
+     * each publishes them before it records anything after it (counters.c). */
+    _Atomic size_t counters_want;
 };
 
 /* Set when a stop is requested; read by workers each loop pass. */
@@ -337,6 +363,27 @@ void engine_state_check_server_lost(struct engine_state *run, time_ns now, time_
  * end (and past --timeout) probes the server on a connection of its own, and stops as
  * server-lost when it does not answer. *probe_at keeps the state (0 at first). */
 void engine_state_check_overdue(struct engine_state *run, time_ns now, time_ns *probe_at);
+
+/* counters.c. A worker's counts for the main thread: published at its first event after the
+ * interval the main thread wants (worker_counters_check, at every event time t before it is
+ * recorded), and once at its end (worker_counters_publish with SIZE_MAX). The check reads the
+ * request only at the worker's first event in each interval (t >= counters_gate, the end of
+ * the interval of the last one it read it at): the interval asked for always lies past the
+ * one of the request, so no event after it is counted before the worker has seen it. */
+void worker_counters_publish(struct worker *w, size_t hi);
+void worker_counters_at_boundary(struct worker *w, time_ns t);
+static inline void worker_counters_check(struct worker *w, time_ns t)
+{
+    if (t >= w->counters_gate)
+        worker_counters_at_boundary(w, t);
+}
+void worker_counters_free(struct worker *w);
+/* On the main thread, after interval idx was handed over: the workers' counts through it into
+ * so_far (engine_result_free frees it); 0 when a worker has none for it (it saw the request
+ * too late). */
+int engine_counters_collect(struct engine_state *run, size_t idx, struct engine_result *so_far);
+/* The main thread asks for the counts of a later interval, at now, when it has none pending. */
+void engine_counters_request(struct engine_state *run, time_ns now);
 
 /* client_feed.c: a feed's client (engine/feed.h). */
 void client_feed_init(struct client *c);

@@ -28,6 +28,7 @@ static enum txlog_status log_status(enum pg_failure why)
 
 void worker_record_skipped(struct client *c, time_ns now)
 {
+    worker_counters_check(c->w, now);
     if (c->sc.sched_at < c->w->run->start_ns)
         return; /* warmup */
     c->w->n_skipped++;
@@ -35,7 +36,9 @@ void worker_record_skipped(struct client *c, time_ns now)
         log_tx(c, now, 0, TXLOG_SKIPPED);
 }
 
-int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum pg_failure why)
+/* A transaction counted (worker_record without the counters' check). */
+static inline int count_tx(struct client *c, time_ns start, time_ns end, int failed,
+                           enum pg_failure why)
 {
     struct worker *w = c->w;
     const struct engine_state *run = w->run;
@@ -86,7 +89,24 @@ int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum
     return 1;
 }
 
-void worker_record_statement(struct worker *w, int script, int command, time_ns start, time_ns end)
+/* The counters' check at the worker's first event in an interval, then the transaction
+ * counted: out of line, so that the common path keeps no registers across a call. */
+__attribute__((noinline, cold)) static int
+count_tx_at_boundary(struct client *c, time_ns start, time_ns end, int failed, enum pg_failure why)
+{
+    worker_counters_at_boundary(c->w, end);
+    return count_tx(c, start, end, failed, why);
+}
+
+int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum pg_failure why)
+{
+    if (end >= c->w->counters_gate)
+        return count_tx_at_boundary(c, start, end, failed, why);
+    return count_tx(c, start, end, failed, why);
+}
+
+static inline void count_statement(struct worker *w, int script, int command, time_ns start,
+                                   time_ns end)
 {
     if (end < w->run->start_ns)
         return; /* warmup */
@@ -95,6 +115,22 @@ void worker_record_statement(struct worker *w, int script, int command, time_ns 
     st->count++;
     st->sum_us += (double)us;
     hist_record(st->latency, us);
+}
+
+/* As count_tx_at_boundary, for a statement. */
+__attribute__((noinline, cold)) static void
+count_statement_at_boundary(struct worker *w, int script, int command, time_ns start, time_ns end)
+{
+    worker_counters_at_boundary(w, end);
+    count_statement(w, script, command, start, end);
+}
+
+void worker_record_statement(struct worker *w, int script, int command, time_ns start, time_ns end)
+{
+    if (end >= w->counters_gate)
+        count_statement_at_boundary(w, script, command, start, end);
+    else
+        count_statement(w, script, command, start, end);
 }
 
 /* When the worker must wake next: the earliest client deadline, the end of a -T run, the
@@ -173,8 +209,10 @@ static void run_timers(struct worker *w, time_ns deadline)
     struct client *c;
     while ((c = timers_pop_due(&w->timers, now)) != NULL)
         client_on_timer(c, now);
-    if (w->measuring)
+    if (w->measuring) {
+        worker_counters_check(w, now);
         series_recorder_tick(&w->recorder, now);
+    }
     if (w->run->end_ns > 0 && now >= w->run->end_ns && !w->swept) {
         /* The end of a -T run: clients waiting only for time stop now. */
         w->swept = 1;
@@ -293,6 +331,8 @@ static void measure(struct worker *w)
     series_recorder_flush(&w->recorder);
     if (w->late_sum_ns > 0)
         worker_flush_late(w);
+    if (w->run->cfg->counters)
+        worker_counters_publish(w, SIZE_MAX); /* good for any interval still to come */
     atomic_store_explicit(&w->open_idx, SIZE_MAX, memory_order_release);
     if (w->feed_ws) {
         for (int i = 0; i < w->n_clients; i++) /* an interrupted run: no socket left */

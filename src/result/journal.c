@@ -232,6 +232,134 @@ static int read_sampler_line(const char *line, size_t len, struct journal_sample
     return rc;
 }
 
+/* A counters line begins so. */
+#define COUNTERS_PREFIX "{\"counters\":"
+
+static json_t *pair(uint64_t a, uint64_t b)
+{
+    return json_pack("[II]", (json_int_t)a, (json_int_t)b);
+}
+
+long journal_append_counters(struct journal *j, const struct journal_counters *c, struct err *e)
+{
+    json_t *o = json_object(), *errors = json_array(), *scripts = json_array(),
+           *clients = json_array(), *stmts = json_array();
+    json_object_set_new(o, "t_s", json_real(c->t_s));
+    json_object_set_new(o, "retried", json_integer((json_int_t)c->retried));
+    json_object_set_new(o, "retries", json_integer((json_int_t)c->retries));
+    json_object_set_new(o, "skipped", json_integer((json_int_t)c->skipped));
+    json_object_set_new(o, "late", json_integer((json_int_t)c->late));
+    for (int k = 0; k < RESULT_N_ERRORS; k++)
+        json_array_append_new(errors, json_integer((json_int_t)c->errors[k]));
+    json_object_set_new(o, "errors", errors);
+    json_object_set_new(o, "lag", result_hist_to_json_compact(&c->lag));
+    for (size_t i = 0; i < c->n_scripts; i++) {
+        json_t *p = pair(c->scripts[i].transactions, c->scripts[i].failed);
+        json_array_append_new(p, result_hist_to_json_compact(&c->scripts[i].latency));
+        json_array_append_new(scripts, p);
+    }
+    json_object_set_new(o, "scripts", scripts);
+    for (size_t i = 0; i < c->n_clients; i++)
+        json_array_append_new(clients, pair(c->clients[i].transactions, c->clients[i].failed));
+    json_object_set_new(o, "clients", clients);
+    for (size_t i = 0; i < c->n_statements; i++) {
+        const struct result_statement *st = &c->statements[i];
+        json_array_append_new(stmts,
+                              json_pack("[Iff]", (json_int_t)st->count, st->mean_us, st->p99_us));
+    }
+    json_object_set_new(o, "statements", stmts);
+    json_t *root = json_object();
+    json_object_set_new(root, "counters", o);
+    char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (!text)
+        return err_set(e, ERR_RUNTIME, "cannot write the journal %s: out of memory", j->path);
+    long n = (long)strlen(text) + 1;
+    return append_line(j, text, e) < 0 ? -1 : n;
+}
+
+static int read_count(const json_t *v, uint64_t *out)
+{
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return -1;
+    *out = (uint64_t)json_integer_value(v);
+    return 0;
+}
+
+static int read_pair(const json_t *a, uint64_t *x, uint64_t *y)
+{
+    return json_is_array(a) && read_count(json_array_get(a, 0), x) == 0 &&
+                   read_count(json_array_get(a, 1), y) == 0
+               ? 0
+               : -1;
+}
+
+void journal_counters_free(struct journal_counters *c)
+{
+    hist_sparse_free(&c->lag);
+    for (size_t i = 0; i < c->n_scripts; i++)
+        hist_sparse_free(&c->scripts[i].latency);
+    free(c->scripts);
+    free(c->clients);
+    free(c->statements);
+    memset(c, 0, sizeof *c);
+}
+
+/* A counters line into *c (freed first); -1 when it does not read (c is then empty). */
+static int read_counters_line(const char *line, size_t len, struct journal_counters *c)
+{
+    journal_counters_free(c);
+    json_t *root = json_loadb(line, len, 0, NULL);
+    const json_t *o = json_object_get(root, "counters");
+    const json_t *errors = json_object_get(o, "errors"), *scripts = json_object_get(o, "scripts"),
+                 *clients = json_object_get(o, "clients"),
+                 *stmts = json_object_get(o, "statements");
+    int rc = json_is_number(json_object_get(o, "t_s")) && json_is_array(errors) &&
+                     json_array_size(errors) == RESULT_N_ERRORS && json_is_array(scripts) &&
+                     json_is_array(clients) && json_is_array(stmts) &&
+                     read_count(json_object_get(o, "retried"), &c->retried) == 0 &&
+                     read_count(json_object_get(o, "retries"), &c->retries) == 0 &&
+                     read_count(json_object_get(o, "skipped"), &c->skipped) == 0 &&
+                     read_count(json_object_get(o, "late"), &c->late) == 0 &&
+                     result_hist_from_json(json_object_get(o, "lag"), &c->lag) == 0
+                 ? 0
+                 : -1;
+    if (rc == 0) {
+        c->t_s = json_number_value(json_object_get(o, "t_s"));
+        for (int k = 0; k < RESULT_N_ERRORS && rc == 0; k++)
+            rc = read_count(json_array_get(errors, (size_t)k), &c->errors[k]);
+        c->scripts = xcalloc(json_array_size(scripts) + 1, sizeof *c->scripts);
+        for (size_t i = 0; i < json_array_size(scripts) && rc == 0; i++, c->n_scripts++) {
+            const json_t *s = json_array_get(scripts, i);
+            struct journal_script_counts *sc = &c->scripts[i];
+            rc = read_pair(s, &sc->transactions, &sc->failed) == 0 &&
+                         result_hist_from_json(json_array_get(s, 2), &sc->latency) == 0
+                     ? 0
+                     : -1;
+        }
+        c->clients = xcalloc(json_array_size(clients) + 1, sizeof *c->clients);
+        for (size_t i = 0; i < json_array_size(clients) && rc == 0; i++, c->n_clients++)
+            rc = read_pair(json_array_get(clients, i), &c->clients[i].transactions,
+                           &c->clients[i].failed);
+        c->statements = xcalloc(json_array_size(stmts) + 1, sizeof *c->statements);
+        for (size_t i = 0; i < json_array_size(stmts) && rc == 0; i++, c->n_statements++) {
+            const json_t *s = json_array_get(stmts, i);
+            struct result_statement *st = &c->statements[i];
+            rc = read_count(json_array_get(s, 0), &st->count) == 0 &&
+                         json_is_number(json_array_get(s, 1)) &&
+                         json_is_number(json_array_get(s, 2))
+                     ? 0
+                     : -1;
+            st->mean_us = json_number_value(json_array_get(s, 1));
+            st->p99_us = json_number_value(json_array_get(s, 2));
+        }
+    }
+    json_decref(root);
+    if (rc < 0)
+        journal_counters_free(c);
+    return rc;
+}
+
 int journal_append(struct journal *j, const struct result_interval *it, struct err *e)
 {
     if (append_line(j, result_interval_dumps(it), e) < 0)
@@ -315,10 +443,59 @@ static int add_line(const char *line, size_t len, struct totals *t)
     return 0;
 }
 
-static void rebuild_summary(const struct totals *t, struct result *r)
+/* The scripts' figures of the counters, when they are the workload's: their tps over the
+ * counters' time. */
+static int counted_scripts(const struct journal_counters *c, struct result *r)
 {
-    /* The journal's lines carry no per-script figures: a recovered file has them only when
-     * the run had one script. */
+    if (!c || c->n_scripts == 0 || c->n_scripts != r->workload.n_scripts)
+        return 0;
+    r->summary.scripts = xcalloc(c->n_scripts, sizeof *r->summary.scripts);
+    for (size_t i = 0; i < c->n_scripts; i++) {
+        struct result_script_figures *s = &r->summary.scripts[i];
+        struct hist *h = hist_new();
+        hist_add_sparse(h, &c->scripts[i].latency);
+        s->name = xstrdup(r->workload.scripts[i].name ? r->workload.scripts[i].name : "");
+        s->weight = r->workload.scripts[i].weight;
+        result_derive_script(s, c->scripts[i].transactions, c->scripts[i].failed, c->t_s, h);
+        hist_free(h);
+    }
+    r->summary.n_scripts = c->n_scripts;
+    return 1;
+}
+
+/* clients[] and statements[] of the counters (the header lists the statements, none counted):
+ * none without them, as a journal of a pgarena before counters lines has. */
+static void counted_clients(const struct journal_counters *c, struct result *r)
+{
+    int stmts = c && c->n_statements == r->n_statements;
+    for (size_t i = 0; i < r->n_statements; i++) {
+        r->statements[i].count = stmts ? c->statements[i].count : 0;
+        r->statements[i].mean_us = stmts ? c->statements[i].mean_us : 0;
+        r->statements[i].p99_us = stmts ? c->statements[i].p99_us : 0;
+        if (!stmts) {
+            free(r->statements[i].script);
+            free(r->statements[i].sql);
+        }
+    }
+    if (!stmts) {
+        free(r->statements);
+        r->statements = NULL;
+        r->n_statements = 0;
+    }
+    free(r->clients);
+    r->clients = NULL;
+    r->n_clients = c ? c->n_clients : 0;
+    if (c) {
+        r->clients = xcalloc(c->n_clients + 1, sizeof *r->clients);
+        memcpy(r->clients, c->clients, c->n_clients * sizeof *c->clients);
+    }
+}
+
+static void rebuild_summary(const struct totals *t, const struct journal_counters *c,
+                            struct result *r)
+{
+    /* Without counters lines the journal carries no per-script figures: a recovered file has
+     * them only when the run had one script. */
     int one = r->workload.n_scripts == 1 && r->workload.scripts[0].name;
     for (size_t i = 0; i < r->summary.n_scripts; i++) {
         free(r->summary.scripts[i].name);
@@ -333,15 +510,35 @@ static void rebuild_summary(const struct totals *t, struct result *r)
                                 .transactions = t->transactions,
                                 .failed = t->failed,
                                 .latency = t->latency};
-    result_derive_summary(r, &m);
-    if (one) {
-        struct result_script_figures lone = {.name = xstrdup(r->workload.scripts[0].name),
-                                             .weight = r->workload.scripts[0].weight};
-        result_derive_script(&lone, t->transactions, t->failed, t->end_s, t->latency);
-        r->summary.scripts = xcalloc(1, sizeof *r->summary.scripts);
-        r->summary.scripts[0] = lone;
-        r->summary.n_scripts = 1;
+    /* The summary's counts, tps and latency are every interval's; the counts by client,
+     * statement, script and failure class, and retries, skips, late ones and the lag, are the
+     * last counters line's, as of its time (counters_as_of_s), which the intervals may pass.
+     * So summary.errors[] is that line's breakdown, which adds up with clients[] and
+     * summary.scripts[] failed (the consistent choice), and summary.failed (every interval's)
+     * may be larger: no class is made up for the failures after it. */
+    struct hist *lag = NULL;
+    r->counters_as_of_s = c ? c->t_s : 0;
+    if (c) {
+        m.retried = c->retried;
+        m.retries = c->retries;
+        m.skipped = c->skipped;
+        m.late = c->late;
+        memcpy(m.errors, c->errors, sizeof m.errors);
+        lag = hist_new();
+        hist_add_sparse(lag, &c->lag);
+        m.lag = lag;
     }
+    result_derive_summary(r, &m);
+    hist_free(lag);
+    counted_clients(c, r);
+    if (counted_scripts(c, r) || !one)
+        return;
+    struct result_script_figures lone = {.name = xstrdup(r->workload.scripts[0].name),
+                                         .weight = r->workload.scripts[0].weight};
+    result_derive_script(&lone, t->transactions, t->failed, t->end_s, t->latency);
+    r->summary.scripts = xcalloc(1, sizeof *r->summary.scripts);
+    r->summary.scripts[0] = lone;
+    r->summary.n_scripts = 1;
 }
 
 /* The whole run's waits, when the header says the run was sampled: the sum of the intervals'
@@ -503,6 +700,8 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
                        version, JOURNAL_VERSION);
     }
     struct totals t = {.latency = hist_new(), .sio_fields = result_sio_fields_known(r)};
+    struct journal_counters counters = {0}, next = {0}; /* the last that reads, the one read */
+    int counted = 0;
     json_t *snap = NULL; /* the last whole snapshot line's */
     struct journal_sampler sampler = {0};
     int saw_events = 0;
@@ -524,6 +723,14 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
         } else if (has_prefix(line, (size_t)len, SAMPLER_PREFIX)) {
             if (read_sampler_line(line, (size_t)len, &sampler) < 0)
                 break;
+        } else if (has_prefix(line, (size_t)len, COUNTERS_PREFIX)) {
+            /* Every interval is kept past it: the counts say how far they go. */
+            if (read_counters_line(line, (size_t)len, &next) < 0)
+                break;
+            journal_counters_free(&counters);
+            counters = next;
+            memset(&next, 0, sizeof next);
+            counted = 1;
         } else if (!journal_line_is_interval(line, (size_t)len)) {
             continue; /* a kind of line of a later pgarena */
         } else if (add_line(line, (size_t)len, &t) < 0) {
@@ -531,7 +738,8 @@ static int read_journal(FILE *f, const char *path, struct result *r, struct err 
         }
     }
     free(line);
-    rebuild_summary(&t, r);
+    rebuild_summary(&t, counted ? &counters : NULL, r);
+    journal_counters_free(&counters);
     if (snap) {
         const json_t *s = json_object_get(snap, "snapshot");
         result_classes_read(json_object_get(s, "summary"), r);

@@ -73,6 +73,33 @@ struct journal_sampler {
 int journal_append_sampler(struct journal *j, const struct journal_sampler *s, double t_s,
                            struct err *e);
 
+/* The run's cumulative counts through an interval, beside the interval lines (which hold the
+ * run's totals only): what a recovered file needs for clients[], statements[], several
+ * scripts' figures, retries, skips, late ones, errors and the -R lag. */
+struct journal_script_counts {
+    uint64_t transactions, failed;
+    struct hist_sparse latency;
+};
+struct journal_counters {
+    double t_s; /* the end of the interval they count through */
+    uint64_t retried, retries, skipped, late;
+    uint64_t errors[RESULT_N_ERRORS];
+    struct hist_sparse lag;
+    size_t n_scripts; /* as the workload's scripts */
+    struct journal_script_counts *scripts;
+    size_t n_clients; /* the terminals, as clients[] */
+    struct result_client *clients;
+    size_t n_statements; /* as statements[]: count, mean_us and p99_us */
+    struct result_statement *statements;
+};
+
+/* Append a counters line, {"counters": {...}}, right after the interval line of c->t_s:
+ * recover takes its figures from the last one, as of c->t_s (the intervals up to it).
+ * No interval line either. Returns the line's length, or -1 with e set (ERR_RUNTIME; the
+ * journal then holds the lines before it). */
+long journal_append_counters(struct journal *j, const struct journal_counters *c, struct err *e);
+void journal_counters_free(struct journal_counters *c);
+
 /* Whether a journal line (after the header) is an interval line: the kinds of line beside
  * them ({"snapshot": ...}, {"events": ...}, and any a later pgarena adds) are objects of one
  * key that is not t_s, and readers skip the kinds they do not know. */
@@ -99,7 +126,9 @@ void journal_close(struct journal *j, int remove);
  * server_io summed, server_stats from the same sums, a lone script's summary.scripts[0] the
  * whole run's (a journal of a pgarena before events lines has none of the server's), and
  * with sampler lines client_cpu (the intervals' client CPU over their lengths, the last line's
- * busiest thread) and waits.visibility.
+ * busiest thread) and waits.visibility. With counters lines, the last whole one's counts give
+ * clients[], statements[], summary.scripts[] and the summary's retries, skipped, late, errors
+ * and -R lag, as of its time (counters_as_of_s); every interval is kept all the same.
  * r->journal and
  * r->n_journal point at those lines, so result_write copies them. -1 with e set (ERR_INPUT)
  * when there is no journal, it is still being written by a running pgarena, its header

@@ -288,6 +288,8 @@ static void read_context(const json_t *root, struct result *r)
     r->command = dup_str(root, "command");
     r->complete = json_is_true(json_object_get(root, "complete"));
     r->end_reason = dup_str(root, "end_reason");
+    json_t *asof = json_object_get(root, "counters_as_of_s");
+    r->counters_as_of_s = json_is_number(asof) ? json_number_value(asof) : 0;
     json_t *c = json_object_get(root, "client");
     r->client.hostname = dup_str(c, "hostname");
     r->client.os = dup_str(c, "os");

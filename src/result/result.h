@@ -258,6 +258,10 @@ struct result {
     char *command; /* password masked */
     int complete;
     char *end_reason; /* "finished", "interrupted", "server-lost", "error" */
+    /* recover only (else 0): the run time that clients[], statements[], summary.scripts[] and
+     * the summary's retried, retries, skipped, late, errors and lag are counted through (the
+     * journal's last counters line); the summary's other figures are every interval's. */
+    double counters_as_of_s;
 
     struct {
         char *hostname, *os, *pgarena_version, *libpq_version;

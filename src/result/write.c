@@ -412,6 +412,8 @@ static json_t *result_json(const struct result *r)
     set_str(root, "command", r->command);
     set(root, "complete", json_boolean(r->complete));
     set_str(root, "end_reason", r->end_reason);
+    if (r->counters_as_of_s > 0)
+        set(root, "counters_as_of_s", real(r->counters_as_of_s));
     set(root, "client", client_json(r));
     set(root, "server", server_json(r));
     set(root, "server_stats", server_stats_json(r));

@@ -162,3 +162,87 @@ PY
     assert_rc 0
     assert_out 'server events: +[0-9]+ checkpoint'
 }
+
+# A killed run of two scripts, paced by -R with --latency-limit and retrying serialization
+# failures: its journal's counters lines give recover clients[], statements[], both scripts'
+# figures, retries, skipped, late, errors and the -R lag as of the last one (counters_as_of_s),
+# each agreeing with the intervals up to it, and recover keeps every interval (counts, not
+# timing).
+test_sigkill_then_recover_counters() {
+    db=$(newdb pga_kcount)
+    pga init -s 1 -q "$db"
+    sql "ALTER DATABASE pga_kcount SET default_transaction_isolation = serializable" "$db"
+    # a: reads ten rows, sleeps, updates one of them: concurrent ones fail to serialize.
+    # b: a sleep. Every transaction lasts 20 ms or more, beyond --latency-limit 10, and four
+    # clients cannot keep up with -R 400: every success is late, and some are skipped.
+    cat >a.sql <<'SQL'
+\set aid random(1, 10)
+BEGIN;
+SELECT sum(abalance) FROM pgbench_accounts WHERE aid <= 10;
+SELECT pg_sleep(0.02);
+UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
+END;
+SQL
+    echo 'SELECT pg_sleep(0.03);' >b.sql
+    pga_bg run -f a.sql@3 -f b.sql@1 -c 4 -j 2 -T 120 -R 400 --latency-limit 10 \
+        --max-tries 10 -q -o r.json "$db"
+    # Killed, most likely, with an interval line after the last counters line (not asserted:
+    # one may come between the look and the kill).
+    for _ in $(seq 1 600); do
+        [ "$(cat r.json.journal 2>/dev/null | grep -c '^{"counters":' || true)" -ge 3 ] &&
+            tail -n 1 r.json.journal | grep -q '^{"t_s":' && break
+        sleep 0.1
+    done
+    kill -KILL "$PID"
+    wait "$PID" || true
+    cp r.json.journal journal.copy
+    lines=$(($(grep -c '^{"t_s":' journal.copy) + 1))
+    pga recover r.json
+    assert_rc 0
+    assert_out "^intervals recovered: +$((lines - 1))\$"
+    python3 - r.json journal.copy <<'PY' || fail "recover's counted figures disagree with the journal"
+import json, sys
+d = json.load(open(sys.argv[1]))
+lines = [json.loads(l) for l in open(sys.argv[2]).read().split("\n")[1:-1]]
+c = [l["counters"] for l in lines if "counters" in l][-1]
+ivs = [l for l in lines if "t_s" in l]
+s = d["summary"]
+# every interval is kept, and the summary is theirs
+assert len(d["intervals"]) == len(ivs) and ivs[-1]["t_s"] == s["duration_s"], (len(ivs), s)
+assert s["transactions"] == sum(i["transactions"] for i in ivs) > 0, s
+assert s["failed"] == sum(i["failed"] for i in ivs), s
+# the counted figures are as of the last counters line, right after an interval line
+asof = d["counters_as_of_s"]
+assert asof == c["t_s"] in [i["t_s"] for i in ivs], (asof, c["t_s"])
+upto = [i for i in ivs if i["t_s"] <= asof]
+tx, failed = sum(i["transactions"] for i in upto), sum(i["failed"] for i in upto)
+assert tx > 0 and s["transactions"] >= tx and s["failed"] >= failed, (tx, failed, s)
+# clients[]: the four clients, summing to the intervals' counts up to then
+assert [[x["transactions"], x["failed"]] for x in d["clients"]] == c["clients"] and len(c["clients"]) == 4, d["clients"]
+assert sum(x["transactions"] for x in d["clients"]) == tx, (d["clients"], tx)
+assert sum(x["failed"] for x in d["clients"]) == failed, (d["clients"], failed)
+# summary.scripts[]: both scripts, summing to the same, their tps over that time
+sc = s["scripts"]
+assert [x["name"] for x in sc] == ["a.sql", "b.sql"] and [x["weight"] for x in sc] == [3, 1], sc
+assert all(x["transactions"] > 0 and x["histogram"]["count"] == x["transactions"] for x in sc), sc
+assert sum(x["transactions"] for x in sc) == tx, (sc, tx)
+assert sum(x["failed"] for x in sc) == failed and sc[1]["failed"] == 0, (sc, failed)
+assert all(abs(x["tps"] * asof - x["transactions"]) < 1e-6 * x["transactions"] + 1e-3 for x in sc), sc
+# statements[]: a's five and b's one; a statement ends before its transaction, and at most
+# one per client is in flight
+st = d["statements"]
+assert [x["script"] for x in st] == ["a.sql"] * 5 + ["b.sql"], st
+assert sc[1]["transactions"] <= st[5]["count"] <= sc[1]["transactions"] + 4, (st[5], sc[1])
+assert st[2]["count"] >= sc[0]["transactions"] and st[2]["latency_us"]["p99"] >= 20000, (st[2], sc[0])
+assert [x["count"] for x in st] == [x[0] for x in c["statements"]], st
+# retries, errors (the failures up to then, by class), skipped, late and lag
+assert s["retries"] == c["retries"] >= s["retried"] > 0 and s["retried"] == c["retried"], s
+assert sum(s["errors"].values()) == failed and list(s["errors"].values()) == c["errors"], (s, failed)
+assert s["skipped"] == c["skipped"] > 0, s
+assert s["late"] == tx == c["late"], (s, tx)
+assert 0 < s["lag_us"]["mean"] and 0 < s["lag_us"]["p99"] <= s["lag_us"]["max"], s
+PY
+    pga show r.json
+    assert_rc 0
+    assert_out 'skipped: [1-9]'
+}

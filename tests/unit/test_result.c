@@ -1449,6 +1449,71 @@ static void test_journal_recover_client(void **state)
     }
 }
 
+/* A journal with counters lines: recover keeps every interval (the summary is theirs, past
+ * the last counters line too) and takes clients[], the scripts' figures, retries, skips, late
+ * ones and the failure classes from the last one that reads, whose time it writes as
+ * counters_as_of_s (a torn last one is left out), and a round trip keeps that. */
+static void test_journal_recover_counters(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, back;
+    struct err e = {0};
+    fill_result(&r);
+    struct journal *j = journal_create(f->path, &r, &e);
+    assert_non_null(j);
+    struct result_client clients[2][3] = {{{300, 0}, {350, 0}, {350, 0}},
+                                          {{600, 0}, {700, 1}, {701, 0}}};
+    for (size_t i = 0; i < r.n_intervals; i++) {
+        assert_int_equal(journal_append(j, &r.intervals[i], &e), 0);
+        if (i == 2)
+            break;
+        struct journal_script_counts sc[2] = {{750 + 751 * i, i, {0}}, {250 + 250 * i, 0, {0}}};
+        struct journal_counters c = {.t_s = r.intervals[i].t_s,
+                                     .retried = 5 + i,
+                                     .retries = 9 + i,
+                                     .skipped = 2,
+                                     .late = 10 * (i + 1),
+                                     .errors = {i},
+                                     .n_scripts = 2,
+                                     .scripts = sc,
+                                     .n_clients = 3,
+                                     .clients = clients[i]};
+        assert_true(journal_append_counters(j, &c, &e) > 50);
+    }
+    journal_close(j, 0);
+    char *jpath = journal_path(f->path);
+    FILE *torn = fopen(jpath, "a");
+    fputs("{\"counters\":{\"t_s\":3.0,\"retr", torn); /* killed mid-write */
+    fclose(torn);
+    assert_int_equal(journal_recover(f->path, &back, &e), 0);
+    assert_int_equal(back.n_journal, 3);
+    assert_int_equal(back.summary.transactions, 1000 + 1001 + 1002);
+    assert_int_equal(back.summary.failed, 0 + 1 + 2);
+    assert_double(back.summary.duration_s, 3);
+    assert_double(back.counters_as_of_s, 2);
+    assert_int_equal(back.n_clients, 3);
+    assert_int_equal(back.clients[1].transactions, 700);
+    assert_int_equal(back.clients[1].failed, 1);
+    assert_int_equal(back.summary.n_scripts, 2);
+    assert_int_equal(back.summary.scripts[0].transactions, 1501);
+    assert_int_equal(back.summary.scripts[1].transactions, 500);
+    assert_double(back.summary.scripts[0].tps, 1501.0 / 2);
+    assert_int_equal(back.summary.retried, 6);
+    assert_int_equal(back.summary.retries, 10);
+    assert_int_equal(back.summary.skipped, 2);
+    assert_int_equal(back.summary.late, 20);
+    assert_int_equal(back.summary.errors[0], 1); /* the failures through 2 s, by class */
+    assert_int_equal(result_write(&back, f->path, &e), 0);
+    result_free(&back);
+    assert_int_equal(result_read(f->path, &back, &e), 0);
+    assert_int_equal(back.n_intervals, 3);
+    assert_double(back.counters_as_of_s, 2);
+    result_free(&back);
+    unlink(jpath);
+    free(jpath);
+    result_free(&r);
+}
+
 /* A journal line that does not fit (a full disk; here a file size limit, which fails a write
  * the same way part-way through) is undone: the journal ends with the last whole line, and
  * recover finds every interval before it. */
@@ -1510,6 +1575,7 @@ int main(void)
         cmocka_unit_test(test_read_version_1),
         cmocka_unit_test_setup_teardown(test_journal_recover, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_recover_client, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_journal_recover_counters, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_recover_waits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_recover_replay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_journal_recover_events, setup, teardown),
