@@ -61,13 +61,7 @@ json_t *result_lag_json(const struct result_lag *l)
     return o;
 }
 
-uint64_t result_json_count(const json_t *o, const char *key)
-{
-    json_int_t v = json_integer_value(json_object_get(o, key));
-    return v > 0 ? (uint64_t)v : 0;
-}
-
-double result_json_num(const json_t *o, const char *key)
+double result_part_num_or_nan(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
     return json_is_number(v) ? json_number_value(v) : NAN;
@@ -77,9 +71,9 @@ int result_lag_from_json(const json_t *o, struct result_lag *l)
 {
     if (!o)
         return 0;
-    l->p50_us = result_json_num(o, "p50");
-    l->p99_us = result_json_num(o, "p99");
-    l->max_us = result_json_num(o, "max");
+    l->p50_us = result_part_num_or_nan(o, "p50");
+    l->p99_us = result_part_num_or_nan(o, "p99");
+    l->max_us = result_part_num_or_nan(o, "max");
     const json_t *h = json_object_get(o, "histogram");
     return h && result_hist_from_json(h, &l->hist) < 0 ? -1 : 0;
 }
@@ -106,8 +100,8 @@ static int read_classes(const json_t *a, struct result_script_figures **out, siz
             return -1;
         struct result_script_figures *c = &(*out)[(*n)++];
         c->name = xstrdup(name);
-        c->transactions = result_json_count(o, "count");
-        c->failed = result_json_count(o, "failed");
+        c->transactions = result_part_count(o, "count");
+        c->failed = result_part_count(o, "failed");
         result_latency_from_json(json_object_get(o, "latency_us"), &c->latency_us);
         const json_t *h = json_object_get(o, "histogram");
         if (h && result_hist_from_json(h, &c->histogram) < 0)

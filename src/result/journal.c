@@ -147,6 +147,17 @@ int journal_line_is_snapshot(const char *line, size_t len)
     return has_prefix(line, len, SNAPSHOT_PREFIX);
 }
 
+/* root as one compact line (root is consumed); the bytes written, or -1 with e. */
+static long append_object(struct journal *j, json_t *root, struct err *e)
+{
+    char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (!text)
+        return err_set(e, ERR_RUNTIME, "cannot write the journal %s: out of memory", j->path);
+    long n = (long)strlen(text) + 1;
+    return append_line(j, text, e) < 0 ? -1 : n;
+}
+
 long journal_append_snapshot(struct journal *j, const struct result *r, double t_s, struct err *e)
 {
     json_t *snap = json_object(), *summary = json_object(), *root = json_object();
@@ -156,12 +167,7 @@ long journal_append_snapshot(struct journal *j, const struct result *r, double t
     result_classes_json(r, summary);
     json_object_set_new(snap, "summary", summary);
     json_object_set_new(root, "snapshot", snap);
-    char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(root);
-    if (!text)
-        return err_set(e, ERR_RUNTIME, "cannot write the journal %s: out of memory", j->path);
-    long n = (long)strlen(text) + 1;
-    return append_line(j, text, e) < 0 ? -1 : n;
+    return append_object(j, root, e);
 }
 
 /* An events line begins so. */
@@ -270,12 +276,7 @@ long journal_append_counters(struct journal *j, const struct journal_counters *c
     json_object_set_new(o, "statements", stmts);
     json_t *root = json_object();
     json_object_set_new(root, "counters", o);
-    char *text = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(root);
-    if (!text)
-        return err_set(e, ERR_RUNTIME, "cannot write the journal %s: out of memory", j->path);
-    long n = (long)strlen(text) + 1;
-    return append_line(j, text, e) < 0 ? -1 : n;
+    return append_object(j, root, e);
 }
 
 static int read_count(const json_t *v, uint64_t *out)

@@ -133,10 +133,8 @@ const char *result_parts_unit(const struct result *r);
 void result_parts_warn(const struct result *r, const char *path,
                        void (*say)(void *ctx, const char *text), void *ctx);
 
-/* For a part's read: o's count at key (absent, negative or not an integer: 0), and its
- * number (absent or not a number: NaN). */
-uint64_t result_json_count(const json_t *o, const char *key);
-double result_json_num(const json_t *o, const char *key);
+/* For a part's read: o's number at key, NaN when absent or not a number. */
+double result_part_num_or_nan(const json_t *o, const char *key);
 
 /* A lag object (struct result_lag, in result.h) as parts write it: {"p50", "p99", "max"} in
  * microseconds and its "histogram" when it has one; and back (absent o: all zero; -1 when

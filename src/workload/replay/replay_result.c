@@ -66,7 +66,7 @@ static json_t *replay_json(const void *data, json_t *summary)
 /* A number, 0 when absent. */
 static double get_num(const json_t *o, const char *key)
 {
-    double v = result_json_num(o, key);
+    double v = result_part_num_or_nan(o, key);
     return isnan(v) ? 0 : v;
 }
 
@@ -83,26 +83,26 @@ static void *replay_read(const json_t *o, const json_t *root, const json_t *summ
     const char *cap = json_string_value(json_object_get(o, "capture"));
     p->capture = cap ? xstrdup(cap) : NULL;
     p->speed = get_num(o, "speed");
-    p->sessions = result_json_count(o, "sessions");
-    p->statements = result_json_count(o, "statements");
-    p->transactions = result_json_count(o, "transactions");
-    p->sent = result_json_count(o, "sent");
+    p->sessions = result_part_count(o, "sessions");
+    p->statements = result_part_count(o, "statements");
+    p->transactions = result_part_count(o, "transactions");
+    p->sent = result_part_count(o, "sent");
     const json_t *s = json_object_get(o, "skipped"), *d = json_object_get(o, "diverged");
-    p->skipped_copy = result_json_count(s, "copy");
-    p->skipped_unsupported = result_json_count(s, "unsupported");
-    p->skipped_read_only = result_json_count(s, "read_only");
-    p->skipped_secret = result_json_count(s, "secret");
-    p->failed_now = result_json_count(d, "failed_now");
-    p->succeeded_now = result_json_count(d, "succeeded_now");
+    p->skipped_copy = result_part_count(s, "copy");
+    p->skipped_unsupported = result_part_count(s, "unsupported");
+    p->skipped_read_only = result_part_count(s, "read_only");
+    p->skipped_secret = result_part_count(s, "secret");
+    p->failed_now = result_part_count(d, "failed_now");
+    p->succeeded_now = result_part_count(d, "succeeded_now");
     const json_t *top = json_object_get(d, "top");
     p->top = xcalloc(json_array_size(top) + 1, sizeof *p->top);
     for (size_t i = 0; i < json_array_size(top); i++) {
         const json_t *t = json_array_get(top, i);
         const char *why = json_string_value(json_object_get(t, "reason"));
         p->top[p->n_top].reason = xstrdup(why ? why : "");
-        p->top[p->n_top++].count = result_json_count(t, "count");
+        p->top[p->n_top++].count = result_part_count(t, "count");
     }
-    p->secrets_replaced = result_json_count(o, "secrets_replaced");
+    p->secrets_replaced = result_part_count(o, "secrets_replaced");
     const json_t *sets = json_object_get(o, "session_set");
     p->session_set = xcalloc(json_array_size(sets) + 1, sizeof *p->session_set);
     for (size_t i = 0; i < json_array_size(sets); i++) {
@@ -110,7 +110,7 @@ static void *replay_read(const json_t *o, const json_t *root, const json_t *summ
         if (v)
             p->session_set[p->n_session_set++] = xstrdup(v);
     }
-    p->sessions_failed = result_json_count(o, "sessions_failed");
+    p->sessions_failed = result_part_count(o, "sessions_failed");
     if (result_lag_from_json(json_object_get(o, "lag_us"), &p->lag) < 0 ||
         result_lag_from_json(json_object_get(o, "client_lag_us"), &p->client_lag) < 0) {
         replay_result_free(p);
