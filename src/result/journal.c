@@ -532,8 +532,11 @@ static void rebuild_summary(const struct totals *t, const struct journal_counter
     result_derive_summary(r, &m);
     hist_free(lag);
     counted_clients(c, r);
-    if (counted_scripts(c, r) || !one)
+    /* A run of one script: its figures are the run's, over every interval. */
+    if (!one) {
+        counted_scripts(c, r);
         return;
+    }
     struct result_script_figures lone = {.name = xstrdup(r->workload.scripts[0].name),
                                          .weight = r->workload.scripts[0].weight};
     result_derive_script(&lone, t->transactions, t->failed, t->end_s, t->latency);
