@@ -84,7 +84,7 @@ static const struct sample samples[] = {
     {"queries", "-w ch --analytic-clients 1 --queries 1,q6,14"},
     {"meta", "--meta commit=abc"},
     {"capture", NULL}, /* a replay is swept with --replay */
-    {"speed", NULL}, /* the sweep's: a list of speeds */
+    {"speed", NULL},   /* the sweep's: a list of speeds */
     {"map-db", NULL},
     {"map-user", NULL},
     {"session-set", NULL},
