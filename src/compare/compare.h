@@ -161,6 +161,9 @@ struct cmp_stall {
  * length it needed (as snprintf). Pure. */
 int cmp_stall_text(char *buf, size_t size, const char *label, size_t trial,
                    const struct result_client_health *h);
+/* The same line from its figures (cause: its name, "steal"), as sweep's records keep them. */
+int cmp_stall_line(char *buf, size_t size, const char *label, size_t trial, double stalled_ms,
+                   uint64_t intervals, const char *cause);
 
 struct cmp_report {
     struct cmp_config cfg;

@@ -6,19 +6,25 @@
 #include "base/mem.h"
 #include "compare/cmp_int.h"
 
+int cmp_stall_line(char *buf, size_t size, const char *label, size_t trial, double stalled_ms,
+                   uint64_t intervals, const char *cause)
+{
+    char lost[32];
+    if (stalled_ms < 999.5) /* what rounds to 1000 ms is 1.0 s */
+        snprintf(lost, sizeof lost, "%.0f ms", stalled_ms);
+    else
+        snprintf(lost, sizeof lost, "%.1f s", stalled_ms / 1000);
+    return snprintf(buf, size, "%s trial %zu: client stalled %s (%llu interval%s), %s", label,
+                    trial, lost, (unsigned long long)intervals, intervals == 1 ? "" : "s", cause);
+}
+
 int cmp_stall_text(char *buf, size_t size, const char *label, size_t trial,
                    const struct result_client_health *h)
 {
     if (!h->present || h->intervals_stalled == 0)
         return 0;
-    char lost[32];
-    if (h->stalled_ms < 999.5) /* what rounds to 1000 ms is 1.0 s */
-        snprintf(lost, sizeof lost, "%.0f ms", h->stalled_ms);
-    else
-        snprintf(lost, sizeof lost, "%.1f s", h->stalled_ms / 1000);
-    return snprintf(buf, size, "%s trial %zu: client stalled %s (%llu interval%s), %s", label,
-                    trial, lost, (unsigned long long)h->intervals_stalled,
-                    h->intervals_stalled == 1 ? "" : "s", result_stall_cause_names[h->worst_cause]);
+    return cmp_stall_line(buf, size, label, trial, h->stalled_ms, h->intervals_stalled,
+                          result_stall_cause_names[h->worst_cause]);
 }
 
 void cmp_stalls(struct cmp_report *rep)
