@@ -145,6 +145,8 @@ static void print_metric(const struct result *runs, const struct history_metric 
                c->d.index, short_id(runs[m->points[c->d.index].run].run_id), c->d.before,
                c->d.after, c->d.change_pct, c->d.ci_low, c->d.ci_high, c->d.p_value,
                cmp_verdict_names[c->verdict]);
+        if (c->machine)
+            printf("      %s\n", c->machine);
     }
     if (m->regressed)
         printf("    newest run in a worse segment since %zu%s%s\n", m->first,
@@ -194,6 +196,8 @@ static json_t *metric_json(const struct result *runs, const struct history_metri
                            "change_pct", num_json(c->d.change_pct), "ci_low", num_json(c->d.ci_low),
                            "ci_high", num_json(c->d.ci_high), "p_value", num_json(c->d.p_value),
                            "verdict", cmp_verdict_names[c->verdict]));
+        if (c->machine) /* only when the machine changed too */
+            json_object_set_new(json_array_get(chs, k), "machine", json_string(c->machine));
     }
     json_object_set_new(o, "points", pts);
     json_object_set_new(o, "changes", chs);
@@ -250,6 +254,11 @@ static void print_regressions(const struct result *runs, const struct history_ou
                     runs[m->points[m->first].run].run_id, m->first,
                     m->by_compare ? ", by compare: fewer than 5 earlier runs" : "",
                     out->series[s].key);
+            /* The regression's change point: the last one (none when judged by compare). */
+            const char *machine =
+                !m->by_compare && m->n_changes ? m->changes[m->n_changes - 1].machine : NULL;
+            if (machine)
+                fprintf(stderr, "pgarena: history: %s\n", machine);
         }
 }
 

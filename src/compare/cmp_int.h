@@ -26,6 +26,9 @@ double cmp_pct7(const double *v, size_t n, double p);
 /* Sort v[0..n) ascending (no NaNs). */
 void cmp_sort(double *v, size_t n);
 
+/* rep->stalls: every run of every side whose client stalled (stalls.c). */
+void cmp_stalls(struct cmp_report *rep);
+
 /* The 95 % percentile interval of replicates v[0..n): drops NaNs (replicates that had nothing
  * to measure), sorts v in place, gives the type-7 2.5 and 97.5 percentiles (NaN if none left). */
 void cmp_pct_interval(double *v, size_t n, double *lo, double *hi);

@@ -210,6 +210,7 @@ static int compare_sides(struct cmp_report *out, struct err *e)
     }
     if (rc == 0) {
         warn_runs(out, sr);
+        cmp_stalls(out);
         out->n_outcomes = out->n_sides - 1;
         out->outcomes = xcalloc(out->n_outcomes, sizeof *out->outcomes);
         for (size_t s = 1; s < out->n_sides; s++) {
@@ -284,5 +285,8 @@ void cmp_report_free(struct cmp_report *rep)
     for (size_t i = 0; i < rep->n_warnings; i++)
         free(rep->warnings[i]);
     free(rep->warnings);
+    for (size_t i = 0; i < rep->n_stalls; i++)
+        free(rep->stalls[i].text);
+    free(rep->stalls);
     memset(rep, 0, sizeof *rep);
 }

@@ -146,6 +146,25 @@ struct cmp_diff {
     int unfair;  /* it makes the comparison not like for like (also a warning) */
 };
 
+/* A run of a comparison whose client stalled (summary.client_health): its side, its trial
+ * (1-based, in the side's order), and the line that names it beside the verdicts. */
+struct cmp_stall {
+    size_t side, trial;
+    double stalled_ms;
+    uint64_t intervals;
+    enum result_stall_cause cause;
+    char *text; /* "B trial 2: client stalled 4.1 s (3 intervals), steal" */
+};
+
+/* The line naming a stalled run: "LABEL trial N: client stalled 4.1 s (3 intervals), steal"
+ * ("850 ms" below a second). 0 with buf untouched when h records no stalled interval, else the
+ * length it needed (as snprintf). Pure. */
+int cmp_stall_text(char *buf, size_t size, const char *label, size_t trial,
+                   const struct result_client_health *h);
+/* The same line from its figures (cause: its name, "steal"), as sweep's records keep them. */
+int cmp_stall_line(char *buf, size_t size, const char *label, size_t trial, double stalled_ms,
+                   uint64_t intervals, const char *cause);
+
 struct cmp_report {
     struct cmp_config cfg;
     size_t n_sides;
@@ -156,6 +175,8 @@ struct cmp_report {
     struct cmp_diff *diffs;
     size_t n_warnings;
     char **warnings;
+    size_t n_stalls; /* the runs whose client stalled, side by side, trial by trial */
+    struct cmp_stall *stalls;
 };
 
 /* Compare runs[0..n) (read from paths[0..n)). -1 with e set (ERR_INPUT) when they form fewer

@@ -542,6 +542,27 @@ static int no_terminals(const struct matrix *mx, const struct side *s)
     return mx->d->n_clients > 0 && mx->d->cells[s->cells[0]].clients == 0;
 }
 
+/* The trials of the cell's comparison whose client stalled, into the record r. */
+static void record_stalls(const struct matrix *mx, const struct side *a, const struct side *b,
+                          const struct cmp_report *rep, struct sweep_comparison *r)
+{
+    if (!rep->n_stalls)
+        return;
+    r->stalled = xcalloc(rep->n_stalls, sizeof *r->stalled);
+    for (size_t k = 0; k < rep->n_stalls; k++) {
+        const struct cmp_stall *st = &rep->stalls[k];
+        const struct side *s = st->side == 0 ? a : b;
+        const struct sweep_cell *c = &mx->d->cells[s->cells[st->trial - 1]];
+        r->stalled[r->n_stalled++] =
+            (struct sweep_stall){xstrdup(mx->d->setups[c->setup].label),
+                                 xstrdup(st->side == 0 ? "baseline" : "value"),
+                                 c->trial,
+                                 st->stalled_ms,
+                                 st->intervals,
+                                 xstrdup(result_stall_cause_names[st->cause])};
+    }
+}
+
 /* The records of the value side b against the baseline side a: one per whole-run metric
  * (none when a side has no terminals: -c 0), then the per-script and per-class ones. */
 static void compare_sides(struct matrix *mx, size_t p, size_t u, const struct side *a,
@@ -558,6 +579,7 @@ static void compare_sides(struct matrix *mx, size_t p, size_t u, const struct si
         record_cell(mx, vc, r);
         r->fig_point = p;
         r->fig_setup = u;
+        record_stalls(mx, a, b, &rep, r);
         if (m >= CMP_N_RUN_FIGS || !a->ok || !b->ok) {
             fill_metric(r, m, &cell[m], "cell", -1);
             continue;

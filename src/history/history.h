@@ -61,7 +61,18 @@ struct history_point {
 struct history_change {
     struct detect_change d;
     enum cmp_verdict verdict;
+    /* "the machine changed too: ..." with the figures, when the segments on either side differ
+     * in client health (the share of stalled intervals, by HISTORY_STALL_POINTS or more) or in
+     * the client machine (CPU model, kernel); NULL otherwise. */
+    char *machine;
 };
+
+/* Percentage points of stalled intervals by which two segments differ in client health. */
+#define HISTORY_STALL_POINTS 5.0
+
+/* The machine line of two segments, runs[idx[0..n_before)] then runs[idx[n_before..n)]: NULL
+ * when they do not differ (see struct history_change), else the caller frees it. Pure. */
+char *history_machine_line(const struct result *runs, const size_t *idx, size_t n_before, size_t n);
 
 struct history_metric {
     int metric; /* enum cmp_metric_id */

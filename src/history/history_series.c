@@ -318,6 +318,71 @@ static void gate_by_compare(const struct result *runs, struct history_metric *hm
     free(paths);
 }
 
+/* The share of stalled intervals over the runs (in %), NAN when none recorded its health. */
+static double stalled_pct(const struct result *runs, const size_t *idx, size_t n)
+{
+    double all = 0, stalled = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct result_client_health *h = &runs[idx[i]].client_health;
+        if (!h->present)
+            continue;
+        all += (double)h->intervals;
+        stalled += (double)h->intervals_stalled;
+    }
+    return all > 0 ? 100 * stalled / all : NAN;
+}
+
+static const char *client_value(const struct result *r, int kernel)
+{
+    const char *v = kernel ? r->client.kernel : r->client.cpu_model;
+    return v ? v : "?";
+}
+
+/* The runs' values of the client's kernel (or CPU model) joined by ", " in the order met, each
+ * once ("?" for unknown); caller frees. */
+static char *values_of(const struct result *runs, const size_t *idx, size_t n, int kernel)
+{
+    char *out = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *v = client_value(&runs[idx[i]], kernel);
+        size_t j = 0;
+        while (j < i && strcmp(client_value(&runs[idx[j]], kernel), v) != 0)
+            j++;
+        if (j < i)
+            continue;
+        char *more = xasprintf("%s%s%s", out ? out : "", out ? ", " : "", v);
+        free(out);
+        out = more;
+    }
+    return out ? out : xstrdup("");
+}
+
+char *history_machine_line(const struct result *runs, const size_t *idx, size_t n_before, size_t n)
+{
+    char *line = NULL;
+    double a = stalled_pct(runs, idx, n_before),
+           b = stalled_pct(runs, idx + n_before, n - n_before);
+    if (!isnan(a) && !isnan(b) && fabs(b - a) >= HISTORY_STALL_POINTS)
+        line = xasprintf("client stalled in %.1f %% of intervals -> %.1f %%", a, b);
+    for (int kernel = 1; kernel >= 0; kernel--) {
+        char *va = values_of(runs, idx, n_before, kernel);
+        char *vb = values_of(runs, idx + n_before, n - n_before, kernel);
+        if (strcmp(va, vb) != 0) {
+            char *more = xasprintf("%s%s%s %s -> %s", line ? line : "", line ? "; " : "",
+                                   kernel ? "kernel" : "cpu", va, vb);
+            free(line);
+            line = more;
+        }
+        free(va);
+        free(vb);
+    }
+    if (!line)
+        return NULL;
+    char *out = xasprintf("the machine changed too: %s", line);
+    free(line);
+    return out;
+}
+
 static void analyse_metric(const struct result *runs, const size_t *order, size_t n, int metric,
                            const struct history_opts *o, struct history_metric *hm)
 {
@@ -340,6 +405,8 @@ static void analyse_metric(const struct result *runs, const size_t *order, size_
         c->d = ch[k];
         double l = goodness(metric, ch[k].ci_low), u = goodness(metric, ch[k].ci_high);
         c->verdict = verdict(fmin(l, u), fmax(l, u), margin);
+        size_t from = k ? ch[k - 1].index : 0, to = k + 1 < hm->n_changes ? ch[k + 1].index : n;
+        c->machine = history_machine_line(runs, order + from, ch[k].index - from, to - from);
     }
     free(ch);
     free(x);
@@ -488,6 +555,8 @@ void history_out_free(struct history_out *out)
             for (size_t i = 0; i < hs->metrics[m].n_points; i++)
                 free(hs->metrics[m].points[i].order);
             free(hs->metrics[m].points);
+            for (size_t k = 0; k < hs->metrics[m].n_changes; k++)
+                free(hs->metrics[m].changes[k].machine);
             free(hs->metrics[m].changes);
         }
         free(hs->metrics);

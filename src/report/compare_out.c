@@ -268,6 +268,10 @@ void report_compare_text(FILE *out, const struct cmp_report *rep)
     print_wrapped(out, "method   ", 0, text);
     for (size_t i = 0; i < rep->n_outcomes; i++)
         print_outcome(out, rep, &rep->outcomes[i]);
+    if (rep->n_stalls) /* nothing when no run stalled: the output stays as it was */
+        fprintf(out, "\nclient stalls behind these verdicts:\n");
+    for (size_t i = 0; i < rep->n_stalls; i++)
+        print_wrapped(out, "", 2, rep->stalls[i].text);
     print_parts(out, rep);
     print_diffs(out, rep);
     if (rep->n_warnings)
@@ -330,6 +334,24 @@ static json_t *internal_json(const struct cmp_internal_change *c, const char *si
     return j;
 }
 
+/* stalled[]: the runs whose client stalled, as the text names them. */
+static json_t *stalls_json(const struct cmp_report *rep)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < rep->n_stalls; i++) {
+        const struct cmp_stall *st = &rep->stalls[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "side", json_string(rep->sides[st->side].label));
+        json_object_set_new(j, "trial", json_integer((json_int_t)st->trial));
+        json_object_set_new(j, "path", json_string(rep->sides[st->side].paths[st->trial - 1]));
+        json_object_set_new(j, "stalled_ms", number(st->stalled_ms));
+        json_object_set_new(j, "intervals", json_integer((json_int_t)st->intervals));
+        json_object_set_new(j, "cause", json_string(result_stall_cause_names[st->cause]));
+        json_array_append_new(a, j);
+    }
+    return a;
+}
+
 int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
 {
     json_t *metrics = json_array(), *warnings = json_array(), *scripts = json_array();
@@ -372,6 +394,8 @@ int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
     if (internals) /* only when every run has server_io */
         json_object_set_new(root, "internals", internals);
     json_object_set_new(root, "warnings", warnings);
+    if (rep->n_stalls) /* only when a run's client stalled */
+        json_object_set_new(root, "stalled", stalls_json(rep));
     int rc = json_dumpf(root, out, JSON_INDENT(2)) == 0 && fputc('\n', out) != EOF ? 0 : -1;
     json_decref(root);
     if (rc < 0)

@@ -175,6 +175,21 @@ static void script_block(FILE *out, const struct sweep_doc *d, const struct swee
     }
 }
 
+/* The trials a cell's verdicts stood on whose client stalled, one line each (none: nothing). */
+static void stall_lines(FILE *out, const struct sweep_doc *d, const char *axis, size_t u,
+                        const struct sweep_comparison *r)
+{
+    for (size_t k = 0; r && k < r->n_stalled; k++) {
+        const struct sweep_stall *s = &r->stalled[k];
+        char name[300], line[400];
+        side_name(name, sizeof name, d, axis,
+                  strcmp(s->side, "baseline") == 0 ? r->baseline : r->value, u);
+        cmp_stall_line(line, sizeof line, name, (size_t)s->trial, s->stalled_ms, s->intervals,
+                       s->cause);
+        fprintf(out, "        %s\n", line);
+    }
+}
+
 void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_figs *f)
 {
     const char *axis = f->axis;
@@ -295,6 +310,7 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
                     fprintf(out, "        %s %s: %s\n", name, m ? "latency_p99" : "tps", r->detail);
                 }
             }
+            stall_lines(out, d, axis, u, report_sweep_find(f, i, u, "tps"));
         }
     }
     grid_free(&g);

@@ -36,6 +36,12 @@ void sweep_comparison_free(struct sweep_comparison *c)
     free(c->detail);
     free(c->script);
     free(c->stmt_class);
+    for (size_t i = 0; i < c->n_stalled; i++) {
+        free(c->stalled[i].setup);
+        free(c->stalled[i].side);
+        free(c->stalled[i].cause);
+    }
+    free(c->stalled);
     memset(c, 0, sizeof *c);
 }
 
@@ -210,6 +216,17 @@ static json_t *comparison_json(const struct sweep_comparison *c)
     json_object_set_new(o, "homogeneous",
                         c->homogeneous < 0 ? json_null() : json_boolean(c->homogeneous));
     json_object_set_new(o, "detail", json_string(c->detail ? c->detail : ""));
+    if (c->n_stalled) {
+        json_t *a = json_array();
+        for (size_t i = 0; i < c->n_stalled; i++) {
+            const struct sweep_stall *s = &c->stalled[i];
+            json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:I, s:I, s:s}", "setup", s->setup,
+                                               "side", s->side, "trial", s->trial, "stalled_ms",
+                                               (json_int_t)llround(s->stalled_ms), "intervals",
+                                               (json_int_t)s->intervals, "cause", s->cause));
+        }
+        json_object_set_new(o, "stalled", a);
+    }
     return o;
 }
 

@@ -71,6 +71,16 @@ struct sweep_max_rate {
 
 /* One comparison of a sweep: a value of the compared axis
  * against the axis's first value, in one cell of the other axes, for one metric. */
+/* A trial the comparison stood on whose client stalled (its summary.client_health). */
+struct sweep_stall {
+    char *setup; /* the setup's label */
+    char *side;  /* "baseline" or "value" */
+    int trial;   /* the cell's trial, 1-based */
+    double stalled_ms;
+    uint64_t intervals; /* stalled ones */
+    char *cause;        /* the worst's: "steal", "runqueue", "late" */
+};
+
 struct sweep_comparison {
     char *axis;             /* "setup", "clients", "rate", "scale", "speed" or a --set name */
     char *baseline, *value; /* the axis's values, as text */
@@ -89,6 +99,10 @@ struct sweep_comparison {
     size_t fig_point, fig_setup;
     /* Per-class records (runs with statement classes): the class ("class"); NULL: none. */
     char *stmt_class;
+    /* The whole run's records: the trials of both sides whose client stalled (written only
+     * when there is one). */
+    size_t n_stalled;
+    struct sweep_stall *stalled;
 };
 
 void sweep_comparison_free(struct sweep_comparison *c);

@@ -136,6 +136,52 @@ test_compare_trials_and_sides() {
     assert_out '^tps .* worse$'
 }
 
+# health FILE STALLED_MS INTERVALS CAUSE: give FILE a summary.client_health (60 intervals, the
+# worst at 30 s); STALLED_MS 0 for a clean run.
+health() {
+    python3 - "$@" <<'PY'
+import json, sys
+f, ms, n, cause = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+d = json.load(open(f))
+d["summary"]["client_health"] = {
+    "intervals": len(d["intervals"]), "intervals_stalled": n, "stalled_ms": ms,
+    "worst": {"t_s": 30.0 if n else None, "ms": ms // max(n, 1), "cause": cause if n else None},
+    "steal_share": 0.01, "run_delay_ms": 12}
+json.dump(d, open(f, "w"))
+PY
+}
+
+# Every run whose client stalled is named beside the verdicts, by side and trial, and no clean
+# one; with none stalled, nothing is added (issue 37, item 2).
+test_compare_names_stalled_runs() {
+    for i in 1 2; do
+        synth a$i.json base 60 $((990 + 10 * i)) 800 $i
+        synth b$i.json slower 60 $((890 + 10 * i)) 889 $((10 + i))
+        health a$i.json 0 0 none
+        health b$i.json 0 0 none
+    done
+    pga compare a1.json b1.json a2.json b2.json
+    assert_rc 0
+    cp "$T/out" clean.txt
+    ! grep -q 'stall' clean.txt || fail "a clean comparison names a stall"
+    pga compare a1.json b1.json a2.json b2.json --json
+    pyjson "$T/out" '"stalled" not in d'
+    health b2.json 4100 3 steal
+    health a1.json 850 1 late
+    pga compare a1.json b1.json a2.json b2.json
+    assert_rc 0
+    assert_out '^client stalls behind these verdicts:$'
+    assert_out '^  slower trial 2: client stalled 4\.1 s \(3 intervals\), steal$'
+    assert_out '^  base trial 1: client stalled 850 ms \(1 interval\), late$'
+    [ "$(grep -c 'client stalled' "$T/out")" = 2 ] || fail "a clean trial named as stalled"
+    # The verdicts themselves are the clean comparison's.
+    diff <(grep -v 'stall' "$T/out" | grep -v '^$') <(grep -v '^$' clean.txt) >/dev/null ||
+        fail "the stall lines changed the verdicts"
+    pga compare a1.json b1.json a2.json b2.json --json
+    assert_rc 0
+    pyjson "$T/out" 'd["stalled"] == [{"side": "base", "trial": 1, "path": "a1.json", "stalled_ms": 850.0, "intervals": 1, "cause": "late"}, {"side": "slower", "trial": 2, "path": "b2.json", "stalled_ms": 4100.0, "intervals": 3, "cause": "steal"}]'
+}
+
 test_compare_lists_environment_differences() {
     synth a.json pg16 60 1000 800 1 --server 16.4 --clients 2 --setting work_mem=4MB --setting jit=off
     synth b.json pg17 60 1000 800 2 --server 17.0 --clients 4 --setting work_mem=64MB --setting jit=off

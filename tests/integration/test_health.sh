@@ -52,6 +52,21 @@ PY
     pga report r.json -o r.html
     assert_rc 0
     grep -q 'client stalled [0-9]* ms (late)' r.html || fail "no stalled band in the report"
+    # compare names the stopped run beside its verdicts, and not a clean one (the same run with
+    # its stalls taken out, so that the machine's own noise cannot stall it).
+    python3 - <<'PY' || fail "cannot make the clean run"
+import json
+d = json.load(open("r.json"))
+for i in d["intervals"]:
+    i["client_health"].update(stalled_ms=0, cause=None)
+d["summary"]["client_health"].update(intervals_stalled=0, stalled_ms=0,
+                                     worst={"t_s": None, "ms": 0, "cause": None})
+json.dump(d, open("clean.json", "w"))
+PY
+    pga compare clean.json r.json
+    assert_rc 0
+    assert_out '^  r\.json trial 1: client stalled [0-9.]+ m?s \([0-9]+ intervals?\), late$'
+    ! grep -q 'clean\.json trial' "$T/out" || fail "compare names the clean run as stalled"
 }
 
 # recover derives summary.client_health from the journal's intervals; merge adds the files'.

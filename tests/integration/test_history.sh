@@ -123,6 +123,54 @@ test_history_change_gate_accept() {
     sql "DROP DATABASE pga_history2" >/dev/null
 }
 
+# hist_machine DIR SLOW: DIR's runs made clean (no stalled interval, kernel 6.1.0-base), then
+# from run SLOW on every interval stalled and the kernel 6.99.0-test; without SLOW, clean only.
+hist_machine() {
+    python3 - "$@" <<'PY' || fail "hist_machine"
+import glob, json, sys
+slow = int(sys.argv[2]) if len(sys.argv) > 2 else None
+for f in glob.glob(sys.argv[1] + "/*.json"):
+    d = json.load(open(f))
+    h = d["summary"]["client_health"]
+    h.update(intervals_stalled=0, stalled_ms=0, worst={"t_s": None, "ms": 0, "cause": None})
+    d["client"]["kernel"] = "6.1.0-base"
+    if slow is not None and int(d["meta"]["seq"]) >= slow:
+        h.update(intervals_stalled=h["intervals"], stalled_ms=500 * h["intervals"],
+                 worst={"t_s": 1.0, "ms": 500, "cause": "steal"})
+        d["client"]["kernel"] = "6.99.0-test"
+    json.dump(d, open(f, "w"))
+PY
+}
+
+# A change point whose segments differ in client health and kernel says the machine changed
+# too, with the figures; the gate still fails and its message carries the line; a change on
+# an unchanged machine says nothing of it (issue 37, item 2).
+test_history_machine_changed_too() {
+    hist_script
+    mkdir -p "$T/m" "$T/same"
+    hist_run 0 0.01 "$T/r0.json"
+    hist_synth "$T/r0.json" 0 11 7 "$T/m" r
+    cp "$T"/m/*.json "$T/same/"
+    hist_machine "$T/m" 7
+    hist_machine "$T/same"
+    local line='the machine changed too: client stalled in 0\.0 % of intervals -> 100\.0 %; kernel 6\.1\.0-base -> 6\.99\.0-test'
+    pga history "$T/m" --min-effect 10 --order meta.seq --metric tps,latency_p50 --fail-if-regressed
+    assert_rc 3
+    assert_out "^      $line\$"
+    [ "$(grep -c 'machine changed' "$T/out")" -eq 2 ] || { cat "$T/out"; fail "one line per metric's change"; }
+    assert_err '^pgarena: history: tps regressed .*\(index 7\)'
+    assert_err "^pgarena: history: $line\$"
+    pga history "$T/m" --min-effect 10 --order meta.seq --metric tps --json
+    assert_rc 0
+    pyjson "$T/out" "d['series'][0]['metrics'][0]['changes'][-1]['index'] == 7 and d['series'][0]['metrics'][0]['changes'][-1]['machine'].startswith('the machine changed too: client stalled in 0.0 %')"
+    pga history "$T/same" --min-effect 10 --order meta.seq --metric tps --fail-if-regressed
+    assert_rc 3
+    assert_out 'change at 7 '
+    ! grep -q 'machine changed' "$T/out" "$T/err" || fail "an unchanged machine named as changed"
+    pga history "$T/same" --min-effect 10 --order meta.seq --metric tps --json
+    pyjson "$T/out" "all('machine' not in c for c in d['series'][0]['metrics'][0]['changes'])"
+}
+
 # A file of an earlier pgarena (version 1, no run_id or meta): stores, once; a store of a
 # newer schema version is refused with one line.
 test_history_store_versions() {

@@ -60,6 +60,55 @@ PY
     grep -qE 'v-worse">worse</span> <small>(pooled|cell)' s.html || fail "no method in the report"
 }
 
+# stall_cells DIR [SETUP TRIAL MS INTERVALS CAUSE]: every cell file of the sweep in DIR made
+# clean (no stalled interval: the machine's own noise cannot add one), then the one of SETUP's
+# TRIAL given MS lost in INTERVALS stalled intervals, the worst's cause CAUSE.
+stall_cells() {
+    python3 - "$@" <<'PY'
+import json, os, sys
+dirname, mark = sys.argv[1], sys.argv[2:]
+doc = json.load(open(os.path.join(dirname, "sweep.json")))
+for c in doc["cells"]:
+    f = os.path.join(dirname, c["file"])
+    d = json.load(open(f))
+    h = d["summary"]["client_health"]
+    h.update(intervals_stalled=0, stalled_ms=0, worst={"t_s": None, "ms": 0, "cause": None})
+    if mark and c["setup"] == mark[0] and c["trial"] == int(mark[1]):
+        n = int(mark[3])
+        h.update(intervals_stalled=n, stalled_ms=int(mark[2]),
+                 worst={"t_s": 1.0, "ms": int(mark[2]) // n, "cause": mark[4]})
+    json.dump(d, open(f, "w"))
+PY
+}
+
+# A trial whose client stalled is named beside its cell's verdicts, in the table and in
+# sweep.json's whole-run records, and no clean one; a clean sweep has neither (issue 37,
+# item 2). The cells' files are edited, and the same command (a resume with nothing left to
+# run) shows the sweep again from them.
+test_sweep_compare_names_stalled_trials() {
+    db=$(pgbench_db pga_sweepstall)
+    set -- sweep --setup "A=$db" --setup "B=$db" -c 1 --trials 2 -w select-only -T 1 --no-sampling -o s -q
+    pga "$@"
+    assert_rc 0
+    stall_cells s || fail "cannot clean the cells"
+    pga "$@"
+    assert_rc 0
+    ! grep -q 'client stalled' "$T/out" || { cat "$T/out"; fail "a clean sweep names a stall"; }
+    pyjson s/sweep.json 'd["comparisons"] and all("stalled" not in c for c in d["comparisons"])'
+    stall_cells s B 2 4100 3 steal || fail "cannot mark a cell"
+    pga "$@"
+    assert_rc 0
+    assert_out '^ +B trial 2: client stalled 4\.1 s \(3 intervals\), steal$'
+    [ "$(grep -c 'client stalled' "$T/out")" = 1 ] || { cat "$T/out"; fail "a clean trial named"; }
+    pyjson s/sweep.json 'all(c["stalled"] == [{"setup": "B", "side": "value", "trial": 2, "stalled_ms": 4100, "intervals": 3, "cause": "steal"}] for c in d["comparisons"] if "script" not in c and "class" not in c)'
+    # The baseline's stalled trial is named as the baseline's.
+    stall_cells s A 1 850 1 late || fail "cannot mark a cell"
+    pga "$@"
+    assert_rc 0
+    assert_out '^ +A trial 1: client stalled 850 ms \(1 interval\), late$'
+    pyjson s/sweep.json 'd["comparisons"][0]["stalled"] == [{"setup": "A", "side": "baseline", "trial": 1, "stalled_ms": 850, "intervals": 1, "cause": "late"}]'
+}
+
 # The first Linux-vs-Windows puzzle, shortened: max_connections 100 against 300 on a scratch
 # server (restarted between the settings), a verdict per client count; compare --by gives the
 # sweep's verdict wherever the sweep used its cell's own trials.

@@ -384,6 +384,35 @@ static void test_text_fits_100_columns(void **state)
     free(text);
 }
 
+/* The line naming a stalled run: the side's label, the trial, the time lost (ms below a
+ * second), the count of intervals and the worst's cause; none for a clean or unknown run. */
+static void test_stall_text(void **state)
+{
+    (void)state;
+    char buf[100] = "untouched";
+    struct result_client_health h = {.present = 1, .intervals = 60};
+    assert_int_equal(cmp_stall_text(buf, sizeof buf, "B", 2, &h), 0);
+    assert_string_equal(buf, "untouched");
+    struct result_client_health unknown = {0};
+    assert_int_equal(cmp_stall_text(buf, sizeof buf, "B", 2, &unknown), 0);
+    h.intervals_stalled = 3;
+    h.stalled_ms = 4149;
+    h.worst_cause = RESULT_STALL_STEAL;
+    int n = cmp_stall_text(buf, sizeof buf, "B", 2, &h);
+    assert_string_equal(buf, "B trial 2: client stalled 4.1 s (3 intervals), steal");
+    assert_int_equal(n, (int)strlen(buf));
+    assert_int_equal(cmp_stall_text(NULL, 0, "B", 2, &h), n);
+    h.intervals_stalled = 1;
+    h.stalled_ms = 850;
+    h.worst_cause = RESULT_STALL_LATE;
+    cmp_stall_text(buf, sizeof buf, "pg17", 1, &h);
+    assert_string_equal(buf, "pg17 trial 1: client stalled 850 ms (1 interval), late");
+    h.stalled_ms = 999.6; /* rounds into seconds, not "1000 ms" */
+    h.worst_cause = RESULT_STALL_RUNQUEUE;
+    cmp_stall_text(buf, sizeof buf, "A", 3, &h);
+    assert_string_equal(buf, "A trial 3: client stalled 1.0 s (1 interval), runqueue");
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -402,6 +431,7 @@ int main(void)
         T(test_replay_warnings),
         T(test_json_shape),
         T(test_text_fits_100_columns),
+        cmocka_unit_test(test_stall_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -277,6 +277,43 @@ static void test_replays_grouped_by_capture_and_speed(void **state)
         result_free(&runs[i]);
 }
 
+/* The machine line of two segments: the stalled share when it moved by 5 points or more, the
+ * kernel and CPU model when their values differ; NULL when neither. */
+static void test_machine_line(void **state)
+{
+    (void)state;
+    struct result r[4];
+    memset(r, 0, sizeof r);
+    const size_t idx[4] = {0, 1, 2, 3};
+    for (int i = 0; i < 4; i++) {
+        r[i].client_health = (struct result_client_health){.present = 1, .intervals = 10};
+        r[i].client.kernel = "6.1.0";
+        r[i].client.cpu_model = "Xeon";
+    }
+    assert_null(history_machine_line(r, idx, 2, 4));
+    r[3].client_health.intervals_stalled = 1; /* 5 % of the second segment: 5 points */
+    char *line = history_machine_line(r, idx, 2, 4);
+    assert_string_equal(line,
+                        "the machine changed too: client stalled in 0.0 % of intervals -> 5.0 %");
+    free(line);
+    r[3].client_health.intervals_stalled = 0;
+    r[2].client_health.intervals_stalled = 0;
+    r[0].client_health.intervals_stalled = 0;
+    r[1].client_health.intervals_stalled = 0;
+    r[2].client.kernel = "6.8.0";
+    r[3].client.cpu_model = NULL;
+    line = history_machine_line(r, idx, 2, 4);
+    assert_string_equal(line, "the machine changed too: kernel 6.1.0 -> 6.8.0, 6.1.0; cpu Xeon -> "
+                              "Xeon, ?");
+    free(line);
+    /* Runs without client_health: no health figures to differ by. */
+    r[2].client.kernel = "6.1.0";
+    r[3].client.cpu_model = "Xeon";
+    r[2].client_health.present = r[3].client_health.present = 0;
+    r[3].client_health.intervals_stalled = 10;
+    assert_null(history_machine_line(r, idx, 2, 4));
+}
+
 int main(void)
 {
     workload_parts_register(); /* replay {}: read, merged, its fields */
@@ -286,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_gate_by_compare),
         cmocka_unit_test_setup_teardown(test_report, setup, teardown),
         cmocka_unit_test(test_replays_grouped_by_capture_and_speed),
+        cmocka_unit_test(test_machine_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -223,6 +223,8 @@ static void add_script_record(struct sweep_figs *f, const char *m, double change
                                    xstrdup("q18"),
                                    r0->fig_point,
                                    0,
+                                   NULL,
+                                   0,
                                    NULL};
     r->cell[0] = (struct sweep_setting){xstrdup("clients"), xstrdup("1")};
 }
