@@ -23,8 +23,12 @@ enum result_stall_cause result_stall_classify(const struct result_health_in *in,
     *lost_ms = 0;
     if (in->duration_ms <= 0 || lost[worst] <= result_stall_share * in->duration_ms)
         return RESULT_STALL_NONE;
-    /* Whole milliseconds, as the file holds them: the summary's sum is then the intervals'. */
-    *lost_ms = round(lost[worst] > in->duration_ms ? in->duration_ms : lost[worst]);
+    /* Whole milliseconds, as the file holds them: the summary's sum is then the intervals'. A
+     * sliver of a last interval that would lose no whole millisecond is no stall. */
+    double whole = round(lost[worst] > in->duration_ms ? in->duration_ms : lost[worst]);
+    if (whole < 1)
+        return RESULT_STALL_NONE;
+    *lost_ms = whole;
     return worst;
 }
 
@@ -49,7 +53,7 @@ void result_health_add(struct result_client_health *s, double t_s, double durati
         return;
     s->intervals_stalled++;
     s->stalled_ms += h->stalled_ms;
-    if (h->stalled_ms > s->worst_ms) {
+    if (s->intervals_stalled == 1 || h->stalled_ms > s->worst_ms) {
         s->worst_ms = h->stalled_ms;
         s->worst_t_s = t_s;
         s->worst_cause = h->cause;

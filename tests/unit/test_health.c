@@ -95,6 +95,15 @@ static void test_classify(void **state)
     /* An interval of no length is never stalled. */
     struct result_health_in empty = {0, 50, 0, 0};
     assert_int_equal(result_stall_classify(&empty, &lost), RESULT_STALL_NONE);
+    /* A sliver of a last interval: over the share, but no whole millisecond lost (a stall of
+     * 0 ms would leave the summary's worst without a cause). */
+    struct result_health_in sliver = {0.9, 0.45, -1, -1};
+    assert_int_equal(result_stall_classify(&sliver, &lost), RESULT_STALL_NONE);
+    assert_true(lost == 0);
+    /* Lost time is whole milliseconds, as the file holds it. */
+    struct result_health_in part = {1000, 612.4, -1, -1};
+    assert_int_equal(result_stall_classify(&part, &lost), RESULT_STALL_LATE);
+    assert_true(lost == 612);
 }
 
 static struct result_interval_health health(double late_max, double run_delay, double steal,
