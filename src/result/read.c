@@ -263,6 +263,21 @@ static void read_environment(const json_t *root, struct result *r)
     read_server_stats(json_object_get(root, "server_stats"), r);
 }
 
+/* duet {}: only in a duet's halves; a malformed one is left out (the file reads as solo). */
+static void read_duet(const json_t *d, struct result *r)
+{
+    const char *id = json_string_value(json_object_get(d, "id"));
+    const char *partner = json_string_value(json_object_get(d, "partner"));
+    const char *role = json_string_value(json_object_get(d, "role"));
+    if (!id || !partner || !role || strlen(id) > RUN_ID_LEN || strlen(partner) > RUN_ID_LEN ||
+        (strcmp(role, "a") != 0 && strcmp(role, "b") != 0))
+        return;
+    r->has_duet = 1;
+    snprintf(r->duet.id, sizeof r->duet.id, "%s", id);
+    snprintf(r->duet.partner, sizeof r->duet.partner, "%s", partner);
+    r->duet.role = role[0];
+}
+
 /* run_id and meta {}: absent in files written before them (meta's non-string values are
  * skipped: only text is recorded). */
 static void read_identity(const json_t *root, struct result *r)
@@ -277,6 +292,7 @@ static void read_identity(const json_t *root, struct result *r)
             r->meta[r->n_meta++] =
                 (struct result_meta){xstrdup(key), xstrdup(json_string_value(v))};
     }
+    read_duet(json_object_get(root, "duet"), r);
 }
 
 static void read_context(const json_t *root, struct result *r)

@@ -6,6 +6,7 @@
 
 #include "base/err.h"
 #include "result/health.h"
+#include "result/run_id.h"
 #include "result/part.h"
 #include "result/server_io.h"
 #include "stats/hist.h"
@@ -389,6 +390,15 @@ struct result {
     struct result_parts parts;
     /* summary.client_health (result/health.h) */
     struct result_client_health client_health;
+    /* duet {}: this file is one half of a duet (sweep --duet), has_duet 0: a solo run. id
+     * names the duet (the same in both halves), partner is the other half's run_id, role 'a'
+     * or 'b' (the setup that started as the first side of the pair). */
+    int has_duet;
+    struct {
+        char id[RUN_ID_LEN + 1];
+        char partner[RUN_ID_LEN + 1];
+        char role; /* 'a' or 'b' */
+    } duet;
 };
 
 void result_free(struct result *r);

@@ -407,6 +407,13 @@ static json_t *result_json(const struct result *r)
     if (r->run_id)
         set_str(root, "run_id", r->run_id);
     set(root, "meta", meta_json(r));
+    if (r->has_duet) {
+        json_t *d = json_object();
+        set_str(d, "id", r->duet.id);
+        set_str(d, "partner", r->duet.partner);
+        set_str(d, "role", r->duet.role == 'b' ? "b" : "a");
+        set(root, "duet", d);
+    }
     set_str(root, "started_at", r->started_at);
     set_str(root, "finished_at", r->finished_at);
     set_str(root, "command", r->command);
