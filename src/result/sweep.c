@@ -269,6 +269,8 @@ static json_t *doc_json(const struct sweep_doc *d)
     }
     if (d->compare_axis)
         json_object_set_new(root, "compare", json_string(d->compare_axis));
+    if (d->duet)
+        json_object_set_new(root, "duet", json_true());
     json_object_set_new(root, "comparisons", sweep_comparisons_json(d));
     return root;
 }
@@ -433,6 +435,7 @@ static int read_root(const json_t *root, const char *path, struct sweep_doc *d, 
     /* The comparisons are figured again from the cells' files whenever they are shown. */
     const char *axis = json_string_value(json_object_get(root, "compare"));
     d->compare_axis = axis ? xstrdup(axis) : NULL;
+    d->duet = json_is_true(json_object_get(root, "duet"));
     return 0;
 }
 

@@ -128,6 +128,9 @@ struct sweep_doc {
     struct sweep_comparison *comparisons;
     size_t n_speeds; /* the speed axis's --speed values (SWEEP_SPEED_MAX: max); 0: none */
     double *speeds;
+    /* sweep --duet: the two setups of a cell ran at the same time (their files carry duet {})
+     * and the comparisons pair their seconds (method "duet"). */
+    int duet;
 };
 
 void sweep_doc_free(struct sweep_doc *d);
