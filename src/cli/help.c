@@ -3,6 +3,7 @@
 
 #include "cli/cli.h"
 #include "cli/opts.h"
+#include "workload/workload.h"
 
 void cli_synopsis(FILE *f)
 {
@@ -28,11 +29,19 @@ void cli_usage(void)
           "Usage:\n",
           stdout);
     cli_synopsis(stdout);
-    fputs("\n"
-          "Workloads: tpcb-like (default), simple-update, select-only (pgbench's);\n"
-          "           oltp-read-write, oltp-read-only, oltp-point-select, oltp-write-only\n"
-          "           (sysbench's); tpcc (TPC-C: init --warehouses W); ch (CH-benCHmark:\n"
-          "           TPC-C and 22 analytic queries, run --analytic-clients N).\n"
-          "Try: pgarena run --local   (a complete benchmark against a scratch server)\n",
-          stdout);
+    /* The workloads from their table, so that a new one is listed without an edit here. */
+    fputs("\nWorkloads (run -w NAME; run -b list says what each is):\n ", stdout);
+    size_t col = 1;
+    const struct workload *const *all = workload_all();
+    for (size_t i = 0; all[i]; i++) {
+        const char *sep = all[i + 1] ? "," : ".";
+        size_t len = strlen(all[i]->name) + strlen(sep) + (i == 0 ? strlen(" (default)") : 0);
+        if (col + 1 + len > 78) {
+            fputs("\n ", stdout);
+            col = 1;
+        }
+        printf(" %s%s%s", all[i]->name, i == 0 ? " (default)" : "", sep);
+        col += 1 + len;
+    }
+    fputs("\nTry: pgarena run --local   (a complete benchmark against a scratch server)\n", stdout);
 }

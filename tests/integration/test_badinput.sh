@@ -119,4 +119,13 @@ test_help_and_version() {
         assert_rc 0
         assert_out "Usage: pgarena $cmd"
     done
+    # --help lists every workload that -b list knows (the list comes from the table)
+    local names w
+    names=$("$PGARENA" run -b list | sed -n 's/^ *\([a-z-]*\): .*/\1/p')
+    [ -n "$names" ] || fail "-b list printed no workload"
+    pga --help
+    assert_rc 0
+    for w in $names; do
+        assert_out " $w[ ,.]"
+    done
 }
