@@ -122,19 +122,31 @@ int cli_sweep(int argc, char **argv, struct err *e)
         sweep_opts_free(&o);
         return rc > 0 ? 0 : -1;
     }
-    struct sweep_exec x = {.o = &o, .stop = &session_interrupted, .say = say};
-    copy_axes(&x.doc, &o.plan);
-    memset(&o.plan, 0, sizeof o.plan);
-    x.doc.command = identity(argc, argv);
+    char *command = identity(argc, argv);
+    struct sweep_doc done;
+    rc = sweep_command_execute(&o, command, 1, &done, e);
+    if (rc >= 0)
+        sweep_doc_free(&done);
+    sweep_opts_free(&o);
+    return rc;
+}
+
+int sweep_command_execute(struct sweep_opts *o, char *command, int print, struct sweep_doc *done,
+                          struct err *e)
+{
+    struct sweep_exec x = {.o = o, .stop = &session_interrupted, .say = say};
+    copy_axes(&x.doc, &o->plan);
+    memset(&o->plan, 0, sizeof o->plan);
+    x.doc.command = command;
     x.command = x.doc.command;
-    x.json_path = xasprintf("%s/sweep.json", o.dir);
+    x.json_path = xasprintf("%s/sweep.json", o->dir);
     struct sweep_doc old;
     int have_old = 0, created = 0;
-    rc = prepare_dir(&x, &old, &have_old, &created, e);
+    int rc = prepare_dir(&x, &old, &have_old, &created, e);
     if (rc == 0) {
-        if (!o.max_rate)
+        if (!o->max_rate)
             sweep_plan_cells(&x.doc);
-        if (have_old && !o.max_rate)
+        if (have_old && !o->max_rate)
             sweep_resume_from(&x.doc, &old);
         else if (have_old) /* a capacity search takes its steps again from the old cells */
             for (size_t i = 0; i < old.n_cells; i++)
@@ -146,14 +158,15 @@ int cli_sweep(int argc, char **argv, struct err *e)
         /* Refused before any cell ran (a --set that cannot be): leave no directory behind. */
         if (rc < 0 && created && x.n_done == 0) {
             unlink(x.json_path);
-            rmdir(o.dir);
+            rmdir(o->dir);
         }
     }
     if (rc >= 0) {
         struct err pe = {0};
         /* The final write of sweep.json (with the comparisons): a failure is named once, even
          * when a cell's write already failed the same way. */
-        if (sweep_print(&x.doc, o.dir, x.json_path, o.json, &pe) < 0 && !x.manifest_failed++)
+        if (print && sweep_print(&x.doc, o->dir, x.json_path, o->json, &pe) < 0 &&
+            !x.manifest_failed++)
             fprintf(stderr, "pgarena: %s\n", pe.msg);
         if (rc == 2)
             fprintf(stderr, "pgarena: sweep interrupted; the same command resumes it\n");
@@ -164,12 +177,15 @@ int cli_sweep(int argc, char **argv, struct err *e)
                     x.n_failed, x.n_failed > 1 ? "s" : "");
         rc = rc == 2 || x.n_failed || x.manifest_failed ? 1 : 0;
         /* --store: every result of the directory, earlier cells too (storing is idempotent) */
-        const char *dir = o.dir;
-        if (o.store && cli_store_files(o.store, &dir, 1, o.quiet, e) < 0)
+        const char *dir = o->dir;
+        if (o->store && cli_store_files(o->store, &dir, 1, o->quiet, e) < 0)
             rc = -1;
     }
-    sweep_doc_free(&x.doc);
     free(x.json_path);
-    sweep_opts_free(&o);
+    if (rc >= 0) {
+        *done = x.doc;
+        return rc;
+    }
+    sweep_doc_free(&x.doc);
     return rc;
 }

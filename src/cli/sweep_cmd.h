@@ -16,4 +16,12 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e);
 int sweep_print(struct sweep_doc *d, const char *dir, const char *json_path, int json,
                 struct err *e);
 
+/* Run the parsed sweep o (its plan moves out of o; the caller still frees o): DIR prepared or
+ * resumed, the cells run, with print the table (or --json) and sweep.json's comparisons, then
+ * --store. command identifies the sweep (password masked; it moves into the document). 0 done,
+ * 1 interrupted or cells failed, with the document in *done (the caller frees it); -1 with e
+ * set (nothing in *done). */
+int sweep_command_execute(struct sweep_opts *o, char *command, int print, struct sweep_doc *done,
+                          struct err *e);
+
 #endif
