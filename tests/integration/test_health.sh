@@ -104,7 +104,7 @@ test_health_capacity_reruns_stalled_step() {
     # The report's capacity steps say which trial was run again.
     pga report s -o s.html
     assert_rc 0
-    grep -q 'Steps, in order: closed loop (client stalled: run again); closed loop;' s.html ||
+    grep -q 'Steps, in order: closed loop (client stalled: run again);' s.html ||
         fail "the report's steps do not name the stalled closed loop"
     pyjson s/sweep.json 'd["max_rate"]["failed_at"] > 0'
 }
