@@ -221,6 +221,16 @@ void report_html_comparison(struct report_doc *d)
                100 * cmp->cfg.margin, cmp->cfg.resamples, (unsigned long long)cmp->cfg.seed);
     for (size_t i = 0; i < cmp->n_outcomes; i++)
         outcome_table(d, &cmp->outcomes[i]);
+    /* The runs whose client stalled, as compare names them (nothing when none did). */
+    if (cmp->n_stalls)
+        buf_puts(d->out, "<p>Client stalls behind these verdicts:</p>\n<ul class=\"stalls\">\n");
+    for (size_t i = 0; i < cmp->n_stalls; i++) {
+        buf_puts(d->out, "<li>");
+        report_escape(d->out, cmp->stalls[i].text);
+        buf_puts(d->out, "</li>\n");
+    }
+    if (cmp->n_stalls)
+        buf_puts(d->out, "</ul>\n");
     report_section_end(d);
 }
 

@@ -229,6 +229,33 @@ static void cell_change(struct buf *b, const struct sweep_comparison *r)
     change_td(b, r, " (noise differs between cells)", 0);
 }
 
+/* The trials the verdicts stood on whose client stalled, one line each as the text names them
+ * (nothing when none did). */
+static void stalls(struct sweep_page *p)
+{
+    const struct sweep_doc *d = p->d;
+    size_t u0 = report_sweep_first_cmp_setup(p->f), n = 0;
+    for (size_t i = 0; i < p->f->n; i++)
+        for (size_t u = u0; p->f->axis && u < d->n_setups; u++) {
+            const struct sweep_comparison *r = report_sweep_find(p->f, i, u, "tps");
+            for (size_t k = 0; r && k < r->n_stalled; k++) {
+                char name[512], line[400];
+                if (n++ == 0)
+                    buf_puts(p->out, "<p>Client stalls behind these verdicts:</p>\n<ul "
+                                     "class=\"stalls\">\n");
+                report_sweep_point(name, sizeof name, d, &d->cells[p->f->points[i].first]);
+                report_sweep_stall_line(line, sizeof line, d, p->f->axis, u, r, &r->stalled[k]);
+                buf_puts(p->out, "<li>");
+                report_escape(p->out, name);
+                buf_puts(p->out, ": ");
+                report_escape(p->out, line);
+                buf_puts(p->out, "</li>\n");
+            }
+        }
+    if (n)
+        buf_puts(p->out, "</ul>\n");
+}
+
 static void table(struct sweep_page *p)
 {
     const struct sweep_doc *d = p->d;
@@ -280,6 +307,7 @@ static void table(struct sweep_page *p)
         buf_puts(p->out, "</tr>\n");
     }
     buf_puts(p->out, "</tbody></table></div>\n");
+    stalls(p);
     if (p->f->axis) {
         buf_puts(p->out, "<p class=\"meta\">Compared: ");
         report_escape(p->out, p->f->axis);
@@ -375,12 +403,16 @@ static void capacity(struct sweep_page *p)
     for (size_t i = 0; i < p->d->n_cells; i++) {
         const struct sweep_cell *c = &p->d->cells[i];
         if (c->rate > 0)
-            buf_printf(p->out, " %s tps %s;", report_fmt_sig(v, sizeof v, c->rate, 4),
+            buf_printf(p->out, " %s tps %s", report_fmt_sig(v, sizeof v, c->rate, 4),
                        c->slo_met > 0    ? "met"
                        : c->slo_met == 0 ? "missed"
                                          : "not judged");
         else
-            buf_puts(p->out, " closed loop;");
+            buf_puts(p->out, " closed loop");
+        /* a trial whose client stalled: run again instead of judged, or judged after that */
+        if (c->client_stalled)
+            buf_puts(p->out, c->slo_met < 0 ? " (client stalled: run again)" : " (client stalled)");
+        buf_puts(p->out, ";");
     }
     buf_puts(p->out, "</p>\n</section>\n");
 }

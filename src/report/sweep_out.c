@@ -175,17 +175,23 @@ static void script_block(FILE *out, const struct sweep_doc *d, const struct swee
     }
 }
 
+int report_sweep_stall_line(char *buf, size_t size, const struct sweep_doc *d, const char *axis,
+                            size_t setup, const struct sweep_comparison *r,
+                            const struct sweep_stall *s)
+{
+    char name[300];
+    side_name(name, sizeof name, d, axis, strcmp(s->side, "baseline") == 0 ? r->baseline : r->value,
+              setup);
+    return cmp_stall_line(buf, size, name, (size_t)s->trial, s->stalled_ms, s->intervals, s->cause);
+}
+
 /* The trials a cell's verdicts stood on whose client stalled, one line each (none: nothing). */
 static void stall_lines(FILE *out, const struct sweep_doc *d, const char *axis, size_t u,
                         const struct sweep_comparison *r)
 {
     for (size_t k = 0; r && k < r->n_stalled; k++) {
-        const struct sweep_stall *s = &r->stalled[k];
-        char name[300], line[400];
-        side_name(name, sizeof name, d, axis,
-                  strcmp(s->side, "baseline") == 0 ? r->baseline : r->value, u);
-        cmp_stall_line(line, sizeof line, name, (size_t)s->trial, s->stalled_ms, s->intervals,
-                       s->cause);
+        char line[400];
+        report_sweep_stall_line(line, sizeof line, d, axis, u, r, &r->stalled[k]);
         fprintf(out, "        %s\n", line);
     }
 }

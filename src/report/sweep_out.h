@@ -30,6 +30,13 @@ const struct sweep_comparison *report_sweep_find(const struct sweep_figs *f, siz
 /* The first setup whose values are compared: 1 when the axis is the setups, else 0. */
 size_t report_sweep_first_cmp_setup(const struct sweep_figs *f);
 
+/* The line naming trial s of comparison r (value setup `setup`) whose client stalled, as the
+ * text prints it below the row: "sync-off trial 2: client stalled 4.1 s (3 intervals), steal".
+ * snprintf's return. */
+int report_sweep_stall_line(char *buf, size_t size, const struct sweep_doc *d, const char *axis,
+                            size_t setup, const struct sweep_comparison *r,
+                            const struct sweep_stall *s);
+
 /* "p99 <= 5 ms" etc. are the caller's; this is the axis part of a point: "8 clients, -R 100,
  * synchronous_commit=off" into buf. */
 char *report_sweep_point(char *buf, size_t size, const struct sweep_doc *d,

@@ -144,6 +144,8 @@ static json_t *cell_json(const struct sweep_doc *d, const struct sweep_cell *c)
     json_object_set_new(o, "status", json_string(sweep_status_names[c->status]));
     if (c->slo_met >= 0)
         json_object_set_new(o, "slo_met", json_boolean(c->slo_met));
+    if (c->client_stalled)
+        json_object_set_new(o, "client_stalled", json_true());
     return o;
 }
 
@@ -385,6 +387,7 @@ static int read_cell(const json_t *o, struct sweep_doc *d)
     const json_t *met = json_object_get(o, "slo_met");
     if (json_is_boolean(met))
         c.slo_met = json_is_true(met);
+    c.client_stalled = json_is_true(json_object_get(o, "client_stalled"));
     c.file = (char *)file;
     c.n_settings = json_object_size(settings);
     c.settings = xcalloc(c.n_settings + 1, sizeof *c.settings);

@@ -38,6 +38,9 @@ struct sweep_cell {
     char *file;                     /* relative to the sweep's directory */
     enum sweep_status status;
     int slo_met; /* capacity search: -1 not judged, 0 missed, 1 met */
+    /* capacity search: the step's client stalled (summary.client_health); without slo_met the
+     * search ran the rate again instead of judging this trial */
+    int client_stalled;
     /* The cell's --speed, the pace against its input's own (SWEEP_SPEED_MAX: max); 0: a sweep
      * without a speed axis. */
     double speed;

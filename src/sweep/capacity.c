@@ -16,6 +16,7 @@ struct sweep_cap_params sweep_cap_defaults(double limit_us, int trials)
                                      .tolerance = SWEEP_CAP_TOLERANCE,
                                      .max_steps = SWEEP_CAP_MAX_STEPS,
                                      .retries = SWEEP_CAP_RETRIES,
+                                     .stall_retests = SWEEP_CAP_STALL_RETESTS,
                                      .growth = SWEEP_CAP_GROWTH};
 }
 
@@ -177,10 +178,21 @@ static int trial(struct search *s, double rate, struct sweep_cap_step *st, struc
         pt = &s->points[s->n_points++];
         *pt = (struct point){.rate = rate, .verdict = -1};
     }
-    *st = (struct sweep_cap_step){0};
-    int t = ++pt->trials;
-    if (s->step(s->arg, rate, t, st, e) < 0)
-        return -1;
+    /* A trial whose client stalled measured the client as much as the server: it is run again
+     * rather than judged, a bounded number of times (a machine that always stalls is judged). */
+    int t;
+    for (int again = 0;; again++) {
+        *st = (struct sweep_cap_step){0};
+        t = ++pt->trials;
+        int rc = s->step(s->arg, rate, t, st, e);
+        if (rc < 0)
+            return -1;
+        if (rc == 0 || again >= s->p->stall_retests)
+            break;
+        if (s->p->note)
+            s->p->note(s->arg, rate, t, st, -1);
+        pt = find(s, rate);
+    }
     int met = sweep_cap_judge(s->p, rate, st);
     if (s->p->note)
         s->p->note(s->arg, rate, t, st, met);

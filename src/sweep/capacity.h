@@ -18,7 +18,9 @@
 #define SWEEP_CAP_TOLERANCE 0.05 /* bisection stops when the bracket is this narrow (relative) */
 #define SWEEP_CAP_MAX_STEPS 24   /* steps of one bracket, and of one bisection, at most */
 #define SWEEP_CAP_RETRIES   3    /* confirmations that may fail before the search gives up */
-#define SWEEP_CAP_GROWTH    1.5 /* median latency climbing more than this through a step: overload */
+#define SWEEP_CAP_STALL_RETESTS                                                                    \
+    2 /* a trial whose client stalled is run again instead of judged, this many times at most */
+#define SWEEP_CAP_GROWTH 1.5 /* median latency climbing more than this through a step: overload */
 #define SWEEP_CAP_ABOVE_CLOSED                                                                     \
     4 /* the bracket doubles up to this many times the closed loop's rate */
 #define SWEEP_CAP_FLAT                                                                             \
@@ -37,12 +39,16 @@ struct sweep_cap_step {
 
 /* Run (or find from an earlier invocation) the step at rate (0: closed loop), trial (1-based),
  * and fill out. The search asks for each (rate, trial) once; a rate's trials are numbered in
- * the order it asks for them. 0, or -1 with e set (interrupted, or the run failed or measured
+ * the order it asks for them. 0; 1 when the step's client stalled (its figures measured the
+ * client as much as the server: the search runs the rate's next trial instead of judging it, up
+ * to p->stall_retests times); -1 with e set (interrupted, or the run failed or measured
  * nothing). */
 typedef int (*sweep_cap_step_fn)(void *arg, double rate, int trial, struct sweep_cap_step *out,
                                  struct err *e);
 
-/* Told of every step's verdict (met 1 or 0) as soon as it is judged, with the step's arg. */
+/* Told of every step's verdict (met 1 or 0) as soon as it is judged, with the step's arg; met -1:
+ * the step's client stalled and the search runs the rate again instead of judging it. A step
+ * that stalled and is judged is the last of p->stall_retests retests. */
 typedef void (*sweep_cap_note_fn)(void *arg, double rate, int trial, const struct sweep_cap_step *s,
                                   int met);
 
@@ -53,6 +59,7 @@ struct sweep_cap_params {
     double tolerance;       /* SWEEP_CAP_TOLERANCE */
     int max_steps;          /* SWEEP_CAP_MAX_STEPS */
     int retries;            /* SWEEP_CAP_RETRIES */
+    int stall_retests;      /* SWEEP_CAP_STALL_RETESTS */
     double growth;          /* SWEEP_CAP_GROWTH */
     sweep_cap_note_fn note; /* NULL: none */
 };
@@ -97,7 +104,9 @@ void sweep_cap_interval(double rate, const struct sweep_cap_step *conf, int n,
                         const struct sweep_cap_step *others, const double *other_rates,
                         int n_others, double *lo, double *hi, double *df);
 
-/* Search: the closed loop, then bracket from half its rate (doubling while met, up to
+/* Search: every step whose client stalled is run again (the rate's next trial) instead of
+ * judged, up to p->stall_retests times, and the last one is judged whatever its client did. The
+ * closed loop, then bracket from half its rate (doubling while met, up to
  * SWEEP_CAP_ABOVE_CLOSED times the closed loop; halving while missed, until the next rate would
  * lie below 1/1024 of it or the quantile stays flat), bisect to the tolerance, retest the
  * lowest missed rate (a second trial, and a third when they disagree: the majority decides;

@@ -180,6 +180,14 @@ test_compare_names_stalled_runs() {
     pga compare a1.json b1.json a2.json b2.json --json
     assert_rc 0
     pyjson "$T/out" 'd["stalled"] == [{"side": "base", "trial": 1, "path": "a1.json", "stalled_ms": 850.0, "intervals": 1, "cause": "late"}, {"side": "slower", "trial": 2, "path": "b2.json", "stalled_ms": 4100.0, "intervals": 3, "cause": "steal"}]'
+    # The HTML report of the comparison names them beside its verdicts too, and only them.
+    pga report a1.json b1.json a2.json b2.json -o c.html
+    assert_rc 0
+    grep -q '<li>slower trial 2: client stalled 4\.1 s (3 intervals), steal</li>' c.html ||
+        fail "the report does not name the stalled trial"
+    grep -q '<li>base trial 1: client stalled 850 ms (1 interval), late</li>' c.html ||
+        fail "the report does not name the baseline's stalled trial"
+    [ "$(grep -c '<li>[a-z]* trial [0-9]*: client stalled' c.html)" = 2 ] || fail "the report names a clean trial"
 }
 
 test_compare_lists_environment_differences() {

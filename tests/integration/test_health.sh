@@ -69,6 +69,46 @@ PY
     ! grep -q 'clean\.json trial' "$T/out" || fail "compare names the clean run as stalled"
 }
 
+# The capacity search runs a step whose client stalled again instead of judging it (issue 37,
+# item 2): the closed loop's first trial is stopped for 1.5 s once its journal holds two lines
+# after its header; sweep.json keeps that trial unjudged (client_stalled, no slo_met), the closed
+# loop's next trial follows it, and the search ends. An objective nothing meets (p99 within 1 ms
+# of transactions that sleep 50 ms, on 4 clients: the quantile stays flat as the rate halves)
+# keeps the search short.
+test_health_capacity_reruns_stalled_step() {
+    db=$(newdb pga_health_cap)
+    echo 'SELECT pg_sleep(0.05);' >sleep.sql
+    pga_bg sweep "$db" -f sleep.sql -c 4 -T 4 --max-rate --slo 'p99<=1ms' --trials 1 -o s
+    # The closed loop's (sweep.json names a cell only once it has run).
+    local journal=s/default-c4-t1.json.journal
+    for _ in $(seq 1 600); do
+        [ "$(wc -l <"$journal" 2>/dev/null || echo 0)" -ge 3 ] && break
+        kill -0 "$PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    [ -s "$journal" ] || fail "the closed loop's journal never came"
+    kill -STOP "$PID"
+    sleep 1.5
+    kill -CONT "$PID"
+    pga_wait
+    assert_rc 0
+    grep -E '^sweep: ' "$T/err" || true # the steps, for a failure's log
+    assert_err '^sweep: closed loop trial 1: client stalled [0-9.]+ m?s \([0-9]+ intervals?\), late: run again, not judged$'
+    pyjson s/sweep.json 'd["cells"][0]["rate"] is None and d["cells"][0]["trial"] == 1'
+    pyjson s/sweep.json 'd["cells"][0]["client_stalled"] is True and "slo_met" not in d["cells"][0]'
+    pyjson s/sweep.json 'd["cells"][1]["rate"] is None and d["cells"][1]["trial"] == 2'
+    # Every rate the search ran has a judged trial, and only a stalled trial is left unjudged.
+    pyjson s/sweep.json 'all(any("slo_met" in c for c in d["cells"] if c["rate"] == r) for r in set(c["rate"] for c in d["cells"]))'
+    pyjson s/sweep.json 'all(c.get("client_stalled") for c in d["cells"] if "slo_met" not in c)'
+    assert_out '^max rate meeting p99<=1ms: '
+    # The report's capacity steps say which trial was run again.
+    pga report s -o s.html
+    assert_rc 0
+    grep -q 'Steps, in order: closed loop (client stalled: run again);' s.html ||
+        fail "the report's steps do not name the stalled closed loop"
+    pyjson s/sweep.json 'd["max_rate"]["failed_at"] > 0'
+}
+
 # recover derives summary.client_health from the journal's intervals; merge adds the files'.
 test_health_recover_and_merge() {
     db=$(pgbench_db pga_health_rec)

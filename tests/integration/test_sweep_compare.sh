@@ -100,6 +100,12 @@ test_sweep_compare_names_stalled_trials() {
     assert_rc 0
     assert_out '^ +B trial 2: client stalled 4\.1 s \(3 intervals\), steal$'
     [ "$(grep -c 'client stalled' "$T/out")" = 1 ] || { cat "$T/out"; fail "a clean trial named"; }
+    # The HTML report names it below the cells' verdicts, with its point.
+    pga report s -o s.html
+    assert_rc 0
+    grep -q '<li>1 client: B trial 2: client stalled 4\.1 s (3 intervals), steal</li>' s.html ||
+        { grep -o '<li>[^<]*stalled[^<]*</li>' s.html; fail "the report does not name the stalled trial"; }
+    [ "$(grep -c 'client stalled' s.html)" = 1 ] || fail "the report names a clean trial"
     pyjson s/sweep.json 'all(c["stalled"] == [{"setup": "B", "side": "value", "trial": 2, "stalled_ms": 4100, "intervals": 3, "cause": "steal"}] for c in d["comparisons"] if "script" not in c and "class" not in c)'
     # The baseline's stalled trial is named as the baseline's.
     stall_cells s A 1 850 1 late || fail "cannot mark a cell"

@@ -38,6 +38,8 @@ struct server {
     int later_miss;  /* every trial after a rate's first misses the objective */
     size_t n_forced;
     struct forced forced[8];
+    size_t n_stalls;
+    double stalls[8][2]; /* (rate, trial): the step's client stalled */
     /* what the search asked for, in order, and what each step measured */
     size_t n_asks;
     struct ask asks[MAX_ASKS];
@@ -105,6 +107,9 @@ static int server_step(void *arg, double rate, int trial, struct sweep_cap_step 
             *out = v->forced[i].s;
     v->measured[v->n_asks++] = *out;
     v->n_runs++;
+    for (size_t i = 0; i < v->n_stalls; i++)
+        if (v->stalls[i][0] == rate && v->stalls[i][1] == trial)
+            return 1;
     return 0;
 }
 
@@ -127,15 +132,20 @@ static int search(struct server *v, int trials, struct sweep_cap_outcome *out, s
     return sweep_cap_search(&p, server_step, v, out, e);
 }
 
-/* The asks, as (rate, trial, met) triples, against want. */
+static const char *verdict(int met)
+{
+    return met > 0 ? "met" : met == 0 ? "missed" : "run again";
+}
+
+/* The asks, as (rate, trial, met) triples, against want (met -1: run again, not judged). */
 static void assert_asks(const struct server *v, const double (*want)[3], size_t n)
 {
     for (size_t i = 0; i < n && i < v->n_asks; i++) {
         if (v->asks[i].rate != want[i][0] || v->asks[i].trial != (int)want[i][1] ||
             v->asks[i].met != (int)want[i][2])
             fail_msg("ask %zu: -R %g trial %d %s, want -R %g trial %d %s", i, v->asks[i].rate,
-                     v->asks[i].trial, v->asks[i].met ? "met" : "missed", want[i][0],
-                     (int)want[i][1], want[i][2] ? "met" : "missed");
+                     v->asks[i].trial, verdict(v->asks[i].met), want[i][0], (int)want[i][1],
+                     verdict((int)want[i][2]));
     }
     assert_int_equal(v->n_asks, n);
     assert_int_equal(v->n_notes, n);
@@ -411,6 +421,45 @@ static void test_stall_first_step(void **state)
     assert_true(out.tps == 967 && out.failed_at == 1010);
 }
 
+/* Steps whose client stalled are run again instead of judged (issue 37, item 2): the search
+ * takes the rate's next trial and goes on as without the stall (the stalled figures, a miss
+ * here, count for nothing); a step that stalls three times in a row is judged on its third. */
+static void test_stalled_client_retested(void **state)
+{
+    (void)state;
+    struct sweep_cap_outcome out;
+    struct err e = {0};
+    /* The closed loop and the first bracket step stall once, their figures a miss: each is run
+     * again, and the search is test_known_ceiling's with those trials numbered one on. */
+    struct server v = {.ceiling = 1000, .closed = 1100, .n_forced = 1, .n_stalls = 2};
+    v.forced[0] = (struct forced){550, 1, {300, 40000, 3, 10, 3000, 0.5}};
+    v.stalls[0][0] = 0, v.stalls[0][1] = 1;
+    v.stalls[1][0] = 550, v.stalls[1][1] = 1;
+    assert_int_equal(search(&v, 3, &out, &e), 0);
+    static const double want[][3] = {{0, 1, -1},   {0, 2, 0},    {550, 1, -1}, {550, 2, 1},
+                                     {1100, 1, 0}, {778, 1, 1},  {925, 1, 1},  {1010, 1, 0},
+                                     {967, 1, 1},  {1010, 2, 0}, {967, 2, 1},  {967, 3, 1},
+                                     {967, 4, 1}};
+    assert_asks(&v, want, sizeof want / sizeof *want);
+    assert_true(out.closed_tps == 1100 && out.tps == 967 && out.failed_at == 1010);
+
+    /* 778 stalls three times in a row, its figures a miss: run again twice, then judged (a
+     * miss), and the search bisects below it; a confirming trial that stalls is replaced. */
+    v = (struct server){.ceiling = 1000, .closed = 1100, .n_forced = 3, .n_stalls = 4};
+    for (int t = 1; t <= 3; t++) {
+        v.forced[t - 1] = (struct forced){778, t, {700, 40000, 3, 10, 7000, 0.5}};
+        v.stalls[t - 1][0] = 778, v.stalls[t - 1][1] = t;
+    }
+    v.stalls[3][0] = 967, v.stalls[3][1] = 2;
+    assert_int_equal(search(&v, 2, &out, &e), 0);
+    static const double want3[][3] = {
+        {0, 1, 0},    {550, 1, 1}, {1100, 1, 0}, {778, 1, -1}, {778, 2, -1}, {778, 3, 0},
+        {654, 1, 1},  {713, 1, 1}, {745, 1, 1},  {778, 4, 1},  {778, 5, 1},  {925, 1, 1},
+        {1010, 1, 0}, {967, 1, 1}, {1010, 2, 0}, {967, 2, -1}, {967, 3, 1},  {967, 4, 1}};
+    assert_asks(&v, want3, sizeof want3 / sizeof *want3);
+    assert_true(out.tps == 967 && out.failed_at == 1010);
+}
+
 /* Pooled, not trial by trial: the confirmation's second trial at 967 has its own p99 over the
  * limit (98.5 % within it), but 99.5 % of the three trials' latencies are: it holds. */
 static void test_pooled_confirmation(void **state)
@@ -584,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_noise),
         cmocka_unit_test(test_retest_false_miss),
         cmocka_unit_test(test_stall_first_step),
+        cmocka_unit_test(test_stalled_client_retested),
         cmocka_unit_test(test_pooled_confirmation),
         cmocka_unit_test(test_conflicting_trials),
         cmocka_unit_test(test_confirm_retry),
