@@ -1,7 +1,8 @@
 /* sweep --duet: the two setups of a cell run at the same time. Each half is bench_run in a
  * child process of the sweep's (the engine's stop, its cancel thread, the sampler and the
  * client's health are process-wide: two runs in one process would share them), with the
- * cell's clients and threads of its own. The sweep process is the barrier: each child says
+ * cell's clients and threads of its own. The sweep process is the barrier (a socket pair per
+ * half, written with MSG_NOSIGNAL: a half gone never kills the sweep): each child says
  * "ready" once every client of its run is connected, and when both have, the sweep gives both
  * the same go instant (monotonic, which the host's processes share) and the wall clock's
  * offset read once, so that both warm up together, start their measured parts at one instant
@@ -17,7 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -34,9 +39,10 @@
 struct half {
     size_t cell;    /* in x->doc.cells */
     pid_t pid;      /* 0: not started */
-    int up, down;   /* the sweep's ends: the child's lines, the go line (-1: closed) */
+    int fd;         /* the sweep's end of the socket pair: its lines in, the go out (-1) */
+    int shut;       /* nothing more goes out: the half's barrier fails unless it has its go */
     int ready;      /* every client connected: waiting for the go */
-    int ended;      /* its end line came, or its pipe closed */
+    int ended;      /* its end line came, or its socket closed */
     int rc;         /* bench_run's */
     int stop_sent;  /* told to stop */
     char msg[1024]; /* bench_run's error */
@@ -45,9 +51,9 @@ struct half {
     struct bench_duet duet;
 };
 
-/* The child's ends of its pipes: the barrier's argument. */
+/* The child's end of its socket pair: the barrier's argument. */
 struct link {
-    int up, down;
+    int fd;
     struct bench_duet *duet;
 };
 
@@ -58,28 +64,37 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-/* A line to a pipe: under PIPE_BUF, the pipe takes it whole or not at all. */
+/* A line to the other end (short: the socket's buffer takes it whole); no SIGPIPE when the
+ * other end is gone. */
 static int write_line(int fd, const char *s)
 {
     size_t n = strlen(s);
     ssize_t w;
     do
-        w = write(fd, s, n);
+        w = send(fd, s, n, MSG_NOSIGNAL);
     while (w < 0 && errno == EINTR);
     return w == (ssize_t)n ? 0 : -1;
 }
 
-/* The child's barrier: ready, then the go line (or the end of the pipe: the other half did
+/* Nothing more to half h: its barrier, if it is still waiting, fails. */
+static void shut_half(struct half *h)
+{
+    if (h->fd >= 0 && !h->shut)
+        shutdown(h->fd, SHUT_WR);
+    h->shut = 1;
+}
+
+/* The child's barrier: ready, then the go line (or the end of the stream: the other half did
  * not start, or the sweep stops). */
 static int child_barrier(void *arg, time_ns *go_ns, struct err *e)
 {
     struct link *l = arg;
-    if (write_line(l->up, "ready\n") < 0)
+    if (write_line(l->fd, "ready\n") < 0)
         return err_set(e, ERR_RUNTIME, "the duet's sweep is gone");
     char buf[128];
     size_t n = 0;
     while (n < sizeof buf - 1 && (n == 0 || buf[n - 1] != '\n')) {
-        ssize_t r = read(l->down, buf + n, sizeof buf - 1 - n);
+        ssize_t r = read(l->fd, buf + n, sizeof buf - 1 - n);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
@@ -104,11 +119,11 @@ static void on_stop(int sig)
 }
 
 /* In the child: run the half, say how it ended, and leave (nothing of the sweep's to undo). */
-static void run_half(struct sweep_exec *x, struct half *h, int up, int down)
+static void run_half(struct sweep_exec *x, struct half *h, int fd)
 {
     struct sweep_cell *c = &x->doc.cells[h->cell];
     char *path = xasprintf("%s/%s", x->o->dir, c->file);
-    struct link l = {up, down, &h->duet};
+    struct link l = {fd, &h->duet};
     h->duet.barrier = child_barrier;
     h->duet.barrier_arg = &l;
     struct bench_plan plan;
@@ -123,14 +138,14 @@ static void run_half(struct sweep_exec *x, struct half *h, int up, int down)
             *p = ' ';
     char end[1200];
     snprintf(end, sizeof end, "end %d %s\n", rc, rc < 0 ? e.msg : "");
-    write_line(up, end);
+    write_line(fd, end);
     _exit(0);
 }
 
 /* Read what a half said; its lines move it on. */
 static void read_half(struct half *h)
 {
-    ssize_t r = read(h->up, h->line + h->len, sizeof h->line - 1 - h->len);
+    ssize_t r = read(h->fd, h->line + h->len, sizeof h->line - 1 - h->len);
     if (r < 0 && errno == EINTR)
         return;
     if (r <= 0) { /* gone without its end line: killed, or crashed */
@@ -139,7 +154,7 @@ static void read_half(struct half *h)
             snprintf(h->msg, sizeof h->msg, "its process ended without a result");
         }
         h->ended = 1;
-        close_fd(&h->up);
+        close_fd(&h->fd);
         return;
     }
     h->len += (size_t)r;
@@ -181,8 +196,8 @@ static void release(struct half *h[2])
     snprintf(go, sizeof go, "go %lld %lld\n", (long long)(mono + DUET_GO_AHEAD_NS),
              (long long)offset);
     for (int i = 0; i < 2; i++) {
-        write_line(h[i]->down, go);
-        close_fd(&h[i]->down);
+        write_line(h[i]->fd, go);
+        shut_half(h[i]);
     }
 }
 
@@ -195,8 +210,8 @@ static void conduct(struct sweep_exec *x, struct half *h[2])
         nfds_t n = 0;
         int which[2];
         for (int i = 0; i < 2; i++)
-            if (h[i]->up >= 0) {
-                fds[n] = (struct pollfd){.fd = h[i]->up, .events = POLLIN};
+            if (h[i]->fd >= 0) {
+                fds[n] = (struct pollfd){.fd = h[i]->fd, .events = POLLIN};
                 which[n++] = i;
             }
         if (n == 0)
@@ -209,7 +224,7 @@ static void conduct(struct sweep_exec *x, struct half *h[2])
             stopping = 1;
             for (int i = 0; i < 2; i++) {
                 stop_half(h[i]);
-                close_fd(&h[i]->down);
+                shut_half(h[i]);
             }
         }
         if (!released && !stopping && h[0]->ready && h[1]->ready && !h[0]->ended && !h[1]->ended) {
@@ -221,31 +236,25 @@ static void conduct(struct sweep_exec *x, struct half *h[2])
                 continue;
             /* A half that could not start fails the other's barrier; one that ended early (cut
              * short or failed) stops the other. */
-            close_fd(&h[1 - i]->down);
+            shut_half(h[1 - i]);
             if (h[i]->rc != 0)
                 stop_half(h[1 - i]);
         }
     }
     for (int i = 0; i < 2; i++) {
-        close_fd(&h[i]->down);
-        close_fd(&h[i]->up);
+        close_fd(&h[i]->fd);
         if (h[i]->pid > 0)
             while (waitpid(h[i]->pid, NULL, 0) < 0 && errno == EINTR)
                 ;
     }
 }
 
-/* Start half h (its pipes, its process); the other's ends are closed in the child. */
+/* Start half h (its socket pair, its process); the other's end is closed in the child. */
 static int start_half(struct sweep_exec *x, struct half *h, struct half *other, struct err *e)
 {
-    int up[2], down[2];
-    if (pipe(up) < 0)
-        return err_set(e, ERR_RUNTIME, "sweep --duet: pipe: %s", strerror(errno));
-    if (pipe(down) < 0) {
-        close(up[0]);
-        close(up[1]);
-        return err_set(e, ERR_RUNTIME, "sweep --duet: pipe: %s", strerror(errno));
-    }
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+        return err_set(e, ERR_RUNTIME, "sweep --duet: socketpair: %s", strerror(errno));
     /* The child's stop, set before it exists: a stop sent at once must not kill it. */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -254,27 +263,29 @@ static int start_half(struct sweep_exec *x, struct half *h, struct half *other, 
     sigaction(SIGUSR1, &sa, NULL);
     fflush(stdout);
     fflush(stderr);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         int err = errno;
-        close(up[0]);
-        close(up[1]);
-        close(down[0]);
-        close(down[1]);
+        close(sv[0]);
+        close(sv[1]);
         return err_set(e, ERR_RUNTIME, "sweep --duet: fork: %s", strerror(err));
     }
     if (pid == 0) {
-        close(up[0]);
-        close(down[1]);
-        close_fd(&other->up);
-        close_fd(&other->down);
-        run_half(x, h, up[1], down[0]);
+#ifdef __linux__
+        /* A sweep killed outright (SIGKILL) stops its halves too: no orphan run goes on beside
+         * the sweep that resumes it. */
+        prctl(PR_SET_PDEATHSIG, SIGUSR1);
+        if (getppid() != parent)
+            bench_request_stop();
+#endif
+        close(sv[0]);
+        close_fd(&other->fd);
+        run_half(x, h, sv[1]);
     }
-    close(up[1]);
-    close(down[0]);
+    close(sv[1]);
     h->pid = pid;
-    h->up = up[0];
-    h->down = down[1];
+    h->fd = sv[0];
     return 0;
 }
 
@@ -291,7 +302,7 @@ int sweep_run_duet(struct sweep_exec *x, size_t k)
     run_id_random(duet_id);
     for (int i = 0; i < 2; i++) {
         halves[i].cell = k + (size_t)i;
-        halves[i].up = halves[i].down = -1;
+        halves[i].fd = -1;
         run_id_random(halves[i].duet.run_id);
         snprintf(halves[i].duet.id, sizeof halves[i].duet.id, "%s", duet_id);
     }
