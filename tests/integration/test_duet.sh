@@ -123,3 +123,27 @@ test_duet_interrupted_stops_both() {
     assert_rc 0
     assert_duets s
 }
+
+# One half ends early on its own (SIGINT to its process, as a lost server would end it): the
+# sweep stops the other half at once; both cells fail and the same command reruns them.
+test_duet_half_ended_stops_the_other() {
+    a=$(pgbench_db duetenda)
+    b=$(pgbench_db duetendb)
+    PGA_OUT=out1 PGA_ERR=err1 pga_bg sweep --duet --setup "A=$a" --setup "B=$b" -c 1 \
+        -w select-only -T 60 -o s -q
+    pid=$PID
+    for _ in $(seq 1 300); do
+        [ "$(wc -l <s/A-c1-t1.json.journal 2>/dev/null || echo 0)" -ge 2 ] &&
+            [ "$(wc -l <s/B-c1-t1.json.journal 2>/dev/null || echo 0)" -ge 2 ] && break
+        sleep 0.1
+    done
+    halves=$(pgrep -P $pid | wc -l)
+    [ "$halves" -eq 2 ] || fail "expected two half processes, found $halves"
+    kill -INT "$(pgrep -P $pid | head -n 1)"
+    pga_wait
+    [ "$RC" -eq 1 ] || { cat err1; fail "duet sweep with a half cut short exited $RC"; }
+    [ "$(grep -c 'trial 1 failed: the run was cut short' err1)" -eq 2 ] || { cat err1; fail "both halves should fail"; }
+    pyjson s/sweep.json '[c["status"] for c in d["cells"]] == ["failed", "failed"]'
+    pyjson s/A-c1-t1.json 'd["complete"] is False and len(d["intervals"]) < 60'
+    pyjson s/B-c1-t1.json 'd["complete"] is False and len(d["intervals"]) < 60'
+}
