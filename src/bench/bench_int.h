@@ -174,7 +174,8 @@ void bench_server_io_interval(struct bench *b, struct sample_interval *si,
                               struct result_interval *it);
 void bench_server_io_finish(struct bench *b, const struct sample_totals *t, struct result *r);
 void bench_server_io_free(struct bench *b);
-/* The measured start (monotonic) on the wall clock, for the result's measured_start_at. */
+/* The measured start (monotonic) on the wall clock, for the result's measured_start_at (a duet
+ * half's from the offset both halves share). */
 void bench_server_io_started(struct bench *b, time_ns measured_start_ns);
 
 /* The engine's settings for sampling: where clients publish their backend PIDs, and the

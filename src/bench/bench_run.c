@@ -107,6 +107,10 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
                        (long long)clients, need.total, need.besides, files);
     bench_log_config(b, &cfg);
     bench_agents_config(b, &cfg);
+    if (b->p.duet) { /* sweep --duet: both halves start at one instant */
+        cfg.barrier = b->p.duet->barrier;
+        cfg.barrier_arg = b->p.duet->barrier_arg;
+    }
     bench_sampling_configure(b, &cfg);
     struct engine_result er;
     struct bench_sink sink;

@@ -28,10 +28,15 @@ void bench_server_io_interval(struct bench *b, struct sample_interval *si,
 
 void bench_server_io_started(struct bench *b, time_ns measured_start_ns)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    int64_t wall_ns =
-        (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec - (int64_t)(clock_now_ns() - measured_start_ns);
+    int64_t wall_ns;
+    if (b->p.duet && b->p.duet->wall_offset_ns) { /* both halves from one reading */
+        wall_ns = (int64_t)measured_start_ns + b->p.duet->wall_offset_ns;
+    } else {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        wall_ns = (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec -
+                  (int64_t)(clock_now_ns() - measured_start_ns);
+    }
     time_t sec = (time_t)(wall_ns / NS_PER_S);
     struct tm tm;
     gmtime_r(&sec, &tm);

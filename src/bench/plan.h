@@ -12,6 +12,7 @@
 
 #include "engine/engine.h"
 #include "pg/pg.h"
+#include "result/run_id.h"
 #include "workload/load/load.h"
 #include "workload/workload.h"
 
@@ -58,6 +59,22 @@ struct bench_log_opts {
     int64_t aggregate_s;
 };
 
+/* sweep --duet: the run is one half of a duet, started at the same instant as the other half
+ * (another process). The caller owns it; the barrier fills wall_offset_ns. */
+struct bench_duet {
+    char run_id[RUN_ID_LEN + 1];  /* this half's run_id, chosen before the run */
+    char id[RUN_ID_LEN + 1];      /* the duet's, the same in both halves */
+    char partner[RUN_ID_LEN + 1]; /* the other half's run_id */
+    char role;                    /* 'a' or 'b' */
+    /* The engine's barrier (engine_config.barrier): every client connected, it returns the go
+     * instant both halves share. */
+    int (*barrier)(void *arg, time_ns *go_ns, struct err *e);
+    void *barrier_arg;
+    /* The wall clock minus the monotonic one, read once for both halves (0: unknown): both
+     * write the same measured_start_at. */
+    int64_t wall_offset_ns;
+};
+
 struct bench_plan {
     struct pg_connopts conn;
     const struct workload *workload; /* -w (unused with -f/-b) */
@@ -89,6 +106,7 @@ struct bench_plan {
     struct workload_opts wopts;
     /* Out of bench_plan_check: the clients the workload runs besides -c (analytic streams). */
     int64_t stream_clients;
+    struct bench_duet *duet; /* NULL: a solo run */
 };
 
 /* A plan with run's defaults: one client, one thread, simple protocol, one try. */

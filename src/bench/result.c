@@ -97,11 +97,18 @@ static const char *end_reason_name(enum end_reason why)
     }
 }
 
-/* run_id: random, or for an agent derived from --run-id and its index; meta from --meta. */
+/* run_id: random, or for an agent derived from --run-id and its index, or a duet half's as
+ * its partner knows it; meta from --meta. */
 static void identity(const struct bench *b, struct result *r)
 {
     char id[RUN_ID_LEN + 1];
-    if (b->p.agents.count > 0 && b->p.agents.run_id)
+    if (b->p.duet) {
+        snprintf(id, sizeof id, "%s", b->p.duet->run_id);
+        r->has_duet = 1;
+        snprintf(r->duet.id, sizeof r->duet.id, "%s", b->p.duet->id);
+        snprintf(r->duet.partner, sizeof r->duet.partner, "%s", b->p.duet->partner);
+        r->duet.role = b->p.duet->role;
+    } else if (b->p.agents.count > 0 && b->p.agents.run_id)
         run_id_derived("agent", b->p.agents.run_id, (long)b->p.agents.index, id);
     else
         run_id_random(id);

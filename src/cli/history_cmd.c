@@ -169,6 +169,9 @@ static void print_text(const struct result *runs, const struct history_out *out)
     if (out->n_unordered)
         printf("%zu run%s without the order key left out\n", out->n_unordered,
                out->n_unordered == 1 ? "" : "s");
+    if (out->n_duet)
+        printf("%zu duet %s left out (sweep --duet: compare each with its partner)\n", out->n_duet,
+               out->n_duet == 1 ? "half" : "halves");
 }
 
 static json_t *num_json(double v)
@@ -233,6 +236,8 @@ static void print_json(const struct result *runs, const struct history_out *out)
     }
     json_object_set_new(root, "series", series);
     json_object_set_new(root, "unordered", json_integer((json_int_t)out->n_unordered));
+    if (out->n_duet)
+        json_object_set_new(root, "duet_halves", json_integer((json_int_t)out->n_duet));
     char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     puts(text);
     free(text);

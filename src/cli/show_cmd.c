@@ -1,6 +1,10 @@
+#include <dirent.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "base/mem.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cli_int.h"
@@ -49,6 +53,41 @@ int cli_show_parse(int argc, char **argv, struct err *e)
     return parse_options(argc, argv, &mode, &path, e) < 0 ? -1 : 0;
 }
 
+/* A duet half's partner beside it: the .json file of path's directory (not path) whose first
+ * bytes hold the partner's run_id (it comes near the top); NULL when none (caller frees). */
+static char *partner_file(const char *path, const char *partner)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? xstrndup(path, (size_t)(slash - path + 1)) : xstrdup("");
+    DIR *d = opendir(*dir ? dir : ".");
+    char *found = NULL, *spaced = xasprintf("\"run_id\": \"%s\"", partner),
+         *tight = xasprintf("\"run_id\":\"%s\"", partner);
+    struct dirent *de;
+    while (d && !found && (de = readdir(d)) != NULL) {
+        size_t n = strlen(de->d_name);
+        if (n < 6 || strcmp(de->d_name + n - 5, ".json") != 0 ||
+            strcmp(de->d_name, slash ? slash + 1 : path) == 0)
+            continue;
+        char *p = xasprintf("%s%s", dir, de->d_name);
+        FILE *f = fopen(p, "r");
+        char head[4096];
+        size_t got = f ? fread(head, 1, sizeof head - 1, f) : 0;
+        if (f)
+            fclose(f);
+        head[got] = '\0';
+        if (strstr(head, spaced) || strstr(head, tight))
+            found = p;
+        else
+            free(p);
+    }
+    if (d)
+        closedir(d);
+    free(spaced);
+    free(tight);
+    free(dir);
+    return found;
+}
+
 int cli_show(int argc, char **argv, struct err *e)
 {
     int mode = SHOW_TEXT;
@@ -65,6 +104,9 @@ int cli_show(int argc, char **argv, struct err *e)
         report_csv_intervals(stdout, &r);
     } else {
         report_text_summary(stdout, &r);
+        char *partner = r.has_duet ? partner_file(path, r.duet.partner) : NULL;
+        report_text_duet(stdout, &r, partner);
+        free(partner);
         report_text_environment(stdout, &r);
         if (mode & SHOW_INTERVALS)
             report_text_intervals(stdout, &r);

@@ -100,6 +100,9 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
     case OPT_MAX_RATE:
         o->max_rate = 1;
         return 1;
+    case OPT_DUET:
+        o->duet = d->duet = 1;
+        return 1;
     case OPT_SLO:
         return sweep_parse_slo(arg, &o->slo, e) < 0 ? -1 : 1;
     case OPT_JSON:
@@ -256,6 +259,12 @@ static int check_options(struct sweep_opts *o, int bad_run_opt, struct err *e)
     struct sweep_doc *d = &o->plan;
     if (!o->dir)
         return err_set(e, ERR_INPUT, "sweep: -o DIR is required");
+    if (o->duet && o->max_rate)
+        return err_set(e, ERR_INPUT, "sweep: --duet compares two setups; it takes no --max-rate");
+    if (o->duet && d->n_sets)
+        return err_set(e, ERR_INPUT,
+                       "sweep: --duet compares two setups; it takes no --set (each setup's "
+                       "server keeps its settings)");
     if (check_replay(o, bad_run_opt, e) < 0)
         return -1;
     if (o->max_rate && !o->slo.text)
@@ -283,6 +292,11 @@ static int check_options(struct sweep_opts *o, int bad_run_opt, struct err *e)
                                             args_mask_password(o->conn ? o->conn : "")};
         d->n_setups = 1;
     }
+    if (o->duet && d->n_setups != 2)
+        return err_set(e, ERR_INPUT,
+                       "sweep: --duet runs exactly two setups at the same time (--setup A=CONN "
+                       "--setup B=CONN); %zu given",
+                       d->n_setups);
     if (!d->n_clients && !o->replay.capture) {
         d->clients = xmalloc(sizeof *d->clients);
         d->clients[0] = 1;

@@ -101,6 +101,7 @@ struct history_out {
     struct history_series *series;
     size_t n_unordered; /* runs left out: without the order key */
     size_t n_filtered;  /* runs left out by --where */
+    size_t n_duet;      /* runs left out: halves of a duet (sweep --duet), not solo runs */
 };
 
 /* Analyse runs[0..n). 0, or -1 with e set. */

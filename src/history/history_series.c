@@ -491,6 +491,10 @@ int history_analyse(const struct result *runs, size_t n, const struct history_op
     size_t n_by = o->n_by ? o->n_by : n_defaults, nk = 0;
     struct keyed *k = xcalloc(n + 1, sizeof *k);
     for (size_t i = 0; i < n; i++) {
+        if (runs[i].has_duet) { /* ran beside its partner: not comparable with solo runs */
+            out->n_duet++;
+            continue;
+        }
         if (!passes(&runs[i], o)) {
             out->n_filtered++;
             continue;

@@ -247,6 +247,16 @@ void report_text_summary(FILE *out, const struct result *r)
     print_warnings(out, r);
 }
 
+void report_text_duet(FILE *out, const struct result *r, const char *partner_file)
+{
+    if (!r->has_duet)
+        return;
+    fprintf(out,
+            "duet:                one half (role %c) of duet %s, run at once with run %s%s%s\n",
+            r->duet.role, r->duet.id, r->duet.partner, partner_file ? ", " : "",
+            partner_file ? partner_file : "");
+}
+
 void report_text_statements(FILE *out, const struct result *r)
 {
     fprintf(out, "statement latencies (ms):\n%10s %10s %10s  %s\n", "count", "mean", "p99", "sql");

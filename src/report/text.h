@@ -10,6 +10,10 @@
  * The human summary of a result, as `run` prints it at the end and `show` prints it again. */
 void report_text_summary(FILE *out, const struct result *r);
 
+/* A duet half's line (show): its role, the duet and its partner's run_id, and the partner's
+ * file when it was found (partner_file NULL: not); nothing for a solo run. */
+void report_text_duet(FILE *out, const struct result *r, const char *partner_file);
+
 /* Per-statement latencies (run -r). */
 void report_text_statements(FILE *out, const struct result *r);
 

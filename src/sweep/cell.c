@@ -11,6 +11,7 @@
 #include "result/journal.h"
 #include "server/server.h"
 #include "sweep/sweep.h"
+#include "sweep/sweep_int.h"
 
 const char *sweep_setup_conn(const struct sweep_exec *x, size_t i)
 {
@@ -119,7 +120,7 @@ static int load_scale(struct sweep_exec *x, const struct sweep_cell *c, struct e
     return rc;
 }
 
-static void progress(struct sweep_exec *x, const struct sweep_cell *c)
+void sweep_cell_progress(struct sweep_exec *x, const struct sweep_cell *c, const char *label)
 {
     if (x->o->quiet)
         return;
@@ -139,8 +140,8 @@ static void progress(struct sweep_exec *x, const struct sweep_cell *c)
                  c->clients == 1 ? "" : "s");
     sweep_say(x, SWEEP_SAY_PROGRESS,
               "sweep: cell %zu of %zu (%s, %s%s, trial %d), elapsed %d:%02d, remaining %s",
-              x->n_done + 1, x->n_todo, x->doc.setups[c->setup].label, what, rate, c->trial,
-              (int)elapsed / 60, (int)elapsed % 60, remaining);
+              x->n_done + 1, x->n_todo, label, what, rate, c->trial, (int)elapsed / 60,
+              (int)elapsed % 60, remaining);
 }
 
 void sweep_say(const struct sweep_exec *x, enum sweep_say kind, const char *fmt, ...)
@@ -155,8 +156,7 @@ void sweep_say(const struct sweep_exec *x, enum sweep_say kind, const char *fmt,
     x->say(x, kind, text);
 }
 
-/* A cell's run warns through the sweep. */
-static void cell_warning(const char *line, void *arg)
+void sweep_cell_warning(const char *line, void *arg)
 {
     const struct sweep_exec *x = arg;
     sweep_say(x, SWEEP_SAY_LINE, "%s", line);
@@ -196,7 +196,7 @@ void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, con
         p->threads = jobs < streams ? jobs : streams;
 }
 
-static void set_status(struct sweep_exec *x, struct sweep_cell *c, enum sweep_status s)
+void sweep_cell_status(struct sweep_exec *x, struct sweep_cell *c, enum sweep_status s)
 {
     c->status = s;
     struct err e = {0};
@@ -217,32 +217,21 @@ static int discard_stale_journal(const struct sweep_exec *x, const char *path, s
     return rc < 0 ? -1 : 0;
 }
 
-int sweep_run_cell(struct sweep_exec *x, size_t k)
+int sweep_cell_prepare(struct sweep_exec *x, const struct sweep_cell *c, const char *path,
+                       struct err *e)
 {
-    struct sweep_cell *c = &x->doc.cells[k];
-    if (*x->stop)
-        return -1;
-    progress(x, c);
-    struct err e = {0};
-    int rc = apply_settings(x, c, &e);
+    int rc = apply_settings(x, c, e);
     if (rc == 0)
-        rc = load_scale(x, c, &e);
-    char *path = xasprintf("%s/%s", x->o->dir, c->file);
+        rc = load_scale(x, c, e);
     if (rc == 0)
-        rc = discard_stale_journal(x, path, &e);
-    if (rc == 0 && !*x->stop) {
-        struct bench_plan plan;
-        sweep_cell_plan(x, c, path, &plan);
-        struct result r;
-        struct bench_hooks hooks = {.warning = cell_warning, .arg = x};
-        rc = bench_run(&plan, &hooks, &r, &e);
-        result_free(&r);
-        pg_connopts_free(&plan.conn);
-    }
-    free(path);
-    x->n_done++;
+        rc = discard_stale_journal(x, path, e);
+    return rc;
+}
+
+int sweep_cell_finish(struct sweep_exec *x, struct sweep_cell *c, int rc, const char *msg)
+{
     if (*x->stop) {
-        set_status(x, c, SWEEP_INCOMPLETE);
+        sweep_cell_status(x, c, SWEEP_INCOMPLETE);
         return -1;
     }
     if (rc != 0) {
@@ -254,11 +243,34 @@ int sweep_run_cell(struct sweep_exec *x, size_t k)
             snprintf(what, sizeof what, "%lld client(s)", (long long)c->clients);
         sweep_say(x, SWEEP_SAY_BREAK, "pgarena: sweep: %s, %s, trial %d failed: %s\n",
                   x->doc.setups[c->setup].label, what, c->trial,
-                  rc < 0 ? e.msg : "the run was cut short");
+                  rc < 0 ? msg : "the run was cut short");
         x->n_failed++;
-        set_status(x, c, SWEEP_FAILED);
+        sweep_cell_status(x, c, SWEEP_FAILED);
         return 0;
     }
-    set_status(x, c, SWEEP_COMPLETE);
+    sweep_cell_status(x, c, SWEEP_COMPLETE);
     return 0;
+}
+
+int sweep_run_cell(struct sweep_exec *x, size_t k)
+{
+    struct sweep_cell *c = &x->doc.cells[k];
+    if (*x->stop)
+        return -1;
+    sweep_cell_progress(x, c, x->doc.setups[c->setup].label);
+    struct err e = {0};
+    char *path = xasprintf("%s/%s", x->o->dir, c->file);
+    int rc = sweep_cell_prepare(x, c, path, &e);
+    if (rc == 0 && !*x->stop) {
+        struct bench_plan plan;
+        sweep_cell_plan(x, c, path, &plan);
+        struct result r;
+        struct bench_hooks hooks = {.warning = sweep_cell_warning, .arg = x};
+        rc = bench_run(&plan, &hooks, &r, &e);
+        result_free(&r);
+        pg_connopts_free(&plan.conn);
+    }
+    free(path);
+    x->n_done++;
+    return sweep_cell_finish(x, c, rc, e.msg);
 }

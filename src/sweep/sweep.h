@@ -49,6 +49,7 @@ struct sweep_opts {
     const char *label; /* --label: the name of the one setup without --setup */
     const char *dir;
     int force, init, local, quiet, json, max_rate;
+    int duet;     /* --duet: the two setups of a cell at the same time (plan.duet too) */
     int64_t jobs; /* -j as given, 0: min(clients, CPUs) per cell */
     struct sweep_slo slo;
     struct bench_plan run;     /* the base plan: every run option given, checked as run checks it */

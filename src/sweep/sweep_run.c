@@ -8,6 +8,7 @@
 #include "base/mem.h"
 #include "server/server.h"
 #include "sweep/sweep.h"
+#include "sweep/sweep_int.h"
 
 /* The cells of a matrix, in run order: for each trial, for each point, every setup. Points
  * vary clients fastest, then the speed (a speed axis has no clients), the rate, the scale
@@ -108,8 +109,25 @@ static void reset_settings(struct sweep_exec *x)
         }
 }
 
+/* sweep --duet: the cells in pairs (the two setups of a point and trial, in plan order); a
+ * pair runs again whole when either half is not complete. */
+static int run_duets(struct sweep_exec *x)
+{
+    const struct sweep_cell *c = x->doc.cells;
+    for (size_t i = 0; i + 1 < x->doc.n_cells; i += 2)
+        x->n_todo += c[i].status != SWEEP_COMPLETE || c[i + 1].status != SWEEP_COMPLETE ? 2 : 0;
+    sweep_duet_check_same(x);
+    for (size_t i = 0; i + 1 < x->doc.n_cells; i += 2)
+        if ((c[i].status != SWEEP_COMPLETE || c[i + 1].status != SWEEP_COMPLETE) &&
+            sweep_run_duet(x, i) < 0)
+            return -1;
+    return 0;
+}
+
 static int run_cells(struct sweep_exec *x)
 {
+    if (x->doc.duet)
+        return run_duets(x);
     for (size_t i = 0; i < x->doc.n_cells; i++)
         x->n_todo += x->doc.cells[i].status != SWEEP_COMPLETE;
     for (size_t i = 0; i < x->doc.n_cells; i++)

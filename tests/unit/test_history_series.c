@@ -176,6 +176,23 @@ static void test_where_by_order(void **state)
     history_opts_free(&o);
 }
 
+/* Duet halves (sweep --duet) are not solo runs: left out of every series, and counted. */
+static void test_duet_halves_left_out(void **state)
+{
+    struct fixture *f = *state;
+    struct history_opts o;
+    struct history_out out;
+    for (int i = 12; i < 15; i++) /* the 4-client runs become halves */
+        f->runs[i].has_duet = 1;
+    analyse_defaults(f, &o, &out);
+    assert_int_equal(out.n_duet, 3);
+    assert_int_equal(out.n_series, 1);
+    assert_non_null(strstr(out.series[0].key, "options.clients=2"));
+    assert_int_equal(metric(&out.series[0], CMP_TPS)->n_points, 12);
+    history_out_free(&out);
+    history_opts_free(&o);
+}
+
 /* Fewer than 5 earlier runs: compare of the newest against them decides. */
 static void test_gate_by_compare(void **state)
 {
@@ -320,6 +337,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_series_change_and_gate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_where_by_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_duet_halves_left_out, setup, teardown),
         cmocka_unit_test(test_gate_by_compare),
         cmocka_unit_test_setup_teardown(test_report, setup, teardown),
         cmocka_unit_test(test_replays_grouped_by_capture_and_speed),

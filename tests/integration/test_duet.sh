@@ -1,0 +1,149 @@
+# pgarena sweep --duet: the two setups of a cell at the same time, each half with a duet {}
+# naming its partner, the roles swapped by trial, one shared measured start; stopped together;
+# show names the partner; history leaves the halves out.
+
+# Every cell pair of sweep directory $1 (pairs in plan order) is a duet: same id, partners
+# cross-referenced, roles a/b (the first setup "a" in odd trials), the same measured start
+# instant as the barrier gave it, the same number of intervals, distinct duets.
+assert_duets() {
+    python3 - "$1" <<'PY' || fail "the halves are not duets"
+import json, sys, os
+top = sys.argv[1]
+d = json.load(open(os.path.join(top, "sweep.json")))
+assert d["duet"] is True, d.get("duet")
+cells = d["cells"]
+assert len(cells) % 2 == 0 and all(c["status"] == "complete" for c in cells), cells
+ids = set()
+for i in range(0, len(cells), 2):
+    a, b = cells[i], cells[i + 1]
+    assert (a["setup"], b["setup"]) == ("A", "B"), (a, b)
+    assert a["clients"] == b["clients"] and a["trial"] == b["trial"], (a, b)
+    ra = json.load(open(os.path.join(top, a["file"])))
+    rb = json.load(open(os.path.join(top, b["file"])))
+    da, db = ra["duet"], rb["duet"]
+    assert da["id"] == db["id"], (da, db)
+    ids.add(da["id"])
+    assert da["partner"] == rb["run_id"] and db["partner"] == ra["run_id"], (da, db)
+    assert ra["run_id"] != rb["run_id"]
+    want = ("a", "b") if a["trial"] % 2 == 1 else ("b", "a")
+    assert (da["role"], db["role"]) == want, (a["trial"], da, db)
+    for r in (ra, rb):
+        assert r["options"]["clients"] == a["clients"], r["options"]
+        assert r["complete"] is True
+    # One instant for both measured parts, as the barrier handed it to both halves.
+    assert ra["measured_start_at"] == rb["measured_start_at"], (ra["measured_start_at"], rb["measured_start_at"])
+    assert len(ra["intervals"]) == len(rb["intervals"]) > 0, (len(ra["intervals"]), len(rb["intervals"]))
+assert len(ids) == len(cells) // 2, ids
+PY
+}
+
+test_duet_sweep_pairs_the_halves() {
+    a=$(pgbench_db dueta)
+    b=$(pgbench_db duetb)
+    pga sweep --duet --setup "A=$a" --setup "B=$b" -c 1,2 --trials 2 -w select-only -T 2 \
+        --warmup 1 -o s
+    assert_rc 0
+    # Different databases: no warning that the halves share one.
+    ! grep -q 'same server and database' "$T/err" || { cat "$T/err"; fail "warned on two databases"; }
+    # One progress line per cell pair.
+    [ "$(grep -c '^sweep: cell .*(duet ' "$T/err")" -eq 4 ] || { cat "$T/err"; fail "expected 4 duet lines"; }
+    grep -q '(duet A and B, 1 client, trial 1)' "$T/err" || { cat "$T/err"; fail "trial 1: A first"; }
+    grep -q '(duet B and A, 1 client, trial 2)' "$T/err" || { cat "$T/err"; fail "trial 2: B first"; }
+    pyjson s/sweep.json 'len(d["cells"]) == 8'
+    assert_duets s
+    # show: one line naming the role, the partner's run and its file beside it.
+    partner=$(python3 -c 'import json; print(json.load(open("s/B-c2-t2.json"))["run_id"])')
+    pga show s/A-c2-t2.json
+    assert_rc 0
+    assert_out "^duet: +one half \\(role b\\) of duet [0-9a-f-]+, run at once with run $partner, s/B-c2-t2.json$"
+    # A solo run has no such line.
+    pga run -w select-only -T 1 -o solo.json "$a"
+    assert_rc 0
+    pga show solo.json
+    ! grep -q '^duet:' "$T/out" || fail "a solo run shown as a duet"
+    # history: the halves are not a solo series.
+    cp solo.json s/
+    pga history s
+    assert_rc 0
+    assert_out '^8 duet halves left out'
+    assert_out '\(1 run\)'
+    # The same command resumes nothing: every pair is complete.
+    pga sweep --duet --setup "A=$a" --setup "B=$b" -c 1,2 --trials 2 -w select-only -T 2 \
+        --warmup 1 -o s -q
+    assert_rc 0
+    assert_duets s
+}
+
+test_duet_same_database_warns() {
+    db=$(pgbench_db duetsame)
+    pga sweep --duet --setup "A=$db" --setup "B=$db" -c 1 -w select-only -T 1 -o s -q
+    assert_rc 0
+    [ "$(grep -c 'warning: sweep --duet: setups A and B are the same server and database' "$T/err")" -eq 1 ] ||
+        { cat "$T/err"; fail "no single warning"; }
+    assert_duets s
+}
+
+# A half that cannot start (its database does not exist) fails the other's barrier: both cells
+# fail, neither writes a result, and the same command reruns the pair.
+test_duet_half_not_started() {
+    a=$(pgbench_db duetok)
+    pga sweep --duet --setup "A=$a" --setup "B=${CONN% dbname=*} dbname=duet_no_such_db" -c 1 \
+        -w select-only -T 1 -o s -q
+    assert_rc 1
+    assert_err 'sweep: A, 1 client\(s\), trial 1 failed: the other half of the duet did not start'
+    assert_err 'sweep: B, 1 client\(s\), trial 1 failed: .*duet_no_such_db'
+    pyjson s/sweep.json '[c["status"] for c in d["cells"]] == ["failed", "failed"]'
+    [ ! -e s/A-c1-t1.json ] && [ ! -e s/B-c1-t1.json ] || fail "a half without its partner left a result"
+}
+
+# The sweep interrupted (SIGINT to its process alone, not to the halves): both halves stop, each
+# writes its result cut short; the same command runs the pair again.
+test_duet_interrupted_stops_both() {
+    a=$(pgbench_db duetinta)
+    b=$(pgbench_db duetintb)
+    set -- sweep --duet --setup "A=$a" --setup "B=$b" -c 1 -w select-only -T 60 -o s -q
+    PGA_OUT=out1 PGA_ERR=err1 pga_bg "$@"
+    pid=$PID
+    # Both halves measuring: each journal has its header and an interval.
+    for _ in $(seq 1 300); do
+        [ "$(wc -l <s/A-c1-t1.json.journal 2>/dev/null || echo 0)" -ge 2 ] &&
+            [ "$(wc -l <s/B-c1-t1.json.journal 2>/dev/null || echo 0)" -ge 2 ] && break
+        sleep 0.1
+    done
+    kill -INT $pid
+    pga_wait
+    [ "$RC" -eq 1 ] || { cat err1; fail "interrupted duet sweep exited $RC"; }
+    grep -q 'resumes it' err1 || { cat err1; fail "no resume hint"; }
+    pyjson s/sweep.json '[c["status"] for c in d["cells"]] == ["incomplete", "incomplete"]'
+    pyjson s/A-c1-t1.json 'd["complete"] is False and d["end_reason"] == "interrupted"'
+    pyjson s/B-c1-t1.json 'd["complete"] is False and d["end_reason"] == "interrupted"'
+    pyjson s/A-c1-t1.json 'd["duet"]["role"] == "a"'
+    set -- sweep --duet --setup "A=$a" --setup "B=$b" -c 1 -w select-only -T 1 -o s -q --force
+    pga "$@"
+    assert_rc 0
+    assert_duets s
+}
+
+# One half ends early on its own (SIGINT to its process, as a lost server would end it): the
+# sweep stops the other half at once; both cells fail and the same command reruns them.
+test_duet_half_ended_stops_the_other() {
+    a=$(pgbench_db duetenda)
+    b=$(pgbench_db duetendb)
+    PGA_OUT=out1 PGA_ERR=err1 pga_bg sweep --duet --setup "A=$a" --setup "B=$b" -c 1 \
+        -w select-only -T 60 -o s -q
+    pid=$PID
+    for _ in $(seq 1 300); do
+        [ "$(wc -l <s/A-c1-t1.json.journal 2>/dev/null || echo 0)" -ge 2 ] &&
+            [ "$(wc -l <s/B-c1-t1.json.journal 2>/dev/null || echo 0)" -ge 2 ] && break
+        sleep 0.1
+    done
+    halves=$(pgrep -P $pid | wc -l)
+    [ "$halves" -eq 2 ] || fail "expected two half processes, found $halves"
+    kill -INT "$(pgrep -P $pid | head -n 1)"
+    pga_wait
+    [ "$RC" -eq 1 ] || { cat err1; fail "duet sweep with a half cut short exited $RC"; }
+    [ "$(grep -c 'trial 1 failed: the run was cut short' err1)" -eq 2 ] || { cat err1; fail "both halves should fail"; }
+    pyjson s/sweep.json '[c["status"] for c in d["cells"]] == ["failed", "failed"]'
+    pyjson s/A-c1-t1.json 'd["complete"] is False and len(d["intervals"]) < 60'
+    pyjson s/B-c1-t1.json 'd["complete"] is False and len(d["intervals"]) < 60'
+}
