@@ -217,6 +217,7 @@ int cli_run_plan(struct cli_run_opts *o, int argc, char **argv, int needs_datase
     int rc = -1;
     char *command = NULL;
     p->command = command = args_masked_command(argc, argv);
+    p->store = o->store;
     session_signals_install();
     if (o->local && start_local(o, &srv, needs_dataset, e) < 0)
         goto out_local;

@@ -189,6 +189,7 @@ void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, con
     p->output = path;
     p->label = x->doc.setups[c->setup].label;
     p->command = x->command;
+    p->store = x->o->store; /* each cell's intervals as they close; its result at the end */
     p->progress_s = 0;
     /* -c 0 (-w ch's power test): the analytic streams are the clients the threads drive. */
     int64_t streams = o->run.stream_clients;

@@ -53,7 +53,7 @@ struct sweep_opts {
     struct sweep_slo slo;
     struct bench_plan run;     /* the base plan: every run option given, checked as run checks it */
     struct sweep_doc plan;     /* axes, setups and command; cells are made by the command */
-    const char *store;         /* --store CONN: the command stores the cells' results after */
+    const char *store;         /* --store CONN: cells' intervals live, their results after */
     int no_statements;         /* --no-statements: --local preloads no pg_stat_statements */
     struct replay_opts replay; /* --replay and its options (capture NULL: not a replay) */
     int replay_opts_given;     /* --map-db, --map-user, --reset-from or --read-only */
