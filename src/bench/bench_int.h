@@ -108,10 +108,9 @@ void bench_build_result(const struct bench *b, const struct script_set *scripts,
 
 /* bench_journal.c: where the intervals go while the run goes on: the journal, or memory when it
  * could not be written. */
-struct store_live;
 struct bench_sink {
     struct bench *b;
-    struct store_live *live; /* --store: the intervals into the store as they close */
+    void *live;              /* the hooks' live handle (NULL: the run is not followed) */
     struct journal *journal; /* NULL: none (could not be created, or a write failed) */
     size_t n_journal;        /* interval lines it holds */
     char *journal_path;      /* its path while it exists */
@@ -148,8 +147,8 @@ void bench_sink_open(struct bench_sink *s, struct bench *b, const struct script_
 void bench_sink_interval(const struct engine_interval *iv, void *arg);
 /* Give r the intervals (r->journal, r->intervals; the sink keeps the journal open). */
 void bench_sink_attach(struct bench_sink *s, struct result *r);
-/* Close the journal, removing it when the result was written; ran 0: the run never ran
- * (what --store wrote of it is removed). */
+/* Close the journal, removing it when the result was written, and end the hooks' live
+ * following (ran 0: the run never ran). */
 void bench_sink_close(struct bench_sink *s, int result_written, int ran);
 
 /* bench_scripts.c: the scripts of the run: the -w workload, or the -f and -b scripts with their

@@ -4,7 +4,6 @@
 
 #include "base/mem.h"
 #include "bench/bench_int.h"
-#include "history/store_live.h"
 
 /* The statements of the scripts, none counted: the header lists them, so that counters lines
  * give their counts alone, in this order (the engine's). */
@@ -43,11 +42,6 @@ static void build_header(struct bench *b, const struct script_set *scripts, stru
     }
 }
 
-static void live_warn(const char *line, void *arg)
-{
-    bench_warn(arg, "%s", line);
-}
-
 void bench_sink_open(struct bench_sink *s, struct bench *b, const struct script_set *scripts)
 {
     memset(s, 0, sizeof *s);
@@ -57,9 +51,10 @@ void bench_sink_open(struct bench_sink *s, struct bench *b, const struct script_
     struct err e = {0};
     build_header(b, scripts, &h);
     s->journal = journal_create(b->p.output, &h, &e);
-    /* An agent's share is not stored: agent 0 stores the merged result at the end. */
-    if (b->p.store && b->p.agents.count == 0)
-        s->live = store_live_start(b->p.store, &h, live_warn, b);
+    /* An agent's share is not followed: agent 0 has the merged result at the end. */
+    const struct bench_live *live = b->hooks ? &b->hooks->live : NULL;
+    if (live && live->begun && b->p.agents.count == 0)
+        s->live = live->begun(&h, live->arg);
     result_free(&h);
     if (s->journal)
         s->journal_path = xstrdup(journal_file(s->journal));
@@ -183,8 +178,10 @@ void bench_sink_interval(const struct engine_interval *iv, void *arg)
     struct err e = {0};
     /* Once a write failed, the journal stops there and the rest stays in memory, in order. */
     int journaled = s->journal && s->n_mem == 0 && journal_append(s->journal, &it, &e) == 0;
-    /* After the journal: a killed run's store holds no interval its recovered file lacks. */
-    store_live_push(s->live, &it);
+    /* After the journal: what follows a killed run (a store) has no interval its recovered
+     * file lacks. */
+    if (s->live)
+        s->b->hooks->live.interval(s->live, &it);
     if (journaled) {
         s->n_journal++;
         result_interval_clear(&it);
@@ -219,7 +216,8 @@ void bench_sink_attach(struct bench_sink *s, struct result *r)
 
 void bench_sink_close(struct bench_sink *s, int result_written, int ran)
 {
-    store_live_finish(s->live, !ran);
+    if (s->live)
+        s->b->hooks->live.ended(s->live, ran);
     journal_close(s->journal, result_written);
     /* Only what the journal holds is named: intervals kept in memory are lost with the run. */
     if (!result_written && s->journal_path && s->n_unjournaled == 0)

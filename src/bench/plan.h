@@ -77,7 +77,6 @@ struct bench_plan {
     const char *output; /* the result file */
     const char *label;
     const char *command; /* the command line, passwords masked */
-    const char *store;   /* --store CONN: the intervals into the results store as they close */
     struct bench_log_opts log;
     struct bench_agents_opts agents;
     struct bench_sampling_opts sampling;

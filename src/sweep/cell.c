@@ -189,7 +189,6 @@ void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, con
     p->output = path;
     p->label = x->doc.setups[c->setup].label;
     p->command = x->command;
-    p->store = x->o->store; /* each cell's intervals as they close; its result at the end */
     p->progress_s = 0;
     /* -c 0 (-w ch's power test): the analytic streams are the clients the threads drive. */
     int64_t streams = o->run.stream_clients;
@@ -235,7 +234,7 @@ int sweep_run_cell(struct sweep_exec *x, size_t k)
         struct bench_plan plan;
         sweep_cell_plan(x, c, path, &plan);
         struct result r;
-        struct bench_hooks hooks = {.warning = cell_warning, .arg = x};
+        struct bench_hooks hooks = {.warning = cell_warning, .arg = x, .live = x->live};
         rc = bench_run(&plan, &hooks, &r, &e);
         result_free(&r);
         pg_connopts_free(&plan.conn);

@@ -12,6 +12,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "bench/bench.h"
 #include "bench/plan.h"
 #include "local/local.h"
 #include "result/sweep.h"
@@ -89,7 +90,8 @@ struct sweep_exec {
     time_ns start_ns;
     size_t n_todo, n_done; /* cells to run in this invocation, and run so far */
     int n_failed;
-    int manifest_failed; /* a write of sweep.json failed (named once): the sweep exits 1 */
+    int manifest_failed;    /* a write of sweep.json failed (named once): the sweep exits 1 */
+    struct bench_live live; /* --store: each cell's intervals as they close (begun NULL: none) */
 };
 
 /* The connection string of setup i, unmasked (NULL: PG* environment variables). */

@@ -113,6 +113,33 @@ test_store_live_killed_then_recovered() {
     pyjson "$T/out" 'sum(len(m["points"]) for s in d["series"] for m in s["metrics"][:1]) == 2'
 }
 
+# sweep --store: each cell streams as a run does. Killed in its second cell, the sweep never
+# stored its directory: the first cell's row is the one it streamed, with every interval its
+# file holds; storing the directory completes it.
+test_store_live_sweep_cells() {
+    live_script
+    local store
+    store=$(newdb pga_live4)
+    pga_bg sweep "$CONN" -f "$T/one.sql" -c 1 --trials 2 -T 3 -q -o sw --store "$store"
+    for _ in $(seq 1 600); do
+        [ "$(live_count "$store" "SELECT count(DISTINCT run_id) FROM pgarena_results.intervals")" -ge 2 ] && break
+        kill -0 "$PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -KILL "$PID"
+    wait "$PID" || true
+    first=$(ls sw/*.json | grep -v sweep.json | head -n 1)
+    [ -n "$first" ] || fail "no cell's result in the directory"
+    id=$(file_of "$first" 'd["run_id"]')
+    [ "$(live_count "$store" "SELECT count(*) FROM pgarena_results.intervals WHERE run_id = '$id'")" -eq "$(file_of "$first" 'len(d["intervals"])')" ] ||
+        fail "the first cell did not stream its intervals"
+    [ "$(live_count "$store" "SELECT count(*) FROM pgarena_results.runs WHERE NOT complete")" -eq 2 ] ||
+        fail "the cells' rows are not incomplete before the directory is stored"
+    pga store sw --into "$store"
+    assert_rc 0
+    stored_whole "$store" "$first"
+}
+
 # A store that cannot be reached: a warning, and the run goes on to its result.
 test_store_live_down() {
     live_script
