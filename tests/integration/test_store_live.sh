@@ -151,6 +151,34 @@ test_store_live_down() {
     assert_rc 1
 }
 
+# A store that takes the connection and never answers: the thread gives up connecting (3 s)
+# and says so once; the run goes on, its intervals all in its file.
+test_store_live_silent() {
+    live_script
+    mkfifo "$T/port"
+    python3 - >"$T/port" <<'PY' &
+import socket, sys, time
+listener = socket.create_server(("127.0.0.1", 0))
+print(listener.getsockname()[1], flush=True)
+sys.stdout.close()
+kept, until = [], time.monotonic() + 120
+listener.settimeout(0.5)
+while time.monotonic() < until:
+    try:
+        kept.append(listener.accept()[0])  # read nothing, answer nothing
+    except socket.timeout:
+        continue
+PY
+    LIB_CLEANUP="kill $!"
+    read -r port <"$T/port"
+    PGA_WRAP="timeout 100" pga run "$CONN" -f "$T/one.sql" -c 1 -T 4 -q -o r.json \
+        --store "host=127.0.0.1 port=$port dbname=nostore"
+    assert_err "^pgarena: warning: the results store does not take the run's intervals as they close \(could not connect to server: .*timeout expired\)"
+    [ "$(grep -c 'does not take' "$T/err")" -eq 1 ] || fail "more than one warning of the store"
+    pyjson r.json 'd["complete"] is True and len(d["intervals"]) >= 4 and d["summary"]["transactions"] > 0'
+    assert_rc 1
+}
+
 # Every query of examples/grafana/pgarena-store.json (its variables and panels), its
 # $variables and Grafana's $__timeFilter substituted, against a store filled by a real run
 # and a live one: rows, with the columns its panel reads.
