@@ -16,6 +16,18 @@
 #include "engine/engine.h"
 #include "result/result.h"
 
+/* A run followed as it goes (run --store): begun with the result as known before the run (the
+ * journal's header: run_id, environment, options) returns the run's handle (NULL: not
+ * followed); interval gives each interval as it closes, from the engine's thread (it must not
+ * wait); ended comes once the run is over, before the result's written hook (ran 0: the run
+ * never ran). An agent's share of a run is not followed. */
+struct bench_live {
+    void *(*begun)(const struct result *header, void *arg);
+    void (*interval)(void *run, const struct result_interval *it);
+    void (*ended)(void *run, int ran);
+    void *arg;
+};
+
 struct bench_hooks {
     /* A progress line every plan->progress_s seconds (NULL: none). */
     void (*progress)(const struct engine_progress *p, void *arg);
@@ -30,6 +42,7 @@ struct bench_hooks {
      * engine's thread. NULL: not shown. */
     void (*warning)(const char *line, void *arg);
     void *arg;
+    struct bench_live live; /* begun NULL: none */
 };
 
 /* Run the plan. 0 when the run finished and its result is written, 1 when it was cut short

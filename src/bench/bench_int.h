@@ -13,6 +13,7 @@
 #include "pg/pg.h"
 #include "result/journal.h"
 #include "result/result.h"
+#include "result/run_id.h"
 #include "server/sampler.h"
 #include "server/selfhealth.h"
 #include "server/server.h"
@@ -65,6 +66,7 @@ struct bench {
     struct workload_params wl;
     char *own_dbname; /* p.conn.dbname when the workload gave it one (own_dbname), else NULL */
     char started_at[40];
+    char run_id[RUN_ID_LEN + 1]; /* the journal's header's and the result's */
     char server_version[64];
     char max_connections[16]; /* SHOW max_connections before the run, "" if unknown */
     struct bench_env env;
@@ -97,6 +99,9 @@ void bench_log_config(const struct bench *b, struct engine_config *cfg);
 
 /* result.c: the engine's error counts in the result's classes (summary.errors). */
 void bench_error_counts(const struct engine_result *er, uint64_t out[RESULT_N_ERRORS]);
+/* result.c: the run's id, drawn once (random, or for an agent derived from --run-id and its
+ * index): the journal's header and the result carry it, and so does the store's row. */
+void bench_run_id(struct bench *b);
 /* result.c: fill r from the run (r owns copies of everything). */
 void bench_build_result(const struct bench *b, const struct script_set *scripts,
                         const struct engine_result *er, struct result *r);
@@ -105,6 +110,7 @@ void bench_build_result(const struct bench *b, const struct script_set *scripts,
  * could not be written. */
 struct bench_sink {
     struct bench *b;
+    void *live;              /* the hooks' live handle (NULL: the run is not followed) */
     struct journal *journal; /* NULL: none (could not be created, or a write failed) */
     size_t n_journal;        /* interval lines it holds */
     char *journal_path;      /* its path while it exists */
@@ -141,8 +147,9 @@ void bench_sink_open(struct bench_sink *s, struct bench *b, const struct script_
 void bench_sink_interval(const struct engine_interval *iv, void *arg);
 /* Give r the intervals (r->journal, r->intervals; the sink keeps the journal open). */
 void bench_sink_attach(struct bench_sink *s, struct result *r);
-/* Close the journal, removing it when the result was written. */
-void bench_sink_close(struct bench_sink *s, int result_written);
+/* Close the journal, removing it when the result was written, and end the hooks' live
+ * following (ran 0: the run never ran). */
+void bench_sink_close(struct bench_sink *s, int result_written, int ran);
 
 /* bench_scripts.c: the scripts of the run: the -w workload, or the -f and -b scripts with their
  * weights, and the -D variables; also sets workload_name and tables_of. read_files 0:

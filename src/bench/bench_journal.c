@@ -51,6 +51,10 @@ void bench_sink_open(struct bench_sink *s, struct bench *b, const struct script_
     struct err e = {0};
     build_header(b, scripts, &h);
     s->journal = journal_create(b->p.output, &h, &e);
+    /* An agent's share is not followed: agent 0 has the merged result at the end. */
+    const struct bench_live *live = b->hooks ? &b->hooks->live : NULL;
+    if (live && live->begun && b->p.agents.count == 0)
+        s->live = live->begun(&h, live->arg);
     result_free(&h);
     if (s->journal)
         s->journal_path = xstrdup(journal_file(s->journal));
@@ -173,7 +177,12 @@ void bench_sink_interval(const struct engine_interval *iv, void *arg)
     bench_health_interval(s, iv, &it);
     struct err e = {0};
     /* Once a write failed, the journal stops there and the rest stays in memory, in order. */
-    if (s->journal && s->n_mem == 0 && journal_append(s->journal, &it, &e) == 0) {
+    int journaled = s->journal && s->n_mem == 0 && journal_append(s->journal, &it, &e) == 0;
+    /* After the journal: what follows a killed run (a store) has no interval its recovered
+     * file lacks. */
+    if (s->live)
+        s->b->hooks->live.interval(s->live, &it);
+    if (journaled) {
         s->n_journal++;
         result_interval_clear(&it);
         sink_events(s, iv->t_s);
@@ -205,8 +214,10 @@ void bench_sink_attach(struct bench_sink *s, struct result *r)
     }
 }
 
-void bench_sink_close(struct bench_sink *s, int result_written)
+void bench_sink_close(struct bench_sink *s, int result_written, int ran)
 {
+    if (s->live)
+        s->b->hooks->live.ended(s->live, ran);
     journal_close(s->journal, result_written);
     /* Only what the journal holds is named: intervals kept in memory are lost with the run. */
     if (!result_written && s->journal_path && s->n_unjournaled == 0)

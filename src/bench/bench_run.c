@@ -120,7 +120,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
     bench_health_configure(&sink, &cfg);
     cfg.counters = sink.journal != NULL; /* its counters lines */
     if (engine_run(&cfg, &er, e) < 0) {
-        bench_sink_close(&sink, 1); /* nothing ran: nothing to keep */
+        bench_sink_close(&sink, 1, 0); /* nothing ran: nothing to keep */
         /* A run lost by another agent fails with that agent's cause: not this one's to
          * explain by its own clients. */
         int lost_elsewhere = bench_agents_lost(b);
@@ -157,7 +157,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
     }
     engine_result_free(&er);
     int written = result_write(r, b->p.output, e) == 0;
-    bench_sink_close(&sink, written);
+    bench_sink_close(&sink, written, 1);
     if (!written)
         rc = -1;
     else if (hooks && hooks->written)
@@ -174,6 +174,7 @@ int bench_run(const struct bench_plan *plan, const struct bench_hooks *hooks, st
     struct bench *b = xcalloc(1, sizeof *b);
     b->p = *plan;
     b->hooks = hooks;
+    bench_run_id(b);
     if (!b->p.seed_given)
         b->p.seed = (int64_t)(clock_now_ns() & 0x7fffffff);
     struct script_set scripts;

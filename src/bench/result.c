@@ -97,28 +97,34 @@ static const char *end_reason_name(enum end_reason why)
     }
 }
 
-/* run_id: random, or for an agent derived from --run-id and its index, or a duet half's as
- * its partner knows it; meta from --meta. */
+/* run_id (bench_run_id's); a duet half's duet {}; meta from --meta. */
 static void identity(const struct bench *b, struct result *r)
 {
-    char id[RUN_ID_LEN + 1];
+    r->run_id = xstrdup(b->run_id);
     if (b->p.duet) {
-        snprintf(id, sizeof id, "%s", b->p.duet->run_id);
         r->has_duet = 1;
         snprintf(r->duet.id, sizeof r->duet.id, "%s", b->p.duet->id);
         snprintf(r->duet.partner, sizeof r->duet.partner, "%s", b->p.duet->partner);
         r->duet.role = b->p.duet->role;
-    } else if (b->p.agents.count > 0 && b->p.agents.run_id)
-        run_id_derived("agent", b->p.agents.run_id, (long)b->p.agents.index, id);
-    else
-        run_id_random(id);
-    r->run_id = xstrdup(id);
+    }
     r->meta = xcalloc((size_t)b->p.n_meta + 1, sizeof *r->meta);
     for (int i = 0; i < b->p.n_meta; i++) {
         const char *eq = strchr(b->p.meta[i], '=');
         r->meta[r->n_meta++] = (struct result_meta){
             xstrndup(b->p.meta[i], (size_t)(eq - b->p.meta[i])), xstrdup(eq + 1)};
     }
+}
+
+/* Random, or for an agent derived from --run-id and its index, or a duet half's as its
+ * partner knows it. */
+void bench_run_id(struct bench *b)
+{
+    if (b->p.duet)
+        snprintf(b->run_id, sizeof b->run_id, "%s", b->p.duet->run_id);
+    else if (b->p.agents.count > 0 && b->p.agents.run_id)
+        run_id_derived("agent", b->p.agents.run_id, (long)b->p.agents.index, b->run_id);
+    else
+        run_id_random(b->run_id);
 }
 
 void bench_build_result(const struct bench *b, const struct script_set *scripts,

@@ -1,9 +1,11 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/buf.h"
 #include "base/mem.h"
 #include "cli/args.h"
 #include "cli/cli.h"
@@ -56,6 +58,66 @@ static int already_written(const char *path)
     return rs.st_mtim.tv_nsec >= js.st_mtim.tv_nsec;
 }
 
+/* The next word of a command line as args_masked_command quotes it ('...', and '\'' for a
+ * quote), from *p on; NULL at its end. Caller frees. */
+static char *next_word(const char **p)
+{
+    const char *s = *p;
+    while (*s == ' ')
+        s++;
+    if (!*s)
+        return NULL;
+    struct buf w;
+    buf_init(&w);
+    while (*s && *s != ' ') {
+        if (*s == '\'') {
+            for (s++; *s && *s != '\''; s++)
+                buf_putc(&w, *s);
+            if (*s)
+                s++;
+        } else if (*s == '\\' && s[1]) {
+            buf_putc(&w, s[1]);
+            s += 2;
+        } else {
+            buf_putc(&w, *s++);
+        }
+    }
+    *p = s;
+    char *word = xstrdup(w.data);
+    buf_free(&w);
+    return word;
+}
+
+/* The run's --store CONN in its command line (passwords masked there), or NULL. */
+static char *store_of(const char *command)
+{
+    char *prev = NULL, *word, *conn = NULL;
+    while (command && !conn && (word = next_word(&command)) != NULL) {
+        if (prev && strcmp(prev, "--store") == 0)
+            conn = xstrdup(word);
+        else if (strncmp(word, "--store=", 8) == 0)
+            conn = xstrdup(word + 8);
+        free(prev);
+        prev = word;
+    }
+    free(prev);
+    return conn;
+}
+
+/* A run with --store left its row incomplete in the store: the command that completes it
+ * (the recovered file replaces the row), its password masked. */
+static void print_store_command(const struct result *r, const char *path)
+{
+    char *conn = store_of(r->command);
+    if (!conn)
+        return;
+    char *argv[] = {"pgarena", "store", "--into", conn, (char *)path};
+    char *line = args_masked_command(5, argv);
+    printf("store it:            %s\n", line);
+    free(line);
+    free(conn);
+}
+
 int cli_recover(int argc, char **argv, struct err *e)
 {
     const char *path;
@@ -77,6 +139,7 @@ int cli_recover(int argc, char **argv, struct err *e)
     report_text_summary(stdout, &r);
     printf("intervals recovered: %zu\n", r.n_journal);
     printf("result:              %s\n", path);
+    print_store_command(&r, path);
     result_free(&r);
     return 0;
 }

@@ -75,6 +75,7 @@ struct run_view {
     struct progress_style style;
     int store_failed; /* --store: the store's error, reported once the run is done */
     struct err store_err;
+    struct cli_store_live live; /* --store: the run's intervals as they close */
 };
 
 /* --store: the file just written, into the store (an agent's own share is not stored: agent
@@ -223,13 +224,16 @@ int cli_run_plan(struct cli_run_opts *o, int argc, char **argv, int needs_datase
     int tty = isatty(2);
     if (p->progress_s == 0 && tty && !o->quiet)
         p->progress_s = 1;
-    struct run_view view = {o, {tty, p->progress_timestamp}, 0, {0}};
+    struct run_view view = {
+        o, {tty, p->progress_timestamp}, 0, {0}, {o->store, print_warning, NULL}};
     struct bench_hooks hooks = {.progress = o->quiet ? NULL : print_progress,
                                 .measured = print_measured,
                                 .written = print_written,
                                 .merged = print_merged,
                                 .warning = print_warning,
                                 .arg = &view};
+    if (o->store)
+        hooks.live = cli_store_live(&view.live);
     struct result r;
     rc = bench_run(p, &hooks, &r, e);
     if (rc >= 0 && view.store_failed) {

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/mem.h"
+
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "cli/cli_int.h"
@@ -10,6 +12,7 @@
 #include "cli/store_cmd.h"
 #include "history/history.h"
 #include "history/store.h"
+#include "history/store_live.h"
 
 struct store_opts {
     const char *into;
@@ -93,6 +96,35 @@ int cli_store_files(const char *conn, const char *const *paths, size_t n, int qu
         printf("stored:              %d run%s (%d already there)\n", added, added == 1 ? "" : "s",
                had);
     return rc;
+}
+
+static void live_warn(const char *line, void *arg)
+{
+    const struct cli_store_live *l = arg;
+    char *text = xasprintf("pgarena: %s\n", line);
+    l->warning(text, l->warning_arg);
+    free(text);
+}
+
+static void *live_begun(const struct result *header, void *arg)
+{
+    struct cli_store_live *l = arg;
+    return store_live_start(l->conn, header, live_warn, l);
+}
+
+static void live_interval(void *run, const struct result_interval *it)
+{
+    store_live_push(run, it);
+}
+
+static void live_ended(void *run, int ran)
+{
+    store_live_finish(run, !ran);
+}
+
+struct bench_live cli_store_live(struct cli_store_live *l)
+{
+    return (struct bench_live){live_begun, live_interval, live_ended, l};
 }
 
 int cli_store(int argc, char **argv, struct err *e)

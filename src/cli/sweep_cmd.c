@@ -113,6 +113,12 @@ static void say(const struct sweep_exec *x, enum sweep_say kind, const char *tex
     }
     fflush(stderr);
 }
+/* A line of the store that follows the cells (sweep --store), from its thread or a cell's. */
+static void live_warning(const char *line, void *arg)
+{
+    sweep_say(arg, SWEEP_SAY_LINE, "%s", line);
+}
+
 int cli_sweep(int argc, char **argv, struct err *e)
 {
     struct sweep_opts o;
@@ -135,6 +141,9 @@ int sweep_command_execute(struct sweep_opts *o, char *command, int print, struct
                           struct err *e)
 {
     struct sweep_exec x = {.o = o, .stop = &session_interrupted, .say = say};
+    struct cli_store_live live = {o->store, live_warning, &x};
+    if (o->store)
+        x.live = cli_store_live(&live);
     copy_axes(&x.doc, &o->plan);
     memset(&o->plan, 0, sizeof o->plan);
     x.doc.command = command;

@@ -30,6 +30,11 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
     "CREATE INDEX ON pgarena_results.runs (workload, started_at);"
     "CREATE TABLE pgarena_results.accepted (run_id text PRIMARY KEY,"
     " accepted_at timestamptz NOT NULL DEFAULT now());",
+    /* 2: runs written while they go on (complete false until their result is stored), and
+     * their intervals as they close. */
+    "ALTER TABLE pgarena_results.runs ADD COLUMN complete boolean NOT NULL DEFAULT true;"
+    "CREATE TABLE pgarena_results.intervals (run_id text NOT NULL,"
+    " t_s double precision NOT NULL, figures jsonb NOT NULL, PRIMARY KEY (run_id, t_s));",
 };
 
 static int fail(struct store *s)
@@ -93,13 +98,18 @@ static int prepare_schema(struct store *s, int create, struct err *e)
 
 struct store *store_open(const char *conninfo, int create, struct err *e)
 {
+    return store_open_within(conninfo, create, STORE_TIMEOUT_MS, e);
+}
+
+struct store *store_open_within(const char *conninfo, int create, int timeout_ms, struct err *e)
+{
     struct pg_connopts o = {.dbname = xstrdup(conninfo)};
     struct store *s = xcalloc(1, sizeof *s);
     s->where = xstrdup(create ? "store" : "history");
     /* An auxiliary connection: a frozen store must not hold up the end of a run. Its bound is
      * longer than the sampler's, since a store waits for another writer's lock and a history
      * reads every run of a series. */
-    s->pg = pg_connect_aux(&o, STORE_TIMEOUT_MS, e);
+    s->pg = pg_connect_aux(&o, timeout_ms, e);
     pg_connopts_free(&o);
     if (!s->pg || pg_exec(s->pg, "SET client_min_messages = warning", e) < 0 ||
         prepare_schema(s, create, e) < 0) {
@@ -169,11 +179,13 @@ static char *meta_text(const struct result *r)
     return b.data;
 }
 
-int store_put(struct store *s, const struct result *r, const char *text, size_t len, struct err *e)
+#define N_ROW_PARAMS 18
+
+/* The runs row's values, as text for $1..$18 (NULL: SQL null). */
+static void row_params(const struct result *r, const char *text, size_t len, char *v[N_ROW_PARAMS])
 {
     uint64_t all = r->summary.transactions + r->summary.failed;
-    char *doc = xstrndup(text, len);
-    char *v[18] = {
+    char *const w[N_ROW_PARAMS] = {
         xstrdup(r->run_id),
         r->started_at ? xstrdup(r->started_at) : NULL,
         r->label ? xstrdup(r->label) : NULL,
@@ -191,24 +203,133 @@ int store_put(struct store *s, const struct result *r, const char *text, size_t 
         num_text(r->summary.latency_us.p99),
         num_text(all ? (double)r->summary.failed / (double)all : 0),
         meta_text(r),
-        doc,
+        xstrndup(text, len),
     };
-    struct pg_result *res = pg_query(
-        s->pg,
-        "INSERT INTO pgarena_results.runs (run_id, started_at, label, workload, scale, clients,"
-        " rate, protocol, server_version, settings_hash, client_host, tps, p50_us, p95_us,"
-        " p99_us, failure_rate, meta, result) VALUES ($1, $2::timestamptz, $3, $4, $5::bigint,"
-        " $6::int, $7::float8, $8, $9, $10, $11, $12::float8, $13::float8, $14::float8,"
-        " $15::float8, $16::float8, $17::jsonb, $18::jsonb) ON CONFLICT (run_id) DO NOTHING"
-        " RETURNING 1",
-        18, (const char *const *)v, e);
-    for (int i = 0; i < 18; i++)
+    memcpy(v, w, sizeof w);
+}
+
+static void params_free(char **v, int n)
+{
+    for (int i = 0; i < n; i++)
         free(v[i]);
+}
+
+/* The row: inserted, or (complete) replacing a row still incomplete. 1 written, 0 there
+ * already, -1 with e set. */
+static int put_row(struct store *s, char *const v[N_ROW_PARAMS], int complete, struct err *e)
+{
+    char sql[1536];
+    snprintf(
+        sql, sizeof sql,
+        "INSERT INTO pgarena_results.runs AS o (run_id, started_at, label, workload, scale,"
+        " clients, rate, protocol, server_version, settings_hash, client_host, tps, p50_us,"
+        " p95_us, p99_us, failure_rate, meta, result, complete) VALUES ($1, $2::timestamptz,"
+        " $3, $4, $5::bigint, $6::int, $7::float8, $8, $9, $10, $11, $12::float8, $13::float8,"
+        " $14::float8, $15::float8, $16::float8, $17::jsonb, $18::jsonb, %s) ON CONFLICT (run_id)"
+        " %s RETURNING 1",
+        complete ? "true" : "false",
+        complete ? "DO UPDATE SET stored_at = now(), started_at = EXCLUDED.started_at,"
+                   " label = EXCLUDED.label, workload = EXCLUDED.workload, scale = EXCLUDED.scale,"
+                   " clients = EXCLUDED.clients, rate = EXCLUDED.rate,"
+                   " protocol = EXCLUDED.protocol, server_version = EXCLUDED.server_version,"
+                   " settings_hash = EXCLUDED.settings_hash,"
+                   " client_host = EXCLUDED.client_host, tps = EXCLUDED.tps,"
+                   " p50_us = EXCLUDED.p50_us, p95_us = EXCLUDED.p95_us,"
+                   " p99_us = EXCLUDED.p99_us, failure_rate = EXCLUDED.failure_rate,"
+                   " meta = EXCLUDED.meta, result = EXCLUDED.result, complete = true"
+                   " WHERE NOT o.complete"
+                 : "DO NOTHING");
+    struct pg_result *res = pg_query(s->pg, sql, N_ROW_PARAMS, (const char *const *)v, e);
     if (!res)
         return -1;
-    int inserted = pg_result_rows(res) > 0;
+    int written = pg_result_rows(res) > 0;
     pg_result_free(res);
-    return inserted;
+    return written;
+}
+
+/* A statement with parameters whose rows are not read: 0, or -1 with e set. */
+static int run_statement(struct store *s, const char *sql, int n, const char *const *v,
+                         struct err *e)
+{
+    struct pg_result *res = pg_query(s->pg, sql, n, v, e);
+    if (!res)
+        return -1;
+    pg_result_free(res);
+    return 0;
+}
+
+/* The result's intervals into pgarena_results.intervals, those the run did not store as they
+ * closed (one statement: the document's intervals[], expanded on the server). */
+static int put_intervals(struct store *s, const char *run_id, const char *doc, struct err *e)
+{
+    const char *v[2] = {run_id, doc};
+    return run_statement(s,
+                         "INSERT INTO pgarena_results.intervals (run_id, t_s, figures)"
+                         " SELECT $1, (i->>'t_s')::float8, i FROM jsonb_array_elements($2::jsonb"
+                         " -> 'intervals') i WHERE i ? 't_s' ON CONFLICT DO NOTHING RETURNING 1",
+                         2, v, e);
+}
+
+int store_put(struct store *s, const struct result *r, const char *text, size_t len, struct err *e)
+{
+    char *v[N_ROW_PARAMS];
+    row_params(r, text, len, v);
+    int rc = pg_exec(s->pg, "BEGIN", e) < 0 ? -1 : put_row(s, v, 1, e);
+    if (rc > 0 && put_intervals(s, v[0], v[N_ROW_PARAMS - 1], e) < 0)
+        rc = -1;
+    if (rc >= 0 && pg_exec(s->pg, "COMMIT", e) < 0)
+        rc = -1;
+    if (rc < 0)
+        fail(s);
+    params_free(v, N_ROW_PARAMS);
+    return rc;
+}
+
+char **store_row_params(const struct result *header)
+{
+    char *doc = result_header_dumps(header);
+    if (!doc)
+        abort(); /* jansson fails only when out of memory */
+    char **v = xcalloc(N_ROW_PARAMS, sizeof *v);
+    row_params(header, doc, strlen(doc), v);
+    free(doc);
+    return v;
+}
+
+void store_row_params_free(char **v)
+{
+    if (v)
+        params_free(v, N_ROW_PARAMS);
+    free(v);
+}
+
+int store_begin_run(struct store *s, char *const *params, struct err *e)
+{
+    return put_row(s, params, 0, e) < 0 ? -1 : 0;
+}
+
+int store_put_interval(struct store *s, const char *run_id, double t_s, const char *figures,
+                       struct err *e)
+{
+    char *t = xasprintf("%.17g", t_s);
+    const char *v[3] = {run_id, t, figures};
+    int rc = run_statement(s,
+                           "INSERT INTO pgarena_results.intervals (run_id, t_s, figures)"
+                           " VALUES ($1, $2::float8, $3::jsonb) ON CONFLICT DO NOTHING RETURNING 1",
+                           3, v, e);
+    free(t);
+    return rc;
+}
+
+int store_drop_run(struct store *s, const char *run_id, struct err *e)
+{
+    const char *v[1] = {run_id};
+    return run_statement(
+        s,
+        "WITH r AS (DELETE FROM pgarena_results.runs WHERE run_id = $1 AND NOT complete"
+        " RETURNING run_id) DELETE FROM pgarena_results.intervals i USING r"
+        " WHERE i.run_id = r.run_id RETURNING 1",
+        1, v, e);
 }
 
 int store_file(struct store *s, const char *path, struct err *e)
@@ -233,8 +354,11 @@ int store_load(struct store *s, struct result **runs, size_t *n, struct err *e)
 {
     *runs = NULL;
     *n = 0;
-    struct pg_result *res = pg_query(
-        s->pg, "SELECT run_id, result::text FROM pgarena_results.runs ORDER BY run_id", 0, NULL, e);
+    struct pg_result *res =
+        pg_query(s->pg,
+                 "SELECT run_id, result::text FROM pgarena_results.runs WHERE complete"
+                 " ORDER BY run_id",
+                 0, NULL, e);
     if (!res)
         return -1;
     int rows = pg_result_rows(res);
@@ -274,12 +398,8 @@ int store_accepted(struct store *s, struct history_opts *o, struct err *e)
 int store_accept(struct store *s, const char *run_id, struct err *e)
 {
     const char *v[1] = {run_id};
-    struct pg_result *res = pg_query(s->pg,
-                                     "INSERT INTO pgarena_results.accepted (run_id) VALUES ($1)"
-                                     " ON CONFLICT DO NOTHING RETURNING 1",
-                                     1, v, e);
-    if (!res)
-        return -1;
-    pg_result_free(res);
-    return 0;
+    return run_statement(s,
+                         "INSERT INTO pgarena_results.accepted (run_id) VALUES ($1)"
+                         " ON CONFLICT DO NOTHING RETURNING 1",
+                         1, v, e);
 }

@@ -456,6 +456,14 @@ void result_agent_free(struct result_agent *a);
  * -1 with e set (ERR_RUNTIME). */
 int result_write(const struct result *r, const char *path, struct err *e);
 
+/* One interval as one line of compact JSON, as the result file and the journal hold it
+ * (caller frees). */
+char *result_interval_dumps(const struct result_interval *it);
+
+/* The document without intervals ("intervals": []) as one line of compact JSON: a journal's
+ * header, a run's row in the results store (caller frees; NULL when out of memory). */
+char *result_header_dumps(const struct result *r);
+
 /* Read and validate a result file. -1 with e set (ERR_INPUT: "FILE: why") when the file is
  * unreadable, not JSON, of another format, a future version, or missing a required path. */
 int result_read(const char *path, struct result *r, struct err *e);

@@ -22,14 +22,6 @@ int result_interval_hist_from_json(const json_t *j, struct result_interval *it);
 /* An interval's histogram in the compact form, from its bins or from the text kept. */
 json_t *result_interval_hist_json(const struct result_interval *it);
 
-/* One interval as one line of compact JSON, as the result file and the journal hold it
- * (caller frees). */
-char *result_interval_dumps(const struct result_interval *it);
-
-/* The document without intervals ("intervals": []) as one line of compact JSON: a journal's
- * header (caller frees; NULL when out of memory). */
-char *result_header_dumps(const struct result *r);
-
 /* One interval of a file or a journal line; -1 when malformed (nothing to free then). */
 int result_interval_from_json(const json_t *o, struct result_interval *it);
 

@@ -265,7 +265,7 @@ int sweep_run_cell(struct sweep_exec *x, size_t k)
         struct bench_plan plan;
         sweep_cell_plan(x, c, path, &plan);
         struct result r;
-        struct bench_hooks hooks = {.warning = sweep_cell_warning, .arg = x};
+        struct bench_hooks hooks = {.warning = sweep_cell_warning, .arg = x, .live = x->live};
         rc = bench_run(&plan, &hooks, &r, &e);
         result_free(&r);
         pg_connopts_free(&plan.conn);

@@ -131,7 +131,7 @@ static void run_half(struct sweep_exec *x, struct half *h, int fd)
     plan.duet = &h->duet;
     struct result r;
     struct err e = {0};
-    struct bench_hooks hooks = {.warning = sweep_cell_warning, .arg = x};
+    struct bench_hooks hooks = {.warning = sweep_cell_warning, .arg = x, .live = x->live};
     int rc = bench_run(&plan, &hooks, &r, &e);
     for (char *p = e.msg; *p; p++)
         if (*p == '\n')

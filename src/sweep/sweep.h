@@ -12,6 +12,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "bench/bench.h"
 #include "bench/plan.h"
 #include "local/local.h"
 #include "result/sweep.h"
@@ -54,7 +55,7 @@ struct sweep_opts {
     struct sweep_slo slo;
     struct bench_plan run;     /* the base plan: every run option given, checked as run checks it */
     struct sweep_doc plan;     /* axes, setups and command; cells are made by the command */
-    const char *store;         /* --store CONN: the command stores the cells' results after */
+    const char *store;         /* --store CONN: cells' intervals live, their results after */
     int no_statements;         /* --no-statements: --local preloads no pg_stat_statements */
     struct replay_opts replay; /* --replay and its options (capture NULL: not a replay) */
     int replay_opts_given;     /* --map-db, --map-user, --reset-from or --read-only */
@@ -90,7 +91,8 @@ struct sweep_exec {
     time_ns start_ns;
     size_t n_todo, n_done; /* cells to run in this invocation, and run so far */
     int n_failed;
-    int manifest_failed; /* a write of sweep.json failed (named once): the sweep exits 1 */
+    int manifest_failed;    /* a write of sweep.json failed (named once): the sweep exits 1 */
+    struct bench_live live; /* --store: each cell's intervals as they close (begun NULL: none) */
 };
 
 /* The connection string of setup i, unmasked (NULL: PG* environment variables). */

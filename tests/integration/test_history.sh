@@ -202,7 +202,7 @@ JSON
     pga store "$T/old.json" --into "$db"
     assert_rc 2
     assert_one_error_line
-    assert_err 'schema version 99, newer than this pgarena knows \(1\)'
+    assert_err 'schema version 99, newer than this pgarena knows \(2\)'
     pga history "$T" --where nosuch=1
     assert_rc 2
     assert_one_error_line
