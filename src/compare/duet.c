@@ -137,15 +137,19 @@ static void judge(struct cmp_metric *m, const struct duet_ci *ci, size_t n_trial
     enum cmp_verdict dir = l > null ? CMP_BETTER : CMP_WORSE;
     if (ci->n_pairs < DUET_SHORT_PAIRS) {
         double large = log1p(DUET_LARGE);
-        if (ratio && (l > large || u < -large))
+        if (!ratio)
+            cmp_set_verdict(m, CMP_INCONCLUSIVE,
+                            "a duet under %d paired seconds judges no failure rate (%zu s)",
+                            DUET_SHORT_PAIRS, ci->n_pairs);
+        else if (l > large || u < -large)
             cmp_set_verdict(m, dir,
-                            "a large effect, beyond +-%g%% (a duet under %d paired seconds decides "
-                            "no less; %zu s)",
+                            "beyond +-%g%%: a large effect, all that a duet under %d paired "
+                            "seconds decides (%zu s)",
                             DUET_LARGE * 100, DUET_SHORT_PAIRS, ci->n_pairs);
         else
             cmp_set_verdict(m, CMP_INCONCLUSIVE,
-                            "a duet under %d paired seconds decides only an effect "
-                            "beyond +-%g%% (%zu s)",
+                            "a duet under %d paired seconds decides only an effect beyond +-%g%% "
+                            "(%zu s)",
                             DUET_SHORT_PAIRS, DUET_LARGE * 100, ci->n_pairs);
         return;
     }
@@ -313,4 +317,62 @@ void duet_compare(const struct duet_run *a, const struct duet_run *b, size_t nt,
         out[m].b = side_value(b, nt, (enum cmp_metric_id)m);
     }
     free(tr);
+}
+
+/* Side b's runs matched with their partners on side a: pa[i] is the index in a of b's run i's
+ * partner. 1 when every run of both sides has its partner on the other, one to one. */
+static int match_partners(const struct cmp_side *a, const struct cmp_side *b, size_t *pa)
+{
+    if (a->n_trials != b->n_trials || a->n_trials == 0)
+        return 0;
+    for (size_t i = 0; i < b->n_trials; i++) {
+        pa[i] = a->n_trials;
+        for (size_t j = 0; j < a->n_trials; j++)
+            if (duet_partners(a->runs[j], b->runs[i]))
+                pa[i] = j;
+        if (pa[i] == a->n_trials)
+            return 0;
+        for (size_t k = 0; k < i; k++)
+            if (pa[k] == pa[i])
+                return 0;
+    }
+    return 1;
+}
+
+void cmp_duet(struct cmp_report *rep, size_t side, struct cmp_outcome *o)
+{
+    const struct cmp_side *a = &rep->sides[0], *b = &rep->sides[side];
+    size_t nt = b->n_trials;
+    size_t *pa = xcalloc(nt + 1, sizeof *pa);
+    if (!match_partners(a, b, pa)) {
+        free(pa);
+        return;
+    }
+    struct duet_run *ra = xcalloc(nt, sizeof *ra), *rb = xcalloc(nt, sizeof *rb);
+    size_t ready = 0;
+    struct err e = {0};
+    for (; ready < nt; ready++) {
+        if (duet_prepare(&ra[ready], a->runs[pa[ready]], a->paths[pa[ready]], &e) < 0)
+            break;
+        if (duet_prepare(&rb[ready], b->runs[ready], b->paths[ready], &e) < 0) {
+            duet_run_free(&ra[ready]);
+            break;
+        }
+    }
+    if (ready == nt) {
+        struct duet_ci ci;
+        duet_compare(ra, rb, nt, rep->cfg.margin, o->metrics, &ci);
+        o->duet = 1;
+        o->duet_pairs = ci.n_pairs;
+        o->duet_batches = ci.n_batches;
+        o->duet_batch_s = ci.batch_s * ra[0].run.interval_s;
+        o->mwu_p = NAN; /* the trials are paired: an unpaired test of them says nothing */
+    }
+    for (size_t i = 0; i < ready; i++) {
+        duet_run_free(&ra[i]);
+        duet_run_free(&rb[i]);
+    }
+    free(ra);
+    free(rb);
+    free(pa);
 }

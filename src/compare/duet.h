@@ -92,4 +92,9 @@ void duet_run_free(struct duet_run *d);
 void duet_compare(const struct duet_run *a, const struct duet_run *b, size_t nt, double margin,
                   struct cmp_metric out[CMP_N_METRICS], struct duet_ci *tps_ci);
 
+/* When side `side` of rep and side 0 are duet partners, trial for trial (each run of the one has
+ * its partner among the other's, one to one), o's whole-run metrics become the duet's (o->duet
+ * set); else nothing changes. */
+void cmp_duet(struct cmp_report *rep, size_t side, struct cmp_outcome *o);
+
 #endif

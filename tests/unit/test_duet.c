@@ -147,7 +147,7 @@ static void test_verdicts_and_length_rule(void **state)
     struct duet_ci ci;
     duet_metric(&t, 1, CMP_TPS, 0.02, NULL, &m, &ci);
     assert_int_equal(m.verdict, CMP_BETTER);
-    assert_non_null(strstr(m.detail, "a large effect, beyond +-25%"));
+    assert_non_null(strstr(m.detail, "beyond +-25%: a large effect"));
     assert_true(m.ci_low_pct > 90 && m.ci_high_pct < 110);
     t.n = 4; /* under the length rule */
     duet_metric(&t, 1, CMP_TPS, 0.02, NULL, &m, &ci);
