@@ -305,7 +305,7 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
                 pooled |= strcmp(r->method, "pooled") == 0;
                 duet |= strcmp(r->method, "duet") == 0;
                 if (strcmp(r->verdict, "inconclusive") == 0 &&
-                    strstr(r->detail, "trials per side")) {
+                    (strstr(r->detail, "trials per side") || strstr(r->detail, "paired second"))) {
                     char name[300];
                     side_name(name, sizeof name, d, axis, r->value, u);
                     fprintf(out, "        %s %s: %s\n", name, m ? "latency_p99" : "tps", r->detail);

@@ -61,6 +61,9 @@ assert t["verdict"] == "worse" and t["ci_high_pct"] < -20, t
 [l] = [m for m in d["metrics"] if m["name"] == "latency_p50"]
 assert l["verdict"] == "worse", l
 PY
+    pga report A.json B.json -o c.html
+    assert_rc 0
+    grep -q "Paired by second: duet" c.html || fail "the report does not say the pairing"
     # A duet sweep's records: one per cell and metric, method duet, none pooled or per cell.
     pga report s -o s.html
     assert_rc 0

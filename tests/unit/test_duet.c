@@ -204,6 +204,78 @@ static void test_partners(void **state)
     assert_false(duet_partners(&a, &b));
 }
 
+/* A hand-built duet half: n one-second intervals of tps[t] transactions, no failures. */
+static void half(struct result *r, struct result_interval *iv, const double *tps, size_t n,
+                 char *run_id, const char *duet_id, const char *partner)
+{
+    memset(r, 0, sizeof *r);
+    memset(iv, 0, n * sizeof *iv);
+    for (size_t t = 0; t < n; t++) {
+        iv[t].t_s = (double)(t + 1);
+        iv[t].duration_s = 1;
+        iv[t].transactions = (uint64_t)llround(tps[t]);
+        iv[t].tps = tps[t];
+    }
+    r->intervals = iv;
+    r->n_intervals = n;
+    r->run_id = run_id;
+    r->has_duet = 1;
+    snprintf(r->duet.id, sizeof r->duet.id, "%s", duet_id);
+    snprintf(r->duet.partner, sizeof r->duet.partner, "%s", partner);
+    r->duet.role = 'a';
+}
+
+/* compare pairs the trials of two sides by their partners, whatever their order: two duets of
+ * 6 s, B's files given in the other order; and leaves a side alone when one run has no partner
+ * there. */
+static void test_compare_pairs_trials(void **state)
+{
+    (void)state;
+    char a1[] = "a1111111-1111-4111-8111-111111111111",
+         a2[] = "a2222222-2222-4222-8222-222222222222";
+    char b1[] = "b1111111-1111-4111-8111-111111111111",
+         b2[] = "b2222222-2222-4222-8222-222222222222";
+    const char *d1 = "d1111111-1111-4111-8111-111111111111";
+    const char *d2 = "d2222222-2222-4222-8222-222222222222";
+    /* Duet 1: B 1.5 times A every second; duet 2: B 1.4 times. A's level differs between the
+     * duets and from second to second: only the pairs carry the change. */
+    double ta1[6] = {100, 200, 400, 100, 300, 200}, tb1[6], ta2[6] = {50, 60, 70, 80, 90, 100},
+           tb2[6];
+    for (int t = 0; t < 6; t++) {
+        tb1[t] = 1.5 * ta1[t];
+        tb2[t] = 1.4 * ta2[t];
+    }
+    struct result runs[4];
+    struct result_interval iv[4][6];
+    half(&runs[0], iv[0], ta1, 6, a1, d1, b1);
+    half(&runs[1], iv[1], ta2, 6, a2, d2, b2);
+    half(&runs[2], iv[2], tb2, 6, b2, d2, a2); /* B's second duet first */
+    half(&runs[3], iv[3], tb1, 6, b1, d1, a1);
+    const char *paths[] = {"a1.json", "a2.json", "b2.json", "b1.json"};
+    const char *names[] = {"A", "A", "B", "B"};
+    struct cmp_config cfg = {CMP_DEFAULT_SEED, CMP_DEFAULT_MARGIN, CMP_RESAMPLES};
+    struct cmp_report rep;
+    struct err e = {0};
+    assert_int_equal(cmp_compare_named(runs, paths, names, 4, &cfg, &rep, &e), 0);
+    const struct cmp_outcome *o = &rep.outcomes[0];
+    assert_true(o->duet);
+    assert_int_equal(o->duet_pairs, 12);
+    assert_int_equal(o->duet_batches, 5);
+    /* The mean of the 12 log ratios; batches of 3, 3, 2, 2, 2 seconds over duet 1 then 2. */
+    double est = (6 * log(1.5) + 6 * log(1.4)) / 12;
+    assert_true(fabs(o->metrics[CMP_TPS].change_pct - (exp(est) - 1) * 100) < 1e-9);
+    assert_true(o->metrics[CMP_TPS].ci_low_pct > 30 && o->metrics[CMP_TPS].ci_high_pct < 60);
+    assert_true(o->metrics[CMP_TPS].ci_low_pct < 40 && o->metrics[CMP_TPS].ci_high_pct > 50);
+    assert_int_equal(o->metrics[CMP_TPS].verdict, CMP_BETTER);
+    assert_true(isnan(o->mwu_p));
+    cmp_report_free(&rep);
+    /* One of B's runs names another partner: not a duet, compare's own methods. */
+    snprintf(runs[3].duet.partner, sizeof runs[3].duet.partner, "%s", a2);
+    assert_int_equal(cmp_compare_named(runs, paths, names, 4, &cfg, &rep, &e), 0);
+    assert_false(rep.outcomes[0].duet);
+    cmp_report_free(&rep);
+}
+
 /* The simulated machine (log throughput per second): a common AR(1) level both sides ride on
  * (the host's load), steal bursts of 1-3 s that take 40-90 % of the throughput of both sides
  * (each side's share of the loss differing by up to +-30 %), and each side's own AR(1) noise,
@@ -468,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_batch_means_by_hand),
         cmocka_unit_test(test_verdicts_and_length_rule),
         cmocka_unit_test(test_partners),
+        cmocka_unit_test(test_compare_pairs_trials),
         cmocka_unit_test(test_sim_coverage),
         cmocka_unit_test(test_sim_aa),
         cmocka_unit_test(test_sim_five_seconds_decide),
