@@ -24,11 +24,11 @@
 #define DUET_BATCHES_MAX 10
 /* The length rule (§3.8): fewer paired values than DUET_MIN_PAIRS over all trials, no verdict;
  * fewer than DUET_SHORT_PAIRS, a verdict only for a large effect, the whole interval beyond
- * +-DUET_LARGE (a ratio of 1.25 or 1 / 1.25): batches of a second or two cannot hold noise that
+ * +-DUET_LARGE (a ratio of 1.1 or 1 / 1.1): batches of a second or two cannot hold noise that
  * lasts longer, and the simulation shows how far that can move a short duet. */
 #define DUET_MIN_PAIRS   5
 #define DUET_SHORT_PAIRS 60
-#define DUET_LARGE       0.25
+#define DUET_LARGE       0.10
 /* A second's quantile q is paired only when both sides counted at least this many
  * transactions beyond it in that second: N (1 - q) >= 5, so 10 for p50, 100 for p95, 500 for
  * p99. */

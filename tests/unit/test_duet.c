@@ -147,17 +147,18 @@ static void test_verdicts_and_length_rule(void **state)
     struct duet_ci ci;
     duet_metric(&t, 1, CMP_TPS, 0.02, NULL, &m, &ci);
     assert_int_equal(m.verdict, CMP_BETTER);
-    assert_non_null(strstr(m.detail, "beyond +-25%: a large effect"));
+    assert_non_null(strstr(m.detail, "beyond +-10%: a large effect"));
     assert_true(m.ci_low_pct > 90 && m.ci_high_pct < 110);
     t.n = 4; /* under the length rule */
     duet_metric(&t, 1, CMP_TPS, 0.02, NULL, &m, &ci);
     assert_int_equal(m.verdict, CMP_INCONCLUSIVE);
     assert_string_equal(m.detail, "too short for a duet verdict: 4 paired seconds, needs 5");
-    /* +10 %: not a large effect, so not decided under 60 paired seconds; decided at 60. */
+    /* +10 % (its interval reaching below +10 %): not a large effect, so not decided under 60
+     * paired seconds; decided at 60. */
     t = (struct duet_trial){30, ta, tc, NULL, NULL, NULL, NULL, NULL, NULL};
     duet_metric(&t, 1, CMP_TPS, 0.02, NULL, &m, &ci);
     assert_int_equal(m.verdict, CMP_INCONCLUSIVE);
-    assert_non_null(strstr(m.detail, "decides only an effect beyond +-25%"));
+    assert_non_null(strstr(m.detail, "decides only an effect beyond +-10%"));
     t.n = 60;
     duet_metric(&t, 1, CMP_TPS, 0.02, NULL, &m, &ci);
     assert_int_equal(m.verdict, CMP_BETTER);
@@ -438,16 +439,16 @@ struct sim_case {
     struct sim s;
 };
 
-/* Each case simulated and reported: coverage at least 94 % (aa 0) or better/worse verdicts in
- * at most 5 % (aa 1). */
-static void run_cases(const struct sim_case *cases, size_t n, uint64_t seed, int aa)
+/* Each case simulated and reported: coverage at least 94 % (max_decided 0), or better/worse
+ * verdicts in at most max_decided of the duets. */
+static void run_cases(const struct sim_case *cases, size_t n, uint64_t seed, double max_decided)
 {
     for (size_t i = 0; i < n; i++) {
         struct tally t;
         run_sim(&cases[i].s, seed + i, &t);
         report(cases[i].name, &cases[i].s, &t);
-        if (aa)
-            assert_true(t.decided <= 0.05);
+        if (max_decided > 0)
+            assert_true(t.decided <= max_decided);
         else
             assert_true(t.coverage >= 0.94);
     }
@@ -481,10 +482,21 @@ static void test_sim_aa(void **state)
     const struct sim_case cases[] = {
         {"A/A", model(60, 1, 1, 0, 0.5)},         {"A/A heavy tails", model(60, 1, 1, 1, 0.5)},
         {"A/A 2 min", model(120, 1, 1, 1, 0.5)},  {"A/A 3 trials", model(20, 3, 1, 1, 0.5)},
-        {"A/A 5 s", model(5, 1, 1, 1, 0.5)},      {"A/A 30 s", model(30, 1, 1, 1, 0.5)},
         {"A/A 10 min", model(600, 1, 1, 1, 0.5)},
     };
-    run_cases(cases, sizeof cases / sizeof *cases, 2000, 1);
+    run_cases(cases, sizeof cases / sizeof *cases, 2000, 0.05);
+    /* Under 60 paired seconds only an effect beyond +-10 % is decided: the interval of a short
+     * duet is not trusted (its coverage can fall to 82 %), so the large effect's threshold is
+     * the smallest of 5, 10, 15, 20 and 25 % beyond which at most 0.5 % of A/A intervals lie
+     * (5 % lets 1.7 % of 5 s duets through, 10 % lets 0.1 %). */
+    const struct sim_case short_cases[] = {
+        {"A/A 5 s", model(5, 1, 1, 1, 0.5)},
+        {"A/A 10 s", model(10, 1, 1, 1, 0.5)},
+        {"A/A 30 s", model(30, 1, 1, 1, 0.5)},
+        {"A/A 59 s", model(59, 1, 1, 1, 0.5)},
+        {"A/A 5 s, short memory", model(5, 1, 1, 1, 0)},
+    };
+    run_cases(short_cases, sizeof short_cases / sizeof *short_cases, 2100, 0.005);
 }
 
 /* One 5 s duet decides a large effect (synchronous_commit off against on: about twice the
@@ -500,6 +512,10 @@ static void test_sim_five_seconds_decide(void **state)
     s = model(5, 1, 1.5, 1, 0.5);
     run_sim(&s, 3001, &t);
     report("+50 % in 5 s", &s, &t);
+    assert_true(t.decided >= 0.90);
+    s = model(5, 1, 1.3, 1, 0.5);
+    run_sim(&s, 3002, &t);
+    report("+30 % in 5 s", &s, &t);
     assert_true(t.decided >= 0.80);
 }
 
