@@ -260,6 +260,10 @@ struct cmp_judge {
     size_t n_a, n_b;
 };
 
+/* Set m->verdict, and m->detail (printf-style). */
+void cmp_set_verdict(struct cmp_metric *m, enum cmp_verdict v, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Set m->verdict and m->detail from the oriented interval [l, u]. */
 void cmp_judge_metric(struct cmp_metric *m, double l, double u, const struct cmp_judge *j);
 

@@ -9,6 +9,7 @@
 
 #include "base/mem.h"
 #include "compare/cmp_int.h"
+#include "compare/duet.h"
 
 const char *const cmp_metric_names[CMP_N_METRICS] = {"tps", "latency_p50", "latency_p95",
                                                      "latency_p99", "failure_rate"};
@@ -216,6 +217,7 @@ static int compare_sides(struct cmp_report *out, struct err *e)
         for (size_t s = 1; s < out->n_sides; s++) {
             out->outcomes[s - 1].side = s;
             cmp_analyse(out, &sr[0], &sr[s], &out->outcomes[s - 1]);
+            cmp_duet(out, s, &out->outcomes[s - 1]);
             cmp_scripts(out, s, &out->outcomes[s - 1]);
             cmp_classes(out, s, &out->outcomes[s - 1]);
             cmp_waits(out, s, &out->outcomes[s - 1]);

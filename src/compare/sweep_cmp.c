@@ -1,6 +1,7 @@
 /* A sweep's comparisons along one axis: every other value against the first, per cell of the
  * other axes and metric; pooled over a side's cells where Bartlett's test lets it, else
- * compare's own verdict over the cell's trials (docs/compare-method.md §3.6). */
+ * compare's own verdict over the cell's trials (docs/compare-method.md §3.6); a duet sweep's
+ * cells paired by second (§3.8). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -574,12 +575,18 @@ static void compare_sides(struct matrix *mx, size_t p, size_t u, const struct si
     const struct cmp_metric *cell = rep.outcomes[0].metrics;
     const struct sweep_cell *vc = &mx->d->cells[b->cells[0]];
     int whole_run = !no_terminals(mx, a) && !no_terminals(mx, b);
+    /* A duet sweep's cell whose trials pair up: compare paired them by second (duet.h). */
+    int duet = mx->d->duet && rep.outcomes[0].duet;
     for (int m = 0; whole_run && m < CMP_N_METRICS; m++) {
         struct sweep_comparison *r = new_record(mx->f);
         record_cell(mx, vc, r);
         r->fig_point = p;
         r->fig_setup = u;
         record_stalls(mx, a, b, &rep, r);
+        if (duet) {
+            fill_metric(r, m, &cell[m], "duet", -1);
+            continue;
+        }
         if (m >= CMP_N_RUN_FIGS || !a->ok || !b->ok) {
             fill_metric(r, m, &cell[m], "cell", -1);
             continue;
@@ -606,8 +613,10 @@ static void compare_sides(struct matrix *mx, size_t p, size_t u, const struct si
             fill_metric(r, m, &cell[m], "cell", refused ? 0 : -1);
         }
     }
-    script_records(mx, p, u, a, b, vc, &rep.outcomes[0]);
-    class_records(mx, p, u, vc, &rep.outcomes[0]);
+    if (!duet) { /* a duet's records are its whole-run metrics, paired */
+        script_records(mx, p, u, a, b, vc, &rep.outcomes[0]);
+        class_records(mx, p, u, vc, &rep.outcomes[0]);
+    }
     cmp_report_free(&rep);
 }
 

@@ -27,10 +27,7 @@ enum cmp_class cmp_classify(double l, double u, double null, double lo, double u
     return CMP_C_INCONCLUSIVE;
 }
 
-static void set(struct cmp_metric *m, enum cmp_verdict v, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void set(struct cmp_metric *m, enum cmp_verdict v, const char *fmt, ...)
+void cmp_set_verdict(struct cmp_metric *m, enum cmp_verdict v, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -57,24 +54,27 @@ static void projection(struct cmp_metric *m, const struct cmp_judge *j)
     if (j->d <= j->margin) {
         int eq = needed(j, j->margin - j->d);
         if (eq)
-            set(m, CMP_INCONCLUSIVE, "about %d trials per side would show whether it is inside %s",
-                eq, j->margin_text);
+            cmp_set_verdict(m, CMP_INCONCLUSIVE,
+                            "about %d trials per side would show whether it is inside %s", eq,
+                            j->margin_text);
         else
-            set(m, CMP_INCONCLUSIVE, noisy, CMP_MAX_TRIALS, j->margin_text);
+            cmp_set_verdict(m, CMP_INCONCLUSIVE, noisy, CMP_MAX_TRIALS, j->margin_text);
         return;
     }
     int dir = needed(j, j->d);
     int size = needed(j, j->d - j->margin);
     if (!dir)
-        set(m, CMP_INCONCLUSIVE, noisy, CMP_MAX_TRIALS, j->margin_text);
+        cmp_set_verdict(m, CMP_INCONCLUSIVE, noisy, CMP_MAX_TRIALS, j->margin_text);
     else if (!size)
-        set(m, CMP_INCONCLUSIVE,
+        cmp_set_verdict(
+            m, CMP_INCONCLUSIVE,
             "about %d trials per side would settle the direction (over %d to size it beyond %s)",
             dir, CMP_MAX_TRIALS, j->margin_text);
     else if (size == dir)
-        set(m, CMP_INCONCLUSIVE, "about %d trials per side would settle it", dir);
+        cmp_set_verdict(m, CMP_INCONCLUSIVE, "about %d trials per side would settle it", dir);
     else
-        set(m, CMP_INCONCLUSIVE,
+        cmp_set_verdict(
+            m, CMP_INCONCLUSIVE,
             "about %d trials per side would settle the direction, %d its size beyond %s", dir, size,
             j->margin_text);
 }
@@ -82,11 +82,11 @@ static void projection(struct cmp_metric *m, const struct cmp_judge *j)
 void cmp_judge_metric(struct cmp_metric *m, double l, double u, const struct cmp_judge *j)
 {
     if (j->hard) {
-        set(m, CMP_INCONCLUSIVE, "%s", j->hard);
+        cmp_set_verdict(m, CMP_INCONCLUSIVE, "%s", j->hard);
         return;
     }
     if (isnan(l) || isnan(u)) {
-        set(m, CMP_INCONCLUSIVE, "no interval could be computed");
+        cmp_set_verdict(m, CMP_INCONCLUSIVE, "no interval could be computed");
         return;
     }
     enum cmp_class c = cmp_classify(l, u, j->null, j->lo, j->up);
@@ -95,40 +95,42 @@ void cmp_judge_metric(struct cmp_metric *m, double l, double u, const struct cmp
     if (j->cap) {
         /* Gates make small differences unjudgeable, not a halving of throughput. */
         if (l > j->gross_up || u < j->gross_lo)
-            set(m, dir, "far beyond run-to-run noise although %s%s", j->cap, prov);
+            cmp_set_verdict(m, dir, "far beyond run-to-run noise although %s%s", j->cap, prov);
         else
-            set(m, CMP_INCONCLUSIVE, "%s", j->cap);
+            cmp_set_verdict(m, CMP_INCONCLUSIVE, "%s", j->cap);
         return;
     }
     switch (c) {
     case CMP_C_BETTER:
     case CMP_C_WORSE:
         if (j->single)
-            set(m, dir, "provisional: one trial per side");
+            cmp_set_verdict(m, dir, "provisional: one trial per side");
         else
-            set(m, dir, "beyond the %s margin", j->margin_text);
+            cmp_set_verdict(m, dir, "beyond the %s margin", j->margin_text);
         return;
     case CMP_C_BETTER_NEGLIGIBLE:
     case CMP_C_WORSE_NEGLIGIBLE:
-        set(m, CMP_NO_DIFFERENCE, "real but inside %s%s", j->margin_text, prov);
+        cmp_set_verdict(m, CMP_NO_DIFFERENCE, "real but inside %s%s", j->margin_text, prov);
         return;
     case CMP_C_EQUIVALENT:
-        set(m, CMP_NO_DIFFERENCE, "inside %s%s", j->margin_text, prov);
+        cmp_set_verdict(m, CMP_NO_DIFFERENCE, "inside %s%s", j->margin_text, prov);
         return;
     case CMP_C_BETTER_SMALL:
     case CMP_C_WORSE_SMALL:
         /* Within one run the direction is clear, but between-run noise, unknown with one
          * trial per side, is usually larger than a difference this close to the margin. */
         if (j->single)
-            set(m, CMP_INCONCLUSIVE, "B %s within these runs, size uncertain; repeat each side",
-                dir == CMP_BETTER ? "better" : "worse");
+            cmp_set_verdict(m, CMP_INCONCLUSIVE,
+                            "B %s within these runs, size uncertain; repeat each side",
+                            dir == CMP_BETTER ? "better" : "worse");
         else
-            set(m, dir, "size uncertain: the CI reaches inside %s", j->margin_text);
+            cmp_set_verdict(m, dir, "size uncertain: the CI reaches inside %s", j->margin_text);
         return;
     default:
         if (j->single)
-            set(m, CMP_INCONCLUSIVE, "the CI reaches past %s; repeat each side, or run longer",
-                j->margin_text);
+            cmp_set_verdict(m, CMP_INCONCLUSIVE,
+                            "the CI reaches past %s; repeat each side, or run longer",
+                            j->margin_text);
         else
             projection(m, j);
         return;

@@ -70,6 +70,14 @@ static void print_window(FILE *out, const struct cmp_report *rep, const struct c
 {
     const struct cmp_window *w = &o->window;
     char text[400], wa[40], wb[40];
+    if (o->duet) { /* duet partners: every complete interval, second against second */
+        snprintf(text, sizeof text,
+                 "paired by second: duet; %zu s paired, every complete interval, in %zu batches "
+                 "of up to %.0f s",
+                 o->duet_pairs, o->duet_batches, o->duet_batch_s);
+        print_wrapped(out, "window  ", 0, text);
+        return;
+    }
     int n = snprintf(text, sizeof text, "%.0f s to %.0f s of every run (%.0f s);", w->start_s,
                      w->end_s, w->end_s - w->start_s);
     if (!w->auto_warmup)
@@ -383,6 +391,17 @@ int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
         json_array_append_new(warnings, json_string(rep->warnings[i]));
     json_t *root = json_object();
     json_object_set_new(root, "metrics", metrics);
+    for (size_t i = 0; i < rep->n_outcomes; i++)
+        if (rep->outcomes[i].duet) { /* only for duet partners */
+            const struct cmp_outcome *o = &rep->outcomes[i];
+            json_t *p = json_object();
+            json_object_set_new(p, "method", json_string("duet"));
+            json_object_set_new(p, "seconds", json_integer((json_int_t)o->duet_pairs));
+            json_object_set_new(p, "batches", json_integer((json_int_t)o->duet_batches));
+            json_object_set_new(p, "batch_s", number(o->duet_batch_s));
+            json_object_set_new(root, "paired", p);
+            break;
+        }
     if (json_array_size(scripts) > 0) /* only when both sides ran the same scripts */
         json_object_set_new(root, "scripts", json_incref(scripts));
     json_decref(scripts);

@@ -154,6 +154,13 @@ static void metric_row(struct report_doc *d, int k, const struct cmp_metric *m, 
 static void window_text(struct report_doc *d, const struct cmp_outcome *o)
 {
     const struct cmp_window *w = &o->window;
+    if (o->duet) { /* duet partners (compare/duet.h) */
+        buf_printf(d->out,
+                   "<p class=\"meta\">Paired by second: duet; %zu s paired, every complete "
+                   "interval, in %zu batches of up to %.0f s.</p>\n",
+                   o->duet_pairs, o->duet_batches, o->duet_batch_s);
+        return;
+    }
     buf_printf(d->out, "<p class=\"meta\">Compared: %.0f s to %.0f s of every run", w->start_s,
                w->end_s);
     if (!w->auto_warmup)

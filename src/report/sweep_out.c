@@ -298,7 +298,7 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
         }
     }
     grid_row(out, &g, 0);
-    int cell_method = 0, pooled = 0;
+    int cell_method = 0, pooled = 0, duet = 0;
     for (size_t i = 0; i < f->n; i++) {
         grid_row(out, &g, i + 1);
         for (size_t u = u0; axis && u < d->n_setups; u++) {
@@ -309,8 +309,9 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
                     continue;
                 cell_method |= strcmp(r->method, "cell") == 0 && r->homogeneous == 0;
                 pooled |= strcmp(r->method, "pooled") == 0;
+                duet |= strcmp(r->method, "duet") == 0;
                 if (strcmp(r->verdict, "inconclusive") == 0 &&
-                    strstr(r->detail, "trials per side")) {
+                    (strstr(r->detail, "trials per side") || strstr(r->detail, "paired second"))) {
                     char name[300];
                     side_name(name, sizeof name, d, axis, r->value, u);
                     fprintf(out, "        %s %s: %s\n", name, m ? "latency_p99" : "tps", r->detail);
@@ -325,6 +326,10 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
     if (pooled)
         fputs("pooled: the interval takes each side's between-trial variance pooled over its "
               "cells (log scale, Bartlett's test); cell: the cell's own trials\n",
+              out);
+    if (duet)
+        fputs("duet: the two setups ran at once, each second of one paired with the same second "
+              "of the other (log ratio), a batch-means interval over them\n",
               out);
     if (cell_method)
         fputs("cell where pooling was refused: the trials' noise differs between a side's "
