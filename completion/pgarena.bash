@@ -26,6 +26,7 @@ _pgarena_options()
     compare) words="--json --csv --fail-if-worse --seed --margin --by --help" ;;
     report) words="--output -o --title --history --help" ;;
     sweep) words="--quiet -q --workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --seed --local --no-statements --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --capture --speed --map-db --map-user --session-set --reset-from --read-only --force --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --init --set --setup --trials --duet --max-rate --slo --compare --json --replay --host -h --port -p --username -U --help" ;;
+    calibrate) words="--workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --seed --local --no-statements --quiet -q --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --capture --speed --map-db --map-user --session-set --reset-from --read-only --force --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --trials --json --host -h --port -p --username -U --help" ;;
     local) words="--dir --help" ;;
     check) words="--workload -w --all --jobs -j --host -h --port -p --username -U --help" ;;
     recover) words="--help" ;;
@@ -77,7 +78,7 @@ _pgarena()
         words=("${COMP_WORDS[@]}")
         cword=$COMP_CWORD
     fi
-    local commands="check compare history init local merge recover replay report run show store sweep"
+    local commands="calibrate check compare history init local merge recover replay report run show store sweep"
     local subcommands="capture prepare run show"
     local prog=${words[0]} cmd="" i
     for ((i = 1; i < cword; i++)); do
@@ -162,39 +163,39 @@ _pgarena()
         _pgarena_value ""
         return
         ;;
-    "run -w" | "run --workload" | "sweep -w" | "sweep --workload")
+    "run -w" | "run --workload" | "sweep -w" | "sweep --workload" | "calibrate -w" | "calibrate --workload")
         _pgarena_value "@workload"
         return
         ;;
-    "run -f" | "run --file" | "sweep -f" | "sweep --file")
+    "run -f" | "run --file" | "sweep -f" | "sweep --file" | "calibrate -f" | "calibrate --file")
         _pgarena_value "@file"
         return
         ;;
-    "run -b" | "run --builtin" | "sweep -b" | "sweep --builtin")
+    "run -b" | "run --builtin" | "sweep -b" | "sweep --builtin" | "calibrate -b" | "calibrate --builtin")
         _pgarena_value "tpcb-like simple-update select-only list"
         return
         ;;
-    "run -D" | "run --define" | "sweep -D" | "sweep --define")
+    "run -D" | "run --define" | "sweep -D" | "sweep --define" | "calibrate -D" | "calibrate --define")
         _pgarena_value ""
         return
         ;;
-    "run -s" | "run --scale")
+    "run -s" | "run --scale" | "calibrate -s" | "calibrate --scale")
         _pgarena_value ""
         return
         ;;
-    "run --tables" | "sweep --tables")
+    "run --tables" | "sweep --tables" | "calibrate --tables")
         _pgarena_value ""
         return
         ;;
-    "run --table-size" | "sweep --table-size")
+    "run --table-size" | "sweep --table-size" | "calibrate --table-size")
         _pgarena_value ""
         return
         ;;
-    "run -c" | "run --clients")
+    "run -c" | "run --clients" | "calibrate -c" | "calibrate --clients")
         _pgarena_value ""
         return
         ;;
-    "run -j" | "run --jobs" | "replay-run -j" | "replay-run --jobs")
+    "run -j" | "run --jobs" | "calibrate -j" | "calibrate --jobs" | "replay-run -j" | "replay-run --jobs")
         _pgarena_value ""
         return
         ;;
@@ -202,15 +203,15 @@ _pgarena()
         _pgarena_value ""
         return
         ;;
-    "run -t" | "run --transactions" | "sweep -t" | "sweep --transactions")
+    "run -t" | "run --transactions" | "sweep -t" | "sweep --transactions" | "calibrate -t" | "calibrate --transactions")
         _pgarena_value ""
         return
         ;;
-    "run -M" | "run --protocol" | "sweep -M" | "sweep --protocol")
+    "run -M" | "run --protocol" | "sweep -M" | "sweep --protocol" | "calibrate -M" | "calibrate --protocol")
         _pgarena_value "simple extended prepared"
         return
         ;;
-    "run -P" | "run --progress" | "sweep -P" | "sweep --progress" | "replay-run -P" | "replay-run --progress")
+    "run -P" | "run --progress" | "sweep -P" | "sweep --progress" | "calibrate -P" | "calibrate --progress" | "replay-run -P" | "replay-run --progress")
         _pgarena_value ""
         return
         ;;
@@ -218,127 +219,127 @@ _pgarena()
         _pgarena_value "@json"
         return
         ;;
-    "run -R" | "run --rate")
+    "run -R" | "run --rate" | "calibrate -R" | "calibrate --rate")
         _pgarena_value ""
         return
         ;;
-    "run -L" | "run --latency-limit" | "sweep -L" | "sweep --latency-limit")
+    "run -L" | "run --latency-limit" | "sweep -L" | "sweep --latency-limit" | "calibrate -L" | "calibrate --latency-limit")
         _pgarena_value ""
         return
         ;;
-    "run --warmup" | "sweep --warmup" | "replay-run --warmup")
+    "run --warmup" | "sweep --warmup" | "calibrate --warmup" | "replay-run --warmup")
         _pgarena_value ""
         return
         ;;
-    "run --max-tries" | "sweep --max-tries")
+    "run --max-tries" | "sweep --max-tries" | "calibrate --max-tries")
         _pgarena_value ""
         return
         ;;
-    "run --timeout" | "sweep --timeout" | "replay-run --timeout")
+    "run --timeout" | "sweep --timeout" | "calibrate --timeout" | "replay-run --timeout")
         _pgarena_value ""
         return
         ;;
-    "run --label" | "replay-run --label")
+    "run --label" | "calibrate --label" | "replay-run --label")
         _pgarena_value ""
         return
         ;;
-    "run --report" | "sweep --report" | "replay-run --report")
+    "run --report" | "sweep --report" | "calibrate --report" | "replay-run --report")
         _pgarena_value "@html"
         return
         ;;
-    "run --seed" | "sweep --seed")
+    "run --seed" | "sweep --seed" | "calibrate --seed")
         _pgarena_value ""
         return
         ;;
-    "run --warehouses" | "sweep --warehouses")
+    "run --warehouses" | "sweep --warehouses" | "calibrate --warehouses")
         _pgarena_value ""
         return
         ;;
-    "run --mix" | "sweep --mix")
+    "run --mix" | "sweep --mix" | "calibrate --mix")
         _pgarena_value ""
         return
         ;;
-    "run --analytic-clients" | "sweep --analytic-clients")
+    "run --analytic-clients" | "sweep --analytic-clients" | "calibrate --analytic-clients")
         _pgarena_value ""
         return
         ;;
-    "run --queries" | "sweep --queries")
+    "run --queries" | "sweep --queries" | "calibrate --queries")
         _pgarena_value ""
         return
         ;;
-    "run --capture" | "sweep --capture")
+    "run --capture" | "sweep --capture" | "calibrate --capture")
         _pgarena_value "@file"
         return
         ;;
-    "run --speed")
+    "run --speed" | "calibrate --speed")
         _pgarena_value ""
         return
         ;;
-    "run --map-db")
+    "run --map-db" | "calibrate --map-db")
         _pgarena_value ""
         return
         ;;
-    "run --map-user")
+    "run --map-user" | "calibrate --map-user")
         _pgarena_value ""
         return
         ;;
-    "run --session-set")
+    "run --session-set" | "calibrate --session-set")
         _pgarena_value ""
         return
         ;;
-    "run --reset-from")
+    "run --reset-from" | "calibrate --reset-from")
         _pgarena_value ""
         return
         ;;
-    "run --show-script" | "sweep --show-script")
+    "run --show-script" | "sweep --show-script" | "calibrate --show-script")
         _pgarena_value "tpcb-like simple-update select-only"
         return
         ;;
-    "run --log-prefix" | "sweep --log-prefix")
+    "run --log-prefix" | "sweep --log-prefix" | "calibrate --log-prefix")
         _pgarena_value ""
         return
         ;;
-    "run --sampling-rate" | "sweep --sampling-rate")
+    "run --sampling-rate" | "sweep --sampling-rate" | "calibrate --sampling-rate")
         _pgarena_value ""
         return
         ;;
-    "run --aggregate-interval" | "sweep --aggregate-interval")
+    "run --aggregate-interval" | "sweep --aggregate-interval" | "calibrate --aggregate-interval")
         _pgarena_value ""
         return
         ;;
-    "run --agents" | "sweep --agents")
+    "run --agents" | "sweep --agents" | "calibrate --agents")
         _pgarena_value ""
         return
         ;;
-    "run --agent-index" | "sweep --agent-index")
+    "run --agent-index" | "sweep --agent-index" | "calibrate --agent-index")
         _pgarena_value ""
         return
         ;;
-    "run --run-id" | "sweep --run-id")
+    "run --run-id" | "sweep --run-id" | "calibrate --run-id")
         _pgarena_value ""
         return
         ;;
-    "run --coord" | "sweep --coord")
+    "run --coord" | "sweep --coord" | "calibrate --coord")
         _pgarena_value ""
         return
         ;;
-    "run --merged" | "sweep --merged")
+    "run --merged" | "sweep --merged" | "calibrate --merged")
         _pgarena_value ""
         return
         ;;
-    "run --agent-wait" | "sweep --agent-wait")
+    "run --agent-wait" | "sweep --agent-wait" | "calibrate --agent-wait")
         _pgarena_value ""
         return
         ;;
-    "run --sample-ms" | "sweep --sample-ms" | "replay-run --sample-ms")
+    "run --sample-ms" | "sweep --sample-ms" | "calibrate --sample-ms" | "replay-run --sample-ms")
         _pgarena_value ""
         return
         ;;
-    "run --meta" | "sweep --meta")
+    "run --meta" | "sweep --meta" | "calibrate --meta")
         _pgarena_value ""
         return
         ;;
-    "run --store" | "sweep --store")
+    "run --store" | "sweep --store" | "calibrate --store")
         _pgarena_value ""
         return
         ;;
@@ -376,6 +377,18 @@ _pgarena()
         ;;
     "sweep -o" | "sweep --output")
         _pgarena_value "@dir"
+        return
+        ;;
+    "calibrate --trials")
+        _pgarena_value ""
+        return
+        ;;
+    "calibrate -T" | "calibrate --time")
+        _pgarena_value ""
+        return
+        ;;
+    "calibrate -o" | "calibrate --output")
+        _pgarena_value "@json"
         return
         ;;
     "sweep --slo")
@@ -534,15 +547,15 @@ _pgarena()
         _pgarena_value "@dir"
         return
         ;;
-    "init -h" | "init --host" | "run -h" | "run --host" | "sweep -h" | "sweep --host" | "check -h" | "check --host" | "replay-capture -h" | "replay-capture --host" | "replay-run -h" | "replay-run --host")
+    "init -h" | "init --host" | "run -h" | "run --host" | "sweep -h" | "sweep --host" | "calibrate -h" | "calibrate --host" | "check -h" | "check --host" | "replay-capture -h" | "replay-capture --host" | "replay-run -h" | "replay-run --host")
         _pgarena_value ""
         return
         ;;
-    "init -p" | "init --port" | "run -p" | "run --port" | "sweep -p" | "sweep --port" | "check -p" | "check --port" | "replay-capture -p" | "replay-capture --port" | "replay-run -p" | "replay-run --port")
+    "init -p" | "init --port" | "run -p" | "run --port" | "sweep -p" | "sweep --port" | "calibrate -p" | "calibrate --port" | "check -p" | "check --port" | "replay-capture -p" | "replay-capture --port" | "replay-run -p" | "replay-run --port")
         _pgarena_value ""
         return
         ;;
-    "init -U" | "init --username" | "run -U" | "run --username" | "sweep -U" | "sweep --username" | "check -U" | "check --username" | "replay-capture -U" | "replay-capture --username" | "replay-run -U" | "replay-run --username")
+    "init -U" | "init --username" | "run -U" | "run --username" | "sweep -U" | "sweep --username" | "calibrate -U" | "calibrate --username" | "check -U" | "check --username" | "replay-capture -U" | "replay-capture --username" | "replay-run -U" | "replay-run --username")
         _pgarena_value ""
         return
         ;;

@@ -21,6 +21,7 @@ int cli_report(int argc, char **argv, struct err *e);
 int cli_check(int argc, char **argv, struct err *e);
 int cli_recover(int argc, char **argv, struct err *e);
 int cli_sweep(int argc, char **argv, struct err *e);
+int cli_calibrate(int argc, char **argv, struct err *e);
 int cli_merge(int argc, char **argv, struct err *e);
 int cli_store(int argc, char **argv, struct err *e);
 /* 3 when --fail-if-regressed finds the newest run in a worse segment. */

@@ -15,6 +15,7 @@ int cli_local_parse(int argc, char **argv, struct err *e);
 int cli_check_parse(int argc, char **argv, struct err *e);
 int cli_recover_parse(int argc, char **argv, struct err *e);
 int cli_sweep_parse(int argc, char **argv, struct err *e);
+int cli_calibrate_parse(int argc, char **argv, struct err *e);
 int cli_merge_parse(int argc, char **argv, struct err *e);
 int cli_store_parse(int argc, char **argv, struct err *e);
 int cli_history_parse(int argc, char **argv, struct err *e);

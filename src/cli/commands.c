@@ -11,7 +11,7 @@ static const struct cli_command commands[] = {
     {"sweep", cli_sweep, cli_sweep_parse},    {"recover", cli_recover, cli_recover_parse},
     {"check", cli_check, cli_check_parse},    {"merge", cli_merge, cli_merge_parse},
     {"store", cli_store, cli_store_parse},    {"history", cli_history, cli_history_parse},
-    {"replay", cli_replay, cli_replay_parse},
+    {"replay", cli_replay, cli_replay_parse}, {"calibrate", cli_calibrate, cli_calibrate_parse},
 };
 
 const struct cli_command *cli_command_find(const char *name)

@@ -41,10 +41,15 @@ int cli_opt_val(const struct cli_opt_def *d)
     return o->short_name ? o->short_name : o->code;
 }
 
+int cli_cmd_takes_run(enum cli_cmd c)
+{
+    return c == CLI_SWEEP || c == CLI_CALIBRATE;
+}
+
 int cli_cmd_takes(enum cli_cmd c, const struct cli_opt_use *u)
 {
     unsigned mask = 1u << c;
-    if (c == CLI_SWEEP)
+    if (cli_cmd_takes_run(c))
         mask |= C_RUN;
     return (u->cmds & mask) != 0;
 }
@@ -71,7 +76,7 @@ static void build(enum cli_cmd c)
         for (size_t k = 0; k < cli_n_opt_defs; k++) {
             if (cli_opt_defs[k].code != u->code || n == MAX_OPTS ||
                 (cli_opt_defs[k].alias && !(cli_opt_defs[k].cmds & (1u << c)) &&
-                 !(c == CLI_SWEEP && (cli_opt_defs[k].cmds & C_RUN))))
+                 !(cli_cmd_takes_run(c) && (cli_opt_defs[k].cmds & C_RUN))))
                 continue;
             tables[c][n++] =
                 (struct option){cli_opt_defs[k].name, d->has_arg, NULL, cli_opt_val(d)};

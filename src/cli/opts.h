@@ -66,6 +66,9 @@ const struct cli_opt_def *cli_opt_find(int code);
 /* What getopt_long returns for the option: its short form, else its code. */
 int cli_opt_val(const struct cli_opt_def *d);
 
+/* Whether command c takes every option of run besides its own (sweep, calibrate). */
+int cli_cmd_takes_run(enum cli_cmd c);
+
 /* Whether command c takes the options of use u (sweep takes every one of run's too). */
 int cli_cmd_takes(enum cli_cmd c, const struct cli_opt_use *u);
 

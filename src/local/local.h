@@ -67,4 +67,8 @@ int local_attach(struct local_server *srv, const char *dir, struct err *e);
  * cleanup cannot run. */
 void local_emergency_cleanup(void);
 
+/* Remove path and everything below it, never following symlinks (a scratch server's
+ * directory, calibrate's sweeps). A missing path is fine. Returns 0, or -1 with errno set. */
+int local_rmtree(const char *path);
+
 #endif

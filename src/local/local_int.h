@@ -45,10 +45,6 @@ extern volatile sig_atomic_t local_run_pid;
  * non-empty one, without its newline. out is "" when the file is missing or empty. */
 void local_log_line(const char *path, char *out, size_t n);
 
-/* Remove path and everything below it, never following symlinks. A missing path is fine.
- * Returns 0, or -1 with errno set. */
-int local_rmtree(const char *path);
-
 /* snprintf that reports truncation: 0 when the result fits in n bytes, else -1. */
 int local_fmt(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
