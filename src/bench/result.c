@@ -97,15 +97,18 @@ static const char *end_reason_name(enum end_reason why)
     }
 }
 
-/* run_id: random, or for an agent derived from --run-id and its index; meta from --meta. */
+void bench_draw_run_id(struct bench *b)
+{
+    if (b->p.agents.count > 0 && b->p.agents.run_id)
+        run_id_derived("agent", b->p.agents.run_id, (long)b->p.agents.index, b->run_id);
+    else
+        run_id_random(b->run_id);
+}
+
+/* run_id: the one drawn before the run; meta from --meta. */
 static void identity(const struct bench *b, struct result *r)
 {
-    char id[RUN_ID_LEN + 1];
-    if (b->p.agents.count > 0 && b->p.agents.run_id)
-        run_id_derived("agent", b->p.agents.run_id, (long)b->p.agents.index, id);
-    else
-        run_id_random(id);
-    r->run_id = xstrdup(id);
+    r->run_id = xstrdup(b->run_id);
     r->meta = xcalloc((size_t)b->p.n_meta + 1, sizeof *r->meta);
     for (int i = 0; i < b->p.n_meta; i++) {
         const char *eq = strchr(b->p.meta[i], '=');
