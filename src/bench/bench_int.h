@@ -76,6 +76,7 @@ struct bench_metrics {
     struct metrics_run *run; /* NULL: no --metrics-listen */
     struct metrics_figures f;
     int n_clients;
+    int feed; /* a replay: its transactions are statements */
     struct bench_chain chain;
 };
 

@@ -45,6 +45,7 @@ void bench_metrics_configure(struct bench *b, struct engine_config *cfg)
     if (!bm->run)
         return;
     bm->n_clients = cfg->clients;
+    bm->feed = cfg->feed != NULL;
     bench_chain_wrap(&bm->chain, cfg, started, measure_start, b);
     cfg->counters = 1; /* the failures by kind, retries, statements and lag so far */
 }
@@ -60,16 +61,17 @@ void bench_metrics_waits(struct bench *b, const struct sample_interval *si)
     }
 }
 
-/* The counts the engine gives every so often: as they stood after an interval. */
-static void so_far(struct metrics_figures *f, const struct engine_result *r)
+/* The counts the engine gives every so often: as they stood after an interval. A replay's
+ * statements are its transactions (feed). */
+static void so_far(struct metrics_figures *f, const struct engine_result *r, int feed)
 {
     uint64_t errors[RESULT_N_ERRORS];
     bench_error_counts(r, errors);
     for (int k = 0; k < RESULT_N_ERRORS && k < METRICS_MAX_KINDS; k++)
         f->failures[k] = errors[k];
     f->retries = r->n_retries;
-    f->statements = 0;
-    for (int i = 0; i < r->n_statements; i++)
+    f->statements = feed ? r->n_tx : 0;
+    for (int i = 0; !feed && i < r->n_statements; i++)
         f->statements += r->statements[i].count;
     if (r->lag)
         metrics_hist_set(&f->lag, r->lag);
@@ -85,7 +87,7 @@ void bench_metrics_interval(struct bench *b, const struct engine_interval *iv,
     f->transactions += iv->n_tx;
     metrics_hist_add_sparse(&f->latency, iv->latency);
     if (iv->so_far)
-        so_far(f, iv->so_far);
+        so_far(f, iv->so_far, bm->feed);
     if (b->sampling.pids) {
         f->clients_connected = 0;
         for (int i = 0; i < b->sampling.n_pids; i++)
@@ -121,7 +123,7 @@ void bench_metrics_end(struct bench *b, const struct engine_result *er)
     }
     /* The run's own totals: what the result file counts, whatever the intervals missed. */
     f->transactions = er->n_tx;
-    so_far(f, er);
+    so_far(f, er, bm->feed);
     if (er->latency)
         metrics_hist_set(&f->latency, er->latency);
     publish(b);
