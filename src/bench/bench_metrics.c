@@ -73,7 +73,7 @@ static void so_far(struct metrics_figures *f, const struct engine_result *r, int
     f->statements = feed ? r->n_tx : 0;
     for (int i = 0; !feed && i < r->n_statements; i++)
         f->statements += r->statements[i].count;
-    if (r->lag)
+    if (r->lag && hist_count(r->lag) > 0) /* -R and replays: a whole histogram's scan */
         metrics_hist_set(&f->lag, r->lag);
 }
 
