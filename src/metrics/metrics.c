@@ -62,6 +62,20 @@ void metrics_hist_set(struct metrics_hist *h, const struct hist *src)
     hist_sparse_free(&s);
 }
 
+/* A label value, escaped as both formats want (backslash, double quote, newline). */
+static void put_escaped(struct buf *b, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\' || *s == '"')
+            buf_putc(b, '\\');
+        if (*s == '\n') {
+            buf_puts(b, "\\n");
+            continue;
+        }
+        buf_putc(b, *s);
+    }
+}
+
 struct metrics_run *metrics_run_add(struct metrics *m, const char *run_id, const char *label,
                                     const char *workload, const char *const *kinds, int n_kinds)
 {
@@ -71,6 +85,18 @@ struct metrics_run *metrics_run_add(struct metrics *m, const char *run_id, const
     r->label = label && *label ? xstrdup(label) : NULL;
     r->workload = xstrdup(workload ? workload : "");
     r->kinds = kinds;
+    struct buf l; /* the run's labels, escaped once */
+    buf_init(&l);
+    buf_puts(&l, "run_id=\"");
+    put_escaped(&l, r->run_id);
+    if (r->label) {
+        buf_puts(&l, "\",label=\"");
+        put_escaped(&l, r->label);
+    }
+    buf_puts(&l, "\",workload=\"");
+    put_escaped(&l, r->workload);
+    buf_putc(&l, '"');
+    r->labels = l.data;
     r->n_kinds = n_kinds < METRICS_MAX_KINDS ? n_kinds : METRICS_MAX_KINDS;
     pthread_mutex_lock(&m->mu);
     if (m->n_runs == m->cap_runs) {
@@ -101,6 +127,7 @@ void metrics_registry_free(struct metrics *m)
     for (size_t i = 0; i < m->n_runs; i++) {
         free(m->runs[i]->run_id);
         free(m->runs[i]->label);
+        free(m->runs[i]->labels);
         free(m->runs[i]->workload);
         free(m->runs[i]);
     }
@@ -108,36 +135,36 @@ void metrics_registry_free(struct metrics *m)
     pthread_mutex_destroy(&m->mu);
 }
 
-/* A label value, escaped as both formats want (backslash, double quote, newline). */
-static void put_escaped(struct buf *b, const char *s)
+/* The bounds in seconds, as the le labels say them ("0.000032"), made once. */
+static char le_text[METRICS_N_BOUNDS][24];
+static pthread_once_t le_once = PTHREAD_ONCE_INIT;
+
+static void le_make(void)
 {
-    for (; *s; s++) {
-        if (*s == '\\' || *s == '"')
-            buf_putc(b, '\\');
-        if (*s == '\n') {
-            buf_puts(b, "\\n");
-            continue;
-        }
-        buf_putc(b, *s);
+    for (int i = 0; i < METRICS_N_BOUNDS; i++) {
+        int64_t us = metrics_bound_us(i);
+        char *t = le_text[i];
+        snprintf(t, sizeof le_text[i], "%lld.%06lld", (long long)(us / 1000000),
+                 (long long)(us % 1000000));
+        size_t len = strlen(t);
+        while (t[len - 1] == '0')
+            t[--len] = '\0';
     }
 }
 
-/* name{run labels[,extra="value"]} */
+/* name{run labels[,extra="value"]}: extra's values are pgarena's own words (kinds, phases,
+ * classes, bounds), written as they are. */
 static void sample_start(struct buf *b, const char *name, const struct metrics_run *r,
                          const char *extra, const char *value)
 {
-    buf_printf(b, "%s{run_id=\"", name);
-    put_escaped(b, r->run_id);
-    if (r->label) {
-        buf_puts(b, "\",label=\"");
-        put_escaped(b, r->label);
-    }
-    buf_puts(b, "\",workload=\"");
-    put_escaped(b, r->workload);
-    buf_putc(b, '"');
+    buf_puts(b, name);
+    buf_putc(b, '{');
+    buf_puts(b, r->labels);
     if (extra) {
-        buf_printf(b, ",%s=\"", extra);
-        put_escaped(b, value);
+        buf_putc(b, ',');
+        buf_puts(b, extra);
+        buf_puts(b, "=\"");
+        buf_puts(b, value);
         buf_putc(b, '"');
     }
 }
@@ -166,18 +193,12 @@ static void family(struct buf *b, int om, const char *name, const char *type, co
 static void put_hist(struct buf *b, const char *name, const struct metrics_run *r,
                      const struct metrics_hist *h)
 {
-    char n[96], le[32];
+    char n[96];
     snprintf(n, sizeof n, "%s_bucket", name);
     uint64_t below = 0;
     for (int i = 0; i < METRICS_N_BOUNDS; i++) {
         below += h->bucket[i];
-        int64_t us = metrics_bound_us(i);
-        snprintf(le, sizeof le, "%lld.%06lld", (long long)(us / 1000000),
-                 (long long)(us % 1000000));
-        size_t len = strlen(le);
-        while (le[len - 1] == '0')
-            le[--len] = '\0';
-        put_u64(b, n, r, "le", le, below);
+        put_u64(b, n, r, "le", le_text[i], below);
     }
     put_u64(b, n, r, "le", "+Inf", h->count);
     snprintf(n, sizeof n, "%s_count", name);
@@ -204,6 +225,7 @@ static void counter(struct buf *b, int om, struct metrics_run *const *rs, size_t
 
 char *metrics_render(struct metrics *m, int om, size_t *len)
 {
+    pthread_once(&le_once, le_make);
     struct buf b;
     buf_init(&b);
     pthread_mutex_lock(&m->mu);

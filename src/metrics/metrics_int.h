@@ -10,6 +10,7 @@
 struct metrics_run {
     struct metrics *m;
     char *run_id, *label, *workload;
+    char *labels; /* run_id="...",label="...",workload="...", escaped */
     const char *const *kinds;
     int n_kinds;
     struct metrics_figures f; /* under the registry's mutex */
