@@ -207,3 +207,30 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); print
     assert_err "--metrics-listen $port: cannot listen: Address already in use"
     [ ! -e r.json ] || fail "a result file from a run refused"
 }
+
+# A sweep serves every cell under its own run_id, all on the one endpoint: at the end, each
+# cell's series are there with the cell's result file's run_id and transactions.
+test_metrics_sweep_cells() {
+    db=$(pgbench_db pga_metrics_sweep)
+    port=$(free_port)
+    pga_bg sweep "$db" -c 1,2 -T 1 -q --metrics-listen "$port" -o sw
+    # The sweep waits (at most 5 s) for a scrape that sees its end: scrape until one does.
+    for _ in $(seq 1 1200); do
+        curl -sf "http://127.0.0.1:$port/metrics" -o m.txt 2>/dev/null &&
+            [ "$(grep -c 'phase="done"} 1' m.txt)" -eq 2 ] && break
+        sleep 0.05
+    done
+    pga_wait
+    assert_rc 0
+    [ "$(grep -c 'phase="done"} 1' m.txt)" -eq 2 ] || { cat m.txt; fail "not both cells done"; }
+    n=0
+    for f in sw/*.json; do
+        [ "$(basename "$f")" = sweep.json ] && continue
+        id=$(pyjson_value "$f" 'd["run_id"]')
+        tx=$(pyjson_value "$f" 'd["summary"]["transactions"]')
+        grep -qE "^pgarena_transactions_total\{run_id=\"$id\",label=\"default\",workload=\"tpcb-like\"\} $tx\$" m.txt ||
+            { cat m.txt; fail "cell $f: not its run_id with $tx transactions"; }
+        n=$((n + 1))
+    done
+    [ "$n" -eq 2 ] || fail "expected two cells' result files, found $n"
+}
