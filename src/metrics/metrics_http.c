@@ -295,12 +295,17 @@ static void conn_write(struct metrics *m, struct conn *c)
     conn_close(c);
 }
 
-static void accept_all(int listen_fd, struct conn *conns)
+/* Accept what is waiting. 0, or -1 when accept fails for want of a descriptor (EMFILE...):
+ * the caller stops listening a moment instead of spinning on a backlog it cannot take. */
+static int accept_all(int listen_fd, struct conn *conns)
 {
     for (;;) {
         int fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
-            return;
+            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
+                           errno == ECONNABORTED
+                       ? 0
+                       : -1;
         struct conn *c = NULL;
         for (int i = 0; i < METRICS_MAX_CONNS && !c; i++)
             if (conns[i].fd < 0)
@@ -322,6 +327,7 @@ static void *serve(void *arg)
     struct conn *conns = xcalloc(METRICS_MAX_CONNS, sizeof *conns);
     for (int i = 0; i < METRICS_MAX_CONNS; i++)
         conns[i].fd = -1;
+    time_ns pause = 0; /* not listening until then (accept failed for want of descriptors) */
     for (;;) {
         pthread_mutex_lock(&m->mu);
         int stop = m->stop;
@@ -332,16 +338,18 @@ static void *serve(void *arg)
         struct conn *of[2 + METRICS_MAX_CONNS];
         int n = 0;
         pfd[n++] = (struct pollfd){.fd = m->wake[0], .events = POLLIN};
-        pfd[n++] = (struct pollfd){.fd = m->listen_fd, .events = POLLIN};
         time_ns now = clock_now_ns(), next = now + NS_PER_S;
+        pfd[n++] = (struct pollfd){.fd = m->listen_fd, .events = now < pause ? 0 : POLLIN};
+        if (now < pause)
+            next = pause;
         for (int i = 0; i < METRICS_MAX_CONNS; i++) {
             struct conn *c = &conns[i];
             if (c->fd < 0)
                 continue;
             if (c->pending) /* the first run has come, or the request waited long enough */
                 answer_metrics(m, c, c->pending - 1, c->head);
-            if (now >= c->until &&
-                !c->pending) { /* too slow to send its request, or to read the answer */
+            /* too slow to send its request, or to read the answer */
+            if (now >= c->until && !c->pending) {
                 conn_close(c);
                 continue;
             }
@@ -372,8 +380,8 @@ static void *serve(void *arg)
             if (c->fd >= 0 && c->out)
                 conn_write(m, c);
         }
-        if (pfd[1].revents)
-            accept_all(m->listen_fd, conns);
+        if (pfd[1].revents && accept_all(m->listen_fd, conns) < 0)
+            pause = clock_now_ns() + NS_PER_S / 10;
     }
     for (int i = 0; i < METRICS_MAX_CONNS; i++)
         if (conns[i].fd >= 0)

@@ -128,6 +128,11 @@ assert ask(b"POST /metrics HTTP/1.1\r\nHost: x\r\n\r\n").startswith(b"HTTP/1.1 4
 assert ask(b"GET /other HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 404 "), "path"
 big = ask(b"GET /metrics HTTP/1.1\r\nX-Pad: " + b"a" * 20000 + b"\r\n\r\n")
 assert big == b"" or big.startswith(b"HTTP/1.1 400 "), big[:40]
+# Many connections at once: it holds as many as its bound, closes the others at once, and
+# answers again once they are gone.
+flood = [conn() for _ in range(40)]
+for s in flood:
+    s.close()
 ok = ask(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
 assert ok.startswith(b"HTTP/1.1 200 "), ok[:40]
 assert b"application/openmetrics-text" in ok and ok.endswith(b"# EOF\n"), ok[-40:]
