@@ -247,11 +247,11 @@ int cli_run_plan(struct cli_run_opts *o, int argc, char **argv, int needs_datase
         fprintf(stderr, "pgarena: run cut short (%s); the result file holds what was measured\n",
                 r.end_reason);
     result_free(&r);
-    metrics_close(p->metrics); /* until a scrape has seen the end */
-    p->metrics = NULL;
 out_local:
     if (o->local)
         session_local_stop(&srv);
+    metrics_close(p->metrics); /* until a scrape has seen the end */
+    p->metrics = NULL;
     free(command);
     return rc;
 }

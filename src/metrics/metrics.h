@@ -90,7 +90,8 @@ int metrics_parse_listen(const char *spec, char *host, size_t host_size, int *po
 struct metrics *metrics_open(const char *spec, struct err *e);
 
 /* The runs have ended: answer until one scrape has been answered since, or for at most
- * METRICS_LINGER_S, then stop the thread and free everything. NULL: nothing. */
+ * METRICS_LINGER_S (not at all when no run was added), then stop the thread and free
+ * everything. NULL: nothing. */
 void metrics_close(struct metrics *m);
 
 /* A run's series, labelled run_id, label (NULL or "": none) and workload; kinds: the names of

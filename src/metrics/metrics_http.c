@@ -107,8 +107,9 @@ void metrics_close(struct metrics *m)
         return;
     pthread_mutex_lock(&m->mu);
     m->ended = 1;
+    int any = m->n_runs > 0; /* no run: nothing for a scrape to see */
     pthread_mutex_unlock(&m->mu);
-    time_ns until = clock_now_ns() + (time_ns)METRICS_LINGER_S * NS_PER_S;
+    time_ns until = clock_now_ns() + (any ? (time_ns)METRICS_LINGER_S * NS_PER_S : 0);
     for (;;) {
         pthread_mutex_lock(&m->mu);
         int seen = m->scraped_after_end;
