@@ -171,12 +171,12 @@ void bench_sink_attach(struct bench_sink *s, struct result *r);
 void bench_sink_close(struct bench_sink *s, int result_written);
 
 /* bench_metrics.c: --metrics-listen. Register adds the run's series (phase starting, every
- * figure 0) once its scripts are known; configure follows the engine's started and
- * measure_start callbacks (which it wraps) for the phase; interval publishes the figures as
- * they stand after interval it (and waits the sampler's events of it); end publishes the
+ * figure 0) once its scripts are known, before a client connects; configure follows the engine's
+ * started and measure_start callbacks (which it wraps) for the phase; interval publishes the
+ * figures as they stand after interval it (and waits the sampler's events of it); end publishes the
  * run's final figures from er (NULL: it never ran), phase done. Each a no-op without
  * --metrics-listen. */
-void bench_metrics_register(struct bench *b);
+void bench_metrics_register(struct bench *b, const struct script_set *scripts);
 void bench_metrics_configure(struct bench *b, struct engine_config *cfg);
 void bench_metrics_waits(struct bench *b, const struct sample_interval *si);
 void bench_metrics_interval(struct bench *b, const struct engine_interval *iv,

@@ -30,12 +30,17 @@ static void measure_start(void *arg)
     publish(b);
 }
 
-void bench_metrics_register(struct bench *b)
+void bench_metrics_register(struct bench *b, const struct script_set *scripts)
 {
     if (!b->p.metrics)
         return;
     b->metrics.run = metrics_run_add(b->p.metrics, b->run_id, b->p.label, b->workload_name,
                                      result_error_names, RESULT_N_ERRORS);
+    const char *names[METRICS_MAX_SCRIPTS];
+    int n = 0;
+    for (; n < scripts->n_scripts && n < METRICS_MAX_SCRIPTS; n++)
+        names[n] = scripts->scripts[n].name;
+    metrics_run_scripts(b->metrics.run, names, n);
     publish(b);
 }
 
@@ -70,6 +75,8 @@ static void so_far(struct metrics_figures *f, const struct engine_result *r, int
     for (int k = 0; k < RESULT_N_ERRORS && k < METRICS_MAX_KINDS; k++)
         f->failures[k] = errors[k];
     f->retries = r->n_retries;
+    for (int i = 0; i < r->n_scripts && i < METRICS_MAX_SCRIPTS; i++)
+        f->script_tx[i] = r->scripts[i].n_tx;
     f->statements = feed ? r->n_tx : 0;
     for (int i = 0; !feed && i < r->n_statements; i++)
         f->statements += r->statements[i].count;

@@ -105,6 +105,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
                        "%lld clients need %ld open files (%ld besides their sockets: threads, -l "
                        "files, sampler, coordination, capture), the limit is %ld (ulimit -Hn)",
                        (long long)clients, need.total, need.besides, files);
+    bench_metrics_register(b, scripts);
     bench_log_config(b, &cfg);
     bench_agents_config(b, &cfg);
     bench_sampling_configure(b, &cfg);
@@ -179,12 +180,9 @@ int bench_run(const struct bench_plan *plan, const struct bench_hooks *hooks, st
     int rc = -1;
     bench_draw_run_id(b);
     /* Scripts made from the tables come once the tables are known. */
-    if (bench_build_scripts(b, &scripts, 1, e) == 0) {
-        bench_metrics_register(b);
-        if (prepare_server(b, e) == 0 && bench_workload_scripts(b, &scripts, e) == 0 &&
-            bench_agents_open(b, e) == 0)
-            rc = measure(b, &scripts, r, e);
-    }
+    if (bench_build_scripts(b, &scripts, 1, e) == 0 && prepare_server(b, e) == 0 &&
+        bench_workload_scripts(b, &scripts, e) == 0 && bench_agents_open(b, e) == 0)
+        rc = measure(b, &scripts, r, e);
     bench_metrics_end(b, NULL); /* a run that never ran is done too */
     bench_agents_close(b);
     script_set_free(&scripts);

@@ -110,6 +110,18 @@ struct metrics_run *metrics_run_add(struct metrics *m, const char *run_id, const
     return r;
 }
 
+void metrics_run_scripts(struct metrics_run *r, const char *const *names, int n)
+{
+    pthread_mutex_lock(&r->m->mu);
+    for (int i = 0; i < n && r->n_scripts < METRICS_MAX_SCRIPTS; i++) {
+        struct buf b;
+        buf_init(&b);
+        put_escaped(&b, names[i]);
+        r->scripts[r->n_scripts++] = b.data;
+    }
+    pthread_mutex_unlock(&r->m->mu);
+}
+
 void metrics_run_publish(struct metrics_run *r, const struct metrics_figures *f)
 {
     pthread_mutex_lock(&r->m->mu);
@@ -128,6 +140,8 @@ void metrics_registry_free(struct metrics *m)
         free(m->runs[i]->run_id);
         free(m->runs[i]->label);
         free(m->runs[i]->labels);
+        for (int k = 0; k < m->runs[i]->n_scripts; k++)
+            free(m->runs[i]->scripts[k]);
         free(m->runs[i]->workload);
         free(m->runs[i]);
     }
@@ -153,7 +167,7 @@ static void le_make(void)
 }
 
 /* name{run labels[,extra="value"]}: extra's values are pgarena's own words (kinds, phases,
- * classes, bounds), written as they are. */
+ * classes, bounds) or escaped already (scripts), written as they are. */
 static void sample_start(struct buf *b, const char *name, const struct metrics_run *r,
                          const char *extra, const char *value)
 {
@@ -242,6 +256,12 @@ char *metrics_render(struct metrics *m, int om, size_t *len)
         for (int k = 0; k < rs[i]->n_kinds; k++)
             put_u64(&b, "pgarena_failures_total", rs[i], "kind", rs[i]->kinds[k],
                     rs[i]->f.failures[k]);
+    family(&b, om, "pgarena_script_transactions", "counter",
+           "Successful transactions by script (the warmup left out).");
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < rs[i]->n_scripts; k++)
+            put_u64(&b, "pgarena_script_transactions_total", rs[i], "script", rs[i]->scripts[k],
+                    rs[i]->f.script_tx[k]);
     counter(&b, om, rs, n, "pgarena_retries",
             "Tries beyond the first (serialization failures and deadlocks retried).",
             FIELD(retries));

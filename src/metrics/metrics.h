@@ -54,7 +54,8 @@ enum {
     METRICS_N_WAITS
 };
 
-#define METRICS_MAX_KINDS 8
+#define METRICS_MAX_KINDS   8
+#define METRICS_MAX_SCRIPTS 16 /* a run's first scripts have their series; the others none */
 
 struct metrics_hist {
     uint64_t bucket[METRICS_N_BOUNDS + 1]; /* values below bound i (not below bound i-1); the
@@ -69,7 +70,8 @@ struct metrics_figures {
     uint64_t transactions; /* successful, the measured part (the warmup is left out) */
     uint64_t statements;
     uint64_t retries;
-    uint64_t failures[METRICS_MAX_KINDS]; /* by the run's kinds */
+    uint64_t failures[METRICS_MAX_KINDS];    /* by the run's kinds */
+    uint64_t script_tx[METRICS_MAX_SCRIPTS]; /* successful, by the run's scripts */
     struct metrics_hist latency, lag;
     int64_t clients_connected;
     double stalled_s;
@@ -99,6 +101,10 @@ void metrics_close(struct metrics *m);
  * figures 0, phase starting. */
 struct metrics_run *metrics_run_add(struct metrics *m, const char *run_id, const char *label,
                                     const char *workload, const char *const *kinds, int n_kinds);
+
+/* The run's scripts by name (copied; at most METRICS_MAX_SCRIPTS), for
+ * pgarena_script_transactions_total{script}. Before the first publish. */
+void metrics_run_scripts(struct metrics_run *r, const char *const *names, int n);
 
 /* The run's figures as they stand now (copied). */
 void metrics_run_publish(struct metrics_run *r, const struct metrics_figures *f);

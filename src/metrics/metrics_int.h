@@ -13,7 +13,9 @@ struct metrics_run {
     char *labels; /* run_id="...",label="...",workload="...", escaped */
     const char *const *kinds;
     int n_kinds;
-    struct metrics_figures f; /* under the registry's mutex */
+    int n_scripts;
+    char *scripts[METRICS_MAX_SCRIPTS]; /* escaped as a label's value */
+    struct metrics_figures f;           /* under the registry's mutex */
 };
 
 struct metrics {

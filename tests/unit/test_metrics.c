@@ -123,9 +123,12 @@ static void test_render(void **state)
     assert_int_equal(pipe(m.wake), 0);
     static const char *const kinds[] = {"serialization", "other"};
     struct metrics_run *r = metrics_run_add(&m, "id-1", "a \"b\"\\\n", "tpcb-like", kinds, 2);
+    static const char *const scripts[] = {"builtin: tpcb-like", "my \"x\".sql"};
+    metrics_run_scripts(r, scripts, 2);
     metrics_run_add(&m, "id-2", NULL, "custom", kinds, 2);
     struct metrics_figures f = {.phase = METRICS_MEASURING, .transactions = 42};
     f.failures[1] = 3;
+    f.script_tx[1] = 40;
     f.latency.bucket[1] = 5;
     f.latency.bucket[3] = 2;
     f.latency.count = 7;
@@ -142,6 +145,9 @@ static void test_render(void **state)
     assert_non_null(
         strstr(om, "pgarena_transactions_total{run_id=\"id-2\",workload=\"custom\"} 0\n"));
     assert_non_null(strstr(om, "kind=\"other\"} 3\n"));
+    assert_non_null(strstr(om, "script=\"builtin: tpcb-like\"} 0\n"));
+    assert_non_null(strstr(om, "script=\"my \\\"x\\\".sql\"} 40\n"));
+    assert_int_equal(count_of(om, "pgarena_script_transactions_total{"), 2);
     assert_non_null(strstr(om, "phase=\"measuring\"} 1\n"));
     assert_non_null(strstr(om, "phase=\"starting\"} 0\n"));
     /* cumulative buckets: le 32 us holds 0, le 48 us 5, ..., +Inf the count */
