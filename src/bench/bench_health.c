@@ -8,8 +8,7 @@ static void started(time_ns measured_start_ns, void *arg)
     struct bench_sink *s = arg;
     self_health_free(&s->health);
     self_health_start(&s->health);
-    if (s->chained_started)
-        s->chained_started(measured_start_ns, s->chained_started_arg);
+    bench_chain_started(&s->chain, measured_start_ns);
 }
 
 static void measure_start(void *arg)
@@ -17,20 +16,36 @@ static void measure_start(void *arg)
     struct bench_sink *s = arg;
     self_health_free(&s->health);
     self_health_start(&s->health);
-    if (s->chained_measure_start)
-        s->chained_measure_start(s->chained_measure_start_arg);
+    bench_chain_measure_start(&s->chain);
+}
+
+void bench_chain_wrap(struct bench_chain *c, struct engine_config *cfg,
+                      void (*started_fn)(time_ns measured_start_ns, void *arg),
+                      void (*measure_start_fn)(void *arg), void *arg)
+{
+    *c = (struct bench_chain){cfg->started, cfg->started_arg, cfg->measure_start,
+                              cfg->measure_start_arg};
+    cfg->started = started_fn;
+    cfg->started_arg = arg;
+    cfg->measure_start = measure_start_fn;
+    cfg->measure_start_arg = arg;
+}
+
+void bench_chain_started(const struct bench_chain *c, time_ns measured_start_ns)
+{
+    if (c->started)
+        c->started(measured_start_ns, c->started_arg);
+}
+
+void bench_chain_measure_start(const struct bench_chain *c)
+{
+    if (c->measure_start)
+        c->measure_start(c->measure_start_arg);
 }
 
 void bench_health_configure(struct bench_sink *s, struct engine_config *cfg)
 {
-    s->chained_started = cfg->started;
-    s->chained_started_arg = cfg->started_arg;
-    s->chained_measure_start = cfg->measure_start;
-    s->chained_measure_start_arg = cfg->measure_start_arg;
-    cfg->started = started;
-    cfg->started_arg = s;
-    cfg->measure_start = measure_start;
-    cfg->measure_start_arg = s;
+    bench_chain_wrap(&s->chain, cfg, started, measure_start, s);
 }
 
 void bench_health_interval(struct bench_sink *s, const struct engine_interval *iv,

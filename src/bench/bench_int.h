@@ -56,8 +56,32 @@ struct bench_sampling {
     struct journal_sampler so_far; /* as of the last interval taken, for the journal */
 };
 
+/* The engine's started and measure_start callbacks as they were before one of bench/'s files
+ * put its own in their place (bench_chain_wrap), which call them (bench/bench_health.c). */
+struct bench_chain {
+    void (*started)(time_ns measured_start_ns, void *arg);
+    void *started_arg;
+    void (*measure_start)(void *arg);
+    void *measure_start_arg;
+};
+
+void bench_chain_wrap(struct bench_chain *c, struct engine_config *cfg,
+                      void (*started)(time_ns measured_start_ns, void *arg),
+                      void (*measure_start)(void *arg), void *arg);
+void bench_chain_started(const struct bench_chain *c, time_ns measured_start_ns);
+void bench_chain_measure_start(const struct bench_chain *c);
+
+/* --metrics-listen (bench_metrics.c): the run's series and what it has published. */
+struct bench_metrics {
+    struct metrics_run *run; /* NULL: no --metrics-listen */
+    struct metrics_figures f;
+    int n_clients;
+    int feed; /* a replay: its transactions are statements */
+    struct bench_chain chain;
+};
+
 struct bench {
-    struct bench_plan p; /* the caller's plan, with what was detected filled in */
+    struct bench_plan p;         /* the caller's plan, with what was detected filled in */
     const struct bench_hooks *hooks;
     const char *workload_name; /* for the result: the built-in's name, or "custom" */
     /* The workload whose tables the scripts run on: -w's, or the -b scripts' (NULL: -f
@@ -66,12 +90,13 @@ struct bench {
     struct workload_params wl;
     char *own_dbname; /* p.conn.dbname when the workload gave it one (own_dbname), else NULL */
     char started_at[40];
-    char run_id[RUN_ID_LEN + 1]; /* the journal's header's and the result's */
+    char run_id[RUN_ID_LEN + 1]; /* drawn before the run (bench_run_id): journal, result, store, metrics */
     char server_version[64];
     char max_connections[16]; /* SHOW max_connections before the run, "" if unknown */
     struct bench_env env;
     struct bench_agents agents;
     struct bench_sampling sampling;
+    struct bench_metrics metrics;
 };
 
 /* A warning through the hooks: "pgarena: " and the formatted text, one line. */
@@ -124,11 +149,7 @@ struct bench_sink {
     struct journal_sampler sampler_journaled; /* its last sampler line's (present 0: none) */
     struct self_health health;                /* the client's health (bench/bench_health.c) */
     struct result_client_health health_summary;
-    /* the engine's callbacks health's own call after their first reading */
-    void (*chained_started)(time_ns measured_start_ns, void *arg);
-    void *chained_started_arg;
-    void (*chained_measure_start)(void *arg);
-    void *chained_measure_start_arg;
+    struct bench_chain chain; /* the engine's callbacks health's own call after its reading */
 };
 
 /* bench/bench_health.c: the sink's first reading of the client's health is taken where the measured
@@ -150,6 +171,19 @@ void bench_sink_attach(struct bench_sink *s, struct result *r);
 /* Close the journal, removing it when the result was written, and end the hooks' live
  * following (ran 0: the run never ran). */
 void bench_sink_close(struct bench_sink *s, int result_written, int ran);
+
+/* bench_metrics.c: --metrics-listen. Register adds the run's series (phase starting, every
+ * figure 0) once its scripts are known, before a client connects; configure follows the engine's
+ * started and measure_start callbacks (which it wraps) for the phase; interval publishes the
+ * figures as they stand after interval it (and waits the sampler's events of it); end publishes the
+ * run's final figures from er (NULL: it never ran), phase done. Each a no-op without
+ * --metrics-listen. */
+void bench_metrics_register(struct bench *b, const struct script_set *scripts);
+void bench_metrics_configure(struct bench *b, struct engine_config *cfg);
+void bench_metrics_waits(struct bench *b, const struct sample_interval *si);
+void bench_metrics_interval(struct bench *b, const struct engine_interval *iv,
+                            const struct result_interval *it);
+void bench_metrics_end(struct bench *b, const struct engine_result *er);
 
 /* bench_scripts.c: the scripts of the run: the -w workload, or the -f and -b scripts with their
  * weights, and the -D variables; also sets workload_name and tables_of. read_files 0:

@@ -175,6 +175,7 @@ void bench_sink_interval(const struct engine_interval *iv, void *arg)
     hist_free(h);
     bench_sampling_interval(s->b, iv->idx, iv->t_s, &it);
     bench_health_interval(s, iv, &it);
+    bench_metrics_interval(s->b, iv, &it);
     struct err e = {0};
     /* Once a write failed, the journal stops there and the rest stays in memory, in order. */
     int journaled = s->journal && s->n_mem == 0 && journal_append(s->journal, &it, &e) == 0;

@@ -105,6 +105,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
                        "%lld clients need %ld open files (%ld besides their sockets: threads, -l "
                        "files, sampler, coordination, capture), the limit is %ld (ulimit -Hn)",
                        (long long)clients, need.total, need.besides, files);
+    bench_metrics_register(b, scripts);
     bench_log_config(b, &cfg);
     bench_agents_config(b, &cfg);
     if (b->p.duet) { /* sweep --duet: both halves start at one instant */
@@ -119,6 +120,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
     cfg.interval_arg = &sink;
     bench_health_configure(&sink, &cfg);
     cfg.counters = sink.journal != NULL; /* its counters lines */
+    bench_metrics_configure(b, &cfg);
     if (engine_run(&cfg, &er, e) < 0) {
         bench_sink_close(&sink, 1, 0); /* nothing ran: nothing to keep */
         /* A run lost by another agent fails with that agent's cause: not this one's to
@@ -133,6 +135,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
                     (long long)clients, b->max_connections, "too many clients already");
         return -1;
     }
+    bench_metrics_end(b, &er);
     if (er.end_note[0])
         bench_warn(b, "%s", er.end_note);
     bench_build_result(b, scripts, &er, r);
@@ -184,6 +187,7 @@ int bench_run(const struct bench_plan *plan, const struct bench_hooks *hooks, st
     if (bench_build_scripts(b, &scripts, 1, e) == 0 && prepare_server(b, e) == 0 &&
         bench_workload_scripts(b, &scripts, e) == 0 && bench_agents_open(b, e) == 0)
         rc = measure(b, &scripts, r, e);
+    bench_metrics_end(b, NULL); /* a run that never ran is done too */
     bench_agents_close(b);
     script_set_free(&scripts);
     bench_workload_free(b);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "engine/engine.h"
+#include "metrics/metrics.h"
 #include "pg/pg.h"
 #include "result/run_id.h"
 #include "workload/load/load.h"
@@ -107,6 +108,10 @@ struct bench_plan {
     /* Out of bench_plan_check: the clients the workload runs besides -c (analytic streams). */
     int64_t stream_clients;
     struct bench_duet *duet; /* NULL: a solo run */
+    /* --metrics-listen: as given, and the server the command opened on it (NULL: none); the
+     * run publishes its figures there (bench/bench_metrics.c). */
+    const char *metrics_listen;
+    struct metrics *metrics;
 };
 
 /* A plan with run's defaults: one client, one thread, simple protocol, one try. */

@@ -48,6 +48,7 @@ void bench_sampling_interval(struct bench *b, size_t idx, double t_s, struct res
         return;
     struct sample_interval si;
     sampler_take(b->sampling.sampler, idx, b->sampling.start_ns + (time_ns)(t_s * NS_PER_S), &si);
+    bench_metrics_waits(b, &si); /* every event, before the interval keeps its top ones */
     size_t n = si.n_waits < RESULT_INTERVAL_WAITS ? si.n_waits : RESULT_INTERVAL_WAITS;
     it->waits = xcalloc(n ? n : 1, sizeof *it->waits);
     for (size_t i = 0; i < n; i++) {

@@ -218,6 +218,11 @@ int cli_run_plan(struct cli_run_opts *o, int argc, char **argv, int needs_datase
     int rc = -1;
     char *command = NULL;
     p->command = command = args_masked_command(argc, argv);
+    /* Listening before anything starts: a port in use refuses the run. */
+    if (p->metrics_listen && !(p->metrics = metrics_open(p->metrics_listen, e))) {
+        free(command);
+        return -1;
+    }
     session_signals_install();
     if (o->local && start_local(o, &srv, needs_dataset, e) < 0)
         goto out_local;
@@ -249,6 +254,8 @@ int cli_run_plan(struct cli_run_opts *o, int argc, char **argv, int needs_datase
 out_local:
     if (o->local)
         session_local_stop(&srv);
+    metrics_close(p->metrics); /* until a scrape has seen the end */
+    p->metrics = NULL;
     free(command);
     return rc;
 }

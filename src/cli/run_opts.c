@@ -201,6 +201,14 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
     case OPT_STORE:
         o->store = arg;
         return 1;
+    case OPT_METRICS_LISTEN: {
+        char host[256];
+        int port;
+        if (metrics_parse_listen(arg, host, sizeof host, &port, e) < 0)
+            return -1;
+        p->metrics_listen = arg;
+        return 1;
+    }
     default:
         return workload_option(opt, arg, p, e);
     }

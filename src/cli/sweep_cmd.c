@@ -151,7 +151,12 @@ int sweep_command_execute(struct sweep_opts *o, char *command, int print, struct
     x.json_path = xasprintf("%s/sweep.json", o->dir);
     struct sweep_doc old;
     int have_old = 0, created = 0;
-    int rc = prepare_dir(&x, &old, &have_old, &created, e);
+    int rc = 0;
+    /* Listening before any cell: a port in use refuses the sweep; every cell serves there. */
+    if (o->run.metrics_listen && !(o->run.metrics = metrics_open(o->run.metrics_listen, e)))
+        rc = -1;
+    if (rc == 0)
+        rc = prepare_dir(&x, &old, &have_old, &created, e);
     if (rc == 0) {
         if (!o->max_rate)
             sweep_plan_cells(&x.doc);
@@ -190,6 +195,8 @@ int sweep_command_execute(struct sweep_opts *o, char *command, int print, struct
         if (o->store && cli_store_files(o->store, &dir, 1, o->quiet, e) < 0)
             rc = -1;
     }
+    metrics_close(o->run.metrics);
+    o->run.metrics = NULL;
     free(x.json_path);
     if (rc >= 0) {
         *done = x.doc;

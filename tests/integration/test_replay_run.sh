@@ -541,3 +541,26 @@ fidelity_conn_without_database() {
     assert_out '1 x session failed: .*database "fsrc_any" does not exist'
     ! grep -q "unknown error" "$T/out" "$T/err" || fail "unknown error"
 }
+
+# --metrics-listen on replay run: the endpoint's statements and transactions at the end are
+# the result file's (a replay's transaction is a statement).
+test_replay_run_metrics_listen() {
+    replay_tool
+    replay_source pga_rsrc_metrics >/dev/null
+    replay_capture pga_rsrc_metrics cap.pgc
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    pga_bg replay run cap.pgc "$CONN" --read-only --metrics-listen "$port" -q -o r.json
+    # The run waits (at most 5 s) for a scrape that sees its end: scrape until one does.
+    for _ in $(seq 1 600); do
+        curl -sf "http://127.0.0.1:$port/metrics" -o m.txt 2>/dev/null &&
+            grep -q 'phase="done"} 1' m.txt && break
+        sleep 0.05
+    done
+    pga_wait
+    assert_rc 0
+    grep -q 'phase="done"} 1' m.txt || fail "no scrape saw the end"
+    tx=$(python3 -c 'import json; print(json.load(open("r.json"))["summary"]["transactions"])')
+    grep -qE "^pgarena_transactions_total\{[^}]*workload=\"replay\"\} $tx\$" m.txt ||
+        { cat m.txt; fail "the endpoint's transactions are not the file's $tx"; }
+    grep -qE '^pgarena_statements_total\{[^}]*\} [1-9]' m.txt || fail "no statements counted"
+}

@@ -83,8 +83,9 @@ static const struct sample samples[] = {
     {"analytic-clients", "-w ch --analytic-clients 2"},
     {"queries", "-w ch --analytic-clients 1 --queries 1,q6,14"},
     {"meta", "--meta commit=abc"},
-    {"capture", NULL}, /* a replay is swept with --replay */
-    {"speed", NULL},   /* the sweep's: a list of speeds */
+    {"metrics-listen", "--metrics-listen 9187"}, /* one endpoint for every cell */
+    {"capture", NULL},                           /* a replay is swept with --replay */
+    {"speed", NULL},                             /* the sweep's: a list of speeds */
     {"map-db", NULL},
     {"map-user", NULL},
     {"session-set", NULL},
@@ -191,6 +192,7 @@ static void assert_same_plan(const char *what, const struct bench_plan *a,
     SAME(a->sampling.off == b->sampling.off && a->sampling.sample_ms == b->sampling.sample_ms);
     SAME(a->sampling.ms_given == b->sampling.ms_given);
     SAME(a->stream_clients == b->stream_clients);
+    SAME(str_eq(a->metrics_listen, b->metrics_listen));
 #undef SAME
 }
 
