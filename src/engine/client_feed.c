@@ -264,6 +264,17 @@ int client_step_feed_next(struct client *c, time_ns now)
     if (feed->speed > 0 && f->due > now)
         return wait_until(c, f->due);
     time_ns due = feed->speed > 0 ? f->due : now;
+    if (it->kind == FEED_STATEMENT && feed->ready && c->conn && !f->session_failed) {
+        enum pg_txn tx = pg_txn_status(c->conn);
+        struct engine_feed_due d = {now, tx == PG_TXN_INTRANS || tx == PG_TXN_INERROR,
+                                    pg_backend_pid(c->conn)};
+        if (!feed->ready(c->w->feed_ws, c->id, it, &d)) {
+            f->held = 1;
+            return wait_for_feed(c, now); /* held back by the source (its order) */
+        }
+        if (f->held) /* the wait was the source's, not the client's own lag */
+            f->ready_at = now, f->held = 0;
+    }
     switch (it->kind) {
     case FEED_CONNECT:
         f->have_item = 0;

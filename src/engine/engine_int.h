@@ -119,6 +119,7 @@ struct client_feed {
     time_ns client_lag;     /* of the statement's lag, the client's own: from the later of
                              * due and ready_at to its sending */
     int waiting;            /* in the worker's feed_waiting */
+    int held;               /* the feed's ready held the item back (its wait ends: ready_at) */
     char sqlstate[6];       /* the statement's first error */
     char message[200];
 };
