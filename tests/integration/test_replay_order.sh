@@ -84,6 +84,6 @@ test_replay_order_gives_way_to_a_lock() {
     pga replay run lock.pgc "$CONN" --speed max -q -o l.json
     assert_rc 0
     pyjson l.json 'd["summary"]["failed"] == 0 and d["replay"]["order_given_way"] == 1'
-    pyjson l.json 'd["replay"]["order_waits"] == 1'
+    pyjson l.json 'd["replay"]["order_waits"] >= 1'
     [ "$(sql 'SELECT v FROM g' "$db")" = 11 ] || fail "the updates were not both made"
 }
