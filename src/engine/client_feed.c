@@ -63,11 +63,16 @@ static int wait_until(struct client *c, time_ns when)
     return rest(CS_FEED_WAIT);
 }
 
-/* The feed had nothing for c yet: wait to be woken by another client's statement end. */
-static int wait_for_feed(struct client *c, time_ns now)
+/* How soon a client the feed's ready held back asks again when the run has several
+ * workers: what it waits for may end on another, which cannot wake it. */
+#define FEED_HELD_NS (200 * NS_PER_US)
+
+/* The feed had nothing for c yet: wait to be woken by another client's statement end, or
+ * retry_ns. */
+static int wait_for_feed(struct client *c, time_ns now, time_ns retry_ns)
 {
     struct worker *w = c->w;
-    int next = wait_until(c, now + FEED_EMPTY_NS);
+    int next = wait_until(c, now + retry_ns);
     if (c->feed->waiting)
         return next;
     if (w->n_feed_waiting == w->cap_feed_waiting) {
@@ -249,7 +254,7 @@ int client_step_feed_next(struct client *c, time_ns now)
             return client_finish(c);
         }
         if (r == 0)
-            return wait_for_feed(c, now);
+            return wait_for_feed(c, now, FEED_EMPTY_NS);
         if (r == 2) /* on after the events and timers already due */
             return wait_until(c, now + 1);
         f->have_item = 1;
@@ -269,8 +274,8 @@ int client_step_feed_next(struct client *c, time_ns now)
         struct engine_feed_due d = {now, tx == PG_TXN_INTRANS || tx == PG_TXN_INERROR,
                                     pg_backend_pid(c->conn)};
         if (!feed->ready(c->w->feed_ws, c->id, it, &d)) {
-            f->held = 1;
-            return wait_for_feed(c, now); /* held back by the source (its order) */
+            f->held = 1; /* held back by the source (its order) */
+            return wait_for_feed(c, now, run->n_workers > 1 ? FEED_HELD_NS : FEED_EMPTY_NS);
         }
         if (f->held) /* the wait was the source's, not the client's own lag */
             f->ready_at = now, f->held = 0;
