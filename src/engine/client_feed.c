@@ -149,6 +149,7 @@ static int statement_done(struct client *c, time_ns now, int sent, int ok, enum 
     c->tx_deadline = 0;
     f->have_item = 0;
     f->ready_at = now;
+    f->held = 0; /* (a statement held back, then not sent: its session failed) */
     if (c->w->n_feed_waiting > 0)
         wake_feed_waiting(c->w, now);
     return CS_FEED_NEXT;
