@@ -17,34 +17,41 @@ order_q() {
 # Two sessions whose statements interleave in time (the lines in time order, as a capture
 # holds them): session 0 sleeps (quickly, in the capture: it is the replay's sleep that makes
 # session 1 run ahead), then creates a table; session 1 inserts into it just after, checks
-# the row and drops the table.
+# the row and drops the table. DUR: the statements' durations (µs), or -1 for a log of
+# log_statement = 'all' alone (a statement's end is then its session's next line: session 0's
+# SELECT 2 bounds its CREATE's).
 interleaved_capture() {
+    local d=$3
     {
         printf 'S\t0\t0\tpostgres\t%s\n' "$1"
-        order_q 0 100 100 'SELECT pg_sleep(2)'
+        order_q 0 100 "$d" 'SELECT pg_sleep(2)'
         printf 'S\t1\t500\tpostgres\t%s\n' "$1"
-        order_q 0 1000 100 'CREATE TABLE o (a int)'
-        order_q 1 2000 100 'INSERT INTO o VALUES (1)'
-        order_q 1 3000 100 'SELECT 1 / count(*) FROM o'
-        order_q 1 4000 100 'DROP TABLE o'
+        order_q 0 1000 "$d" 'CREATE TABLE o (a int)'
+        order_q 0 1200 "$d" 'SELECT 2'
+        order_q 1 2000 "$d" 'INSERT INTO o VALUES (1)'
+        order_q 1 3000 "$d" 'SELECT 1 / count(*) FROM o'
+        order_q 1 4000 "$d" 'DROP TABLE o'
         printf 'E\t1\t5000\n'
         printf 'E\t0\t6000\n'
     } | "$MKCAPTURE" "$2" || fail "mkcapture failed"
 }
 
 # With the capture's order the insert waits for the create, in every repetition, at --speed
-# max and with the sessions on two threads; on their own clocks it runs first and fails.
+# max, with the sessions on two threads, and from a capture without durations; on their own
+# clocks it runs first and fails.
 test_replay_order_interleaved() {
     order_tool
     newdb pga_rorder >/dev/null
-    interleaved_capture pga_rorder il.pgc
-    for k in 1 2 3; do
-        jobs=1
+    interleaved_capture pga_rorder il.pgc 100
+    interleaved_capture pga_rorder il-log.pgc -1
+    for k in 1 2 3 4; do
+        jobs=1 cap=il.pgc
         [ "$k" -gt 1 ] && jobs=2
-        pga replay run il.pgc "$CONN" --speed max -j $jobs -q -o c$k.json
+        [ "$k" -eq 4 ] && cap=il-log.pgc
+        pga replay run $cap "$CONN" --speed max -j $jobs -q -o c$k.json
         assert_rc 0
         pyjson c$k.json 'd["summary"]["failed"] == 0 and d["replay"]["diverged"]["failed_now"] == 0'
-        pyjson c$k.json 'd["replay"]["sent"] == 5 and d["replay"]["order"] == "capture"'
+        pyjson c$k.json 'd["replay"]["sent"] == 6 and d["replay"]["order"] == "capture"'
         pyjson c$k.json 'd["replay"]["order_waits"] >= 1 and d["replay"]["order_given_way"] == 0'
     done
     pga show c1.json
