@@ -63,8 +63,8 @@ static int wait_until(struct client *c, time_ns when)
     return rest(CS_FEED_WAIT);
 }
 
-/* How soon a client the feed's ready held back asks again when the run has several
- * workers: what it waits for may end on another, which cannot wake it. */
+/* How soon a client the feed's ready held back asks again when the run has several workers
+ * and its worker has no feed_wake (what it waits for may end on another). */
 #define FEED_HELD_NS (200 * NS_PER_US)
 
 /* The feed had nothing for c yet: wait to be woken by another client's statement end, or
@@ -95,6 +95,27 @@ static void wake_feed_waiting(struct worker *w, time_ns now)
             client_set_timer(c, now);
     }
     w->n_feed_waiting = 0;
+}
+
+void client_feed_woken(struct worker *w, time_ns now)
+{
+    evwake_clear(&w->feed_wake);
+    if (w->n_feed_waiting > 0)
+        wake_feed_waiting(w, now);
+}
+
+/* A statement ended (its outcome with the source): the other workers' held clients may start
+ * now. The fence pairs with the one between a client's hold and its asking (the source's
+ * state and n_feed_held: either the holder sees the end, or the ender sees the hold). */
+static void wake_other_workers(struct worker *w)
+{
+    struct engine_state *run = w->run;
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 0; i < run->n_workers; i++) {
+        struct worker *o = &run->workers[i];
+        if (o != w && atomic_load_explicit(&o->n_feed_held, memory_order_relaxed) > 0)
+            evwake_raise(&o->feed_wake);
+    }
 }
 
 /* The connection's message into line: 0 when it has none (pg.h's "unknown error", which
@@ -145,11 +166,14 @@ static int statement_done(struct client *c, time_ns now, int sent, int ok, enum 
             c->n_failed++;
     }
     c->n_done++;
+    if (feed->ready && c->w->run->n_workers > 1)
+        wake_other_workers(c->w);
     timers_cancel(&c->w->timers, &c->timer_slot);
     c->tx_deadline = 0;
     f->have_item = 0;
     f->ready_at = now;
-    f->held = 0; /* (a statement held back, then not sent: its session failed) */
+    if (f->held) /* (a statement held back, then not sent: its session failed) */
+        f->held = 0, atomic_fetch_sub(&c->w->n_feed_held, 1);
     if (c->w->n_feed_waiting > 0)
         wake_feed_waiting(c->w, now);
     return CS_FEED_NEXT;
@@ -274,12 +298,18 @@ int client_step_feed_next(struct client *c, time_ns now)
         enum pg_txn tx = pg_txn_status(c->conn);
         struct engine_feed_due d = {now, tx == PG_TXN_INTRANS || tx == PG_TXN_INERROR,
                                     pg_backend_pid(c->conn)};
-        if (!feed->ready(c->w->feed_ws, c->id, it, &d)) {
-            f->held = 1; /* held back by the source (its order) */
-            return wait_for_feed(c, now, run->n_workers > 1 ? FEED_HELD_NS : FEED_EMPTY_NS);
-        }
-        if (f->held) /* the wait was the source's, not the client's own lag */
-            f->ready_at = now, f->held = 0;
+        int was_held = f->held;
+        if (!was_held) /* counted before asking: see wake_other_workers */
+            f->held = 1, atomic_fetch_add(&c->w->n_feed_held, 1);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (!feed->ready(c->w->feed_ws, c->id, it, &d)) /* held back (the source's order) */
+            return wait_for_feed(c, now,
+                                 run->n_workers > 1 && c->w->feed_wake.h[0] < 0 ? FEED_HELD_NS
+                                                                                : FEED_EMPTY_NS);
+        f->held = 0;
+        atomic_fetch_sub(&c->w->n_feed_held, 1);
+        if (was_held) /* the wait was the source's, not the client's own lag */
+            f->ready_at = now;
     }
     switch (it->kind) {
     case FEED_CONNECT:

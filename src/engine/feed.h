@@ -89,9 +89,8 @@ struct engine_feed {
     /* The worker's run is over. */
     void (*close)(void *ws);
     /* Optional: whether a statement that is due (its time has come, its session connected)
-     * may start now; 0 parks the client until a statement of its worker ends, or 200 µs
-     * when the run has several workers (the statement it waits for may run on another),
-     * then asks again. */
+     * may start now; 0 parks the client until a statement ends (on any worker), or a few
+     * ms, then asks again. */
     int (*ready)(void *ws, int client, const struct engine_feed_item *it,
                  const struct engine_feed_due *d);
 };
