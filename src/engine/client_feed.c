@@ -63,11 +63,16 @@ static int wait_until(struct client *c, time_ns when)
     return rest(CS_FEED_WAIT);
 }
 
-/* The feed had nothing for c yet: wait to be woken by another client's statement end. */
-static int wait_for_feed(struct client *c, time_ns now)
+/* How soon a client the feed's ready held back asks again when the run has several workers
+ * and its worker has no feed_wake (what it waits for may end on another). */
+#define FEED_HELD_NS (200 * NS_PER_US)
+
+/* The feed had nothing for c yet: wait to be woken by another client's statement end, or
+ * retry_ns. */
+static int wait_for_feed(struct client *c, time_ns now, time_ns retry_ns)
 {
     struct worker *w = c->w;
-    int next = wait_until(c, now + FEED_EMPTY_NS);
+    int next = wait_until(c, now + retry_ns);
     if (c->feed->waiting)
         return next;
     if (w->n_feed_waiting == w->cap_feed_waiting) {
@@ -90,6 +95,27 @@ static void wake_feed_waiting(struct worker *w, time_ns now)
             client_set_timer(c, now);
     }
     w->n_feed_waiting = 0;
+}
+
+void client_feed_woken(struct worker *w, time_ns now)
+{
+    evwake_clear(&w->feed_wake);
+    if (w->n_feed_waiting > 0)
+        wake_feed_waiting(w, now);
+}
+
+/* A statement ended (its outcome with the source): the other workers' held clients may start
+ * now. The fence pairs with the one between a client's hold and its asking (the source's
+ * state and n_feed_held: either the holder sees the end, or the ender sees the hold). */
+static void wake_other_workers(struct worker *w)
+{
+    struct engine_state *run = w->run;
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 0; i < run->n_workers; i++) {
+        struct worker *o = &run->workers[i];
+        if (o != w && atomic_load_explicit(&o->n_feed_held, memory_order_relaxed) > 0)
+            evwake_raise(&o->feed_wake);
+    }
 }
 
 /* The connection's message into line: 0 when it has none (pg.h's "unknown error", which
@@ -140,10 +166,14 @@ static int statement_done(struct client *c, time_ns now, int sent, int ok, enum 
             c->n_failed++;
     }
     c->n_done++;
+    if (feed->ready && c->w->run->n_workers > 1)
+        wake_other_workers(c->w);
     timers_cancel(&c->w->timers, &c->timer_slot);
     c->tx_deadline = 0;
     f->have_item = 0;
     f->ready_at = now;
+    if (f->held) /* (a statement held back, then not sent: its session failed) */
+        f->held = 0, atomic_fetch_sub(&c->w->n_feed_held, 1);
     if (c->w->n_feed_waiting > 0)
         wake_feed_waiting(c->w, now);
     return CS_FEED_NEXT;
@@ -249,7 +279,7 @@ int client_step_feed_next(struct client *c, time_ns now)
             return client_finish(c);
         }
         if (r == 0)
-            return wait_for_feed(c, now);
+            return wait_for_feed(c, now, FEED_EMPTY_NS);
         if (r == 2) /* on after the events and timers already due */
             return wait_until(c, now + 1);
         f->have_item = 1;
@@ -264,6 +294,23 @@ int client_step_feed_next(struct client *c, time_ns now)
     if (feed->speed > 0 && f->due > now)
         return wait_until(c, f->due);
     time_ns due = feed->speed > 0 ? f->due : now;
+    if (it->kind == FEED_STATEMENT && feed->ready && c->conn && !f->session_failed) {
+        enum pg_txn tx = pg_txn_status(c->conn);
+        struct engine_feed_due d = {now, tx == PG_TXN_INTRANS || tx == PG_TXN_INERROR,
+                                    pg_backend_pid(c->conn)};
+        int was_held = f->held;
+        if (!was_held) /* counted before asking: see wake_other_workers */
+            f->held = 1, atomic_fetch_add(&c->w->n_feed_held, 1);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (!feed->ready(c->w->feed_ws, c->id, it, &d)) /* held back (the source's order) */
+            return wait_for_feed(c, now,
+                                 run->n_workers > 1 && c->w->feed_wake.h[0] < 0 ? FEED_HELD_NS
+                                                                                : FEED_EMPTY_NS);
+        f->held = 0;
+        atomic_fetch_sub(&c->w->n_feed_held, 1);
+        if (was_held) /* the wait was the source's, not the client's own lag */
+            f->ready_at = now;
+    }
     switch (it->kind) {
     case FEED_CONNECT:
         f->have_item = 0;

@@ -102,6 +102,12 @@ static void init_workers(struct engine_state *run)
         /* A feed's clients connect when their sessions start, not at setup. */
         w->n_setup_pending = cfg->feed ? 0 : w->n_clients;
         w->ev = evwait_new(&engine_stop_wake);
+        w->feed_wake = (struct evwake){{-1, -1}};
+        w->feed_wake_watch = (struct ev_watch){-1, 0, -1};
+        if (cfg->feed && run->n_workers > 1 && evwake_open(&w->feed_wake) == 0 &&
+            evwait_watch(w->ev, &w->feed_wake_watch, (int)w->feed_wake.h[0], EV_READ, &w->feed_wake,
+                         0) < 0)
+            evwake_close(&w->feed_wake); /* held clients then ask again on their timer */
         timers_init(&w->timers);
         init_worker_stats(w);
         for (int i = 0; i < w->n_clients; i++)
@@ -527,6 +533,9 @@ void engine_state_free(struct engine_state *run)
         free(w->feed_waiting);
         worker_counters_free(w);
         timers_free(&w->timers);
+        if (w->feed_wake_watch.fd >= 0)
+            evwait_unwatch(w->ev, &w->feed_wake_watch, 1);
+        evwake_close(&w->feed_wake);
         evwait_free(w->ev);
     }
     free(run->workers);

@@ -119,6 +119,7 @@ struct client_feed {
     time_ns client_lag;     /* of the statement's lag, the client's own: from the later of
                              * due and ready_at to its sending */
     int waiting;            /* in the worker's feed_waiting */
+    int held;               /* the feed's ready held the item back (its wait ends: ready_at) */
     char sqlstate[6];       /* the statement's first error */
     char message[200];
 };
@@ -269,6 +270,12 @@ struct worker {
      * (which may make room in the feed's look-ahead). */
     struct client **feed_waiting;
     int n_feed_waiting, cap_feed_waiting;
+    /* Feed clients the feed's ready holds back (a source's order across workers): another
+     * worker whose statement ends raises feed_wake while there are some (several workers
+     * only; feed_wake_watch watches it in ev, reported with &feed_wake). */
+    atomic_int n_feed_held;
+    struct evwake feed_wake;
+    struct ev_watch feed_wake_watch;
 };
 
 /* A worker wakes at least this often while measuring: a stopped or starved process shows as
@@ -397,6 +404,8 @@ int client_feed_timer(struct client *c, time_ns now);
 /* Connecting for a session failed: the session is failed, the stream goes on. The state to
  * wait in. */
 int client_feed_connect_failed(struct client *c, const char *what, time_ns now);
+/* Another worker raised w's feed_wake: its held clients ask the feed again. */
+void client_feed_woken(struct worker *w, time_ns now);
 
 /* Send a cancel request for conn without blocking the caller (a helper thread does it). */
 void cancel_request(struct pg_conn *conn);

@@ -42,6 +42,9 @@ int evwake_open(struct evwake *w);
 /* Raise w: async-signal-safe; nothing when w is closed. */
 void evwake_raise(const struct evwake *w);
 void evwake_close(struct evwake *w);
+/* Lower w again (its reading end drained): a wake-up a thread raises for one other, which
+ * clears it when it wakes. Nothing when w is closed. */
+void evwake_clear(const struct evwake *w);
 
 struct evwait;
 

@@ -57,6 +57,16 @@ void evwake_raise(const struct evwake *w)
     }
 }
 
+void evwake_clear(const struct evwake *w)
+{
+    int fd = (int)w->h[0];
+    uint64_t v;
+    if (fd >= 0) {
+        ssize_t r = read(fd, &v, sizeof v);
+        (void)r;
+    }
+}
+
 void evwake_close(struct evwake *w)
 {
     int fd = (int)w->h[0];

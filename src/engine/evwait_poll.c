@@ -78,6 +78,14 @@ void evwake_raise(const struct evwake *w)
     }
 }
 
+void evwake_clear(const struct evwake *w)
+{
+    int fd = (int)w->h[0];
+    char buf[64];
+    while (fd >= 0 && read(fd, buf, sizeof buf) > 0)
+        ;
+}
+
 void evwake_close(struct evwake *w)
 {
     int r = (int)w->h[0], wr = (int)w->h[1];

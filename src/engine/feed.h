@@ -61,6 +61,14 @@ struct engine_feed_outcome {
     int measured;          /* it ended after --warmup (the run's figures count it) */
 };
 
+/* A statement due to start, for the source's ready: the time, and the session's connection
+ * (whether it is inside a transaction block, its server process). */
+struct engine_feed_due {
+    int64_t now_ns; /* the engine's clock (base/clock.h) */
+    int in_tx;      /* the session is in a transaction block (it may hold locks) */
+    int backend_pid;
+};
+
 struct engine_feed {
     double speed; /* 0: max */
     void *arg;
@@ -80,6 +88,11 @@ struct engine_feed {
     void (*session_failed)(void *ws, int client, uint32_t session, const char *why);
     /* The worker's run is over. */
     void (*close)(void *ws);
+    /* Optional: whether a statement that is due (its time has come, its session connected)
+     * may start now; 0 parks the client until a statement ends (on any worker), or a few
+     * ms, then asks again. */
+    int (*ready)(void *ws, int client, const struct engine_feed_item *it,
+                 const struct engine_feed_due *d);
 };
 
 #endif

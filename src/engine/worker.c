@@ -236,6 +236,8 @@ static int poll_once(struct worker *w)
         void *p = fired[i];
         if (p == NULL)
             stop = 1;
+        else if (p == &w->feed_wake)
+            client_feed_woken(w, clock_now_ns());
         else
             client_advance(p, clock_now_ns());
     }

@@ -74,7 +74,26 @@ static void add(int client, enum engine_feed_kind kind, int64_t offset_us, const
 
 static struct engine_feed feed_of(double speed)
 {
-    return (struct engine_feed){speed, &TF, tf_open, tf_next, tf_done, tf_failed, tf_close};
+    return (struct engine_feed){speed, &TF, tf_open, tf_next, tf_done, tf_failed, tf_close, NULL};
+}
+
+/* A source's order (engine/feed.h's ready): "SELECT B" may not start before "SELECT A" is
+ * done; the checks are counted. */
+static int tf_ready_asks;
+
+static int tf_ready(void *ws, int client, const struct engine_feed_item *it,
+                    const struct engine_feed_due *d)
+{
+    struct test_feed *f = ws;
+    (void)client;
+    assert_false(d->in_tx);
+    tf_ready_asks++;
+    if (strcmp(it->text, "SELECT B") != 0)
+        return 1;
+    for (int i = 0; i < f->n_done; i++)
+        if (f->out_session[i] == 0)
+            return 1;
+    return 0;
 }
 
 /* Start a feed run of n clients at now (no setup connections). */
@@ -97,6 +116,14 @@ static void fresh(struct fx *f)
 {
     fx_init(f, "\\set x 1\n");
     memset(&TF, 0, sizeof TF);
+}
+
+/* Client's session connects at 0, runs text at at_us and ends at end_us. */
+static void one_statement(int client, int64_t at_us, const char *text, int64_t end_us)
+{
+    add(client, FEED_CONNECT, 0, NULL);
+    add(client, FEED_STATEMENT, at_us, text);
+    add(client, FEED_DISCONNECT, end_us, NULL);
 }
 
 /* The first session connects at 0 and runs SELECT 1 and SELECT 2 at 10 and 20 ms. */
@@ -177,12 +204,8 @@ static void test_failed_session(void **state)
     (void)state;
     struct fx f;
     fresh(&f);
-    add(0, FEED_CONNECT, 0, NULL);
-    add(0, FEED_STATEMENT, 1000, "SELECT 1");
-    add(0, FEED_DISCONNECT, 2000, NULL);
-    add(1, FEED_CONNECT, 0, NULL);
-    add(1, FEED_STATEMENT, 1000, "SELECT 2");
-    add(1, FEED_DISCONNECT, 2000, NULL);
+    one_statement(0, 1000, "SELECT 1", 2000);
+    one_statement(1, 1000, "SELECT 2", 2000);
     fake_push_connect(FAKE_CONNECT_FAIL);
     struct engine_feed feed = feed_of(1);
     feed_start(&f, &feed, 2);
@@ -223,13 +246,46 @@ static void test_named_prepared_once(void **state)
     fx_free(&f);
 }
 
+/* A statement the feed's ready holds back waits past its due time without its worker
+ * blocking (the other client's statement runs and ends), starts as soon as that statement
+ * ends (woken, not at the next look), and the wait counts in its lag, not in its client's. */
+static void test_ready_holds_back(void **state)
+{
+    (void)state;
+    struct fx f;
+    fresh(&f);
+    tf_ready_asks = 0;
+    one_statement(0, 10000, "SELECT A", 40000);
+    one_statement(1, 15000, "SELECT B", 40000);
+    struct engine_feed feed = feed_of(1);
+    feed.ready = tf_ready;
+    fake_push_kind(FAKE_HANG); /* SELECT A runs until released */
+    feed_start(&f, &feed, 2);
+    for (int t = 0; t <= 20; t++)
+        fx_at(&f, MS(t));
+    assert_int_equal(fake_count_sent("Q SELECT A"), 1);
+    assert_int_equal(fake_count_sent("Q SELECT B"), 0); /* due at 15 ms, held back */
+    assert_true(tf_ready_asks >= 2);
+    fake_release(f.w->clients[0].conn, (struct fake_reply){.kind = FAKE_COMMAND});
+    fx_at(&f, MS(21) + 1);
+    fx_at(&f, MS(21) + 1);
+    assert_int_equal(fake_count_sent("Q SELECT B"), 1);
+    fx_at(&f, MS(50));
+    fx_run(&f, 8);
+    assert_int_equal(TF.n_done, 2);
+    assert_int_equal(TF.out_session[1], 1);
+    assert_true(TF.out[1].ok);
+    assert_int_equal(TF.out[1].lag_us, 6000); /* due at 15 ms, sent at 21 ms */
+    assert_int_equal(TF.out[1].client_lag_us, 0);
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_schedule_and_latency),
-        cmocka_unit_test(test_speed),
-        cmocka_unit_test(test_failed_session),
-        cmocka_unit_test(test_named_prepared_once),
+        cmocka_unit_test(test_schedule_and_latency), cmocka_unit_test(test_speed),
+        cmocka_unit_test(test_failed_session),       cmocka_unit_test(test_named_prepared_once),
+        cmocka_unit_test(test_ready_holds_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

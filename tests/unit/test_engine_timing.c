@@ -144,8 +144,8 @@ static void paced_start(struct fx *f, struct engine_feed *feed, double speed, in
     fx_init(f, "\\set x 1\n");
     memset(&PACED, 0, sizeof PACED);
     PACED.gap_ms = gap_ms;
-    *feed = (struct engine_feed){speed,      &PACED,       paced_open, paced_next,
-                                 paced_done, paced_failed, paced_close};
+    *feed = (struct engine_feed){speed,      &PACED,       paced_open,  paced_next,
+                                 paced_done, paced_failed, paced_close, NULL};
     f->cfg.feed = feed;
     f->cfg.tx_per_client = 0;
     engine_state_init(&f->run, &f->cfg);

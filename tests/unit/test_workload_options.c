@@ -81,8 +81,8 @@ static void test_foreign_options_refused(void **state)
                               "for -w tpcc"},
         {"-w tpcc --analytic-clients 1", "run: --analytic-clients and --queries are for -w ch"},
         {"-w oltp-read-only --capture c.pgc",
-         "run: --capture, --speed, --map-db, --map-user, --session-set, --reset-from, --read-only "
-         "and --force are for -w replay"},
+         "run: --capture, --speed, --order, --map-db, --map-user, --session-set, --reset-from, "
+         "--read-only and --force are for -w replay"},
         {"-w replay --capture c.pgc --procedures",
          "run: --warehouses, --mix, --keying-thinking and --procedures are for -w tpcc"},
         {"-w replay --speed 2", "run: -w replay needs --capture CAPTURE (or: pgarena replay run "

@@ -312,6 +312,9 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
     buf_init(&roles);
     buf_putc(&roles, '\n');
     unsigned char *in_tx = xcalloc(s->n_sessions + 1, 1);
+    struct replay_order_build ob;
+    if (s->ordered)
+        replay_order_build_init(&ob, s->n_sessions);
     struct capture_event ev;
     int rc;
     while ((rc = capture_reader_next(r, &ev, e)) == 1) {
@@ -329,8 +332,13 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
         } else if (ev.kind == CAPTURE_EV_SESSION_END) {
             if (ev.session.offset_us > ss->end_us)
                 ss->end_us = ev.session.offset_us;
+            if (s->ordered)
+                replay_order_build_session_end(&ob, id, ev.session.offset_us);
         } else {
             const struct capture_statement *st = &ev.statement;
+            if (s->ordered) /* as source.c's read_one: a COPY, a session never started: out */
+                replay_order_build_statement(&ob, id, st->offset_us, st->duration_us,
+                                             ss->client != -2 && !replay_is_copy(st->text));
             ss->statements++;
             int64_t end = st->offset_us + (st->duration_us > 0 ? st->duration_us : 0);
             if (end > ss->end_us)
@@ -346,6 +354,8 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
             }
         }
     }
+    if (s->ordered)
+        replay_order_build_finish(&ob, &s->order);
     give_password(s, roles.data);
     buf_free(&roles);
     for (size_t i = 0; i < s->n_conns; i++)
@@ -376,6 +386,8 @@ struct replay_state *replay_prepass(const struct replay_opts *opts, const struct
     for (size_t i = 0; i < s->n_sessions; i++)
         s->sessions[i].client = -2;
     pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->order_mu, NULL);
+    s->ordered = !opts->order_session;
     replay_figures_init(&s->merged);
     int rc = read_events(s, r, conn, e);
     capture_reader_close(r);
@@ -400,6 +412,9 @@ void replay_state_free(struct replay_state *s)
         free(s->databases[i]);
     free(s->databases);
     replay_figures_free(&s->merged);
+    replay_order_free(&s->order);
+    pg_connopts_free(&s->own);
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->order_mu);
     free(s);
 }

@@ -30,6 +30,9 @@ struct replay_opts {
     struct replay_map sets[REPLAY_MAX_SETS]; /* --session-set NAME=VALUE: from is NAME */
     const char *reset_from;                  /* --reset-from TEMPLATE, or NULL */
     int read_only, force;
+    /* --order session: each session on its own clock only; else (capture, the default) no
+     * statement starts before those that had finished before it started in the capture. */
+    int order_session;
 };
 
 #endif

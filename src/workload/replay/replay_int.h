@@ -16,6 +16,7 @@
 #include "pg/pg.h"
 #include "stats/hist.h"
 #include "capture/capture.h"
+#include "workload/replay/order.h"
 #include "workload/replay/replay_classes.h"
 #include "workload/replay/replay.h"
 
@@ -44,6 +45,11 @@ struct replay_figures {
     uint64_t sent, skipped_copy, skipped_read_only, skipped_unsupported;
     uint64_t failed_now, succeeded_now, sessions_failed;
     uint64_t secrets_replaced; /* statements sent with the replay's password for the captured */
+    /* --order capture: statements held back for the capture's order, for how long, and the
+     * waits given up because the statement waited for was blocked by the waiting session's
+     * own locks (source.c) */
+    uint64_t order_waits, order_given_way;
+    int64_t order_wait_us;
     struct class_table *classes;
     struct hist *lag, *client_lag; /* lag_us, client_lag_us */
     size_t n_reasons;
@@ -65,6 +71,12 @@ struct replay_state {
     char password[33];
     size_t n_databases;
     int n_clients;
+    /* --order capture (ordered): the capture's real-time order across sessions, its
+     * statements numbered as each worker reads them; order_mu serialises their finishing. */
+    int ordered;
+    struct replay_order order;
+    struct pg_connopts own; /* the run's own connection (CONN, its database given) */
+    pthread_mutex_t order_mu;
     struct engine_feed feed;
     pthread_mutex_t mu; /* guards merged while workers close */
     struct replay_figures merged;

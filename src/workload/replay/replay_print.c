@@ -51,6 +51,14 @@ static void show_fidelity(FILE *out, const struct replay_result *p)
             (unsigned long long)p->sent, (unsigned long long)p->skipped_copy,
             (unsigned long long)p->skipped_unsupported, (unsigned long long)p->skipped_read_only,
             (unsigned long long)p->skipped_secret, (unsigned long long)p->sessions_failed);
+    if (p->order == REPLAY_RESULT_ORDER_CAPTURE)
+        fprintf(out,
+                "order:               the capture's, across sessions: %llu statements waited "
+                "%.3f ms in all; %llu waits given way to a lock\n",
+                (unsigned long long)p->order_waits, p->order_wait_ms,
+                (unsigned long long)p->order_given_way);
+    else if (p->order == REPLAY_RESULT_ORDER_SESSION)
+        fprintf(out, "order:               each session on its own clock (--order session)\n");
     if (p->n_session_set || p->secrets_replaced) {
         fprintf(out, "sessions set up:     ");
         for (size_t i = 0; i < p->n_session_set; i++)

@@ -55,6 +55,14 @@ static json_t *replay_json(const void *data, json_t *summary)
         put(o, "session_set", sets);
     }
     put_count(o, "sessions_failed", p->sessions_failed);
+    if (p->order)
+        put(o, "order",
+            json_string(p->order == REPLAY_RESULT_ORDER_CAPTURE ? "capture" : "session"));
+    if (p->order == REPLAY_RESULT_ORDER_CAPTURE) {
+        put_count(o, "order_waits", p->order_waits);
+        put(o, "order_wait_ms", json_real(p->order_wait_ms));
+        put_count(o, "order_given_way", p->order_given_way);
+    }
     put(o, "lag_us", result_lag_json(&p->lag));
     if (result_lag_known(&p->client_lag))
         put(o, "client_lag_us", result_lag_json(&p->client_lag));
@@ -111,6 +119,13 @@ static void *replay_read(const json_t *o, const json_t *root, const json_t *summ
             p->session_set[p->n_session_set++] = xstrdup(v);
     }
     p->sessions_failed = result_part_count(o, "sessions_failed");
+    const char *order = json_string_value(json_object_get(o, "order"));
+    p->order = !order                          ? 0
+               : strcmp(order, "capture") == 0 ? REPLAY_RESULT_ORDER_CAPTURE
+                                               : REPLAY_RESULT_ORDER_SESSION;
+    p->order_waits = result_part_count(o, "order_waits");
+    p->order_wait_ms = get_num(o, "order_wait_ms");
+    p->order_given_way = result_part_count(o, "order_given_way");
     if (result_lag_from_json(json_object_get(o, "lag_us"), &p->lag) < 0 ||
         result_lag_from_json(json_object_get(o, "client_lag_us"), &p->client_lag) < 0) {
         replay_result_free(p);

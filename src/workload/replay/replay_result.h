@@ -37,6 +37,14 @@ struct replay_result {
     size_t n_top;
     struct replay_result_reason *top;
     uint64_t sessions_failed;
+    /* "order": REPLAY_RESULT_ORDER_CAPTURE with "order_waits" (statements held back for the
+     * capture's order across sessions), "order_wait_ms" (their time held back) and
+     * "order_given_way" (waits given up: what they waited for was blocked by their own
+     * session's locks); REPLAY_RESULT_ORDER_SESSION alone; 0: absent (files before it, whose
+     * sessions each ran on their own clock). */
+    int order;
+    uint64_t order_waits, order_given_way;
+    double order_wait_ms;
     /* lag_us: how late statements were sent behind their schedule; client_lag_us: the part
      * of it that was the replaying client's own (from the later of the due time and the end
      * of the session's previous statement or connect, to the send). */
@@ -44,6 +52,9 @@ struct replay_result {
     double as_of_s; /* recover: the run time its figures are from (the journal's last
                      * snapshot of them); 0: a run's own, whole */
 };
+
+#define REPLAY_RESULT_ORDER_CAPTURE 1
+#define REPLAY_RESULT_ORDER_SESSION 2
 
 extern const struct result_part_ops replay_part;
 

@@ -16,12 +16,12 @@
 
 _Static_assert(sizeof(struct replay_opts) <= WORKLOAD_OPTS_SIZE, "replay's options fit");
 
-static const char *const option_names[] = {"capture",   "speed",       "map-db",
-                                           "map-user",  "session-set", "reset-from",
-                                           "read-only", "force",       NULL};
+static const char *const option_names[] = {"capture",  "speed",       "order",      "map-db",
+                                           "map-user", "session-set", "reset-from", "read-only",
+                                           "force",    NULL};
 static const struct workload_option_group option_group = {
-    option_names, "--capture, --speed, --map-db, --map-user, --session-set, --reset-from, "
-                  "--read-only and --force are for -w replay"};
+    option_names, "--capture, --speed, --order, --map-db, --map-user, --session-set, "
+                  "--reset-from, --read-only and --force are for -w replay"};
 static const struct workload_option_group *const option_groups[] = {&option_group, NULL};
 
 static void options_init(void *opts)
@@ -70,6 +70,11 @@ static int option(void *opts, const char *name, const char *arg, struct err *e)
             r->speed = 0;
         else
             return num_double("--speed", arg, 0.001, 1000000, &r->speed, e);
+    } else if (strcmp(name, "order") == 0) {
+        if (strcmp(arg, "capture") != 0 && strcmp(arg, "session") != 0)
+            return err_set(e, ERR_INPUT,
+                           "invalid value for --order: '%s' (expected capture or session)", arg);
+        r->order_session = strcmp(arg, "session") == 0;
     } else if (strcmp(name, "map-db") == 0)
         return add_map(r->map_db, &r->n_map_db, "--map-db", arg, e);
     else if (strcmp(name, "map-user") == 0)
@@ -255,6 +260,10 @@ static int detect(const struct workload *w, struct pg_conn *c, struct workload_p
     if (!s)
         return -1;
     p->state = s;
+    s->own = (struct pg_connopts){p->conn->host ? xstrdup(p->conn->host) : NULL,
+                                  p->conn->port ? xstrdup(p->conn->port) : NULL,
+                                  p->conn->user ? xstrdup(p->conn->user) : NULL,
+                                  p->conn->dbname ? xstrdup(p->conn->dbname) : NULL};
     if (s->n_clients == 0)
         return err_set(e, ERR_INPUT, "%s: the capture holds no session", s->opts.capture);
     if (!s->opts.force && is_capture_server(c, &s->header))
@@ -318,6 +327,10 @@ static void fill_result(const struct replay_state *s, struct result *r)
     o->failed_now = f->failed_now;
     o->succeeded_now = f->succeeded_now;
     o->sessions_failed = f->sessions_failed;
+    o->order = s->ordered ? REPLAY_RESULT_ORDER_CAPTURE : REPLAY_RESULT_ORDER_SESSION;
+    o->order_waits = f->order_waits;
+    o->order_wait_ms = (double)f->order_wait_us / 1000.0;
+    o->order_given_way = f->order_given_way;
     struct replay_reason sorted[REPLAY_MAX_REASONS + 1];
     size_t n = 0;
     for (size_t i = 0; i <= REPLAY_MAX_REASONS; i++)

@@ -30,12 +30,22 @@
  * snapshots of them (for recover) are at most about this old while it works. */
 #define HAND_OVER_NS NS_PER_S
 
+/* --order capture: a statement held back by the order while its session is inside a
+ * transaction block, with the order not moving for this long, looks whether its session's
+ * locks block another session (directly or through a chain): then the order gives way. */
+#define GIVE_WAY_CHECK_NS NS_PER_S
+
 struct qitem {
     struct qitem *next;
     struct engine_feed_item it;
     size_t text_len;
     enum capture_outcome outcome; /* the original's */
     char sqlstate[6];
+    uint64_t seq;       /* the statement's number in the capture (order.h) */
+    int held;           /* the order holds it back, since held_since */
+    time_ns held_since; /* (the engine's clock) */
+    uint32_t mark_seen; /* the order's mark when last seen moving, at mark_since */
+    time_ns mark_since;
 };
 
 struct wclient {
@@ -53,6 +63,7 @@ struct worker_source {
     int first, n;
     struct wclient *clients;
     size_t queued;
+    uint64_t n_statements; /* statement events read: the next one's number */
     int n_blocked, n_finished;
     struct replay_figures fig; /* since the last hand-over */
     struct buf norm;
@@ -89,6 +100,9 @@ void replay_figures_merge(struct replay_figures *dst, const struct replay_figure
     dst->sent += src->sent;
     dst->skipped_copy += src->skipped_copy;
     dst->secrets_replaced += src->secrets_replaced;
+    dst->order_waits += src->order_waits;
+    dst->order_wait_us += src->order_wait_us;
+    dst->order_given_way += src->order_given_way;
     dst->skipped_read_only += src->skipped_read_only;
     dst->skipped_unsupported += src->skipped_unsupported;
     dst->failed_now += src->failed_now;
@@ -211,6 +225,7 @@ static void read_one(struct worker_source *ws)
         return;
     }
     const struct replay_state *s = ws->s;
+    uint64_t seq = ev.kind == CAPTURE_EV_STATEMENT ? ws->n_statements++ : 0;
     uint32_t id = ev.kind == CAPTURE_EV_STATEMENT ? ev.statement.session : ev.session.id;
     if (id >= s->n_sessions)
         return;
@@ -227,7 +242,9 @@ static void read_one(struct worker_source *ws)
             st.text = ws->secret.data; /* the replay's password for the one cut out */
             ws->fig.secrets_replaced++;
         }
-        enqueue(ws, ss->client, copy_statement(&st));
+        struct qitem *q = copy_statement(&st);
+        q->seq = seq;
+        enqueue(ws, ss->client, q);
         return;
     }
     struct qitem *q = xcalloc(1, sizeof *q);
@@ -350,9 +367,76 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
     return 1;
 }
 
+/* Whether the session of backend pid blocks another, directly or through a chain of
+ * sessions each blocked by the next (pg_blocking_pids), asked on a connection of pgarena's
+ * own made for it (it holds no database while the replay runs). When it cannot be asked: 1,
+ * the order gives way rather than risk a deadlock. */
+static int blocks_others(const struct worker_source *ws, int pid)
+{
+    struct err e = {0};
+    struct pg_conn *c = pg_connect_aux(&ws->s->own, PG_AUX_TIMEOUT_MS, &e);
+    if (!c)
+        return 1;
+    char sql[400], out[24];
+    snprintf(sql, sizeof sql,
+             "WITH RECURSIVE b(pid) AS (SELECT pid FROM pg_stat_activity WHERE %d = ANY "
+             "(pg_blocking_pids(pid)) UNION SELECT a.pid FROM pg_stat_activity a JOIN b ON "
+             "b.pid = ANY (pg_blocking_pids(a.pid))) SELECT count(*) FROM b",
+             pid);
+    int rc = pg_query_value(c, sql, out, sizeof out, &e) < 0 || atoi(out) > 0;
+    pg_finish(c);
+    return rc;
+}
+
+static void end_wait(struct worker_source *ws, struct qitem *q, time_ns now)
+{
+    if (!q->held)
+        return;
+    q->held = 0;
+    ws->fig.order_waits++;
+    ws->fig.order_wait_us += (now - q->held_since) / NS_PER_US;
+}
+
+/* --order capture: whether the statement may start (order.h), and the waits counted. */
+static int source_ready(void *arg, int client, const struct engine_feed_item *it,
+                        const struct engine_feed_due *d)
+{
+    struct worker_source *ws = arg;
+    struct qitem *q = it->token;
+    const struct replay_order *o = &ws->s->order;
+    (void)client;
+    if (replay_order_ready(o, q->seq)) {
+        end_wait(ws, q, d->now_ns);
+        return 1;
+    }
+    uint32_t mark = replay_order_mark(o);
+    if (!q->held || mark != q->mark_seen) {
+        if (!q->held)
+            q->held = 1, q->held_since = d->now_ns;
+        q->mark_seen = mark;
+        q->mark_since = d->now_ns;
+        return 0;
+    }
+    if (!d->in_tx || d->now_ns - q->mark_since < GIVE_WAY_CHECK_NS)
+        return 0;
+    q->mark_since = d->now_ns; /* the next look a while later */
+    if (!blocks_others(ws, d->backend_pid))
+        return 0;
+    ws->fig.order_given_way++;
+    end_wait(ws, q, d->now_ns);
+    return 1;
+}
+
 static int source_done(void *arg, int client, const struct engine_feed_item *it,
                        const struct engine_feed_outcome *o)
 {
+    struct worker_source *ws = arg;
+    if (ws->s->ordered) {
+        const struct qitem *q = it->token;
+        pthread_mutex_lock(&ws->s->order_mu);
+        replay_order_finished(&ws->s->order, q->seq);
+        pthread_mutex_unlock(&ws->s->order_mu);
+    }
     int counted = record_done(arg, client, it, o);
     hand_over(arg, 0);
     return counted;
@@ -398,6 +482,7 @@ void replay_source_init(struct replay_state *s)
         .arg = s,
         .open = source_open,
         .next = source_next,
+        .ready = s->ordered ? source_ready : NULL,
         .done = source_done,
         .session_failed = source_session_failed,
         .close = source_close,

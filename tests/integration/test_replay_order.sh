@@ -1,0 +1,96 @@
+# replay run --order: the capture's real-time order across sessions (the default) against
+# each session on its own clock (--order session); captures written with tests/tools/mkcapture,
+# checked by counts (failures, waits), never by time.
+
+MKCAPTURE=$PGARENA_TEST_TOP/build/tests/mkcapture
+
+order_tool() {
+    [ -x "$MKCAPTURE" ] || make -s -C "$PGARENA_TEST_TOP" build/tests/mkcapture >/dev/null ||
+        fail "cannot build tests/tools/mkcapture"
+}
+
+# mkcapture's line of a statement: session, offset and duration (µs), text; it succeeded.
+order_q() {
+    printf 'Q\t%s\t%s\tsimple\t\t%s\tok\t\t-1\t0\t%s\n' "$@"
+}
+
+# Two sessions whose statements interleave in time (the lines in time order, as a capture
+# holds them): session 0 sleeps (quickly, in the capture: it is the replay's sleep that makes
+# session 1 run ahead), then creates a table; session 1 inserts into it just after, checks
+# the row and drops the table. DUR: the statements' durations (µs), or -1 for a log of
+# log_statement = 'all' alone (a statement's end is then its session's next line: session 0's
+# SELECT 2 bounds its CREATE's).
+interleaved_capture() {
+    local d=$3
+    {
+        printf 'S\t0\t0\tpostgres\t%s\n' "$1"
+        order_q 0 100 "$d" 'SELECT pg_sleep(2)'
+        printf 'S\t1\t500\tpostgres\t%s\n' "$1"
+        order_q 0 1000 "$d" 'CREATE TABLE o (a int)'
+        order_q 0 1200 "$d" 'SELECT 2'
+        order_q 1 2000 "$d" 'INSERT INTO o VALUES (1)'
+        order_q 1 3000 "$d" 'SELECT 1 / count(*) FROM o'
+        order_q 1 4000 "$d" 'DROP TABLE o'
+        printf 'E\t1\t5000\n'
+        printf 'E\t0\t6000\n'
+    } | "$MKCAPTURE" "$2" || fail "mkcapture failed"
+}
+
+# With the capture's order the insert waits for the create, in every repetition, at --speed
+# max, with the sessions on two threads, and from a capture without durations; on their own
+# clocks it runs first and fails.
+test_replay_order_interleaved() {
+    order_tool
+    newdb pga_rorder >/dev/null
+    interleaved_capture pga_rorder il.pgc 100
+    interleaved_capture pga_rorder il-log.pgc -1
+    for k in 1 2 3 4; do
+        jobs=1 cap=il.pgc
+        [ "$k" -gt 1 ] && jobs=2
+        [ "$k" -eq 4 ] && cap=il-log.pgc
+        pga replay run $cap "$CONN" --speed max -j $jobs -q -o c$k.json
+        assert_rc 0
+        pyjson c$k.json 'd["summary"]["failed"] == 0 and d["replay"]["diverged"]["failed_now"] == 0'
+        pyjson c$k.json 'd["replay"]["sent"] == 6 and d["replay"]["order"] == "capture"'
+        pyjson c$k.json 'd["replay"]["order_waits"] >= 1 and d["replay"]["order_given_way"] == 0'
+    done
+    pga show c1.json
+    assert_rc 0
+    assert_out "order: +the capture's, across sessions: [1-9][0-9]* statements waited"
+    pga replay run il.pgc "$CONN" --speed max --order session -q -o s.json
+    assert_rc 0
+    pyjson s.json 'd["replay"]["diverged"]["failed_now"] >= 1 and d["replay"]["order"] == "session"'
+    pyjson s.json '"order_waits" not in d["replay"]'
+    pyjson s.json 'any("42P01" in t["reason"] for t in d["replay"]["diverged"]["top"])'
+    pga show s.json
+    assert_out 'order: +each session on its own clock'
+    pga replay run il.pgc "$CONN" --order sideways
+    assert_rc 2
+    assert_err "invalid value for --order: 'sideways' \(expected capture or session\)"
+}
+
+# The replay differs from its capture: a row session 0 updates inside its transaction block
+# exists on the target (not in the capture), so session 1's update of it, which the order
+# lets start after session 0's, is blocked by session 0's lock, while session 0's COMMIT
+# waits in the order for session 1's update: the order gives way once, counted, and the
+# replay ends with both updates made.
+test_replay_order_gives_way_to_a_lock() {
+    order_tool
+    db=$(newdb pga_rorder_lock)
+    sql "CREATE TABLE g (id int PRIMARY KEY, v int); INSERT INTO g VALUES (1, 0)" "$db"
+    {
+        printf 'S\t0\t0\tpostgres\tpga_rorder_lock\n'
+        printf 'S\t1\t50\tpostgres\tpga_rorder_lock\n'
+        order_q 0 100 10 'BEGIN'
+        order_q 0 200 10 'UPDATE g SET v = v + 1 WHERE id = 1'
+        order_q 1 300 10 'UPDATE g SET v = v + 10 WHERE id = 1'
+        order_q 0 400 10 'COMMIT'
+        printf 'E\t0\t500\n'
+        printf 'E\t1\t600\n'
+    } | "$MKCAPTURE" lock.pgc || fail "mkcapture failed"
+    pga replay run lock.pgc "$CONN" --speed max -q -o l.json
+    assert_rc 0
+    pyjson l.json 'd["summary"]["failed"] == 0 and d["replay"]["order_given_way"] == 1'
+    pyjson l.json 'd["replay"]["order_waits"] >= 1'
+    [ "$(sql 'SELECT v FROM g' "$db")" = 11 ] || fail "the updates were not both made"
+}
