@@ -86,6 +86,7 @@ static const struct sample samples[] = {
     {"metrics-listen", "--metrics-listen 9187"}, /* one endpoint for every cell */
     {"capture", NULL},                           /* a replay is swept with --replay */
     {"speed", NULL},                             /* the sweep's: a list of speeds */
+    {"order", NULL}, /* a replay's; a replay sweep keeps the capture's order */
     {"map-db", NULL},
     {"map-user", NULL},
     {"session-set", NULL},
@@ -131,6 +132,7 @@ static const struct exception exceptions[] = {
     {"session-set", "--session-set a=b", "are for --replay CAPTURE"},
     {"reset-from", "--reset-from t", "are for --replay CAPTURE"},
     {"read-only", "--read-only", "are for --replay CAPTURE"},
+    {"order", "--order session", "are for -w replay"},
 };
 
 /* argv from words (split at spaces) after a command name; the strings are kept in *store. */
