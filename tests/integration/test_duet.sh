@@ -147,3 +147,47 @@ test_duet_half_ended_stops_the_other() {
     pyjson s/A-c1-t1.json 'd["complete"] is False and len(d["intervals"]) < 60'
     pyjson s/B-c1-t1.json 'd["complete"] is False and len(d["intervals"]) < 60'
 }
+
+# A duet's verdicts (issue 37 item 5): B's transactions sleep 1 ms longer than A's, 6 ms
+# against 5 (pg_sleep of a setting of each setup's connection; shorter sleeps drown in the
+# server's timer granularity here), so B is worse on tps in every cell, by the paired method;
+# an A/A duet of the same calls nothing. One 5 s trial a cell: the duet's short length rule.
+duet_sleep_sweep() { # dir sleepA sleepB
+    local db
+    db=$(newdb duetsleep)
+    printf 'SELECT pg_sleep(current_setting(%s)::float8);\n' "'pgarena_test.sleep'" >sleep.sql
+    pga sweep --duet --setup "A=$db options=-cpgarena_test.sleep=$2" \
+        --setup "B=$db options=-cpgarena_test.sleep=$3" -f sleep.sql -c 1,2 -T 5 -o "$1"
+    assert_rc 0
+}
+
+test_duet_ab_worse_in_every_cell() {
+    duet_sleep_sweep ab 0.005 0.006
+    python3 - ab/sweep.json <<'PY' || fail "B is not worse in every cell"
+import json, sys
+d = json.load(open(sys.argv[1]))
+tps = [c for c in d["comparisons"] if c["metric"] == "tps"]
+assert sorted(c["cell"]["clients"] for c in tps) == [1, 2], tps
+assert all(c["method"] == "duet" for c in d["comparisons"]), d["comparisons"]
+for c in tps:
+    assert c["verdict"] == "worse" and c["ci_high"] < -10, c
+PY
+    # compare of one cell's halves pairs them by itself and says so.
+    pga compare ab/A-c1-t1.json ab/B-c1-t1.json
+    assert_rc 0
+    assert_out 'paired by second: duet'
+}
+
+test_duet_aa_calls_nothing() {
+    duet_sleep_sweep aa 0.005 0.005
+    python3 - aa/sweep.json <<'PY' || fail "an A/A duet called something"
+import json, sys
+d = json.load(open(sys.argv[1]))
+tps = [c for c in d["comparisons"] if c["metric"] == "tps"]
+assert len(tps) == 2, tps
+for c in tps:
+    assert c["method"] == "duet", c
+    assert c["verdict"] in ("no-meaningful-difference", "inconclusive"), c
+    assert c["ci_low"] <= 0 <= c["ci_high"] or (-2 <= c["ci_low"] and c["ci_high"] <= 2), c
+PY
+}
