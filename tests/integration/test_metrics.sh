@@ -310,3 +310,45 @@ test_metrics_sweep_cells() {
     done
     [ "$n" -eq 2 ] || fail "expected two cells' result files, found $n"
 }
+
+# run --agents: each agent serves its own share on its own port. Two agents on this host,
+# both scraped by one Prometheus: each agent's series carry its own result file's run_id, and
+# its pgarena_transactions_total ends equal to that file's transactions (the merged file's
+# are their sum).
+test_metrics_agents_each_their_port() {
+    db=$(pgbench_db pga_metrics_agents)
+    p0=$(free_port)
+    p1=$(free_port)
+    prom_start "$p0" "$p1"
+    PGA_OUT=$T/out0 PGA_ERR=$T/err0 pga_bg run "$db" -S -c 2 -T 3 --agents 2 --agent-index 0 \
+        --run-id metrics-agents -q -o a0.json --merged merged.json --metrics-listen "$p0"
+    pid0=$PID
+    PGA_OUT=$T/out1 PGA_ERR=$T/err1 pga_bg run "$db" -S -c 2 -T 3 --agents 2 --agent-index 1 \
+        --run-id metrics-agents -q -o a1.json --metrics-listen "$p1"
+    pid1=$PID
+    pga_wait "$pid0"
+    [ "$RC" -eq 0 ] || { cat "$T/err0"; fail "agent 0: exit $RC"; }
+    pga_wait "$pid1"
+    [ "$RC" -eq 0 ] || { cat "$T/err1"; fail "agent 1: exit $RC"; }
+    sum=0
+    for k in 0 1; do
+        id=$(pyjson_value "a$k.json" 'd["run_id"]')
+        tx=$(pyjson_value "a$k.json" 'd["summary"]["transactions"]')
+        [ "$tx" -gt 0 ] || fail "agent $k ran no transactions"
+        # Each agent answered until a scrape had seen its end: Prometheus holds that scrape.
+        for _ in $(seq 1 100); do
+            got=$(prom_value "max_over_time(pgarena_transactions_total{run_id=\"$id\"}[5m])")
+            [ "$got" = "$tx" ] && break
+            sleep 0.1
+        done
+        echo "agent $k: file $tx, prometheus $got"
+        [ "$got" = "$tx" ] || fail "agent $k: prometheus saw $got transactions, its file $tx"
+        # From its own port: the series came from its own target.
+        port=$p0
+        [ "$k" = 0 ] || port=$p1
+        [ "$(prom_value "count(last_over_time(pgarena_transactions_total{run_id=\"$id\",instance=\"127.0.0.1:$port\"}[5m]))")" = 1 ] ||
+            fail "agent $k's series not from its own port"
+        sum=$((sum + tx))
+    done
+    pyjson merged.json "d['summary']['transactions'] == $sum"
+}
