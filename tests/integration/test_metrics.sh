@@ -13,11 +13,14 @@ pyjson_value() {
     python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"
 }
 
-# prom_start TARGET_PORT: Prometheus on loopback in $T/prom, scraping 127.0.0.1:TARGET_PORT every
-# second; waits until it is ready (at most 60 s). Its API at http://127.0.0.1:$PROM_PORT.
+# prom_start TARGET_PORT...: Prometheus on loopback in $T/prom, scraping 127.0.0.1:TARGET_PORT
+# (each of them) every second; waits until it is ready (at most 60 s). Its API at
+# http://127.0.0.1:$PROM_PORT.
 prom_start() {
     command -v prometheus >/dev/null || fail "prometheus is not installed (tests/ensure-deps.sh)"
     PROM_PORT=$(free_port)
+    local targets p
+    targets=$(for p in "$@"; do printf "'127.0.0.1:%s', " "$p"; done)
     cat >"$T/prom.yml" <<EOF
 global:
   scrape_interval: 1s
@@ -25,7 +28,7 @@ global:
 scrape_configs:
   - job_name: pgarena
     static_configs:
-      - targets: ['127.0.0.1:$1']
+      - targets: [${targets%, }]
 EOF
     prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/prom" \
         --web.listen-address="127.0.0.1:$PROM_PORT" >"$T/prom.log" 2>&1 &
@@ -46,13 +49,67 @@ prom_value() {
         python3 -c 'import json, sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "none")'
 }
 
+# prom_dashboard_queries START LABEL RUN_ID: every PromQL expression of
+# examples/grafana/pgarena-prometheus.json, its variables' and its panels', through
+# Prometheus' query API over START..now as Grafana runs them (a range query, step 1 s), its
+# $variables substituted as "All" (.*) and as the run's own label and run_id, and
+# $__rate_interval as Grafana makes it of a 1 s scrape (4 s): each variable lists the run's
+# value, each panel's query gives series with a number in them (not only NaN); the failures
+# panel's by kind.
+prom_dashboard_queries() {
+    python3 - "$PGARENA_TEST_TOP/examples/grafana/pgarena-prometheus.json" "$PROM_PORT" "$@" <<'PY' ||
+import json, math, re, sys, time, urllib.parse, urllib.request
+dash = json.load(open(sys.argv[1]))
+api = "http://127.0.0.1:%s/api/v1/" % sys.argv[2]
+start, label, run_id = float(sys.argv[3]), sys.argv[4], sys.argv[5]
+end = time.time()
+
+def get(path, params):
+    with urllib.request.urlopen(api + path + "?" + urllib.parse.urlencode(params)) as f:
+        d = json.load(f)
+    assert d["status"] == "success", d
+    return d["data"]
+
+def expand(q, env):
+    for k, v in sorted(env.items(), key=lambda kv: -len(kv[0])):
+        q = q.replace("$" + k, v)
+    assert "$" not in q, q
+    return q
+
+n = 0
+for env in ({"label": ".*", "run_id": ".*"}, {"label": label, "run_id": run_id}):
+    env["__rate_interval"] = "4s"
+    for v in dash["templating"]["list"]:
+        m = re.fullmatch(r"label_values\((.*), (\w+)\)", v["query"]["query"])
+        assert m and v["definition"] == v["query"]["query"], v
+        series = get("series", {"match[]": expand(m.group(1), env), "start": start, "end": end})
+        got = {s.get(m.group(2)) for s in series}
+        assert {"label": label, "run_id": run_id}[v["name"]] in got, (v["name"], got)
+        n += 1
+    for p in dash["panels"]:
+        for t in p["targets"]:
+            q = expand(t["expr"], env)
+            r = get("query_range", {"query": q, "start": start, "end": end, "step": 1})
+            assert r["resultType"] == "matrix" and r["result"], (p["title"], q)
+            values = [float(x[1]) for s in r["result"] for x in s["values"]]
+            assert any(not math.isnan(x) for x in values), (p["title"], q)
+            if "kind" in t["expr"]:
+                assert "other" in {s["metric"].get("kind") for s in r["result"]}, (p["title"], r)
+            n += 1
+print("dashboard queries run:", n)
+PY
+        fail "a query of the Prometheus dashboard"
+}
+
 test_metrics_prometheus_scrapes_a_run() {
     db=$(pgbench_db pga_metrics)
     port=$(free_port)
     prom_start "$port"
     # A quarter of the transactions fail (division by zero: kind "other").
     printf '\\set x random(0, 3)\nSELECT 1 / :x;\n' >fail.sql
-    pga run -c 2 -j 2 -T 10 -f fail.sql --metrics-listen "$port" -o r.json -q "$db"
+    # At a rate (-R), so the schedule lag's panel has figures; labelled, so the label's has one.
+    start=$(date +%s)
+    pga run -c 2 -j 2 -T 10 -R 400 -f fail.sql --label lab --metrics-listen "$port" -o r.json -q "$db"
     assert_rc 0
     tx=$(pyjson_value r.json 'd["summary"]["transactions"]')
     other=$(pyjson_value r.json 'd["summary"]["errors"]["other"]')
@@ -94,6 +151,7 @@ test_metrics_prometheus_scrapes_a_run() {
     # same scrape (the phase starting or warmup/measuring, the counters at their values then).
     first=$(prom_value 'count(count_over_time(pgarena_phase[5m]) == scalar(max(count_over_time(pgarena_phase[5m]))))')
     [ "$first" = 4 ] || fail "the phase's four series were not all in every scrape ($first)"
+    prom_dashboard_queries "$start" lab "$run_id"
 }
 
 # A client that sends nothing, one that sends garbage, a POST, an unknown path, a request
@@ -251,4 +309,46 @@ test_metrics_sweep_cells() {
         n=$((n + 1))
     done
     [ "$n" -eq 2 ] || fail "expected two cells' result files, found $n"
+}
+
+# run --agents: each agent serves its own share on its own port. Two agents on this host,
+# both scraped by one Prometheus: each agent's series carry its own result file's run_id, and
+# its pgarena_transactions_total ends equal to that file's transactions (the merged file's
+# are their sum).
+test_metrics_agents_each_their_port() {
+    db=$(pgbench_db pga_metrics_agents)
+    p0=$(free_port)
+    p1=$(free_port)
+    prom_start "$p0" "$p1"
+    PGA_OUT=$T/out0 PGA_ERR=$T/err0 pga_bg run "$db" -S -c 2 -T 3 --agents 2 --agent-index 0 \
+        --run-id metrics-agents -q -o a0.json --merged merged.json --metrics-listen "$p0"
+    pid0=$PID
+    PGA_OUT=$T/out1 PGA_ERR=$T/err1 pga_bg run "$db" -S -c 2 -T 3 --agents 2 --agent-index 1 \
+        --run-id metrics-agents -q -o a1.json --metrics-listen "$p1"
+    pid1=$PID
+    pga_wait "$pid0"
+    [ "$RC" -eq 0 ] || { cat "$T/err0"; fail "agent 0: exit $RC"; }
+    pga_wait "$pid1"
+    [ "$RC" -eq 0 ] || { cat "$T/err1"; fail "agent 1: exit $RC"; }
+    sum=0
+    for k in 0 1; do
+        id=$(pyjson_value "a$k.json" 'd["run_id"]')
+        tx=$(pyjson_value "a$k.json" 'd["summary"]["transactions"]')
+        [ "$tx" -gt 0 ] || fail "agent $k ran no transactions"
+        # Each agent answered until a scrape had seen its end: Prometheus holds that scrape.
+        for _ in $(seq 1 100); do
+            got=$(prom_value "max_over_time(pgarena_transactions_total{run_id=\"$id\"}[5m])")
+            [ "$got" = "$tx" ] && break
+            sleep 0.1
+        done
+        echo "agent $k: file $tx, prometheus $got"
+        [ "$got" = "$tx" ] || fail "agent $k: prometheus saw $got transactions, its file $tx"
+        # From its own port: the series came from its own target.
+        port=$p0
+        [ "$k" = 0 ] || port=$p1
+        [ "$(prom_value "count(last_over_time(pgarena_transactions_total{run_id=\"$id\",instance=\"127.0.0.1:$port\"}[5m]))")" = 1 ] ||
+            fail "agent $k's series not from its own port"
+        sum=$((sum + tx))
+    done
+    pyjson merged.json "d['summary']['transactions'] == $sum"
 }
