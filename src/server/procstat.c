@@ -8,6 +8,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "os/os.h"
 
 /* Parsers of /proc's text, and readers of the live files. A reading that fails leaves the
  * caller without that figure, never without the run. */
@@ -226,7 +227,7 @@ void proc_tasks_free(struct proc_tasks *t)
 double proc_tasks_max_core(const struct proc_tasks *before, const struct proc_tasks *after,
                            double seconds)
 {
-    long hz = sysconf(_SC_CLK_TCK);
+    long hz = os_clock_ticks();
     if (seconds <= 0 || hz <= 0)
         return 0;
     double max = 0;

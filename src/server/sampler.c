@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
 #include "server/server_io.h"
+#include "os/os.h"
 
 /* Every backend of the run, counted by what it is doing. An idle backend waiting for its
  * client's next statement shows as Client:ClientRead: the server waits on the client then.
@@ -127,13 +127,10 @@ static void bucket_add(struct bucket *b, uint32_t ev, uint64_t n)
 
 static void read_snapshot(const struct sampler *s, time_ns now, struct snapshot *out)
 {
-    struct rusage ru;
     memset(out, 0, sizeof *out);
     out->at = now;
-    if (getrusage(RUSAGE_SELF, &ru) == 0) {
-        out->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-        out->system_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-    }
+    if (os_process_cpu(&out->user_s, &out->system_s) < 0)
+        out->user_s = out->system_s = 0;
     out->have_host =
         s->cfg.host && proc_read_cpu(&out->cpu) == 0 && proc_read_disk(&out->disk) == 0;
 }
