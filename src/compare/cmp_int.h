@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/printf.h"
 #include "base/rng.h"
 #include "compare/compare.h"
 
@@ -327,7 +328,7 @@ void cmp_waits(const struct cmp_report *rep, size_t side, struct cmp_outcome *o)
 void cmp_internals(const struct cmp_report *rep, size_t side, struct cmp_outcome *o);
 
 /* Add a warning to the report (printf-style). */
-void cmp_warn(struct cmp_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cmp_warn(struct cmp_report *rep, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* Compare side b with side a into o (o->side set by the caller). */
 void cmp_analyse(struct cmp_report *rep, const struct cmp_side_runs *a,

@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "base/printf.h"
+
 const char *const cmp_verdict_names[4] = {"better", "worse", "no-meaningful-difference",
                                           "inconclusive"};
 
@@ -27,8 +29,7 @@ enum cmp_class cmp_classify(double l, double u, double null, double lo, double u
     return CMP_C_INCONCLUSIVE;
 }
 
-static void set(struct cmp_metric *m, enum cmp_verdict v, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void set(struct cmp_metric *m, enum cmp_verdict v, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
 static void set(struct cmp_metric *m, enum cmp_verdict v, const char *fmt, ...)
 {

@@ -9,6 +9,7 @@
 #include <iphlpapi.h>
 
 #include <bcrypt.h>
+#include <direct.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <io.h>
@@ -23,7 +24,7 @@
 void os_init(void)
 {
     /* Files are opened in binary mode: a result file has the same bytes as on Linux. */
-    _set_fmode(_O_BINARY);
+    _fmode = _O_BINARY;
     WSADATA wsa;
     WSAStartup(MAKEWORD(2, 2), &wsa);
     SetConsoleOutputCP(CP_UTF8);

@@ -593,10 +593,14 @@ static char *mtime_iso8601(int fd)
     struct stat st;
     struct tm tm;
     char out[40];
-    if (fstat(fd, &st) < 0 || !gmtime_r(&st.st_mtim.tv_sec, &tm))
+    if (fstat(fd, &st) < 0)
+        return NULL;
+    int64_t ns = os_mtime_ns(&st);
+    time_t s = (time_t)(ns / 1000000000);
+    if (!gmtime_r(&s, &tm))
         return NULL;
     size_t n = strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out + n, sizeof out - n, ".%03ldZ", st.st_mtim.tv_nsec / 1000000);
+    snprintf(out + n, sizeof out - n, ".%03ldZ", (long)(ns % 1000000000 / 1000000));
     return xstrdup(out);
 }
 
