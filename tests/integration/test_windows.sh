@@ -1,0 +1,97 @@
+# run-all: alone (Wine's first start and the cross-build want the machine's two cores)
+# The Windows build (issue 38): `make windows` makes build/win64/pgarena.exe and the zip, which
+# runs under Wine against a server of the tests' own over loopback TCP. Where mingw-w64, Wine
+# or the pinned inputs cannot be had (no root, no network), these tests say why and skip.
+
+WIN_TOP=$PGARENA_TEST_TOP
+export WINEPREFIX=$WIN_TOP/build/win64/wineprefix WINEDEBUG=-all
+
+# Build the zip (tools/win64/deps.sh installs and fetches what it needs) and unpack it into
+# $T/win; returns 1 (after saying why) when it cannot be built here.
+win_build() {
+    if ! make -s -j2 -C "$WIN_TOP" windows >"$T/build.log" 2>&1; then
+        if grep -q 'windows: ' "$T/build.log"; then
+            echo "SKIPPED: make windows cannot get its inputs here:"
+            grep 'windows: ' "$T/build.log"
+            return 1
+        fi
+        cat "$T/build.log" >&2
+        fail "make windows failed"
+    fi
+    WINE=$(command -v wine64 || echo /usr/lib/wine/wine64)
+    [ -x "$WINE" ] || { echo "SKIPPED: wine64 is not installed"; return 1; }
+    zip=$(ls "$WIN_TOP"/build/pgarena-*-win64.zip | head -1)
+    unzip -q "$zip" -d "$T/unz"
+    mv "$T"/unz/pgarena-*-win64 "$T/win"
+    # Wine's first start in a prefix speaks on stderr: not in a test's own output.
+    "$WINE" "$T/win/pgarena.exe" --version >/dev/null 2>&1 || fail "pgarena.exe does not start"
+    return 0
+}
+
+# wpga ARGS...: pga with the Windows binary under Wine.
+wpga() {
+    PGA_WRAP=$WINE PGARENA=$T/win/pgarena.exe pga "$@"
+}
+
+# The zip holds a 64-bit PE whose imports are Windows' own or in the zip, and its --version is
+# the Linux build's.
+test_windows_zip_and_imports() {
+    win_build || return 0
+    file "$T/win/pgarena.exe" | grep -q 'PE32+ executable (console) x86-64' ||
+        fail "not a PE32+ x86-64 console program: $(file "$T/win/pgarena.exe")"
+    sh "$WIN_TOP/tools/win64/imports.sh" "$T/win" || fail "imports outside the zip"
+    for f in LICENSE README-windows.txt libpq.dll; do
+        [ -f "$T/win/$f" ] || fail "the zip has no $f"
+    done
+    grep -q 'OpenSSL' "$T/win/LICENSE" && grep -q 'jansson' "$T/win/LICENSE" ||
+        fail "LICENSE lacks the third-party notices"
+    wpga --version
+    assert_rc 0
+    # The console's text mode ends lines with CR LF.
+    [ "$(tr -d '\r' <out)" = "$("$PGARENA" --version)" ] || fail "--version: $(cat out)"
+}
+
+# pgarena.exe init and run against a Linux server over loopback TCP; its result file is read by
+# the Linux build's show, a Linux result by its show; --local and `pgarena local` are refused.
+test_windows_run_against_server() {
+    win_build || return 0
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    mkdir -p "$T/srv"
+    chmod 755 "$T"
+    PGARENA_HARNESS_TCP_PORT=$port sh "$WIN_TOP/tests/pg-harness.sh" start "$T/srv" >/dev/null
+    LIB_CLEANUP='sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" stop "$T/srv"'
+    tcp="host=127.0.0.1 port=$port user=postgres dbname=postgres"
+    wpga init -s 1 -q "$tcp"
+    assert_rc 0
+    [ "$(sql "SELECT count(*) FROM pgbench_accounts" "$tcp")" = 100000 ] ||
+        fail "init did not load 100000 accounts"
+    wpga run -w select-only -M prepared -c 2 -j 2 -t 40 -q -o w.json "$tcp"
+    assert_rc 0
+    pyjson w.json 'd["summary"]["transactions"] == 80 and d["summary"]["failed"] == 0'
+    pyjson w.json 'd["client"]["os"].startswith("Windows ")'
+    # -R: the schedule as data (every transaction started, lag recorded), not wall-clock lag.
+    wpga run -w simple-update -R 50 -c 2 -j 1 -t 10 -q -o r.json "$tcp"
+    assert_rc 0
+    pyjson r.json 'd["summary"]["transactions"] == 20 and d["summary"]["failed"] == 0'
+    [ "$(sql "SELECT count(*) FROM pgbench_history" "$tcp")" = 20 ] ||
+        fail "the -R run's 20 transactions did not insert 20 history rows"
+    wpga run -w tpcb-like -c 2 -j 1 -T 2 -q -o t.json "$tcp"
+    assert_rc 0
+    pga show t.json
+    assert_rc 0
+    assert_out '^workload: +tpcb-like'
+    assert_out '^client: .*Windows '
+    # A Linux result read by the Windows show.
+    pga run -w select-only -c 1 -j 1 -t 20 -q -o l.json "$tcp"
+    assert_rc 0
+    wpga show l.json
+    assert_rc 0
+    assert_out '^transactions: +20'
+    wpga run --local -T 1
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'not available on Windows'
+    wpga local start
+    assert_rc 2
+    assert_err 'not available on Windows'
+}
