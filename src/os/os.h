@@ -44,9 +44,12 @@ char *os_distribution(void);
 /* The process's user and system CPU time in seconds: 0, or -1 when unknown. */
 int os_process_cpu(double *user_s, double *system_s);
 
-/* The clock ticks per second of /proc's CPU times (server/procstat.h), or -1 where the
- * system has no such unit. */
+/* The clock ticks per second of threads' CPU times (/proc's, or os_threads_cpu's). */
 long os_clock_ticks(void);
+/* The CPU time (user + system, in os_clock_ticks units) of each thread of this process, by
+ * thread ID, in new arrays: 0, or -1 where the system has no call for it (Linux: /proc is
+ * read by server/procstat.c). */
+int os_threads_cpu(size_t *n, int **tid, uint64_t **ticks);
 
 /* n random bytes from the system: 0, or -1 when it has none to give. */
 int os_random(void *buf, size_t n);

@@ -88,6 +88,14 @@ long os_clock_ticks(void)
     return sysconf(_SC_CLK_TCK);
 }
 
+int os_threads_cpu(size_t *n, int **tid, uint64_t **ticks)
+{
+    (void)n;
+    (void)tid;
+    (void)ticks;
+    return -1;
+}
+
 int os_random(void *buf, size_t n)
 {
 #ifdef __linux__

@@ -7,6 +7,7 @@
 #include <ws2tcpip.h>
 #include <windows.h>
 #include <iphlpapi.h>
+#include <tlhelp32.h>
 
 #include <bcrypt.h>
 #include <direct.h>
@@ -119,9 +120,14 @@ char *os_distribution(void)
     return registry_string(L"SOFTWARE\\Microsoft\\Windows NT\\CurrentVersion", L"ProductName");
 }
 
+static uint64_t filetime_ticks(FILETIME f)
+{
+    return ((uint64_t)f.dwHighDateTime << 32) | f.dwLowDateTime;
+}
+
 static double filetime_s(FILETIME f)
 {
-    return (double)(((uint64_t)f.dwHighDateTime << 32) | f.dwLowDateTime) / 1e7;
+    return (double)filetime_ticks(f) / 1e7;
 }
 
 int os_process_cpu(double *user_s, double *system_s)
@@ -136,7 +142,38 @@ int os_process_cpu(double *user_s, double *system_s)
 
 long os_clock_ticks(void)
 {
-    return -1;
+    return 10000000; /* FILETIME's 100 ns */
+}
+
+int os_threads_cpu(size_t *n, int **tid, uint64_t **ticks)
+{
+    HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+    if (snap == INVALID_HANDLE_VALUE)
+        return -1;
+    DWORD self = GetCurrentProcessId();
+    THREADENTRY32 te = {.dwSize = sizeof te};
+    size_t cap = 0;
+    *n = 0;
+    for (BOOL more = Thread32First(snap, &te); more; more = Thread32Next(snap, &te)) {
+        if (te.th32OwnerProcessID != self)
+            continue;
+        HANDLE h = OpenThread(THREAD_QUERY_LIMITED_INFORMATION, FALSE, te.th32ThreadID);
+        FILETIME created, exited, kernel, user;
+        int ok = h && GetThreadTimes(h, &created, &exited, &kernel, &user);
+        if (h)
+            CloseHandle(h);
+        if (!ok)
+            continue; /* the thread ended meanwhile */
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            *tid = xrealloc(*tid, cap * sizeof **tid);
+            *ticks = xrealloc(*ticks, cap * sizeof **ticks);
+        }
+        (*tid)[*n] = (int)te.th32ThreadID;
+        (*ticks)[(*n)++] = filetime_ticks(kernel) + filetime_ticks(user);
+    }
+    CloseHandle(snap);
+    return 0;
 }
 
 int os_random(void *buf, size_t n)
