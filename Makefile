@@ -28,7 +28,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 REL_OBJ  := $(LIB_SRC:%.c=build/obj/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o)
 
-.PHONY: all asan unit poll windows check demo clean format deps fuzz install uninstall unit-check deb docs
+.PHONY: all asan unit poll windows windows-tests check demo clean format deps fuzz install uninstall unit-check deb docs
 all: build/pgarena
 
 build/obj/%.o: %.c
@@ -150,6 +150,20 @@ $(WIN64_ZIP): build/win64/pgarena.exe tools/win64/pack.sh tools/win64/README-win
 windows:
 	@sh tools/win64/deps.sh $(WIN64_CACHE)
 	@$(MAKE) --no-print-directory $(WIN64_ZIP)
+
+# The engine's fake-driver tests as Windows programs (the WSAPoll backend), run under Wine by
+# tests/integration/test_windows.sh.
+WIN64_TESTS := $(patsubst tests/unit/%.c,build/win64/tests/%.exe,$(wildcard tests/unit/test_engine_*.c))
+
+build/win64/tests/test_engine_%.exe: tests/unit/test_engine_%.c $(ENGINE_TEST_DEPS) \
+                                     $(filter-out build/win64/obj/src/main.o,$(WIN64_OBJ))
+	@mkdir -p $(dir $@)
+	@echo "LD $@"
+	@$(WIN64_CC) $(WIN64_CFLAGS) -Itests/unit -o $@ $(filter %.c %.o,$^) -lcmocka $(WIN64_LIBS)
+
+windows-tests:
+	@sh tools/win64/deps.sh $(WIN64_CACHE)
+	@$(MAKE) --no-print-directory $(WIN64_TESTS)
 
 # Test tools (tests/tools/): mkcapture writes replay captures for the integration tests.
 build/tests/mkcapture: tests/tools/mkcapture.c build/libpgarena.a

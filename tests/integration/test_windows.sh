@@ -118,3 +118,17 @@ test_windows_ctrl_c_writes_incomplete_result() {
     pyjson r.json 'd["complete"] is False and d["end_reason"] == "interrupted"'
     pyjson r.json 'd["summary"]["transactions"] > 0 and d["summary"]["duration_s"] < 60'
 }
+
+# The engine's fake-driver tests built for Windows (the WSAPoll backend of the event wait, the
+# fake connections' sockets loopback pairs) pass under Wine.
+test_windows_engine_unit_tests() {
+    win_build || return 0
+    make -s -j2 -C "$WIN_TOP" windows-tests >"$T/build.log" 2>&1 || { cat "$T/build.log" >&2; fail "make windows-tests failed"; }
+    n=0
+    for t in "$WIN_TOP"/build/win64/tests/test_engine_*.exe; do
+        WINEPATH=$T/win "$WINE" "$t" >"$T/unit.out" 2>&1 || { cat "$T/unit.out" >&2; fail "$(basename "$t") failed under Wine"; }
+        grep -q '\[  PASSED  \]' "$T/unit.out" || { cat "$T/unit.out" >&2; fail "$(basename "$t"): no PASSED line"; }
+        n=$((n + 1))
+    done
+    [ "$n" -ge 10 ] || fail "only $n engine test programs"
+}

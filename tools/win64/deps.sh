@@ -7,8 +7,9 @@
 #   - its headers from libpq-dev, with pg_config_ext.h's PG_INT64_TYPE as long long (long is 32
 #     bits on Windows);
 #   - jansson 2.14 from Debian's source package (apt-get source, through a deb-src list of the
-#     cache's own, so the system's apt sources are left alone), cross-built as a static library.
-# Leaves ROOT=$cache/root with include/, lib/ (libjansson.a) and bin/ (the DLLs).
+#     cache's own, so the system's apt sources are left alone), cross-built as a static library;
+#   - cmocka 1.1.5 the same way, for the engine's unit tests under Wine.
+# Leaves ROOT=$cache/root with include/, lib/ (libjansson.a, libcmocka.a) and bin/ (the DLLs).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${1:-$HOME/.cache/pgarena-win64}
@@ -16,6 +17,7 @@ root=$cache/root
 npm_pkg=@embedded-postgres/windows-x64@15.18.0-beta.17
 npm_tgz=embedded-postgres-windows-x64-15.18.0-beta.17.tgz
 jansson_tgz=jansson_2.14.orig.tar.gz
+cmocka_txz=cmocka_1.1.5.orig.tar.xz
 mkdir -p "$cache"
 
 # Debian packages, as tests/ensure-deps.sh installs the others.
@@ -70,16 +72,17 @@ for h in libpq-fe.h libpq-events.h postgres_ext.h; do
 done
 printf '/* pgarena make windows: a 64-bit integer on Windows too (long is 32 bits there) */\n#define PG_INT64_TYPE long long\n' >"$root/include/pg_config_ext.h"
 
-# jansson from Debian's source package.
-if [ ! -f "$cache/$jansson_tgz" ]; then
-    echo "windows: fetching Debian's source of jansson"
+# jansson and cmocka from Debian's source packages.
+if [ ! -f "$cache/$jansson_tgz" ] || [ ! -f "$cache/$cmocka_txz" ]; then
+    echo "windows: fetching Debian's source of jansson and cmocka"
     mkdir -p "$cache/apt/lists/partial"
     echo 'deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main' >"$cache/apt/sources"
     apt_opts="-o Dir::Etc::SourceList=$cache/apt/sources -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=$cache/apt/lists -o Debug::NoDropPrivs=1 -o APT::Sandbox::User=root"
     apt-get $apt_opts update -qq >/dev/null 2>&1 || true
-    (cd "$cache/tmp" && apt-get $apt_opts source --download-only -qq jansson=2.14-2 >/dev/null 2>&1 &&
-        mv "$jansson_tgz" "$cache/") || {
-        echo "windows: apt-get source jansson=2.14-2 failed (deb.debian.org unreachable?)" >&2
+    (cd "$cache/tmp" &&
+        apt-get $apt_opts source --download-only -qq jansson=2.14-2 cmocka=1.1.5-2.1 >/dev/null 2>&1 &&
+        mv "$jansson_tgz" "$cmocka_txz" "$cache/") || {
+        echo "windows: apt-get source jansson=2.14-2 cmocka=1.1.5-2.1 failed (deb.debian.org unreachable?)" >&2
         exit 1
     }
 fi
@@ -97,5 +100,16 @@ for c in "$src"/*.c; do
 done
 x86_64-w64-mingw32-ar rcs "$root/lib/libjansson.a" "$src"/*.o
 cp "$cache/tmp/jansson-2.14/LICENSE" "$root/jansson-LICENSE"
+check "$cache/$cmocka_txz"
+tar -xJf "$cache/$cmocka_txz" -C "$cache/tmp"
+cm=$cache/tmp/cmocka-1.1.5
+# config.h from its CMake template: what mingw-w64 has, less what it has not.
+sed -e '/HAVE_DLFCN_H\|HAVE_SIGLONGJMP\|HAVE_CLOCK_\|THREAD_LOCAL_STORAGE\|_S 1\|HAVE_STRUCT_TIMESPEC/d' \
+    -e 's/#cmakedefine \(HAVE_[A-Z_0-9]*\) 1/#define \1 1/' -e 's/#cmakedefine.*//' \
+    -e 's/@[A-Z_]*@/x/g' "$cm/config.h.cmake" >"$cm/config.h"
+x86_64-w64-mingw32-gcc -O2 -DHAVE_CONFIG_H -I"$cm" -I"$cm/include" -c "$cm/src/cmocka.c" \
+    -o "$cm/cmocka.o"
+x86_64-w64-mingw32-ar rcs "$root/lib/libcmocka.a" "$cm/cmocka.o"
+cp "$cm/include/cmocka.h" "$root/include/"
 rm -rf "$cache/tmp"
 touch "$root/.done"
