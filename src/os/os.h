@@ -88,6 +88,10 @@ int os_replace(const char *tmp, const char *path);
 /* Make a rename into path's directory durable (POSIX: fsync the directory; Windows: the
  * replace was written through already). Errors are ignored. */
 void os_sync_dir(const char *path);
+/* Remove path and close fd, its open file: POSIX removes it first (a lock on it is held until
+ * it is gone); Windows cannot remove an open file, so closes it first. The removal's 0, or -1
+ * with errno. */
+int os_remove_open(const char *path, int fd);
 /* mkstemp: a new file from a template ending in XXXXXX, opened read-write: fd or -1. */
 int os_mkstemp(char *tmpl);
 /* mkdir with the default mode: 0, or -1 with errno. */

@@ -185,6 +185,14 @@ void os_sync_dir(const char *path)
     free(copy);
 }
 
+int os_remove_open(const char *path, int fd)
+{
+    int rc = unlink(path), saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
+}
+
 int os_mkstemp(char *tmpl)
 {
     return mkstemp(tmpl);

@@ -306,6 +306,12 @@ void os_sync_dir(const char *path)
     (void)path; /* MOVEFILE_WRITE_THROUGH has flushed the rename */
 }
 
+int os_remove_open(const char *path, int fd)
+{
+    _close(fd);
+    return _unlink(path);
+}
+
 int os_mkstemp(char *tmpl)
 {
     size_t n = strlen(tmpl);

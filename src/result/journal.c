@@ -44,13 +44,14 @@ int journal_discard_stale(const char *result_path, struct err *e)
     int rc = 0;
     if (fd >= 0) {
         /* The writer holds an exclusive lock for as long as it lives. */
-        if (os_lock(fd, 1) < 0)
+        if (os_lock(fd, 1) < 0) {
             rc = err_set(e, ERR_INPUT, "%s: a running pgarena is still writing it", path);
-        else if (unlink(path) < 0)
+            close(fd);
+        } else if (os_remove_open(path, fd) < 0) {
             rc = err_set(e, ERR_INPUT, "cannot remove %s: %s", path, strerror(errno));
-        else
+        } else {
             rc = 1;
-        close(fd);
+        }
     }
     free(path);
     return rc;
@@ -389,11 +390,12 @@ void journal_close(struct journal *j, int remove)
 {
     if (!j)
         return;
-    if (remove)
-        unlink(j->path);
-    else
+    if (remove) {
+        os_remove_open(j->path, j->fd);
+    } else {
         os_datasync(j->fd);
-    close(j->fd);
+        close(j->fd);
+    }
     free(j->path);
     free(j);
 }

@@ -132,3 +132,33 @@ test_windows_engine_unit_tests() {
     done
     [ "$n" -ge 10 ] || fail "only $n engine test programs"
 }
+
+# A two-setup sweep by pgarena.exe leaves its result files and sweep.json (no journal behind:
+# Windows cannot remove an open file), which the Linux report reads; compare of a Windows-client
+# run against a Linux-client run of the same workload gives verdicts; a script with a UTF-8
+# byte-order mark and CRLF line ends runs.
+test_windows_sweep_compare_and_script() {
+    win_build || return 0
+    win_server
+    wpga init -s 1 -q "$TCP"
+    assert_rc 0
+    wpga sweep --setup a="$TCP" --setup b="$TCP application_name=b" -w select-only -c 1,2 -T 1 \
+        --trials 1 -o sw
+    assert_rc 0
+    [ "$(ls sw | sort | tr '\n' ' ')" = "a-c1-t1.json a-c2-t1.json b-c1-t1.json b-c2-t1.json sweep.json " ] ||
+        fail "the sweep's directory: $(ls sw)"
+    pga report sw -o sw.html
+    assert_rc 0
+    wpga run -w select-only -c 1 -j 1 -T 2 -q -o w.json "$TCP"
+    assert_rc 0
+    pga run -w select-only -c 1 -j 1 -T 2 -q -o l.json "$TCP"
+    assert_rc 0
+    pga compare w.json l.json
+    assert_rc 0
+    assert_out 'tps'
+    assert_out 'no meaningful difference|faster|slower|inconclusive|better|worse'
+    printf '\357\273\277\\set x 2\r\nSELECT :x;\r\n' >bom.sql
+    wpga run -f bom.sql -c 1 -j 1 -t 10 -q -o s.json "$TCP"
+    assert_rc 0
+    pyjson s.json 'd["summary"]["transactions"] == 10 and d["summary"]["failed"] == 0'
+}
