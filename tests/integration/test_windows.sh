@@ -162,3 +162,27 @@ test_windows_sweep_compare_and_script() {
     assert_rc 0
     pyjson s.json 'd["summary"]["transactions"] == 10 and d["summary"]["failed"] == 0'
 }
+
+# TLS with sslmode=verify-full against the tests' own CA, and SCRAM with the password from
+# PGPASSWORD and from a passfile, by pgarena.exe (libpq.dll and OpenSSL 3 of the zip); a wrong
+# password is a runtime error.
+test_windows_tls_and_scram() {
+    win_build || return 0
+    chmod 755 "$T"
+    LIB_CLEANUP="sh '$WIN_TOP/tests/pg-servers.sh' stop '$T/tls'"
+    tcp=$(PGA_TEST_PASSWORD=Win-Scram-7 sh "$WIN_TOP/tests/pg-servers.sh" start "$T/tls" ssl scram)
+    read -r _ port <"$T/tls/listen"
+    pga init -s 1 -q "host=$T/tls port=$port user=postgres dbname=postgres"
+    assert_rc 0
+    PGPASSWORD=Win-Scram-7 wpga run -w select-only -c 2 -j 1 -T 1 -q -o env.json "$tcp"
+    assert_rc 0
+    pyjson env.json 'd["server"]["ssl"] is True and d["summary"]["transactions"] > 0'
+    printf '127.0.0.1:*:*:postgres:Win-Scram-7\n' >"$T/pf"
+    wpga run -w select-only -c 2 -j 1 -T 1 -q -o pf.json "$tcp passfile=$T/pf"
+    assert_rc 0
+    pyjson pf.json 'd["server"]["ssl"] is True and d["summary"]["transactions"] > 0'
+    PGPASSWORD=wrong wpga run -w select-only -c 1 -j 1 -T 1 -q -o bad.json "$tcp"
+    assert_rc 1
+    assert_err 'password authentication failed'
+    ! grep -rq Win-Scram-7 "$T"/*.json "$T/out" "$T/err" || fail "the password appears in output"
+}
