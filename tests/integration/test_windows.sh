@@ -186,3 +186,28 @@ test_windows_tls_and_scram() {
     assert_err 'password authentication failed'
     ! grep -rq Win-Scram-7 "$T"/*.json "$T/out" "$T/err" || fail "the password appears in output"
 }
+
+# replay run of a capture (tests/tools/mkcapture's) by pgarena.exe: every statement of both
+# sessions on the server.
+test_windows_replay_run() {
+    win_build || return 0
+    [ -x "$WIN_TOP/build/tests/mkcapture" ] || make -s -C "$WIN_TOP" build/tests/mkcapture >/dev/null ||
+        fail "cannot build tests/tools/mkcapture"
+    win_server
+    sql "CREATE TABLE win_log (s int, n int)" "$TCP"
+    {
+        for s in 0 1; do
+            printf 'S\t%d\t%d\tpostgres\tpostgres\n' $s $((s * 100))
+            for n in 1 2 3 4 5; do
+                printf 'Q\t%d\t%d\tsimple\t\t10\tok\t\t-1\t0\tINSERT INTO win_log VALUES (%d, %d)\n' \
+                    $s $((s * 100 + n * 1000)) $s $n
+            done
+            printf 'E\t%d\t%d\n' $s $((s * 100 + 9000))
+        done
+    } | "$WIN_TOP/build/tests/mkcapture" cap.pgc || fail "mkcapture failed"
+    wpga replay run cap.pgc "$TCP" --speed max -q -o rep.json
+    assert_rc 0
+    pyjson rep.json 'd["replay"]["sessions"] == 2 and d["replay"]["sent"] == 10'
+    [ "$(sql "SELECT count(*) || ' ' || sum(n) FROM win_log" "$TCP")" = "10 30" ] ||
+        fail "the replay's 10 inserts are not all on the server"
+}
