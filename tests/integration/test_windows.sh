@@ -10,9 +10,9 @@ export WINEPREFIX=$WIN_TOP/build/win64/wineprefix WINEDEBUG=-all
 # $T/win; returns 1 (after saying why) when it cannot be built here.
 win_build() {
     if ! make -s -j2 -C "$WIN_TOP" windows >"$T/build.log" 2>&1; then
-        if grep -q 'windows: ' "$T/build.log"; then
+        if grep -q 'windows: unavailable:' "$T/build.log"; then
             echo "SKIPPED: make windows cannot get its inputs here:"
-            grep 'windows: ' "$T/build.log"
+            grep -A1 'windows: unavailable:' "$T/build.log"
             return 1
         fi
         cat "$T/build.log" >&2

@@ -10,6 +10,9 @@
 #     cache's own, so the system's apt sources are left alone), cross-built as a static library;
 #   - cmocka 1.1.5 the same way, for the engine's unit tests under Wine.
 # Leaves ROOT=$cache/root with include/, lib/ (libjansson.a, libcmocka.a) and bin/ (the DLLs).
+# What cannot be had here (no root for apt-get, no network) is said on a line beginning
+# "windows: unavailable:" (tests/integration/test_windows.sh skips on it); a download whose
+# sha256 differs is an error.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${1:-$HOME/.cache/pgarena-win64}
@@ -30,16 +33,19 @@ if [ -n "$missing" ]; then
         echo "windows: installing:$missing"
         DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
             DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-                -o DPkg::Lock::Timeout=300 $missing >/dev/null
+                -o DPkg::Lock::Timeout=300 $missing >/dev/null || {
+            echo "windows: unavailable: apt-get install$missing failed" >&2
+            exit 1
+        }
     else
-        echo "windows: missing packages; run as root:" >&2
+        echo "windows: unavailable: missing packages; run as root:" >&2
         echo "  apt-get update && apt-get install -y --no-install-recommends$missing" >&2
         exit 1
     fi
 fi
 
 command -v npm >/dev/null || {
-    echo "windows: needs npm (for npm pack): apt-get install -y npm, or Node.js's own" >&2
+    echo "windows: unavailable: needs npm (for npm pack): apt-get install -y npm, or Node.js's own" >&2
     exit 1
 }
 
@@ -59,7 +65,10 @@ mkdir -p "$root/include" "$root/lib" "$root/bin" "$cache/tmp"
 # libpq's DLLs.
 if [ ! -f "$cache/$npm_tgz" ]; then
     echo "windows: fetching $npm_pkg"
-    (cd "$cache/tmp" && npm pack --silent "$npm_pkg" >/dev/null && mv "$npm_tgz" "$cache/")
+    (cd "$cache/tmp" && npm pack --silent "$npm_pkg" >/dev/null && mv "$npm_tgz" "$cache/") || {
+        echo "windows: unavailable: npm pack $npm_pkg failed (the npm registry unreachable?)" >&2
+        exit 1
+    }
 fi
 check "$cache/$npm_tgz"
 tar -xzf "$cache/$npm_tgz" -C "$cache/tmp" package/native/bin package/LICENSE.md
@@ -82,7 +91,7 @@ if [ ! -f "$cache/$jansson_tgz" ] || [ ! -f "$cache/$cmocka_txz" ]; then
     (cd "$cache/tmp" &&
         apt-get $apt_opts source --download-only -qq jansson=2.14-2 cmocka=1.1.5-2.1 >/dev/null 2>&1 &&
         mv "$jansson_tgz" "$cmocka_txz" "$cache/") || {
-        echo "windows: apt-get source jansson=2.14-2 cmocka=1.1.5-2.1 failed (deb.debian.org unreachable?)" >&2
+        echo "windows: unavailable: apt-get source jansson=2.14-2 cmocka=1.1.5-2.1 failed (deb.debian.org unreachable?)" >&2
         exit 1
     }
 fi
