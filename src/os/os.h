@@ -1,9 +1,12 @@
 #ifndef PGARENA_OS_OS_H
 #define PGARENA_OS_OS_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+
+#include "base/clock.h"
 
 /*
  * What differs between Linux, other POSIX systems and Windows, in one place: the process's
@@ -55,6 +58,13 @@ int os_threads_cpu(size_t *n, int **tid, uint64_t **ticks);
 int os_random(void *buf, size_t n);
 /* Wall-clock time in nanoseconds since the Unix epoch. */
 int64_t os_wall_ns(void);
+
+/* A condition variable whose timed waits end at deadlines on clock_now_ns's clock (POSIX:
+ * CLOCK_MONOTONIC; winpthreads has only the wall clock for them, so Windows converts): 0, or
+ * an error number. */
+int os_cond_init(pthread_cond_t *cv);
+/* Wait on cv (mu held) until it is signalled or deadline (clock_now_ns) has come. */
+void os_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, time_ns deadline);
 
 /* Raise the open-files limit to needed where allowed: the limit after, or -1 when unknown. */
 long os_fdlimit_ensure(long needed);

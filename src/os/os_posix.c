@@ -117,6 +117,22 @@ int64_t os_wall_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+int os_cond_init(pthread_cond_t *cv)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    int rc = pthread_cond_init(cv, &attr);
+    pthread_condattr_destroy(&attr);
+    return rc;
+}
+
+void os_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, time_ns deadline)
+{
+    struct timespec ts = {(time_t)(deadline / NS_PER_S), (long)(deadline % NS_PER_S)};
+    pthread_cond_timedwait(cv, mu, &ts);
+}
+
 long os_fdlimit_ensure(long needed)
 {
     struct rlimit rl;

@@ -192,6 +192,19 @@ int64_t os_wall_ns(void)
     return (t - 116444736000000000LL) * 100;
 }
 
+int os_cond_init(pthread_cond_t *cv)
+{
+    return pthread_cond_init(cv, NULL);
+}
+
+void os_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, time_ns deadline)
+{
+    time_ns left = deadline - clock_now_ns();
+    int64_t at = os_wall_ns() + (left > 0 ? left : 0);
+    struct timespec ts = {(time_t)(at / NS_PER_S), (long)(at % NS_PER_S)};
+    pthread_cond_timedwait(cv, mu, &ts);
+}
+
 long os_fdlimit_ensure(long needed)
 {
     /* Sockets are not descriptors of the C runtime: WSAPoll takes any number. */

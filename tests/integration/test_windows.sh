@@ -80,6 +80,12 @@ test_windows_run_against_server() {
     pyjson r.json 'd["summary"]["transactions"] == 20 and d["summary"]["failed"] == 0'
     [ "$(sql "SELECT count(*) FROM pgbench_history" "$tcp")" = 20 ] ||
         fail "the -R run's 20 transactions did not insert 20 history rows"
+    # An idle open-loop run leaves the client idle: timed waits on condition variables end at
+    # their deadlines (winpthreads takes them on the wall clock) instead of at once, which
+    # spun the main and sampler threads (0.3 cores at 20 tps under Wine).
+    wpga run -w select-only -R 20 -c 2 -j 2 -T 2 -q -o idle.json "$tcp"
+    assert_rc 0
+    pyjson idle.json 'd["client_cpu"]["user"] + d["client_cpu"]["system"] < 0.2'
     wpga run -w tpcb-like -c 2 -j 1 -T 2 -q -o t.json "$tcp"
     assert_rc 0
     pga show t.json
