@@ -28,7 +28,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 REL_OBJ  := $(LIB_SRC:%.c=build/obj/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o)
 
-.PHONY: all asan unit poll check demo clean format deps fuzz install uninstall unit-check deb docs
+.PHONY: all asan unit poll windows windows-tests check demo clean format deps fuzz install uninstall unit-check deb docs
 all: build/pgarena
 
 build/obj/%.o: %.c
@@ -117,6 +117,53 @@ build/poll/tests/test_engine_%: tests/unit/test_engine_%.c $(ENGINE_TEST_DEPS) b
 	    $(LIBS_ALL) $(shell pkg-config --libs cmocka)
 
 poll: build/poll/pgarena $(POLL_TESTS)
+
+# make windows: build/win64/pgarena.exe and build/pgarena-VERSION-win64.zip, cross-built with
+# mingw-w64 against the official Windows build of libpq; tools/win64/deps.sh fetches and
+# checks the inputs (cached in WIN64_CACHE, outside the clone). src/os/ and the WSAPoll
+# backend of the event wait are the Windows-only sources; os/compat_win.h fills the gaps of
+# mingw-w64's C library.
+WIN64_CACHE ?= $(HOME)/.cache/pgarena-win64
+WIN64_ROOT  := $(WIN64_CACHE)/root
+WIN64_CC    := x86_64-w64-mingw32-gcc
+WIN64_CFLAGS := -std=c11 -O2 $(WARN) -Isrc -I$(WIN64_ROOT)/include -D_GNU_SOURCE \
+                -D__USE_MINGW_ANSI_STDIO=1 -D_POSIX_THREAD_SAFE_FUNCTIONS=200112L \
+                -include os/compat_win.h -DPGARENA_VERSION='"$(VERSION)"'
+WIN64_LIBS  := -L$(WIN64_ROOT)/lib $(WIN64_ROOT)/bin/libpq.dll -static-libgcc -Wl,-Bstatic \
+               -ljansson -lz -lpthread -Wl,-Bdynamic -lws2_32 -liphlpapi -lbcrypt -ladvapi32
+WIN64_OBJ   := $(LIB_SRC:%.c=build/win64/obj/%.o) build/win64/obj/src/main.o
+WIN64_ZIP   := build/pgarena-$(VERSION)-win64.zip
+
+build/win64/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "CC (win64) $<"
+	@$(WIN64_CC) $(WIN64_CFLAGS) -MMD -MP -c $< -o $@
+
+build/win64/pgarena.exe: $(WIN64_OBJ)
+	@echo "LD $@"
+	@$(WIN64_CC) -o $@ $^ $(WIN64_LIBS)
+
+$(WIN64_ZIP): build/win64/pgarena.exe tools/win64/pack.sh tools/win64/README-windows.txt \
+              tools/win64/NOTICES.txt LICENSE
+	@sh tools/win64/pack.sh $@ build/win64/pgarena.exe $(WIN64_ROOT)
+
+windows:
+	@sh tools/win64/deps.sh $(WIN64_CACHE)
+	@$(MAKE) --no-print-directory $(WIN64_ZIP)
+
+# The engine's fake-driver tests as Windows programs (the WSAPoll backend), run under Wine by
+# tests/integration/test_windows.sh.
+WIN64_TESTS := $(patsubst tests/unit/%.c,build/win64/tests/%.exe,$(wildcard tests/unit/test_engine_*.c))
+
+build/win64/tests/test_engine_%.exe: tests/unit/test_engine_%.c $(ENGINE_TEST_DEPS) \
+                                     $(filter-out build/win64/obj/src/main.o,$(WIN64_OBJ))
+	@mkdir -p $(dir $@)
+	@echo "LD $@"
+	@$(WIN64_CC) $(WIN64_CFLAGS) -Itests/unit -o $@ $(filter %.c %.o,$^) -lcmocka $(WIN64_LIBS)
+
+windows-tests:
+	@sh tools/win64/deps.sh $(WIN64_CACHE)
+	@$(MAKE) --no-print-directory $(WIN64_TESTS)
 
 # Test tools (tests/tools/): mkcapture writes replay captures for the integration tests.
 build/tests/mkcapture: tests/tools/mkcapture.c build/libpgarena.a

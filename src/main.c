@@ -1,5 +1,4 @@
 /* pgarena: dispatch to a command and map its error to the exit status. */
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,12 +6,13 @@
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "workload/workload.h"
+#include "os/os.h"
 
 int main(int argc, char **argv)
 {
-    /* A write over a file-size limit fails with EFBIG and is reported like any failed write
-     * (the result file is never left half-written) instead of killing the process. */
-    signal(SIGXFSZ, SIG_IGN);
+    /* POSIX: a write over a file-size limit fails with EFBIG and is reported like any failed
+     * write (the result file is never left half-written) instead of killing the process. */
+    os_init();
     workload_parts_register(); /* the workloads' result sections, before any file is read */
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {

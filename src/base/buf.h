@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "base/printf.h"
+
 /*
  * A growable byte buffer, always NUL-terminated, so that data can be used as a C string when
  * the bytes appended hold no NUL. Growth never fails (xrealloc aborts on out of memory).
@@ -35,7 +37,7 @@ void buf_puts(struct buf *b, const char *s);
 void buf_putc(struct buf *b, char c);
 
 /* Append printf-formatted text; nothing is appended when the format yields nothing. */
-void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_printf(struct buf *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* Append everything left to read from f; 0, or the errno of a read error (what was read before
  * the error stays appended). */

@@ -1,6 +1,8 @@
 #ifndef PGARENA_BASE_ERR_H
 #define PGARENA_BASE_ERR_H
 
+#include "base/printf.h"
+
 /* How a failure maps to the process exit status (README.md, pgarena(1): 0 ok, 1 runtime, 2 input).
  */
 enum err_code {
@@ -16,7 +18,6 @@ struct err {
 };
 
 /* Set code and message (printf-style); returns -1 so callers can `return err_set(...)`. */
-int err_set(struct err *e, enum err_code code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int err_set(struct err *e, enum err_code code, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
 #endif

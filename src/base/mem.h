@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "base/printf.h"
+
 /* Allocation that never returns NULL: out of memory aborts the process with a message,
  * because no benchmark result is meaningful once the client cannot allocate. Ownership: the
  * caller owns (and frees with free()) everything these return. */
@@ -12,6 +14,6 @@ void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* printf into a fresh heap string. */
-char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
 #endif

@@ -8,17 +8,18 @@
 
 #include <stdatomic.h>
 
+#include "base/printf.h"
 #include "bench/bench.h"
 #include "engine/engine.h"
 #include "pg/pg.h"
 #include "result/journal.h"
 #include "result/result.h"
 #include "result/run_id.h"
+#include "script/script.h"
 #include "server/sampler.h"
 #include "server/selfhealth.h"
 #include "server/server.h"
 #include "server/statements.h"
-#include "script/script.h"
 #include "workload/workload.h"
 
 /* The environment read around the run (bench_env.c). */
@@ -100,7 +101,7 @@ struct bench {
 };
 
 /* A warning through the hooks: "pgarena: " and the formatted text, one line. */
-void bench_warn(const struct bench *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void bench_warn(const struct bench *b, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* agents.c: around the engine, for --agents (each a no-op without). */
 /* Before the run: register with the coordination database and measure the clock. */

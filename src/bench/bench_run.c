@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "base/fdlimit.h"
 #include "base/mem.h"
 #include "bench/bench_int.h"
 #include "bench/files.h"
+#include "os/os.h"
 
 void bench_warn(const struct bench *b, const char *fmt, ...)
 {
@@ -99,7 +99,7 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
     /* The analytic streams are clients too: a socket each. */
     need.clients += (long)(clients - b->p.clients);
     need.total += (long)(clients - b->p.clients);
-    long files = fdlimit_ensure(need.total);
+    long files = os_fdlimit_ensure(need.total);
     if (files >= 0 && files < need.total)
         return err_set(e, ERR_RUNTIME,
                        "%lld clients need %ld open files (%ld besides their sockets: threads, -l "

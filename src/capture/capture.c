@@ -12,6 +12,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "os/os.h"
 
 /*
  * Records after the header line, each a type byte then its fields (u: unsigned LEB128,
@@ -91,7 +92,7 @@ struct capture_writer *capture_writer_open(const char *path, struct err *e)
     struct capture_writer *w = xcalloc(1, sizeof *w);
     w->path = xstrdup(path);
     w->tmp_path = xasprintf("%s.tmp-XXXXXX", path);
-    int fd = mkstemp(w->tmp_path);
+    int fd = os_mkstemp(w->tmp_path);
     if (fd < 0) {
         err_set(e, ERR_INPUT, "%s: cannot create: %s", path, strerror(errno));
         free(w->tmp_path);
@@ -252,7 +253,7 @@ static int assemble(struct capture_writer *w, const char *header, struct err *e)
 {
     char *final_tmp = xasprintf("%s.tmp-XXXXXX", w->path);
     int rc = -1;
-    int fd = mkstemp(final_tmp), in = -1;
+    int fd = os_mkstemp(final_tmp), in = -1;
     if (fd < 0) {
         err_set(e, ERR_RUNTIME, "%s: cannot create: %s", w->path, strerror(errno));
         goto out;
@@ -294,7 +295,7 @@ static int assemble(struct capture_writer *w, const char *header, struct err *e)
         err_set(e, ERR_RUNTIME, "%s: %s", w->path, strerror(errno));
         goto out;
     }
-    if (close(fd) < 0 || rename(final_tmp, w->path) < 0) {
+    if (close(fd) < 0 || os_replace(final_tmp, w->path) < 0) {
         fd = -1;
         err_set(e, ERR_RUNTIME, "%s: %s", w->path, strerror(errno));
         goto out;

@@ -4,7 +4,6 @@
 #include "capture/prepare.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "pg/pg.h"
+#include "os/os.h"
 
 /* What is changed, and to what; log_destination gets csvlog added to what it has. */
 static const struct {
@@ -25,7 +25,7 @@ static const struct {
 };
 #define N_SETTINGS (sizeof settings / sizeof settings[0])
 
-static volatile sig_atomic_t interrupted;
+static volatile int interrupted;
 
 static void on_signal(int sig)
 {
@@ -273,10 +273,8 @@ static int capture_and_prepare(struct pg_conn *c, int seconds, const char *outpu
     if (check_possible(c, by_hand, e) < 0 || identify(c, &po.source, e) < 0 ||
         save_settings(c, &saved, e) < 0)
         return -1;
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    struct os_interrupt_saved old;
+    os_on_interrupt(on_signal, &old);
     int rc = apply_settings(c, &saved, e);
     if (rc == 0)
         rc = capture_window(c, seconds, &cr, e);
@@ -286,8 +284,7 @@ static int capture_and_prepare(struct pg_conn *c, int seconds, const char *outpu
         *e = re;
         rc = -1;
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    os_interrupt_restore(&old);
     if (rc < 0)
         return -1;
     char *tmp = xasprintf("%s.log-%d", output, (int)getpid());

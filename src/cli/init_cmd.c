@@ -15,6 +15,7 @@
 #include "cli/session.h"
 #include "workload/load/load.h"
 #include "workload/workload.h"
+#include "local/local.h"
 
 struct progress_state {
     time_ns start, last;
@@ -222,6 +223,8 @@ static int parse_options(int argc, char **argv, struct init_opts *o, struct err 
             o->load.force = 1;
             break;
         case OPT_LOCAL:
+            if (local_available(e) < 0)
+                return -1;
             o->local = 1;
             break;
         case 'q':

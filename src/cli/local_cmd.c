@@ -13,6 +13,8 @@ static int parse_options(int argc, char **argv, const char **action, const char 
                          struct err *e)
 {
     int opt;
+    if (local_available(e) < 0)
+        return -1;
     opterr = 0;
     const char *shortopts;
     const struct option *longopts = cli_getopt_table(CLI_LOCAL, &shortopts);

@@ -14,6 +14,7 @@
 #include "report/text.h"
 #include "result/journal.h"
 #include "result/result.h"
+#include "os/os.h"
 
 /* 1 when --help was printed, -1 with e set. */
 static int parse_options(int argc, char **argv, const char **path, struct err *e)
@@ -53,9 +54,7 @@ static int already_written(const char *path)
         return 0;
     if (!journal_there)
         return 1;
-    if (rs.st_mtim.tv_sec != js.st_mtim.tv_sec)
-        return rs.st_mtim.tv_sec > js.st_mtim.tv_sec;
-    return rs.st_mtim.tv_nsec >= js.st_mtim.tv_nsec;
+    return os_mtime_ns(&rs) >= os_mtime_ns(&js);
 }
 
 /* The next word of a command line as args_masked_command quotes it ('...', and '\'' for a

@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "cli/opts.h"
 #include "workload/workload.h"
+#include "local/local.h"
 
 /* run's options; sweep takes every one of them too (sweep_opts.c). */
 
@@ -128,7 +129,7 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
         return TAKE(num_int("--seed", arg, 0, INT64_MAX, &p->seed, e));
     case OPT_LOCAL:
         o->local = 1;
-        return 1;
+        return local_available(e) < 0 ? -1 : 1;
     case OPT_NO_STATEMENTS:
         o->no_statements = 1;
         return 1;

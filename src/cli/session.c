@@ -1,12 +1,10 @@
 #include "cli/session.h"
 
-#include <signal.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "base/mem.h"
 #include "bench/bench.h"
+#include "os/os.h"
 
 volatile int session_interrupted;
 
@@ -18,9 +16,7 @@ static void on_signal(int sig)
          * there, because it is only ever renamed into place. */
         local_emergency_cleanup();
         static const char msg[] = "pgarena: interrupted again, exiting now\n";
-        ssize_t r = write(2, msg, sizeof msg - 1);
-        (void)r;
-        _exit(1);
+        os_exit_now(msg, sizeof msg - 1, 1);
     }
     session_interrupted = 1;
     bench_request_stop();
@@ -28,12 +24,7 @@ static void on_signal(int sig)
 
 void session_signals_install(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    os_on_interrupt(on_signal, NULL);
 }
 
 int session_local_start(struct local_server *srv, struct pg_connopts *conn, struct err *e)

@@ -13,6 +13,7 @@
 #include "cli/session.h"
 #include "cli/store_cmd.h"
 #include "cli/sweep_cmd.h"
+#include "os/os.h"
 
 /* The command that identifies a sweep: its arguments without those that only change what is
  * printed (--force, -q, --json, --compare AXIS), password masked. */
@@ -44,7 +45,7 @@ static int prepare_dir(struct sweep_exec *x, struct sweep_doc *old, int *have_ol
     struct stat st;
     *have_old = 0;
     if (stat(dir, &st) != 0) {
-        if (mkdir(dir, 0777) == 0)
+        if (os_mkdir(dir) == 0)
             *created = 1;
         else
             return err_set(e, ERR_INPUT, "sweep: cannot create the directory %s: %s", dir,

@@ -11,6 +11,7 @@
 #include "compare/sweep_figs.h"
 #include "sweep/sweep.h"
 #include "capture/capture.h"
+#include "local/local.h"
 
 static int int_list(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t **out,
                     size_t *n, struct err *e)
@@ -136,7 +137,7 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
         return 1;
     case OPT_LOCAL:
         o->local = 1;
-        return 1;
+        return local_available(e) < 0 ? -1 : 1;
     case OPT_STORE:
         o->store = arg;
         return 1;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "base/mem.h"
+#include "base/printf.h"
 
 #define MIN_RUN     50    /* intervals: MSER-5 needs 10 batches of 5 (§5, TOO_SHORT) */
 #define MIN_BLOCKS  20    /* bootstrap blocks a within-run interval needs (§3.2) */
@@ -34,7 +35,7 @@ struct pair {
     char margin_text[32];
 };
 
-static void warn_pair(struct pair *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn_pair(struct pair *p, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* With several sides, a comparison's warnings name the side they are about. */
 static void warn_pair(struct pair *p, const char *fmt, ...)

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/printf.h"
 #include "base/rng.h"
 #include "compare/compare.h"
 
@@ -262,7 +263,7 @@ struct cmp_judge {
 
 /* Set m->verdict, and m->detail (printf-style). */
 void cmp_set_verdict(struct cmp_metric *m, enum cmp_verdict v, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    PRINTF_LIKE(3, 4);
 
 /* Set m->verdict and m->detail from the oriented interval [l, u]. */
 void cmp_judge_metric(struct cmp_metric *m, double l, double u, const struct cmp_judge *j);
@@ -331,7 +332,7 @@ void cmp_waits(const struct cmp_report *rep, size_t side, struct cmp_outcome *o)
 void cmp_internals(const struct cmp_report *rep, size_t side, struct cmp_outcome *o);
 
 /* Add a warning to the report (printf-style). */
-void cmp_warn(struct cmp_report *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cmp_warn(struct cmp_report *rep, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* Compare side b with side a into o (o->side set by the caller). */
 void cmp_analyse(struct cmp_report *rep, const struct cmp_side_runs *a,

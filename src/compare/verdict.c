@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "base/printf.h"
+
 const char *const cmp_verdict_names[4] = {"better", "worse", "no-meaningful-difference",
                                           "inconclusive"};
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/mem.h"
+#include "os/os.h"
 
 atomic_int engine_stop_flag;
 struct evwake engine_stop_wake = {{-1, -1}};
@@ -149,14 +150,6 @@ static void progress_tick(struct engine_state *run, time_ns now, time_ns *last_n
     *last_ns = now;
 }
 
-static void deadline(struct timespec *ts, time_ns wait)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    time_ns t = (time_ns)ts->tv_sec * NS_PER_S + ts->tv_nsec + wait;
-    ts->tv_sec = t / NS_PER_S;
-    ts->tv_nsec = t % NS_PER_S;
-}
-
 /* Every client lost for this long ends the run: the server is not coming back. */
 #define SERVER_LOST_NS (10 * NS_PER_S)
 
@@ -248,7 +241,6 @@ static void supervise(struct engine_state *run)
     int start_due = cfg->measure_start && cfg->warmup_s > 0;
     pthread_mutex_lock(&run->mu);
     while (run->n_finished < run->n_workers) {
-        struct timespec ts;
         time_ns now = clock_now_ns();
         pthread_mutex_unlock(&run->mu);
         if (start_due && now >= run->start_ns) {
@@ -269,8 +261,7 @@ static void supervise(struct engine_state *run)
             wait = next - clock_now_ns();
         if (start_due && run->start_ns - clock_now_ns() < wait)
             wait = run->start_ns - clock_now_ns();
-        deadline(&ts, wait > 0 ? wait : 0);
-        pthread_cond_timedwait(&run->cv, &run->mu, &ts);
+        os_cond_wait_until(&run->cv, &run->mu, clock_now_ns() + (wait > 0 ? wait : 0));
     }
     pthread_mutex_unlock(&run->mu);
 }
@@ -572,11 +563,7 @@ int engine_run(const struct engine_config *cfg, struct engine_result *out, struc
     pthread_mutex_init(&run.mu, NULL);
     /* Deadlines are monotonic; a default (realtime) condition variable would read them as
      * 1970 and return at once, spinning the main thread for the whole run. */
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&run.cv, &attr);
-    pthread_condattr_destroy(&attr);
+    os_cond_init(&run.cv);
     if (open_logs(&run, e) < 0) {
         engine_state_free(&run);
         pthread_mutex_destroy(&run.mu);

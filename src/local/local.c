@@ -1,3 +1,5 @@
+#ifndef _WIN32 /* Windows: local_none.c */
+
 #include "local/local.h"
 #include "local/local_int.h"
 
@@ -568,3 +570,11 @@ int local_restart(struct local_server *srv, struct err *e)
         reg.pid = pidfile_read(pidfile);
     return 0;
 }
+
+int local_available(struct err *e)
+{
+    (void)e;
+    return 0;
+}
+
+#endif

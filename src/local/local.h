@@ -61,6 +61,10 @@ int local_restart(struct local_server *srv, struct err *e);
  * local_stop removes it. Does not register it for local_emergency_cleanup. */
 int local_attach(struct local_server *srv, const char *dir, struct err *e);
 
+/* Whether this system can run a scratch server: 0, or -1 with e saying it cannot (Windows:
+ * --local and `pgarena local` are refused there, exit 2). */
+int local_available(struct err *e);
+
 /* Async-signal-safe: send an immediate shutdown (SIGQUIT) to the registered scratch server, wait
  * up to 2 s for it, and remove its files and directory (fork + exec of /bin/rm). Does nothing when
  * none is registered, and runs at most once per registration. For a second Ctrl-C, where normal

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include "base/err.h"
+#include "base/printf.h"
 
 /*
  * Process and file helpers shared inside the local module (local_proc.c). Callers own every
@@ -46,6 +47,6 @@ extern volatile sig_atomic_t local_run_pid;
 void local_log_line(const char *path, char *out, size_t n);
 
 /* snprintf that reports truncation: 0 when the result fits in n bytes, else -1. */
-int local_fmt(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int local_fmt(char *out, size_t n, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
 #endif

@@ -1,3 +1,5 @@
+#ifndef _WIN32 /* Windows: local_none.c */
+
 #include "local/local_int.h"
 
 #include <ctype.h>
@@ -323,3 +325,5 @@ int local_rmtree(const char *path)
      * symlink out of the tree. */
     return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
 }
+
+#endif

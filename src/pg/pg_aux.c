@@ -1,12 +1,12 @@
 #include "pg/pg_libpq.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/clock.h"
+#include "os/net.h"
 
 /* Auxiliary connections (pg_connect_aux) and the blocking calls of pg_exec.c, bounded by the
  * connection's deadline when it has one. A frozen server (SIGSTOP, a hung host) answers
@@ -53,7 +53,7 @@ static int wait_ready(PGconn *pc, time_ns deadline)
         if (left <= 0)
             return -1;
         struct pollfd p = {PQsocket(pc), POLLIN, 0};
-        int r = poll(&p, 1, (int)((left + NS_PER_MS - 1) / NS_PER_MS));
+        int r = os_poll(&p, 1, (int)((left + NS_PER_MS - 1) / NS_PER_MS));
         if (r < 0 && errno != EINTR)
             return 0; /* PQgetResult reports the broken connection */
         if (r > 0 && !PQconsumeInput(pc))

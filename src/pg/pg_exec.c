@@ -1,9 +1,9 @@
 #include "pg/pg_libpq.h"
+#include "os/net.h"
 
 #include <assert.h>
 #include <stdio.h>
 #include <errno.h>
-#include <poll.h>
 #include <string.h>
 
 /* Blocking helpers for setup work, COPY for the loaders, and what a connection reports.
@@ -155,7 +155,7 @@ int pg_wait_notify(struct pg_conn *c, int timeout_ms)
     if (drain_notifies(pc))
         return 1;
     struct pollfd p = {PQsocket(pc), POLLIN, 0};
-    int r = poll(&p, 1, timeout_ms);
+    int r = os_poll(&p, 1, timeout_ms);
     if (r < 0)
         return errno == EINTR ? 0 : -1;
     if (r == 0)

@@ -14,6 +14,7 @@
 #include "report/fmt.h"
 #include "report/html_int.h"
 #include "report/svg.h"
+#include "os/os.h"
 
 /* Screen first; print keeps colours and puts one chart per row at a readable size. Only
  * system fonts: the file must render the same without a network. */
@@ -317,7 +318,7 @@ void report_html(struct buf *out, const struct report_input *in)
 int report_write_atomic(const char *path, const char *data, size_t len, struct err *e)
 {
     char *tmp = xasprintf("%s.tmp-XXXXXX", path);
-    int fd = mkstemp(tmp);
+    int fd = os_mkstemp(tmp);
     if (fd < 0) {
         err_set(e, ERR_INPUT, "cannot write the report %s: %s", path, strerror(errno));
         free(tmp);
@@ -333,14 +334,13 @@ int report_write_atomic(const char *path, const char *data, size_t len, struct e
         done += (size_t)w;
     }
     int saved = errno;
-    mode_t mask = umask(0); /* mkstemp made it 0600: give it the mode a new file gets */
-    umask(mask);
-    int ok = done == len && fchmod(fd, 0666 & ~mask) == 0;
+    /* mkstemp made it 0600: give it the mode a new file gets */
+    int ok = done == len && os_default_mode(fd) == 0;
     if (close(fd) != 0 && ok) {
         ok = 0;
         saved = errno;
     }
-    if (ok && rename(tmp, path) != 0) {
+    if (ok && os_replace(tmp, path) != 0) {
         ok = 0;
         saved = errno;
     }

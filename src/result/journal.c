@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,6 +15,7 @@
 #include "base/mem.h"
 #include "result/result_int.h"
 #include "stats/hist.h"
+#include "os/os.h"
 
 struct journal {
     int fd;
@@ -40,17 +40,18 @@ int journal_exists(const char *result_path)
 int journal_discard_stale(const char *result_path, struct err *e)
 {
     char *path = journal_path(result_path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | OS_O_CLOEXEC);
     int rc = 0;
     if (fd >= 0) {
         /* The writer holds an exclusive lock for as long as it lives. */
-        if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+        if (os_lock(fd, 1) < 0) {
             rc = err_set(e, ERR_INPUT, "%s: a running pgarena is still writing it", path);
-        else if (unlink(path) < 0)
+            close(fd);
+        } else if (os_remove_open(path, fd) < 0) {
             rc = err_set(e, ERR_INPUT, "cannot remove %s: %s", path, strerror(errno));
-        else
+        } else {
             rc = 1;
-        close(fd);
+        }
     }
     free(path);
     return rc;
@@ -91,11 +92,11 @@ static long header_version(const char *line, size_t len)
 struct journal *journal_create(const char *result_path, const struct result *header, struct err *e)
 {
     char *path = journal_path(result_path);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | OS_O_CLOEXEC, 0644);
     char *text = NULL;
-    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || (text = header_line(header)) == NULL ||
+    if (fd < 0 || os_lock(fd, 1) < 0 || (text = header_line(header)) == NULL ||
         result_write_all(fd, text, strlen(text)) < 0 || result_write_all(fd, "\n", 1) < 0 ||
-        fsync(fd) < 0) {
+        os_fsync(fd) < 0) {
         err_set(e, ERR_RUNTIME, "cannot write the journal %s: %s", path, strerror(errno));
         if (fd >= 0) {
             close(fd);
@@ -369,7 +370,7 @@ int journal_append(struct journal *j, const struct result_interval *it, struct e
     /* fsync at most once a second: the journal is for crashes, not a second I/O load. */
     time_ns now = clock_now_ns();
     if (now - j->last_sync_ns >= NS_PER_S) {
-        fdatasync(j->fd);
+        os_datasync(j->fd);
         j->last_sync_ns = now;
     }
     return 0;
@@ -389,11 +390,12 @@ void journal_close(struct journal *j, int remove)
 {
     if (!j)
         return;
-    if (remove)
-        unlink(j->path);
-    else
-        fdatasync(j->fd);
-    close(j->fd);
+    if (remove) {
+        os_remove_open(j->path, j->fd);
+    } else {
+        os_datasync(j->fd);
+        close(j->fd);
+    }
     free(j->path);
     free(j);
 }
@@ -593,10 +595,14 @@ static char *mtime_iso8601(int fd)
     struct stat st;
     struct tm tm;
     char out[40];
-    if (fstat(fd, &st) < 0 || !gmtime_r(&st.st_mtim.tv_sec, &tm))
+    if (fstat(fd, &st) < 0)
+        return NULL;
+    int64_t ns = os_mtime_ns(&st);
+    time_t s = (time_t)(ns / 1000000000);
+    if (!gmtime_r(&s, &tm))
         return NULL;
     size_t n = strftime(out, sizeof out, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out + n, sizeof out - n, ".%03ldZ", st.st_mtim.tv_nsec / 1000000);
+    snprintf(out + n, sizeof out - n, ".%03ldZ", (long)(ns % 1000000000 / 1000000));
     return xstrdup(out);
 }
 
@@ -774,7 +780,7 @@ int journal_recover(const char *result_path, struct result *r, struct err *e)
     int rc;
     if (!f) {
         rc = err_set(e, ERR_INPUT, "%s: no journal to recover from: %s", path, strerror(errno));
-    } else if (flock(fileno(f), LOCK_SH | LOCK_NB) < 0) {
+    } else if (os_lock(fileno(f), 0) < 0) {
         rc = err_set(e, ERR_INPUT, "%s: a running pgarena is still writing it", path);
     } else {
         rc = read_journal(f, path, r, e);

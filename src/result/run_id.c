@@ -1,9 +1,8 @@
 #include "result/run_id.h"
+#include "os/os.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 #include <unistd.h>
 
 #define FNV_PRIME UINT64_C(0x100000001b3)
@@ -62,11 +61,10 @@ void run_id_hash_uuid(const struct run_id_hash *h, char out[RUN_ID_LEN + 1])
 void run_id_random(char out[RUN_ID_LEN + 1])
 {
     unsigned char b[16];
-    if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        put64(b, mix((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec));
-        put64(b + 8, mix((uint64_t)getpid() ^ (uint64_t)ts.tv_nsec << 20));
+    if (os_random(b, sizeof b) < 0) {
+        uint64_t ns = (uint64_t)os_wall_ns();
+        put64(b, mix(ns));
+        put64(b + 8, mix((uint64_t)getpid() ^ (ns % 1000000000u) << 20));
     }
     format_uuid(b, 4, out);
 }

@@ -12,6 +12,7 @@
 
 #include "base/mem.h"
 #include "result/result_int.h"
+#include "os/os.h"
 
 const char *const sweep_status_names[4] = {"pending", "complete", "incomplete", "failed"};
 
@@ -283,13 +284,13 @@ int sweep_doc_write(const struct sweep_doc *d, const char *path, struct err *e)
     char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(root);
     char *tmp = xasprintf("%s.tmp-%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | OS_O_CLOEXEC, 0644);
     int ok = fd >= 0 && text && result_write_all(fd, text, strlen(text)) == 0 &&
-             result_write_all(fd, "\n", 1) == 0 && fsync(fd) == 0;
+             result_write_all(fd, "\n", 1) == 0 && os_fsync(fd) == 0;
     int saved = errno;
     if (fd >= 0 && close(fd) != 0)
         ok = 0;
-    if (ok && rename(tmp, path) != 0) {
+    if (ok && os_replace(tmp, path) != 0) {
         saved = errno;
         ok = 0;
     }

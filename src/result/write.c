@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include "base/mem.h"
 #include "result/journal.h"
 #include "result/result_int.h"
+#include "os/os.h"
 
 const char *const result_error_names[RESULT_N_ERRORS] = {"serialization", "deadlock", "connection",
                                                          "timeout", "other"};
@@ -462,13 +462,7 @@ int result_write_all(int fd, const char *s, size_t n)
 
 void result_sync_dir(const char *path)
 {
-    char *copy = xstrdup(path);
-    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-    free(copy);
+    os_sync_dir(path);
 }
 
 static int write_str(int fd, const char *s)
@@ -540,16 +534,16 @@ static int write_document(int fd, const struct result *r)
 int result_write(const struct result *r, const char *path, struct err *e)
 {
     char *tmp = xasprintf("%s.tmp-%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | OS_O_CLOEXEC, 0644);
     int rc = -1;
     if (fd < 0) {
         err_set(e, ERR_RUNTIME, "cannot write result file %s: %s", path, strerror(errno));
-    } else if (write_document(fd, r) < 0 || fsync(fd) < 0) {
+    } else if (write_document(fd, r) < 0 || os_fsync(fd) < 0) {
         err_set(e, ERR_RUNTIME, "cannot write result file %s: %s", path, strerror(errno));
     } else {
         int closed = close(fd);
         fd = -1;
-        if (closed < 0 || rename(tmp, path) < 0) {
+        if (closed < 0 || os_replace(tmp, path) < 0) {
             err_set(e, ERR_RUNTIME, "cannot write result file %s: %s", path, strerror(errno));
         } else {
             rc = 0;

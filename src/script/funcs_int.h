@@ -6,12 +6,12 @@
 
 #include <stddef.h>
 
+#include "base/printf.h"
 #include "base/rng.h"
 #include "script/funcs.h"
 
 /* Format into msg (when not NULL) and return -1. */
-int funcs_fail(char *msg, size_t msg_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int funcs_fail(char *msg, size_t msg_size, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
 /* A double as pgbench prints it: "%.15g" (fixed == 0) or "%f" (fixed != 0), with
  * PostgreSQL's spellings NaN, Infinity and -Infinity. */

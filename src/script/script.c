@@ -80,6 +80,8 @@ void script_set_define(struct script_set *s, const char *name, const char *text)
 int script_set_add(struct script_set *s, const char *name, const char *text, int weight,
                    struct err *e)
 {
+    if (strncmp(text, "\xEF\xBB\xBF", 3) == 0)
+        text += 3; /* a UTF-8 byte-order mark, as Windows editors write: not the script's */
     s->scripts = xrealloc(s->scripts, sizeof *s->scripts * (size_t)(s->n_scripts + 1));
     struct script *sc = &s->scripts[s->n_scripts];
     memset(sc, 0, sizeof *sc);

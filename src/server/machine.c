@@ -1,21 +1,19 @@
 #include "server/server.h"
 
-#include <arpa/inet.h>
 #include <ctype.h>
-#include <ifaddrs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysinfo.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "os/net.h"
+#include "os/os.h"
 #include "server/server_int.h"
 
 /* The client machine, and whether the server shares it. Parsers are pure; the readers only
- * open /proc and /etc files and ask the kernel for interface addresses. */
+ * open /proc and /etc files and ask the OS layer (os/os.h) for the rest. */
 
 /* The value after "key<spaces>:" on a line of text, trimmed, as a new string. */
 static char *line_value(const char *text, const char *key)
@@ -93,13 +91,9 @@ void srv_client_read(struct srv_client *c)
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     c->hostname = xstrdup(host);
-    struct utsname u;
-    if (uname(&u) == 0)
-        c->os = xasprintf("%s %s %s", u.sysname, u.release, u.machine);
-    c->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    struct sysinfo si;
-    if (sysinfo(&si) == 0)
-        c->memory_bytes = (int64_t)si.totalram * si.mem_unit;
+    c->os = os_system();
+    c->cpus = (int)os_cpus();
+    c->memory_bytes = os_memory_bytes();
     c->pgarena_version = xstrdup(PGARENA_VERSION);
     int v = pg_lib_version();
     c->libpq_version = xasprintf("%d.%d", v / 10000, v % 100);
@@ -117,19 +111,19 @@ void srv_client_free(struct srv_client *c)
 void srv_machine_read(struct srv_machine *m)
 {
     memset(m, 0, sizeof *m);
-    char *text = slurp("/proc/cpuinfo");
+    m->cpu_model = os_cpu_model();
+    char *text = m->cpu_model ? NULL : slurp("/proc/cpuinfo");
     if (text)
         m->cpu_model = srv_cpuinfo_model(text);
     free(text);
-    text = slurp("/etc/os-release");
-    if (!text)
+    m->distribution = os_distribution();
+    text = m->distribution ? NULL : slurp("/etc/os-release");
+    if (!text && !m->distribution)
         text = slurp("/usr/lib/os-release");
     if (text)
         m->distribution = srv_os_release_name(text);
     free(text);
-    struct utsname u;
-    if (uname(&u) == 0)
-        m->kernel = xasprintf("%s %s", u.release, u.version);
+    m->kernel = os_kernel();
 }
 
 void srv_machine_free(struct srv_machine *m)
@@ -160,37 +154,4 @@ int srv_addr_is_local(const char *addr, const char *const *own, size_t n_own)
             return 1;
     }
     return 0;
-}
-
-static int addr_text(const struct sockaddr *sa, char *out, socklen_t size)
-{
-    if (sa && sa->sa_family == AF_INET) {
-        struct sockaddr_in in;
-        memcpy(&in, sa, sizeof in);
-        return inet_ntop(AF_INET, &in.sin_addr, out, size) != NULL;
-    }
-    if (sa && sa->sa_family == AF_INET6) {
-        struct sockaddr_in6 in6;
-        memcpy(&in6, sa, sizeof in6);
-        return inet_ntop(AF_INET6, &in6.sin6_addr, out, size) != NULL;
-    }
-    return 0;
-}
-
-size_t srv_own_addresses(char ***out)
-{
-    struct ifaddrs *ifs = NULL;
-    size_t n = 0;
-    *out = NULL;
-    if (getifaddrs(&ifs) < 0)
-        return 0;
-    for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
-        char text[INET6_ADDRSTRLEN];
-        if (!addr_text(i->ifa_addr, text, sizeof text))
-            continue;
-        *out = xrealloc(*out, (n + 1) * sizeof **out);
-        (*out)[n++] = xstrdup(text);
-    }
-    freeifaddrs(ifs);
-    return n;
 }

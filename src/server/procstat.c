@@ -8,6 +8,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "os/os.h"
 
 /* Parsers of /proc's text, and readers of the live files. A reading that fails leaves the
  * caller without that figure, never without the run. */
@@ -188,6 +189,8 @@ int proc_read_disk(struct proc_disk *out)
 int proc_read_tasks(struct proc_tasks *out)
 {
     memset(out, 0, sizeof *out);
+    if (os_threads_cpu(&out->n, &out->tid, &out->ticks) == 0)
+        return 0;
     DIR *d = opendir("/proc/self/task");
     if (!d)
         return -1;
@@ -226,7 +229,7 @@ void proc_tasks_free(struct proc_tasks *t)
 double proc_tasks_max_core(const struct proc_tasks *before, const struct proc_tasks *after,
                            double seconds)
 {
-    long hz = sysconf(_SC_CLK_TCK);
+    long hz = os_clock_ticks();
     if (seconds <= 0 || hz <= 0)
         return 0;
     double max = 0;

@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
 #include "server/server_io.h"
+#include "os/os.h"
 
 /* Every backend of the run, counted by what it is doing. An idle backend waiting for its
  * client's next statement shows as Client:ClientRead: the server waits on the client then.
@@ -127,13 +127,10 @@ static void bucket_add(struct bucket *b, uint32_t ev, uint64_t n)
 
 static void read_snapshot(const struct sampler *s, time_ns now, struct snapshot *out)
 {
-    struct rusage ru;
     memset(out, 0, sizeof *out);
     out->at = now;
-    if (getrusage(RUSAGE_SELF, &ru) == 0) {
-        out->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-        out->system_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-    }
+    if (os_process_cpu(&out->user_s, &out->system_s) < 0)
+        out->user_s = out->system_s = 0;
     out->have_host =
         s->cfg.host && proc_read_cpu(&out->cpu) == 0 && proc_read_disk(&out->disk) == 0;
 }
@@ -283,10 +280,8 @@ static void server_io_round(struct sampler *s, struct pg_conn *c, time_ns t)
 /* Sleep until t or a stop: 1 when stopped. Called with the lock held. */
 static int wait_until(struct sampler *s, time_ns t)
 {
-    while (!s->stop && clock_now_ns() < t) {
-        struct timespec ts = {(time_t)(t / NS_PER_S), (long)(t % NS_PER_S)};
-        pthread_cond_timedwait(&s->cv, &s->mu, &ts);
-    }
+    while (!s->stop && clock_now_ns() < t)
+        os_cond_wait_until(&s->cv, &s->mu, t);
     return s->stop;
 }
 
@@ -338,11 +333,7 @@ struct sampler *sampler_start(const struct sampler_config *cfg)
     s->tot.sample_ms = cfg->sample_ms;
     s->tot.sees_all = -1;
     pthread_mutex_init(&s->mu, NULL);
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->cv, &attr);
-    pthread_condattr_destroy(&attr);
+    os_cond_init(&s->cv);
     time_ns now = clock_now_ns();
     read_snapshot(s, now > cfg->start_ns ? now : cfg->start_ns, &s->snap);
     if (proc_read_tasks(&s->tasks0) == 0)
@@ -396,10 +387,8 @@ void sampler_take(struct sampler *s, size_t idx, time_ns end_ns, struct sample_i
     memset(out, 0, sizeof *out);
     pthread_mutex_lock(&s->mu);
     time_ns give_up = clock_now_ns() + 3 * (time_ns)s->cfg.sample_ms * NS_PER_MS + 500 * NS_PER_MS;
-    while (!s->exited && s->progress_ns < end_ns && clock_now_ns() < give_up) {
-        struct timespec ts = {(time_t)(give_up / NS_PER_S), (long)(give_up % NS_PER_S)};
-        pthread_cond_timedwait(&s->cv, &s->mu, &ts);
-    }
+    while (!s->exited && s->progress_ns < end_ns && clock_now_ns() < give_up)
+        os_cond_wait_until(&s->cv, &s->mu, give_up);
     time_ns now = clock_now_ns();
     close_interval(s, idx + 1 > interval_of(s, now) ? idx + 1 : interval_of(s, now), now);
     out->events = s->events;

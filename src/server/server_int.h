@@ -18,8 +18,4 @@ int64_t srv_value_int(const struct pg_result *r, int row, int col);
 /* A value as a new string, NULL when NULL. */
 char *srv_value_dup(const struct pg_result *r, int row, int col);
 
-/* The client's interface addresses as text, in a new array of new strings; returns the
- * count. */
-size_t srv_own_addresses(char ***out);
-
 #endif

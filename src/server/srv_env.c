@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "os/net.h"
 #include "server/server_int.h"
 
 /* What is read once before the run. Every query is a catalog or statistics read on the
@@ -123,7 +124,7 @@ static enum srv_location locate(struct pg_conn *c, const char *server_addr)
     if (!server_addr && !(client_side && *client_side))
         return SRV_LOCATION_UNKNOWN;
     char **own;
-    size_t n_own = srv_own_addresses(&own);
+    size_t n_own = os_own_addresses(&own);
     int local = (server_addr && srv_addr_is_local(server_addr, (const char *const *)own, n_own)) ||
                 (client_side && *client_side &&
                  srv_addr_is_local(client_side, (const char *const *)own, n_own));

@@ -11,6 +11,7 @@
 #include "result/journal.h"
 #include "server/server.h"
 #include "sweep/sweep.h"
+#include "os/os.h"
 #include "sweep/sweep_int.h"
 
 const char *sweep_setup_conn(const struct sweep_exec *x, size_t i)
@@ -168,7 +169,7 @@ void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, con
     const struct sweep_opts *o = x->o;
     *p = o->run;
     sweep_setup_connopts(x, c->setup, &p->conn);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long cpus = os_cpus();
     int64_t jobs = o->jobs ? o->jobs : (cpus > 0 ? cpus : 1);
     if (c->speed != 0) {
         /* At a speed: the clients come from the input's sessions (the engine clamps the

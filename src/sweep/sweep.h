@@ -12,6 +12,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "base/printf.h"
 #include "bench/bench.h"
 #include "bench/plan.h"
 #include "local/local.h"
@@ -122,7 +123,7 @@ int sweep_capacity(struct sweep_exec *x, struct err *e);
 
 /* Say something through x->say: the formatted text. */
 void sweep_say(const struct sweep_exec *x, enum sweep_say kind, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    PRINTF_LIKE(3, 4);
 
 /* The cells of a matrix, in run order: for each trial, for each point, every setup. */
 void sweep_plan_cells(struct sweep_doc *d);

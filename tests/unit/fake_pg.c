@@ -4,12 +4,49 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#ifdef _WIN32
+#include <winsock2.h>
+#else
 #include <sys/eventfd.h>
 #include <unistd.h>
+#endif
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "engine/evwait.h"
 #include "pg/pg_driver.h"
+
+/* The fake connection's socket: a descriptor always ready for reading and writing (an
+ * eventfd; on Windows, where WSAPoll watches sockets only, the read end of a loopback socket
+ * pair that holds a byte). */
+static int ready_fd_open(void)
+{
+#ifdef _WIN32
+    static int started;
+    if (!started) {
+        WSADATA wsa;
+        WSAStartup(MAKEWORD(2, 2), &wsa);
+        started = 1;
+    }
+    struct evwake w;
+    if (evwake_open(&w) < 0)
+        return -1;
+    evwake_raise(&w);
+    closesocket((SOCKET)w.h[1]);
+    return (int)w.h[0];
+#else
+    return eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);
+#endif
+}
+
+static void ready_fd_close(int fd)
+{
+#ifdef _WIN32
+    closesocket((SOCKET)fd);
+#else
+    close(fd);
+#endif
+}
 
 #define MAX_QUEUE 256
 #define MAX_SENT  4096
@@ -195,7 +232,7 @@ static struct pg_conn *f_start(const struct pg_connopts *o)
     if (c->how == FAKE_CONNECT_AT_ONCE) {
         snprintf(c->error, sizeof c->error, "invalid connection option \"bogus\"\n");
     } else {
-        c->fd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);
+        c->fd = ready_fd_open();
     }
     F.n_open++;
     return &c->base;
@@ -220,8 +257,8 @@ static enum pg_poll f_poll(struct pg_conn *pc)
         return PG_POLL_READ;
     case FAKE_CONNECT_NEW_SOCKET:
         if (step == 0) {
-            close(c->fd);
-            c->fd = eventfd(1, EFD_NONBLOCK | EFD_CLOEXEC);
+            ready_fd_close(c->fd);
+            c->fd = ready_fd_open();
             return PG_POLL_WRITE;
         }
         step--;
@@ -251,7 +288,7 @@ static void f_finish(struct pg_conn *pc)
 {
     struct fake_conn *c = FC(pc);
     if (c->fd >= 0)
-        close(c->fd);
+        ready_fd_close(c->fd);
     for (int i = c->qh; i < c->qt; i++)
         if (c->q[i].r)
             free_result(&c->q[i].r->base);

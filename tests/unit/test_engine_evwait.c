@@ -4,10 +4,35 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#ifdef _WIN32
+#include <winsock2.h>
+#else
 #include <sys/socket.h>
 #include <unistd.h>
+#endif
 
 #include "engine/evwait.h"
+#include "os/os.h"
+
+/* Socket pairs: AF_UNIX ones, and on Windows the loopback pair the WSAPoll backend's wake-up
+ * is made of. */
+#ifdef _WIN32
+static int sock_pair(int fd[2])
+{
+    struct evwake w;
+    if (evwake_open(&w) < 0)
+        return -1;
+    fd[0] = (int)w.h[0];
+    fd[1] = (int)w.h[1];
+    return 0;
+}
+#define sock_close(fd)       closesocket((SOCKET)(fd))
+#define sock_write(fd, s, n) send((SOCKET)(fd), s, n, 0)
+#else
+#define sock_pair(fd)        socketpair(AF_UNIX, SOCK_STREAM, 0, fd)
+#define sock_close(fd)       close(fd)
+#define sock_write(fd, s, n) write(fd, s, n)
+#endif
 
 /* The event-wait seam (engine/evwait.h) on the backend this build has: epoll in build/ and
  * build/asan/, poll/ppoll in build/poll/. Sockets are socket pairs: one end watched, the other
@@ -20,19 +45,19 @@ struct pair {
 
 static void pair_open(struct pair *p)
 {
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, p->fd), 0);
+    assert_int_equal(sock_pair(p->fd), 0);
     p->watch = (struct ev_watch){.fd = -1, .slot = -1};
 }
 
 static void pair_close(struct pair *p)
 {
-    close(p->fd[0]);
-    close(p->fd[1]);
+    sock_close(p->fd[0]);
+    sock_close(p->fd[1]);
 }
 
 static void make_readable(struct pair *p)
 {
-    assert_int_equal(write(p->fd[1], "x", 1), 1);
+    assert_int_equal(sock_write(p->fd[1], "x", 1), 1);
 }
 
 /* What a wait that does not block reports: how many, and whether ptr is among them. */
@@ -110,6 +135,7 @@ static void test_unwatch_keeps_the_others(void **state)
     evwait_free(ws);
 }
 
+#ifndef _WIN32
 /* A socket closed by its owner's library before the unwatch: unwatched as gone, and a new
  * socket with its number is watched anew (renew). */
 static void test_socket_replaced_under_the_same_number(void **state)
@@ -121,7 +147,7 @@ static void test_socket_replaced_under_the_same_number(void **state)
     pair_open(&a);
     assert_int_equal(evwait_watch(ws, &a.watch, a.fd[0], EV_READ, &a, 1), 0);
     int number = a.fd[0];
-    close(a.fd[0]);
+    sock_close(a.fd[0]);
     pair_open(&b); /* the lowest free number: a.fd[0]'s */
     assert_int_equal(b.fd[0], number);
     assert_int_equal(evwait_watch(ws, &a.watch, b.fd[0], EV_READ, &a, 1), 0);
@@ -129,10 +155,11 @@ static void test_socket_replaced_under_the_same_number(void **state)
     assert_int_equal(fired_now(ws, &a, &found), 1);
     assert_true(found);
     evwait_unwatch(ws, &a.watch, 1);
-    close(a.fd[1]);
+    sock_close(a.fd[1]);
     pair_close(&b);
     evwait_free(ws);
 }
+#endif
 
 /* A raised wake-up ends every wait of every set that watches it (a NULL entry), until it is
  * closed. */
@@ -193,10 +220,13 @@ static void test_deadline_comes(void **state)
 
 int main(void)
 {
+    os_init(); /* Windows: Winsock */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ready_sockets_fire_with_their_pointers),
         cmocka_unit_test(test_unwatch_keeps_the_others),
+#ifndef _WIN32 /* Windows' sockets are handles: a new one does not take the lowest number */
         cmocka_unit_test(test_socket_replaced_under_the_same_number),
+#endif
         cmocka_unit_test(test_wake_ends_every_wait),
         cmocka_unit_test(test_deadline_comes),
     };

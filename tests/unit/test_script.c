@@ -50,6 +50,20 @@ static void assert_part(const struct script_command *c, int i, const char *text,
     assert_int_equal(c->parts[i].var, var);
 }
 
+/* A script saved by a Windows editor: a UTF-8 byte-order mark and CRLF line ends. */
+static void test_bom_and_crlf(void **state)
+{
+    (void)state;
+    struct script_set s;
+    parse_ok(&s, "\xEF\xBB\xBF\\set x 1\r\nSELECT :x;\r\n");
+    const struct script *sc = &s.scripts[0];
+    assert_int_equal(sc->n_cmds, 2);
+    assert_string_equal(sc->cmds[0].text, "\\set x 1");
+    assert_int_equal(sc->cmds[0].var, find_var(&s, "x"));
+    assert_sql(&sc->cmds[1], "SELECT $1;", 1);
+    script_set_free(&s);
+}
+
 static void test_builtins_parse(void **state)
 {
     (void)state;
@@ -626,6 +640,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_builtins_parse),
+        cmocka_unit_test(test_bom_and_crlf),
         cmocka_unit_test(test_tpcb_like_commands),
         cmocka_unit_test(test_sql_variables),
         cmocka_unit_test(test_array_slice_is_not_variable),

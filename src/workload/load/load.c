@@ -1,13 +1,14 @@
 #include "workload/load/load.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/mem.h"
 #include "workload/load/load_int.h"
+#include "os/net.h"
+#include "os/os.h"
 
 /* Bytes of COPY data handed to libpq at a time: big enough that the per-call and per-write
  * costs vanish, small enough that a stop request is noticed within milliseconds. */
@@ -65,7 +66,7 @@ static int wait_result(struct load_ctx *x, struct pg_conn *c, const char *what, 
             cancelled = 1;
         }
         struct pollfd p = {.fd = pg_socket(c), .events = POLLIN};
-        int n = poll(&p, 1, POLL_MS);
+        int n = os_poll(&p, 1, POLL_MS);
         if (n < 0 && errno != EINTR)
             return err_set(e, ERR_RUNTIME, "%s: poll: %s", what, strerror(errno));
         if (n > 0 && pg_consume(c) < 0)
@@ -121,6 +122,6 @@ int load_copy(struct load_ctx *x, struct pg_conn *c, const struct load_copy *cp,
 
 int load_default_jobs(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = os_cpus();
     return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 }

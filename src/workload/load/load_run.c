@@ -7,6 +7,7 @@
 
 #include "base/clock.h"
 #include "base/mem.h"
+#include "os/os.h"
 
 /*
  * The pool: one thread per connection, each taking the first ready task of the plan, while
@@ -202,22 +203,13 @@ static void report(struct pool *pl, int force, const char **last_phase)
 
 static void wait_ns(pthread_cond_t *cv, pthread_mutex_t *mu, time_ns ns)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_nsec += ns % NS_PER_S;
-    ts.tv_sec += ns / NS_PER_S + ts.tv_nsec / NS_PER_S;
-    ts.tv_nsec %= NS_PER_S;
-    pthread_cond_timedwait(cv, mu, &ts);
+    os_cond_wait_until(cv, mu, clock_now_ns() + ns);
 }
 
 /* Run the tasks on n connections; returns when every thread has ended. */
 static void run_pool(struct pool *pl, int n)
 {
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&pl->changed, &ca);
-    pthread_condattr_destroy(&ca);
+    os_cond_init(&pl->changed);
     pthread_mutex_init(&pl->mu, NULL);
     pthread_t *th = xcalloc((size_t)n, sizeof *th);
     for (int i = 0; i < n; i++)

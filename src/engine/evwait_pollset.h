@@ -1,0 +1,38 @@
+#ifndef PGARENA_ENGINE_EVWAIT_POLLSET_H
+#define PGARENA_ENGINE_EVWAIT_POLLSET_H
+
+/*
+ * What the poll backend (evwait_poll.c) and the WSAPoll one (evwait_wsapoll.c) share: the set
+ * of watched sockets as an array of pollfd, and everything of engine/evwait.h but the wake-up
+ * and the wait itself (evwait_pollset.c). A backend gives evwake_*, evwait_thread_precise and
+ * pollset_wait.
+ */
+
+#ifdef _WIN32
+#include <winsock2.h>
+typedef SOCKET pollset_fd;
+#define POLLSET_NAME "WSAPoll"
+#else
+#include <poll.h>
+typedef int pollset_fd;
+#define POLLSET_NAME "poll"
+#endif
+
+#include "engine/evwait.h"
+
+/* The sockets watched, packed at the front of pfd; slot 0 is the wake-up's when there is
+ * one. Each slot knows its watch, so that removing one moves the last into its place. */
+struct evwait {
+    struct pollfd *pfd;
+    void **ptr;
+    struct ev_watch **watch;
+    void **fired; /* as many as slots */
+    int n, cap;
+    char error[160];
+};
+
+/* Wait on ws's n sockets until one is ready or deadline (-1: none) comes: the number ready,
+ * 0 at the deadline or an interruption, -1 with errno. */
+int pollset_wait(struct evwait *ws, time_ns deadline);
+
+#endif

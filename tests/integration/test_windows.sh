@@ -1,0 +1,219 @@
+# run-all: alone (Wine's first start and the cross-build want the machine's two cores)
+# The Windows build (issue 38): `make windows` makes build/win64/pgarena.exe and the zip, which
+# runs under Wine against a server of the tests' own over loopback TCP. Where mingw-w64, Wine
+# or the pinned inputs cannot be had (no root, no network), these tests say why and skip.
+
+WIN_TOP=$PGARENA_TEST_TOP
+export WINEPREFIX=$WIN_TOP/build/win64/wineprefix WINEDEBUG=-all
+
+# Build the zip (tools/win64/deps.sh installs and fetches what it needs) and unpack it into
+# $T/win; returns 1 (after saying why) when it cannot be built here.
+win_build() {
+    if ! make -s -j2 -C "$WIN_TOP" windows >"$T/build.log" 2>&1; then
+        if grep -q 'windows: unavailable:' "$T/build.log"; then
+            echo "SKIPPED: make windows cannot get its inputs here:"
+            grep -A1 'windows: unavailable:' "$T/build.log"
+            return 1
+        fi
+        cat "$T/build.log" >&2
+        fail "make windows failed"
+    fi
+    WINE=$(command -v wine64 || echo /usr/lib/wine/wine64)
+    [ -x "$WINE" ] || { echo "SKIPPED: wine64 is not installed"; return 1; }
+    zip=$(ls -t "$WIN_TOP"/build/pgarena-*-win64.zip | head -1)
+    unzip -q "$zip" -d "$T/unz"
+    mv "$T"/unz/pgarena-*-win64 "$T/win"
+    # Wine's first start in a prefix speaks on stderr: not in a test's own output.
+    "$WINE" "$T/win/pgarena.exe" --version >/dev/null 2>&1 || fail "pgarena.exe does not start"
+    return 0
+}
+
+# A server of the test's own listening on loopback TCP: its conninfo in $TCP.
+win_server() {
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    mkdir -p "$T/srv"
+    chmod 755 "$T"
+    PGARENA_HARNESS_TCP_PORT=$port sh "$WIN_TOP/tests/pg-harness.sh" start "$T/srv" >/dev/null
+    LIB_CLEANUP='sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" stop "$T/srv"'
+    TCP="host=127.0.0.1 port=$port user=postgres dbname=postgres"
+}
+
+# wpga ARGS...: pga with the Windows binary under Wine.
+wpga() {
+    PGA_WRAP=$WINE PGARENA=$T/win/pgarena.exe pga "$@"
+}
+
+# The zip holds a 64-bit PE whose imports are Windows' own or in the zip, and it runs.
+test_windows_zip_and_imports() {
+    win_build || return 0
+    file "$T/win/pgarena.exe" | grep -q 'PE32+ executable (console) x86-64' ||
+        fail "not a PE32+ x86-64 console program: $(file "$T/win/pgarena.exe")"
+    sh "$WIN_TOP/tools/win64/imports.sh" "$T/win" || fail "imports outside the zip"
+    for f in LICENSE README-windows.txt libpq.dll; do
+        [ -f "$T/win/$f" ] || fail "the zip has no $f"
+    done
+    grep -q 'OpenSSL' "$T/win/LICENSE" && grep -q 'jansson' "$T/win/LICENSE" ||
+        fail "LICENSE lacks the third-party notices"
+    wpga --version
+    assert_rc 0
+    # One line (the console's text mode ends it with CR LF).
+    [ "$(wc -l <out)" -eq 1 ] && grep -qE '^pgarena [0-9a-z.-]+.?$' out || fail "--version: $(cat out)"
+}
+
+# pgarena.exe init and run against a Linux server over loopback TCP; its result file is read by
+# the Linux build's show, a Linux result by its show; --local and `pgarena local` are refused.
+test_windows_run_against_server() {
+    win_build || return 0
+    win_server
+    tcp=$TCP
+    wpga init -s 1 -q "$tcp"
+    assert_rc 0
+    [ "$(sql "SELECT count(*) FROM pgbench_accounts" "$tcp")" = 100000 ] ||
+        fail "init did not load 100000 accounts"
+    wpga run -w select-only -M prepared -c 2 -j 2 -t 40 -q -o w.json "$tcp"
+    assert_rc 0
+    pyjson w.json 'd["summary"]["transactions"] == 80 and d["summary"]["failed"] == 0'
+    pyjson w.json 'd["client"]["os"].startswith("Windows ")'
+    # -R: the schedule as data (every transaction started, lag recorded), not wall-clock lag.
+    wpga run -w simple-update -R 50 -c 2 -j 1 -t 10 -q -o r.json "$tcp"
+    assert_rc 0
+    pyjson r.json 'd["summary"]["transactions"] == 20 and d["summary"]["failed"] == 0'
+    [ "$(sql "SELECT count(*) FROM pgbench_history" "$tcp")" = 20 ] ||
+        fail "the -R run's 20 transactions did not insert 20 history rows"
+    # An idle open-loop run leaves the client idle: timed waits on condition variables end at
+    # their deadlines (winpthreads takes them on the wall clock) instead of at once, which
+    # spun the main and sampler threads (0.3 cores at 20 tps under Wine).
+    wpga run -w select-only -R 20 -c 2 -j 2 -T 2 -q -o idle.json "$tcp"
+    assert_rc 0
+    pyjson idle.json 'd["client_cpu"]["user"] + d["client_cpu"]["system"] < 0.2'
+    wpga run -w tpcb-like -c 2 -j 1 -T 2 -q -o t.json "$tcp"
+    assert_rc 0
+    pga show t.json
+    assert_rc 0
+    assert_out '^workload: +tpcb-like'
+    assert_out '^client: .*Windows '
+    # A Linux result read by the Windows show.
+    pga run -w select-only -c 1 -j 1 -t 20 -q -o l.json "$tcp"
+    assert_rc 0
+    wpga show l.json
+    assert_rc 0
+    assert_out '^transactions: +20'
+    wpga run --local -T 1
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'not available on Windows'
+    wpga local start
+    assert_rc 2
+    assert_err 'not available on Windows'
+}
+
+# SIGINT to the Wine process, which Wine turns into CTRL_C_EVENT: the console handler stops the
+# run, which writes an incomplete result and exits 1.
+test_windows_ctrl_c_writes_incomplete_result() {
+    win_build || return 0
+    win_server
+    wpga init -s 1 -q "$TCP"
+    assert_rc 0
+    PGA_WRAP=$WINE PGARENA=$T/win/pgarena.exe pga_bg run -w select-only -c 2 -j 2 -T 60 -P 1 \
+        -o r.json "$TCP"
+    wait_progress 2
+    kill -INT $PID
+    pga_wait
+    [ "$RC" -eq 1 ] || { cat "$T/err"; fail "exit status $RC after Ctrl-C, expected 1"; }
+    grep -q 'cut short' "$T/err" || fail "no message about the run being cut short"
+    pyjson r.json 'd["complete"] is False and d["end_reason"] == "interrupted"'
+    pyjson r.json 'd["summary"]["transactions"] > 0 and d["summary"]["duration_s"] < 60'
+}
+
+# The engine's fake-driver tests built for Windows (the WSAPoll backend of the event wait, the
+# fake connections' sockets loopback pairs) pass under Wine.
+test_windows_engine_unit_tests() {
+    win_build || return 0
+    make -s -j2 -C "$WIN_TOP" windows-tests >"$T/build.log" 2>&1 || { cat "$T/build.log" >&2; fail "make windows-tests failed"; }
+    n=0
+    for t in "$WIN_TOP"/build/win64/tests/test_engine_*.exe; do
+        WINEPATH=$T/win "$WINE" "$t" >"$T/unit.out" 2>&1 || { cat "$T/unit.out" >&2; fail "$(basename "$t") failed under Wine"; }
+        grep -q '\[  PASSED  \]' "$T/unit.out" || { cat "$T/unit.out" >&2; fail "$(basename "$t"): no PASSED line"; }
+        n=$((n + 1))
+    done
+    [ "$n" -ge 10 ] || fail "only $n engine test programs"
+}
+
+# A two-setup sweep by pgarena.exe leaves its result files and sweep.json (no journal behind:
+# Windows cannot remove an open file), which the Linux report reads; compare of a Windows-client
+# run against a Linux-client run of the same workload gives verdicts; a script with a UTF-8
+# byte-order mark and CRLF line ends runs.
+test_windows_sweep_compare_and_script() {
+    win_build || return 0
+    win_server
+    wpga init -s 1 -q "$TCP"
+    assert_rc 0
+    wpga sweep --setup a="$TCP" --setup b="$TCP application_name=b" -w select-only -c 1,2 -T 1 \
+        --trials 1 -o sw
+    assert_rc 0
+    [ "$(ls sw | sort | tr '\n' ' ')" = "a-c1-t1.json a-c2-t1.json b-c1-t1.json b-c2-t1.json sweep.json " ] ||
+        fail "the sweep's directory: $(ls sw)"
+    pga report sw -o sw.html
+    assert_rc 0
+    wpga run -w select-only -c 1 -j 1 -T 2 -q -o w.json "$TCP"
+    assert_rc 0
+    pga run -w select-only -c 1 -j 1 -T 2 -q -o l.json "$TCP"
+    assert_rc 0
+    pga compare w.json l.json
+    assert_rc 0
+    assert_out 'tps'
+    assert_out 'no meaningful difference|faster|slower|inconclusive|better|worse'
+    printf '\357\273\277\\set x 2\r\nSELECT :x;\r\n' >bom.sql
+    wpga run -f bom.sql -c 1 -j 1 -t 10 -q -o s.json "$TCP"
+    assert_rc 0
+    pyjson s.json 'd["summary"]["transactions"] == 10 and d["summary"]["failed"] == 0'
+}
+
+# TLS with sslmode=verify-full against the tests' own CA, and SCRAM with the password from
+# PGPASSWORD and from a passfile, by pgarena.exe (libpq.dll and OpenSSL 3 of the zip); a wrong
+# password is a runtime error.
+test_windows_tls_and_scram() {
+    win_build || return 0
+    chmod 755 "$T"
+    LIB_CLEANUP="sh '$WIN_TOP/tests/pg-servers.sh' stop '$T/tls'"
+    tcp=$(PGA_TEST_PASSWORD=Win-Scram-7 sh "$WIN_TOP/tests/pg-servers.sh" start "$T/tls" ssl scram)
+    read -r _ port <"$T/tls/listen"
+    pga init -s 1 -q "host=$T/tls port=$port user=postgres dbname=postgres"
+    assert_rc 0
+    PGPASSWORD=Win-Scram-7 wpga run -w select-only -c 2 -j 1 -T 1 -q -o env.json "$tcp"
+    assert_rc 0
+    pyjson env.json 'd["server"]["ssl"] is True and d["summary"]["transactions"] > 0'
+    printf '127.0.0.1:*:*:postgres:Win-Scram-7\n' >"$T/pf"
+    wpga run -w select-only -c 2 -j 1 -T 1 -q -o pf.json "$tcp passfile=$T/pf"
+    assert_rc 0
+    pyjson pf.json 'd["server"]["ssl"] is True and d["summary"]["transactions"] > 0'
+    PGPASSWORD=wrong wpga run -w select-only -c 1 -j 1 -T 1 -q -o bad.json "$tcp"
+    assert_rc 1
+    assert_err 'password authentication failed'
+    ! grep -rq Win-Scram-7 "$T"/*.json "$T/out" "$T/err" || fail "the password appears in output"
+}
+
+# replay run of a capture (tests/tools/mkcapture's) by pgarena.exe: every statement of both
+# sessions on the server.
+test_windows_replay_run() {
+    win_build || return 0
+    [ -x "$WIN_TOP/build/tests/mkcapture" ] || make -s -C "$WIN_TOP" build/tests/mkcapture >/dev/null ||
+        fail "cannot build tests/tools/mkcapture"
+    win_server
+    sql "CREATE TABLE win_log (s int, n int)" "$TCP"
+    {
+        for s in 0 1; do
+            printf 'S\t%d\t%d\tpostgres\tpostgres\n' $s $((s * 100))
+            for n in 1 2 3 4 5; do
+                printf 'Q\t%d\t%d\tsimple\t\t10\tok\t\t-1\t0\tINSERT INTO win_log VALUES (%d, %d)\n' \
+                    $s $((s * 100 + n * 1000)) $s $n
+            done
+            printf 'E\t%d\t%d\n' $s $((s * 100 + 9000))
+        done
+    } | "$WIN_TOP/build/tests/mkcapture" cap.pgc || fail "mkcapture failed"
+    wpga replay run cap.pgc "$TCP" --speed max -q -o rep.json
+    assert_rc 0
+    pyjson rep.json 'd["replay"]["sessions"] == 2 and d["replay"]["sent"] == 10'
+    [ "$(sql "SELECT count(*) || ' ' || sum(n) FROM win_log" "$TCP")" = "10 30" ] ||
+        fail "the replay's 10 inserts are not all on the server"
+}
