@@ -18,10 +18,10 @@ _Static_assert(sizeof(struct replay_opts) <= WORKLOAD_OPTS_SIZE, "replay's optio
 
 static const char *const option_names[] = {"capture",  "speed",       "order",      "map-db",
                                            "map-user", "session-set", "reset-from", "read-only",
-                                           "force",    NULL};
+                                           "force",    "copy-from",   NULL};
 static const struct workload_option_group option_group = {
     option_names, "--capture, --speed, --order, --map-db, --map-user, --session-set, "
-                  "--reset-from, --read-only and --force are for -w replay"};
+                  "--reset-from, --read-only, --force and --copy-from are for -w replay"};
 static const struct workload_option_group *const option_groups[] = {&option_group, NULL};
 
 static void options_init(void *opts)
@@ -87,6 +87,8 @@ static int option(void *opts, const char *name, const char *arg, struct err *e)
         r->read_only = 1;
     else if (strcmp(name, "force") == 0)
         r->force = 1;
+    else if (strcmp(name, "copy-from") == 0)
+        r->copy_from = arg;
     return 0;
 }
 
@@ -320,6 +322,9 @@ static void fill_result(const struct replay_state *s, struct result *r)
     o->skipped_unsupported = s->header.skipped_unsupported + f->skipped_unsupported;
     o->skipped_read_only = f->skipped_read_only;
     o->skipped_secret = s->header.skipped_secret;
+    memcpy(o->unsupported, s->header.unsupported, sizeof o->unsupported);
+    o->copy_from = s->opts.copy_from != NULL;
+    o->copy_loaded = f->copy_loaded;
     o->secrets_replaced = f->secrets_replaced;
     o->session_set = xcalloc((size_t)s->opts.n_sets + 1, sizeof *o->session_set);
     for (int i = 0; i < s->opts.n_sets; i++)
