@@ -265,6 +265,11 @@ static void read_one(struct worker_source *ws)
             buf_reset(&ws->copy);
             if (!path || read_copy_file(&ws->copy, path) < 0) {
                 ws->fig.skipped_copy++;
+                if (path && s->ordered) { /* the order counted on it: it is done with */
+                    pthread_mutex_lock(&ws->s->order_mu);
+                    replay_order_finished(&ws->s->order, seq);
+                    pthread_mutex_unlock(&ws->s->order_mu);
+                }
                 return;
             }
             data = &ws->copy;
