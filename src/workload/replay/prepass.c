@@ -269,7 +269,8 @@ const char *replay_copy_load(const struct replay_state *s, uint64_t seq)
 }
 
 /* The COPY FROM STDIN numbered seq (text): the Nth into its table counted in copies, and with
- * --copy-from its file DIR/TABLE.N kept in s when it exists. 1 when it has one. */
+ * --copy-from its file DIR/TABLE.N kept in s when it exists (a quoted name holding a slash
+ * has none). 1 when it has one. */
 struct copy_count {
     char table[128];
     uint64_t n;
@@ -290,7 +291,7 @@ static int copy_file(struct replay_state *s, uint64_t seq, const char *text,
         (*n_copies)++;
     }
     uint64_t n = ++(*copies)[i].n;
-    if (!s->opts.copy_from)
+    if (!s->opts.copy_from || strchr(table, '/')) /* a name that is no file name: none */
         return 0;
     char *path = xasprintf("%s/%s.%llu", s->opts.copy_from, table, (unsigned long long)n);
     if (access(path, R_OK) != 0) {
