@@ -134,7 +134,7 @@ static const struct exception exceptions[] = {
     {"reset-from", "--reset-from t", "are for --replay CAPTURE"},
     {"read-only", "--read-only", "are for --replay CAPTURE"},
     {"order", "--order session", "are for -w replay"},
-    {"copy-from", "--copy-from d", "are for -w replay"},
+    {"copy-from", "--copy-from /", "are for -w replay"},
 };
 
 /* argv from words (split at spaces) after a command name; the strings are kept in *store. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
@@ -87,8 +88,13 @@ static int option(void *opts, const char *name, const char *arg, struct err *e)
         r->read_only = 1;
     else if (strcmp(name, "force") == 0)
         r->force = 1;
-    else if (strcmp(name, "copy-from") == 0)
+    else if (strcmp(name, "copy-from") == 0) {
+        struct stat st;
+        if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode))
+            return err_set(e, ERR_INPUT, "invalid value for --copy-from: '%s' (not a directory)",
+                           arg);
         r->copy_from = arg;
+    }
     return 0;
 }
 
