@@ -1,11 +1,13 @@
 #include "capture/capture.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -31,6 +33,81 @@ enum { REC_SESSION = 'S', REC_STATEMENT = 'Q', REC_END_SESSION = 'E', REC_END = 
 #define MAX_STRING (256u << 20)
 #define MAX_PARAMS 65535u
 #define MAX_HEADER 65536
+
+/* ---- what a capture leaves out or keeps without its data ---- */
+
+const char *const capture_unsupported_names[CAPTURE_UNSUP__COUNT] = {
+    "fetch", "parameters_not_logged", "parameters_unreadable", "out_of_order"};
+
+void capture_count_unsupported(struct capture_unsupported_kind *kinds, enum capture_unsupported k,
+                               const char *text)
+{
+    if (kinds[k].count++ == 0)
+        snprintf(kinds[k].example, sizeof kinds[k].example, "%s", text ? text : "");
+}
+
+int capture_copy_table_of(const char *text, char *table, size_t size)
+{
+    const char *s = text;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        s++;
+    if (strncasecmp(s, "copy", 4) != 0)
+        return -1;
+    s += 4;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        s++;
+    size_t n = 0;
+    for (;;) {
+        if (*s == '"') {
+            for (s++; *s && !(*s == '"' && s[1] != '"'); s++) {
+                if (*s == '"')
+                    s++;
+                if (n + 1 >= size)
+                    return -1;
+                table[n++] = *s;
+            }
+            if (*s != '"')
+                return -1;
+            s++;
+        } else {
+            size_t start = n;
+            for (;
+                 isalnum((unsigned char)*s) || *s == '_' || *s == '$' || (unsigned char)*s >= 0x80;
+                 s++) {
+                if (n + 1 >= size)
+                    return -1;
+                table[n++] = (char)tolower((unsigned char)*s);
+            }
+            if (n == start)
+                return -1; /* "COPY (query) TO ...", or no name */
+        }
+        if (*s != '.')
+            break;
+        if (n + 1 >= size)
+            return -1;
+        table[n++] = *s++;
+    }
+    table[n] = '\0';
+    return 0;
+}
+
+void capture_count_copy(struct capture_copy_in *c, const char *table)
+{
+    c->kept = 1;
+    for (size_t i = 0; i < c->n_tables; i++) {
+        if (strcmp(c->tables[i].table, table) == 0) {
+            c->tables[i].count++;
+            return;
+        }
+    }
+    if (c->n_tables == CAPTURE_COPY_TABLES || strlen(table) >= sizeof c->tables[0].table) {
+        c->other++;
+        return;
+    }
+    struct capture_copy_table *t = &c->tables[c->n_tables++];
+    snprintf(t->table, sizeof t->table, "%s", table);
+    t->count = 1;
+}
 
 /* ---- writer ---- */
 
@@ -241,7 +318,26 @@ static char *header_json(const struct capture_header *h)
     json_object_set_new(sk, "copy", json_integer((json_int_t)h->skipped_copy));
     json_object_set_new(sk, "secret", json_integer((json_int_t)h->skipped_secret));
     json_object_set_new(sk, "unsupported", json_integer((json_int_t)h->skipped_unsupported));
+    json_t *kinds = json_object();
+    for (int k = 0; k < CAPTURE_UNSUP__COUNT; k++) {
+        if (!h->unsupported[k].count)
+            continue;
+        json_t *kind = json_object();
+        json_object_set_new(kind, "count", json_integer((json_int_t)h->unsupported[k].count));
+        json_object_set_new(kind, "example", json_string(h->unsupported[k].example));
+        json_object_set_new(kinds, capture_unsupported_names[k], kind);
+    }
+    json_object_set_new(sk, "unsupported_kinds", kinds);
     json_object_set_new(o, "skipped", sk);
+    if (h->copy_in.kept) {
+        json_t *ci = json_object(), *tables = json_object();
+        for (size_t i = 0; i < h->copy_in.n_tables; i++)
+            json_object_set_new(tables, h->copy_in.tables[i].table,
+                                json_integer((json_int_t)h->copy_in.tables[i].count));
+        json_object_set_new(ci, "tables", tables);
+        json_object_set_new(ci, "other", json_integer((json_int_t)h->copy_in.other));
+        json_object_set_new(o, "copy_from_stdin", ci);
+    }
     char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     return text;
@@ -588,6 +684,47 @@ static int header_str(json_t *o, const char *key, char *out, size_t size)
     return 0;
 }
 
+/* The header's optional parts (newer than version 1's first captures): the unsupported
+ * statements' kinds and the COPY FROM STDIN kept. -1 when present but malformed. */
+static int parse_header_parts(struct capture_header *h, json_t *sk, json_t *ci)
+{
+    json_t *kinds = json_object_get(sk, "unsupported_kinds");
+    if (kinds && !json_is_object(kinds))
+        return -1;
+    for (int k = 0; kinds && k < CAPTURE_UNSUP__COUNT; k++) {
+        json_t *kind = json_object_get(kinds, capture_unsupported_names[k]);
+        if (!kind)
+            continue;
+        if (!json_is_object(kind) || header_u64(kind, "count", &h->unsupported[k].count) < 0)
+            return -1;
+        json_t *ex = json_object_get(kind, "example");
+        if (ex && !json_is_string(ex))
+            return -1;
+        snprintf(h->unsupported[k].example, sizeof h->unsupported[k].example, "%s",
+                 ex ? json_string_value(ex) : "");
+    }
+    if (!ci)
+        return 0;
+    json_t *tables = json_object_get(ci, "tables");
+    if (!json_is_object(ci) || !json_is_object(tables) ||
+        header_u64(ci, "other", &h->copy_in.other) < 0)
+        return -1;
+    h->copy_in.kept = 1;
+    const char *name;
+    json_t *v;
+    json_object_foreach(tables, name, v)
+    {
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            h->copy_in.n_tables == CAPTURE_COPY_TABLES ||
+            strlen(name) >= sizeof h->copy_in.tables[0].table)
+            return -1;
+        struct capture_copy_table *t = &h->copy_in.tables[h->copy_in.n_tables++];
+        strcpy(t->table, name);
+        t->count = (uint64_t)json_integer_value(v);
+    }
+    return 0;
+}
+
 static int parse_header(struct capture_reader *r, const char *line, struct err *e)
 {
     json_error_t je;
@@ -616,7 +753,8 @@ static int parse_header(struct capture_reader *r, const char *line, struct err *
               header_u64(o, "statements", &r->h.n_statements) < 0 ||
               header_u64(sk, "copy", &r->h.skipped_copy) < 0 ||
               header_u64(sk, "secret", &r->h.skipped_secret) < 0 ||
-              header_u64(sk, "unsupported", &r->h.skipped_unsupported) < 0;
+              header_u64(sk, "unsupported", &r->h.skipped_unsupported) < 0 ||
+              parse_header_parts(&r->h, sk, json_object_get(o, "copy_from_stdin")) < 0;
     if (!bad)
         bad = header_str(src, "system_identifier", r->h.system_identifier,
                          sizeof r->h.system_identifier) < 0 ||

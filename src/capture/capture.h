@@ -78,6 +78,48 @@ struct capture_event {
     struct capture_statement statement; /* STATEMENT */
 };
 
+/* What a capture leaves out as unsupported, by kind, each with the text of its first
+ * statement (cut to CAPTURE_EXAMPLE_MAX - 1 bytes). Older captures have none (all zero). */
+enum capture_unsupported {
+    CAPTURE_UNSUP_FETCH,                 /* an execute that fetches from a portal started before */
+    CAPTURE_UNSUP_PARAMETERS_NOT_LOGGED, /* $n without the log's "parameters:" */
+    CAPTURE_UNSUP_PARAMETERS_UNREADABLE, /* a "parameters:" line that does not read */
+    CAPTURE_UNSUP_OUT_OF_ORDER,          /* logged after its session's end */
+    CAPTURE_UNSUP__COUNT
+};
+#define CAPTURE_EXAMPLE_MAX 200
+/* The kinds' names in the header, result files and `replay show`. */
+extern const char *const capture_unsupported_names[CAPTURE_UNSUP__COUNT];
+struct capture_unsupported_kind {
+    uint64_t count;
+    char example[CAPTURE_EXAMPLE_MAX];
+};
+/* Count one statement of kind k (text: its example when the first). */
+void capture_count_unsupported(struct capture_unsupported_kind *kinds, enum capture_unsupported k,
+                               const char *text);
+
+/* The COPY ... FROM STDIN statements a capture keeps (their data is not in the log: a replay
+ * loads it from a file, replay --copy-from, or skips them), by table: the first
+ * CAPTURE_COPY_TABLES tables apart, the rest in other. kept: the capture holds them (older
+ * captures left them out, counted in skipped_copy). */
+#define CAPTURE_COPY_TABLES 32
+struct capture_copy_table {
+    char table[128];
+    uint64_t count;
+};
+struct capture_copy_in {
+    int kept;
+    size_t n_tables;
+    struct capture_copy_table tables[CAPTURE_COPY_TABLES];
+    uint64_t other;
+};
+/* The table of a COPY ... FROM STDIN as the server reads its name (unquoted parts in lower
+ * case, quoted ones as written, "schema.table" when qualified) into table: 0, -1 when text
+ * names none (a query's COPY, or a name too long). */
+int capture_copy_table_of(const char *text, char *table, size_t size);
+/* Count one COPY into table in c. */
+void capture_count_copy(struct capture_copy_in *c, const char *table);
+
 /* The header. At close the writer fills version, duration_us, n_sessions and n_statements
  * itself; the caller gives the rest. */
 struct capture_header {
@@ -92,6 +134,8 @@ struct capture_header {
     uint64_t skipped_copy;        /* COPY ... FROM STDIN: the data is not in the log */
     uint64_t skipped_secret;      /* statements carrying a password: never written */
     uint64_t skipped_unsupported; /* what the log shows but a replay cannot send */
+    struct capture_unsupported_kind unsupported[CAPTURE_UNSUP__COUNT]; /* its kinds */
+    struct capture_copy_in copy_in;
 };
 
 struct capture_writer;

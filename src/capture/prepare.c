@@ -205,6 +205,7 @@ static int write_statement(struct prep *p, struct pev *ev, struct err *e)
     if (s->ended) {
         /* Logged as starting after its session's end: the log's times are out of order. */
         p->stats->skipped_unsupported++;
+        capture_count_unsupported(p->stats->unsupported, CAPTURE_UNSUP_OUT_OF_ORDER, ev->text);
         return 0;
     }
     if (s->dropped || ev->abs_us < p->o->from_us || ev->abs_us > p->o->to_us ||
@@ -230,6 +231,10 @@ static int write_statement(struct prep *p, struct pev *ev, struct err *e)
     if (end > s->last_us)
         s->last_us = end;
     p->stats->statements++;
+    char table[128];
+    if (sqltext_is_copy_from_stdin(ev->text) &&
+        capture_copy_table_of(ev->text, table, sizeof table) == 0)
+        capture_count_copy(&p->stats->copy_in, table); /* kept without its data */
     return capture_write_statement(p->w, &st, e);
 }
 
@@ -378,6 +383,8 @@ int prepare_logs(const char *const *paths, int n, const struct prepare_opts *o, 
         h.skipped_copy = stats->skipped_copy;
         h.skipped_secret = stats->skipped_secret;
         h.skipped_unsupported = stats->skipped_unsupported;
+        memcpy(h.unsupported, stats->unsupported, sizeof h.unsupported);
+        h.copy_in = stats->copy_in;
         stats->sessions = p.next_id;
         stats->start_us = p.origin_us;
         stats->duration_us = p.last_us - p.origin_us;

@@ -13,10 +13,13 @@
  * sessions are held. Statements from log_statement = 'all' (timed at the line) or
  * log_min_duration_statement = 0 (timed at the line minus the duration, and those of
  * parse and bind), with their parameters, their ERROR, and the sessions' connections and
- * disconnections when logged. What cannot be replayed is counted and left out: COPY FROM
- * STDIN (its data is not in the log), statements carrying a password where it cannot be cut
- * out (capture/sqltext.h), COPY TO STDOUT and portal fetches (unsupported). A statement
- * whose password can be cut out is kept with the password replaced (secrets_cut).
+ * disconnections when logged. What cannot be replayed is counted and left out: statements
+ * carrying a password where it cannot be cut out (capture/sqltext.h), and the unsupported
+ * by kind (portal fetches, parameters not logged or unreadable, statements out of order).
+ * A statement whose password can be cut out is kept with the password replaced
+ * (secrets_cut). COPY TO STDOUT is kept (a replay reads its rows); COPY FROM STDIN is kept
+ * and counted by table (copy_in: its data is not in the log, a replay loads it from a file
+ * or skips it); one whose table does not read is left out (skipped_copy).
  */
 
 struct prepare_opts {
@@ -36,7 +39,9 @@ struct prepare_stats {
     uint64_t sessions, statements;
     uint64_t skipped_copy, skipped_secret, skipped_unsupported;
     uint64_t secrets_cut; /* statements kept with their password replaced */
-    uint64_t filtered;    /* statements outside the window or of other users/databases */
+    struct capture_unsupported_kind unsupported[CAPTURE_UNSUP__COUNT]; /* skipped_unsupported's */
+    struct capture_copy_in copy_in; /* the COPY FROM STDIN kept (without their data) */
+    uint64_t filtered;              /* statements outside the window or of other users/databases */
     int64_t start_us, duration_us;
     char format[16];  /* of the last file: stderr, csvlog, jsonlog */
     char prefix[128]; /* the last stderr file's prefix */

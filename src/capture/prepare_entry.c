@@ -109,6 +109,12 @@ static void settle(struct psess *s)
     s->pending = NULL;
 }
 
+static void unsupported(struct prep *p, enum capture_unsupported k, const char *text)
+{
+    p->stats->skipped_unsupported++;
+    capture_count_unsupported(p->stats->unsupported, k, text);
+}
+
 struct stmt_in {
     int64_t start_us;
     enum capture_protocol protocol;
@@ -136,14 +142,16 @@ static struct pev *add_statement(struct prep *p, const struct log_entry *le,
         p->stats->skipped_secret++;
         return NULL;
     }
-    if (sqltext_is_copy_from_stdin(in->text)) {
+    char table[128]; /* a COPY FROM STDIN is kept (prepare.c counts it) when its table reads */
+    if (sqltext_is_copy_from_stdin(in->text) &&
+        capture_copy_table_of(in->text, table, sizeof table) < 0) {
         buf_free(&cut);
         p->stats->skipped_copy++;
         return NULL;
     }
-    if (in->fetch || sqltext_is_copy_to_stdout(in->text)) {
+    if (in->fetch) {
         buf_free(&cut);
-        p->stats->skipped_unsupported++;
+        unsupported(p, CAPTURE_UNSUP_FETCH, in->text);
         return NULL;
     }
     struct pev *ev = xcalloc(1, sizeof *ev);
@@ -164,13 +172,13 @@ static struct pev *add_statement(struct prep *p, const struct log_entry *le,
     ev->outcome = in->duration_us >= 0 ? CAPTURE_OUTCOME_OK : CAPTURE_OUTCOME_UNKNOWN;
     if (in->protocol != CAPTURE_SIMPLE && in->detail && *in->detail &&
         parse_params(ev, in->detail) < 0) {
-        p->stats->skipped_unsupported++;
+        unsupported(p, CAPTURE_UNSUP_PARAMETERS_UNREADABLE, ev->text);
         prep_event_free(ev);
         return NULL;
     }
     if (in->protocol != CAPTURE_SIMPLE && has_param_ref(in->text) && ev->n_params == 0) {
         /* log_statement shows no parameters for this one: it cannot be sent again. */
-        p->stats->skipped_unsupported++;
+        unsupported(p, CAPTURE_UNSUP_PARAMETERS_NOT_LOGGED, ev->text);
         prep_event_free(ev);
         return NULL;
     }
@@ -329,7 +337,7 @@ static void on_error(struct prep *p, const struct log_entry *le, int fatal)
         if (sqltext_is_secret(le->statement))
             p->stats->skipped_secret++;
         else
-            p->stats->skipped_unsupported++;
+            unsupported(p, CAPTURE_UNSUP_PARAMETERS_NOT_LOGGED, le->statement);
         return;
     }
     struct pev *ev = add_statement(p, le, &in);

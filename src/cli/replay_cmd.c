@@ -164,6 +164,28 @@ void cli_replay_format_time(int64_t us, char *out, size_t size)
     snprintf(out + n, size - n, ".%03d", (int)(us % 1000000 / 1000));
 }
 
+void cli_replay_print_kept(const char *label, const struct capture_unsupported_kind *kinds,
+                           const struct capture_copy_in *copy_in)
+{
+    for (int k = 0; k < CAPTURE_UNSUP__COUNT; k++)
+        if (kinds[k].count)
+            printf("%sunsupported %s: %llu, e.g. %s\n", label, capture_unsupported_names[k],
+                   (unsigned long long)kinds[k].count, kinds[k].example);
+    uint64_t n = copy_in->other;
+    for (size_t i = 0; i < copy_in->n_tables; i++)
+        n += copy_in->tables[i].count;
+    if (!n)
+        return;
+    printf("%sCOPY FROM STDIN kept without their data: %llu (", label, (unsigned long long)n);
+    for (size_t i = 0; i < copy_in->n_tables; i++)
+        printf("%s%s %llu", i ? ", " : "", copy_in->tables[i].table,
+               (unsigned long long)copy_in->tables[i].count);
+    if (copy_in->other)
+        printf("%sother tables %llu", copy_in->n_tables ? ", " : "",
+               (unsigned long long)copy_in->other);
+    printf("); replay run --copy-from DIR loads the Nth into TABLE from DIR/TABLE.N\n");
+}
+
 void cli_replay_print_prepared(const char *output, const struct prepare_stats *s)
 {
     char start[64];
@@ -184,6 +206,7 @@ void cli_replay_print_prepared(const char *output, const struct prepare_stats *s
         printf("\n  kept with the password cut out: %llu (the replay sets one of its own)",
                (unsigned long long)s->secrets_cut);
     printf("\n");
+    cli_replay_print_kept("  ", s->unsupported, &s->copy_in);
 }
 
 int cli_replay_prepare(int argc, char **argv, struct err *e)

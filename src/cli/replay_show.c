@@ -115,6 +115,7 @@ static void print_header(const char *path, const struct capture_header *h)
     printf("skipped     %llu COPY FROM STDIN, %llu carrying a password, %llu unsupported\n",
            (unsigned long long)h->skipped_copy, (unsigned long long)h->skipped_secret,
            (unsigned long long)h->skipped_unsupported);
+    cli_replay_print_kept("            ", h->unsupported, &h->copy_in);
 }
 
 static const char *const protocols[] = {"simple", "extended-named", "extended-unnamed"};

@@ -246,6 +246,7 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
     c->cancelled = 0;
     f->cancel_sent = 0;
     f->sqlstate[0] = f->message[0] = '\0';
+    f->copy_out = f->copy_in = 0;
     c->failure = PGF_NONE;
     c->tx_deadline = cfg->timeout_us > 0 ? now + cfg->timeout_us * NS_PER_US : 0;
     f->cancel_at = it->cancel_us >= 0 ? now + it->cancel_us * NS_PER_US : 0;
@@ -333,27 +334,82 @@ int client_step_feed_next(struct client *c, time_ns now)
     }
 }
 
+/* A COPY FROM STDIN's data, queued without blocking: 1 all queued with its end, 0 wait
+ * until writable, -1 the connection broke. */
+#define COPY_CHUNK 65536
+static int feed_copy_in(struct client *c)
+{
+    struct client_feed *f = c->feed;
+    const struct engine_feed_item *it = &f->item;
+    while (f->copy_at < it->copy_len) {
+        size_t n = it->copy_len - f->copy_at;
+        if (n > COPY_CHUNK)
+            n = COPY_CHUNK;
+        int r = pg_put_copy_data(c->conn, it->copy_data + f->copy_at, (int)n);
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            return client_flush(c) < 0 ? -1 : 0;
+        f->copy_at += n;
+    }
+    int r = pg_put_copy_end(c->conn);
+    if (r < 0)
+        return -1;
+    if (r == 0)
+        return client_flush(c) < 0 ? -1 : 0;
+    f->copy_in = 0;
+    return client_flush(c) < 0 ? -1 : 1;
+}
+
 /* Read the statement's results: 1 all in, 0 wait, -1 the connection broke. The first error
- * is kept (SQLSTATE, message, class). */
+ * is kept (SQLSTATE, message, class). A COPY TO STDOUT's rows are read (as they come) and
+ * dropped; a COPY FROM STDIN is given the item's data. */
 static int feed_drain(struct client *c)
 {
     struct client_feed *f = c->feed;
     int sent = client_flush_consume(c);
     if (sent <= 0)
         return sent;
-    while (!pg_is_busy(c->conn)) {
+    for (;;) {
+        if (f->copy_in) {
+            int r = feed_copy_in(c);
+            if (r <= 0)
+                return r;
+        }
+        if (f->copy_out) {
+            int r;
+            while ((r = pg_get_copy_data(c->conn)) > 0)
+                ;
+            if (r == 0)
+                return 0;
+            if (r < -1)
+                return -1;
+            f->copy_out = 0; /* the data has ended: the COPY's result follows */
+        }
+        if (pg_is_busy(c->conn))
+            return 0;
         struct pg_result *res = pg_next_result(c->conn);
         if (!res)
             return 1;
         enum pg_status st = pg_result_status(res);
-        if (st == PG_RES_COPY_IN) { /* no data to give: the source should have skipped it */
+        if (st == PG_RES_COPY_OUT) {
             pg_result_free(res);
-            snprintf(f->message, sizeof f->message, "COPY FROM STDIN cannot be replayed");
-            return -1;
+            f->copy_out = 1;
+            continue;
+        }
+        if (st == PG_RES_COPY_IN) {
+            pg_result_free(res);
+            if (!f->item.copy_data) { /* no data to give: the source should have skipped it */
+                snprintf(f->message, sizeof f->message, "COPY FROM STDIN cannot be replayed");
+                return -1;
+            }
+            f->copy_in = 1;
+            f->copy_at = 0;
+            continue;
         }
         if (st == PG_RES_ERROR && !pg_result_sqlstate(res) && pg_conn_ok(c->conn)) {
-            /* No message at all (pg.h's "unknown error"): no error but data the feed does not
-             * read (COPY TO STDOUT), which libpq would hand out again and again. */
+            /* No message at all (pg.h's "unknown error"): no error but a result the feed
+             * does not read (COPY BOTH), which libpq would hand out again and again. */
             char line[32];
             pg_error_line(c->conn, res, line, sizeof line);
             if (strcmp(line, "unknown error") == 0) {
@@ -372,7 +428,6 @@ static int feed_drain(struct client *c)
         }
         pg_result_free(res);
     }
-    return 0;
 }
 
 int client_step_feed_prepare(struct client *c, time_ns now)

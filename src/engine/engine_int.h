@@ -122,6 +122,8 @@ struct client_feed {
     int held;               /* the feed's ready held the item back (its wait ends: ready_at) */
     char sqlstate[6];       /* the statement's first error */
     char message[200];
+    int copy_out, copy_in; /* in a COPY TO STDOUT's rows; a COPY FROM STDIN's data to send */
+    size_t copy_at;        /* of the COPY FROM STDIN's data, what is queued */
 };
 
 struct worker;

@@ -46,6 +46,11 @@ struct engine_feed_item {
     const char *const *params;
     int64_t cancel_us; /* cancel it this long after its start (as the original was); -1: no */
     void *token;       /* the source's, handed back to done */
+    /* A COPY FROM STDIN's data, sent when the server asks for it (NULL: the statement
+     * breaks its session as any COPY FROM STDIN without data). A COPY TO STDOUT's rows are
+     * read and dropped. */
+    const char *copy_data;
+    size_t copy_len;
 };
 
 /* How a statement went, for the source's own figures. */

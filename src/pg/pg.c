@@ -139,6 +139,21 @@ struct pg_result *pg_next_result(struct pg_conn *c)
     return c->drv->next_result(c);
 }
 
+int pg_get_copy_data(struct pg_conn *c)
+{
+    return c->drv->get_copy_data(c);
+}
+
+int pg_put_copy_data(struct pg_conn *c, const char *data, int n)
+{
+    return c->drv->put_copy_data(c, data, n);
+}
+
+int pg_put_copy_end(struct pg_conn *c)
+{
+    return c->drv->put_copy_end(c);
+}
+
 int pg_pipeline_enter(struct pg_conn *c)
 {
     return c->drv->pipeline_enter(c);

@@ -107,6 +107,16 @@ int pg_is_busy(const struct pg_conn *c);
  * pg_is_busy says 0. */
 struct pg_result *pg_next_result(struct pg_conn *c);
 
+/* COPY, without blocking. pg_get_copy_data (after a PG_RES_COPY_OUT result) reads one row
+ * and drops it: 1 a row was read, 0 none is complete yet (wait until readable, pg_consume,
+ * call again), -1 the data has ended (pg_next_result gives the COPY's own result), -2 failed.
+ * pg_put_copy_data (after a PG_RES_COPY_IN result) queues n bytes and pg_put_copy_end ends
+ * the data: 1 queued (pg_flush sends it), 0 not queued, the output is full (wait until
+ * writable, pg_flush, call again), -1 failed. */
+int pg_get_copy_data(struct pg_conn *c);
+int pg_put_copy_data(struct pg_conn *c, const char *data, int n);
+int pg_put_copy_end(struct pg_conn *c);
+
 /* Pipeline mode: enter (0, or -1 when refused), exit once every result is read, queue a
  * sync (0/-1), and whether c is in pipeline mode (1/0). */
 int pg_pipeline_enter(struct pg_conn *c);
@@ -143,6 +153,7 @@ enum pg_status {
     PG_RES_ROWS,          /* a query returned rows (maybe none) */
     PG_RES_EMPTY,         /* an empty query string */
     PG_RES_COPY_IN,       /* the server waits for COPY data */
+    PG_RES_COPY_OUT,      /* the server sends COPY data: read it with pg_get_copy_data */
     PG_RES_PIPELINE_SYNC, /* a pipeline's sync point */
     PG_RES_ERROR          /* failed: pg_classify and pg_error_line say why */
 };

@@ -120,6 +120,25 @@ static struct pg_result *lp_next_result(struct pg_conn *c)
     return pg_libpq_result(PQgetResult(PG_LIBPQ(c)));
 }
 
+static int lp_get_copy_data(struct pg_conn *c)
+{
+    char *row = NULL;
+    int n = PQgetCopyData(PG_LIBPQ(c), &row, 1);
+    if (row)
+        PQfreemem(row);
+    return n > 0 ? 1 : n;
+}
+
+static int lp_put_copy_data(struct pg_conn *c, const char *data, int n)
+{
+    return PQputCopyData(PG_LIBPQ(c), data, n);
+}
+
+static int lp_put_copy_end(struct pg_conn *c)
+{
+    return PQputCopyEnd(PG_LIBPQ(c), NULL);
+}
+
 static int lp_pipeline_enter(struct pg_conn *c)
 {
     return PQenterPipelineMode(PG_LIBPQ(c)) ? 0 : -1;
@@ -203,6 +222,8 @@ static enum pg_status lp_result_status(const struct pg_result *r)
         return PG_RES_EMPTY;
     case PGRES_COPY_IN:
         return PG_RES_COPY_IN;
+    case PGRES_COPY_OUT:
+        return PG_RES_COPY_OUT;
     case PGRES_PIPELINE_SYNC:
         return PG_RES_PIPELINE_SYNC;
     default:
@@ -271,6 +292,9 @@ const struct pg_driver pg_libpq_driver = {
     .consume = lp_consume,
     .is_busy = lp_is_busy,
     .next_result = lp_next_result,
+    .get_copy_data = lp_get_copy_data,
+    .put_copy_data = lp_put_copy_data,
+    .put_copy_end = lp_put_copy_end,
     .pipeline_enter = lp_pipeline_enter,
     .pipeline_exit = lp_pipeline_exit,
     .pipeline_sync = lp_pipeline_sync,

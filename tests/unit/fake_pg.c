@@ -68,8 +68,9 @@ struct fake_result {
 
 /* A connection's results to come: a result, the end of a statement's results (NULL), the
  * same end still on its way (late_end: it arrives at the consume after the one that saw it),
- * or a statement held by FAKE_HANG. */
-enum entry_kind { E_RESULT, E_END, E_LATE_END, E_HOLD };
+ * a statement held by FAKE_HANG, a COPY TO STDOUT's row (readable once seen by a consume)
+ * and its end, or a COPY FROM STDIN waiting for its data's end. */
+enum entry_kind { E_RESULT, E_END, E_LATE_END, E_HOLD, E_COPY_ROW, E_COPY_DONE, E_COPY_IN };
 struct entry {
     enum entry_kind kind;
     struct fake_result *r;
@@ -102,6 +103,8 @@ static struct {
     int n_sent;
     int n_started, n_open, n_cancels;
     struct fake_conn *last;
+    int copy_rows_read, put_refused;
+    struct buf copy_in;
 } F;
 
 extern const struct pg_driver fake_driver;
@@ -174,6 +177,17 @@ static void answer(struct fake_conn *c, const struct fake_reply *rep, const char
             r->values[i] = dup_or_null(rep->values[i]);
         }
         push_entry(c, E_RESULT, r);
+        break;
+    case FAKE_COPY_OUT:
+        push_entry(c, E_RESULT, new_result(PG_RES_COPY_OUT));
+        for (int i = 0; i < rep->copy_rows; i++)
+            push_entry(c, E_COPY_ROW, NULL);
+        push_entry(c, E_COPY_DONE, NULL);
+        push_entry(c, E_RESULT, new_result(PG_RES_COMMAND));
+        break;
+    case FAKE_COPY_IN:
+        push_entry(c, E_RESULT, new_result(PG_RES_COPY_IN));
+        push_entry(c, E_COPY_IN, NULL);
         break;
     default:
         r = new_result(PG_RES_COMMAND);
@@ -383,6 +397,10 @@ static int f_consume(struct pg_conn *pc)
 {
     struct fake_conn *c = FC(pc);
     for (int i = c->qh; i < c->qt; i++) {
+        if (c->q[i].kind == E_COPY_ROW && !c->q[i].seen) {
+            c->q[i].seen = 1; /* one row more has come */
+            break;
+        }
         if (c->q[i].kind != E_LATE_END)
             continue;
         if (c->q[i].seen)
@@ -404,8 +422,58 @@ static struct pg_result *f_next_result(struct pg_conn *pc)
     struct fake_conn *c = FC(pc);
     if (c->qh >= c->qt || c->q[c->qh].kind == E_HOLD || c->q[c->qh].kind == E_LATE_END)
         return NULL;
+    enum entry_kind k = c->q[c->qh].kind;
+    if (k == E_COPY_ROW || k == E_COPY_DONE || k == E_COPY_IN) /* as libpq: the COPY again */
+        return &new_result(k == E_COPY_IN ? PG_RES_COPY_IN : PG_RES_COPY_OUT)->base;
     struct entry e = c->q[c->qh++];
     return e.kind == E_RESULT ? &e.r->base : NULL;
+}
+
+static int f_get_copy_data(struct pg_conn *pc)
+{
+    struct fake_conn *c = FC(pc);
+    if (c->broken || c->qh >= c->qt)
+        return -2;
+    struct entry *e = &c->q[c->qh];
+    if (e->kind == E_COPY_ROW) {
+        if (!e->seen)
+            return 0;
+        c->qh++;
+        F.copy_rows_read++;
+        return 1;
+    }
+    if (e->kind == E_COPY_DONE) {
+        c->qh++;
+        return -1;
+    }
+    return -2;
+}
+
+static int copy_in_waiting(struct fake_conn *c)
+{
+    return !c->broken && c->qh < c->qt && c->q[c->qh].kind == E_COPY_IN;
+}
+
+static int f_put_copy_data(struct pg_conn *pc, const char *data, int n)
+{
+    if (!copy_in_waiting(FC(pc)))
+        return -1;
+    if ((F.put_refused = !F.put_refused)) /* the output is full: every other call */
+        return 0;
+    buf_append(&F.copy_in, data, (size_t)n);
+    return 1;
+}
+
+static int f_put_copy_end(struct pg_conn *pc)
+{
+    struct fake_conn *c = FC(pc);
+    if (!copy_in_waiting(c))
+        return -1;
+    c->qh++;
+    record("COPY END", "", -1, NULL);
+    push_entry(c, E_RESULT, new_result(PG_RES_COMMAND));
+    push_entry(c, E_END, NULL);
+    return 1;
 }
 
 static int f_pipeline_enter(struct pg_conn *c)
@@ -528,6 +596,9 @@ const struct pg_driver fake_driver = {
     .consume = f_consume,
     .is_busy = f_is_busy,
     .next_result = f_next_result,
+    .get_copy_data = f_get_copy_data,
+    .put_copy_data = f_put_copy_data,
+    .put_copy_end = f_put_copy_end,
     .pipeline_enter = f_pipeline_enter,
     .pipeline_exit = f_pipeline_exit,
     .pipeline_sync = f_pipeline_sync,
@@ -553,7 +624,9 @@ void fake_install(void)
 {
     for (int i = 0; i < F.n_sent; i++)
         free(F.sent[i]);
+    buf_free(&F.copy_in);
     memset(&F, 0, sizeof F);
+    buf_init(&F.copy_in);
     pg_driver_install(&fake_driver);
 }
 
@@ -630,6 +703,16 @@ int fake_count_sent(const char *s)
     for (int i = 0; i < F.n_sent; i++)
         n += strstr(F.sent[i], s) != NULL;
     return n;
+}
+
+int fake_copy_rows_read(void)
+{
+    return F.copy_rows_read;
+}
+
+const char *fake_copy_in(void)
+{
+    return F.copy_in.data ? F.copy_in.data : "";
 }
 
 int fake_n_connects(void)

@@ -25,11 +25,13 @@ enum fake_connect {
 
 /* How a statement is answered. */
 enum fake_kind {
-    FAKE_COMMAND, /* a command completed */
-    FAKE_ROWS,    /* one row of n_cols columns */
-    FAKE_ERROR,   /* an error with sqlstate and message */
-    FAKE_LOST,    /* the connection breaks (libpq's multi-line message) */
-    FAKE_HANG,    /* no answer until fake_release */
+    FAKE_COMMAND,  /* a command completed */
+    FAKE_ROWS,     /* one row of n_cols columns */
+    FAKE_ERROR,    /* an error with sqlstate and message */
+    FAKE_LOST,     /* the connection breaks (libpq's multi-line message) */
+    FAKE_HANG,     /* no answer until fake_release */
+    FAKE_COPY_OUT, /* COPY TO STDOUT: copy_rows rows, one more readable after each consume */
+    FAKE_COPY_IN,  /* COPY FROM STDIN: takes the data sent (fake_copy_in), then completes */
 };
 
 struct fake_reply {
@@ -41,6 +43,7 @@ struct fake_reply {
     const char *values[4]; /* NULL: SQL NULL */
     int late_end;          /* the end of the results (ReadyForQuery) comes in a later read:
                             * busy after the result until the next consume */
+    int copy_rows;         /* FAKE_COPY_OUT */
 };
 
 /* Install the fake driver and forget everything scripted or recorded. */
@@ -68,6 +71,11 @@ int fake_n_sent(void);
 const char *fake_sent(int i);
 /* Statements sent whose text contains s. */
 int fake_count_sent(const char *s);
+
+/* COPY rows read by the clients (FAKE_COPY_OUT); the COPY data they sent, all COPY FROM
+ * STDINs' in order (FAKE_COPY_IN: every other put is refused as a full output buffer). */
+int fake_copy_rows_read(void);
+const char *fake_copy_in(void);
 
 /* Connection attempts started, connections open now, cancel requests made. */
 int fake_n_connects(void);

@@ -229,6 +229,81 @@ static void test_bad_headers(void **state)
     assert_non_null(strstr(e.msg, "/nonexistent/x.cap: "));
 }
 
+/* The unsupported by kind (each with its first example) and the COPY FROM STDIN kept by
+ * table round-trip through the header; a header without them (an older capture) reads, with
+ * none; malformed ones are refused. */
+static void test_kinds_and_copy_tables(void **state)
+{
+    (void)state;
+    struct err e = {0};
+    struct capture_writer *w = capture_writer_open(path, &e);
+    assert_non_null(w);
+    struct capture_header h = {.skipped_unsupported = 3};
+    capture_count_unsupported(h.unsupported, CAPTURE_UNSUP_FETCH, "SELECT * FROM big");
+    capture_count_unsupported(h.unsupported, CAPTURE_UNSUP_FETCH, "SELECT 2");
+    capture_count_unsupported(h.unsupported, CAPTURE_UNSUP_PARAMETERS_NOT_LOGGED, "SELECT $1");
+    capture_count_copy(&h.copy_in, "t");
+    capture_count_copy(&h.copy_in, "s.u");
+    capture_count_copy(&h.copy_in, "t");
+    assert_int_equal(capture_writer_close(w, &h, &e), 0);
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    const struct capture_header *g = capture_reader_header(r);
+    assert_int_equal(g->unsupported[CAPTURE_UNSUP_FETCH].count, 2);
+    assert_string_equal(g->unsupported[CAPTURE_UNSUP_FETCH].example, "SELECT * FROM big");
+    assert_int_equal(g->unsupported[CAPTURE_UNSUP_PARAMETERS_NOT_LOGGED].count, 1);
+    assert_string_equal(g->unsupported[CAPTURE_UNSUP_PARAMETERS_NOT_LOGGED].example, "SELECT $1");
+    assert_int_equal(g->unsupported[CAPTURE_UNSUP_OUT_OF_ORDER].count, 0);
+    assert_true(g->copy_in.kept);
+    assert_int_equal(g->copy_in.n_tables, 2);
+    assert_string_equal(g->copy_in.tables[0].table, "t");
+    assert_int_equal(g->copy_in.tables[0].count, 2);
+    assert_string_equal(g->copy_in.tables[1].table, "s.u");
+    assert_int_equal(g->copy_in.tables[1].count, 1);
+    capture_reader_close(r);
+
+    /* An older header: no kinds, no COPY kept. */
+    gzFile z = gzopen(path, "wb");
+    gzputs(z, "{\"format\":\"pgarena-capture\",\"version\":1,\"source\":{},\"start_us\":0,"
+              "\"duration_us\":0,\"sessions\":0,\"statements\":0,\"skipped\":{\"copy\":4,"
+              "\"secret\":0,\"unsupported\":5}}\nZ");
+    gzputc(z, 0);
+    gzputc(z, 0);
+    gzclose(z);
+    r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    g = capture_reader_header(r);
+    assert_int_equal(g->skipped_copy, 4);
+    assert_int_equal(g->skipped_unsupported, 5);
+    for (int k = 0; k < CAPTURE_UNSUP__COUNT; k++)
+        assert_int_equal(g->unsupported[k].count, 0);
+    assert_false(g->copy_in.kept);
+    struct capture_event ev;
+    assert_int_equal(capture_reader_next(r, &ev, &e), 0);
+    capture_reader_close(r);
+    expect_open_refused("{\"format\":\"pgarena-capture\",\"version\":1,\"source\":{},"
+                        "\"start_us\":0,\"duration_us\":0,\"sessions\":0,\"statements\":0,"
+                        "\"skipped\":{\"copy\":0,\"secret\":0,\"unsupported\":0},"
+                        "\"copy_from_stdin\":{\"tables\":{\"t\":\"x\"},\"other\":0}}\n",
+                        "bad capture header");
+}
+
+/* The table a COPY FROM STDIN loads, as the server reads its name. */
+static void test_copy_table_of(void **state)
+{
+    (void)state;
+    char t[16];
+    assert_int_equal(capture_copy_table_of("COPY ct FROM STDIN;", t, sizeof t), 0);
+    assert_string_equal(t, "ct");
+    assert_int_equal(
+        capture_copy_table_of("  copy Public.\"My \"\"T\"\"\" (a, b) from stdin", t, sizeof t), 0);
+    assert_string_equal(t, "public.My \"T\"");
+    assert_int_equal(capture_copy_table_of("COPY (SELECT 1) TO STDOUT", t, sizeof t), -1);
+    assert_int_equal(capture_copy_table_of("COPY a_very_long_table_name FROM STDIN", t, sizeof t),
+                     -1);
+    assert_int_equal(capture_copy_table_of("SELECT 1", t, sizeof t), -1);
+}
+
 /* replay show's figures: statements by protocol and outcome, classes by normalised text,
  * ordered by count then text, with their failures and known durations. */
 static void test_summary(void **state)
@@ -302,6 +377,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_headers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kinds_and_copy_tables, setup, teardown),
+        cmocka_unit_test(test_copy_table_of),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

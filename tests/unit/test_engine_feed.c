@@ -280,12 +280,77 @@ static void test_ready_holds_back(void **state)
     fx_free(&f);
 }
 
+/* A COPY TO STDOUT's rows are read as they come (one per read here: the client waits for
+ * the next without blocking its worker, whose other client's statement runs meanwhile) and
+ * dropped; the COPY succeeds and its session goes on. */
+static void test_copy_out_read_and_dropped(void **state)
+{
+    (void)state;
+    struct fx f;
+    fresh(&f);
+    add(0, FEED_CONNECT, 0, NULL);
+    add(0, FEED_STATEMENT, 1000, "COPY t TO STDOUT");
+    add(0, FEED_STATEMENT, 2000, "SELECT 2");
+    add(0, FEED_DISCONNECT, 3000, NULL);
+    one_statement(1, 1500, "SELECT B", 3000);
+    fake_push((struct fake_reply){.kind = FAKE_COPY_OUT, .copy_rows = 5});
+    struct engine_feed feed = feed_of(1);
+    feed_start(&f, &feed, 2);
+    for (int t = 0; t <= 1; t++)
+        fx_at(&f, MS(t));
+    assert_int_equal(fake_count_sent("Q COPY t TO STDOUT"), 1);
+    assert_true(fake_copy_rows_read() < 5); /* the rows come one per read */
+    for (int t = 2; t <= 4; t++)
+        fx_at(&f, MS(t));
+    fx_run(&f, 16);
+    assert_int_equal(fake_copy_rows_read(), 5);
+    assert_int_equal(TF.n_failed_sessions, 0);
+    assert_int_equal(TF.n_done, 3);
+    for (int i = 0; i < 3; i++)
+        assert_true(TF.out[i].ok);
+    assert_int_equal(fake_count_sent("Q SELECT 2"), 1);
+    assert_int_equal(fake_count_sent("Q SELECT B"), 1);
+    fx_free(&f);
+}
+
+/* A COPY FROM STDIN is given its item's data whole (in chunks the output takes, waiting
+ * when it is full), then its end; one without data breaks its session as before. */
+static void test_copy_in_fed(void **state)
+{
+    (void)state;
+    struct fx f;
+    fresh(&f);
+    static const char data[] = "1\tone\n2\ttwo\n3\tthree\n";
+    one_statement(0, 1000, "COPY t FROM STDIN", 3000);
+    TF.items[0][1].copy_data = data;
+    TF.items[0][1].copy_len = sizeof data - 1;
+    one_statement(1, 1000, "COPY u FROM STDIN", 3000);
+    fake_push((struct fake_reply){.kind = FAKE_COPY_IN});
+    fake_push((struct fake_reply){.kind = FAKE_COPY_IN});
+    struct engine_feed feed = feed_of(1);
+    feed_start(&f, &feed, 2);
+    for (int t = 0; t <= 4; t++)
+        fx_at(&f, MS(t));
+    fx_run(&f, 16);
+    assert_string_equal(fake_copy_in(), data);
+    assert_int_equal(fake_count_sent("COPY END"), 1);
+    assert_int_equal(TF.n_done, 2);
+    assert_int_equal(TF.n_failed_sessions, 1);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(TF.out[i].ok, TF.out_session[i] == 0);
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_schedule_and_latency), cmocka_unit_test(test_speed),
-        cmocka_unit_test(test_failed_session),       cmocka_unit_test(test_named_prepared_once),
+        cmocka_unit_test(test_schedule_and_latency),
+        cmocka_unit_test(test_speed),
+        cmocka_unit_test(test_failed_session),
+        cmocka_unit_test(test_named_prepared_once),
         cmocka_unit_test(test_ready_holds_back),
+        cmocka_unit_test(test_copy_out_read_and_dropped),
+        cmocka_unit_test(test_copy_in_fed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

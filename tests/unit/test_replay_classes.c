@@ -137,10 +137,6 @@ static void test_boundaries_and_copy(void **state)
     assert_int_equal(replay_tx_boundary("rollback to savepoint a"), 0);
     assert_int_equal(replay_tx_boundary("SELECT 1"), 0);
     assert_int_equal(replay_tx_boundary("beginning"), 0);
-    assert_true(replay_is_copy("COPY t FROM STDIN"));
-    assert_true(replay_is_copy("copy (select 1) to stdout"));
-    assert_false(replay_is_copy("COPY t FROM '/tmp/file'"));
-    assert_false(replay_is_copy("SELECT 'copy from stdin'"));
 }
 
 int main(void)

@@ -92,6 +92,7 @@ static const struct sample samples[] = {
     {"session-set", NULL},
     {"reset-from", NULL},
     {"read-only", NULL},
+    {"copy-from", NULL},     /* a replay's; not swept */
     {"force", NULL},         /* the sweep's: replace a different sweep */
     {"store", NULL},         /* the sweep stores its directory after */
     {"no-statements", NULL}, /* the sweep's with --local */
@@ -133,6 +134,7 @@ static const struct exception exceptions[] = {
     {"reset-from", "--reset-from t", "are for --replay CAPTURE"},
     {"read-only", "--read-only", "are for --replay CAPTURE"},
     {"order", "--order session", "are for -w replay"},
+    {"copy-from", "--copy-from /", "are for -w replay"},
 };
 
 /* argv from words (split at spaces) after a command name; the strings are kept in *store. */

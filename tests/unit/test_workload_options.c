@@ -82,7 +82,7 @@ static void test_foreign_options_refused(void **state)
         {"-w tpcc --analytic-clients 1", "run: --analytic-clients and --queries are for -w ch"},
         {"-w oltp-read-only --capture c.pgc",
          "run: --capture, --speed, --order, --map-db, --map-user, --session-set, --reset-from, "
-         "--read-only and --force are for -w replay"},
+         "--read-only, --force and --copy-from are for -w replay"},
         {"-w replay --capture c.pgc --procedures",
          "run: --warehouses, --mix, --keying-thinking and --procedures are for -w tpcc"},
         {"-w replay --speed 2", "run: -w replay needs --capture CAPTURE (or: pgarena replay run "

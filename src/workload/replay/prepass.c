@@ -255,11 +255,52 @@ int replay_tx_boundary(const char *text)
     }
 }
 
-int replay_is_copy(const char *text)
+const char *replay_copy_load(const struct replay_state *s, uint64_t seq)
 {
-    const char *t = skip_space(text);
-    return (*t | 0x20) == 'c' && word_at(t, "copy") &&
-           (strcasestr(t, "stdin") || strcasestr(t, "stdout"));
+    size_t lo = 0, hi = s->n_copy_loads;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->copy_loads[mid].seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n_copy_loads && s->copy_loads[lo].seq == seq ? s->copy_loads[lo].path : NULL;
+}
+
+/* The COPY FROM STDIN numbered seq (text): the Nth into its table counted in copies, and with
+ * --copy-from its file DIR/TABLE.N kept in s when it exists (a quoted name holding a slash
+ * has none). 1 when it has one. */
+struct copy_count {
+    char table[128];
+    uint64_t n;
+};
+static int copy_file(struct replay_state *s, uint64_t seq, const char *text,
+                     struct copy_count **copies, size_t *n_copies)
+{
+    char table[128];
+    if (capture_copy_table_of(text, table, sizeof table) < 0)
+        return 0;
+    size_t i = 0;
+    while (i < *n_copies && strcmp((*copies)[i].table, table) != 0)
+        i++;
+    if (i == *n_copies) {
+        *copies = xrealloc(*copies, (*n_copies + 1) * sizeof **copies);
+        snprintf((*copies)[i].table, sizeof(*copies)[i].table, "%s", table);
+        (*copies)[i].n = 0;
+        (*n_copies)++;
+    }
+    uint64_t n = ++(*copies)[i].n;
+    if (!s->opts.copy_from || strchr(table, '/')) /* a name that is no file name: none */
+        return 0;
+    char *path = xasprintf("%s/%s.%llu", s->opts.copy_from, table, (unsigned long long)n);
+    if (access(path, R_OK) != 0) {
+        free(path);
+        return 0;
+    }
+    s->copy_loads = xrealloc(s->copy_loads, (s->n_copy_loads + 1) * sizeof *s->copy_loads);
+    s->copy_loads[s->n_copy_loads++] = (struct replay_copy_load){seq, path};
+    return 1;
 }
 
 /* The replay's own password (replay_state.password): 32 hex digits from the system's
@@ -315,9 +356,13 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
     struct replay_order_build ob;
     if (s->ordered)
         replay_order_build_init(&ob, s->n_sessions);
+    struct copy_count *copies = NULL;
+    size_t n_copies = 0;
+    uint64_t seq = 0; /* the statements' numbers, as source.c counts them */
     struct capture_event ev;
     int rc;
     while ((rc = capture_reader_next(r, &ev, e)) == 1) {
+        uint64_t st_seq = ev.kind == CAPTURE_EV_STATEMENT ? seq++ : 0;
         uint32_t id = ev.kind == CAPTURE_EV_STATEMENT ? ev.statement.session : ev.session.id;
         if (id >= s->n_sessions) {
             rc = err_set(e, ERR_INPUT, "%s: session %u beyond the header's %zu sessions",
@@ -336,9 +381,13 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
                 replay_order_build_session_end(&ob, id, ev.session.offset_us);
         } else {
             const struct capture_statement *st = &ev.statement;
-            if (s->ordered) /* as source.c's read_one: a COPY, a session never started: out */
-                replay_order_build_statement(&ob, id, st->offset_us, st->duration_us,
-                                             ss->client != -2 && !replay_is_copy(st->text));
+            /* as source.c's read_one: a COPY FROM STDIN without a file, a session never
+             * started: out */
+            int sent = ss->client != -2;
+            if (sqltext_is_copy_from_stdin(st->text))
+                sent = copy_file(s, st_seq, st->text, &copies, &n_copies) && sent;
+            if (s->ordered)
+                replay_order_build_statement(&ob, id, st->offset_us, st->duration_us, sent);
             ss->statements++;
             int64_t end = st->offset_us + (st->duration_us > 0 ? st->duration_us : 0);
             if (end > ss->end_us)
@@ -362,6 +411,7 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
         free(keys[i]);
     free(keys);
     free(in_tx);
+    free(copies);
     return rc < 0 ? -1 : 0;
 }
 
@@ -412,6 +462,9 @@ void replay_state_free(struct replay_state *s)
         free(s->databases[i]);
     free(s->databases);
     replay_figures_free(&s->merged);
+    for (size_t i = 0; i < s->n_copy_loads; i++)
+        free(s->copy_loads[i].path);
+    free(s->copy_loads);
     replay_order_free(&s->order);
     pg_connopts_free(&s->own);
     pthread_mutex_destroy(&s->mu);

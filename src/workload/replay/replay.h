@@ -33,6 +33,9 @@ struct replay_opts {
     /* --order session: each session on its own clock only; else (capture, the default) no
      * statement starts before those that had finished before it started in the capture. */
     int order_session;
+    /* --copy-from DIR: the Nth COPY FROM STDIN into TABLE is sent DIR/TABLE.N when it exists
+     * (else skipped); NULL: every COPY FROM STDIN is skipped. */
+    const char *copy_from;
 };
 
 #endif

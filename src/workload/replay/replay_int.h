@@ -43,6 +43,7 @@ struct replay_reason {
 /* The figures a worker gathers, and the run's once merged. */
 struct replay_figures {
     uint64_t sent, skipped_copy, skipped_read_only, skipped_unsupported;
+    uint64_t copy_loaded; /* COPY FROM STDIN sent their --copy-from file */
     uint64_t failed_now, succeeded_now, sessions_failed;
     uint64_t secrets_replaced; /* statements sent with the replay's password for the captured */
     /* --order capture: statements held back for the capture's order, for how long, and the
@@ -78,6 +79,13 @@ struct replay_state {
     struct pg_connopts own; /* the run's own connection (CONN, its database given) */
     pthread_mutex_t order_mu;
     struct engine_feed feed;
+    /* --copy-from: the COPY FROM STDIN that have a file, by their number in the capture
+     * (ascending), each with its file (DIR/TABLE.N for the Nth COPY into TABLE) */
+    size_t n_copy_loads;
+    struct replay_copy_load {
+        uint64_t seq;
+        char *path;
+    } * copy_loads;
     pthread_mutex_t mu; /* guards merged while workers close */
     struct replay_figures merged;
 };
@@ -108,9 +116,9 @@ void replay_figures_free(struct replay_figures *f);
 /* Count one divergence of reason text (first REPLAY_MAX_REASONS apart, then "other"). */
 void replay_figures_reason(struct replay_figures *f, const char *text, uint64_t n);
 
-/* Whether a statement's text is a COPY from the client or to it (its data is not in a
- * capture): skipped. */
-int replay_is_copy(const char *text);
+/* --copy-from: the file the COPY FROM STDIN numbered seq in the capture (its statements
+ * counted from 0 in the order read) is sent, NULL when none (the COPY is skipped). */
+const char *replay_copy_load(const struct replay_state *s, uint64_t seq);
 /* Whether a statement begins or ends a transaction block: 1 begins, -1 ends, 0 neither. */
 int replay_tx_boundary(const char *text);
 

@@ -14,6 +14,7 @@ static void add_counts(struct replay_result *d, const struct replay_result *s)
     d->succeeded_now += s->succeeded_now;
     d->sessions_failed += s->sessions_failed;
     d->secrets_replaced += s->secrets_replaced;
+    d->copy_loaded += s->copy_loaded;
     d->order_waits += s->order_waits;
     d->order_wait_ms += s->order_wait_ms;
     d->order_given_way += s->order_given_way;
@@ -112,7 +113,9 @@ void *replay_result_merge(void *const *parts, size_t n)
                                 .skipped_copy = first->skipped_copy,
                                 .skipped_unsupported = first->skipped_unsupported,
                                 .skipped_secret = first->skipped_secret,
-                                .order = first->order};
+                                .order = first->order,
+                                .copy_from = first->copy_from};
+    memcpy(d->unsupported, first->unsupported, sizeof d->unsupported);
     d->session_set = xcalloc(first->n_session_set + 1, sizeof *d->session_set);
     for (size_t i = 0; i < first->n_session_set; i++)
         d->session_set[d->n_session_set++] = xstrdup(first->session_set[i]);

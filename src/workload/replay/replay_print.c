@@ -51,6 +51,13 @@ static void show_fidelity(FILE *out, const struct replay_result *p)
             (unsigned long long)p->sent, (unsigned long long)p->skipped_copy,
             (unsigned long long)p->skipped_unsupported, (unsigned long long)p->skipped_read_only,
             (unsigned long long)p->skipped_secret, (unsigned long long)p->sessions_failed);
+    for (int k = 0; k < CAPTURE_UNSUP__COUNT; k++)
+        if (p->unsupported[k].count)
+            fprintf(out, "unsupported:         %s %llu, e.g. %s\n", capture_unsupported_names[k],
+                    (unsigned long long)p->unsupported[k].count, p->unsupported[k].example);
+    if (p->copy_from)
+        fprintf(out, "copy from files:     %llu COPY FROM STDIN sent their --copy-from file\n",
+                (unsigned long long)p->copy_loaded);
     if (p->order == REPLAY_RESULT_ORDER_CAPTURE)
         fprintf(out,
                 "order:               the capture's, across sessions: %llu statements waited "

@@ -2,6 +2,7 @@
 #include "workload/replay/replay_result.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,22 @@ static json_t *replay_json(const void *data, json_t *summary)
     put_count(skipped, "read_only", p->skipped_read_only);
     put_count(skipped, "secret", p->skipped_secret);
     put(o, "skipped", skipped);
+    json_t *kinds = json_array();
+    for (int k = 0; k < CAPTURE_UNSUP__COUNT; k++) {
+        if (!p->unsupported[k].count)
+            continue;
+        json_t *kind = json_object();
+        put(kind, "kind", json_string(capture_unsupported_names[k]));
+        put_count(kind, "count", p->unsupported[k].count);
+        put(kind, "example", json_string(p->unsupported[k].example));
+        json_array_append_new(kinds, kind);
+    }
+    if (json_array_size(kinds))
+        put(o, "unsupported", kinds);
+    else
+        json_decref(kinds);
+    if (p->copy_from)
+        put_count(o, "copy_loaded", p->copy_loaded);
     put_count(div, "failed_now", p->failed_now);
     put_count(div, "succeeded_now", p->succeeded_now);
     for (size_t i = 0; i < p->n_top; i++) {
@@ -100,6 +117,21 @@ static void *replay_read(const json_t *o, const json_t *root, const json_t *summ
     p->skipped_unsupported = result_part_count(s, "unsupported");
     p->skipped_read_only = result_part_count(s, "read_only");
     p->skipped_secret = result_part_count(s, "secret");
+    const json_t *kinds = json_object_get(o, "unsupported");
+    for (size_t i = 0; i < json_array_size(kinds); i++) {
+        const json_t *kind = json_array_get(kinds, i);
+        const char *name = json_string_value(json_object_get(kind, "kind"));
+        const char *ex = json_string_value(json_object_get(kind, "example"));
+        for (int k = 0; name && k < CAPTURE_UNSUP__COUNT; k++) {
+            if (strcmp(name, capture_unsupported_names[k]) != 0)
+                continue;
+            p->unsupported[k].count = result_part_count(kind, "count");
+            snprintf(p->unsupported[k].example, sizeof p->unsupported[k].example, "%s",
+                     ex ? ex : "");
+        }
+    }
+    p->copy_from = json_object_get(o, "copy_loaded") != NULL;
+    p->copy_loaded = result_part_count(o, "copy_loaded");
     p->failed_now = result_part_count(d, "failed_now");
     p->succeeded_now = result_part_count(d, "succeeded_now");
     const json_t *top = json_object_get(d, "top");

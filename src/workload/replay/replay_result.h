@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capture/capture.h"
 #include "result/part.h"
 #include "result/result.h"
 
@@ -27,6 +28,12 @@ struct replay_result {
     uint64_t sessions, statements, transactions, sent;
     uint64_t skipped_copy, skipped_unsupported, skipped_read_only, skipped_secret;
     uint64_t failed_now, succeeded_now;
+    /* "unsupported": skipped_unsupported by kind (the capture's), each with an example; only
+     * the kinds that occur, absent in files before it. "copy_loaded": COPY FROM STDIN sent
+     * their --copy-from file (only when given). */
+    struct capture_unsupported_kind unsupported[CAPTURE_UNSUP__COUNT];
+    int copy_from; /* --copy-from was given: copy_loaded written */
+    uint64_t copy_loaded;
     /* Statements whose password (cut out of the capture) the replay set to one of its own
      * making (random, never written): "secrets_replaced" and "passwords": "generated", both
      * only when there were some. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
@@ -18,10 +19,10 @@ _Static_assert(sizeof(struct replay_opts) <= WORKLOAD_OPTS_SIZE, "replay's optio
 
 static const char *const option_names[] = {"capture",  "speed",       "order",      "map-db",
                                            "map-user", "session-set", "reset-from", "read-only",
-                                           "force",    NULL};
+                                           "force",    "copy-from",   NULL};
 static const struct workload_option_group option_group = {
     option_names, "--capture, --speed, --order, --map-db, --map-user, --session-set, "
-                  "--reset-from, --read-only and --force are for -w replay"};
+                  "--reset-from, --read-only, --force and --copy-from are for -w replay"};
 static const struct workload_option_group *const option_groups[] = {&option_group, NULL};
 
 static void options_init(void *opts)
@@ -87,6 +88,13 @@ static int option(void *opts, const char *name, const char *arg, struct err *e)
         r->read_only = 1;
     else if (strcmp(name, "force") == 0)
         r->force = 1;
+    else if (strcmp(name, "copy-from") == 0) {
+        struct stat st;
+        if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode))
+            return err_set(e, ERR_INPUT, "invalid value for --copy-from: '%s' (not a directory)",
+                           arg);
+        r->copy_from = arg;
+    }
     return 0;
 }
 
@@ -320,6 +328,9 @@ static void fill_result(const struct replay_state *s, struct result *r)
     o->skipped_unsupported = s->header.skipped_unsupported + f->skipped_unsupported;
     o->skipped_read_only = f->skipped_read_only;
     o->skipped_secret = s->header.skipped_secret;
+    memcpy(o->unsupported, s->header.unsupported, sizeof o->unsupported);
+    o->copy_from = s->opts.copy_from != NULL;
+    o->copy_loaded = f->copy_loaded;
     o->secrets_replaced = f->secrets_replaced;
     o->session_set = xcalloc((size_t)s->opts.n_sets + 1, sizeof *o->session_set);
     for (int i = 0; i < s->opts.n_sets; i++)

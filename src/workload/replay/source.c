@@ -68,6 +68,7 @@ struct worker_source {
     struct replay_figures fig; /* since the last hand-over */
     struct buf norm;
     struct buf secret; /* a statement with the replay's password */
+    struct buf copy;   /* a COPY FROM STDIN's data (--copy-from), read from its file */
     time_ns handed_ns; /* the last hand-over */
 };
 
@@ -99,6 +100,7 @@ void replay_figures_merge(struct replay_figures *dst, const struct replay_figure
 {
     dst->sent += src->sent;
     dst->skipped_copy += src->skipped_copy;
+    dst->copy_loaded += src->copy_loaded;
     dst->secrets_replaced += src->secrets_replaced;
     dst->order_waits += src->order_waits;
     dst->order_wait_us += src->order_wait_us;
@@ -152,6 +154,7 @@ static void *source_open(void *arg, int worker, int first_client, int n_clients)
     replay_figures_init(&ws->fig);
     buf_init(&ws->norm);
     buf_init(&ws->secret);
+    buf_init(&ws->copy);
     struct err e = {0};
     ws->r = capture_reader_open(ws->s->opts.capture, &e);
     ws->eof = ws->r == NULL; /* read once already: it can only have gone since */
@@ -178,13 +181,15 @@ static char *copy_string(char *p, const char *s, size_t n)
     return p + n + 1;
 }
 
-/* A statement copied into one allocation: the item, its parameters, their text. Each length
- * is taken once, and only the item's fields are cleared, not the texts' room. */
-static struct qitem *copy_statement(const struct capture_statement *st)
+/* A statement copied into one allocation: the item, its parameters, their text, and the
+ * COPY data of a COPY FROM STDIN (data_len bytes, 0 for none). Each length is taken once, and
+ * only the item's fields are cleared, not the texts' room. */
+static struct qitem *copy_statement(const struct capture_statement *st, const char *data,
+                                    size_t data_len)
 {
     size_t text_len = strlen(st->text), name_len = strlen(st->name);
     size_t len = sizeof(struct qitem) + (size_t)st->n_params * sizeof(char *);
-    len += text_len + 1 + name_len + 1;
+    len += text_len + 1 + name_len + 1 + data_len;
     for (int i = 0; i < st->n_params; i++)
         len += st->params[i] ? strlen(st->params[i]) + 1 : 0;
     struct qitem *q = xmalloc(len);
@@ -210,9 +215,30 @@ static struct qitem *copy_statement(const struct capture_statement *st)
     }
     q->it.n_params = st->n_params;
     q->it.params = params;
+    if (data) {
+        memcpy(p, data, data_len);
+        q->it.copy_data = p;
+        q->it.copy_len = data_len;
+    }
     q->outcome = st->outcome;
     memcpy(q->sqlstate, st->sqlstate, sizeof q->sqlstate);
     return q;
+}
+
+/* The file at path appended to b: 0, or -1 when it cannot be read (the COPY is skipped). A
+ * local file, read on the worker: the connections wait on the server, not on this. */
+static int read_copy_file(struct buf *b, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    char chunk[1 << 16];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_append(b, chunk, n);
+    int bad = ferror(f);
+    fclose(f);
+    return bad ? -1 : 0;
 }
 
 /* Read one event; what belongs to this worker's clients is queued. */
@@ -233,16 +259,28 @@ static void read_one(struct worker_source *ws)
     if (ss->client < ws->first || ss->client >= ws->first + ws->n)
         return;
     if (ev.kind == CAPTURE_EV_STATEMENT) {
-        if (replay_is_copy(ev.statement.text)) {
-            ws->fig.skipped_copy++;
-            return;
+        struct buf *data = NULL;
+        if (sqltext_is_copy_from_stdin(ev.statement.text)) {
+            const char *path = replay_copy_load(s, seq); /* --copy-from's file, if any */
+            buf_reset(&ws->copy);
+            if (!path || read_copy_file(&ws->copy, path) < 0) {
+                ws->fig.skipped_copy++;
+                if (path && s->ordered) { /* the order counted on it: it is done with */
+                    pthread_mutex_lock(&ws->s->order_mu);
+                    replay_order_finished(&ws->s->order, seq);
+                    pthread_mutex_unlock(&ws->s->order_mu);
+                }
+                return;
+            }
+            data = &ws->copy;
+            ws->fig.copy_loaded++;
         }
         struct capture_statement st = ev.statement;
         if (sqltext_secret_replace(st.text, s->password, &ws->secret) > 0) {
             st.text = ws->secret.data; /* the replay's password for the one cut out */
             ws->fig.secrets_replaced++;
         }
-        struct qitem *q = copy_statement(&st);
+        struct qitem *q = copy_statement(&st, data ? data->data : NULL, data ? data->len : 0);
         q->seq = seq;
         enqueue(ws, ss->client, q);
         return;
@@ -472,6 +510,7 @@ static void source_close(void *arg)
     replay_figures_free(&ws->fig);
     buf_free(&ws->norm);
     buf_free(&ws->secret);
+    buf_free(&ws->copy);
     free(ws);
 }
 
