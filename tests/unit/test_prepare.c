@@ -359,6 +359,37 @@ static void test_late_error(void **state)
     buf_free(&b);
 }
 
+/* A statement that sets a password and fails: its ERROR, whose STATEMENT holds the password,
+ * is the failure of the statement kept with the password cut out, not a statement of its own
+ * (which the replay would run twice). */
+static void test_secret_error(void **state)
+{
+    (void)state;
+    FILE *f = fopen(gz, "w");
+    fputs("2026-12-01 11:00:00.000 UTC|a|d|1.1|LOG:  statement: CREATE ROLE r PASSWORD 'sekrit'\n"
+          "2026-12-01 11:00:00.001 UTC|a|d|1.1|ERROR:  role \"r\" already exists\n"
+          "2026-12-01 11:00:00.001 UTC|a|d|1.1|STATEMENT:  CREATE ROLE r PASSWORD 'sekrit'\n"
+          "2026-12-01 11:00:00.002 UTC|a|d|1.1|LOG:  statement: SELECT 1\n",
+          f);
+    fclose(f);
+    const char *paths[] = {gz};
+    struct prepare_opts o = all();
+    struct prepare_stats s;
+    prepare_ok(paths, 1, &o, &s);
+    assert_int_equal(s.statements, 2);
+    assert_int_equal(s.secrets_cut, 1);
+    struct buf b;
+    buf_init(&b);
+    dump(&b);
+    const char *text = "[CREATE ROLE r PASSWORD '" SQLTEXT_SECRET_PLACEHOLDER "']";
+    const char *first = strstr(b.data, text);
+    assert_non_null(first);
+    assert_null(strstr(first + 1, text));
+    assert_non_null(strstr(b.data, " role \"r\" already exists -1 -1 [CREATE ROLE r"));
+    assert_null(strstr(b.data, "sekrit"));
+    buf_free(&b);
+}
+
 static void test_bad_log_leaves_no_capture(void **state)
 {
     (void)state;
@@ -388,6 +419,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_start_timed_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pid_sessions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_late_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_secret_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_log_leaves_no_capture, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
