@@ -304,7 +304,9 @@ static void set_error(struct pev *ev, const struct log_entry *le)
         ev->cancel_us = le->time_us > ev->abs_us ? le->time_us - ev->abs_us : 0;
 }
 
-static void on_error(struct prep *p, const struct log_entry *le, int fatal)
+/* kept: the ERROR's STATEMENT as the capture keeps it (a password cut out, as add_statement
+ * cuts it), to know it for the statement logged before it. */
+static void on_error_kept(struct prep *p, const struct log_entry *le, int fatal, const char *kept)
 {
     struct psess *s = prep_session_find(p, le->session);
     if (s && s->swallow_error) {
@@ -312,14 +314,14 @@ static void on_error(struct prep *p, const struct log_entry *le, int fatal)
         return;
     }
     if (s && s->pending && s->pending->duration_us < 0 &&
-        (!*le->statement || strcmp(s->pending->text, le->statement) == 0)) {
+        (!*le->statement || strcmp(s->pending->text, kept) == 0)) {
         set_error(s->pending, le);
         s->pending = NULL;
         return;
     }
     if (fatal || !*le->statement)
         return;
-    if (s && s->late_valid && s->late_hash == prep_hash(le->statement)) {
+    if (s && s->late_valid && s->late_hash == prep_hash(kept)) {
         /* The ERROR of a statement already written as succeeded: not a statement of its own. */
         s->late_valid = 0;
         return;
@@ -347,6 +349,15 @@ static void on_error(struct prep *p, const struct log_entry *le, int fatal)
     } else {
         prep_session_find(p, le->session)->swallow_error = 0;
     }
+}
+
+static void on_error(struct prep *p, const struct log_entry *le, int fatal)
+{
+    struct buf cut;
+    buf_init(&cut);
+    int secret = sqltext_secret_replace(le->statement, SQLTEXT_SECRET_PLACEHOLDER, &cut);
+    on_error_kept(p, le, fatal, secret > 0 ? cut.data : le->statement);
+    buf_free(&cut);
 }
 
 int prep_entry(struct prep *p, const struct log_entry *le, struct err *e)

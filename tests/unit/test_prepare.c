@@ -86,6 +86,21 @@ static void dump(struct buf *b)
     capture_reader_close(r);
 }
 
+/* A log given as text (a stderr log), prepared whole: its figures in s, its capture dumped
+ * into b (made here: the caller frees it). */
+static void prepare_text(const char *log, struct prepare_stats *s, struct buf *b)
+{
+    FILE *f = fopen(gz, "w");
+    assert_non_null(f);
+    fputs(log, f);
+    fclose(f);
+    const char *paths[] = {gz};
+    struct prepare_opts o = all();
+    prepare_ok(paths, 1, &o, s);
+    buf_init(b);
+    dump(b);
+}
+
 static void expect_counts(const struct prepare_stats *s, uint64_t sessions, uint64_t statements,
                           uint64_t copy, uint64_t secret)
 {
@@ -365,6 +380,32 @@ static void test_late_error(void **state)
     buf_free(&b);
 }
 
+/* A statement that sets a password and fails: its ERROR, whose STATEMENT holds the password,
+ * is the failure of the statement kept with the password cut out, not a statement of its own
+ * (which the replay would run twice). */
+static void test_secret_error(void **state)
+{
+    (void)state;
+    struct prepare_stats s;
+    struct buf b;
+    prepare_text("2026-12-01 11:00:00.000 UTC|a|d|1.1|LOG:  statement: CREATE ROLE r PASSWORD "
+                 "'sekrit'\n"
+                 "2026-12-01 11:00:00.001 UTC|a|d|1.1|ERROR:  role \"r\" already exists\n"
+                 "2026-12-01 11:00:00.001 UTC|a|d|1.1|STATEMENT:  CREATE ROLE r PASSWORD "
+                 "'sekrit'\n"
+                 "2026-12-01 11:00:00.002 UTC|a|d|1.1|LOG:  statement: SELECT 1\n",
+                 &s, &b);
+    assert_int_equal(s.statements, 2);
+    assert_int_equal(s.secrets_cut, 1);
+    const char *text = "[CREATE ROLE r PASSWORD '" SQLTEXT_SECRET_PLACEHOLDER "']";
+    const char *first = strstr(b.data, text);
+    assert_non_null(first);
+    assert_null(strstr(first + 1, text));
+    assert_non_null(strstr(b.data, " role \"r\" already exists -1 -1 [CREATE ROLE r"));
+    assert_null(strstr(b.data, "sekrit"));
+    buf_free(&b);
+}
+
 static void test_bad_log_leaves_no_capture(void **state)
 {
     (void)state;
@@ -394,6 +435,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_start_timed_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pid_sessions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_late_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_secret_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_log_leaves_no_capture, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

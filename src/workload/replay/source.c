@@ -290,6 +290,7 @@ static void read_one(struct worker_source *ws)
     q->it.offset_us = ev.session.offset_us;
     q->it.cancel_us = -1;
     if (ev.kind == CAPTURE_EV_SESSION_START) {
+        q->seq = ws->n_statements; /* the capture's next statement, for the order */
         q->it.kind = FEED_CONNECT;
         q->it.conn = &s->conns[ss->conn];
         q->it.ordinal = id;
@@ -297,6 +298,31 @@ static void read_one(struct worker_source *ws)
         q->it.kind = FEED_DISCONNECT;
     }
     enqueue(ws, ss->client, q);
+}
+
+static void end_wait(struct worker_source *ws, struct qitem *q, time_ns now)
+{
+    if (!q->held)
+        return;
+    q->held = 0;
+    ws->fig.order_waits++;
+    ws->fig.order_wait_us += (now - q->held_since) / NS_PER_US;
+}
+
+/* --order capture: a session connects once the statement that followed its start in the
+ * capture (on any session) may start: what had finished before the login has finished, a role
+ * made for it among them (a bound: also what finished between the login and that
+ * statement). The waits are counted with the statements'. */
+static int connect_ready(struct worker_source *ws, struct qitem *q)
+{
+    time_ns now = clock_now_ns();
+    if (replay_order_ready(&ws->s->order, q->seq)) {
+        end_wait(ws, q, now);
+        return 1;
+    }
+    if (!q->held)
+        q->held = 1, q->held_since = now;
+    return 0;
 }
 
 static int source_next(void *arg, int client, struct engine_feed_item *it)
@@ -327,6 +353,8 @@ static int source_next(void *arg, int client, struct engine_feed_item *it)
     }
     if (wc->blocked)
         wc->blocked = 0, ws->n_blocked--;
+    if (wc->head->it.kind == FEED_CONNECT && ws->s->ordered && !connect_ready(ws, wc->head))
+        return 0;
     wc->cur = wc->head;
     wc->head = wc->head->next;
     if (!wc->head)
@@ -424,15 +452,6 @@ static int blocks_others(const struct worker_source *ws, int pid)
     int rc = pg_query_value(c, sql, out, sizeof out, &e) < 0 || atoi(out) > 0;
     pg_finish(c);
     return rc;
-}
-
-static void end_wait(struct worker_source *ws, struct qitem *q, time_ns now)
-{
-    if (!q->held)
-        return;
-    q->held = 0;
-    ws->fig.order_waits++;
-    ws->fig.order_wait_us += (now - q->held_since) / NS_PER_US;
 }
 
 /* --order capture: whether the statement may start (order.h), and the waits counted. */
