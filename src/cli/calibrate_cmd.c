@@ -498,10 +498,15 @@ int cli_calibrate(int argc, char **argv, struct err *e)
     int help = rc == 1;
     if (rc != 0)
         goto out;
+#ifdef _WIN32 /* its second sweep is a duet, whose halves are child processes */
+    rc = err_set(e, ERR_INPUT, "calibrate: not available on Windows (it runs a sweep --duet)");
+    goto out;
+#else
     if (!mkdtemp(base)) {
         rc = err_set(e, ERR_RUNTIME, "calibrate: cannot make a directory in %s", base);
         goto out;
     }
+#endif
     seq_dir = xasprintf("%s/sequential", base);
     duet_dir = xasprintf("%s/duet", base);
     rc = sweep_aa(&c, seq_dir, 0, c.trials, c.seconds, &seq, e);
@@ -527,8 +532,10 @@ int cli_calibrate(int argc, char **argv, struct err *e)
 out:
     side_free(&seq);
     side_free(&du);
+#ifndef _WIN32
     if (seq_dir)
         local_rmtree(base);
+#endif
     free(seq_dir);
     free(duet_dir);
     free(base);

@@ -260,6 +260,12 @@ static int check_options(struct sweep_opts *o, int bad_run_opt, struct err *e)
     struct sweep_doc *d = &o->plan;
     if (!o->dir)
         return err_set(e, ERR_INPUT, "sweep: -o DIR is required");
+#ifdef _WIN32
+    if (o->duet)
+        return err_set(e, ERR_INPUT,
+                       "sweep: --duet is not available on Windows (its two halves are "
+                       "child processes)");
+#endif
     if (o->duet && o->max_rate)
         return err_set(e, ERR_INPUT, "sweep: --duet compares two setups; it takes no --max-rate");
     if (o->duet && d->n_sets)

@@ -67,6 +67,13 @@ void evwake_raise(const struct evwake *w)
         send((SOCKET)w->h[1], "x", 1, 0); /* never read: the read end stays readable */
 }
 
+void evwake_clear(const struct evwake *w)
+{
+    char buf[64];
+    while (w->h[0] != -1 && recv((SOCKET)w->h[0], buf, sizeof buf, 0) > 0)
+        ;
+}
+
 void evwake_close(struct evwake *w)
 {
     intptr_t r = w->h[0], wr = w->h[1];

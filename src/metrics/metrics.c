@@ -105,8 +105,7 @@ struct metrics_run *metrics_run_add(struct metrics *m, const char *run_id, const
     }
     m->runs[m->n_runs++] = r;
     pthread_mutex_unlock(&m->mu);
-    ssize_t w = write(m->wake[1], "r", 1); /* requests waiting for a first run */
-    (void)w;
+    evwake_raise(&m->wake); /* requests waiting for a first run */
     return r;
 }
 

@@ -3,21 +3,99 @@
  * answer) and none can hold the thread: a slow reader is written to as it reads, and dropped
  * at its deadline. */
 #include <errno.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 #include <time.h>
+#ifndef _WIN32
+#include <netdb.h>
 #include <unistd.h>
+#endif
 
 #include "base/clock.h"
 #include "base/mem.h"
 #include "metrics/metrics_int.h"
+#include "os/net.h"
+
+/* Where Winsock differs: sockets are closed by closesocket, made nonblocking by ioctlsocket,
+ * and say their errors through WSAGetLastError. A socket is kept in an int on both (Windows'
+ * socket handles fit in 32 bits). */
+#ifdef _WIN32
+#define MSG_NOSIGNAL 0
+#define SHUT_WR      SD_SEND
+
+static void sock_close(int fd)
+{
+    closesocket((SOCKET)fd);
+}
+
+static int sock_error(void)
+{
+    return WSAGetLastError();
+}
+
+/* err: wait for the socket (or try again). */
+static int sock_retry(int err)
+{
+    return err == WSAEWOULDBLOCK || err == WSAEINTR;
+}
+
+/* err from accept: the connection went before it was taken. */
+static int sock_gone(int err)
+{
+    return err == WSAECONNABORTED || err == WSAECONNRESET;
+}
+
+static int sock_nonblocking(int fd)
+{
+    u_long on = 1;
+    return ioctlsocket((SOCKET)fd, FIONBIO, &on) == 0 ? 0 : -1;
+}
+
+static const char *sock_strerror(int err)
+{
+    static _Thread_local char text[48];
+    switch (err) {
+    case WSAEADDRINUSE:
+        return "Address already in use";
+    case WSAEADDRNOTAVAIL:
+        return "Cannot assign requested address";
+    case WSAEACCES:
+        return "Permission denied";
+    case WSAEAFNOSUPPORT:
+        return "Address family not supported by protocol";
+    }
+    snprintf(text, sizeof text, "Winsock error %d", err);
+    return text;
+}
+#else
+static void sock_close(int fd)
+{
+    close(fd);
+}
+
+static int sock_error(void)
+{
+    return errno;
+}
+
+static int sock_retry(int err)
+{
+    return err == EAGAIN || err == EWOULDBLOCK || err == EINTR;
+}
+
+static int sock_gone(int err)
+{
+    return err == ECONNABORTED;
+}
+
+static const char *sock_strerror(int err)
+{
+    return strerror(err);
+}
+#endif
 
 int metrics_parse_listen(const char *spec, char *host, size_t host_size, int *port, struct err *e)
 {
@@ -64,23 +142,34 @@ static int listen_on(const char *spec, struct err *e)
         return err_set(e, ERR_INPUT, "--metrics-listen %s: %s", spec, gai_strerror(rc));
     int fd = -1, saved = 0;
     for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
+#ifdef _WIN32
+        SOCKET s = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+        fd = s == INVALID_SOCKET ? -1 : (int)s;
+#else
         fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+#endif
         if (fd < 0) {
-            saved = errno;
+            saved = sock_error();
             continue;
         }
         int one = 1; /* a port left in TIME_WAIT by the last run is free; one listened on is not */
+#ifdef _WIN32        /* Windows' SO_REUSEADDR would share a port another listens on: not that */
+        setsockopt((SOCKET)fd, SOL_SOCKET, SO_EXCLUSIVEADDRUSE, (const char *)&one, sizeof one);
+        if (sock_nonblocking(fd) < 0 || bind((SOCKET)fd, a->ai_addr, (int)a->ai_addrlen) != 0 ||
+            listen((SOCKET)fd, 64) != 0) {
+#else
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
         if (bind(fd, a->ai_addr, a->ai_addrlen) < 0 || listen(fd, 64) < 0) {
-            saved = errno;
-            close(fd);
+#endif
+            saved = sock_error();
+            sock_close(fd);
             fd = -1;
         }
     }
     freeaddrinfo(ai);
     if (fd < 0)
         return err_set(e, ERR_INPUT, "--metrics-listen %s: cannot listen: %s", spec,
-                       strerror(saved));
+                       sock_strerror(saved));
     return fd;
 }
 
@@ -93,7 +182,7 @@ struct metrics *metrics_open(const char *spec, struct err *e)
     metrics_registry_init(m);
     m->listen_fd = fd;
     if (metrics_http_start(m, e) < 0) {
-        close(fd);
+        sock_close(fd);
         metrics_registry_free(m);
         free(m);
         return NULL;
@@ -120,7 +209,7 @@ void metrics_close(struct metrics *m)
         nanosleep(&ts, NULL);
     }
     metrics_http_stop(m);
-    close(m->listen_fd);
+    sock_close(m->listen_fd);
     metrics_registry_free(m);
     free(m);
 }
@@ -140,7 +229,7 @@ struct conn {
 
 static void conn_close(struct conn *c)
 {
-    close(c->fd);
+    sock_close(c->fd);
     free(c->out);
     c->fd = -1;
     c->out = NULL;
@@ -263,7 +352,7 @@ static void conn_read(struct metrics *m, struct conn *c)
 {
     for (;;) {
         ssize_t n = recv(c->fd, c->in + c->n_in, METRICS_MAX_REQUEST - 1 - c->n_in, 0);
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        if (n < 0 && sock_retry(sock_error()))
             return;
         if (n <= 0) { /* closed before a whole request, or an error */
             conn_close(c);
@@ -279,7 +368,7 @@ static void conn_write(struct metrics *m, struct conn *c)
 {
     while (c->sent < c->n_out) {
         ssize_t n = send(c->fd, c->out + c->sent, c->n_out - c->sent, MSG_NOSIGNAL);
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        if (n < 0 && sock_retry(sock_error()))
             return;
         if (n <= 0) {
             conn_close(c);
@@ -301,18 +390,26 @@ static void conn_write(struct metrics *m, struct conn *c)
 static int accept_all(int listen_fd, struct conn *conns)
 {
     for (;;) {
+#ifdef _WIN32
+        SOCKET s = accept((SOCKET)listen_fd, NULL, NULL);
+        int fd = s == INVALID_SOCKET ? -1 : (int)s;
+        if (fd >= 0 && sock_nonblocking(fd) < 0) {
+            sock_close(fd);
+            continue;
+        }
+#else
         int fd = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0)
-            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ||
-                           errno == ECONNABORTED
-                       ? 0
-                       : -1;
+#endif
+        if (fd < 0) {
+            int err = sock_error();
+            return sock_retry(err) || sock_gone(err) ? 0 : -1;
+        }
         struct conn *c = NULL;
         for (int i = 0; i < METRICS_MAX_CONNS && !c; i++)
             if (conns[i].fd < 0)
                 c = &conns[i];
         if (!c) { /* as many as it serves at once: this one is turned away */
-            close(fd);
+            sock_close(fd);
             continue;
         }
         c->fd = fd;
@@ -338,7 +435,7 @@ static void *serve(void *arg)
         struct pollfd pfd[2 + METRICS_MAX_CONNS];
         struct conn *of[2 + METRICS_MAX_CONNS];
         int n = 0;
-        pfd[n++] = (struct pollfd){.fd = m->wake[0], .events = POLLIN};
+        pfd[n++] = (struct pollfd){.fd = (int)m->wake.h[0], .events = POLLIN};
         time_ns now = clock_now_ns(), next = now + NS_PER_S;
         pfd[n++] = (struct pollfd){.fd = m->listen_fd, .events = now < pause ? 0 : POLLIN};
         if (now < pause)
@@ -361,13 +458,10 @@ static void *serve(void *arg)
             pfd[n++] = (struct pollfd){.fd = c->fd, .events = ev};
         }
         int ms = (int)((next - now) / 1000000) + 1;
-        if (poll(pfd, (nfds_t)n, ms) < 0)
+        if (os_poll(pfd, (unsigned long)n, ms) < 0)
             continue;
-        if (pfd[0].revents) {
-            char drain[16];
-            while (read(m->wake[0], drain, sizeof drain) > 0) {
-            }
-        }
+        if (pfd[0].revents)
+            evwake_clear(&m->wake);
         for (int i = 2; i < n; i++) {
             struct conn *c = of[i];
             if (!pfd[i].revents)
@@ -393,17 +487,20 @@ static void *serve(void *arg)
 
 int metrics_http_start(struct metrics *m, struct err *e)
 {
-    if (pipe2(m->wake, O_NONBLOCK | O_CLOEXEC) < 0)
+    if (evwake_open(&m->wake) < 0)
         return err_set(e, ERR_RUNTIME, "--metrics-listen: pipe: %s", strerror(errno));
+#ifdef _WIN32 /* no signals to keep from the thread: the console's handler has its own */
+    int rc = pthread_create(&m->thread, NULL, serve, m);
+#else
     /* The run's signals (SIGINT, SIGTERM) stay the main thread's. */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int rc = pthread_create(&m->thread, NULL, serve, m);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+#endif
     if (rc != 0) {
-        close(m->wake[0]);
-        close(m->wake[1]);
+        evwake_close(&m->wake);
         return err_set(e, ERR_RUNTIME, "--metrics-listen: no thread: %s", strerror(rc));
     }
     return 0;
@@ -414,9 +511,7 @@ void metrics_http_stop(struct metrics *m)
     pthread_mutex_lock(&m->mu);
     m->stop = 1;
     pthread_mutex_unlock(&m->mu);
-    ssize_t w = write(m->wake[1], "x", 1);
-    (void)w;
+    evwake_raise(&m->wake);
     pthread_join(m->thread, NULL);
-    close(m->wake[0]);
-    close(m->wake[1]);
+    evwake_close(&m->wake);
 }

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 
+#include "engine/evwait.h"
 #include "metrics/metrics.h"
 
 struct metrics_run {
@@ -24,7 +25,7 @@ struct metrics {
     struct metrics_run **runs;
     /* the server (metrics_http.c) */
     int listen_fd;
-    int wake[2]; /* a byte on wake[1]: look at stopping */
+    struct evwake wake; /* raised: look at stopping, or at a first run */
     pthread_t thread;
     int ended;             /* under mu: the runs ended (metrics_close) */
     int scraped_after_end; /* under mu: a /metrics answer was sent after that */

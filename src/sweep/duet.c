@@ -1,3 +1,4 @@
+#ifndef _WIN32 /* Windows: duet_none.c */
 /* sweep --duet: the two setups of a cell run at the same time. Each half is bench_run in a
  * child process of the sweep's (the engine's stop, its cancel thread, the sampler and the
  * client's health are process-wide: two runs in one process would share them), with the
@@ -388,3 +389,5 @@ void sweep_duet_check_same(struct sweep_exec *x)
                   "database: the two halves compete for its rows, locks and WAL\n",
                   x->doc.setups[0].label, x->doc.setups[1].label);
 }
+
+#endif

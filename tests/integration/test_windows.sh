@@ -217,3 +217,42 @@ test_windows_replay_run() {
     [ "$(sql "SELECT count(*) || ' ' || sum(n) FROM win_log" "$TCP")" = "10 30" ] ||
         fail "the replay's 10 inserts are not all on the server"
 }
+
+# --metrics-listen by pgarena.exe (its server on Winsock and WSAPoll): a scrape during the run
+# answers /metrics with the run's series, another path 404; a second run on the port the first
+# listens on is refused as on Linux (SO_EXCLUSIVEADDRUSE: Windows' SO_REUSEADDR would share
+# it). sweep --duet and calibrate (a duet's halves are child processes) are refused with one
+# line and exit 2.
+test_windows_metrics_listen_and_refusals() {
+    win_build || return 0
+    win_server
+    wpga init -s 1 -q "$TCP"
+    assert_rc 0
+    port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    PGA_ERR=$T/bg.err PGA_OUT=$T/bg.out PGA_WRAP=$WINE PGARENA=$T/win/pgarena.exe \
+        pga_bg run -w select-only -c 1 -j 1 -T 8 -q --metrics-listen "$port" -o r.json "$TCP"
+    bg=$PID
+    for _ in $(seq 1 300); do
+        curl -sf "http://127.0.0.1:$port/metrics" -o m.txt && break
+        sleep 0.1
+    done
+    grep -q '^pgarena_transactions_total{run_id="' m.txt || fail "no /metrics answer: $(cat m.txt)"
+    wpga run -T 1 --metrics-listen "$port" -o r2.json "$TCP"
+    assert_rc 2
+    assert_one_error_line
+    assert_err "--metrics-listen $port: cannot listen: Address already in use"
+    code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/other")
+    [ "$code" = 404 ] || fail "/other answered $code, expected 404"
+    pga_wait "$bg"
+    [ "$RC" -eq 0 ] || { cat "$T/bg.err"; fail "the run with --metrics-listen exited $RC"; }
+    pyjson r.json 'd["complete"] is True and d["summary"]["transactions"] > 0'
+    wpga sweep --duet --setup a="$TCP" --setup b="$TCP application_name=b" -T 1 -o sw
+    assert_rc 2
+    assert_one_error_line
+    assert_err '^pgarena: sweep: --duet is not available on Windows'
+    [ ! -e sw ] || fail "sweep --duet refused on Windows left a directory"
+    wpga calibrate -T 1 "$TCP"
+    assert_rc 2
+    assert_one_error_line
+    assert_err '^pgarena: calibrate: not available on Windows'
+}

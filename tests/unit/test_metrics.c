@@ -120,7 +120,7 @@ static void test_render(void **state)
     struct metrics m;
     memset(&m, 0, sizeof m);
     metrics_registry_init(&m);
-    assert_int_equal(pipe(m.wake), 0);
+    assert_int_equal(evwake_open(&m.wake), 0);
     static const char *const kinds[] = {"serialization", "other"};
     struct metrics_run *r = metrics_run_add(&m, "id-1", "a \"b\"\\\n", "tpcb-like", kinds, 2);
     static const char *const scripts[] = {"builtin: tpcb-like", "my \"x\".sql"};
@@ -171,8 +171,7 @@ static void test_render(void **state)
     assert_int_equal(count_of(text, "\npgarena_"), count_of(om, "\npgarena_"));
     free(om);
     free(text);
-    close(m.wake[0]);
-    close(m.wake[1]);
+    evwake_close(&m.wake);
     metrics_registry_free(&m);
 }
 
