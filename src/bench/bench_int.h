@@ -82,7 +82,7 @@ struct bench_metrics {
 };
 
 struct bench {
-    struct bench_plan p;         /* the caller's plan, with what was detected filled in */
+    struct bench_plan p; /* the caller's plan, with what was detected filled in */
     const struct bench_hooks *hooks;
     const char *workload_name; /* for the result: the built-in's name, or "custom" */
     /* The workload whose tables the scripts run on: -w's, or the -b scripts' (NULL: -f
@@ -91,7 +91,8 @@ struct bench {
     struct workload_params wl;
     char *own_dbname; /* p.conn.dbname when the workload gave it one (own_dbname), else NULL */
     char started_at[40];
-    char run_id[RUN_ID_LEN + 1]; /* drawn before the run (bench_run_id): journal, result, store, metrics */
+    char run_id[RUN_ID_LEN +
+                1]; /* drawn before the run (bench_run_id): journal, result, store, metrics */
     char server_version[64];
     char max_connections[16]; /* SHOW max_connections before the run, "" if unknown */
     struct bench_env env;
