@@ -29,6 +29,10 @@ double sweep_cap_round(double r)
 
 int sweep_cap_judge(const struct sweep_cap_params *p, double rate, const struct sweep_cap_step *s)
 {
+    /* A step that completed nothing shows no latency at all, so it cannot show the objective
+     * met (at a low rate over a short step, the Poisson allowance alone would keep it). */
+    if (!(s->tps > 0))
+        return 0;
     int slo = s->quantile_us <= p->limit_us;
     if (rate <= 0)
         return slo;

@@ -201,6 +201,13 @@ static void test_judge(void **state)
     assert_int_equal(sweep_cap_judge(&p, 0, &s), 1);
     s.quantile_us = LIMIT_US + 1;
     assert_int_equal(sweep_cap_judge(&p, 0, &s), 0);
+    /* A step that completed nothing is not met, whatever its (empty) quantile says: -R 0.239
+     * over 4 s expects about one transaction, and the allowance (0.49 tps) exceeds the rate. */
+    s = (struct sweep_cap_step){0, 0, 1, 4, 0, 0};
+    assert_int_equal(sweep_cap_judge(&p, 0.239, &s), 0);
+    assert_int_equal(sweep_cap_judge(&p, 0, &s), 0);
+    s.tps = 0.25; /* one transaction in the 4 s: kept, and its latency within the limit */
+    assert_int_equal(sweep_cap_judge(&p, 0.239, &s), 1);
 }
 
 /* Several trials as one step: transactions and seconds summed, the share within the limit over
