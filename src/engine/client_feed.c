@@ -157,6 +157,7 @@ static int statement_done(struct client *c, time_ns now, int sent, int ok, enum 
         .lag_us = sent ? (c->cmd_start - c->tx_start) / NS_PER_US : 0,
         .client_lag_us = sent ? f->client_lag / NS_PER_US : 0,
         .measured = now >= c->w->run->start_ns,
+        .copy_empty = f->copy_empty,
     };
     if (feed->done(c->w->feed_ws, c->id, &f->item, &o) && sent &&
         worker_record(c, c->tx_start, now, !ok, why)) {
@@ -246,7 +247,7 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
     c->cancelled = 0;
     f->cancel_sent = 0;
     f->sqlstate[0] = f->message[0] = '\0';
-    f->copy_out = f->copy_in = 0;
+    f->copy_out = f->copy_in = f->copy_given = f->copy_empty = 0;
     c->failure = PGF_NONE;
     c->tx_deadline = cfg->timeout_us > 0 ? now + cfg->timeout_us * NS_PER_US : 0;
     f->cancel_at = it->cancel_us >= 0 ? now + it->cancel_us * NS_PER_US : 0;
@@ -334,15 +335,15 @@ int client_step_feed_next(struct client *c, time_ns now)
     }
 }
 
-/* A COPY FROM STDIN's data, queued without blocking: 1 all queued with its end, 0 wait
- * until writable, -1 the connection broke. */
+/* A COPY FROM STDIN's data (none for a COPY given no rows), queued without blocking: 1 all queued
+ * with its end, 0 wait until writable, -1 the connection broke. */
 #define COPY_CHUNK 65536
 static int feed_copy_in(struct client *c)
 {
     struct client_feed *f = c->feed;
     const struct engine_feed_item *it = &f->item;
-    while (f->copy_at < it->copy_len) {
-        size_t n = it->copy_len - f->copy_at;
+    while (f->copy_at < f->copy_len) {
+        size_t n = f->copy_len - f->copy_at;
         if (n > COPY_CHUNK)
             n = COPY_CHUNK;
         int r = pg_put_copy_data(c->conn, it->copy_data + f->copy_at, (int)n);
@@ -399,10 +400,13 @@ static int feed_drain(struct client *c)
         }
         if (st == PG_RES_COPY_IN) {
             pg_result_free(res);
-            if (!f->item.copy_data) { /* no data to give: the source should have skipped it */
-                snprintf(f->message, sizeof f->message, "COPY FROM STDIN cannot be replayed");
-                return -1;
-            }
+            /* The item's data goes to its first COPY FROM STDIN. Another one (in a statement of
+             * several, whose data no log holds) gets no rows: the statement goes on, as the
+             * capture's did, and the source is told how many went empty. */
+            int empty = !f->item.copy_data || f->copy_given;
+            f->copy_empty += empty;
+            f->copy_len = empty ? 0 : f->item.copy_len;
+            f->copy_given = 1;
             f->copy_in = 1;
             f->copy_at = 0;
             continue;

@@ -123,7 +123,10 @@ struct client_feed {
     char sqlstate[6];       /* the statement's first error */
     char message[200];
     int copy_out, copy_in; /* in a COPY TO STDOUT's rows; a COPY FROM STDIN's data to send */
-    size_t copy_at;        /* of the COPY FROM STDIN's data, what is queued */
+    int copy_given;        /* the statement's first COPY FROM STDIN had its turn */
+    int copy_empty;        /* of the statement's COPY FROM STDIN, those given no rows */
+    size_t copy_len;       /* the data the current COPY FROM STDIN sends (0: none) */
+    size_t copy_at;        /* of it, what is queued */
 };
 
 struct worker;

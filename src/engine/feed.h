@@ -46,9 +46,10 @@ struct engine_feed_item {
     const char *const *params;
     int64_t cancel_us; /* cancel it this long after its start (as the original was); -1: no */
     void *token;       /* the source's, handed back to done */
-    /* A COPY FROM STDIN's data, sent when the server asks for it (NULL: the statement
-     * breaks its session as any COPY FROM STDIN without data). A COPY TO STDOUT's rows are
-     * read and dropped. */
+    /* A COPY FROM STDIN's data, sent to the statement's first COPY FROM STDIN when the
+     * server asks for it; any COPY FROM STDIN beyond it, or without data (NULL: in a
+     * statement of several, whose data no log holds), is given no rows and counted in the
+     * outcome's copy_empty. A COPY TO STDOUT's rows are read and dropped. */
     const char *copy_data;
     size_t copy_len;
 };
@@ -64,6 +65,7 @@ struct engine_feed_outcome {
     int64_t client_lag_us; /* of lag_us, the client's own: from the later of the intended start
                             * and the session's previous statement's end (or its connect's) */
     int measured;          /* it ended after --warmup (the run's figures count it) */
+    int copy_empty;        /* its COPY FROM STDIN given no rows (see copy_data) */
 };
 
 /* A statement due to start, for the source's ready: the time, and the session's connection

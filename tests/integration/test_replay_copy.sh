@@ -1,6 +1,7 @@
 # replay and COPY: a capture prepared from a real server's csvlog holding COPY TO STDOUT
 # (replayed: its rows read and dropped), COPY FROM STDIN (kept, counted by table; sent a file
-# with --copy-from, else skipped and counted) and a statement a replay cannot send (its
+# with --copy-from, else skipped and counted; inside a statement of several: sent, given no
+# rows) and a statement a replay cannot send (its
 # parameters not logged), checked by counts and by the rows on the target.
 
 # A server of the test's own ($OCONN) logging to a csvlog: test_replay_run.sh's.
@@ -22,7 +23,7 @@ test_replay_copy_from_log() {
     sql "CREATE TABLE ct (a int, b text)" "$base dbname=cinit" >/dev/null
     sql "CREATE DATABASE csrc TEMPLATE cinit" "$OCONN" >/dev/null
     sql "CREATE DATABASE csnap TEMPLATE cinit" "$OCONN" >/dev/null
-    printf 'COPY ct FROM STDIN;\n1\tone\n2\ttwo\n\\.\nCOPY ct TO STDOUT;\nCOPY ct FROM STDIN;\n3\tthree\n\\.\nCOPY (SELECT a FROM ct ORDER BY a) TO STDOUT;\nSELECT count(*) FROM ct;\n' |
+    printf 'COPY ct FROM STDIN;\n1\tone\n2\ttwo\n\\.\nCOPY ct TO STDOUT;\nCOPY ct FROM STDIN;\n3\tthree\n\\.\nSELECT 0\\; COPY ct FROM STDIN\\; CREATE TABLE after_copy (x int);\n4\tfour\n\\.\nCOPY (SELECT a FROM ct ORDER BY a) TO STDOUT;\nSELECT count(*) FROM ct;\n' |
         "$PSQL" -X -q -v ON_ERROR_STOP=1 "$base dbname=csrc" >/dev/null 2>&1 || fail "psql's COPY"
     # The extended protocol with log_parameter_max_length = 0: "$1" without its value.
     printf '\\set x 2\nSELECT count(*) FROM ct WHERE a = :x;\n' >p.sql
@@ -48,13 +49,20 @@ test_replay_copy_from_log() {
     pyjson r.json 'd["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["sessions_failed"] == 0'
     pyjson r.json 'sum(c["count"] for c in d["summary"]["classes"] if c["class"].startswith("COPY") and "STDOUT" in c["class"].upper()) == 2'
     [ "$(sql "SELECT count(*) FROM ct" "$base dbname=cdst")" = 0 ] || fail "cdst.ct has rows without --copy-from"
+    # The COPY inside a statement of several (psql's \;, logged as one string) was sent with
+    # its statement and given no rows; what follows it in the string ran.
+    pyjson r.json 'd["replay"]["copy_empty"] == 1'
+    [ "$(sql "SELECT to_regclass('after_copy') IS NOT NULL" "$base dbname=cdst")" = t ] ||
+        fail "the statement after the COPY inside a statement of several did not run"
+    pga show r.json
+    assert_out '^copy without data: +1 COPY FROM STDIN inside statements of several given no rows'
     # With --copy-from: the first COPY into ct gets ct.1; there is no ct.2 (skipped).
     mkdir data
     printf '10\tten\n11\televen\n12\ttwelve\n' >data/ct.1
     pga replay run cap.pgc "$OCONN" --map-db csrc=cdst --reset-from csnap --speed max -j 2 \
         --copy-from data -q -o f.json
     assert_rc 0
-    pyjson f.json 'd["replay"]["copy_loaded"] == 1 and d["replay"]["skipped"]["copy"] == 1'
+    pyjson f.json 'd["replay"]["copy_loaded"] == 1 and d["replay"]["skipped"]["copy"] == 1 and d["replay"]["copy_empty"] == 1'
     pyjson f.json 'd["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["sessions_failed"] == 0'
     [ "$(sql "SELECT count(*) || ' ' || sum(a) FROM ct" "$base dbname=cdst")" = "3 33" ] ||
         fail "cdst.ct does not hold ct.1's rows"

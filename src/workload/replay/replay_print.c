@@ -58,6 +58,11 @@ static void show_fidelity(FILE *out, const struct replay_result *p)
     if (p->copy_from)
         fprintf(out, "copy from files:     %llu COPY FROM STDIN sent their --copy-from file\n",
                 (unsigned long long)p->copy_loaded);
+    if (p->copy_empty)
+        fprintf(out,
+                "copy without data:   %llu COPY FROM STDIN inside statements of several given "
+                "no rows (their data is not in the log)\n",
+                (unsigned long long)p->copy_empty);
     if (p->order == REPLAY_RESULT_ORDER_CAPTURE)
         fprintf(out,
                 "order:               the capture's, across sessions: %llu statements waited "

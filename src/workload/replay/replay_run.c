@@ -331,6 +331,7 @@ static void fill_result(const struct replay_state *s, struct result *r)
     memcpy(o->unsupported, s->header.unsupported, sizeof o->unsupported);
     o->copy_from = s->opts.copy_from != NULL;
     o->copy_loaded = f->copy_loaded;
+    o->copy_empty = f->copy_empty;
     o->secrets_replaced = f->secrets_replaced;
     o->session_set = xcalloc((size_t)s->opts.n_sets + 1, sizeof *o->session_set);
     for (int i = 0; i < s->opts.n_sets; i++)

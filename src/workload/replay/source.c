@@ -12,6 +12,7 @@
 #include "base/mem.h"
 #include "capture/normalize.h"
 #include "capture/sqltext.h"
+#include "workload/replay/generated.h"
 
 /* A client whose items are not read yet waits while the look-ahead is full of the others'
  * (the others consume them: a fast session goes at the pace of a slow one rather than
@@ -101,6 +102,7 @@ void replay_figures_merge(struct replay_figures *dst, const struct replay_figure
     dst->sent += src->sent;
     dst->skipped_copy += src->skipped_copy;
     dst->copy_loaded += src->copy_loaded;
+    dst->copy_empty += src->copy_empty;
     dst->secrets_replaced += src->secrets_replaced;
     dst->order_waits += src->order_waits;
     dst->order_wait_us += src->order_wait_us;
@@ -411,6 +413,7 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
     if (ws->s->opts.read_only && o->ok && replay_tx_boundary(it->text) < 0)
         wc->ro_refused = 0; /* (read only by refused_read_only, under --read-only) */
     ws->fig.sent++;
+    ws->fig.copy_empty += (uint64_t)o->copy_empty;
     if (o->measured) { /* as the summary: nothing of --warmup */
         normalize_statement(it->text, q->text_len, &ws->norm);
         class_table_record(ws->fig.classes, ws->norm.data, ws->norm.len, o->ok, o->latency_us);
@@ -419,9 +422,15 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
     }
     if (!o->ok && q->outcome == CAPTURE_OUTCOME_OK) {
         ws->fig.failed_now++;
-        char why[160];
-        snprintf(why, sizeof why, "failed now%s%s: %.120s", o->sqlstate[0] ? " with " : "",
-                 o->sqlstate, o->message);
+        char why[200];
+        const char *generated = replay_generated_value(o->message);
+        if (generated) /* (no mapping can help: the report says so) */
+            snprintf(why, sizeof why,
+                     "failed now on a value the capture's server generated (%s): %.120s", generated,
+                     o->message);
+        else
+            snprintf(why, sizeof why, "failed now%s%s: %.120s", o->sqlstate[0] ? " with " : "",
+                     o->sqlstate, o->message);
         replay_figures_reason(&ws->fig, why, 1);
     } else if (o->ok && q->outcome == CAPTURE_OUTCOME_ERROR) {
         ws->fig.succeeded_now++;
