@@ -94,3 +94,51 @@ test_replay_order_gives_way_to_a_lock() {
     pyjson l.json 'd["replay"]["order_waits"] >= 1'
     [ "$(sql 'SELECT v FROM g' "$db")" = 11 ] || fail "the updates were not both made"
 }
+
+# The same cycle through a session-level advisory lock, which a session holds outside any
+# transaction block: session 0 takes lock 7 (the replay differs from its capture, where the
+# lock was free for session 1), session 1's pg_advisory_lock(7) waits for it, and session 0's
+# unlock waits in the order for session 1's statement: the order gives way once, counted, and
+# both sessions end.
+test_replay_order_gives_way_to_an_advisory_lock() {
+    order_tool
+    db=$(newdb pga_rorder_adv)
+    {
+        printf 'S\t0\t0\tpostgres\tpga_rorder_adv\n'
+        printf 'S\t1\t50\tpostgres\tpga_rorder_adv\n'
+        order_q 0 100 10 'SELECT pg_advisory_lock(7)'
+        order_q 1 300 10 'SELECT pg_advisory_lock(7)'
+        order_q 0 400 10 'SELECT pg_advisory_unlock(7)'
+        order_q 1 500 10 'SELECT pg_advisory_unlock(7)'
+        printf 'E\t0\t600\n'
+        printf 'E\t1\t700\n'
+    } | "$MKCAPTURE" adv.pgc || fail "mkcapture failed"
+    pga replay run adv.pgc "$CONN" --speed max -q -o a.json
+    assert_rc 0
+    pyjson a.json 'd["summary"]["failed"] == 0 and d["replay"]["order_given_way"] == 1'
+    pyjson a.json 'd["replay"]["sent"] == 4 and d["replay"]["sessions_failed"] == 0'
+    [ "$(sql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'" "$db")" = 0 ] ||
+        fail "an advisory lock outlived the replay"
+}
+
+# (Fidelity, with this file's tools.) A statement that carried a value the capture's server
+# generated (here a large object's OID, made in the capture and not on the target) fails now,
+# and so does the rest of its transaction block (25P02): the divergence report names both
+# for what they are, and a later failure of another kind keeps its own message.
+test_replay_names_server_generated_values() {
+    order_tool
+    db=$(newdb pga_rgen)
+    {
+        printf 'S\t0\t0\tpostgres\tpga_rgen\n'
+        order_q 0 100 10 'BEGIN'
+        order_q 0 200 10 'SELECT lo_open(987654321, 262144)'
+        order_q 0 300 10 'SELECT 1'
+        order_q 0 400 10 'ROLLBACK'
+        order_q 0 500 10 'SELECT 1 FROM no_such_table'
+        printf 'E\t0\t600\n'
+    } | "$MKCAPTURE" gen.pgc || fail "mkcapture failed"
+    pga replay run gen.pgc "$CONN" --speed max -q -o g.json
+    assert_rc 0
+    pyjson g.json 'd["replay"]["diverged"]["failed_now"] == 3'
+    pyjson g.json '{t["reason"]: t["count"] for t in d["replay"]["diverged"]["top"]} == {"failed now on a value the capture'"'"'s server generated (large object OID): large object 987654321 does not exist": 1, "failed now with 25P02: its transaction block was aborted by a failure on a value the capture'"'"'s server generated": 1, "failed now with 42P01: relation \"no_such_table\" does not exist": 1}'
+}

@@ -31,9 +31,10 @@
  * snapshots of them (for recover) are at most about this old while it works. */
 #define HAND_OVER_NS NS_PER_S
 
-/* --order capture: a statement held back by the order while its session is inside a
- * transaction block, with the order not moving for this long, looks whether its session's
- * locks block another session (directly or through a chain): then the order gives way. */
+/* --order capture: a statement held back by the order while its session may hold locks
+ * (inside a transaction block, or after it took an advisory lock, which outlives blocks),
+ * with the order not moving for this long, looks whether its session's locks block another
+ * session (directly or through a chain): then the order gives way. */
 #define GIVE_WAY_CHECK_NS NS_PER_S
 
 struct qitem {
@@ -55,6 +56,9 @@ struct wclient {
     time_ns blocked_since;
     int blocked, finished; /* waiting for the look-ahead to drain; no more items */
     int ro_refused;        /* --read-only refused a statement of the open transaction block */
+    int advisory;         /* its session took an advisory lock: it may hold locks outside a block */
+    int generated_failed; /* a statement failed now on a value the capture's server generated,
+                           * and none has succeeded since: a 25P02 is its cascade */
 };
 
 struct worker_source {
@@ -363,6 +367,8 @@ static int source_next(void *arg, int client, struct engine_feed_item *it)
         wc->tail = NULL;
     ws->queued--;
     *it = wc->cur->it;
+    if (it->kind == FEED_CONNECT)
+        wc->advisory = wc->generated_failed = 0;
     return 1;
 }
 
@@ -413,6 +419,8 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
     if (ws->s->opts.read_only && o->ok && replay_tx_boundary(it->text) < 0)
         wc->ro_refused = 0; /* (read only by refused_read_only, under --read-only) */
     ws->fig.sent++;
+    if (o->ok && strcasestr(it->text, "advisory_lock"))
+        wc->advisory = 1; /* (pg_advisory_lock, _shared, pg_try_...: held past the block) */
     ws->fig.copy_empty += (uint64_t)o->copy_empty;
     if (o->measured) { /* as the summary: nothing of --warmup */
         normalize_statement(it->text, q->text_len, &ws->norm);
@@ -420,15 +428,21 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
         hist_record(ws->fig.lag, o->lag_us > 0 ? o->lag_us : 0);
         hist_record(ws->fig.client_lag, o->client_lag_us > 0 ? o->client_lag_us : 0);
     }
+    int cascade = !o->ok && wc->generated_failed && strcmp(o->sqlstate, "25P02") == 0;
     if (!o->ok && q->outcome == CAPTURE_OUTCOME_OK) {
         ws->fig.failed_now++;
         char why[200];
         const char *generated = replay_generated_value(o->message);
-        if (generated) /* (no mapping can help: the report says so) */
+        if (generated) { /* (no mapping can help: the report says so) */
             snprintf(why, sizeof why,
                      "failed now on a value the capture's server generated (%s): %.120s", generated,
                      o->message);
-        else
+            wc->generated_failed = 1;
+        } else if (cascade) {
+            snprintf(why, sizeof why,
+                     "failed now with 25P02: its transaction block was aborted by a failure on a "
+                     "value the capture's server generated");
+        } else
             snprintf(why, sizeof why, "failed now%s%s: %.120s", o->sqlstate[0] ? " with " : "",
                      o->sqlstate, o->message);
         replay_figures_reason(&ws->fig, why, 1);
@@ -439,6 +453,8 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
                  q->sqlstate[0] ? " with " : "", q->sqlstate);
         replay_figures_reason(&ws->fig, why, 1);
     }
+    if (o->ok)
+        wc->generated_failed = 0;
     return 1;
 }
 
@@ -470,7 +486,6 @@ static int source_ready(void *arg, int client, const struct engine_feed_item *it
     struct worker_source *ws = arg;
     struct qitem *q = it->token;
     const struct replay_order *o = &ws->s->order;
-    (void)client;
     if (replay_order_ready(o, q->seq)) {
         end_wait(ws, q, d->now_ns);
         return 1;
@@ -483,7 +498,8 @@ static int source_ready(void *arg, int client, const struct engine_feed_item *it
         q->mark_since = d->now_ns;
         return 0;
     }
-    if (!d->in_tx || d->now_ns - q->mark_since < GIVE_WAY_CHECK_NS)
+    if (!(d->in_tx || ws->clients[client - ws->first].advisory) ||
+        d->now_ns - q->mark_since < GIVE_WAY_CHECK_NS)
         return 0;
     q->mark_since = d->now_ns; /* the next look a while later */
     if (!blocks_others(ws, d->backend_pid))
