@@ -220,7 +220,7 @@ static void test_deadline_comes(void **state)
 
 int main(void)
 {
-    os_init(); /* Windows: Winsock */
+    os_init(NULL, NULL); /* Windows: Winsock */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ready_sockets_fire_with_their_pointers),
         cmocka_unit_test(test_unwatch_keeps_the_others),

@@ -12,6 +12,7 @@
 #include "base/mem.h"
 #include "capture/normalize.h"
 #include "capture/sqltext.h"
+#include "os/os.h"
 
 /* A client whose items are not read yet waits while the look-ahead is full of the others'
  * (the others consume them: a fast session goes at the pace of a slow one rather than
@@ -229,7 +230,7 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
  * local file, read on the worker: the connections wait on the server, not on this. */
 static int read_copy_file(struct buf *b, const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = os_fopen(path, "rb");
     if (!f)
         return -1;
     char chunk[1 << 16];
