@@ -29,6 +29,9 @@ struct evwait {
     void **fired; /* as many as slots */
     int n, cap;
     char error[160];
+#ifdef _WIN32
+    HANDLE timer; /* the precise timer of the thread that waits (evwait_wsapoll.c), or NULL */
+#endif
 };
 
 /* Wait on ws's n sockets until one is ready or deadline (-1: none) comes: the number ready,

@@ -218,6 +218,42 @@ static void test_deadline_comes(void **state)
     evwait_free(ws);
 }
 
+#ifdef _WIN32
+#include <pthread.h>
+
+#include "engine/evwait_pollset.h"
+
+/* A worker's life: a precise thread waits on its set to a deadline near enough for the
+ * precise timer's short sleeps. */
+static void *precise_thread(void *arg)
+{
+    struct evwait *ws = arg;
+    evwait_thread_precise();
+    time_ns deadline = clock_now_ns() + NS_PER_MS;
+    void *const *fired;
+    while (!evwait_due(ws, deadline))
+        assert_int_equal(evwait_wait(ws, deadline, &fired), 0);
+    return NULL;
+}
+
+/* The precise timer a worker's set makes is the set's, closed with it: each worker thread
+ * used to keep one for the process's life. */
+static void test_precise_timer_closed_with_its_set(void **state)
+{
+    (void)state;
+    struct evwait *ws = evwait_new(NULL);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, precise_thread, ws), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    HANDLE timer = ws->timer;
+    DWORD flags;
+    assert_non_null(timer);
+    assert_true(GetHandleInformation(timer, &flags));
+    evwait_free(ws);
+    assert_false(GetHandleInformation(timer, &flags));
+}
+#endif
+
 int main(void)
 {
     os_init(NULL, NULL); /* Windows: Winsock */
@@ -229,6 +265,9 @@ int main(void)
 #endif
         cmocka_unit_test(test_wake_ends_every_wait),
         cmocka_unit_test(test_deadline_comes),
+#ifdef _WIN32
+        cmocka_unit_test(test_precise_timer_closed_with_its_set),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
