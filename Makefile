@@ -218,6 +218,7 @@ deps:
 check:
 	@sh tests/ensure-deps.sh
 	@$(MAKE) --no-print-directory all asan unit poll
+	@sh tools/win64/check-prep.sh $(WIN64_CACHE) $(CURDIR)/build/win64/wineprefix
 	@bash tests/run-all.sh
 
 demo:

@@ -1,7 +1,8 @@
-# run-all: alone (Wine's first start and the cross-build want the machine's two cores)
 # The Windows build (issue 38): `make windows` makes build/win64/pgarena.exe and the zip, which
 # runs under Wine against a server of the tests' own over loopback TCP. Where mingw-w64, Wine
 # or the pinned inputs cannot be had (no root, no network), these tests say why and skip.
+# make check builds the zip and starts Wine in the prefix first (tools/win64/check-prep.sh),
+# so that this file can run beside another one: here make windows finds it all made.
 
 WIN_TOP=$PGARENA_TEST_TOP
 export WINEPREFIX=$WIN_TOP/build/win64/wineprefix WINEDEBUG=-all
