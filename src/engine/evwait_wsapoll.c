@@ -19,10 +19,6 @@
 
 /* A wait without a deadline ends after this: the caller looks around now and then. */
 #define MAX_IDLE_WAIT_MS 1000
-/* Closer than this to its deadline, a wait polls and sleeps on the precise timer. */
-#define FINE_NS (2 * NS_PER_MS)
-/* The precise timer's sleeps in that stretch, at most. */
-#define FINE_STEP_NS (250 * NS_PER_US)
 
 /* Whether the calling thread asked for precise waits (evwait_thread_precise): its wait set
  * then gets a high-resolution timer at its first short sleep, closed by evwait_free. */
@@ -131,19 +127,21 @@ static int poll_ms(struct evwait *ws, int ms)
     return n;
 }
 
+struct wsapoll_os wsapoll_os = {clock_now_ns, poll_ms, fine_sleep};
+
 int pollset_wait(struct evwait *ws, time_ns deadline)
 {
     if (deadline < 0)
-        return poll_ms(ws, MAX_IDLE_WAIT_MS);
-    time_ns left = deadline - clock_now_ns();
+        return wsapoll_os.poll(ws, MAX_IDLE_WAIT_MS);
+    time_ns left = deadline - wsapoll_os.now();
     if (left >= FINE_NS) /* end a millisecond early: Windows' timeouts overshoot */
-        return poll_ms(ws, (int)((left - NS_PER_MS) / NS_PER_MS));
+        return wsapoll_os.poll(ws, (int)((left - NS_PER_MS) / NS_PER_MS));
     for (;;) {
-        int n = poll_ms(ws, 0);
+        int n = wsapoll_os.poll(ws, 0);
         if (n != 0 || left <= 0)
             return n;
-        fine_sleep(ws, left < FINE_STEP_NS ? left : FINE_STEP_NS);
-        left = deadline - clock_now_ns();
+        wsapoll_os.sleep(ws, left < FINE_STEP_NS ? left : FINE_STEP_NS);
+        left = deadline - wsapoll_os.now();
     }
 }
 
