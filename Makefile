@@ -130,7 +130,7 @@ WIN64_CFLAGS := -std=c11 -O2 $(WARN) -Isrc -I$(WIN64_ROOT)/include -D_GNU_SOURCE
                 -D__USE_MINGW_ANSI_STDIO=1 -D_POSIX_THREAD_SAFE_FUNCTIONS=200112L \
                 -include os/compat_win.h -DPGARENA_VERSION='"$(VERSION)"'
 WIN64_LIBS  := -L$(WIN64_ROOT)/lib $(WIN64_ROOT)/bin/libpq.dll -static-libgcc -Wl,-Bstatic \
-               -ljansson -lz -lpthread -Wl,-Bdynamic -lws2_32 -liphlpapi -lbcrypt -ladvapi32
+               -ljansson -lz -lpthread -Wl,-Bdynamic -lws2_32 -liphlpapi -lbcrypt -ladvapi32 -lshell32
 WIN64_OBJ   := $(LIB_SRC:%.c=build/win64/obj/%.o) build/win64/obj/src/main.o
 WIN64_ZIP   := build/pgarena-$(VERSION)-win64.zip
 
@@ -218,6 +218,7 @@ deps:
 check:
 	@sh tests/ensure-deps.sh
 	@$(MAKE) --no-print-directory all asan unit poll
+	@sh tools/win64/check-prep.sh $(WIN64_CACHE) $(CURDIR)/build/win64/wineprefix
 	@bash tests/run-all.sh
 
 demo:

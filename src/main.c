@@ -12,7 +12,7 @@ int main(int argc, char **argv)
 {
     /* POSIX: a write over a file-size limit fails with EFBIG and is reported like any failed
      * write (the result file is never left half-written) instead of killing the process. */
-    os_init();
+    os_init(&argc, &argv);
     workload_parts_register(); /* the workloads' result sections, before any file is read */
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {

@@ -8,10 +8,11 @@
 #include "base/mem.h"
 #include "base/num.h"
 #include "bench/bench_int.h"
+#include "os/os.h"
 
 int bench_read_file(const char *path, char **out, struct err *e)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = os_fopen(path, "r");
     if (!f)
         return err_set(e, ERR_INPUT, "cannot read %s: %s", path, strerror(errno));
     struct buf b;

@@ -181,7 +181,7 @@ struct capture_writer *capture_writer_open(const char *path, struct err *e)
     w->body = gzdopen(fd, "wb1");
     if (!w->body) {
         close(fd);
-        unlink(w->tmp_path);
+        os_unlink(w->tmp_path);
         err_set(e, ERR_RUNTIME, "%s: cannot start compression", path);
         free(w->tmp_path);
         free(w->path);
@@ -288,7 +288,7 @@ void capture_writer_abort(struct capture_writer *w)
         return;
     if (w->body)
         gzclose(w->body);
-    unlink(w->tmp_path);
+    os_unlink(w->tmp_path);
     free_writer(w);
 }
 
@@ -368,7 +368,7 @@ static int assemble(struct capture_writer *w, const char *header, struct err *e)
         err_set(e, ERR_RUNTIME, "%s: write failed", w->path);
         goto out;
     }
-    in = open(w->tmp_path, O_RDONLY);
+    in = os_open(w->tmp_path, O_RDONLY, 0);
     if (in < 0 || lseek(fd, 0, SEEK_END) < 0) {
         err_set(e, ERR_RUNTIME, "%s: %s", w->tmp_path, strerror(errno));
         goto out;
@@ -404,7 +404,7 @@ out:
     if (fd >= 0)
         close(fd);
     if (rc < 0)
-        unlink(final_tmp);
+        os_unlink(final_tmp);
     free(final_tmp);
     return rc;
 }
@@ -429,7 +429,7 @@ int capture_writer_close(struct capture_writer *w, const struct capture_header *
         rc = assemble(w, text, e);
         free(text);
     }
-    unlink(w->tmp_path);
+    os_unlink(w->tmp_path);
     free_writer(w);
     return rc;
 }
@@ -773,7 +773,7 @@ static int parse_header(struct capture_reader *r, const char *line, struct err *
 
 struct capture_reader *capture_reader_open(const char *path, struct err *e)
 {
-    gzFile in = gzopen(path, "rb");
+    gzFile in = os_gzopen(path, "rb");
     if (!in) {
         err_set(e, ERR_INPUT, "%s: %s", path, strerror(errno ? errno : ENOENT));
         return NULL;

@@ -11,6 +11,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "capture/logread_int.h"
+#include "os/os.h"
 
 /* A message longer than this is refused as corrupt rather than buffered without end. */
 #define MAX_ENTRY (64u << 20)
@@ -466,7 +467,7 @@ static enum log_format detect(struct log_reader *r, struct err *e)
 struct log_reader *log_reader_open(const char *path, enum log_format fmt, const char *prefix,
                                    struct err *e)
 {
-    gzFile in = gzopen(path, "rb");
+    gzFile in = os_gzopen(path, "rb");
     if (!in) {
         err_set(e, ERR_INPUT, "%s: %s", path, strerror(errno ? errno : ENOENT));
         return NULL;

@@ -222,7 +222,7 @@ static int capture_window(struct pg_conn *c, int seconds, struct capture_run *cr
 static int read_back(struct pg_conn *c, const struct capture_run *cr, const char *tmp,
                      struct err *e)
 {
-    FILE *out = fopen(tmp, "wb");
+    FILE *out = os_fopen(tmp, "wb");
     if (!out)
         return err_set(e, ERR_INPUT, "%s: %s", tmp, strerror(errno));
     int rc = fetch_log(c, cr->start_file, cr->start_len, cr->start_file_end, out, e);
@@ -293,7 +293,7 @@ static int capture_and_prepare(struct pg_conn *c, int seconds, const char *outpu
     const char *paths[] = {tmp};
     if (rc == 0)
         rc = prepare_logs(paths, 1, &po, output, stats, e);
-    unlink(tmp);
+    os_unlink(tmp);
     free(tmp);
     return rc;
 }

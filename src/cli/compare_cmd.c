@@ -10,6 +10,7 @@
 #include "cli/cli_int.h"
 #include "cli/opts.h"
 #include "compare/compare.h"
+#include "os/os.h"
 #include "report/compare_out.h"
 #include "report/csv.h"
 #include "result/field.h"
@@ -68,7 +69,7 @@ static int parse_options(int argc, char **argv, struct compare_opts *o, struct e
     if (o->json && o->csv)
         return err_set(e, ERR_INPUT, "compare: --json and --csv are exclusive");
     struct stat st;
-    int one_dir = argc - optind == 1 && stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode);
+    int one_dir = argc - optind == 1 && os_stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode);
     if (argc - optind < 2 && !one_dir)
         return err_set(e, ERR_INPUT,
                        "compare: expected at least two result files (see pgarena compare --help)");
@@ -94,7 +95,7 @@ static char **input_paths(int argc, char **argv, size_t *n, struct err *e)
     for (int i = 0; i < argc; i++) {
         struct stat st;
         const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
-        int dir = stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode);
+        int dir = os_stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode);
         struct sweep_doc d;
         char *json = dir ? xasprintf("%s/sweep.json", argv[i]) : xstrdup(argv[i]);
         if (!dir && strcmp(base, "sweep.json") != 0) {

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/cli_int.h"
 #include "cli/opts.h"
+#include "os/os.h"
 #include "report/text.h"
 #include "result/merge.h"
 #include "result/result.h"
@@ -51,7 +52,7 @@ static int parse_options(int argc, char **argv, struct merge_opts *o, struct err
     if (!o->output)
         return err_set(e, ERR_INPUT, "merge: -o ALL.json is required");
     struct stat st;
-    if (!o->force && stat(o->output, &st) == 0)
+    if (!o->force && os_stat(o->output, &st) == 0)
         return err_set(e, ERR_INPUT, "merge: %s exists (--force overwrites it)", o->output);
     return 0;
 }

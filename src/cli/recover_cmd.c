@@ -48,9 +48,9 @@ static int already_written(const char *path)
 {
     struct stat rs, js;
     char *journal = journal_path(path);
-    int journal_there = stat(journal, &js) == 0;
+    int journal_there = os_stat(journal, &js) == 0;
     free(journal);
-    if (stat(path, &rs) != 0)
+    if (os_stat(path, &rs) != 0)
         return 0;
     if (!journal_there)
         return 1;
@@ -133,7 +133,7 @@ int cli_recover(int argc, char **argv, struct err *e)
         return -1;
     }
     char *journal = journal_path(path);
-    unlink(journal);
+    os_unlink(journal);
     free(journal);
     report_text_summary(stdout, &r);
     printf("intervals recovered: %zu\n", r.n_journal);

@@ -12,6 +12,7 @@
 #include "cli/opts.h"
 #include "cli/replay.h"
 #include "capture/prepare.h"
+#include "os/os.h"
 
 static const struct replay_subcommand subcommands[] = {
     {"prepare", "LOG... -o CAPTURE  turn server logs into a capture", cli_replay_prepare,
@@ -217,9 +218,9 @@ int cli_replay_prepare(int argc, char **argv, struct err *e)
         return rc > 0 ? 0 : -1;
     /* The capture replaces its path by rename: never over one of the logs. */
     struct stat out_st, log_st;
-    if (stat(c.output, &out_st) == 0)
+    if (os_stat(c.output, &out_st) == 0)
         for (int i = 0; i < c.n; i++)
-            if (stat(argv[c.first + i], &log_st) == 0 && log_st.st_dev == out_st.st_dev &&
+            if (os_stat(argv[c.first + i], &log_st) == 0 && log_st.st_dev == out_st.st_dev &&
                 log_st.st_ino == out_st.st_ino)
                 return err_set(e, ERR_INPUT, "replay prepare: -o %s is one of the logs", c.output);
     struct prepare_stats stats;

@@ -10,6 +10,7 @@
 #include "cli/opts.h"
 #include "cli/store_cmd.h"
 #include "compare/sweep_figs.h"
+#include "os/os.h"
 #include "report/history_out.h"
 #include "report/html.h"
 #include "report/sweep_out.h"
@@ -109,7 +110,7 @@ int cli_report(int argc, char **argv, struct err *e)
     if (o.history)
         return history_report(&o, e);
     struct stat st;
-    if (argc - optind == 1 && stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode))
+    if (argc - optind == 1 && os_stat(argv[optind], &st) == 0 && S_ISDIR(st.st_mode))
         return sweep_report(argv[optind], &o, e);
     size_t n = (size_t)(argc - optind), n_read = 0;
     const char *const *paths = (const char *const *)argv + optind;

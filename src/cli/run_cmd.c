@@ -19,6 +19,7 @@
 #include "cli/run_opts.h"
 #include "cli/session.h"
 #include "cli/store_cmd.h"
+#include "os/os.h"
 #include "report/html.h"
 #include "report/text.h"
 #include "result/journal.h"
@@ -27,7 +28,7 @@
 static int dir_writable(const char *path)
 {
     char *copy = xstrdup(path);
-    int ok = access(dirname(copy), W_OK | X_OK) == 0;
+    int ok = os_access(dirname(copy), W_OK | X_OK) == 0;
     free(copy);
     return ok;
 }
@@ -46,7 +47,7 @@ int cli_run_check_output(struct cli_run_opts *o, char *fallback, size_t size, st
         o->plan.output = fallback;
     }
     struct stat st;
-    if (stat(o->plan.output, &st) == 0 && !S_ISREG(st.st_mode))
+    if (os_stat(o->plan.output, &st) == 0 && !S_ISREG(st.st_mode))
         return err_set(e, ERR_INPUT, "run: cannot write the result file %s: not a regular file",
                        o->plan.output);
     if (!dir_writable(o->plan.output))

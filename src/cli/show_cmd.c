@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include "cli/cli.h"
 #include "cli/cli_int.h"
 #include "cli/opts.h"
+#include "os/os.h"
 #include "report/csv.h"
 #include "report/text.h"
 #include "result/result.h"
@@ -59,17 +59,17 @@ static char *partner_file(const char *path, const char *partner)
 {
     const char *slash = strrchr(path, '/');
     char *dir = slash ? xstrndup(path, (size_t)(slash - path + 1)) : xstrdup("");
-    DIR *d = opendir(*dir ? dir : ".");
+    struct os_dir *d = os_opendir(*dir ? dir : ".");
     char *found = NULL, *spaced = xasprintf("\"run_id\": \"%s\"", partner),
          *tight = xasprintf("\"run_id\":\"%s\"", partner);
-    struct dirent *de;
-    while (d && !found && (de = readdir(d)) != NULL) {
-        size_t n = strlen(de->d_name);
-        if (n < 6 || strcmp(de->d_name + n - 5, ".json") != 0 ||
-            strcmp(de->d_name, slash ? slash + 1 : path) == 0)
+    const char *name;
+    while (d && !found && (name = os_readdir(d)) != NULL) {
+        size_t n = strlen(name);
+        if (n < 6 || strcmp(name + n - 5, ".json") != 0 ||
+            strcmp(name, slash ? slash + 1 : path) == 0)
             continue;
-        char *p = xasprintf("%s%s", dir, de->d_name);
-        FILE *f = fopen(p, "r");
+        char *p = xasprintf("%s%s", dir, name);
+        FILE *f = os_fopen(p, "r");
         char head[4096];
         size_t got = f ? fread(head, 1, sizeof head - 1, f) : 0;
         if (f)
@@ -80,8 +80,7 @@ static char *partner_file(const char *path, const char *partner)
         else
             free(p);
     }
-    if (d)
-        closedir(d);
+    os_closedir(d);
     free(spaced);
     free(tight);
     free(dir);

@@ -44,7 +44,7 @@ static int prepare_dir(struct sweep_exec *x, struct sweep_doc *old, int *have_ol
     const char *dir = x->o->dir;
     struct stat st;
     *have_old = 0;
-    if (stat(dir, &st) != 0) {
+    if (os_stat(dir, &st) != 0) {
         if (os_mkdir(dir) == 0)
             *created = 1;
         else
@@ -53,9 +53,9 @@ static int prepare_dir(struct sweep_exec *x, struct sweep_doc *old, int *have_ol
     } else if (!S_ISDIR(st.st_mode)) {
         return err_set(e, ERR_INPUT, "sweep: %s is not a directory", dir);
     }
-    if (access(dir, W_OK | X_OK) != 0)
+    if (os_access(dir, W_OK | X_OK) != 0)
         return err_set(e, ERR_INPUT, "sweep: cannot write in %s: %s", dir, strerror(errno));
-    if (access(x->json_path, F_OK) == 0) {
+    if (os_access(x->json_path, F_OK) == 0) {
         if (sweep_doc_read(x->json_path, old, e) < 0) {
             if (!x->o->force)
                 return err_set(e, ERR_INPUT,
@@ -172,8 +172,8 @@ int sweep_command_execute(struct sweep_opts *o, char *command, int print, struct
         rc = sweep_execute(&x, e);
         /* Refused before any cell ran (a --set that cannot be): leave no directory behind. */
         if (rc < 0 && created && x.n_done == 0) {
-            unlink(x.json_path);
-            rmdir(o->dir);
+            os_unlink(x.json_path);
+            os_rmdir(o->dir);
         }
     }
     if (rc >= 0) {

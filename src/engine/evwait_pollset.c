@@ -38,6 +38,10 @@ void evwait_free(struct evwait *ws)
 {
     if (!ws)
         return;
+#ifdef _WIN32
+    if (ws->timer)
+        CloseHandle(ws->timer);
+#endif
     free(ws->pfd);
     free(ws->ptr);
     free(ws->watch);

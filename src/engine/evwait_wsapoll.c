@@ -19,13 +19,10 @@
 
 /* A wait without a deadline ends after this: the caller looks around now and then. */
 #define MAX_IDLE_WAIT_MS 1000
-/* Closer than this to its deadline, a wait polls and sleeps on the precise timer. */
-#define FINE_NS (2 * NS_PER_MS)
-/* The precise timer's sleeps in that stretch, at most. */
-#define FINE_STEP_NS (250 * NS_PER_US)
 
-/* The calling thread's precise timer (evwait_thread_precise), NULL until asked for. */
-static _Thread_local HANDLE precise_timer;
+/* Whether the calling thread asked for precise waits (evwait_thread_precise): its wait set
+ * then gets a high-resolution timer at its first short sleep, closed by evwait_free. */
+static _Thread_local int precise;
 
 static int nonblocking(SOCKET s)
 {
@@ -84,15 +81,29 @@ void evwake_close(struct evwake *w)
         closesocket((SOCKET)r);
 }
 
-/* Sleep ns on the thread's precise timer (else Sleep, in whole milliseconds). */
-static void fine_sleep(time_ns ns)
+/* The wait set's precise timer, made at the first call from a thread that asked for one
+ * (NULL otherwise, or when the system has none). */
+static HANDLE precise_timer(struct evwait *ws)
 {
-    if (precise_timer) {
+    if (!ws->timer && precise) {
+        ws->timer = CreateWaitableTimerExW(NULL, NULL, CREATE_WAITABLE_TIMER_HIGH_RESOLUTION,
+                                           TIMER_ALL_ACCESS);
+        if (!ws->timer) /* before Windows 10 1803 (and Wine): a plain one */
+            ws->timer = CreateWaitableTimerExW(NULL, NULL, 0, TIMER_ALL_ACCESS);
+    }
+    return ws->timer;
+}
+
+/* Sleep ns on the precise timer (else Sleep, in whole milliseconds). */
+static void fine_sleep(struct evwait *ws, time_ns ns)
+{
+    HANDLE timer = precise_timer(ws);
+    if (timer) {
         LARGE_INTEGER due = {.QuadPart = -(LONGLONG)(ns / 100)}; /* relative, 100 ns units */
         if (due.QuadPart == 0)
             due.QuadPart = -1;
-        if (SetWaitableTimer(precise_timer, &due, 0, NULL, NULL, FALSE)) {
-            WaitForSingleObject(precise_timer, INFINITE);
+        if (SetWaitableTimer(timer, &due, 0, NULL, NULL, FALSE)) {
+            WaitForSingleObject(timer, INFINITE);
             return;
         }
     }
@@ -116,29 +127,27 @@ static int poll_ms(struct evwait *ws, int ms)
     return n;
 }
 
+struct wsapoll_os wsapoll_os = {clock_now_ns, poll_ms, fine_sleep};
+
 int pollset_wait(struct evwait *ws, time_ns deadline)
 {
     if (deadline < 0)
-        return poll_ms(ws, MAX_IDLE_WAIT_MS);
-    time_ns left = deadline - clock_now_ns();
+        return wsapoll_os.poll(ws, MAX_IDLE_WAIT_MS);
+    time_ns left = deadline - wsapoll_os.now();
     if (left >= FINE_NS) /* end a millisecond early: Windows' timeouts overshoot */
-        return poll_ms(ws, (int)((left - NS_PER_MS) / NS_PER_MS));
+        return wsapoll_os.poll(ws, (int)((left - NS_PER_MS) / NS_PER_MS));
     for (;;) {
-        int n = poll_ms(ws, 0);
+        int n = wsapoll_os.poll(ws, 0);
         if (n != 0 || left <= 0)
             return n;
-        fine_sleep(left < FINE_STEP_NS ? left : FINE_STEP_NS);
-        left = deadline - clock_now_ns();
+        wsapoll_os.sleep(ws, left < FINE_STEP_NS ? left : FINE_STEP_NS);
+        left = deadline - wsapoll_os.now();
     }
 }
 
 void evwait_thread_precise(void)
 {
-    if (!precise_timer)
-        precise_timer = CreateWaitableTimerExW(NULL, NULL, CREATE_WAITABLE_TIMER_HIGH_RESOLUTION,
-                                               TIMER_ALL_ACCESS);
-    if (!precise_timer) /* before Windows 10 1803 (and Wine): a plain one */
-        precise_timer = CreateWaitableTimerExW(NULL, NULL, 0, TIMER_ALL_ACCESS);
+    precise = 1;
 }
 
 #endif

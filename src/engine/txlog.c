@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "os/os.h"
 
 struct txlog {
     FILE *f;
@@ -110,7 +111,7 @@ void txlog_agg_add(struct txlog_agg *a, const struct txlog_opts *o, const struct
 
 struct txlog *txlog_open(const char *path, const struct txlog_opts *o, uint64_t seed, struct err *e)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = os_fopen(path, "w");
     if (!f) {
         err_set(e, ERR_INPUT, "could not open the transaction log %s: %s", path, strerror(errno));
         return NULL;

@@ -1,7 +1,6 @@
 /* history DIR: every result file under a directory, and the runs --accept made baselines. */
 #include "history/history.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "base/mem.h"
+#include "os/os.h"
 
 struct found {
     char **paths;
@@ -19,7 +19,7 @@ struct found {
  * JSON is skipped without reading it whole). */
 static int looks_like_result(const char *path)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = os_fopen(path, "r");
     if (!f)
         return 0;
     char head[512];
@@ -32,7 +32,7 @@ static int looks_like_result(const char *path)
 int history_is_dir(const char *arg)
 {
     struct stat st;
-    return stat(arg, &st) == 0 && S_ISDIR(st.st_mode);
+    return os_stat(arg, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -43,20 +43,19 @@ static int ends_with(const char *s, const char *suffix)
 
 static int walk(const char *dir, struct found *f, struct err *e)
 {
-    DIR *d = opendir(dir);
+    struct os_dir *d = os_opendir(dir);
     if (!d)
         return err_set(e, ERR_INPUT, "history: cannot read directory %s: %s", dir, strerror(errno));
-    struct dirent *de;
+    const char *name;
     int rc = 0;
-    while (rc == 0 && (de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.')
+    while (rc == 0 && (name = os_readdir(d)) != NULL) {
+        if (name[0] == '.')
             continue;
-        char *path = xasprintf("%s/%s", dir, de->d_name);
+        char *path = xasprintf("%s/%s", dir, name);
         struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (os_stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
             rc = walk(path, f, e);
-        } else if (ends_with(de->d_name, ".json") && S_ISREG(st.st_mode) &&
-                   looks_like_result(path)) {
+        } else if (ends_with(name, ".json") && S_ISREG(st.st_mode) && looks_like_result(path)) {
             if (f->n == f->cap) {
                 f->cap = f->cap ? 2 * f->cap : 64;
                 f->paths = xrealloc(f->paths, f->cap * sizeof *f->paths);
@@ -66,7 +65,7 @@ static int walk(const char *dir, struct found *f, struct err *e)
         }
         free(path);
     }
-    closedir(d);
+    os_closedir(d);
     return rc;
 }
 
@@ -111,7 +110,7 @@ static char *accepted_path(const char *dir)
 void history_dir_accepted(const char *dir, struct history_opts *o)
 {
     char *path = accepted_path(dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = os_fopen(path, "r");
     free(path);
     if (!f)
         return;
@@ -129,7 +128,7 @@ void history_dir_accepted(const char *dir, struct history_opts *o)
 int history_dir_accept(const char *dir, const char *run_id, struct err *e)
 {
     char *path = accepted_path(dir);
-    FILE *f = fopen(path, "a");
+    FILE *f = os_fopen(path, "a");
     int rc = 0;
     if (!f || fprintf(f, "%s\n", run_id) < 0)
         rc = err_set(e, ERR_RUNTIME, "history: cannot record --accept in %s: %s", path,

@@ -7,6 +7,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "os/os.h"
 #include "pg/pg.h"
 #include "result/run_id.h"
 
@@ -337,7 +338,7 @@ int store_file(struct store *s, const char *path, struct err *e)
     struct result r;
     if (result_read(path, &r, e) < 0)
         return -1;
-    FILE *f = fopen(path, "r");
+    FILE *f = os_fopen(path, "r");
     struct buf b;
     buf_init(&b);
     int failed = f ? buf_read_all(&b, f) : errno;

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include "base/clock.h"
@@ -25,10 +26,11 @@
 #define OS_O_CLOEXEC O_CLOEXEC
 #endif
 
-/* At the start of main: POSIX ignores SIGXFSZ (a write error says why instead); Windows opens
- * files in binary mode (the same bytes as on Linux), starts Winsock and speaks UTF-8 to the
- * console. */
-void os_init(void);
+/* At the start of main: POSIX ignores SIGXFSZ (a write error says why instead); Windows
+ * replaces *argc and *argv (when not NULL) by the command line in UTF-8 (main's is in the ANSI
+ * code page), opens files and stdout and stderr in binary mode (the same bytes as on Linux),
+ * starts Winsock and speaks UTF-8 to the console. */
+void os_init(int *argc, char ***argv);
 
 /* Online CPUs, or -1 when unknown. */
 long os_cpus(void);
@@ -87,6 +89,26 @@ void os_on_interrupt(void (*fn)(int), struct os_interrupt_saved *save);
 void os_interrupt_restore(const struct os_interrupt_saved *save);
 /* Write a message to stderr and end the process at once with status (from a handler). */
 void os_exit_now(const char *msg, size_t len, int status);
+
+/* Files by path. pgarena's paths are UTF-8; Windows hands them to its wide-character calls
+ * (as UTF-16: _wfopen, _wopen, _wstat64...), so that names outside the ANSI code page work,
+ * and opens every file in binary mode. POSIX: the plain calls. Each returns what its POSIX
+ * call does, errno set on failure. */
+FILE *os_fopen(const char *path, const char *mode);
+int os_open(const char *path, int flags, int mode);
+int os_stat(const char *path, struct stat *st);
+int os_access(const char *path, int mode); /* Windows: X_OK is not asked (it has none) */
+int os_unlink(const char *path);
+int os_rmdir(const char *path);
+/* zlib's gzopen (Windows: gzopen_w): a gzFile, or NULL. */
+struct gzFile_s *os_gzopen(const char *path, const char *mode);
+/* A directory's entries, "." and ".." included, in no particular order: os_opendir gives
+ * NULL with errno when path cannot be listed; os_readdir the next entry's name (valid until
+ * the next call) or NULL at the end. */
+struct os_dir;
+struct os_dir *os_opendir(const char *path);
+const char *os_readdir(struct os_dir *d);
+void os_closedir(struct os_dir *d);
 
 /* Flush fd's data and metadata to the disk: 0, or -1 with errno. */
 int os_fsync(int fd);

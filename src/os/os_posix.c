@@ -4,6 +4,7 @@
 
 #include "os/os.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 #ifdef __linux__
 #include <sys/random.h>
 #include <sys/sysinfo.h>
@@ -26,8 +28,10 @@
 #include "base/mem.h"
 #include "os/net.h"
 
-void os_init(void)
+void os_init(int *argc, char ***argv)
 {
+    (void)argc; /* POSIX hands main the bytes as they were given */
+    (void)argv;
     /* A write past the file-size limit fails with EFBIG (reported with the file's name)
      * rather than killing the process. */
     signal(SIGXFSZ, SIG_IGN);
@@ -183,6 +187,69 @@ int os_datasync(int fd)
 #else
     return fdatasync(fd);
 #endif
+}
+
+FILE *os_fopen(const char *path, const char *mode)
+{
+    return fopen(path, mode);
+}
+
+int os_open(const char *path, int flags, int mode)
+{
+    return open(path, flags, (mode_t)mode);
+}
+
+int os_stat(const char *path, struct stat *st)
+{
+    return stat(path, st);
+}
+
+int os_access(const char *path, int mode)
+{
+    return access(path, mode);
+}
+
+int os_unlink(const char *path)
+{
+    return unlink(path);
+}
+
+int os_rmdir(const char *path)
+{
+    return rmdir(path);
+}
+
+struct gzFile_s *os_gzopen(const char *path, const char *mode)
+{
+    return gzopen(path, mode);
+}
+
+struct os_dir {
+    DIR *d;
+};
+
+struct os_dir *os_opendir(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return NULL;
+    struct os_dir *od = xmalloc(sizeof *od);
+    od->d = d;
+    return od;
+}
+
+const char *os_readdir(struct os_dir *d)
+{
+    struct dirent *de = readdir(d->d);
+    return de ? de->d_name : NULL;
+}
+
+void os_closedir(struct os_dir *d)
+{
+    if (d) {
+        closedir(d->d);
+        free(d);
+    }
 }
 
 int os_replace(const char *tmp, const char *path)

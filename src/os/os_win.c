@@ -11,6 +11,7 @@
 
 #include <bcrypt.h>
 #include <direct.h>
+#include <shellapi.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <io.h>
@@ -18,14 +19,61 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include "base/mem.h"
 #include "os/net.h"
 
-void os_init(void)
+/* A string as UTF-16, new, or NULL. pgarena's strings are UTF-8; bytes that are not (a name
+ * read from an old file) are taken in the ANSI code page, as the C runtime's calls would. */
+static wchar_t *wide(const char *s)
 {
-    /* Files are opened in binary mode: a result file has the same bytes as on Linux. */
+    UINT cp = CP_UTF8;
+    DWORD flags = MB_ERR_INVALID_CHARS;
+    int n = MultiByteToWideChar(cp, flags, s, -1, NULL, 0);
+    if (n <= 0) {
+        cp = CP_ACP;
+        flags = 0;
+        n = MultiByteToWideChar(cp, flags, s, -1, NULL, 0);
+    }
+    if (n <= 0) {
+        errno = EINVAL;
+        return NULL;
+    }
+    wchar_t *w = xmalloc((size_t)n * sizeof *w);
+    MultiByteToWideChar(cp, flags, s, -1, w, n);
+    return w;
+}
+
+/* A UTF-16 string as UTF-8, new. */
+static char *utf8(const wchar_t *w)
+{
+    int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+    char *s = xmalloc(n > 0 ? (size_t)n : 1);
+    if (n <= 0 || WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL) <= 0)
+        *s = '\0';
+    return s;
+}
+
+void os_init(int *argc, char ***argv)
+{
+    /* main's argv is in the ANSI code page, which cannot hold every name: the rest of pgarena
+     * gets the command line in UTF-8 (kept for the process's life). */
+    int n;
+    wchar_t **wargv = argc && argv ? CommandLineToArgvW(GetCommandLineW(), &n) : NULL;
+    if (wargv) {
+        char **a = xcalloc((size_t)n + 1, sizeof *a);
+        for (int i = 0; i < n; i++)
+            a[i] = utf8(wargv[i]);
+        LocalFree(wargv);
+        *argc = n;
+        *argv = a;
+    }
+    /* Files, stdout and stderr in binary mode: a result file, --json and --csv have the same
+     * bytes as on Linux (no CR before each LF). */
     _fmode = _O_BINARY;
+    _setmode(_fileno(stdout), _O_BINARY);
+    _setmode(_fileno(stderr), _O_BINARY);
     WSADATA wsa;
     WSAStartup(MAKEWORD(2, 2), &wsa);
     SetConsoleOutputCP(CP_UTF8);
@@ -275,24 +323,152 @@ int os_datasync(int fd)
     return os_fsync(fd);
 }
 
-/* A path as UTF-16 (paths outside ASCII are UTF-8 in pgarena), new, or NULL. */
-static wchar_t *wide(const char *s)
+FILE *os_fopen(const char *path, const char *mode)
 {
-    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
-    if (n <= 0)
+    wchar_t *w = wide(path), *m = wide(mode);
+    FILE *f = w && m ? _wfopen(w, m) : NULL;
+    free(w);
+    free(m);
+    return f;
+}
+
+int os_open(const char *path, int flags, int mode)
+{
+    wchar_t *w = wide(path);
+    int fd = w ? _wopen(w, flags | _O_BINARY, mode) : -1;
+    free(w);
+    return fd;
+}
+
+int os_stat(const char *path, struct stat *st)
+{
+    wchar_t *w = wide(path);
+    if (!w)
+        return -1;
+    /* The C runtime's stat fails on "dir/": drop trailing separators but a root's ("C:\",
+     * "/"). */
+    size_t n = wcslen(w);
+    while (n > 1 && (w[n - 1] == L'/' || w[n - 1] == L'\\') && w[n - 2] != L':')
+        w[--n] = L'\0';
+    struct _stat64 s;
+    int rc = _wstat64(w, &s);
+    free(w);
+    if (rc == 0) {
+        memset(st, 0, sizeof *st);
+        st->st_dev = s.st_dev;
+        st->st_ino = s.st_ino;
+        st->st_mode = s.st_mode;
+        st->st_nlink = s.st_nlink;
+        st->st_size = (_off_t)s.st_size;
+        st->st_atime = (time_t)s.st_atime;
+        st->st_mtime = (time_t)s.st_mtime;
+        st->st_ctime = (time_t)s.st_ctime;
+    }
+    return rc;
+}
+
+int os_access(const char *path, int mode)
+{
+    wchar_t *w = wide(path);
+    int rc = w ? _waccess(w, mode & (R_OK | W_OK)) : -1;
+    free(w);
+    return rc;
+}
+
+int os_unlink(const char *path)
+{
+    wchar_t *w = wide(path);
+    int rc = w ? _wunlink(w) : -1;
+    free(w);
+    return rc;
+}
+
+int os_rmdir(const char *path)
+{
+    wchar_t *w = wide(path);
+    int rc = w ? _wrmdir(w) : -1;
+    free(w);
+    return rc;
+}
+
+struct gzFile_s *os_gzopen(const char *path, const char *mode)
+{
+    wchar_t *w = wide(path);
+    gzFile f = w ? gzopen_w(w, mode) : NULL;
+    free(w);
+    return f;
+}
+
+struct os_dir {
+    HANDLE h; /* INVALID_HANDLE_VALUE: an empty directory */
+    WIN32_FIND_DATAW found;
+    int have; /* found holds the next entry */
+    char *name;
+};
+
+struct os_dir *os_opendir(const char *path)
+{
+    wchar_t *w = wide(path);
+    if (!w)
         return NULL;
-    wchar_t *w = xmalloc((size_t)n * sizeof *w);
-    MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n);
-    return w;
+    DWORD attr = GetFileAttributesW(w);
+    if (attr == INVALID_FILE_ATTRIBUTES || !(attr & FILE_ATTRIBUTE_DIRECTORY)) {
+        DWORD why = GetLastError();
+        errno = attr != INVALID_FILE_ATTRIBUTES ? ENOTDIR
+                : why == ERROR_ACCESS_DENIED    ? EACCES
+                : why == ERROR_FILE_NOT_FOUND || why == ERROR_PATH_NOT_FOUND ||
+                        why == ERROR_INVALID_NAME
+                    ? ENOENT
+                    : EIO;
+        free(w);
+        return NULL;
+    }
+    size_t n = wcslen(w);
+    wchar_t *pattern = xmalloc((n + 3) * sizeof *pattern);
+    memcpy(pattern, w, n * sizeof *w);
+    if (n > 0 && w[n - 1] != L'/' && w[n - 1] != L'\\' && w[n - 1] != L':')
+        pattern[n++] = L'\\';
+    pattern[n++] = L'*';
+    pattern[n] = L'\0';
+    free(w);
+    struct os_dir *d = xcalloc(1, sizeof *d);
+    d->h = FindFirstFileExW(pattern, FindExInfoBasic, &d->found, FindExSearchNameMatch, NULL, 0);
+    free(pattern);
+    if (d->h == INVALID_HANDLE_VALUE && GetLastError() != ERROR_FILE_NOT_FOUND) {
+        errno = GetLastError() == ERROR_ACCESS_DENIED ? EACCES : EIO;
+        free(d);
+        return NULL;
+    }
+    d->have = d->h != INVALID_HANDLE_VALUE;
+    return d;
+}
+
+const char *os_readdir(struct os_dir *d)
+{
+    free(d->name);
+    d->name = NULL;
+    if (!d->have)
+        return NULL;
+    d->name = utf8(d->found.cFileName);
+    d->have = FindNextFileW(d->h, &d->found) != 0;
+    return d->name;
+}
+
+void os_closedir(struct os_dir *d)
+{
+    if (!d)
+        return;
+    if (d->h != INVALID_HANDLE_VALUE)
+        FindClose(d->h);
+    free(d->name);
+    free(d);
 }
 
 int os_replace(const char *tmp, const char *path)
 {
     wchar_t *wt = wide(tmp), *wp = wide(path);
     int rc = -1;
-    if (!wt || !wp) {
-        errno = EINVAL;
-    } else {
+    if (wt && wp) {
         /* An antivirus or an editor may hold the target for a moment: retry for ~2 s. */
         for (int i = 0; i < 40; i++) {
             if (MoveFileExW(wt, wp, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
@@ -322,7 +498,7 @@ void os_sync_dir(const char *path)
 int os_remove_open(const char *path, int fd)
 {
     _close(fd);
-    return _unlink(path);
+    return os_unlink(path);
 }
 
 int os_mkstemp(char *tmpl)
@@ -339,8 +515,7 @@ int os_mkstemp(char *tmpl)
             return -1;
         for (int i = 0; i < 6; i++)
             tmpl[n - 6 + i] = chars[r[i] % (sizeof chars - 1)];
-        int fd = _open(tmpl, _O_RDWR | _O_CREAT | _O_EXCL | _O_BINARY | _O_NOINHERIT,
-                       _S_IREAD | _S_IWRITE);
+        int fd = os_open(tmpl, _O_RDWR | _O_CREAT | _O_EXCL | _O_NOINHERIT, _S_IREAD | _S_IWRITE);
         if (fd >= 0 || errno != EEXIST)
             return fd;
     }
@@ -350,7 +525,10 @@ int os_mkstemp(char *tmpl)
 
 int os_mkdir(const char *path)
 {
-    return _mkdir(path);
+    wchar_t *w = wide(path);
+    int rc = w ? _wmkdir(w) : -1;
+    free(w);
+    return rc;
 }
 
 int os_lock(int fd, int exclusive)

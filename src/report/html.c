@@ -345,7 +345,7 @@ int report_write_atomic(const char *path, const char *data, size_t len, struct e
         saved = errno;
     }
     if (!ok) {
-        unlink(tmp);
+        os_unlink(tmp);
         err_set(e, ERR_INPUT, "cannot write the report %s: %s", path, strerror(saved));
     }
     free(tmp);

@@ -32,7 +32,7 @@ char *journal_path(const char *result_path)
 int journal_exists(const char *result_path)
 {
     char *path = journal_path(result_path);
-    int found = access(path, F_OK) == 0;
+    int found = os_access(path, F_OK) == 0;
     free(path);
     return found;
 }
@@ -40,7 +40,7 @@ int journal_exists(const char *result_path)
 int journal_discard_stale(const char *result_path, struct err *e)
 {
     char *path = journal_path(result_path);
-    int fd = open(path, O_RDONLY | OS_O_CLOEXEC);
+    int fd = os_open(path, O_RDONLY | OS_O_CLOEXEC, 0);
     int rc = 0;
     if (fd >= 0) {
         /* The writer holds an exclusive lock for as long as it lives. */
@@ -92,7 +92,7 @@ static long header_version(const char *line, size_t len)
 struct journal *journal_create(const char *result_path, const struct result *header, struct err *e)
 {
     char *path = journal_path(result_path);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | OS_O_CLOEXEC, 0644);
+    int fd = os_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | OS_O_CLOEXEC, 0644);
     char *text = NULL;
     if (fd < 0 || os_lock(fd, 1) < 0 || (text = header_line(header)) == NULL ||
         result_write_all(fd, text, strlen(text)) < 0 || result_write_all(fd, "\n", 1) < 0 ||
@@ -100,7 +100,7 @@ struct journal *journal_create(const char *result_path, const struct result *hea
         err_set(e, ERR_RUNTIME, "cannot write the journal %s: %s", path, strerror(errno));
         if (fd >= 0) {
             close(fd);
-            unlink(path);
+            os_unlink(path);
         }
         free(text);
         free(path);
@@ -776,7 +776,7 @@ int journal_recover(const char *result_path, struct result *r, struct err *e)
 {
     memset(r, 0, sizeof *r);
     char *path = journal_path(result_path);
-    FILE *f = fopen(path, "r");
+    FILE *f = os_fopen(path, "r");
     int rc;
     if (!f) {
         rc = err_set(e, ERR_INPUT, "%s: no journal to recover from: %s", path, strerror(errno));

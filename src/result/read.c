@@ -10,6 +10,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "os/os.h"
 #include "result/journal.h"
 #include "result/result_int.h"
 #include "result/run_id.h"
@@ -652,7 +653,7 @@ static int read_stream(FILE *f, const char *name, struct result *r, struct err *
 int result_read(const char *path, struct result *r, struct err *e)
 {
     memset(r, 0, sizeof *r);
-    FILE *f = fopen(path, "r");
+    FILE *f = os_fopen(path, "r");
     if (!f && errno == ENOENT) {
         if (journal_exists(path))
             return err_set(e, ERR_INPUT,

@@ -83,7 +83,7 @@ void run_id_derived(const char *kind, const char *name, long index, char out[RUN
 
 int run_id_of_file(const char *path, char out[RUN_ID_LEN + 1])
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = os_fopen(path, "rb");
     if (!f)
         return -1;
     struct run_id_hash h;

@@ -284,7 +284,7 @@ int sweep_doc_write(const struct sweep_doc *d, const char *path, struct err *e)
     char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(root);
     char *tmp = xasprintf("%s.tmp-%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | OS_O_CLOEXEC, 0644);
+    int fd = os_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | OS_O_CLOEXEC, 0644);
     int ok = fd >= 0 && text && result_write_all(fd, text, strlen(text)) == 0 &&
              result_write_all(fd, "\n", 1) == 0 && os_fsync(fd) == 0;
     int saved = errno;
@@ -297,7 +297,7 @@ int sweep_doc_write(const struct sweep_doc *d, const char *path, struct err *e)
     if (ok)
         result_sync_dir(path);
     else
-        unlink(tmp);
+        os_unlink(tmp);
     free(tmp);
     free(text);
     return ok ? 0 : err_set(e, ERR_RUNTIME, "cannot write %s: %s", path, strerror(saved));
@@ -450,7 +450,7 @@ int sweep_doc_read(const char *path, struct sweep_doc *d, struct err *e)
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!root)
         return err_set(e, ERR_INPUT, "%s: %s", path,
-                       access(path, R_OK) == 0 ? "not a JSON sweep file" : strerror(errno));
+                       os_access(path, R_OK) == 0 ? "not a JSON sweep file" : strerror(errno));
     int rc = read_root(root, path, d, e);
     json_decref(root);
     if (rc < 0)

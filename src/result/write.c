@@ -474,7 +474,7 @@ static int write_str(int fd, const char *s)
  * -1 with errno set (EINVAL: the journal holds fewer). */
 static int copy_journal(int fd, const char *path, size_t n)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = os_fopen(path, "r");
     if (!f)
         return -1;
     char *line = NULL;
@@ -534,7 +534,7 @@ static int write_document(int fd, const struct result *r)
 int result_write(const struct result *r, const char *path, struct err *e)
 {
     char *tmp = xasprintf("%s.tmp-%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | OS_O_CLOEXEC, 0644);
+    int fd = os_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | OS_O_CLOEXEC, 0644);
     int rc = -1;
     if (fd < 0) {
         err_set(e, ERR_RUNTIME, "cannot write result file %s: %s", path, strerror(errno));
@@ -553,7 +553,7 @@ int result_write(const struct result *r, const char *path, struct err *e)
     if (rc < 0) {
         if (fd >= 0)
             close(fd);
-        unlink(tmp);
+        os_unlink(tmp);
     }
     free(tmp);
     return rc;

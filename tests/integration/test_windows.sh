@@ -1,7 +1,8 @@
-# run-all: alone (Wine's first start and the cross-build want the machine's two cores)
 # The Windows build (issue 38): `make windows` makes build/win64/pgarena.exe and the zip, which
 # runs under Wine against a server of the tests' own over loopback TCP. Where mingw-w64, Wine
 # or the pinned inputs cannot be had (no root, no network), these tests say why and skip.
+# make check builds the zip and starts Wine in the prefix first (tools/win64/check-prep.sh),
+# so that this file can run beside another one: here make windows finds it all made.
 
 WIN_TOP=$PGARENA_TEST_TOP
 export WINEPREFIX=$WIN_TOP/build/win64/wineprefix WINEDEBUG=-all
@@ -56,8 +57,8 @@ test_windows_zip_and_imports() {
         fail "LICENSE lacks the third-party notices"
     wpga --version
     assert_rc 0
-    # One line (the console's text mode ends it with CR LF).
-    [ "$(wc -l <out)" -eq 1 ] && grep -qE '^pgarena [0-9a-z.-]+.?$' out || fail "--version: $(cat out)"
+    # One line, ended by LF alone: stdout is in binary mode.
+    [ "$(wc -l <out)" -eq 1 ] && grep -qE '^pgarena [0-9a-z.-]+$' out || fail "--version: $(od -c out)"
 }
 
 # pgarena.exe init and run against a Linux server over loopback TCP; its result file is read by
@@ -255,4 +256,115 @@ test_windows_metrics_listen_and_refusals() {
     assert_rc 2
     assert_one_error_line
     assert_err '^pgarena: calibrate: not available on Windows'
+}
+
+# Arguments and paths outside ASCII (and outside Windows' ANSI code page): a script and a
+# result file in "résultats-日本", given on the command line (Wine hands the program the
+# command line in UTF-16; pgarena takes it with CommandLineToArgvW and opens files with the
+# wide-character calls). The Linux show reads the result, the Windows history lists the
+# directory. stdout is in binary mode: sweep --json piped is byte for byte the Linux build's
+# for the same sweep (no CR), show --csv the same bytes as the Linux show's (RFC 4180's CR LF,
+# not the CR CR LF of a console's text mode).
+test_windows_paths_outside_ascii_and_binary_stdout() {
+    win_build || return 0
+    win_server
+    export LC_ALL=C.UTF-8 # the locale Wine decodes the Unix arguments in
+    d="résultats-日本"
+    mkdir "$d"
+    printf '\\set x 3\nSELECT :x;\n' >"$d/scrïpt.sql"
+    wpga run -f "$d/scrïpt.sql" -c 1 -j 1 -t 10 -q -o "$d/rés.json" "$TCP"
+    assert_rc 0
+    [ -f "$d/rés.json" ] || fail "no result file in $d: $(ls "$d")"
+    assert_out "^result: +$d/rés.json"
+    pga show "$d/rés.json"
+    assert_rc 0
+    assert_out '^transactions: +10'
+    wpga history "$d"
+    assert_rc 0
+    assert_out '\(1 run\)'
+    wpga show --csv "$d/rés.json"
+    assert_rc 0
+    mv out w.csv
+    pga show --csv "$d/rés.json"
+    assert_rc 0
+    ! grep -q $'\r\r' w.csv || fail "show --csv by pgarena.exe has CR CR LF"
+    cmp -s w.csv out || fail "show --csv differs between the builds: $(diff w.csv out | head -5)"
+    wpga sweep "$TCP" -f "$d/scrïpt.sql" -c 1,2 -T 1 --trials 1 -q --json -o "$d/sw"
+    assert_rc 0
+    mv out w.out
+    [ -s w.out ] || fail "sweep --json printed nothing"
+    # The same command (its arguments reached pgarena.exe intact) resumes the sweep: all done.
+    pga sweep "$TCP" -f "$d/scrïpt.sql" -c 1,2 -T 1 --trials 1 -q --json -o "$d/sw"
+    assert_rc 0
+    [ "$(ls "$d/sw" | sort | tr '\n' ' ')" = "default-c1-t1.json default-c2-t1.json sweep.json " ] ||
+        fail "the sweep's directory: $(ls "$d/sw")"
+    ! grep -q $'\r' w.out || fail "sweep --json by pgarena.exe has CR"
+    cmp -s w.out out || fail "sweep --json differs between the builds: $(diff w.out out | head -5)"
+}
+
+# pgarena.exe with -M extended, -C (a new connection, so a new backend, for every
+# transaction: counted on the server) and -l (the log has a line per transaction); its results
+# in a directory read by its history and stored by its store (rows counted on the server); a
+# run split over a Linux agent and a Windows one, merged by the Linux agent.
+test_windows_connect_logs_history_store_agents() {
+    win_build || return 0
+    win_server
+    wpga init -s 1 -q "$TCP"
+    assert_rc 0
+    sql "CREATE TABLE win_backends (pid int, started timestamptz)" "$TCP"
+    printf 'INSERT INTO win_backends SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid();\n' >be.sql
+    mkdir res
+    wpga run -f be.sql -M extended -C -c 2 -j 1 -t 15 -l --log-prefix res/wl -q -o res/c.json "$TCP"
+    assert_rc 0
+    pyjson res/c.json 'd["summary"]["transactions"] == 30 and d["options"]["protocol"] == "extended"'
+    [ "$(sql "SELECT count(DISTINCT (pid, started)) || ' ' || count(*) FROM win_backends" "$TCP")" = "30 30" ] ||
+        fail "-C: not one backend per transaction: $(sql "SELECT count(DISTINCT (pid, started)), count(*) FROM win_backends" "$TCP")"
+    set -- res/wl.*
+    [ $# -eq 1 ] && [ -f "$1" ] || fail "-l wrote no single log file: $(ls res)"
+    [ "$(wc -l <"$1")" -eq 30 ] || fail "-l: $(wc -l <"$1") log lines for 30 transactions"
+    wpga run -w select-only -M extended -c 1 -j 1 -t 20 -q -o res/s.json "$TCP"
+    assert_rc 0
+    wpga history res
+    assert_rc 0
+    assert_out '^series 1: .*\(1 run\)'
+    assert_out '^series 2: .*\(1 run\)'
+    wpga store res --into "$TCP"
+    assert_rc 0
+    assert_out 'stored: +2 runs'
+    [ "$(sql "SELECT count(*) FROM pgarena_results.runs" "$TCP")" = 2 ] || fail "store: not 2 rows"
+    # Agents: index 0 on Linux merges, index 1 is pgarena.exe.
+    PGA_OUT=$T/out0 PGA_ERR=$T/err0 pga_bg run "$TCP" -S -c 2 -T 2 --agents 2 --agent-index 0 \
+        --run-id win-agents -q -o a0.json --merged m.json
+    a0=$PID
+    wpga run "$TCP" -S -c 2 -T 2 --agents 2 --agent-index 1 --run-id win-agents -q -o a1.json
+    assert_rc 0
+    pga_wait "$a0"
+    [ "$RC" -eq 0 ] || { cat "$T/err0"; fail "the Linux agent exited $RC"; }
+    pyjson a1.json 'd["client"]["os"].startswith("Windows ") and d["agent"]["index"] == 1'
+    pyjson m.json '[a["index"] for a in d["agents"]] == [0, 1] and d["summary"]["transactions"] == sum(a["transactions"] for a in d["agents"]) > 0'
+}
+
+# Bad input to pgarena.exe: one line on stderr and exit 2 for a script with a syntax error
+# (file:line:column) and an unknown option; a CONN nothing listens on or libpq refuses exits 1
+# with one line, as on Linux.
+test_windows_bad_input() {
+    win_build || return 0
+    printf 'SELECT 1;\n\\set x 1 +\n' >bad.sql
+    down="host=127.0.0.1 port=1 user=postgres dbname=postgres connect_timeout=5"
+    wpga run -f bad.sql -t 1 "$down"
+    assert_rc 2
+    assert_one_error_line
+    assert_err '^pgarena: bad\.sql:2:11: unexpected end of expression'
+    wpga run --frobnicate "$down"
+    assert_rc 2
+    assert_one_error_line
+    assert_err "unknown option '--frobnicate'"
+    wpga run -t 1 -q "$down"
+    assert_rc 1
+    assert_one_error_line
+    assert_err '^pgarena: could not connect to server: .*127\.0\.0\.1.*port 1'
+    wpga run -t 1 -q "nosuchkey=1"
+    assert_rc 1
+    assert_one_error_line
+    assert_err 'invalid connection option "nosuchkey"'
 }

@@ -218,9 +218,113 @@ static void test_deadline_comes(void **state)
     evwait_free(ws);
 }
 
+#ifdef _WIN32
+#include <pthread.h>
+
+#include "engine/evwait_pollset.h"
+#include "engine/sched.h"
+
+/* A worker's life: a precise thread waits on its set to a deadline near enough for the
+ * precise timer's short sleeps. */
+static void *precise_thread(void *arg)
+{
+    struct evwait *ws = arg;
+    evwait_thread_precise();
+    time_ns deadline = clock_now_ns() + NS_PER_MS;
+    void *const *fired;
+    while (!evwait_due(ws, deadline))
+        assert_int_equal(evwait_wait(ws, deadline, &fired), 0);
+    return NULL;
+}
+
+/* The precise timer a worker's set makes is the set's, closed with it: each worker thread
+ * used to keep one for the process's life. */
+static void test_precise_timer_closed_with_its_set(void **state)
+{
+    (void)state;
+    struct evwait *ws = evwait_new(NULL);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, precise_thread, ws), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    HANDLE timer = ws->timer;
+    DWORD flags;
+    assert_non_null(timer);
+    assert_true(GetHandleInformation(timer, &flags));
+    evwait_free(ws);
+    assert_false(GetHandleInformation(timer, &flags));
+}
+
+/* The WSAPoll backend's waits in virtual time: WSAPoll's timeout overshoots by up to a
+ * millisecond (a 1 ms timer resolution), the precise timer's sleeps by up to 50 us, a poll
+ * that does not wait costs 2 us. */
+static time_ns vnow;
+static int v_calls;
+static uint32_t v_seed = 1;
+
+static time_ns v_jitter(time_ns max)
+{
+    v_seed = v_seed * 1103515245u + 12345u;
+    return (time_ns)((v_seed >> 8) % (uint32_t)max);
+}
+
+static time_ns v_now(void)
+{
+    return vnow;
+}
+
+static int v_poll(struct evwait *ws, int ms)
+{
+    (void)ws;
+    v_calls++;
+    vnow += ms > 0 ? ms * NS_PER_MS + v_jitter(NS_PER_MS) : 2 * NS_PER_US;
+    return 0;
+}
+
+static void v_sleep(struct evwait *ws, time_ns ns)
+{
+    (void)ws;
+    v_calls++;
+    vnow += ns + v_jitter(50 * NS_PER_US);
+}
+
+/* An -R 500 schedule (Poisson gaps of 2 ms on average: above and below the last stretch's
+ * 2 ms) as data: each start waits on the set until its time, as a worker's loop does. Every
+ * wait ends at or after its start, at most 100 us late (the coarse waits end a millisecond
+ * early, the precise sleeps take the rest), in at most 24 calls (no spinning). */
+static void test_schedule_in_virtual_time(void **state)
+{
+    (void)state;
+    struct wsapoll_os real = wsapoll_os;
+    wsapoll_os = (struct wsapoll_os){v_now, v_poll, v_sleep};
+    vnow = 1000 * NS_PER_S;
+    struct sched s;
+    sched_init(&s, 500, vnow, 42);
+    struct evwait *ws = evwait_new(NULL);
+    time_ns worst = 0, sum = 0;
+    int most = 0;
+    for (int i = 0; i < 5000; i++) {
+        time_ns at = sched_next(&s);
+        void *const *fired;
+        v_calls = 0;
+        while (vnow < at)
+            assert_int_equal(evwait_wait(ws, at, &fired), 0);
+        time_ns late = vnow - at;
+        assert_true(late <= 100 * NS_PER_US);
+        assert_true(v_calls <= 24);
+        worst = late > worst ? late : worst;
+        most = v_calls > most ? v_calls : most;
+        sum += late;
+    }
+    evwait_free(ws);
+    wsapoll_os = real;
+    print_message("5000 starts: late %.1f us on average, %.1f us at most, %d calls at most\n",
+                  (double)sum / 5000 / NS_PER_US, (double)worst / NS_PER_US, most);
+}
+#endif
+
 int main(void)
 {
-    os_init(); /* Windows: Winsock */
+    os_init(NULL, NULL); /* Windows: Winsock */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ready_sockets_fire_with_their_pointers),
         cmocka_unit_test(test_unwatch_keeps_the_others),
@@ -229,6 +333,10 @@ int main(void)
 #endif
         cmocka_unit_test(test_wake_ends_every_wait),
         cmocka_unit_test(test_deadline_comes),
+#ifdef _WIN32
+        cmocka_unit_test(test_precise_timer_closed_with_its_set),
+        cmocka_unit_test(test_schedule_in_virtual_time),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

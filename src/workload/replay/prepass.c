@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/mem.h"
 #include "capture/sqltext.h"
+#include "os/os.h"
 
 /* A client takes a session only when its previous one ended this long before, in the
  * capture's time: a replayed session that runs late then seldom delays the next. */
@@ -294,7 +295,7 @@ static int copy_file(struct replay_state *s, uint64_t seq, const char *text,
     if (!s->opts.copy_from || strchr(table, '/')) /* a name that is no file name: none */
         return 0;
     char *path = xasprintf("%s/%s.%llu", s->opts.copy_from, table, (unsigned long long)n);
-    if (access(path, R_OK) != 0) {
+    if (os_access(path, R_OK) != 0) {
         free(path);
         return 0;
     }
@@ -308,7 +309,7 @@ static int copy_file(struct replay_state *s, uint64_t seq, const char *text,
 static void make_password(char out[33])
 {
     unsigned char raw[16] = {0};
-    FILE *f = fopen("/dev/urandom", "rb");
+    FILE *f = os_fopen("/dev/urandom", "rb");
     size_t got = f ? fread(raw, 1, sizeof raw, f) : 0;
     if (f)
         fclose(f);

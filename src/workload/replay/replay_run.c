@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "base/num.h"
+#include "os/os.h"
 #include "workload/workload_int.h"
 
 _Static_assert(sizeof(struct replay_opts) <= WORKLOAD_OPTS_SIZE, "replay's options fit");
@@ -90,7 +91,7 @@ static int option(void *opts, const char *name, const char *arg, struct err *e)
         r->force = 1;
     else if (strcmp(name, "copy-from") == 0) {
         struct stat st;
-        if (stat(arg, &st) != 0 || !S_ISDIR(st.st_mode))
+        if (os_stat(arg, &st) != 0 || !S_ISDIR(st.st_mode))
             return err_set(e, ERR_INPUT, "invalid value for --copy-from: '%s' (not a directory)",
                            arg);
         r->copy_from = arg;

@@ -12,6 +12,7 @@
 #include "base/mem.h"
 #include "capture/normalize.h"
 #include "capture/sqltext.h"
+#include "os/os.h"
 #include "workload/replay/generated.h"
 
 /* A client whose items are not read yet waits while the look-ahead is full of the others'
@@ -235,7 +236,7 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
  * local file, read on the worker: the connections wait on the server, not on this. */
 static int read_copy_file(struct buf *b, const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = os_fopen(path, "rb");
     if (!f)
         return -1;
     char chunk[1 << 16];
