@@ -71,9 +71,9 @@ PY
 
 # The client's health is read at the interval's edges (the measured start and each interval's
 # end, as the main thread wakes for them), not when the interval is handed over: no interval
-# holds more CPU pressure than its own time, nor more run delay than the process's five threads
-# (main, two workers, the sampler's and one more) could wait in it; a reading late by the
-# hypervisor's taking the CPU may add its steal. The last interval is handed over once the
+# holds more CPU pressure than its own time, nor more run delay than the process's five
+# threads (main, two workers, the sampler's and the cancel helper's) could wait in it; a
+# reading late by the hypervisor's taking the CPU may add its steal. The last interval is handed over once the
 # workers have ended, and keeps their run delay: never 0 when the others' are not, and on a
 # busy run (every other interval 50 ms or more, the workers' share) at least a tenth of theirs
 # (it was the main thread's few ms alone: 4 to 9 ms against 179 to 421 ms).
