@@ -178,20 +178,6 @@ void self_health_diff(const struct self_health *before, const struct self_health
     }
 }
 
-void self_health_start(struct self_health *h)
-{
-    self_health_read(h);
-}
-
-void self_health_take(struct self_health *h, struct self_health_delta *out)
-{
-    struct self_health now;
-    self_health_read(&now);
-    self_health_diff(h, &now, out);
-    self_health_free(h);
-    *h = now;
-}
-
 void self_health_free(struct self_health *h)
 {
     free(h->tid);

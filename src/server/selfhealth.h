@@ -10,8 +10,9 @@
 /*
  * The client process's own health from Linux's /proc: its threads' run-queue delay
  * (/proc/self/task/TID/schedstat), the CPU pressure (/proc/pressure/cpu, PSI) and the host's
- * steal (/proc/stat). Parsers take a file's text and are pure; a probe keeps the last reading
- * and gives the differences since. Anything the kernel does not have is unknown (-1), never 0.
+ * steal (/proc/stat). Parsers take a file's text and are pure; a reading holds the counters at
+ * one time, and an interval's figures are the difference between the readings at its edges
+ * (self_edges). Anything the kernel does not have is unknown (-1), never 0.
  * Ownership: struct self_health owns its arrays (self_health_free).
  */
 
@@ -52,10 +53,6 @@ void self_health_read(struct self_health *h);
  * delay, one gone from after counts nothing; a figure either lacks is unknown. */
 void self_health_diff(const struct self_health *before, const struct self_health *after,
                       struct self_health_delta *out);
-/* The first reading (what later takes differ from). */
-void self_health_start(struct self_health *h);
-/* Read again: out gets the differences since the last take. */
-void self_health_take(struct self_health *h, struct self_health_delta *out);
 void self_health_free(struct self_health *h);
 
 /* A thread about to end records its own run delay (/proc/thread-self), so that readings after

@@ -5,7 +5,11 @@
 #include <cmocka.h>
 
 #include <jansson.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "result/health.h"
@@ -53,10 +57,13 @@ static void test_parse_psi(void **state)
 static void test_self_health_live(void **state)
 {
     (void)state;
-    struct self_health h;
+    struct self_health h, h2;
     struct self_health_delta d;
-    self_health_start(&h);
-    self_health_take(&h, &d);
+    self_health_read(&h);
+    self_health_read(&h2);
+    assert_true(h2.read_ns >= h.read_ns);
+    self_health_diff(&h, &h2, &d);
+    self_health_free(&h2);
     /* Linux with schedstat: a delay of zero or more; elsewhere unknown, never a made-up 0. */
     assert_true(d.run_delay_ms == -1 || d.run_delay_ms >= 0);
     assert_true(d.run_delay_max_ms <= d.run_delay_ms + 1e-9);
@@ -158,6 +165,65 @@ static void test_edges_delta(void **state)
     assert_delta(&d, 0, 0, -1);
     assert_float_equal(d.steal_share, -1, 1e-9);
     self_edges_free(&r);
+}
+
+/* A thread that ends: its ID, after it recorded its run delay as it ended. */
+static void *ending_thread(void *arg)
+{
+    char text[64] = "";
+    FILE *f = fopen("/proc/thread-self/stat", "r");
+    if (f) {
+        if (!fgets(text, sizeof text, f))
+            text[0] = '\0';
+        fclose(f);
+    }
+    *(int *)arg = atoi(text);
+    self_health_thread_ended();
+    return NULL;
+}
+
+static int has_tid(const struct self_health *h, int tid)
+{
+    for (size_t i = 0; i < h->n; i++)
+        if (h->tid[i] == tid)
+            return 1;
+    return 0;
+}
+
+/* Whether thread tid is gone from /proc/self/task (a joined thread leaves it a moment after). */
+static int gone(int tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d", tid);
+    for (int i = 0; i < 100000; i++) {
+        if (access(path, F_OK) != 0)
+            return 1;
+        sched_yield();
+    }
+    return 0;
+}
+
+/* A thread gone from /proc/self/task still counts in a reading once it recorded its delay as it
+ * ended (a run's workers, gone before its last interval is handed over), until forgotten. */
+static void test_ended_thread_counts(void **state)
+{
+    (void)state;
+    int tid = 0;
+    pthread_t t;
+    self_health_forget_ended();
+    assert_int_equal(pthread_create(&t, NULL, ending_thread, &tid), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    if (tid <= 0 || !gone(tid))
+        skip(); /* no /proc/thread-self */
+    struct self_health h;
+    self_health_read(&h);
+    assert_true(h.have_tasks);
+    assert_true(has_tid(&h, tid));
+    self_health_free(&h);
+    self_health_forget_ended();
+    self_health_read(&h);
+    assert_false(has_tid(&h, tid));
+    self_health_free(&h);
 }
 
 static enum result_stall_cause classify(double late, double runq, double steal, double *lost)
@@ -358,10 +424,15 @@ static void test_series_late(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_schedstat),  cmocka_unit_test(test_parse_psi),
-        cmocka_unit_test(test_self_health_live), cmocka_unit_test(test_classify),
-        cmocka_unit_test(test_summary),          cmocka_unit_test(test_json),
-        cmocka_unit_test(test_series_late),      cmocka_unit_test(test_edges_delta),
+        cmocka_unit_test(test_parse_schedstat),
+        cmocka_unit_test(test_parse_psi),
+        cmocka_unit_test(test_self_health_live),
+        cmocka_unit_test(test_classify),
+        cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_series_late),
+        cmocka_unit_test(test_edges_delta),
+        cmocka_unit_test(test_ended_thread_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
