@@ -149,15 +149,18 @@ struct bench_sink {
     size_t n_events_journaled;                /* server events in its events lines */
     int events_line;                          /* one was written */
     struct journal_sampler sampler_journaled; /* its last sampler line's (present 0: none) */
-    struct self_health health;                /* the client's health (bench/bench_health.c) */
+    struct self_edges health;                 /* the client's health (bench/bench_health.c) */
     struct result_client_health health_summary;
     struct bench_chain chain; /* the engine's callbacks health's own call after its reading */
 };
 
-/* bench/bench_health.c: the sink's first reading of the client's health is taken where the measured
- * part begins (the engine's started and, with --warmup, measure_start callbacks, which it
- * wraps). */
+/* bench/bench_health.c: the sink reads the client's health at each interval edge (the engine's
+ * interval_edge), and, until edge 0 comes, where the measured part begins (the engine's started
+ * and, with --warmup, measure_start callbacks, which it wraps); each worker keeps its own run
+ * delay as it ends (thread_end). */
 void bench_health_configure(struct bench_sink *s, struct engine_config *cfg);
+/* bench/bench_health.c: the first reading, as the sink opens (before the run's threads). */
+void bench_health_open(struct bench_sink *s);
 
 /* bench/bench_health.c: interval iv's client_health into it, added to the sink's summary. */
 void bench_health_interval(struct bench_sink *s, const struct engine_interval *iv,

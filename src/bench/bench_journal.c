@@ -46,7 +46,7 @@ void bench_sink_open(struct bench_sink *s, struct bench *b, const struct script_
 {
     memset(s, 0, sizeof *s);
     s->b = b;
-    self_health_start(&s->health);
+    bench_health_open(s);
     struct result h;
     struct err e = {0};
     build_header(b, scripts, &h);
@@ -230,6 +230,6 @@ void bench_sink_close(struct bench_sink *s, int result_written, int ran)
         result_interval_clear(&s->mem[i]);
     free(s->mem);
     free(s->journal_path);
-    self_health_free(&s->health);
+    self_edges_free(&s->health);
     memset(s, 0, sizeof *s);
 }

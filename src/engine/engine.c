@@ -254,6 +254,7 @@ static void supervise(struct engine_state *run)
         }
         engine_state_check_server_lost(run, now, &lost_since);
         engine_state_check_overdue(run, now, &probe_at);
+        engine_state_edges(run, now); /* before the intervals they close are handed over */
         emit_closed(run, now);
         pthread_mutex_lock(&run->mu);
         time_ns wait = 500 * NS_PER_MS;
@@ -261,9 +262,14 @@ static void supervise(struct engine_state *run)
             wait = next - clock_now_ns();
         if (start_due && run->start_ns - clock_now_ns() < wait)
             wait = run->start_ns - clock_now_ns();
+        time_ns edge = engine_state_next_edge(run);
+        if (edge >= 0 && edge - clock_now_ns() < wait)
+            wait = edge - clock_now_ns();
         os_cond_wait_until(&run->cv, &run->mu, clock_now_ns() + (wait > 0 ? wait : 0));
     }
     pthread_mutex_unlock(&run->mu);
+    /* The workers may all have ended between the last wake-up and a -T run's end. */
+    engine_state_edges(run, clock_now_ns());
 }
 
 /* -l: a log file per thread, named as pgbench names them, opened before anything runs so

@@ -96,6 +96,16 @@ struct engine_config {
      * engine_result.series stays empty. NULL: they are returned in engine_result.series. */
     void (*interval_done)(const struct engine_interval *iv, void *arg);
     void *interval_arg;
+    /* When not NULL: called on the main thread at each interval edge, once each and in order,
+     * as soon after its time as the main thread wakes (it waits for each): edge k is the
+     * measured start plus k intervals (edge 0 the measured start; a -T run's last edge its end,
+     * which may cut the last interval short), edge_ns its time. A run that ends otherwise (-t,
+     * a stop) has no edge at its end. */
+    void (*interval_edge)(size_t k, time_ns edge_ns, void *arg);
+    void *interval_edge_arg;
+    /* When not NULL: called on each worker thread as it ends, after its last transaction. */
+    void (*thread_end)(void *arg);
+    void *thread_end_arg;
     /* With interval_done: 1 to have the cumulative counts with an interval every so often
      * (engine_interval.so_far; about every second interval). */
     int counters;

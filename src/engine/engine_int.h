@@ -302,6 +302,7 @@ struct engine_state {
     int64_t epoch_shift_us; /* wall clock minus monotonic clock, for -l's timestamps */
     size_t max_interval;
     size_t n_emitted; /* intervals passed to cfg->interval_done so far */
+    size_t n_edges;   /* interval edges passed to cfg->interval_edge so far */
     int max_params;
     int n_cmds;                    /* commands of all scripts */
     int *cmd_base;                 /* per script: index of its first command in a flat array */
@@ -375,6 +376,14 @@ void engine_state_check_server_lost(struct engine_state *run, time_ns now, time_
  * end (and past --timeout) probes the server on a connection of its own, and stops as
  * server-lost when it does not answer. *probe_at keeps the state (0 at first). */
 void engine_state_check_overdue(struct engine_state *run, time_ns now, time_ns *probe_at);
+
+/* edges.c: the interval edges (cfg->interval_edge). Edge k's time: the measured start plus k
+ * intervals, a -T run's last one at its end; -1 when the run has no edge k. */
+time_ns engine_state_edge_ns(const struct engine_state *run, size_t k);
+/* On the main thread at now: call the hook for every edge not called yet whose time has come. */
+void engine_state_edges(struct engine_state *run, time_ns now);
+/* The time of the next edge to call; -1 when none (no hook, or the run's last was called). */
+time_ns engine_state_next_edge(const struct engine_state *run);
 
 /* counters.c. A worker's counts for the main thread: published at its first event after the
  * interval the main thread wants (worker_counters_check, at every event time t before it is

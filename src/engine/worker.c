@@ -354,6 +354,8 @@ void *worker_main(void *arg)
     wait_for_start(w);
     if (w->run->go > 0 && !w->setup_failed)
         measure(w);
+    if (w->run->cfg->thread_end)
+        w->run->cfg->thread_end(w->run->cfg->thread_end_arg);
     pthread_mutex_lock(&w->run->mu);
     w->run->n_finished++;
     pthread_cond_broadcast(&w->run->cv);

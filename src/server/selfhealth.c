@@ -1,6 +1,7 @@
 #include "server/selfhealth.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,38 @@ static int read_small(const char *path, char *buf, size_t size)
     return n > 0 ? 0 : -1;
 }
 
+/* Threads that ended: their run delay as they last read it (self_health_thread_ended). */
+static pthread_mutex_t ended_mu = PTHREAD_MUTEX_INITIALIZER;
+static size_t n_ended, cap_ended;
+static int *ended_tid;
+static uint64_t *ended_delay;
+
+static void push_delay(int **tid, uint64_t **delay, size_t *n, size_t *cap, int t, uint64_t v)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 16;
+        *tid = xrealloc(*tid, *cap * sizeof **tid);
+        *delay = xrealloc(*delay, *cap * sizeof **delay);
+    }
+    (*tid)[*n] = t;
+    (*delay)[(*n)++] = v;
+}
+
+/* The live threads' delays, then the ended threads' not among them. */
+static void add_ended(int **tid, uint64_t **delay, size_t *n, size_t *cap)
+{
+    size_t live = *n;
+    pthread_mutex_lock(&ended_mu);
+    for (size_t i = 0; i < n_ended; i++) {
+        size_t k = 0;
+        while (k < live && (*tid)[k] != ended_tid[i])
+            k++;
+        if (k == live)
+            push_delay(tid, delay, n, cap, ended_tid[i], ended_delay[i]);
+    }
+    pthread_mutex_unlock(&ended_mu);
+}
+
 /* Every thread's run delay now: tids and delays (the caller frees), their number, or -1. */
 static long read_delays(int **tid, uint64_t **delay)
 {
@@ -61,16 +94,39 @@ static long read_delays(int **tid, uint64_t **delay)
         snprintf(path, sizeof path, "/proc/self/task/%.20s/schedstat", de->d_name);
         if (read_small(path, text, sizeof text) < 0 || self_parse_schedstat(text, &v) < 0)
             continue; /* the thread ended meanwhile, or no schedstat */
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            *tid = xrealloc(*tid, cap * sizeof **tid);
-            *delay = xrealloc(*delay, cap * sizeof **delay);
-        }
-        (*tid)[n] = atoi(de->d_name);
-        (*delay)[n++] = v;
+        push_delay(tid, delay, &n, &cap, atoi(de->d_name), v);
     }
     closedir(d);
+    if (n > 0)
+        add_ended(tid, delay, &n, &cap);
     return n > 0 ? (long)n : -1;
+}
+
+void self_health_thread_ended(void)
+{
+    char text[256];
+    int tid;
+    uint64_t v;
+    /* stat's first field is the thread's ID */
+    if (read_small("/proc/thread-self/stat", text, sizeof text) < 0 ||
+        sscanf(text, "%d", &tid) != 1 ||
+        read_small("/proc/thread-self/schedstat", text, sizeof text) < 0 ||
+        self_parse_schedstat(text, &v) < 0)
+        return;
+    pthread_mutex_lock(&ended_mu);
+    push_delay(&ended_tid, &ended_delay, &n_ended, &cap_ended, tid, v);
+    pthread_mutex_unlock(&ended_mu);
+}
+
+void self_health_forget_ended(void)
+{
+    pthread_mutex_lock(&ended_mu);
+    free(ended_tid);
+    free(ended_delay);
+    ended_tid = NULL;
+    ended_delay = NULL;
+    n_ended = cap_ended = 0;
+    pthread_mutex_unlock(&ended_mu);
 }
 
 static int read_psi(uint64_t *us)
@@ -80,11 +136,15 @@ static int read_psi(uint64_t *us)
                                                                    : self_parse_psi_some(text, us);
 }
 
-void self_health_start(struct self_health *h)
+void self_health_read(struct self_health *h)
 {
-    struct self_health_delta ignored;
     memset(h, 0, sizeof *h);
-    self_health_take(h, &ignored);
+    h->read_ns = clock_now_ns();
+    long n = read_delays(&h->tid, &h->delay_ns);
+    h->have_tasks = n >= 0;
+    h->n = n >= 0 ? (size_t)n : 0;
+    h->have_psi = read_psi(&h->psi_us) == 0;
+    h->have_cpu = proc_read_cpu(&h->cpu) == 0;
 }
 
 static double grown_ms(uint64_t before, uint64_t after, double unit_ms)
@@ -92,49 +152,30 @@ static double grown_ms(uint64_t before, uint64_t after, double unit_ms)
     return after > before ? (double)(after - before) * unit_ms : 0;
 }
 
-void self_health_take(struct self_health *h, struct self_health_delta *out)
+void self_health_diff(const struct self_health *before, const struct self_health *after,
+                      struct self_health_delta *out)
 {
     *out = (struct self_health_delta){-1, -1, -1, -1};
-    int *tid;
-    uint64_t *delay;
-    long n = read_delays(&tid, &delay);
-    if (n >= 0 && h->have_tasks) {
+    if (before->have_tasks && after->have_tasks) {
         out->run_delay_ms = out->run_delay_max_ms = 0;
-        for (long i = 0; i < n; i++) {
+        for (size_t i = 0; i < after->n; i++) {
             uint64_t was = 0;
-            for (size_t k = 0; k < h->n; k++)
-                if (h->tid[k] == tid[i])
-                    was = h->delay_ns[k];
-            double d = grown_ms(was, delay[i], 1e-6);
+            for (size_t k = 0; k < before->n; k++)
+                if (before->tid[k] == after->tid[i])
+                    was = before->delay_ns[k];
+            double d = grown_ms(was, after->delay_ns[i], 1e-6);
             out->run_delay_ms += d;
             if (d > out->run_delay_max_ms)
                 out->run_delay_max_ms = d;
         }
     }
-    free(h->tid);
-    free(h->delay_ns);
-    h->tid = n >= 0 ? tid : NULL;
-    h->delay_ns = n >= 0 ? delay : NULL;
-    h->n = n >= 0 ? (size_t)n : 0;
-    h->have_tasks = n >= 0;
-
-    uint64_t psi;
-    int have_psi = read_psi(&psi) == 0;
-    if (have_psi && h->have_psi)
-        out->psi_ms = grown_ms(h->psi_us, psi, 1e-3);
-    h->have_psi = have_psi;
-    h->psi_us = have_psi ? psi : 0;
-
-    struct proc_cpu cpu;
-    int have_cpu = proc_read_cpu(&cpu) == 0;
-    if (have_cpu && h->have_cpu) {
+    if (before->have_psi && after->have_psi)
+        out->psi_ms = grown_ms(before->psi_us, after->psi_us, 1e-3);
+    if (before->have_cpu && after->have_cpu) {
         struct proc_cpu_share share;
-        proc_cpu_share(&h->cpu, &cpu, &share);
+        proc_cpu_share(&before->cpu, &after->cpu, &share);
         out->steal_share = share.steal;
     }
-    h->have_cpu = have_cpu;
-    if (have_cpu)
-        h->cpu = cpu;
 }
 
 void self_health_free(struct self_health *h)
@@ -142,4 +183,58 @@ void self_health_free(struct self_health *h)
     free(h->tid);
     free(h->delay_ns);
     memset(h, 0, sizeof *h);
+}
+
+void self_edges_start(struct self_edges *r, struct self_health *first)
+{
+    self_health_free(&r->base);
+    r->base = *first;
+    memset(first, 0, sizeof *first);
+}
+
+void self_edges_put(struct self_edges *r, size_t k, struct self_health *reading)
+{
+    size_t slot = k % SELF_EDGES;
+    self_health_free(&r->at[slot]);
+    r->at[slot] = *reading;
+    r->k[slot] = k;
+    r->have[slot] = 1;
+    memset(reading, 0, sizeof *reading);
+}
+
+/* Edge k's reading taken out of the ring when it is there and read at or after the base's
+ * (0), else -1 (and an edge older than the base is dropped). */
+static int edge_out(struct self_edges *r, size_t k, struct self_health *out)
+{
+    size_t slot = k % SELF_EDGES;
+    if (!r->have[slot] || r->k[slot] != k)
+        return -1;
+    r->have[slot] = 0;
+    if (r->at[slot].read_ns < r->base.read_ns) {
+        self_health_free(&r->at[slot]);
+        return -1;
+    }
+    *out = r->at[slot];
+    memset(&r->at[slot], 0, sizeof r->at[slot]);
+    return 0;
+}
+
+void self_edges_take(struct self_edges *r, size_t idx, void (*read)(struct self_health *),
+                     struct self_health_delta *out)
+{
+    struct self_health from, to;
+    if (edge_out(r, idx, &from) == 0)
+        self_edges_start(r, &from);
+    if (edge_out(r, idx + 1, &to) < 0)
+        read(&to);
+    self_health_diff(&r->base, &to, out);
+    self_edges_start(r, &to);
+}
+
+void self_edges_free(struct self_edges *r)
+{
+    self_health_free(&r->base);
+    for (size_t i = 0; i < SELF_EDGES; i++)
+        self_health_free(&r->at[i]);
+    memset(r, 0, sizeof *r);
 }

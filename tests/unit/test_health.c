@@ -5,6 +5,11 @@
 #include <cmocka.h>
 
 #include <jansson.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "result/health.h"
@@ -52,15 +57,172 @@ static void test_parse_psi(void **state)
 static void test_self_health_live(void **state)
 {
     (void)state;
-    struct self_health h;
+    struct self_health h, h2;
     struct self_health_delta d;
-    self_health_start(&h);
-    self_health_take(&h, &d);
+    self_health_read(&h);
+    self_health_read(&h2);
+    assert_true(h2.read_ns >= h.read_ns);
+    self_health_diff(&h, &h2, &d);
+    self_health_free(&h2);
     /* Linux with schedstat: a delay of zero or more; elsewhere unknown, never a made-up 0. */
     assert_true(d.run_delay_ms == -1 || d.run_delay_ms >= 0);
     assert_true(d.run_delay_max_ms <= d.run_delay_ms + 1e-9);
     assert_true(d.psi_ms == -1 || d.psi_ms >= 0);
     assert_true(d.steal_share == -1 || (d.steal_share >= 0 && d.steal_share <= 1));
+    self_health_free(&h);
+}
+
+/* A reading made by hand at read_ms: threads (tid, run delay in ms) ending at tid 0, the PSI
+ * total in ms, the host's steal and busy ticks (steal < 0: no /proc/stat). */
+static struct self_health reading(double read_ms, const int *tid, const double *delay_ms,
+                                  double psi_ms, long steal, long busy)
+{
+    struct self_health h = {.read_ns = (time_ns)(read_ms * NS_PER_MS), .have_tasks = 1};
+    while (tid[h.n])
+        h.n++;
+    h.tid = malloc(h.n * sizeof *h.tid + 1);
+    h.delay_ns = malloc(h.n * sizeof *h.delay_ns + 1);
+    for (size_t i = 0; i < h.n; i++) {
+        h.tid[i] = tid[i];
+        h.delay_ns[i] = (uint64_t)(delay_ms[i] * 1e6);
+    }
+    h.have_psi = 1;
+    h.psi_us = (uint64_t)(psi_ms * 1000);
+    h.have_cpu = steal >= 0;
+    h.cpu = (struct proc_cpu){.user = (uint64_t)busy, .steal = steal >= 0 ? (uint64_t)steal : 0};
+    return h;
+}
+
+/* The reading at hand-over, when an edge is missing: what the test set, and how often. */
+static struct self_health fallback;
+static int fallback_reads;
+
+static void read_fallback(struct self_health *h)
+{
+    *h = fallback;
+    memset(&fallback, 0, sizeof fallback);
+    fallback_reads++;
+}
+
+static void put_edge(struct self_edges *r, size_t k, struct self_health h)
+{
+    self_edges_put(r, k, &h);
+}
+
+static void assert_delta(const struct self_health_delta *d, double run, double run_max, double psi)
+{
+    assert_float_equal(d->run_delay_ms, run, 1e-6);
+    assert_float_equal(d->run_delay_max_ms, run_max, 1e-6);
+    assert_float_equal(d->psi_ms, psi, 1e-6);
+}
+
+/* An interval's figures are the difference between the readings at its two edges: the
+ * reading before the measured start (started, in a duet up to 100 ms early) does not count;
+ * a thread born in the interval counts its whole delay, one gone (not recorded as ended)
+ * nothing; a missing edge falls back to a reading at hand-over, and the interval after it
+ * starts from that reading (an edge read before it is not used); an edge overwritten in the
+ * ring is missing. */
+static void test_edges_delta(void **state)
+{
+    (void)state;
+    struct self_edges r = {0};
+    struct self_health_delta d;
+    fallback_reads = 0;
+    struct self_health first = reading(-100, (int[]){1, 0}, (double[]){0}, 0, 0, 0);
+    self_edges_start(&r, &first);
+    put_edge(&r, 0, reading(0, (int[]){1, 0}, (double[]){5}, 50, 0, 100));
+    put_edge(&r, 1, reading(1000, (int[]){1, 2, 0}, (double[]){25, 3}, 800, 10, 190));
+    put_edge(&r, 2, reading(2000, (int[]){1, 2, 0}, (double[]){30, 10}, 1500, 10, 290));
+    self_edges_take(&r, 0, read_fallback, &d);
+    assert_delta(&d, 20 + 3, 20, 750); /* not the 50 ms before the start */
+    assert_float_equal(d.steal_share, 0.1, 1e-9);
+    self_edges_take(&r, 1, read_fallback, &d);
+    assert_delta(&d, 5 + 7, 7, 700);
+    assert_float_equal(d.steal_share, 0, 1e-9);
+    assert_int_equal(fallback_reads, 0);
+    /* Edge 3 not seen: the reading at hand-over (thread 1 gone: it counts nothing). */
+    fallback = reading(3400, (int[]){2, 0}, (double[]){12}, 2100, 10, 390);
+    self_edges_take(&r, 2, read_fallback, &d);
+    assert_int_equal(fallback_reads, 1);
+    assert_delta(&d, 2, 2, 600);
+    /* Edge 3 came after all, read before that hand-over: interval 3 starts at the hand-over. */
+    put_edge(&r, 3, reading(3000, (int[]){2, 0}, (double[]){11}, 1900, 10, 390));
+    put_edge(&r, 4, reading(4000, (int[]){2, 0}, (double[]){20}, 2300, 10, 490));
+    self_edges_take(&r, 3, read_fallback, &d);
+    assert_int_equal(fallback_reads, 1);
+    assert_delta(&d, 8, 8, 200);
+    /* Edge 5 overwritten by edge 21 (the ring holds 16): missing. */
+    put_edge(&r, 5, reading(5000, (int[]){2, 0}, (double[]){21}, 2400, 10, 590));
+    put_edge(&r, 5 + SELF_EDGES, reading(21000, (int[]){2, 0}, (double[]){99}, 9000, 10, 2190));
+    fallback = reading(5100, (int[]){2, 0}, (double[]){23}, 2450, 10, 600);
+    self_edges_take(&r, 4, read_fallback, &d);
+    assert_int_equal(fallback_reads, 2);
+    assert_delta(&d, 3, 3, 150);
+    /* A reading without PSI or /proc/stat: unknown, never 0. */
+    fallback = reading(6000, (int[]){2, 0}, (double[]){23}, 0, -1, 0);
+    fallback.have_psi = 0;
+    self_edges_take(&r, 5, read_fallback, &d);
+    assert_delta(&d, 0, 0, -1);
+    assert_float_equal(d.steal_share, -1, 1e-9);
+    self_edges_free(&r);
+}
+
+/* A thread that ends: its ID, after it recorded its run delay as it ended. */
+static void *ending_thread(void *arg)
+{
+    char text[64] = "";
+    FILE *f = fopen("/proc/thread-self/stat", "r");
+    if (f) {
+        if (!fgets(text, sizeof text, f))
+            text[0] = '\0';
+        fclose(f);
+    }
+    *(int *)arg = atoi(text);
+    self_health_thread_ended();
+    return NULL;
+}
+
+static int has_tid(const struct self_health *h, int tid)
+{
+    for (size_t i = 0; i < h->n; i++)
+        if (h->tid[i] == tid)
+            return 1;
+    return 0;
+}
+
+/* Whether thread tid is gone from /proc/self/task (a joined thread leaves it a moment after). */
+static int gone(int tid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d", tid);
+    for (int i = 0; i < 100000; i++) {
+        if (access(path, F_OK) != 0)
+            return 1;
+        sched_yield();
+    }
+    return 0;
+}
+
+/* A thread gone from /proc/self/task still counts in a reading once it recorded its delay as it
+ * ended (a run's workers, gone before its last interval is handed over), until forgotten. */
+static void test_ended_thread_counts(void **state)
+{
+    (void)state;
+    int tid = 0;
+    pthread_t t;
+    self_health_forget_ended();
+    assert_int_equal(pthread_create(&t, NULL, ending_thread, &tid), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    if (tid <= 0 || !gone(tid))
+        skip(); /* no /proc/thread-self */
+    struct self_health h;
+    self_health_read(&h);
+    assert_true(h.have_tasks);
+    assert_true(has_tid(&h, tid));
+    self_health_free(&h);
+    self_health_forget_ended();
+    self_health_read(&h);
+    assert_false(has_tid(&h, tid));
     self_health_free(&h);
 }
 
@@ -262,10 +424,15 @@ static void test_series_late(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_schedstat),  cmocka_unit_test(test_parse_psi),
-        cmocka_unit_test(test_self_health_live), cmocka_unit_test(test_classify),
-        cmocka_unit_test(test_summary),          cmocka_unit_test(test_json),
+        cmocka_unit_test(test_parse_schedstat),
+        cmocka_unit_test(test_parse_psi),
+        cmocka_unit_test(test_self_health_live),
+        cmocka_unit_test(test_classify),
+        cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_json),
         cmocka_unit_test(test_series_late),
+        cmocka_unit_test(test_edges_delta),
+        cmocka_unit_test(test_ended_thread_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
