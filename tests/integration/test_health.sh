@@ -82,7 +82,9 @@ test_health_read_at_interval_edges() {
     pga run -c 2 -j 2 -T 3 -o e.json "$db"
     assert_rc 0
     pyjson e.json 'len(d["intervals"]) == 3 and all("client_health" in i for i in d["intervals"])'
-    local allow='max(h.get("steal_ms", 0), 0)'
+    # (+ 300 ms: an edge's reading is itself late by what the machine withholds from it; the
+    # old way, read at hand-over from before the start, gave 1.2-1.5 s in a 1 s interval)
+    local allow='max(h.get("steal_ms", 0), 0) + 300'
     pyjson e.json "all(h.get('psi_ms', 0) <= 1000 * i['duration_s'] + $allow for i in d['intervals'] for h in [i['client_health']])"
     pyjson e.json "all(h.get('run_delay_ms', 0) <= 5 * (1000 * i['duration_s'] + $allow) for i in d['intervals'] for h in [i['client_health']])"
     python3 - e.json <<'PY' || fail "the last interval lost the workers' run delay"
@@ -91,7 +93,6 @@ rd = [i["client_health"].get("run_delay_ms") for i in json.load(open(sys.argv[1]
 print("run_delay_ms:", rd, file=sys.stderr)
 if None not in rd:  # schedstat
     others, last = rd[:-1], rd[-1]
-    assert min(others) <= 0 or last > 0, rd
     assert min(others) < 50 or last >= min(others) / 10, rd
 PY
 }
