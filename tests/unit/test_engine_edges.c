@@ -67,6 +67,17 @@ static void assert_in_order(const struct seen *s)
     }
 }
 
+/* -T 1 with 400 ms intervals, transactions of 100 ms: started; its measured start. */
+static time_ns start_one_second_run(struct fx *f, struct seen *s)
+{
+    fx_edges_init(f, s, "SELECT 1;\n\\sleep 100 ms\n");
+    f->cfg.tx_per_client = 0;
+    f->cfg.duration_s = 1;
+    f->cfg.interval_us = 400000;
+    assert_int_equal(fx_start(f), 0);
+    return f->run.start_ns;
+}
+
 static void collect(struct fx *f)
 {
     struct engine_result r;
@@ -83,12 +94,7 @@ static void test_edges_of_a_duration_run(void **state)
     (void)state;
     struct fx f;
     struct seen s;
-    fx_edges_init(&f, &s, "SELECT 1;\n\\sleep 100 ms\n");
-    f.cfg.tx_per_client = 0;
-    f.cfg.duration_s = 1;
-    f.cfg.interval_us = 400000;
-    assert_int_equal(fx_start(&f), 0);
-    time_ns start = f.run.start_ns;
+    time_ns start = start_one_second_run(&f, &s);
     assert_int_equal(engine_state_next_edge(&f.run), start);
     for (int64_t t = 0; t <= 1500; t += 25)
         step(&f, t);
@@ -117,12 +123,7 @@ static void test_edges_after_a_lost_cpu(void **state)
     (void)state;
     struct fx f;
     struct seen s;
-    fx_edges_init(&f, &s, "SELECT 1;\n\\sleep 100 ms\n");
-    f.cfg.tx_per_client = 0;
-    f.cfg.duration_s = 1;
-    f.cfg.interval_us = 400000;
-    assert_int_equal(fx_start(&f), 0);
-    time_ns start = f.run.start_ns;
+    time_ns start = start_one_second_run(&f, &s);
     step(&f, 10);
     assert_int_equal(s.n, 1);
     step(&f, 950);
