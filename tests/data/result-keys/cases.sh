@@ -11,8 +11,9 @@ KEYS_TOOL=$PGARENA_TEST_TOP/tests/tools/result-keys.py
 # wait events were sampled ("wait events: ..."), the rows of replay's "top classes" (ordered by
 # time) and of the agents' table (their host; the rows' count kept), the sign of an agent's clock
 # offset, and the lines there or not by what the server or the machine did meanwhile ("server
-# events:", "server per tx:", the busy client thread's warning), and what the machine did to
-# the client ("client health:": which intervals stalled and why).
+# events:", "server per tx:", the busy client thread's warning, checkpoint_timeout's warning,
+# which the server's WAL decides: the other test files on the shared server write it), and what
+# the machine did to the client ("client health:": which intervals stalled and why).
 keys_mask() {
     local host=${CONN#*host=}
     host=${host%% *}
@@ -20,7 +21,7 @@ keys_mask() {
         /^[a-zA-Z][^:]*: / { cont = 0; rows = 0 }
         /^wait events:/ { print "wait events: ..."; cont = 1; next }
         /^client health:/ { print "client health: ..."; next }
-        /^server (events|per tx):|^warning: +a client thread used/ { cont = 1; next }
+        /^server (events|per tx):|^warning: +a client thread used|^warning: +checkpoint_timeout=/ { cont = 1; next }
         cont { next }
         /^top classes/ { print; rows = "  (a class)"; next }
         /^  agent host/ { print; rows = "  (an agent)"; next }
