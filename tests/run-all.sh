@@ -10,6 +10,8 @@
 # "# run-all: alone (why)" runs by itself: timing-sensitive tests, and those that change the
 # shared server (ALTER SYSTEM) or need most of its connections. PGARENA_JOBS=1 runs every
 # file by itself, its lines printed as they come.
+# PGARENA_TEST_TIMEOUT=S (default 900) stops and fails an integration test still running after
+# S seconds, its cleanup run, and the suite goes on.
 # PGARENA_CPU_HOG=1 keeps one core busy for the whole run (a shell busy loop, pinned with
 # taskset to the last core when taskset is there), stopped at the end whatever happens: the
 # suite must pass on a machine that loses its CPU, as CI's VM does (issue 35).
@@ -80,18 +82,41 @@ else
     jobs=${PGARENA_JOBS:-2}
     [[ $jobs =~ ^[1-9][0-9]*$ ]] || jobs=1
     resdir=$(mktemp -d /tmp/pgarena-testres-XXXXXX)
+    # A test still running after PGARENA_TEST_TIMEOUT seconds (default 900) is stopped and
+    # fails: a hang must not take CI's whole time. Its shell gets SIGTERM (its trap exits, so
+    # its cleanup runs) and so does every process under it (the shell waits for its foreground
+    # command before it runs a trap).
+    limit=${PGARENA_TEST_TIMEOUT:-900}
+    [[ $limit =~ ^[1-9][0-9]*$ ]] || limit=900
+    kill_tree() {
+        local p
+        for p in $(pgrep -P "$1"); do kill_tree "$p"; done
+        kill -TERM "$1" 2>/dev/null
+    }
     # run_file FILE OUT RES: FILE's selected tests in order, their lines into OUT (- for
     # stdout: reopening /dev/stdout would write over a log file from its start), one line
     # "pass NAME" or "fail NAME" each into RES.
     run_file() {
-        local f=$1 out=$2 res=$3 name log start rc secs
+        local f=$1 out=$2 res=$3 name log start rc secs tpid wpid
         if [ "$out" = - ]; then exec 3>&1; else exec 3>>"$out"; fi
         for name in $(grep -oE '^test_[a-z0-9_]+' "$f"); do
             [[ $name =~ ${PGARENA_TESTS:-.} ]] || continue
             log=$(mktemp /tmp/pgarena-testlog-XXXXXX)
             start=$(date +%s)
-            ( set -e; . tests/integration/lib.sh; . "$f"; lib_setup; trap lib_teardown EXIT; "$name" ) >"$log" 2>&1 </dev/null 3>&-
+            ( set -e; . tests/integration/lib.sh; . "$f"; lib_setup; trap lib_teardown EXIT; trap 'exit 124' TERM; "$name" ) >"$log" 2>&1 </dev/null 3>&- &
+            tpid=$!
+            ( sleep "$limit" && : >"$log.timeout" && kill -TERM "$tpid" && kill_tree "$tpid" ) </dev/null >/dev/null 2>&1 3>&- &
+            wpid=$!
+            wait "$tpid"
             rc=$?
+            pkill -P "$wpid" 2>/dev/null
+            kill "$wpid" 2>/dev/null
+            wait "$wpid" 2>/dev/null
+            if [ -e "$log.timeout" ]; then
+                echo "TIMEOUT: stopped after $limit s (PGARENA_TEST_TIMEOUT)" >>"$log"
+                rm -f "$log.timeout"
+                rc=124
+            fi
             secs=$(( $(date +%s) - start ))
             if [ $rc -eq 0 ]; then
                 echo "pass $name" >>"$res"
