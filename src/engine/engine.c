@@ -184,19 +184,20 @@ static void emit_interval(struct engine_state *run, size_t idx, double t_s, doub
     for (int t = 0; t < run->n_workers; t++) {
         struct worker *w = &run->workers[t];
         pthread_mutex_lock(&w->series_mu);
-        series_take_into(&w->series, last ? SIZE_MAX - 1 : idx, &acc);
+        series_take_into(&w->series, idx, last, &acc);
         pthread_mutex_unlock(&w->series_mu);
     }
     int have = want && engine_counters_collect(run, idx, &so_far);
-    struct engine_interval iv = {idx,
-                                 t_s,
-                                 duration_s,
-                                 acc.n_tx,
-                                 acc.n_failed,
-                                 &acc.latency,
-                                 acc.late_sum_ns,
-                                 acc.late_max_ns,
-                                 have ? &so_far : NULL};
+    struct engine_interval iv = {.idx = idx,
+                                 .t_s = t_s,
+                                 .duration_s = duration_s,
+                                 .n_tx = acc.n_tx,
+                                 .n_failed = acc.n_failed,
+                                 .tenths = acc.tenths,
+                                 .latency = &acc.latency,
+                                 .late_sum_ns = acc.late_sum_ns,
+                                 .late_max_ns = acc.late_max_ns,
+                                 .so_far = have ? &so_far : NULL};
     run->cfg->interval_done(&iv, run->cfg->interval_arg);
     hist_sparse_free(&acc.latency);
     if (have)

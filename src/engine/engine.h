@@ -39,6 +39,10 @@ struct engine_interval {
     double t_s;        /* its end, seconds since the measured start */
     double duration_s; /* its length (the last one may be shorter) */
     uint64_t n_tx, n_failed;
+    /* n_tx by the tenth of the interval (interval_us / SERIES_TENTHS) they completed in:
+     * SERIES_TENTHS entries summing to n_tx. A short last interval has zeros past its end; the
+     * late tail of a -T run counts in the last tenth. */
+    const uint64_t *tenths;
     const struct hist_sparse *latency; /* successful transactions, microseconds */
     /* The workers' wake-up lateness in it: how far past their deadline (a tick at most 100 ms
      * ahead) their waits ended, summed over the workers, and the largest of one worker. */

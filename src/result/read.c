@@ -124,6 +124,23 @@ static int read_summary(const json_t *s, struct result *r)
     return read_script_summaries(json_object_get(s, "scripts"), r);
 }
 
+/* tx_100ms: absent, or at most RESULT_INTERVAL_TENTHS counts. */
+static int read_tenths(const json_t *a, struct result_interval *it)
+{
+    if (!a)
+        return 0;
+    if (!json_is_array(a) || json_array_size(a) > RESULT_INTERVAL_TENTHS)
+        return -1;
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *v = json_array_get(a, i);
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            return -1;
+        it->tenths[i] = (uint64_t)json_integer_value(v);
+    }
+    it->n_tenths = json_array_size(a);
+    return 0;
+}
+
 int result_interval_from_json(const json_t *o, struct result_interval *it)
 {
     memset(it, 0, sizeof *it);
@@ -133,6 +150,8 @@ int result_interval_from_json(const json_t *o, struct result_interval *it)
     it->duration_s = num(o, "duration_s");
     it->transactions = count(o, "transactions");
     it->failed = count(o, "failed");
+    if (read_tenths(json_object_get(o, "tx_100ms"), it) < 0)
+        return -1;
     it->tps = num(o, "tps");
     json_t *l = json_object_get(o, "latency_us");
     it->p50_us = num(l, "p50");

@@ -82,11 +82,19 @@ void result_round_shares(const double *share, size_t n, int64_t total, int64_t *
 /* At most this many wait events are kept per interval (the interval's top ones). */
 #define RESULT_INTERVAL_WAITS 6
 
+/* tx_100ms: an interval's transactions in each of its tenths. */
+#define RESULT_INTERVAL_TENTHS 10
+
 struct result_interval {
     double t_s;        /* end of the interval, seconds since the measured start */
     double duration_s; /* its length (the last one may be shorter) */
     uint64_t transactions;
     uint64_t failed;
+    /* tx_100ms, a duet half's only (a duet compares half-seconds): the transactions that
+     * completed in each 100 ms of the interval, summing to transactions; n_tenths the 100 ms
+     * it covers (fewer in a short last interval), 0: none. */
+    size_t n_tenths;
+    uint64_t tenths[RESULT_INTERVAL_TENTHS];
     double tps;
     double p50_us, p99_us, max_us;
     /* Its latencies: count, min_us, max_us, sum_us and sumsq_us always; the bins either here

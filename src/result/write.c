@@ -208,6 +208,12 @@ static json_t *interval_json(const struct result_interval *it)
     set_num(o, "duration_s", it->duration_s);
     set_int(o, "transactions", (int64_t)it->transactions);
     set_int(o, "failed", (int64_t)it->failed);
+    if (it->n_tenths > 0) {
+        json_t *tenths = json_array();
+        for (size_t i = 0; i < it->n_tenths; i++)
+            json_array_append_new(tenths, json_integer((json_int_t)it->tenths[i]));
+        set(o, "tx_100ms", tenths);
+    }
     set_num(o, "tps", it->tps);
     set_num(lat, "p50", it->p50_us);
     set_num(lat, "p99", it->p99_us);

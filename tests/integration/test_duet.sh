@@ -37,6 +37,28 @@ assert len(ids) == len(cells) // 2, ids
 PY
 }
 
+# Each interval of the duet halves $@ has tx_100ms: its transactions by the 100 ms they completed
+# in, one count per 100 ms it covers (a short last interval fewer), summing to its transactions.
+assert_tx_100ms() {
+    python3 - "$@" <<'PY' || fail "tx_100ms does not count the intervals' transactions"
+import json, math, sys
+for path in sys.argv[1:]:
+    r = json.load(open(path))
+    assert "duet" in r, path
+    assert r["intervals"], path
+    for i, iv in enumerate(r["intervals"]):
+        t = iv.get("tx_100ms")
+        assert isinstance(t, list), (path, i, iv.keys())
+        want = max(1, min(10, math.ceil(iv["duration_s"] * 10 - 1e-6)))
+        assert len(t) == want, (path, i, iv["duration_s"], t)
+        assert all(isinstance(n, int) and n >= 0 for n in t), (path, i, t)
+        assert sum(t) == iv["transactions"], (path, i, t, iv["transactions"])
+        # Spread over the interval, not all in one tenth (select-only: thousands a second).
+        if len(t) == 10 and iv["transactions"] >= 100:
+            assert sum(1 for n in t if n > 0) >= 2, (path, i, t)
+PY
+}
+
 test_duet_sweep_pairs_the_halves() {
     a=$(pgbench_db dueta)
     b=$(pgbench_db duetb)
@@ -72,6 +94,21 @@ test_duet_sweep_pairs_the_halves() {
         --warmup 1 -o s -q
     assert_rc 0
     assert_duets s
+}
+
+# The halves' intervals count their transactions per 100 ms (tx_100ms: a duet compares
+# half-seconds); a solo run's file has no tx_100ms.
+test_duet_halves_carry_tx_100ms() {
+    a=$(pgbench_db duettena)
+    b=$(pgbench_db duettenb)
+    pga sweep --duet --setup "A=$a" --setup "B=$b" -c 2 -w select-only -T 3 -o s -q
+    assert_rc 0
+    assert_duets s
+    assert_tx_100ms s/A-c2-t1.json s/B-c2-t1.json
+    pyjson s/A-c2-t1.json 'len(d["intervals"]) == 3'
+    pga run -w select-only -T 1 -o solo.json "$a"
+    assert_rc 0
+    ! grep -q tx_100ms solo.json || fail "a solo run's intervals have tx_100ms"
 }
 
 test_duet_same_database_warns() {
@@ -118,6 +155,7 @@ test_duet_interrupted_stops_both() {
     pyjson s/A-c1-t1.json 'd["complete"] is False and d["end_reason"] == "interrupted"'
     pyjson s/B-c1-t1.json 'd["complete"] is False and d["end_reason"] == "interrupted"'
     pyjson s/A-c1-t1.json 'd["duet"]["role"] == "a"'
+    assert_tx_100ms s/A-c1-t1.json s/B-c1-t1.json
     set -- sweep --duet --setup "A=$a" --setup "B=$b" -c 1 -w select-only -T 1 -o s -q --force
     pga "$@"
     assert_rc 0

@@ -49,7 +49,7 @@ static void test_counts_through_the_interval_asked_for(void **state)
     assert_int_equal(so_far.statements[0].count, 40);
     /* The intervals handed over up to 1 hold the same transactions. */
     struct interval acc = {0};
-    series_take_into(&f.w->series, 1, &acc);
+    series_take_into(&f.w->series, 1, 0, &acc);
     assert_int_equal(acc.n_tx, 38);
     hist_sparse_free(&acc.latency);
     /* They are for interval 1 only: not for 0, nor for 2 (asked for, not yet published). */
@@ -79,7 +79,7 @@ static void test_sparse_events_counted_up_to_the_interval(void **state)
     assert_int_equal(so_far.clients[1].n_tx, 2);
     assert_int_equal(so_far.statements[0].count, 6);
     struct interval acc = {0};
-    series_take_into(&f.w->series, 1, &acc);
+    series_take_into(&f.w->series, 1, 0, &acc);
     assert_int_equal(acc.n_tx, 4);
     hist_sparse_free(&acc.latency);
     engine_result_free(&so_far);

@@ -31,6 +31,10 @@ static void on_interval(const struct engine_interval *iv, void *arg)
     struct seen *s = arg;
     assert_true(s->n_iv < MAX_SEEN);
     assert_int_equal(iv->idx, s->n_iv);
+    uint64_t in_tenths = 0; /* the same transactions, by tenth */
+    for (int k = 0; k < SERIES_TENTHS; k++)
+        in_tenths += iv->tenths[k];
+    assert_int_equal(in_tenths, iv->n_tx);
     s->iv_t_s[s->n_iv] = iv->t_s;
     s->iv_duration_s[s->n_iv++] = iv->duration_s;
 }

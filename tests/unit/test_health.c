@@ -409,11 +409,11 @@ static void test_series_late(void **state)
     assert_int_equal(a.items[2].late_max_ns, 400);
     assert_int_equal(a.items[0].late_sum_ns, 50);
     struct interval acc = {0};
-    series_take_into(&a, 1, &acc);
+    series_take_into(&a, 1, 0, &acc);
     assert_int_equal(acc.late_sum_ns, 50);
     series_add_late(&a, 0, 25, 25); /* handed over: into interval 2 */
     memset(&acc, 0, sizeof acc);
-    series_take_into(&a, 2, &acc);
+    series_take_into(&a, 2, 0, &acc);
     assert_int_equal(acc.late_sum_ns, 1125);
     assert_int_equal(acc.late_max_ns, 400);
     hist_sparse_free(&acc.latency);

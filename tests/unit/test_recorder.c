@@ -24,6 +24,24 @@ static time_ns at(double seconds)
     return T0 + (time_ns)(seconds * 1e9);
 }
 
+/* The tenths count exactly the interval's transactions. */
+static void assert_tenths_sum(const struct interval *it)
+{
+    uint64_t sum = 0;
+    for (int k = 0; k < SERIES_TENTHS; k++)
+        sum += it->tenths[k];
+    assert_int_equal(sum, it->n_tx);
+}
+
+static void assert_tenths(const struct interval *it, const uint64_t want[SERIES_TENTHS])
+{
+    for (int k = 0; k < SERIES_TENTHS; k++)
+        if (it->tenths[k] != want[k])
+            fail_msg("tenth %d: %llu, want %llu", k, (unsigned long long)it->tenths[k],
+                     (unsigned long long)want[k]);
+    assert_tenths_sum(it);
+}
+
 /* A sparse histogram built by hand from values. */
 static void sparse_of(struct hist_sparse *out, const int64_t *values, size_t n)
 {
@@ -41,6 +59,7 @@ static void assert_interval(const struct series *s, size_t idx, uint64_t n_tx, u
     const struct interval *it = &s->items[idx];
     assert_int_equal(it->n_tx, n_tx);
     assert_int_equal(it->n_failed, n_failed);
+    assert_tenths_sum(it);
     struct hist_sparse want;
     sparse_of(&want, values, n_values);
     assert_sparse_equal_tol(&it->latency, &want, 0);
@@ -60,6 +79,7 @@ static void assert_series_equal(const struct series *a, const struct series *b)
     for (size_t i = 0; i < a->n; i++) {
         assert_int_equal(a->items[i].n_tx, b->items[i].n_tx);
         assert_int_equal(a->items[i].n_failed, b->items[i].n_failed);
+        assert_memory_equal(a->items[i].tenths, b->items[i].tenths, sizeof a->items[i].tenths);
         /* Sums of squares of the merged halves may round differently. */
         assert_sparse_equal_tol(&a->items[i].latency, &b->items[i].latency, 1e-12);
     }
@@ -308,6 +328,107 @@ static void test_flush_midway_then_continue(void **state)
     series_free(&s);
 }
 
+/* Each success counts in the tenth of its interval it completed in (failures in none), at
+ * the exact 100 ms edges too, and out of order as well as in order. */
+static void test_tenths_by_completion_time(void **state)
+{
+    (void)state;
+    struct series s;
+    series_init(&s, INTERVAL_US);
+    struct series_recorder r;
+    series_recorder_init(&r, &s);
+    series_recorder_start(&r, T0, SIZE_MAX);
+    const time_ns ms = NS_PER_MS;
+    series_recorder_add(&r, T0, 0, 1);                /* exactly at start: tenth 0 */
+    series_recorder_add(&r, T0 + 100 * ms - 1, 0, 1); /* last ns of tenth 0 */
+    series_recorder_add(&r, T0 + 100 * ms, 0, 1);     /* exactly at 100 ms: tenth 1 */
+    series_recorder_add(&r, T0 + 350 * ms, 0, 1);
+    series_recorder_add(&r, T0 + 500 * ms, 1, 0); /* a failure: in no tenth */
+    series_recorder_add(&r, T0 + 999 * ms, 0, 1);
+    series_recorder_add(&r, T0 + 1050 * ms, 0, 1); /* interval 1, tenth 0 */
+    series_recorder_add(&r, T0 + 200 * ms, 0, 1);  /* back in interval 0: tenth 2 */
+    series_recorder_add(&r, T0 + 1950 * ms, 0, 1); /* interval 1, tenth 9 */
+    series_recorder_add(&r, T0 + 1960 * ms, 0, 1);
+    series_recorder_add(&r, T0 + 1400 * ms, 0, 1); /* an earlier tenth of the same interval */
+    series_recorder_flush(&r);
+    assert_int_equal(s.n, 2);
+    static const uint64_t t0[SERIES_TENTHS] = {2, 1, 1, 1, 0, 0, 0, 0, 0, 1};
+    static const uint64_t t1[SERIES_TENTHS] = {1, 0, 0, 0, 1, 0, 0, 0, 0, 2};
+    assert_int_equal(s.items[0].n_tx, 6);
+    assert_int_equal(s.items[0].n_failed, 1);
+    assert_tenths(&s.items[0], t0);
+    assert_int_equal(s.items[1].n_tx, 4);
+    assert_tenths(&s.items[1], t1);
+    series_recorder_free(&r);
+    series_free(&s);
+}
+
+/* Folded in: before the start into interval 0's first tenth, past the last interval into its
+ * last tenth; a tenth is 1/10 of the series' interval, whatever its length. */
+static void test_tenths_fold_ins(void **state)
+{
+    (void)state;
+    struct series s;
+    series_init(&s, INTERVAL_US);
+    struct series_recorder r;
+    series_recorder_init(&r, &s);
+    series_recorder_start(&r, T0, 2); /* intervals 0, 1, 2 */
+    series_recorder_add(&r, T0 - 5 * NS_PER_S, 0, 1);
+    series_recorder_add(&r, T0 - 1, 0, 1);
+    series_recorder_add(&r, at(0.55), 0, 1);
+    series_recorder_add(&r, at(2.95), 0, 1);
+    series_recorder_add(&r, at(3.0), 0, 1);  /* exactly at the end of 2 */
+    series_recorder_add(&r, at(10.0), 0, 1); /* long after */
+    series_recorder_add(&r, at(2.05), 0, 1); /* before the late tail's span: its own tenth */
+    series_recorder_add(&r, at(3.5), 1, 0);
+    series_recorder_flush(&r);
+    assert_int_equal(s.n, 3);
+    static const uint64_t t0[SERIES_TENTHS] = {2, 0, 0, 0, 0, 1, 0, 0, 0, 0};
+    static const uint64_t t2[SERIES_TENTHS] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 3};
+    assert_tenths(&s.items[0], t0);
+    assert_tenths(&s.items[2], t2);
+    assert_int_equal(s.items[2].n_failed, 1);
+    series_recorder_free(&r);
+    series_free(&s);
+
+    series_init(&s, 250000); /* 25 ms tenths */
+    series_recorder_init(&r, &s);
+    series_recorder_start(&r, T0, SIZE_MAX);
+    series_recorder_add(&r, at(0.024), 0, 1);
+    series_recorder_add(&r, T0 + 25 * NS_PER_MS, 0, 1);
+    series_recorder_add(&r, at(0.249), 0, 1);
+    series_recorder_add(&r, at(0.26), 0, 1);
+    series_recorder_flush(&r);
+    static const uint64_t q0[SERIES_TENTHS] = {1, 1, 0, 0, 0, 0, 0, 0, 0, 1};
+    static const uint64_t q1[SERIES_TENTHS] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    assert_tenths(&s.items[0], q0);
+    assert_tenths(&s.items[1], q1);
+    series_recorder_free(&r);
+    series_free(&s);
+}
+
+/* A tick that closes the interval being filled: the next completion finds its own tenth. */
+static void test_tenths_after_tick(void **state)
+{
+    (void)state;
+    struct series s;
+    series_init(&s, INTERVAL_US);
+    struct series_recorder r;
+    series_recorder_init(&r, &s);
+    series_recorder_start(&r, T0, SIZE_MAX);
+    series_recorder_add(&r, at(0.95), 0, 1);
+    series_recorder_tick(&r, at(1.2));
+    series_recorder_add(&r, at(1.25), 0, 1);
+    series_recorder_add(&r, at(0.97), 0, 1); /* after the tick, in interval 0 again */
+    series_recorder_flush(&r);
+    static const uint64_t t0[SERIES_TENTHS] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+    static const uint64_t t1[SERIES_TENTHS] = {0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
+    assert_tenths(&s.items[0], t0);
+    assert_tenths(&s.items[1], t1);
+    series_recorder_free(&r);
+    series_free(&s);
+}
+
 /* One completion of a generated workload. */
 struct event {
     time_ns end;
@@ -353,7 +474,7 @@ static void test_two_recorders_merged_equal_one(void **state)
 
     /* The reference: a dense histogram per interval, built by hand. */
     struct hist *ref[15];
-    uint64_t ref_tx[15] = {0}, ref_failed[15] = {0};
+    uint64_t ref_tx[15] = {0}, ref_failed[15] = {0}, ref_tenths[15][SERIES_TENTHS] = {{0}};
     for (size_t k = 0; k <= max_idx; k++)
         ref[k] = hist_new();
 
@@ -369,12 +490,16 @@ static void test_two_recorders_merged_equal_one(void **state)
         }
         time_ns since = ev[i].end - T0;
         size_t k = since < 0 ? 0 : (size_t)(since / NS_PER_S);
-        if (k > max_idx)
+        int tenth = since < 0 ? 0 : (int)(since % NS_PER_S / (NS_PER_S / 10));
+        if (k > max_idx) {
             k = max_idx;
+            tenth = SERIES_TENTHS - 1;
+        }
         if (ev[i].failed) {
             ref_failed[k]++;
         } else {
             ref_tx[k]++;
+            ref_tenths[k][tenth]++;
             hist_record(ref[k], ev[i].latency_us);
         }
     }
@@ -389,6 +514,7 @@ static void test_two_recorders_merged_equal_one(void **state)
     for (size_t k = 0; k <= max_idx; k++) {
         assert_int_equal(one.items[k].n_tx, ref_tx[k]);
         assert_int_equal(one.items[k].n_failed, ref_failed[k]);
+        assert_tenths(&one.items[k], ref_tenths[k]);
         struct hist_sparse want;
         hist_to_sparse(ref[k], &want);
         assert_sparse_equal_tol(&one.items[k].latency, &want, 0);
@@ -437,6 +563,9 @@ int main(void)
         cmocka_unit_test(test_max_idx_zero),
         cmocka_unit_test(test_other_interval_length),
         cmocka_unit_test(test_flush_midway_then_continue),
+        cmocka_unit_test(test_tenths_by_completion_time),
+        cmocka_unit_test(test_tenths_fold_ins),
+        cmocka_unit_test(test_tenths_after_tick),
         cmocka_unit_test(test_two_recorders_merged_equal_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

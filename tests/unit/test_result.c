@@ -308,6 +308,8 @@ static void assert_result_equal(const struct result *a, const struct result *b)
         assert_double(x->p50_us, y->p50_us);
         assert_double(x->p99_us, y->p99_us);
         assert_double(x->max_us, y->max_us);
+        assert_int_equal(x->n_tenths, y->n_tenths);
+        assert_memory_equal(x->tenths, y->tenths, x->n_tenths * sizeof *x->tenths);
         assert_interval_compact(x, y);
     }
     assert_sparse(&a->histogram, &b->histogram);
@@ -708,6 +710,37 @@ static void mut_interval_negative_count(json_t *root)
     set_v1_bins(hist_of(root, 2), "[[7,-1]]");
 }
 
+static void set_tx_100ms(json_t *root, const char *tenths)
+{
+    json_object_set_new(json_array_get(json_object_get(root, "intervals"), 1), "tx_100ms",
+                        json_loads(tenths, JSON_DECODE_ANY, NULL));
+}
+
+static void mut_tx_100ms_not_array(json_t *root)
+{
+    set_tx_100ms(root, "{\"0\": 1}");
+}
+
+static void mut_tx_100ms_too_long(json_t *root)
+{
+    set_tx_100ms(root, "[1,1,1,1,1,1,1,1,1,1,1]");
+}
+
+static void mut_tx_100ms_negative(json_t *root)
+{
+    set_tx_100ms(root, "[1,-1,3]");
+}
+
+static void mut_tx_100ms_not_integer(json_t *root)
+{
+    set_tx_100ms(root, "[1,2.5,3]");
+}
+
+static void mut_tx_100ms_string(json_t *root)
+{
+    set_tx_100ms(root, "[\"1\"]");
+}
+
 static void mut_interval_bin_not_pair(json_t *root)
 {
     set_v1_bins(hist_of(root, 0), "[[100,1],\"x\",[5000,1],[50000,1],[1048576,1]]");
@@ -756,6 +789,11 @@ static void test_read_rejects_bad_documents(void **state)
         {mut_compact_count_mismatch, "compact counts disagree with count"},
         {mut_compact_max_outside, "max outside the compact bins"},
         {mut_intervals_not_array, "intervals not an array"},
+        {mut_tx_100ms_not_array, "tx_100ms not an array"},
+        {mut_tx_100ms_too_long, "tx_100ms of 11"},
+        {mut_tx_100ms_negative, "tx_100ms negative"},
+        {mut_tx_100ms_not_integer, "tx_100ms not an integer"},
+        {mut_tx_100ms_string, "tx_100ms a string"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         expect_mutation_rejected(f->path, cases[i].mutate, cases[i].why);
@@ -765,6 +803,51 @@ static void test_read_rejects_bad_documents(void **state)
     expect_mutation_rejected(f->path, mut_version_4, "future version");
     assert_int_equal(result_read(f->path, &r, &e), -1);
     assert_non_null(strstr(e.msg, "version 4"));
+}
+
+/* A duet half's intervals carry tx_100ms (a short last one only the tenths it covers) and read
+ * back; a file whose intervals have none writes no tx_100ms at all. */
+static void test_tx_100ms_round_trip(void **state)
+{
+    struct fixture *f = *state;
+    struct result r, back;
+    struct err e = {0};
+    fill_result(&r);
+    struct buf text;
+    buf_init(&text);
+    assert_int_equal(result_write(&r, f->path, &e), 0);
+    FILE *in = fopen(f->path, "r");
+    assert_int_equal(buf_read_all(&text, in), 0);
+    fclose(in);
+    buf_append(&text, "", 1);
+    assert_null(strstr(text.data, "tx_100ms"));
+
+    r.has_duet = 1;
+    snprintf(r.duet.id, sizeof r.duet.id, "0b5e2f4c-9a1d-4e6f-8a2b-3c4d5e6f7a80");
+    snprintf(r.duet.partner, sizeof r.duet.partner, "0b5e2f4c-9a1d-4e6f-8a2b-3c4d5e6f7a81");
+    r.duet.role = 'a';
+    for (size_t i = 0; i < r.n_intervals; i++) {
+        struct result_interval *it = &r.intervals[i];
+        it->n_tenths = it->duration_s < 1 ? 5 : RESULT_INTERVAL_TENTHS;
+        uint64_t left = it->transactions;
+        for (size_t k = 0; k + 1 < it->n_tenths; k++) {
+            it->tenths[k] = k == 3 ? 0 : 90 + k;
+            left -= it->tenths[k];
+        }
+        it->tenths[it->n_tenths - 1] = left;
+    }
+    assert_int_equal(result_write(&r, f->path, &e), 0);
+    if (result_read(f->path, &back, &e) != 0)
+        fail_msg("read back failed: %s", e.msg);
+    assert_result_equal(&r, &back);
+    assert_int_equal(back.intervals[2].n_tenths, 5);
+    uint64_t sum = 0;
+    for (size_t k = 0; k < back.intervals[2].n_tenths; k++)
+        sum += back.intervals[2].tenths[k];
+    assert_int_equal(sum, back.intervals[2].transactions);
+    result_free(&back);
+    buf_free(&text);
+    result_free(&r);
 }
 
 /* Whatever result_write cannot represent, it must not report success for a file that
@@ -1561,6 +1644,7 @@ int main(void)
     workload_parts_register(); /* replay {}: read, merged, its fields */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tx_100ms_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replay_part_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_replay_fidelity_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sampling_round_trip, setup, teardown),

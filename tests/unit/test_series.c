@@ -20,6 +20,15 @@ static void assert_sparse_equal(const struct hist_sparse *a, const struct hist_s
     assert_sparse_equal_tol(a, b, 0);
 }
 
+/* The tenths count exactly the interval's transactions. */
+static void assert_tenths_sum(const struct interval *it)
+{
+    uint64_t sum = 0;
+    for (int k = 0; k < SERIES_TENTHS; k++)
+        sum += it->tenths[k];
+    assert_int_equal(sum, it->n_tx);
+}
+
 static void assert_series_equal(const struct series *a, const struct series *b)
 {
     assert_int_equal(a->interval_us, b->interval_us);
@@ -27,6 +36,8 @@ static void assert_series_equal(const struct series *a, const struct series *b)
     for (size_t i = 0; i < a->n; i++) {
         assert_int_equal(a->items[i].n_tx, b->items[i].n_tx);
         assert_int_equal(a->items[i].n_failed, b->items[i].n_failed);
+        assert_memory_equal(a->items[i].tenths, b->items[i].tenths, sizeof a->items[i].tenths);
+        assert_tenths_sum(&a->items[i]);
         assert_sparse_equal(&a->items[i].latency, &b->items[i].latency);
     }
 }
@@ -49,7 +60,7 @@ static void test_add_into_intervals(void **state)
     assert_int_equal(s.interval_us, INTERVAL_US);
     assert_int_equal(s.n, 0);
 
-    series_add(&s, 2, 5, 1, NULL);
+    series_add(&s, 2, 5, 1, NULL, NULL);
     assert_int_equal(s.n, 3);
     assert_interval_empty(&s.items[0]);
     assert_interval_empty(&s.items[1]);
@@ -60,11 +71,11 @@ static void test_add_into_intervals(void **state)
     struct hist *h = hist_new();
     hist_record(h, 300);
     hist_record(h, 100);
-    series_add(&s, 2, 2, 0, h);
+    series_add(&s, 2, 2, 0, NULL, h);
     hist_reset(h);
     hist_record(h, 50000);
-    series_add(&s, 2, 1, 3, h);
-    series_add(&s, 0, 7, 0, h);
+    series_add(&s, 2, 1, 3, NULL, h);
+    series_add(&s, 0, 7, 0, NULL, h);
     assert_int_equal(s.n, 3);
     const struct interval *it = &s.items[2];
     assert_int_equal(it->n_tx, 8);
@@ -84,7 +95,7 @@ static void test_add_into_intervals(void **state)
 
     /* An empty histogram adds counts only. */
     hist_reset(h);
-    series_add(&s, 1, 4, 0, h);
+    series_add(&s, 1, 4, 0, NULL, h);
     assert_int_equal(s.items[1].n_tx, 4);
     assert_int_equal(s.items[1].latency.count, 0);
     assert_int_equal(s.items[1].latency.n_bins, 0);
@@ -108,7 +119,7 @@ static void test_ensure(void **state)
 
     struct hist *h = hist_new();
     hist_record(h, 1234);
-    series_add(&s, 3, 1, 0, h);
+    series_add(&s, 3, 1, 0, NULL, h);
     series_ensure(&s, 2); /* never shrinks */
     assert_int_equal(s.n, 4);
     series_ensure(&s, 40); /* grows, keeping what was there */
@@ -161,21 +172,23 @@ static void make_series(struct series w[N_WORKERS], struct series *all, const si
         int failed = rng_range(&r, 0, 9) == 0;
         int64_t lat = draw_latency(&r);
         if (pending_n[k] > 0 && (idx != pending_idx[k] || pending_n[k] == FLUSH_EACH)) {
-            series_add(&w[k], pending_idx[k], 0, 0, pending[k]);
+            series_add(&w[k], pending_idx[k], 0, 0, NULL, pending[k]);
             hist_reset(pending[k]);
             pending_n[k] = 0;
         }
         pending_idx[k] = idx;
         pending_n[k]++;
         hist_record(pending[k], lat);
-        series_add(&w[k], idx, !failed, failed, NULL);
+        uint64_t tenths[SERIES_TENTHS] = {0};
+        tenths[rng_range(&r, 0, SERIES_TENTHS - 1)] = !failed;
+        series_add(&w[k], idx, !failed, failed, tenths, NULL);
         hist_reset(one);
         hist_record(one, lat);
-        series_add(all, idx, !failed, failed, one);
+        series_add(all, idx, !failed, failed, tenths, one);
     }
     for (int k = 0; k < N_WORKERS; k++) {
         if (pending_n[k] > 0)
-            series_add(&w[k], pending_idx[k], 0, 0, pending[k]);
+            series_add(&w[k], pending_idx[k], 0, 0, NULL, pending[k]);
         hist_free(pending[k]);
     }
     hist_free(one);
@@ -253,7 +266,7 @@ static void test_merge_copies_and_empty(void **state)
     struct hist *h = hist_new();
     hist_record(h, 10);
     hist_record(h, 2000000);
-    series_add(&src, 1, 2, 1, h);
+    series_add(&src, 1, 2, 1, NULL, h);
     hist_free(h);
 
     /* Into an empty series: an equal, independent copy (src freed, dst still whole). */
@@ -300,10 +313,10 @@ static void test_take_into(void **state)
     for (size_t i = 0; i < 4; i++) {
         hist_reset(h);
         hist_record(h, 100 * (int64_t)(i + 1));
-        series_add(&s, i, 1, i, h);
+        series_add(&s, i, 1, i, NULL, h);
     }
     struct interval acc = {0};
-    series_take_into(&s, 1, &acc);
+    series_take_into(&s, 1, 0, &acc);
     assert_int_equal(acc.n_tx, 2);
     assert_int_equal(acc.n_failed, 1);
     assert_int_equal(acc.latency.count, 2);
@@ -312,16 +325,16 @@ static void test_take_into(void **state)
     assert_int_equal(s.n, 2);
     hist_sparse_free(&acc.latency);
     memset(&acc, 0, sizeof acc);
-    series_add(&s, 0, 5, 0, NULL); /* late: goes into interval 2 */
-    series_take_into(&s, 2, &acc);
+    series_add(&s, 0, 5, 0, NULL, NULL); /* late: goes into interval 2 */
+    series_take_into(&s, 2, 0, &acc);
     assert_int_equal(acc.n_tx, 6);
     assert_int_equal(acc.latency.count, 1);
     assert_int_equal(acc.latency.min_us, 300);
     hist_sparse_free(&acc.latency);
     memset(&acc, 0, sizeof acc);
-    series_take_into(&s, 1, &acc); /* already taken: nothing */
+    series_take_into(&s, 1, 0, &acc); /* already taken: nothing */
     assert_int_equal(acc.n_tx, 0);
-    series_take_into(&s, 9, &acc); /* past what is held: the rest */
+    series_take_into(&s, 9, 0, &acc); /* past what is held: the rest */
     assert_int_equal(acc.n_tx, 1);
     assert_int_equal(acc.n_failed, 3);
     assert_int_equal(s.n, 0);
@@ -329,6 +342,66 @@ static void test_take_into(void **state)
     hist_sparse_free(&acc.latency);
     series_free(&s);
     hist_free(h);
+}
+
+/* The tenths through add, merge and take_into: each interval's own add up tenth by tenth, one
+ * folded in from before counts in the first, one from after (the end of the run) in the last,
+ * and they always sum to n_tx. */
+static void test_tenths(void **state)
+{
+    (void)state;
+    struct series s, other;
+    series_init(&s, INTERVAL_US);
+    series_init(&other, INTERVAL_US);
+    static const uint64_t a[SERIES_TENTHS] = {1, 0, 2, 0, 0, 0, 0, 0, 0, 3};
+    static const uint64_t b[SERIES_TENTHS] = {0, 4, 0, 0, 0, 0, 0, 0, 1, 0};
+    series_add(&s, 0, 6, 1, a, NULL);
+    series_add(&s, 1, 5, 0, b, NULL);
+    series_add(&s, 1, 2, 0, NULL, NULL); /* when in the interval unknown: the first tenth */
+    series_add(&other, 1, 6, 0, a, NULL);
+    series_add(&other, 3, 5, 2, b, NULL);
+    series_merge(&s, &other);
+    series_free(&other);
+    assert_int_equal(s.n, 4);
+    static const uint64_t m1[SERIES_TENTHS] = {3, 4, 2, 0, 0, 0, 0, 0, 1, 3};
+    assert_memory_equal(s.items[0].tenths, a, sizeof a);
+    assert_memory_equal(s.items[1].tenths, m1, sizeof m1);
+    assert_memory_equal(s.items[3].tenths, b, sizeof b);
+    for (size_t i = 0; i < s.n; i++)
+        assert_tenths_sum(&s.items[i]);
+
+    /* Interval 0 on its own; then 1, with a late addition to 0 folded into its first tenth. */
+    struct interval acc = {0};
+    series_take_into(&s, 0, 0, &acc);
+    assert_int_equal(acc.n_tx, 6);
+    assert_memory_equal(acc.tenths, a, sizeof a);
+    memset(&acc, 0, sizeof acc);
+    series_add(&s, 0, 7, 0, b, NULL); /* late: into interval 1's first tenth */
+    series_take_into(&s, 1, 0, &acc);
+    assert_int_equal(acc.n_tx, 20);
+    static const uint64_t m1_late[SERIES_TENTHS] = {10, 4, 2, 0, 0, 0, 0, 0, 1, 3};
+    assert_memory_equal(acc.tenths, m1_late, sizeof m1_late);
+    assert_tenths_sum(&acc);
+
+    /* The end of the run as interval 2: 3 (after it) into its last tenth. */
+    memset(&acc, 0, sizeof acc);
+    series_take_into(&s, 2, 1, &acc);
+    assert_int_equal(acc.n_tx, 5);
+    static const uint64_t end[SERIES_TENTHS] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 5};
+    assert_memory_equal(acc.tenths, end, sizeof end);
+    assert_int_equal(s.n, 0);
+    assert_int_equal(s.first, 4);
+
+    /* Handing over an interval past the ones held (2, 3): both before it, its first tenth. */
+    series_add(&s, 4, 6, 0, a, NULL);
+    series_add(&s, 5, 5, 0, b, NULL);
+    memset(&acc, 0, sizeof acc);
+    series_take_into(&s, 7, 0, &acc);
+    assert_int_equal(acc.n_tx, 11);
+    assert_int_equal(acc.tenths[0], 11);
+    assert_tenths_sum(&acc);
+    assert_int_equal(s.first, 8);
+    series_free(&s);
 }
 
 /* A tick past the interval being filled closes it, without a completion after it. */
@@ -359,6 +432,7 @@ int main(void)
         cmocka_unit_test(test_add_into_intervals),
         cmocka_unit_test(test_ensure),
         cmocka_unit_test(test_take_into),
+        cmocka_unit_test(test_tenths),
         cmocka_unit_test(test_recorder_tick),
         cmocka_unit_test(test_merge_equals_single),
         cmocka_unit_test(test_merge_different_lengths),
