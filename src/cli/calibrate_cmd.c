@@ -296,7 +296,7 @@ static void duet(struct calib_figures *f, const struct calib_side *s)
         duet_compare(a, b, nt, CMP_DEFAULT_MARGIN, m, &f->duet_ci);
         f->duet_tps = m[CMP_TPS];
         f->have_duet = f->duet_ci.n_pairs > 0;
-        f->duet_sigma = f->duet_ci.se * sqrt((double)f->duet_ci.n_pairs);
+        f->duet_sigma = f->duet_ci.se * sqrt(f->duet_ci.seconds);
         /* the plain per-second spread, for comparison with the long-run one */
         double sum = 0, sum2 = 0;
         size_t n = 0;
@@ -329,7 +329,7 @@ static double duet_detectable(double sigma, double t)
 {
     if (t < DUET_MIN_PAIRS)
         return NAN;
-    double df = (double)duet_batches((size_t)t) - 1;
+    double df = (double)duet_batches(2 * (size_t)t, 2) - 1; /* tps by half-second */
     double d = calib_duet_detectable(sigma, t, df, CMP_DEFAULT_MARGIN);
     return t < DUET_SHORT_PAIRS && d < DUET_LARGE ? DUET_LARGE : d;
 }
@@ -383,7 +383,9 @@ static json_t *figures_json(const struct calib_opts *c, const struct calib_figur
     json_object_set_new(q, "trials_for_5pct", k5 ? json_integer(k5) : json_null());
     json_object_set_new(o, "sequential", q);
     if (f->have_duet) {
-        json_object_set_new(d, "paired_seconds", json_integer((json_int_t)f->duet_ci.n_pairs));
+        double ps = f->duet_ci.seconds;
+        json_object_set_new(d, "paired_seconds",
+                            ps == floor(ps) ? json_integer((json_int_t)ps) : json_real(ps));
         json_object_set_new(d, "spread_per_second_pct", num_or_null(100 * expm1(f->duet_pair_sd)));
         json_object_set_new(d, "long_run_sd_pct", num_or_null(100 * expm1(f->duet_sigma)));
         json_object_set_new(d, "aa", verdict_json(&f->duet_tps));
@@ -441,7 +443,7 @@ static void print_text(FILE *f, const struct calib_opts *c, const json_t *o)
     const json_t *d = json_object_get(o, "duet");
     if (json_is_object(d)) {
         fprintf(f,
-                "duet A/A, 2 trials of %g s: %.0f paired seconds, per-second spread %.1f %% "
+                "duet A/A, 2 trials of %g s: %g paired seconds, per-second spread %.1f %% "
                 "(long-run %.1f %%); ",
                 c->trials * c->seconds, get(d, "paired_seconds"), get(d, "spread_per_second_pct"),
                 get(d, "long_run_sd_pct"));

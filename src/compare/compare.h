@@ -135,11 +135,12 @@ struct cmp_outcome {
     size_t n_classes;
     struct cmp_script_row *classes;
     /* Duet partners (compare/duet.h): every whole-run metric paired by second over the
-     * duet's complete intervals, its tps interval from duet_pairs seconds in duet_batches
-     * batches of up to duet_batch_s seconds. duet 0: not a duet. */
-    int duet;
-    size_t duet_pairs, duet_batches;
-    double duet_batch_s;
+     * duet's complete intervals (tps by half-second when duet_halves), its tps interval from
+     * duet_seconds paired seconds in duet_batches batches of up to duet_batch_s seconds.
+     * duet 0: not a duet. */
+    int duet, duet_halves;
+    size_t duet_batches;
+    double duet_seconds, duet_batch_s;
 };
 
 #define CMP_MAX_CLASSES 10

@@ -30,9 +30,21 @@ static double interval_quantile(const struct cmp_lat *l, size_t t, double q, uin
     return 0;
 }
 
+size_t duet_values_per_s(const struct duet_trial *t, enum cmp_metric_id m)
+{
+    return m == CMP_TPS && t->half_a && t->half_b ? 2 : 1;
+}
+
 size_t duet_pairs(const struct duet_trial *t, enum cmp_metric_id m, double *d)
 {
     size_t k = 0;
+    if (duet_values_per_s(t, m) == 2) {
+        /* The halves of a second cover the same time on both sides: counts stand for rates. */
+        for (size_t i = 0; i < 2 * t->n; i++)
+            if (t->half_a[i] > 0 && t->half_b[i] > 0)
+                d[k++] = log(t->half_b[i] / t->half_a[i]);
+        return k;
+    }
     for (size_t i = 0; i < t->n; i++) {
         if (m == CMP_TPS) {
             if (t->tps_a[i] > 0 && t->tps_b[i] > 0)
@@ -53,21 +65,28 @@ size_t duet_pairs(const struct duet_trial *t, enum cmp_metric_id m, double *d)
     return k;
 }
 
-size_t duet_batches(size_t n)
+size_t duet_batches(size_t n, size_t per_s)
 {
-    size_t k = n / DUET_BATCH_MIN_S;
-    k = k < DUET_BATCHES_MIN ? DUET_BATCHES_MIN : k > DUET_BATCHES_MAX ? DUET_BATCHES_MAX : k;
+    size_t k = n / per_s / DUET_BATCH_MIN_S;
+    /* Ten batches of half-seconds only where the length rule guards a short duet's interval:
+     * from DUET_SHORT_PAIRS on, batches of 6 s let the noise that lasts seconds through. */
+    size_t least =
+        per_s > 1 && n / per_s < DUET_SHORT_PAIRS ? DUET_BATCHES_MIN_HALVES : DUET_BATCHES_MIN;
+    k = k < least ? least : k > DUET_BATCHES_MAX ? DUET_BATCHES_MAX : k;
     return k < n ? k : n;
 }
 
-void duet_batch_means(const double *d, const size_t *n, size_t nt, struct duet_ci *out)
+void duet_batch_means(const double *d, const size_t *n, size_t nt, size_t per_s,
+                      struct duet_ci *out)
 {
     memset(out, 0, sizeof *out);
     size_t total = 0;
     for (size_t j = 0; j < nt; j++)
         total += n[j];
-    size_t nb = duet_batches(total);
+    size_t nb = duet_batches(total, per_s);
     out->n_pairs = total;
+    out->per_s = per_s;
+    out->seconds = (double)total / (double)per_s;
     out->n_batches = nb;
     out->est = out->se = out->lo = out->hi = NAN;
     if (total == 0)
@@ -85,7 +104,8 @@ void duet_batch_means(const double *d, const size_t *n, size_t nt, struct duet_c
         sum += s;
         bm[b] = s / (double)len;
         bw[b] = (double)len;
-        out->batch_s = (double)len > out->batch_s ? (double)len : out->batch_s;
+        double len_s = (double)len / (double)per_s;
+        out->batch_s = len_s > out->batch_s ? len_s : out->batch_s;
     }
     out->est = sum / (double)total;
     if (nb >= 2) {
@@ -113,10 +133,10 @@ static void judge(struct cmp_metric *m, const struct duet_ci *ci, size_t n_trial
         cmp_set_verdict(m, CMP_INCONCLUSIVE, "%s", gate);
         return;
     }
-    if (ci->n_pairs < DUET_MIN_PAIRS || isnan(ci->lo)) {
+    if (ci->seconds < DUET_MIN_PAIRS || isnan(ci->lo)) {
         cmp_set_verdict(m, CMP_INCONCLUSIVE,
-                        "too short for a duet verdict: %zu paired second%s, needs %d", ci->n_pairs,
-                        ci->n_pairs == 1 ? "" : "s", DUET_MIN_PAIRS);
+                        "too short for a duet verdict: %g paired second%s, needs %d", ci->seconds,
+                        ci->seconds == 1 ? "" : "s", DUET_MIN_PAIRS);
         return;
     }
     /* Oriented so that above the null is better for B. */
@@ -135,28 +155,28 @@ static void judge(struct cmp_metric *m, const struct duet_ci *ci, size_t n_trial
     }
     enum cmp_class c = cmp_classify(l, u, null, lo, up);
     enum cmp_verdict dir = l > null ? CMP_BETTER : CMP_WORSE;
-    if (ci->n_pairs < DUET_SHORT_PAIRS) {
+    if (ci->seconds < DUET_SHORT_PAIRS) {
         double large = log1p(DUET_LARGE);
         if (!ratio)
             cmp_set_verdict(m, CMP_INCONCLUSIVE,
-                            "a duet under %d paired seconds judges no failure rate (%zu s)",
-                            DUET_SHORT_PAIRS, ci->n_pairs);
+                            "a duet under %d paired seconds judges no failure rate (%g s)",
+                            DUET_SHORT_PAIRS, ci->seconds);
         else if (l > large || u < -large)
             cmp_set_verdict(m, dir,
                             "beyond +-%g%%: a large effect, all that a duet under %d paired "
-                            "seconds decides (%zu s)",
-                            DUET_LARGE * 100, DUET_SHORT_PAIRS, ci->n_pairs);
+                            "seconds decides (%g s)",
+                            DUET_LARGE * 100, DUET_SHORT_PAIRS, ci->seconds);
         else
             cmp_set_verdict(m, CMP_INCONCLUSIVE,
                             "a duet under %d paired seconds decides only an effect beyond +-%g%% "
-                            "(%zu s)",
-                            DUET_SHORT_PAIRS, DUET_LARGE * 100, ci->n_pairs);
+                            "(%g s)",
+                            DUET_SHORT_PAIRS, DUET_LARGE * 100, ci->seconds);
         return;
     }
     switch (c) {
     case CMP_C_BETTER:
     case CMP_C_WORSE:
-        cmp_set_verdict(m, dir, "beyond the %s margin, paired by second (%zu s)", mt, ci->n_pairs);
+        cmp_set_verdict(m, dir, "beyond the %s margin, paired by second (%g s)", mt, ci->seconds);
         return;
     case CMP_C_BETTER_NEGLIGIBLE:
     case CMP_C_WORSE_NEGLIGIBLE:
@@ -181,7 +201,7 @@ static void judge(struct cmp_metric *m, const struct duet_ci *ci, size_t n_trial
         /* The half-width shrinks as 1/sqrt(seconds): the seconds that would bring it under the
          * gap between the estimate and the nearest edge that decides. */
         double d = fabs(ci->est), gap = d > up ? d - up : up - d, h = (ci->hi - ci->lo) / 2;
-        double need = gap > 0 ? (double)ci->n_pairs * (h / gap) * (h / gap) : INFINITY;
+        double need = gap > 0 ? ci->seconds * (h / gap) * (h / gap) : INFINITY;
         if (need < 3600 * 24)
             cmp_set_verdict(m, CMP_INCONCLUSIVE,
                             "the CI reaches past %s; about %.0f paired seconds would "
@@ -198,16 +218,23 @@ static void judge(struct cmp_metric *m, const struct duet_ci *ci, size_t n_trial
 void duet_metric(const struct duet_trial *tr, size_t nt, enum cmp_metric_id m, double margin,
                  const char *failure_gate, struct cmp_metric *out, struct duet_ci *ci)
 {
-    size_t cap = 0;
-    for (size_t j = 0; j < nt; j++)
+    /* Half-seconds only when every trial has them: the batches' rule depends on it. */
+    size_t cap = 0, per_s = 2;
+    for (size_t j = 0; j < nt; j++) {
         cap += tr[j].n;
-    double *d = xmalloc((cap + 1) * sizeof *d);
+        if (duet_values_per_s(&tr[j], m) < 2)
+            per_s = 1;
+    }
+    double *d = xmalloc((per_s * cap + 1) * sizeof *d);
     size_t *n = xmalloc((nt + 1) * sizeof *n), at = 0;
     for (size_t j = 0; j < nt; j++) {
-        n[j] = duet_pairs(&tr[j], m, d + at);
+        struct duet_trial t = tr[j];
+        if (per_s == 1)
+            t.half_a = t.half_b = NULL;
+        n[j] = duet_pairs(&t, m, d + at);
         at += n[j];
     }
-    duet_batch_means(d, n, nt, ci);
+    duet_batch_means(d, n, nt, per_s, ci);
     free(d);
     free(n);
     memset(out, 0, sizeof *out);
@@ -242,8 +269,21 @@ int duet_partners(const struct result *a, const struct result *b)
 int duet_prepare(struct duet_run *d, const struct result *r, const char *path, struct err *e)
 {
     cmp_lat_init(&d->lat);
+    d->halves = NULL;
     if (cmp_prepare_run(&d->run, r, path, e) < 0)
         return -1;
+    /* The halves of a second: tenths 0-4 and 5-9 of a whole interval (prepare keeps only
+     * complete ones, the first run.n). */
+    int whole = d->run.n > 0;
+    for (size_t t = 0; t < d->run.n && whole; t++)
+        whole = r->intervals[t].n_tenths == RESULT_INTERVAL_TENTHS;
+    if (whole) {
+        d->halves = xcalloc(2 * d->run.n, sizeof *d->halves);
+        for (size_t t = 0; t < d->run.n; t++)
+            for (size_t k = 0; k < RESULT_INTERVAL_TENTHS; k++)
+                d->halves[2 * t + (k < RESULT_INTERVAL_TENTHS / 2 ? 0 : 1)] +=
+                    (double)r->intervals[t].tenths[k];
+    }
     for (size_t t = 0; t < d->run.n; t++) {
         struct hist_sparse h = {0};
         if (result_interval_decoded(&r->intervals[t], &h) == 0)
@@ -259,6 +299,8 @@ void duet_run_free(struct duet_run *d)
 {
     cmp_free_run(&d->run);
     cmp_lat_free(&d->lat);
+    free(d->halves);
+    d->halves = NULL;
 }
 
 /* A side's figure over its trials: tps and the failure rate over all their intervals, a
@@ -299,7 +341,9 @@ void duet_compare(const struct duet_run *a, const struct duet_run *b, size_t nt,
                                     rb->failed,
                                     rb->total,
                                     &a[j].lat,
-                                    &b[j].lat};
+                                    &b[j].lat,
+                                    a[j].halves,
+                                    b[j].halves};
     }
     struct duet_ci ci;
     duet_metric(tr, nt, CMP_FAILURE_RATE, margin, NULL, &out[CMP_FAILURE_RATE], &ci);
@@ -363,7 +407,8 @@ void cmp_duet(struct cmp_report *rep, size_t side, struct cmp_outcome *o)
         struct duet_ci ci;
         duet_compare(ra, rb, nt, rep->cfg.margin, o->metrics, &ci);
         o->duet = 1;
-        o->duet_pairs = ci.n_pairs;
+        o->duet_seconds = ci.seconds * ra[0].run.interval_s;
+        o->duet_halves = ci.per_s == 2;
         o->duet_batches = ci.n_batches;
         o->duet_batch_s = ci.batch_s * ra[0].run.interval_s;
         o->mwu_p = NAN; /* the trials are paired: an unpaired test of them says nothing */

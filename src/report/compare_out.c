@@ -72,9 +72,10 @@ static void print_window(FILE *out, const struct cmp_report *rep, const struct c
     char text[400], wa[40], wb[40];
     if (o->duet) { /* duet partners: every complete interval, second against second */
         snprintf(text, sizeof text,
-                 "paired by second: duet; %zu s paired, every complete interval, in %zu batches "
-                 "of up to %.0f s",
-                 o->duet_pairs, o->duet_batches, o->duet_batch_s);
+                 "paired by second: duet; %g s paired%s, every complete interval, in %zu "
+                 "batches of up to %g s",
+                 o->duet_seconds, o->duet_halves ? " (tps by half-second)" : "", o->duet_batches,
+                 o->duet_batch_s);
         print_wrapped(out, "window  ", 0, text);
         return;
     }
@@ -396,7 +397,11 @@ int report_compare_json(FILE *out, const struct cmp_report *rep, struct err *e)
             const struct cmp_outcome *o = &rep->outcomes[i];
             json_t *p = json_object();
             json_object_set_new(p, "method", json_string("duet"));
-            json_object_set_new(p, "seconds", json_integer((json_int_t)o->duet_pairs));
+            double s = o->duet_seconds;
+            json_object_set_new(p, "seconds",
+                                s == floor(s) ? json_integer((json_int_t)s) : json_real(s));
+            json_object_set_new(p, "tps_paired_by",
+                                json_string(o->duet_halves ? "half-second" : "second"));
             json_object_set_new(p, "batches", json_integer((json_int_t)o->duet_batches));
             json_object_set_new(p, "batch_s", number(o->duet_batch_s));
             json_object_set_new(root, "paired", p);

@@ -156,9 +156,10 @@ static void window_text(struct report_doc *d, const struct cmp_outcome *o)
     const struct cmp_window *w = &o->window;
     if (o->duet) { /* duet partners (compare/duet.h) */
         buf_printf(d->out,
-                   "<p class=\"meta\">Paired by second: duet; %zu s paired, every complete "
-                   "interval, in %zu batches of up to %.0f s.</p>\n",
-                   o->duet_pairs, o->duet_batches, o->duet_batch_s);
+                   "<p class=\"meta\">Paired by second: duet; %g s paired%s, every complete "
+                   "interval, in %zu batches of up to %g s.</p>\n",
+                   o->duet_seconds, o->duet_halves ? " (throughput by half-second)" : "",
+                   o->duet_batches, o->duet_batch_s);
         return;
     }
     buf_printf(d->out, "<p class=\"meta\">Compared: %.0f s to %.0f s of every run", w->start_s,

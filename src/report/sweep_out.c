@@ -329,7 +329,9 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
               out);
     if (duet)
         fputs("duet: the two setups ran at once, each second of one paired with the same second "
-              "of the other (log ratio), a batch-means interval over them\n",
+              "of the other (log ratio; throughput by half-second where the files count each "
+              "100 ms), a batch-means interval over "
+              "them\n",
               out);
     if (cell_method)
         fputs("cell where pooling was refused: the trials' noise differs between a side's "

@@ -30,7 +30,7 @@ test_calibrate_aa() {
     assert_rc 0
     assert_out '^machine: [0-9]+ of [0-9]+ intervals client-stalled'
     assert_out '^sequential A/A, 2 trials of 3 s per side: '
-    assert_out '^duet A/A, 2 trials of 6 s: [0-9]+ paired seconds'
+    assert_out '^duet A/A, 2 trials of 6 s: [0-9.]+ paired seconds'
     assert_out '^  sequential, 2 trials of 3 s per side: '
     assert_out '^  duet of 3 s: none \(under 5 paired seconds\); of 12 s'
 }

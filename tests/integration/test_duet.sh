@@ -210,10 +210,14 @@ assert all(c["method"] == "duet" for c in d["comparisons"]), d["comparisons"]
 for c in tps:
     assert c["verdict"] == "worse" and c["ci_high"] < -10, c
 PY
-    # compare of one cell's halves pairs them by itself and says so.
+    # compare of one cell's halves pairs them by itself and says so; their tenths make the
+    # throughput pairs half-seconds: a 5 s duet in 10 batches.
     pga compare ab/A-c1-t1.json ab/B-c1-t1.json
     assert_rc 0
-    assert_out 'paired by second: duet'
+    assert_out 'paired by second: duet; [0-9.]+ s paired \(tps by half-second\)'
+    pga compare --json ab/A-c1-t1.json ab/B-c1-t1.json
+    assert_rc 0
+    pyjson "$T/out" 'd["paired"]["tps_paired_by"] == "half-second" and d["paired"]["batches"] == 10'
 }
 
 test_duet_aa_calls_nothing() {

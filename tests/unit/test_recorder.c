@@ -85,6 +85,22 @@ static void assert_series_equal(const struct series *a, const struct series *b)
     }
 }
 
+/* A series of intervals of interval_us and its recorder, started at T0 (last interval
+ * max_idx); and their end. */
+static void recorder_open(struct series *s, struct series_recorder *r, int64_t interval_us,
+                          size_t max_idx)
+{
+    series_init(s, interval_us);
+    series_recorder_init(r, s);
+    series_recorder_start(r, T0, max_idx);
+}
+
+static void recorder_close(struct series *s, struct series_recorder *r)
+{
+    series_recorder_free(r);
+    series_free(s);
+}
+
 static void test_init_and_start(void **state)
 {
     (void)state;
@@ -112,10 +128,8 @@ static void test_intervals_by_completion_time(void **state)
 {
     (void)state;
     struct series s;
-    series_init(&s, INTERVAL_US);
     struct series_recorder r;
-    series_recorder_init(&r, &s);
-    series_recorder_start(&r, T0, SIZE_MAX);
+    recorder_open(&s, &r, INTERVAL_US, SIZE_MAX);
 
     /* Interval 0: two successes and a failure (whose latency must be ignored). */
     series_recorder_add(&r, at(0.001), 0, 100);
@@ -170,18 +184,15 @@ static void test_intervals_by_completion_time(void **state)
     assert_int_equal(s.n, 7);
     assert_interval(&s, 6, 0, 2, NULL, 0);
 
-    series_recorder_free(&r);
-    series_free(&s);
+    recorder_close(&s, &r);
 }
 
 static void test_boundaries(void **state)
 {
     (void)state;
     struct series s;
-    series_init(&s, INTERVAL_US);
     struct series_recorder r;
-    series_recorder_init(&r, &s);
-    series_recorder_start(&r, T0, SIZE_MAX);
+    recorder_open(&s, &r, INTERVAL_US, SIZE_MAX);
 
     series_recorder_add(&r, T0, 0, 1);                    /* exactly at start: 0 */
     series_recorder_add(&r, T0 + NS_PER_S - 1, 0, 2);     /* last ns of 0 */
@@ -197,18 +208,15 @@ static void test_boundaries(void **state)
     assert_interval(&s, 1, 1, 1, v1, 1);
     assert_interval(&s, 2, 1, 0, v2, 1);
     assert_interval(&s, 3, 0, 1, NULL, 0);
-    series_recorder_free(&r);
-    series_free(&s);
+    recorder_close(&s, &r);
 }
 
 static void test_before_start_goes_to_zero(void **state)
 {
     (void)state;
     struct series s;
-    series_init(&s, INTERVAL_US);
     struct series_recorder r;
-    series_recorder_init(&r, &s);
-    series_recorder_start(&r, T0, SIZE_MAX);
+    recorder_open(&s, &r, INTERVAL_US, SIZE_MAX);
 
     series_recorder_add(&r, T0 - 5 * NS_PER_S, 0, 10); /* well before: still interval 0 */
     series_recorder_add(&r, T0 - 1, 1, 0);
@@ -219,18 +227,15 @@ static void test_before_start_goes_to_zero(void **state)
     assert_int_equal(s.n, 1);
     static const int64_t v0[] = {10, 20, 30};
     assert_interval(&s, 0, 3, 1, v0, 3);
-    series_recorder_free(&r);
-    series_free(&s);
+    recorder_close(&s, &r);
 }
 
 static void test_late_fold_into_last(void **state)
 {
     (void)state;
     struct series s;
-    series_init(&s, INTERVAL_US);
     struct series_recorder r;
-    series_recorder_init(&r, &s);
-    series_recorder_start(&r, T0, 2); /* intervals 0, 1, 2 */
+    recorder_open(&s, &r, INTERVAL_US, 2); /* intervals 0, 1, 2 */
 
     series_recorder_add(&r, at(0.5), 0, 1);
     series_recorder_add(&r, at(2.5), 0, 2);  /* in 2 itself */
@@ -247,8 +252,7 @@ static void test_late_fold_into_last(void **state)
     assert_interval(&s, 0, 1, 0, v0, 1);
     assert_interval_empty(&s, 1);
     assert_interval(&s, 2, 4, 1, v2, 4);
-    series_recorder_free(&r);
-    series_free(&s);
+    recorder_close(&s, &r);
 }
 
 static void test_max_idx_zero(void **state)
@@ -256,10 +260,8 @@ static void test_max_idx_zero(void **state)
     (void)state;
     /* A single interval: everything from before start to far after lands in 0. */
     struct series s;
-    series_init(&s, INTERVAL_US);
     struct series_recorder r;
-    series_recorder_init(&r, &s);
-    series_recorder_start(&r, T0, 0);
+    recorder_open(&s, &r, INTERVAL_US, 0);
     series_recorder_add(&r, T0 - 1, 0, 7);
     series_recorder_add(&r, at(0.5), 0, 8);
     series_recorder_add(&r, at(5.5), 1, 0);
@@ -269,8 +271,7 @@ static void test_max_idx_zero(void **state)
     assert_int_equal(s.n, 1);
     static const int64_t v0[] = {7, 8, 9};
     assert_interval(&s, 0, 3, 1, v0, 3);
-    series_recorder_free(&r);
-    series_free(&s);
+    recorder_close(&s, &r);
 }
 
 static void test_other_interval_length(void **state)
@@ -278,10 +279,8 @@ static void test_other_interval_length(void **state)
     (void)state;
     /* 250 ms intervals: the length comes from the series. */
     struct series s;
-    series_init(&s, 250000);
     struct series_recorder r;
-    series_recorder_init(&r, &s);
-    series_recorder_start(&r, T0, SIZE_MAX);
+    recorder_open(&s, &r, 250000, SIZE_MAX);
     series_recorder_add(&r, at(0.249), 0, 1);
     series_recorder_add(&r, at(0.25), 0, 2);
     series_recorder_add(&r, at(0.999), 0, 3);
@@ -294,8 +293,7 @@ static void test_other_interval_length(void **state)
     assert_interval_empty(&s, 2);
     assert_interval(&s, 3, 1, 0, v3, 1);
     assert_interval(&s, 4, 0, 1, NULL, 0);
-    series_recorder_free(&r);
-    series_free(&s);
+    recorder_close(&s, &r);
 }
 
 static void test_flush_midway_then_continue(void **state)
@@ -304,10 +302,8 @@ static void test_flush_midway_then_continue(void **state)
     /* A flush in the middle of an interval, then more in the same interval: the series
      * accumulates, nothing is counted twice. */
     struct series s;
-    series_init(&s, INTERVAL_US);
     struct series_recorder r;
-    series_recorder_init(&r, &s);
-    series_recorder_start(&r, T0, SIZE_MAX);
+    recorder_open(&s, &r, INTERVAL_US, SIZE_MAX);
     series_recorder_add(&r, at(1.1), 0, 10);
     series_recorder_add(&r, at(1.2), 1, 0);
     series_recorder_flush(&r);
@@ -324,8 +320,7 @@ static void test_flush_midway_then_continue(void **state)
     static const int64_t b[] = {10, 20, 10}, c[] = {30};
     assert_interval(&s, 1, 3, 1, b, 3);
     assert_interval(&s, 2, 1, 0, c, 1);
-    series_recorder_free(&r);
-    series_free(&s);
+    recorder_close(&s, &r);
 }
 
 /* Each success counts in the tenth of its interval it completed in (failures in none), at
@@ -334,10 +329,8 @@ static void test_tenths_by_completion_time(void **state)
 {
     (void)state;
     struct series s;
-    series_init(&s, INTERVAL_US);
     struct series_recorder r;
-    series_recorder_init(&r, &s);
-    series_recorder_start(&r, T0, SIZE_MAX);
+    recorder_open(&s, &r, INTERVAL_US, SIZE_MAX);
     const time_ns ms = NS_PER_MS;
     series_recorder_add(&r, T0, 0, 1);                /* exactly at start: tenth 0 */
     series_recorder_add(&r, T0 + 100 * ms - 1, 0, 1); /* last ns of tenth 0 */
@@ -359,8 +352,7 @@ static void test_tenths_by_completion_time(void **state)
     assert_tenths(&s.items[0], t0);
     assert_int_equal(s.items[1].n_tx, 4);
     assert_tenths(&s.items[1], t1);
-    series_recorder_free(&r);
-    series_free(&s);
+    recorder_close(&s, &r);
 }
 
 /* Folded in: before the start into interval 0's first tenth, past the last interval into its
@@ -369,10 +361,8 @@ static void test_tenths_fold_ins(void **state)
 {
     (void)state;
     struct series s;
-    series_init(&s, INTERVAL_US);
     struct series_recorder r;
-    series_recorder_init(&r, &s);
-    series_recorder_start(&r, T0, 2); /* intervals 0, 1, 2 */
+    recorder_open(&s, &r, INTERVAL_US, 2); /* intervals 0, 1, 2 */
     series_recorder_add(&r, T0 - 5 * NS_PER_S, 0, 1);
     series_recorder_add(&r, T0 - 1, 0, 1);
     series_recorder_add(&r, at(0.55), 0, 1);
@@ -388,12 +378,9 @@ static void test_tenths_fold_ins(void **state)
     assert_tenths(&s.items[0], t0);
     assert_tenths(&s.items[2], t2);
     assert_int_equal(s.items[2].n_failed, 1);
-    series_recorder_free(&r);
-    series_free(&s);
+    recorder_close(&s, &r);
 
-    series_init(&s, 250000); /* 25 ms tenths */
-    series_recorder_init(&r, &s);
-    series_recorder_start(&r, T0, SIZE_MAX);
+    recorder_open(&s, &r, 250000, SIZE_MAX); /* 25 ms tenths */
     series_recorder_add(&r, at(0.024), 0, 1);
     series_recorder_add(&r, T0 + 25 * NS_PER_MS, 0, 1);
     series_recorder_add(&r, at(0.249), 0, 1);
@@ -403,8 +390,7 @@ static void test_tenths_fold_ins(void **state)
     static const uint64_t q1[SERIES_TENTHS] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     assert_tenths(&s.items[0], q0);
     assert_tenths(&s.items[1], q1);
-    series_recorder_free(&r);
-    series_free(&s);
+    recorder_close(&s, &r);
 }
 
 /* A tick that closes the interval being filled: the next completion finds its own tenth. */
@@ -412,10 +398,8 @@ static void test_tenths_after_tick(void **state)
 {
     (void)state;
     struct series s;
-    series_init(&s, INTERVAL_US);
     struct series_recorder r;
-    series_recorder_init(&r, &s);
-    series_recorder_start(&r, T0, SIZE_MAX);
+    recorder_open(&s, &r, INTERVAL_US, SIZE_MAX);
     series_recorder_add(&r, at(0.95), 0, 1);
     series_recorder_tick(&r, at(1.2));
     series_recorder_add(&r, at(1.25), 0, 1);
@@ -425,8 +409,7 @@ static void test_tenths_after_tick(void **state)
     static const uint64_t t1[SERIES_TENTHS] = {0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
     assert_tenths(&s.items[0], t0);
     assert_tenths(&s.items[1], t1);
-    series_recorder_free(&r);
-    series_free(&s);
+    recorder_close(&s, &r);
 }
 
 /* One completion of a generated workload. */
