@@ -31,7 +31,7 @@ static struct capture_class *class_get(struct class_table *t, struct capture_cla
         t->buckets = xmalloc(t->n_buckets * sizeof *t->buckets);
         memset(t->buckets, 0xff, t->n_buckets * sizeof *t->buckets);
     }
-    size_t k = prep_hash(text) & (t->n_buckets - 1);
+    size_t k = hash_str(text) & (t->n_buckets - 1);
     for (size_t i = t->buckets[k]; i != NONE; i = t->next[i])
         if (strcmp(t->all[i].text, text) == 0)
             return &t->all[i];

@@ -57,14 +57,6 @@ static struct pev *heap_pop(struct prep *p)
 
 /* ---- sessions, by the log's session id ---- */
 
-uint64_t prep_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 static void table_grow(struct prep *p)
 {
     size_t n = p->n_buckets ? p->n_buckets * 2 : 1024;
@@ -72,7 +64,7 @@ static void table_grow(struct prep *p)
     for (size_t i = 0; i < p->n_buckets; i++) {
         for (struct psess *s = p->buckets[i], *next; s; s = next) {
             next = s->next;
-            size_t k = prep_hash(s->log_id) & (n - 1);
+            size_t k = hash_str(s->log_id) & (n - 1);
             s->next = b[k];
             b[k] = s;
         }
@@ -86,7 +78,7 @@ struct psess *prep_session_find(struct prep *p, const char *id)
 {
     if (!p->n_buckets)
         return NULL;
-    for (struct psess *s = p->buckets[prep_hash(id) & (p->n_buckets - 1)]; s; s = s->next)
+    for (struct psess *s = p->buckets[hash_str(id) & (p->n_buckets - 1)]; s; s = s->next)
         if (strcmp(s->log_id, id) == 0)
             return s;
     return NULL;
@@ -100,7 +92,7 @@ static struct psess *session_add(struct prep *p, const struct log_entry *le)
     s->log_id = xstrdup(le->session);
     s->user = xstrdup(le->user);
     s->database = xstrdup(le->database);
-    size_t k = prep_hash(s->log_id) & (p->n_buckets - 1);
+    size_t k = hash_str(s->log_id) & (p->n_buckets - 1);
     s->next = p->buckets[k];
     p->buckets[k] = s;
     p->n_open++;
@@ -112,7 +104,7 @@ static void session_unlink(struct prep *p, struct psess *s)
 {
     if (!s->in_table)
         return;
-    struct psess **at = &p->buckets[prep_hash(s->log_id) & (p->n_buckets - 1)];
+    struct psess **at = &p->buckets[hash_str(s->log_id) & (p->n_buckets - 1)];
     while (*at != s)
         at = &(*at)->next;
     *at = s->next;
@@ -261,7 +253,7 @@ static int write_event(struct prep *p, struct pev *ev, struct err *e)
                 ev->outcome = CAPTURE_OUTCOME_OK;
             s->late_valid = ev->duration_us < 0;
             if (s->late_valid)
-                s->late_hash = prep_hash(ev->text);
+                s->late_hash = hash_str(ev->text);
         }
         rc = write_statement(p, ev, e);
         break;

@@ -321,7 +321,7 @@ static void on_error_kept(struct prep *p, const struct log_entry *le, int fatal,
     }
     if (fatal || !*le->statement)
         return;
-    if (s && s->late_valid && s->late_hash == prep_hash(kept)) {
+    if (s && s->late_valid && s->late_hash == hash_str(kept)) {
         /* The ERROR of a statement already written as succeeded: not a statement of its own. */
         s->late_valid = 0;
         return;

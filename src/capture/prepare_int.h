@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hash.h" /* hash_str: the session table and late ERRORs */
 #include "capture/prepare.h"
 
 /* Inside prepare: the sessions, the queued events and the entry handler. */
@@ -64,9 +65,6 @@ void prep_push(struct prep *p, struct pev *ev);
 
 /* The open session of an entry; a new one is started (its start queued) at t. */
 struct psess *prep_session_of(struct prep *p, const struct log_entry *le, int64_t t);
-
-/* A hash of a string (FNV-1a), for the session table and late ERRORs. */
-uint64_t prep_hash(const char *s);
 
 /* The open session with the log's session id, or NULL. */
 struct psess *prep_session_find(struct prep *p, const char *log_id);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/mem.h"
 #include "stats/hist.h"
 
@@ -21,14 +22,6 @@ struct class_table {
     struct class_entry *entries; /* n used, cap + 1 allocated: the last is "other" */
     size_t *slots;               /* entry index + 1; 0: empty */
 };
-
-static uint64_t hash_text(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h;
-}
 
 static void entry_init(struct class_entry *e, const char *text, size_t len, uint64_t hash)
 {
@@ -67,7 +60,7 @@ void class_table_free(struct class_table *t)
 /* The entry of class text, made when there is room, else "other". */
 static struct class_entry *lookup(struct class_table *t, const char *text, size_t len)
 {
-    uint64_t h = hash_text(text, len);
+    uint64_t h = hash_bytes(text, len);
     size_t s = (size_t)(h % t->n_slots);
     for (;;) {
         size_t k = t->slots[s];
