@@ -129,6 +129,13 @@ test_sigkill_after_checkpoint_then_recover() {
         grep -q '^{"events":.*"kind":"checkpoint"' r.json.journal && break
         sleep 0.1
     done
+    # The checkpointer counts a checkpoint in pg_stat_bgwriter only once it is done, and the
+    # interval that reads the count may be journaled after the events line: wait for it (CI
+    # once killed the run one line too early).
+    for _ in $(seq 1 100); do
+        grep -qE '"ckpt_req": ?[1-9]' r.json.journal && break
+        sleep 0.1
+    done
     kill_at_journal $PID r.json.journal $(($(wc -l <r.json.journal) + 1))
     grep -q '^{"events":.*"kind":"checkpoint"' r.json.journal || fail "no checkpoint in the journal's events lines"
     lines=$(journal_lines)
