@@ -24,8 +24,14 @@ win_build() {
     zip=$(ls -t "$WIN_TOP"/build/pgarena-*-win64.zip | head -1)
     unzip -q "$zip" -d "$T/unz"
     mv "$T"/unz/pgarena-*-win64 "$T/win"
-    # Wine's first start in a prefix speaks on stderr: not in a test's own output.
-    "$WINE" "$T/win/pgarena.exe" --version >/dev/null 2>&1 || fail "pgarena.exe does not start"
+    # Wine's first start in a prefix speaks on stderr: not in a test's own output. A start while
+    # the previous test's wineserver is still going away can fail (seen once in CI): three tries.
+    local try
+    for try in 1 2 3; do
+        "$WINE" "$T/win/pgarena.exe" --version >/dev/null 2>&1 && break
+        [ "$try" -lt 3 ] || fail "pgarena.exe does not start"
+        sleep 2
+    done
     return 0
 }
 
