@@ -312,6 +312,7 @@ static char *header_json(const struct capture_header *h)
     json_object_set_new(o, "start_us", json_integer(h->start_us));
     json_object_set_new(o, "start", json_string(start));
     json_object_set_new(o, "duration_us", json_integer(h->duration_us));
+    json_object_set_new(o, "time_resolution_us", json_integer(h->time_resolution_us));
     json_object_set_new(o, "sessions", json_integer((json_int_t)h->n_sessions));
     json_object_set_new(o, "statements", json_integer((json_int_t)h->n_statements));
     json_t *sk = json_object();
@@ -764,6 +765,10 @@ static int parse_header(struct capture_reader *r, const char *line, struct err *
         r->h.port = port ? (int)json_integer_value(port) : 0;
         r->h.start_us = json_integer_value(start);
         r->h.duration_us = json_integer_value(dur);
+        json_t *res = json_object_get(o, "time_resolution_us");
+        r->h.time_resolution_us = json_is_integer(res) && json_integer_value(res) >= 0
+                                      ? json_integer_value(res)
+                                      : CAPTURE_LOG_RESOLUTION_US;
     }
     json_decref(o);
     if (bad)

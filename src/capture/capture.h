@@ -28,6 +28,8 @@
 
 #define CAPTURE_FORMAT  "pgarena-capture"
 #define CAPTURE_VERSION 1
+/* The resolution of a server log's timestamps (csvlog, jsonlog, %m, %n): milliseconds. */
+#define CAPTURE_LOG_RESOLUTION_US 1000
 
 /* How the original client sent a statement. */
 enum capture_protocol {
@@ -129,6 +131,10 @@ struct capture_header {
     int port;                   /* the source's port, 0 when unknown */
     int64_t start_us;           /* the capture's start, µs since the Unix epoch (UTC) */
     int64_t duration_us;        /* the last event's offset */
+    /* How precise the events' times are: an event's true time lies in [offset, offset +
+     * time_resolution_us). A server log's are milliseconds (CAPTURE_LOG_RESOLUTION_US, also
+     * what a header without the field means); 0: exact. The order across sessions uses it. */
+    int64_t time_resolution_us;
     uint64_t n_sessions;
     uint64_t n_statements;
     uint64_t skipped_copy;        /* COPY ... FROM STDIN: the data is not in the log */

@@ -372,6 +372,7 @@ int prepare_logs(const char *const *paths, int n, const struct prepare_opts *o, 
     if (rc == 0) {
         struct capture_header h = o->source;
         h.start_us = p.origin_us;
+        h.time_resolution_us = CAPTURE_LOG_RESOLUTION_US;
         h.skipped_copy = stats->skipped_copy;
         h.skipped_secret = stats->skipped_secret;
         h.skipped_unsupported = stats->skipped_unsupported;

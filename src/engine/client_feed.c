@@ -299,15 +299,17 @@ int client_step_feed_next(struct client *c, time_ns now)
     if (it->kind == FEED_STATEMENT && feed->ready && c->conn && !f->session_failed) {
         enum pg_txn tx = pg_txn_status(c->conn);
         struct engine_feed_due d = {now, tx == PG_TXN_INTRANS || tx == PG_TXN_INERROR,
-                                    pg_backend_pid(c->conn)};
+                                    pg_backend_pid(c->conn), 0};
         int was_held = f->held;
         if (!was_held) /* counted before asking: see wake_other_workers */
             f->held = 1, atomic_fetch_add(&c->w->n_feed_held, 1);
         atomic_thread_fence(memory_order_seq_cst);
-        if (!feed->ready(c->w->feed_ws, c->id, it, &d)) /* held back (the source's order) */
-            return wait_for_feed(c, now,
-                                 run->n_workers > 1 && c->w->feed_wake.h[0] < 0 ? FEED_HELD_NS
-                                                                                : FEED_EMPTY_NS);
+        if (!feed->ready(c->w->feed_ws, c->id, it, &d)) { /* held back (the source's order) */
+            time_ns retry =
+                run->n_workers > 1 && c->w->feed_wake.h[0] < 0 ? FEED_HELD_NS : FEED_EMPTY_NS;
+            return wait_for_feed(
+                c, now, d.ask_again_ns > 0 && d.ask_again_ns < retry ? d.ask_again_ns : retry);
+        }
         f->held = 0;
         atomic_fetch_sub(&c->w->n_feed_held, 1);
         if (was_held) /* the wait was the source's, not the client's own lag */

@@ -74,6 +74,8 @@ struct engine_feed_due {
     int64_t now_ns; /* the engine's clock (base/clock.h) */
     int in_tx;      /* the session is in a transaction block (it may hold locks) */
     int backend_pid;
+    int64_t ask_again_ns; /* the source's: when held back, ask again at the latest this much
+                           * later (0: the engine's default) */
 };
 
 struct engine_feed {
@@ -97,9 +99,9 @@ struct engine_feed {
     void (*close)(void *ws);
     /* Optional: whether a statement that is due (its time has come, its session connected)
      * may start now; 0 parks the client until a statement ends (on any worker), or a few
-     * ms, then asks again. */
+     * ms (sooner when d->ask_again_ns says so), then asks again. */
     int (*ready)(void *ws, int client, const struct engine_feed_item *it,
-                 const struct engine_feed_due *d);
+                 struct engine_feed_due *d);
 };
 
 #endif

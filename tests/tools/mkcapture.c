@@ -4,7 +4,8 @@
  *   mkcapture OUT < DESCRIPTION
  *     one event or header field per line, fields separated by tabs, in offset order:
  *       H  key  value         system_identifier, address, port, start_us, skipped_copy,
- *                             skipped_secret, skipped_unsupported
+ *                             skipped_secret, skipped_unsupported, time_resolution_us
+ *                             (default 0: the offsets are exact)
  *       S  id  offset_us  user  database
  *       E  id  offset_us
  *       Q  session  offset_us  simple|named|unnamed  name  duration_us  ok|error|unknown
@@ -87,6 +88,8 @@ static void header_field(struct capture_header *h, const char *key, const char *
         h->port = atoi(v);
     else if (strcmp(key, "start_us") == 0)
         h->start_us = atoll(v);
+    else if (strcmp(key, "time_resolution_us") == 0)
+        h->time_resolution_us = atoll(v);
     else if (strcmp(key, "skipped_copy") == 0)
         h->skipped_copy = strtoull(v, NULL, 10);
     else if (strcmp(key, "skipped_secret") == 0)

@@ -82,7 +82,7 @@ static struct engine_feed feed_of(double speed)
 static int tf_ready_asks;
 
 static int tf_ready(void *ws, int client, const struct engine_feed_item *it,
-                    const struct engine_feed_due *d)
+                    struct engine_feed_due *d)
 {
     struct test_feed *f = ws;
     (void)client;

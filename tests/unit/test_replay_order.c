@@ -16,7 +16,7 @@
 static void build_small(struct replay_order *o)
 {
     struct replay_order_build b;
-    replay_order_build_init(&b, 3);
+    replay_order_build_init(&b, 3, 0);
     replay_order_build_statement(&b, 0, 0, 100, 1);
     replay_order_build_statement(&b, 1, 150, 10, 1);
     replay_order_build_statement(&b, 0, 200, 4800, 1);
@@ -73,7 +73,7 @@ static void test_out_overlap_and_ties(void **state)
     (void)state;
     struct replay_order_build b;
     struct replay_order o;
-    replay_order_build_init(&b, 3);
+    replay_order_build_init(&b, 3, 0);
     replay_order_build_statement(&b, 0, 0, 1000, 1); /* #0 long */
     replay_order_build_statement(&b, 1, 10, 0, 0);   /* #1 COPY: out */
     replay_order_build_statement(&b, 1, 20, 10, 1);  /* #2 inside #0 */
@@ -102,11 +102,51 @@ static void test_out_overlap_and_ties(void **state)
     replay_order_free(&o);
 }
 
+/* A log's millisecond times (resolution 1000 µs): statements of two sessions in the same
+ * millisecond are not ordered (the log cannot tell which came first), one that ended a whole
+ * millisecond before another started is. Session 0 updates a row at 10 ms (its end: its next
+ * statement, the COMMIT, also at 10 ms), session 1 updates the same row at 10 ms and commits
+ * at 12 ms; session 0 commits at 10 ms and runs a SELECT at 11 ms. */
+static void test_millisecond_resolution(void **state)
+{
+    (void)state;
+    struct replay_order_build b;
+    struct replay_order o;
+    replay_order_build_init(&b, 2, 1000);
+    replay_order_build_statement(&b, 0, 10000, -1, 1); /* #0 s0 UPDATE, ends <= 10 ms + R */
+    replay_order_build_statement(&b, 1, 10000, -1, 1); /* #1 s1 UPDATE */
+    replay_order_build_statement(&b, 0, 10000, -1, 1); /* #2 s0 COMMIT: ends at #3's 11 ms */
+    replay_order_build_statement(&b, 0, 11000, 50, 1); /* #3 s0 SELECT */
+    replay_order_build_statement(&b, 1, 12000, 20, 1); /* #4 s1 COMMIT */
+    replay_order_build_session_end(&b, 0, 13000);
+    replay_order_build_finish(&b, &o);
+    assert_int_equal(o.need[1], 0); /* the same millisecond as #0: no wait (exact: it would) */
+    assert_true(replay_order_ready(&o, 1));
+    assert_int_equal(o.need[3], 1); /* #0 ended by 10 ms + R <= 11 ms: certain; #2 not */
+    assert_false(replay_order_ready(&o, 3));
+    assert_int_equal(o.need[4], 2); /* #0 and #2 (by 11 ms + R); #1 ends only at #4 */
+    assert_true(replay_order_finished(&o, 0));
+    assert_true(replay_order_ready(&o, 3));
+    assert_false(replay_order_ready(&o, 4));
+    replay_order_free(&o);
+
+    /* The same capture with exact times: #1 waits for #0 (it ended as #1 started, earlier in
+     * the capture), which is the guess the resolution removes. */
+    replay_order_build_init(&b, 2, 0);
+    replay_order_build_statement(&b, 0, 10000, -1, 1);
+    replay_order_build_statement(&b, 1, 10000, -1, 1);
+    replay_order_build_statement(&b, 0, 10000, -1, 1);
+    replay_order_build_finish(&b, &o);
+    assert_int_equal(o.need[1], 1);
+    replay_order_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waits_for_what_finished_before),
         cmocka_unit_test(test_out_overlap_and_ties),
+        cmocka_unit_test(test_millisecond_resolution),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,27 +6,32 @@
 
 #include "base/mem.h"
 
-void replay_order_build_init(struct replay_order_build *b, size_t n_sessions)
+void replay_order_build_init(struct replay_order_build *b, size_t n_sessions, int64_t resolution_us)
 {
     memset(b, 0, sizeof *b);
     b->n_sessions = n_sessions;
+    b->resolution_us = resolution_us > 0 ? resolution_us : 0;
     b->pending = xmalloc((n_sessions + 1) * sizeof *b->pending);
     for (size_t i = 0; i < n_sessions; i++)
         b->pending[i] = -1;
 }
 
-/* Session's statement without an end so far ends at t (its next event). */
+/* Session's last statement ends by t (its next event) at the latest: one without an end so
+ * far ends there, and one whose start plus duration says later is cut to it (the start is
+ * only as precise as the resolution; its session's next statement cannot have begun before
+ * it ended), so a session's statements rank in its own order. */
 static void close_pending(struct replay_order_build *b, uint32_t session, int64_t t)
 {
     int64_t p = b->pending[session];
     if (p < 0)
         return;
-    b->end[p] = t > b->start[p] ? t : b->start[p];
+    if (b->end[p] > t)
+        b->end[p] = t > b->start[p] ? t : b->start[p];
     b->pending[session] = -1;
 }
 
 void replay_order_build_statement(struct replay_order_build *b, uint32_t session, int64_t start_us,
-                                  int64_t duration_us, int in)
+                                  int64_t duration_us, enum replay_order_part part)
 {
     if (b->n == b->cap) {
         b->cap = b->cap ? 2 * b->cap : 1024;
@@ -36,15 +41,14 @@ void replay_order_build_statement(struct replay_order_build *b, uint32_t session
     }
     size_t i = b->n++;
     b->start[i] = start_us;
-    b->in[i] = session < b->n_sessions && in;
+    b->in[i] = session < b->n_sessions ? (unsigned char)part : REPLAY_ORDER_OUT;
     b->end[i] = INT64_MAX;
     if (session >= b->n_sessions)
         return;
     close_pending(b, session, start_us);
     if (duration_us >= 0)
         b->end[i] = start_us + duration_us;
-    else
-        b->pending[session] = (int64_t)i;
+    b->pending[session] = (int64_t)i;
 }
 
 void replay_order_build_session_end(struct replay_order_build *b, uint32_t session,
@@ -75,20 +79,24 @@ void replay_order_build_finish(struct replay_order_build *b, struct replay_order
     o->need = xmalloc((b->n + 1) * sizeof *o->need);
     struct by_end *sorted = xmalloc((b->n + 1) * sizeof *sorted);
     uint32_t n = 0;
+    /* The latest the statement may have ended, given the times' resolution. */
     for (size_t i = 0; i < b->n; i++)
-        if (b->in[i])
-            sorted[n++] = (struct by_end){b->end[i], (uint32_t)i};
+        if (b->in[i] == REPLAY_ORDER_IN)
+            sorted[n++] = (struct by_end){
+                b->end[i] > INT64_MAX - b->resolution_us ? INT64_MAX : b->end[i] + b->resolution_us,
+                (uint32_t)i};
     qsort(sorted, n, sizeof *sorted, end_then_number);
     for (size_t i = 0; i < b->n; i++)
         o->rank[i] = REPLAY_ORDER_NONE;
     for (uint32_t r = 0; r < n; r++)
         o->rank[sorted[r].i] = r;
-    /* need(S): how many end before S starts (ties: before S in the capture). The starts
+    /* need(S): how many certainly end before S starts (ties: before S in the capture; with a
+     * resolution, end + R == start is certain too: A's true end < end + R <= S's). The starts
      * never go back in the capture's order, so one pointer walks the ranking once. */
     uint32_t p = 0;
     for (size_t i = 0; i < b->n; i++) {
         o->need[i] = 0;
-        if (!b->in[i])
+        if (b->in[i] == REPLAY_ORDER_OUT)
             continue;
         while (p < n &&
                (sorted[p].end < b->start[i] || (sorted[p].end == b->start[i] && sorted[p].i < i)))
@@ -108,7 +116,7 @@ void replay_order_build_finish(struct replay_order_build *b, struct replay_order
 
 int replay_order_ready(const struct replay_order *o, uint64_t i)
 {
-    if (i >= o->n_all || o->rank[i] == REPLAY_ORDER_NONE)
+    if (i >= o->n_all || o->need[i] == 0)
         return 1;
     return atomic_load_explicit(&o->mark, memory_order_acquire) >= o->need[i];
 }

@@ -251,6 +251,8 @@ int replay_tx_boundary(const char *text)
         return word_at(t, "abort") ? -1 : 0;
     case 'r':
         return word_at(t, "rollback") ? (strcasestr(t, " to ") ? 0 : -1) : 0;
+    case 'p': /* PREPARE TRANSACTION: the block is over for the session */
+        return word_at(t, "prepare") && word_at(skip_space(t + 7), "transaction") ? -1 : 0;
     default:
         return 0;
     }
@@ -356,7 +358,7 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
     unsigned char *in_tx = xcalloc(s->n_sessions + 1, 1);
     struct replay_order_build ob;
     if (s->ordered)
-        replay_order_build_init(&ob, s->n_sessions);
+        replay_order_build_init(&ob, s->n_sessions, s->header.time_resolution_us);
     struct copy_count *copies = NULL;
     size_t n_copies = 0;
     uint64_t seq = 0; /* the statements' numbers, as source.c counts them */
@@ -387,13 +389,17 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
             int sent = ss->client != -2;
             if (sqltext_is_copy_from_stdin(st->text))
                 sent = copy_file(s, st_seq, st->text, &copies, &n_copies) && sent;
+            int b = replay_tx_boundary(st->text);
+            /* Inside a block (its BEGIN too) nothing is visible to the others yet (order.h). */
+            enum replay_order_part part = !sent                            ? REPLAY_ORDER_OUT
+                                          : b > 0 || (b == 0 && in_tx[id]) ? REPLAY_ORDER_WAITS
+                                                                           : REPLAY_ORDER_IN;
             if (s->ordered)
-                replay_order_build_statement(&ob, id, st->offset_us, st->duration_us, sent);
+                replay_order_build_statement(&ob, id, st->offset_us, st->duration_us, part);
             ss->statements++;
             int64_t end = st->offset_us + (st->duration_us > 0 ? st->duration_us : 0);
             if (end > ss->end_us)
                 ss->end_us = end;
-            int b = replay_tx_boundary(st->text);
             if (b >= 0 && !in_tx[id]) /* a block's BEGIN, or a statement on its own */
                 s->transactions++;
             in_tx[id] = b > 0 ? 1 : b < 0 ? 0 : in_tx[id];
@@ -467,6 +473,7 @@ void replay_state_free(struct replay_state *s)
         free(s->copy_loads[i].path);
     free(s->copy_loads);
     replay_order_free(&s->order);
+    free(s->inflight);
     pg_connopts_free(&s->own);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->order_mu);

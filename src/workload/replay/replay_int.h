@@ -77,6 +77,13 @@ struct replay_state {
      * statements numbered as each worker reads them; order_mu serialises their finishing. */
     int ordered;
     struct replay_order order;
+    /* By client: the statement it has in flight, for the give-way check of the sessions
+     * held by the order (source.c) */
+    struct replay_inflight {
+        _Atomic int busy;        /* a statement is in flight */
+        _Atomic int pid;         /* the session's server process */
+        _Atomic int64_t sent_ns; /* when it was sent (the engine's clock) */
+    } * inflight;
     struct pg_connopts own; /* the run's own connection (CONN, its database given) */
     pthread_mutex_t order_mu;
     struct engine_feed feed;

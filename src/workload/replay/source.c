@@ -33,10 +33,19 @@
 #define HAND_OVER_NS NS_PER_S
 
 /* --order capture: a statement held back by the order while its session may hold locks
- * (inside a transaction block, or after it took an advisory lock, which outlives blocks),
- * with the order not moving for this long, looks whether its session's locks block another
- * session (directly or through a chain): then the order gives way. */
-#define GIVE_WAY_CHECK_NS NS_PER_S
+ * (inside a transaction block, or after it took an advisory lock, which outlives blocks), with
+ * the order not moving for GIVE_WAY_CHECK_NS, asks the server whether its session blocks a
+ * statement of the replay's in flight that long (directly or through a chain): then the order
+ * and a lock wait form a cycle (the replay took a lock in another order than the capture, which
+ * the log's milliseconds cannot prevent), and the order gives way. The next asks come at
+ * doubling intervals up to GIVE_WAY_CHECK_MAX_NS (a statement that is merely slow is not asked
+ * about every few ms). With no statement in flight, nothing of the replay's can be blocked;
+ * the wider check (does the session block any other) still runs after GIVE_WAY_FALLBACK_NS,
+ * for a lock held outside the replay's sessions. */
+#define GIVE_WAY_CHECK_NS     NS_PER_MS
+#define GIVE_WAY_CHECK_MAX_NS (256 * NS_PER_MS)
+#define GIVE_WAY_FALLBACK_NS  NS_PER_S
+#define GIVE_WAY_ASK_MIN_NS   (100 * NS_PER_US)
 
 struct qitem {
     struct qitem *next;
@@ -49,6 +58,8 @@ struct qitem {
     time_ns held_since; /* (the engine's clock) */
     uint32_t mark_seen; /* the order's mark when last seen moving, at mark_since */
     time_ns mark_since;
+    time_ns check_at;   /* the next give-way check, while the mark stays */
+    time_ns check_step; /* the interval after it */
 };
 
 struct wclient {
@@ -73,9 +84,10 @@ struct worker_source {
     int n_blocked, n_finished;
     struct replay_figures fig; /* since the last hand-over */
     struct buf norm;
-    struct buf secret; /* a statement with the replay's password */
-    struct buf copy;   /* a COPY FROM STDIN's data (--copy-from), read from its file */
-    time_ns handed_ns; /* the last hand-over */
+    struct buf secret;   /* a statement with the replay's password */
+    struct buf copy;     /* a COPY FROM STDIN's data (--copy-from), read from its file */
+    time_ns handed_ns;   /* the last hand-over */
+    struct pg_conn *aux; /* the give-way check's connection, opened at the first check */
 };
 
 void replay_figures_init(struct replay_figures *f)
@@ -459,36 +471,124 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
     return 1;
 }
 
-/* Whether the session of backend pid blocks another, directly or through a chain of
- * sessions each blocked by the next (pg_blocking_pids), asked on a connection of pgarena's
- * own made for it (it holds no database while the replay runs). When it cannot be asked: 1,
- * the order gives way rather than risk a deadlock. */
-static int blocks_others(const struct worker_source *ws, int pid)
+/* The give-way check's connection (pgarena's own: it holds no database object while the
+ * replay runs), kept open for the run; NULL when it cannot be had. */
+static struct pg_conn *aux_conn(struct worker_source *ws)
 {
+    if (!ws->aux) {
+        struct err e = {0};
+        ws->aux = pg_connect_aux(&ws->s->own, PG_AUX_TIMEOUT_MS, &e);
+    }
+    return ws->aux;
+}
+
+/* The count sql gives on the check's connection, -1 when it cannot be asked (the connection
+ * is dropped: the next check makes another). */
+static long aux_count(struct worker_source *ws, const char *sql)
+{
+    struct pg_conn *c = aux_conn(ws);
+    char out[24];
     struct err e = {0};
-    struct pg_conn *c = pg_connect_aux(&ws->s->own, PG_AUX_TIMEOUT_MS, &e);
-    if (!c)
-        return 1;
-    char sql[400], out[24];
+    if (c && pg_query_value(c, sql, out, sizeof out, &e) == 0)
+        return atol(out);
+    if (c)
+        pg_finish(c);
+    ws->aux = NULL;
+    return -1;
+}
+
+/* Whether the session of backend pid blocks one of the sessions of victims (a Postgres
+ * array of backend pids), directly or through a chain of sessions each blocked by the next
+ * (pg_blocking_pids). When it cannot be asked: 1, the order gives way rather than risk a
+ * deadlock. */
+static int blocks(struct worker_source *ws, int pid, const char *victims)
+{
+    struct buf sql;
+    buf_init(&sql);
+    buf_printf(&sql,
+               "WITH RECURSIVE b(pid) AS (SELECT unnest(pg_blocking_pids(v)) FROM unnest('{%s}'"
+               "::int[]) v UNION SELECT x FROM b, unnest(pg_blocking_pids(b.pid)) x) SELECT "
+               "count(*) FROM b WHERE pid = %d",
+               victims, pid);
+    int rc = aux_count(ws, sql.data) != 0;
+    buf_free(&sql);
+    return rc;
+}
+
+/* Whether the session of backend pid blocks any other, directly or through a chain. */
+static int blocks_others(struct worker_source *ws, int pid)
+{
+    char sql[400];
     snprintf(sql, sizeof sql,
              "WITH RECURSIVE b(pid) AS (SELECT pid FROM pg_stat_activity WHERE %d = ANY "
              "(pg_blocking_pids(pid)) UNION SELECT a.pid FROM pg_stat_activity a JOIN b ON "
              "b.pid = ANY (pg_blocking_pids(a.pid))) SELECT count(*) FROM b",
              pid);
-    int rc = pg_query_value(c, sql, out, sizeof out, &e) < 0 || atoi(out) > 0;
-    pg_finish(c);
+    return aux_count(ws, sql) != 0;
+}
+
+/* The server processes of the replay's statements in flight since before since (other than
+ * pid's), as "p1,p2,..." into out; how many. */
+static int in_flight_since(const struct replay_state *s, time_ns since, int pid, struct buf *out)
+{
+    int n = 0;
+    for (int i = 0; i < s->n_clients; i++) {
+        const struct replay_inflight *f = &s->inflight[i];
+        if (!atomic_load_explicit(&f->busy, memory_order_acquire) ||
+            atomic_load_explicit(&f->sent_ns, memory_order_relaxed) > since)
+            continue;
+        int p = atomic_load_explicit(&f->pid, memory_order_relaxed);
+        if (p != pid)
+            buf_printf(out, "%s%d", n++ ? "," : "", p);
+    }
+    return n;
+}
+
+/* A statement held by the order while the mark stays: whether the order and a lock wait of
+ * its session's making form a cycle (GIVE_WAY_CHECK_NS above). The statement the order waits
+ * for may not be in flight itself but wait behind its session's previous one, which is: every
+ * statement in flight that long is asked about. */
+static int cycle_with_lock(struct worker_source *ws, struct qitem *q, struct engine_feed_due *d)
+{
+    if (d->now_ns < q->check_at || d->now_ns - q->mark_since < GIVE_WAY_CHECK_NS)
+        return 0;
+    struct buf victims;
+    buf_init(&victims);
+    int rc;
+    if (in_flight_since(ws->s, d->now_ns - GIVE_WAY_CHECK_NS, d->backend_pid, &victims) > 0) {
+        q->check_at = d->now_ns + q->check_step;
+        if (q->check_step < GIVE_WAY_CHECK_MAX_NS)
+            q->check_step *= 2;
+        rc = blocks(ws, d->backend_pid, victims.data);
+    } else if (d->now_ns - q->mark_since >= GIVE_WAY_FALLBACK_NS) {
+        q->check_at = d->now_ns + GIVE_WAY_FALLBACK_NS;
+        rc = blocks_others(ws, d->backend_pid);
+    } else {
+        rc = 0;
+    }
+    buf_free(&victims);
     return rc;
+}
+
+/* The statement the client sends now is the one the order's waiters may look for. */
+static void note_in_flight(struct worker_source *ws, int client, const struct engine_feed_due *d)
+{
+    struct replay_inflight *f = &ws->s->inflight[client];
+    atomic_store_explicit(&f->pid, d->backend_pid, memory_order_relaxed);
+    atomic_store_explicit(&f->sent_ns, d->now_ns, memory_order_relaxed);
+    atomic_store_explicit(&f->busy, 1, memory_order_release);
 }
 
 /* --order capture: whether the statement may start (order.h), and the waits counted. */
 static int source_ready(void *arg, int client, const struct engine_feed_item *it,
-                        const struct engine_feed_due *d)
+                        struct engine_feed_due *d)
 {
     struct worker_source *ws = arg;
     struct qitem *q = it->token;
     const struct replay_order *o = &ws->s->order;
     if (replay_order_ready(o, q->seq)) {
         end_wait(ws, q, d->now_ns);
+        note_in_flight(ws, client, d);
         return 1;
     }
     uint32_t mark = replay_order_mark(o);
@@ -497,16 +597,23 @@ static int source_ready(void *arg, int client, const struct engine_feed_item *it
             q->held = 1, q->held_since = d->now_ns;
         q->mark_seen = mark;
         q->mark_since = d->now_ns;
+        q->check_at = 0;
+        q->check_step = GIVE_WAY_CHECK_NS;
         return 0;
     }
-    if (!(d->in_tx || ws->clients[client - ws->first].advisory) ||
-        d->now_ns - q->mark_since < GIVE_WAY_CHECK_NS)
+    if (!(d->in_tx || ws->clients[client - ws->first].advisory))
         return 0;
-    q->mark_since = d->now_ns; /* the next look a while later */
-    if (!blocks_others(ws, d->backend_pid))
+    if (!cycle_with_lock(ws, q, d)) {
+        /* Asked again by the next check's time: a cycle stops every statement's end, which
+         * is what would otherwise wake the client first. */
+        time_ns next = q->check_at ? q->check_at : q->mark_since + GIVE_WAY_CHECK_NS;
+        d->ask_again_ns =
+            next - d->now_ns > GIVE_WAY_ASK_MIN_NS ? next - d->now_ns : GIVE_WAY_ASK_MIN_NS;
         return 0;
+    }
     ws->fig.order_given_way++;
     end_wait(ws, q, d->now_ns);
+    note_in_flight(ws, client, d);
     return 1;
 }
 
@@ -516,6 +623,7 @@ static int source_done(void *arg, int client, const struct engine_feed_item *it,
     struct worker_source *ws = arg;
     if (ws->s->ordered) {
         const struct qitem *q = it->token;
+        atomic_store_explicit(&ws->s->inflight[client].busy, 0, memory_order_release);
         pthread_mutex_lock(&ws->s->order_mu);
         replay_order_finished(&ws->s->order, q->seq);
         pthread_mutex_unlock(&ws->s->order_mu);
@@ -552,6 +660,8 @@ static void source_close(void *arg)
     }
     free(ws->clients);
     capture_reader_close(ws->r);
+    if (ws->aux)
+        pg_finish(ws->aux);
     replay_figures_free(&ws->fig);
     buf_free(&ws->norm);
     buf_free(&ws->secret);
@@ -561,6 +671,8 @@ static void source_close(void *arg)
 
 void replay_source_init(struct replay_state *s)
 {
+    if (s->ordered && !s->inflight)
+        s->inflight = xcalloc((size_t)s->n_clients + 1, sizeof *s->inflight);
     s->feed = (struct engine_feed){
         .speed = s->opts.speed,
         .arg = s,
