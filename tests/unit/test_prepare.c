@@ -452,13 +452,18 @@ static void test_log_duration(void **state)
     /* The failure at bind was never logged with its parameters: left out, counted. */
     assert_int_equal(s.statements, 7);
     assert_int_equal(s.skipped_unsupported, 1);
-    assert_non_null(strstr(b.data, " 2  2  division by zero -1 -1 [SELECT 10 / $1] 0\n"));
-    assert_non_null(strstr(b.data, " 2  1   123 -1 [SELECT $1 + 1] 1\n"));
-    assert_non_null(strstr(b.data, " 1 P_1 1   250 -1 [SELECT 10 / $1] 5\n"));
-    assert_non_null(strstr(b.data, " 1 P_1 2  division by zero -1 -1 [SELECT 10 / $1] 0\n"));
-    assert_non_null(strstr(b.data, " 1 P_1 1   300 -1 [SELECT 10 / $1] 2\n"));
-    assert_non_null(strstr(b.data, " 0  2  division by zero -1 -1 [SELECT 1/0]\n"));
-    assert_non_null(strstr(b.data, " 0  1   111 -1 [SELECT 2]\n"));
+    static const char *const want[] = {
+        " 2  2  division by zero -1 -1 [SELECT 10 / $1] 0\n",
+        " 2  1   123 -1 [SELECT $1 + 1] 1\n",
+        " 1 P_1 1   250 -1 [SELECT 10 / $1] 5\n",
+        " 1 P_1 2  division by zero -1 -1 [SELECT 10 / $1] 0\n",
+        " 1 P_1 1   300 -1 [SELECT 10 / $1] 2\n",
+        " 0  2  division by zero -1 -1 [SELECT 1/0]\n",
+        " 0  1   111 -1 [SELECT 2]\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(b.data, want[i]))
+            fail_msg("no \"%s\" in:\n%s", want[i], b.data);
     buf_free(&b);
 }
 
