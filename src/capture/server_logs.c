@@ -176,7 +176,7 @@ int server_logs_end(struct pg_conn *c, struct server_logs *l, struct err *e)
     size_t kept = 0;
     for (size_t i = 0; i < l->n; i++) {
         struct server_log_file *f = &l->f[i];
-        f->rank = strcmp(f->name, l->start) == 0 ? 0 : strcmp(f->name, l->end) == 0 ? 2 : 1;
+        f->rank = strcmp(f->name, l->end) == 0;
         if (plan_file(l, f))
             l->f[kept++] = *f;
     }

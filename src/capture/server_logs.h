@@ -16,8 +16,9 @@
  * where it was at the start (from 0 when it is new; the start file from the capture's start
  * position). Listing sizes rather than matching log_filename's pattern or modification times
  * works for any pattern, a name used again (appended to) and the second-grained times
- * pg_ls_logdir gives. Order: the start file first, the end file last, the others by
- * modification time then name (each was written until the next rotation).
+ * pg_ls_logdir gives. Order: by modification time (each file was written until the next
+ * rotation), then by name (within one second: names that differ hold the time), the end file
+ * last.
  *
  * Missing: a file seen during the capture (the start file, or one polled as current) that is
  * gone at the end, and one that shrank (truncated: log_truncate_on_rotation) or could not be
@@ -33,7 +34,7 @@ struct server_log_file {
     long long size1; /* at the end, -1 when gone */
     long long mtime; /* at the end, seconds since the epoch */
     long long from;  /* the capture's part: [from, size1) */
-    int rank;        /* its place: 0 the start file, 1 those between, 2 the end file */
+    int rank;        /* 1 for the end file (read last), else 0 */
 };
 
 struct server_logs {
