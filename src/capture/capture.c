@@ -339,6 +339,12 @@ static char *header_json(const struct capture_header *h)
         json_object_set_new(ci, "other", json_integer((json_int_t)h->copy_in.other));
         json_object_set_new(o, "copy_from_stdin", ci);
     }
+    if (h->missing_files) {
+        json_t *m = json_object();
+        json_object_set_new(m, "files", json_integer((json_int_t)h->missing_files));
+        json_object_set_new(m, "bytes", json_integer((json_int_t)h->missing_bytes));
+        json_object_set_new(o, "missing", m);
+    }
     char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(o);
     return text;
@@ -686,9 +692,13 @@ static int header_str(json_t *o, const char *key, char *out, size_t size)
 }
 
 /* The header's optional parts (newer than version 1's first captures): the unsupported
- * statements' kinds and the COPY FROM STDIN kept. -1 when present but malformed. */
-static int parse_header_parts(struct capture_header *h, json_t *sk, json_t *ci)
+ * statements' kinds, the COPY FROM STDIN kept and the log missing. -1 when present but
+ * malformed. */
+static int parse_header_parts(struct capture_header *h, json_t *sk, json_t *ci, json_t *missing)
 {
+    if (missing && (header_u64(missing, "files", &h->missing_files) < 0 ||
+                    header_u64(missing, "bytes", &h->missing_bytes) < 0))
+        return -1;
     json_t *kinds = json_object_get(sk, "unsupported_kinds");
     if (kinds && !json_is_object(kinds))
         return -1;
@@ -755,7 +765,8 @@ static int parse_header(struct capture_reader *r, const char *line, struct err *
               header_u64(sk, "copy", &r->h.skipped_copy) < 0 ||
               header_u64(sk, "secret", &r->h.skipped_secret) < 0 ||
               header_u64(sk, "unsupported", &r->h.skipped_unsupported) < 0 ||
-              parse_header_parts(&r->h, sk, json_object_get(o, "copy_from_stdin")) < 0;
+              parse_header_parts(&r->h, sk, json_object_get(o, "copy_from_stdin"),
+                                 json_object_get(o, "missing")) < 0;
     if (!bad)
         bad = header_str(src, "system_identifier", r->h.system_identifier,
                          sizeof r->h.system_identifier) < 0 ||

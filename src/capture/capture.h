@@ -142,6 +142,9 @@ struct capture_header {
     uint64_t skipped_unsupported; /* what the log shows but a replay cannot send */
     struct capture_unsupported_kind unsupported[CAPTURE_UNSUP__COUNT]; /* its kinds */
     struct capture_copy_in copy_in;
+    /* replay capture: the log it could not read whole (files gone or truncated during it,
+     * at least these bytes); 0 when whole (and for prepare's captures) */
+    uint64_t missing_files, missing_bytes;
 };
 
 struct capture_writer;

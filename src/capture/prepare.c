@@ -297,6 +297,8 @@ static const char *format_name(enum log_format f)
     return f == LOG_FORMAT_CSV ? "csvlog" : f == LOG_FORMAT_JSON ? "jsonlog" : "stderr";
 }
 
+static uint64_t entry_hash(const struct log_entry *le);
+
 static int read_log(struct prep *p, const char *path, struct err *e)
 {
     struct log_reader *r = log_reader_open(path, p->o->format, p->o->prefix, e);
@@ -306,6 +308,9 @@ static int read_log(struct prep *p, const char *path, struct err *e)
     int rc;
     while ((rc = log_reader_next(r, &le, e)) == 1) {
         p->stats->entries++;
+        p->file_last_us = le.time_us;
+        if (le.time_us == p->watch_us && entry_hash(&le) == p->watch_hash)
+            p->watch_seen = 1;
         if (prep_entry(p, &le, e) < 0 || flush_until(p, le.time_us, e) < 0) {
             rc = -1;
             break;
@@ -354,17 +359,125 @@ static void prep_free(struct prep *p)
     free(p->heap);
 }
 
+/* ---- several logs: in order of their first entries, none overlapping another ---- */
+
+/* How far a log may start before the previous one's last entry: the collector writes the
+ * messages of concurrent sessions in the order they reach it, not quite that of their times,
+ * and a rotation cuts that order anywhere. Further back is another log over the same time. */
+#define OVERLAP_SLACK_US 1000000LL
+
+struct log_first {
+    const char *path;
+    int index;     /* as given: the order among equal first times */
+    int empty;     /* no entry at all: read first, it holds nothing to order */
+    int64_t us;    /* its first entry's time */
+    uint64_t hash; /* its first entry (time, session, message): the same log given twice */
+};
+
+/* An entry as the same in any format of its log: its time, session and message. */
+static uint64_t entry_hash(const struct log_entry *le)
+{
+    return (uint64_t)le->time_us ^ (hash_str(le->session) * 31) ^ (hash_str(le->message) * 131);
+}
+
+static int first_entry(const struct prepare_opts *o, struct log_first *f, struct err *e)
+{
+    struct log_reader *r = log_reader_open(f->path, o->format, o->prefix, e);
+    if (!r)
+        return -1;
+    struct log_entry le;
+    int rc = log_reader_next(r, &le, e);
+    if (rc == 1) {
+        f->us = le.time_us;
+        f->hash = entry_hash(&le);
+    }
+    f->empty = rc == 0;
+    log_reader_close(r);
+    return rc < 0 ? -1 : 0;
+}
+
+static int by_first(const void *a, const void *b)
+{
+    const struct log_first *x = a, *y = b;
+    if (x->empty != y->empty)
+        return x->empty ? -1 : 1;
+    if (!x->empty && x->us != y->us)
+        return x->us < y->us ? -1 : 1;
+    return x->index - y->index;
+}
+
+/* The logs sorted by their first entries (rotated files given in any order, as a shell's
+ * glob lists them). */
+static struct log_first *order_logs(const char *const *paths, int n, const struct prepare_opts *o,
+                                    struct err *e)
+{
+    struct log_first *f = xcalloc((size_t)n, sizeof *f);
+    for (int i = 0; i < n; i++) {
+        f[i] = (struct log_first){.path = paths[i], .index = i};
+        if (n > 1 && first_entry(o, &f[i], e) < 0) {
+            free(f);
+            return NULL;
+        }
+    }
+    qsort(f, (size_t)n, sizeof *f, by_first);
+    return f;
+}
+
+/* Watch for the first entry of the log after f[i] while reading f[i]. */
+static void watch_next(struct prep *p, const struct log_first *f, int n, int i)
+{
+    p->watch_seen = 0;
+    p->watch_us = INT64_MIN;
+    for (int k = i + 1; k < n; k++) {
+        if (!f[k].empty) {
+            p->watch_us = f[k].us;
+            p->watch_hash = f[k].hash;
+            return;
+        }
+    }
+}
+
+/* Read the logs in order, each starting where the one before ended: one that starts with an
+ * entry of the one before, or well before its end, covers the same time again (the same log
+ * twice, or in two formats) and is refused. */
+static int read_logs(struct prep *p, const struct log_first *f, int n, struct err *e)
+{
+    const char *before = NULL;
+    for (int i = 0; i < n; i++) {
+        if (before && !f[i].empty && p->watch_seen)
+            return err_set(e, ERR_INPUT,
+                           "replay prepare: %s overlaps %s (it starts with one of that log's "
+                           "entries: give each log once)",
+                           f[i].path, before);
+        if (before && !f[i].empty && f[i].us < p->file_last_us - OVERLAP_SLACK_US)
+            return err_set(e, ERR_INPUT,
+                           "replay prepare: %s overlaps %s (it starts %.3f s before that log "
+                           "ends: give each log once)",
+                           f[i].path, before, (double)(p->file_last_us - f[i].us) / 1e6);
+        watch_next(p, f, n, i);
+        if (read_log(p, f[i].path, e) < 0)
+            return -1;
+        if (!f[i].empty)
+            before = f[i].path;
+    }
+    return 0;
+}
+
 int prepare_logs(const char *const *paths, int n, const struct prepare_opts *o, const char *out,
                  struct prepare_stats *stats, struct err *e)
 {
     memset(stats, 0, sizeof *stats);
     struct prep p = {.o = o, .stats = stats};
-    p.w = capture_writer_open(out, e);
-    if (!p.w)
+    struct log_first *order = order_logs(paths, n, o, e);
+    if (!order)
         return -1;
-    int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++)
-        rc = read_log(&p, paths[i], e);
+    p.w = capture_writer_open(out, e);
+    if (!p.w) {
+        free(order);
+        return -1;
+    }
+    int rc = read_logs(&p, order, n, e);
+    free(order);
     if (rc == 0)
         rc = flush_until(&p, INT64_MAX, e);
     if (rc == 0)

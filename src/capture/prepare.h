@@ -47,9 +47,12 @@ struct prepare_stats {
     char prefix[128]; /* the last stderr file's prefix */
 };
 
-/* Read the n logs at paths in order (as one log: rotated files follow each other) and write
- * CAPTURE at out. 0, or -1 with e set (ERR_INPUT "FILE:LINE: ..." for bad input) and no
- * CAPTURE left. stats gets the counts either way. */
+/* Read the n logs at paths as one log (rotated files follow each other), in the order of
+ * their first entries (not the order given), and write CAPTURE at out. Logs that overlap (one
+ * starts with an entry of the log before it, or more than a second before that one's last
+ * entry: the same log twice, or in two formats) are refused. 0, or -1 with e set (ERR_INPUT
+ * "FILE:LINE: ..." for bad input, "replay prepare: B overlaps A ...") and no CAPTURE left.
+ * stats gets the counts either way. */
 int prepare_logs(const char *const *paths, int n, const struct prepare_opts *o, const char *out,
                  struct prepare_stats *stats, struct err *e);
 

@@ -55,8 +55,12 @@ struct prep {
     size_t n_buckets, n_open;
     int64_t max_duration_us; /* the longest seen: widens the window */
     int started;
-    int64_t origin_us; /* the capture's start */
-    int64_t last_us;   /* the last event written */
+    int64_t origin_us;    /* the capture's start */
+    int64_t last_us;      /* the last event written */
+    int64_t file_last_us; /* the time of the current log's last entry read */
+    int64_t watch_us;     /* the next log's first entry (its time and entry_hash), */
+    uint64_t watch_hash;  /* seen in this one (watch_seen): they overlap */
+    int watch_seen;
     uint32_t next_id;
 };
 

@@ -12,6 +12,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "capture/server_logs.h"
 #include "pg/pg.h"
 #include "os/os.h"
 
@@ -20,8 +21,18 @@ static const struct {
     const char *name;
     const char *value;
 } settings[] = {
-    {"log_destination", NULL},    {"log_statement", "all"}, {"log_connections", "on"},
-    {"log_disconnections", "on"}, {"lc_messages", "C"},     {"log_parameter_max_length", "-1"},
+    {"log_destination", NULL},
+    {"log_statement", "all"},
+    {"log_connections", "on"},
+    {"log_disconnections", "on"},
+    {"lc_messages", "C"},
+    {"log_parameter_max_length", "-1"},
+    /* Each statement's duration (the order across sessions uses it); its parse and bind
+     * ones too, bare, which prepare tells apart. */
+    {"log_duration", "on"},
+    /* No rotation while capturing (one may still come: server_logs.c reads every file). */
+    {"log_rotation_size", "0"},
+    {"log_rotation_age", "0"},
 };
 #define N_SETTINGS (sizeof settings / sizeof settings[0])
 
@@ -120,65 +131,14 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-/* Where the csvlog is and how long it is now. */
-static int log_position(struct pg_conn *c, char *file, size_t size, long long *len, struct err *e)
-{
-    struct pg_result *r =
-        pg_query(c,
-                 "SELECT f, (pg_stat_file(f)).size FROM (SELECT pg_current_logfile('csvlog') f) x "
-                 "WHERE f IS NOT NULL",
-                 0, NULL, e);
-    if (!r)
-        return -1;
-    int rows = pg_result_rows(r);
-    if (rows == 1) {
-        snprintf(file, size, "%s", pg_result_value(r, 0, 0));
-        *len = atoll(pg_result_value(r, 0, 1));
-    }
-    pg_result_free(r);
-    return rows == 1 ? 0 : 1;
-}
-
-static int hexval(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* Copy bytes [from, to) of the server's file into out. */
-static int fetch_log(struct pg_conn *c, const char *file, long long from, long long to, FILE *out,
-                     struct err *e)
-{
-    const long long step = 8 << 20;
-    for (long long at = from; at < to; at += step) {
-        char off[32], len[32];
-        snprintf(off, sizeof off, "%lld", at);
-        snprintf(len, sizeof len, "%lld", to - at < step ? to - at : step);
-        const char *vals[] = {file, off, len};
-        struct pg_result *r = pg_query(c, "SELECT pg_read_binary_file($1, $2, $3)", 3, vals, e);
-        if (!r)
-            return -1;
-        const char *hex = pg_result_rows(r) == 1 ? pg_result_value(r, 0, 0) : "";
-        if (strncmp(hex, "\\x", 2) == 0)
-            hex += 2;
-        for (; hex[0] && hex[1]; hex += 2) {
-            int hi = hexval(hex[0]), lo = hexval(hex[1]);
-            if (hi < 0 || lo < 0)
-                break;
-            putc(hi << 4 | lo, out);
-        }
-        pg_result_free(r);
-    }
-    return ferror(out) ? err_set(e, ERR_RUNTIME, "replay capture: writing the log copy failed") : 0;
-}
-
 /* Wait for the reload: our session logs statements and the csvlog exists. */
-static int wait_logging(struct pg_conn *c, char *file, size_t size, long long *len, struct err *e)
+static int wait_logging(struct pg_conn *c, struct server_logs *l, struct err *e)
 {
     for (int i = 0; i < 100; i++) {
         char v[64];
         if (pg_query_value(c, "SELECT current_setting('log_statement')", v, sizeof v, e) < 0)
             return -1;
-        int rc = strcmp(v, "all") == 0 ? log_position(c, file, size, len, e) : 1;
+        int rc = strcmp(v, "all") == 0 ? server_logs_start(c, l, e) : 1;
         if (rc <= 0)
             return rc;
         sleep_ms(50);
@@ -187,14 +147,13 @@ static int wait_logging(struct pg_conn *c, char *file, size_t size, long long *l
 }
 
 struct capture_run {
-    char start_file[1024], end_file[1024];
-    long long start_len, end_len, start_file_end;
+    struct server_logs logs;
     char session[64];
 };
 
 static int capture_window(struct pg_conn *c, int seconds, struct capture_run *cr, struct err *e)
 {
-    if (wait_logging(c, cr->start_file, sizeof cr->start_file, &cr->start_len, e) < 0)
+    if (wait_logging(c, &cr->logs, e) < 0)
         return -1;
     if (pg_query_value(c,
                        "SELECT to_hex(trunc(extract(epoch FROM backend_start))::bigint) || '.' || "
@@ -202,34 +161,30 @@ static int capture_window(struct pg_conn *c, int seconds, struct capture_run *cr
                        cr->session, sizeof cr->session, e) < 0)
         return -1;
     fprintf(stderr, "replay capture: logging for %d s (Ctrl-C ends it early)\n", seconds);
-    for (int ms = 0; ms < seconds * 1000 && !interrupted; ms += 100)
+    for (int ms = 0; ms < seconds * 1000 && !interrupted; ms += 100) {
         sleep_ms(100);
-    if (log_position(c, cr->end_file, sizeof cr->end_file, &cr->end_len, e) != 0)
-        return -1;
-    cr->start_file_end = cr->end_len;
-    if (strcmp(cr->start_file, cr->end_file) != 0) {
-        /* Rotated meanwhile: the rest of the first file, then the new one from its start. */
-        const char *f = cr->start_file;
-        struct pg_result *r = pg_query(c, "SELECT (pg_stat_file($1)).size", 1, &f, e);
-        if (!r)
+        /* Each file current meanwhile is known: one removed before the end is missed. */
+        if (ms % 1000 == 900 && server_logs_poll(c, &cr->logs, e) < 0)
             return -1;
-        cr->start_file_end = atoll(pg_result_value(r, 0, 0));
-        pg_result_free(r);
     }
-    return 0;
+    return server_logs_end(c, &cr->logs, e);
 }
 
-static int read_back(struct pg_conn *c, const struct capture_run *cr, const char *tmp,
-                     struct err *e)
+static int read_back(struct pg_conn *c, struct capture_run *cr, const char *tmp, struct err *e)
 {
     FILE *out = os_fopen(tmp, "wb");
     if (!out)
         return err_set(e, ERR_INPUT, "%s: %s", tmp, strerror(errno));
-    int rc = fetch_log(c, cr->start_file, cr->start_len, cr->start_file_end, out, e);
-    if (rc == 0 && strcmp(cr->start_file, cr->end_file) != 0)
-        rc = fetch_log(c, cr->end_file, 0, cr->end_len, out, e);
+    int rc = server_logs_read(c, &cr->logs, out, e);
     if (fclose(out) != 0 && rc == 0)
         rc = err_set(e, ERR_RUNTIME, "%s: %s", tmp, strerror(errno));
+    const struct server_logs *l = &cr->logs;
+    if (rc == 0 && l->missing_files)
+        fprintf(stderr,
+                "replay capture: the capture is not whole: %llu log file(s) gone or cut short "
+                "during it, at least %llu bytes of log missing (their statements are not in "
+                "it)\n",
+                (unsigned long long)l->missing_files, (unsigned long long)l->missing_bytes);
     return rc;
 }
 
@@ -285,11 +240,16 @@ static int capture_and_prepare(struct pg_conn *c, int seconds, const char *outpu
         rc = -1;
     }
     os_interrupt_restore(&old);
-    if (rc < 0)
+    if (rc < 0) {
+        server_logs_free(&cr.logs);
         return -1;
+    }
     char *tmp = xasprintf("%s.log-%d", output, (int)getpid());
     rc = read_back(c, &cr, tmp, e);
     po.exclude_session = cr.session;
+    po.source.missing_files = cr.logs.missing_files;
+    po.source.missing_bytes = cr.logs.missing_bytes;
+    server_logs_free(&cr.logs);
     const char *paths[] = {tmp};
     if (rc == 0)
         rc = prepare_logs(paths, 1, &po, output, stats, e);

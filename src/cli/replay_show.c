@@ -116,6 +116,10 @@ static void print_header(const char *path, const struct capture_header *h)
            (unsigned long long)h->skipped_copy, (unsigned long long)h->skipped_secret,
            (unsigned long long)h->skipped_unsupported);
     cli_replay_print_kept("            ", h->unsupported, &h->copy_in);
+    if (h->missing_files)
+        printf("missing     %llu log file(s) gone or cut short during the capture, at least %llu "
+               "bytes: their statements are not in it\n",
+               (unsigned long long)h->missing_files, (unsigned long long)h->missing_bytes);
 }
 
 static const char *const protocols[] = {"simple", "extended-named", "extended-unnamed"};

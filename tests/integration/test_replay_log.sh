@@ -3,10 +3,10 @@
 # psql running tests/data/replay/script.sql (errors, multi-line statements, a COPY, passwords)
 # are prepared from each format, and the counts are checked against what was sent.
 
-replay_server() { # -> $srv, $rconn
+replay_server() { # [conf=NAME=VALUE...] -> $srv, $rconn
     chmod 755 "$T"
     srv=$T/srv
-    rconn=$(sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" start "$srv" collector)
+    rconn=$(sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" start "$srv" collector "$@")
     LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$PGARENA_TEST_TOP/tests/pg-servers.sh' stop '$srv'"
 }
 
@@ -163,4 +163,114 @@ test_replay_capture() {
     assert_rc 2
     assert_err "without logging_collector"
     [ ! -f "$T/x.cap" ] || fail "a capture written after a refusal"
+}
+
+# pgbench -M $1 -t $2 -c 2; prints the transactions done.
+replay_pgbench() {
+    "$PGBENCH" -n -M "$1" -t "$2" -c 2 "$rconn" >"$T/pgbench.out" 2>&1
+    sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$T/pgbench.out"
+}
+
+# Rotate the server's log to a file of another name (log_filename has the second in it) and
+# wait until the csvlog is written there.
+replay_rotate() {
+    local before
+    before=$(sql "SELECT pg_current_logfile('csvlog')" "$rconn")
+    sleep 1.1
+    sql "SELECT pg_rotate_logfile()" "$rconn" >/dev/null
+    for _ in $(seq 1 100); do
+        [ "$(sql "SELECT pg_current_logfile('csvlog')" "$rconn")" != "$before" ] && return 0
+        sleep 0.1
+    done
+    fail "the log did not rotate from $before"
+}
+
+# The server rotates during the capture all the same (log_rotation_size given on its command
+# line outranks ALTER SYSTEM; pg_rotate_logfile between the phases): the capture holds every
+# statement sent, each with its duration (log_duration), and says nothing is missing.
+test_replay_capture_across_rotations() {
+    replay_server conf=log_filename=pg-%H%M%S conf=log_rotation_size=100kB
+    "$PGBENCH" -i -q -s 1 "$rconn" >/dev/null 2>&1
+    pga_bg replay capture "$rconn" --seconds 300 -o "$T/rot.cap"
+    wait_capture_started
+    local tx_p tx_e tx_s
+    tx_p=$(replay_pgbench prepared 150)
+    replay_rotate
+    tx_e=$(replay_pgbench extended 100)
+    replay_rotate
+    tx_s=$(replay_pgbench simple 100)
+    sleep 1 # the collector writes behind
+    kill -INT $PID
+    pga_wait
+    assert_rc 0
+    ! grep -q "not whole" "$T/err" || fail "a whole capture said it was not: $(cat "$T/err")"
+    replay_restored
+    [ "$(ls "$srv"/log/pg-*.csv | wc -l)" -ge 3 ] || fail "the log did not rotate: $(ls "$srv/log")"
+    pga replay show --events "$T/rot.cap"
+    assert_rc 0
+    python3 - "$T/out" "$tx_p" "$tx_e" "$tx_s" <<'PY' || fail "the capture does not hold what was sent"
+import collections, json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+tx = [int(x) for x in sys.argv[2:5]]
+assert tx == [300, 200, 200], tx
+# The test's own psql (replay_rotate) aside,
+st = [e for e in ev if e["event"] == "statement" and "_logfile(" not in e["text"]]
+by = collections.Counter(e["protocol"] for e in st)
+# 7 statements a transaction; pgbench's 2 set-up statements a run are simple.
+want = {"extended-named": 7 * tx[0], "extended-unnamed": 7 * tx[1], "simple": 7 * tx[2] + 3 * 2}
+assert dict(by) == want, (dict(by), want)
+# log_duration: every statement has its duration, none of parse or bind taken for one.
+assert all(e["duration_us"] >= 0 for e in st), [e for e in st if e["duration_us"] < 0][:3]
+assert all(e["outcome"] == "ok" for e in st)
+PY
+    # prepare reads the rotated files in the order of their first entries, whatever the order
+    # given; the same log twice, by two names or as two formats, is refused.
+    ls "$srv"/log/pg-*.csv >"$T/files"
+    pga replay prepare $(cat "$T/files") -o "$T/in-order.cap"
+    assert_rc 0
+    pga replay prepare $(sort -r "$T/files") -o "$T/reversed.cap"
+    assert_rc 0
+    pga replay show --events "$T/in-order.cap"
+    mv "$T/out" "$T/in-order.events"
+    pga replay show --events "$T/reversed.cap"
+    cmp -s "$T/out" "$T/in-order.events" || fail "the logs given in reverse give another capture"
+    first=$(head -1 "$T/files")
+    cp "$first" "$T/copy.csv"
+    pga replay prepare "$first" "$T/copy.csv" -o "$T/twice.cap"
+    assert_rc 2
+    assert_one_error_line
+    assert_err "^pgarena: replay prepare: .* overlaps .*give each log once"
+    grep -qF "$T/copy.csv" "$T/err" && grep -qF "$first" "$T/err" || fail "both logs not named"
+    [ ! -f "$T/twice.cap" ] || fail "a capture written after a refusal"
+    pga replay prepare "$first" "${first%.csv}.json" -o "$T/twice.cap"
+    assert_rc 2
+    assert_err "overlaps"
+}
+
+# A log file removed during the capture: the capture says in one line that it is not whole
+# and how much is missing, keeps what it could read, and replay show says so too.
+test_replay_capture_missing_file() {
+    replay_server conf=log_filename=pg-%H%M%S
+    "$PGBENCH" -i -q -s 1 "$rconn" >/dev/null 2>&1
+    pga_bg replay capture "$rconn" --seconds 300 -o "$T/miss.cap"
+    wait_capture_started
+    local start tx
+    start=$(sql "SELECT pg_current_logfile('csvlog')" "$rconn")
+    replay_pgbench simple 10 >/dev/null
+    replay_rotate
+    rm -f "$start"
+    tx=$(replay_pgbench simple 10)
+    sleep 1
+    kill -INT $PID
+    pga_wait
+    assert_rc 0
+    assert_err "^replay capture: the capture is not whole: 1 log file\(s\) gone or cut short during it, at least [0-9]+ bytes of log missing"
+    [ "$(grep -c "not whole" "$T/err")" = 1 ] || fail "not one line"
+    replay_restored
+    pga replay show --events "$T/miss.cap"
+    # The test's own psql (replay_rotate) aside.
+    n=$(grep '"event":"statement"' "$T/out" | grep -vc '_logfile(')
+    [ "$n" -eq $((7 * tx + 2)) ] || fail "$n statements, the second run sent $((7 * tx + 2))"
+    pga replay show "$T/miss.cap"
+    assert_out "^missing +1 log file\(s\) gone or cut short during the capture, at least [0-9]+ bytes"
 }

@@ -406,6 +406,100 @@ static void test_secret_error(void **state)
     buf_free(&b);
 }
 
+/* log_statement = all with log_duration = on: parse and bind log a bare "duration:" each,
+ * before their execute's line; only the one after a statement's line is its duration. One
+ * that failed (at bind: never logged; at execute: no duration of its own) lends its place to
+ * no parse or bind of the next. */
+static void test_log_duration(void **state)
+{
+    (void)state;
+    struct prepare_stats s;
+    struct buf b;
+    prepare_text("2026-12-01 11:00:00.000 UTC|a|d|1.1|LOG:  duration: 0.050 ms\n"
+                 "2026-12-01 11:00:00.001 UTC|a|d|1.1|LOG:  duration: 0.020 ms\n"
+                 "2026-12-01 11:00:00.002 UTC|a|d|1.1|LOG:  execute <unnamed>: SELECT 10 / $1\n"
+                 "2026-12-01 11:00:00.002 UTC|a|d|1.1|DETAIL:  parameters: $1 = '0'\n"
+                 "2026-12-01 11:00:00.003 UTC|a|d|1.1|ERROR:  division by zero\n"
+                 "2026-12-01 11:00:00.003 UTC|a|d|1.1|STATEMENT:  SELECT 10 / $1\n"
+                 "2026-12-01 11:00:00.004 UTC|a|d|1.1|LOG:  duration: 0.030 ms\n"
+                 "2026-12-01 11:00:00.005 UTC|a|d|1.1|ERROR:  division by zero\n"
+                 "2026-12-01 11:00:00.005 UTC|a|d|1.1|STATEMENT:  SELECT 10 / $1\n"
+                 "2026-12-01 11:00:00.006 UTC|a|d|1.1|LOG:  duration: 0.031 ms\n"
+                 "2026-12-01 11:00:00.007 UTC|a|d|1.1|LOG:  duration: 0.041 ms\n"
+                 "2026-12-01 11:00:00.008 UTC|a|d|1.1|LOG:  execute <unnamed>: SELECT $1 + 1\n"
+                 "2026-12-01 11:00:00.008 UTC|a|d|1.1|DETAIL:  parameters: $1 = '1'\n"
+                 "2026-12-01 11:00:00.009 UTC|a|d|1.1|LOG:  duration: 0.123 ms\n"
+                 "2026-12-01 11:00:00.010 UTC|a|d|2.2|LOG:  duration: 0.500 ms\n"
+                 "2026-12-01 11:00:00.011 UTC|a|d|2.2|LOG:  duration: 0.060 ms\n"
+                 "2026-12-01 11:00:00.012 UTC|a|d|2.2|LOG:  execute P_1: SELECT 10 / $1\n"
+                 "2026-12-01 11:00:00.012 UTC|a|d|2.2|DETAIL:  parameters: $1 = '5'\n"
+                 "2026-12-01 11:00:00.013 UTC|a|d|2.2|LOG:  duration: 0.250 ms\n"
+                 "2026-12-01 11:00:00.014 UTC|a|d|2.2|LOG:  duration: 0.070 ms\n"
+                 "2026-12-01 11:00:00.015 UTC|a|d|2.2|LOG:  execute P_1: SELECT 10 / $1\n"
+                 "2026-12-01 11:00:00.015 UTC|a|d|2.2|DETAIL:  parameters: $1 = '0'\n"
+                 "2026-12-01 11:00:00.016 UTC|a|d|2.2|ERROR:  division by zero\n"
+                 "2026-12-01 11:00:00.016 UTC|a|d|2.2|STATEMENT:  SELECT 10 / $1\n"
+                 "2026-12-01 11:00:00.017 UTC|a|d|2.2|LOG:  duration: 0.080 ms\n"
+                 "2026-12-01 11:00:00.018 UTC|a|d|2.2|LOG:  execute P_1: SELECT 10 / $1\n"
+                 "2026-12-01 11:00:00.018 UTC|a|d|2.2|DETAIL:  parameters: $1 = '2'\n"
+                 "2026-12-01 11:00:00.019 UTC|a|d|2.2|LOG:  duration: 0.300 ms\n"
+                 "2026-12-01 11:00:00.020 UTC|a|d|3.3|LOG:  statement: SELECT 1/0\n"
+                 "2026-12-01 11:00:00.021 UTC|a|d|3.3|ERROR:  division by zero\n"
+                 "2026-12-01 11:00:00.021 UTC|a|d|3.3|STATEMENT:  SELECT 1/0\n"
+                 "2026-12-01 11:00:00.022 UTC|a|d|3.3|LOG:  statement: SELECT 2\n"
+                 "2026-12-01 11:00:00.023 UTC|a|d|3.3|LOG:  duration: 0.111 ms\n",
+                 &s, &b);
+    /* The failure at bind was never logged with its parameters: left out, counted. */
+    assert_int_equal(s.statements, 7);
+    assert_int_equal(s.skipped_unsupported, 1);
+    static const char *const want[] = {
+        " 2  2  division by zero -1 -1 [SELECT 10 / $1] 0\n",
+        " 2  1   123 -1 [SELECT $1 + 1] 1\n",
+        " 1 P_1 1   250 -1 [SELECT 10 / $1] 5\n",
+        " 1 P_1 2  division by zero -1 -1 [SELECT 10 / $1] 0\n",
+        " 1 P_1 1   300 -1 [SELECT 10 / $1] 2\n",
+        " 0  2  division by zero -1 -1 [SELECT 1/0]\n",
+        " 0  1   111 -1 [SELECT 2]\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(b.data, want[i]))
+            fail_msg("no \"%s\" in:\n%s", want[i], b.data);
+    buf_free(&b);
+}
+
+/* Several logs are read in the order of their first entries; one that covers the time of
+ * another (the same log twice, or in two formats) is refused, naming both. */
+static void test_several_logs_order_and_overlap(void **state)
+{
+    (void)state;
+    struct buf given, sorted;
+    buf_init(&given);
+    buf_init(&sorted);
+    struct prepare_opts o = all();
+    struct prepare_stats s;
+    const char *in_order[] = {fixture("a.log"), fixture("b.log"), fixture("c.log")};
+    prepare_ok(in_order, 3, &o, &s);
+    dump(&sorted);
+    const char *shuffled[] = {fixture("c.log"), fixture("a.log"), fixture("b.log")};
+    prepare_ok(shuffled, 3, &o, &s);
+    dump(&given);
+    assert_string_equal(given.data, sorted.data);
+    unlink(out);
+    static const char *const twice[][2] = {
+        {"a.log", "a.log"}, {"a.csv", "a.log"}, {"c.log", "a.json"}, {"a.json", "a.json"}};
+    for (size_t i = 0; i < sizeof twice / sizeof twice[0]; i++) {
+        const char *paths[] = {fixture(twice[i][0]), fixture(twice[i][1]), fixture("a.csv")};
+        struct err e = {0};
+        assert_int_equal(prepare_logs(paths, i == 2 ? 3 : 2, &o, out, &s, &e), -1);
+        assert_int_equal(e.code, ERR_INPUT);
+        assert_non_null(strstr(e.msg, " overlaps "));
+        assert_non_null(strstr(e.msg, "give each log once"));
+        assert_int_not_equal(access(out, F_OK), 0);
+    }
+    buf_free(&given);
+    buf_free(&sorted);
+}
+
 static void test_bad_log_leaves_no_capture(void **state)
 {
     (void)state;
@@ -436,6 +530,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pid_sessions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_late_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_secret_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_log_duration, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_several_logs_order_and_overlap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_log_leaves_no_capture, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
