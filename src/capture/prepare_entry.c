@@ -233,11 +233,13 @@ static struct pev *add_statement(struct prep *p, const struct log_entry *le,
 /* "NAME: TEXT" after "execute " (or "parse ", "bind "), into in. -1 when it is not one. */
 static int split_named(const char *rest, struct stmt_in *in, char *name, size_t size)
 {
+    in->fetch = strncmp(rest, "fetch from ", 11) == 0;
+    if (in->fetch)
+        rest += 11;
     const char *colon = strstr(rest, ": ");
     if (!colon)
         return -1;
     size_t n = (size_t)(colon - rest);
-    in->fetch = strncmp(rest, "fetch from ", 11) == 0;
     const char *slash = memchr(rest, '/', n);
     if (slash)
         n = (size_t)(slash - rest); /* "S_1/C_2": statement S_1 through portal C_2 */
