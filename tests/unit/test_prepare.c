@@ -464,33 +464,27 @@ static void test_pg18_drivers(void **state)
 static void test_fetch_folded(void **state)
 {
     (void)state;
-    FILE *f = fopen(gz, "w");
-    fputs("2026-12-01 11:00:00.000 UTC|a|d|1.1|LOG:  execute S_1/C_1: SELECT f($1)\n"
-          "2026-12-01 11:00:00.000 UTC|a|d|1.1|DETAIL:  parameters: $1 = '1'\n"
-          "2026-12-01 11:00:00.001 UTC|a|d|1.1|LOG:  execute fetch from S_1/C_1: SELECT f($1)\n"
-          "2026-12-01 11:00:00.001 UTC|a|d|1.1|DETAIL:  parameters: $1 = '1'\n"
-          "2026-12-01 11:00:00.002 UTC|a|d|1.1|ERROR:  division by zero\n"
-          "2026-12-01 11:00:00.002 UTC|a|d|1.1|STATEMENT:  SELECT f($1)\n"
-          "2026-12-01 11:00:00.003 UTC|a|d|1.1|LOG:  execute S_2/C_2: SELECT g($1)\n"
-          "2026-12-01 11:00:00.003 UTC|a|d|1.1|DETAIL:  Parameters: $1 = '2'\n"
-          "2026-12-01 11:00:00.004 UTC|a|d|1.1|LOG:  statement: SELECT 3\n"
-          "2026-12-01 11:00:00.005 UTC|a|d|1.1|LOG:  execute fetch from S_2/C_2: SELECT g($1)\n"
-          "2026-12-01 11:00:00.005 UTC|a|d|1.1|DETAIL:  Parameters: $1 = '2'\n"
-          "2026-12-01 11:00:00.006 UTC|a|d|1.1|ERROR:  division by zero\n"
-          "2026-12-01 11:00:00.006 UTC|a|d|1.1|STATEMENT:  SELECT g($1)\n"
-          "2026-12-01 11:00:00.007 UTC|a|d|1.1|LOG:  statement: SELECT 4\n",
-          f);
-    fclose(f);
-    const char *paths[] = {gz};
-    struct prepare_opts o = all();
     struct prepare_stats s;
-    prepare_ok(paths, 1, &o, &s);
+    struct buf b;
+    prepare_text(
+        "2026-12-01 11:00:00.000 UTC|a|d|1.1|LOG:  execute S_1/C_1: SELECT f($1)\n"
+        "2026-12-01 11:00:00.000 UTC|a|d|1.1|DETAIL:  parameters: $1 = '1'\n"
+        "2026-12-01 11:00:00.001 UTC|a|d|1.1|LOG:  execute fetch from S_1/C_1: SELECT f($1)\n"
+        "2026-12-01 11:00:00.001 UTC|a|d|1.1|DETAIL:  parameters: $1 = '1'\n"
+        "2026-12-01 11:00:00.002 UTC|a|d|1.1|ERROR:  division by zero\n"
+        "2026-12-01 11:00:00.002 UTC|a|d|1.1|STATEMENT:  SELECT f($1)\n"
+        "2026-12-01 11:00:00.003 UTC|a|d|1.1|LOG:  execute S_2/C_2: SELECT g($1)\n"
+        "2026-12-01 11:00:00.003 UTC|a|d|1.1|DETAIL:  Parameters: $1 = '2'\n"
+        "2026-12-01 11:00:00.004 UTC|a|d|1.1|LOG:  statement: SELECT 3\n"
+        "2026-12-01 11:00:00.005 UTC|a|d|1.1|LOG:  execute fetch from S_2/C_2: SELECT g($1)\n"
+        "2026-12-01 11:00:00.005 UTC|a|d|1.1|DETAIL:  Parameters: $1 = '2'\n"
+        "2026-12-01 11:00:00.006 UTC|a|d|1.1|ERROR:  division by zero\n"
+        "2026-12-01 11:00:00.006 UTC|a|d|1.1|STATEMENT:  SELECT g($1)\n"
+        "2026-12-01 11:00:00.007 UTC|a|d|1.1|LOG:  statement: SELECT 4\n",
+        &s, &b);
     assert_int_equal(s.statements, 4);
     assert_int_equal(s.portal_fetches, 2);
     assert_int_equal(s.skipped_unsupported, 0);
-    struct buf b;
-    buf_init(&b);
-    dump(&b);
     assert_non_null(strstr(b.data, " 1 S_1 2  division by zero -1 -1 [SELECT f($1)] 1\n"));
     assert_non_null(strstr(b.data, " 1 S_2 1   -1 -1 [SELECT g($1)] 2\n"));
     assert_non_null(strstr(b.data, "[SELECT 4]"));

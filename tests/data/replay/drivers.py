@@ -66,6 +66,15 @@ class Conn:
         self.s.sendall(msg(b'Q', cstr(sql)))
         self.until(b'Z')
 
+    def fetch_in_parts(self, portal, name, sql, params, rows, parts):  # as JDBC's fetchSize
+        self.parse(name, sql)
+        self.bind(portal, name, params)
+        for _ in range(parts - 1):
+            self.execute(portal, rows)
+            self.suspended()
+        self.execute(portal, rows)
+        self.sync()
+
     def run(self, portal, name, sql, params):  # one statement: Parse, Bind, Execute, Sync
         if sql is not None:
             self.parse(name, sql)
@@ -82,23 +91,11 @@ c.run('', 'S_1', 'SELECT b FROM drv_t WHERE a = $1', ['3'])
 c.run('', 'S_1', None, ['4'])
 # A portal fetched three rows at a time (JDBC's fetchSize): its first execute, two fetches.
 c.query('BEGIN')
-c.parse('S_2', 'SELECT a, b FROM drv_t WHERE a > $1 ORDER BY a')
-c.bind('C_3', 'S_2', ['2'])
-c.execute('C_3', 3)
-c.suspended()
-c.execute('C_3', 3)
-c.suspended()
-c.execute('C_3', 3)
-c.sync()
+c.fetch_in_parts('C_3', 'S_2', 'SELECT a, b FROM drv_t WHERE a > $1 ORDER BY a', ['2'], 3, 3)
 c.query('COMMIT')
 # The unnamed statement through a named portal, fetched in two parts.
 c.query('BEGIN')
-c.parse('', 'SELECT a FROM drv_t WHERE a <> $1')
-c.bind('C_4', '', ['1'])
-c.execute('C_4', 4)
-c.suspended()
-c.execute('C_4', 4)
-c.sync()
+c.fetch_in_parts('C_4', '', 'SELECT a FROM drv_t WHERE a <> $1', ['1'], 4, 2)
 c.query('COMMIT')
 # The name deallocated and prepared again with another text; DISCARD PLANS keeps it.
 c.query('DEALLOCATE "S_1"')
