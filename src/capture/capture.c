@@ -37,7 +37,7 @@ enum { REC_SESSION = 'S', REC_STATEMENT = 'Q', REC_END_SESSION = 'E', REC_END = 
 /* ---- what a capture leaves out or keeps without its data ---- */
 
 const char *const capture_unsupported_names[CAPTURE_UNSUP__COUNT] = {
-    "fetch", "parameters_not_logged", "parameters_unreadable", "out_of_order"};
+    "fetch", "parameters_not_logged", "parameters_unreadable", "out_of_order", "parameters_cut"};
 
 void capture_count_unsupported(struct capture_unsupported_kind *kinds, enum capture_unsupported k,
                                const char *text)
@@ -330,6 +330,7 @@ static char *header_json(const struct capture_header *h)
     }
     json_object_set_new(sk, "unsupported_kinds", kinds);
     json_object_set_new(o, "skipped", sk);
+    json_object_set_new(o, "portal_fetches", json_integer((json_int_t)h->portal_fetches));
     if (h->copy_in.kept) {
         json_t *ci = json_object(), *tables = json_object();
         for (size_t i = 0; i < h->copy_in.n_tables; i++)
@@ -692,12 +693,16 @@ static int header_str(json_t *o, const char *key, char *out, size_t size)
 }
 
 /* The header's optional parts (newer than version 1's first captures): the unsupported
- * statements' kinds, the COPY FROM STDIN kept and the log missing. -1 when present but
- * malformed. */
-static int parse_header_parts(struct capture_header *h, json_t *sk, json_t *ci, json_t *missing)
+ * statements' kinds, the portal fetches folded, the COPY FROM STDIN kept and the log missing.
+ * -1 when present but malformed. */
+static int parse_header_parts(struct capture_header *h, json_t *o, json_t *sk, json_t *ci)
 {
+    json_t *missing = json_object_get(o, "missing");
     if (missing && (header_u64(missing, "files", &h->missing_files) < 0 ||
                     header_u64(missing, "bytes", &h->missing_bytes) < 0))
+        return -1;
+    if (json_object_get(o, "portal_fetches") &&
+        header_u64(o, "portal_fetches", &h->portal_fetches) < 0)
         return -1;
     json_t *kinds = json_object_get(sk, "unsupported_kinds");
     if (kinds && !json_is_object(kinds))
@@ -765,8 +770,7 @@ static int parse_header(struct capture_reader *r, const char *line, struct err *
               header_u64(sk, "copy", &r->h.skipped_copy) < 0 ||
               header_u64(sk, "secret", &r->h.skipped_secret) < 0 ||
               header_u64(sk, "unsupported", &r->h.skipped_unsupported) < 0 ||
-              parse_header_parts(&r->h, sk, json_object_get(o, "copy_from_stdin"),
-                                 json_object_get(o, "missing")) < 0;
+              parse_header_parts(&r->h, o, sk, json_object_get(o, "copy_from_stdin")) < 0;
     if (!bad)
         bad = header_str(src, "system_identifier", r->h.system_identifier,
                          sizeof r->h.system_identifier) < 0 ||

@@ -83,10 +83,11 @@ struct capture_event {
 /* What a capture leaves out as unsupported, by kind, each with the text of its first
  * statement (cut to CAPTURE_EXAMPLE_MAX - 1 bytes). Older captures have none (all zero). */
 enum capture_unsupported {
-    CAPTURE_UNSUP_FETCH,                 /* an execute that fetches from a portal started before */
+    CAPTURE_UNSUP_FETCH,                 /* older captures: a portal's fetch (now folded) */
     CAPTURE_UNSUP_PARAMETERS_NOT_LOGGED, /* $n without the log's "parameters:" */
-    CAPTURE_UNSUP_PARAMETERS_UNREADABLE, /* a "parameters:" line that does not read */
+    CAPTURE_UNSUP_PARAMETERS_UNREADABLE, /* a "parameters:" ("Parameters:") that does not read */
     CAPTURE_UNSUP_OUT_OF_ORDER,          /* logged after its session's end */
+    CAPTURE_UNSUP_PARAMETERS_CUT,        /* a value log_parameter_max_length cut ('...') */
     CAPTURE_UNSUP__COUNT
 };
 #define CAPTURE_EXAMPLE_MAX 200
@@ -145,6 +146,10 @@ struct capture_header {
     /* replay capture: the log it could not read whole (files gone or truncated during it,
      * at least these bytes); 0 when whole (and for prepare's captures) */
     uint64_t missing_files, missing_bytes;
+    /* "execute fetch from" (more rows of a portal started before) folded into the portal's
+     * first execute, which a replay runs whole; 0 in older captures (they counted them as
+     * unsupported "fetch") */
+    uint64_t portal_fetches;
 };
 
 struct capture_writer;
@@ -208,6 +213,13 @@ struct capture_class {
 struct capture_summary {
     struct capture_header header;
     uint64_t by_protocol[3]; /* by enum capture_protocol */
+    /* Named statements: their distinct names (at most CAPTURE_SUMMARY_MAX_CLASSES, the rest
+     * not counted), and the prepares a replay sends for them: a name's first use in its
+     * session, again after the session deallocated it (DEALLOCATE, DISCARD ALL, unless it
+     * failed) or used it for another text. */
+    uint64_t named_names, named_prepares;
+    /* DEALLOCATE and DISCARD statements, by enum sqltext_unprepare (NONE unused). */
+    uint64_t unprepare[4];
     uint64_t ok, failed, unknown, cancelled;
     size_t n_classes;
     struct capture_class *classes; /* by count, most first, then by text */

@@ -73,6 +73,86 @@ static void count_set(struct capture_summary *s, struct class_table *t, const ch
     class_get(t, &s->other_sets, b->data)->count++;
 }
 
+/* Per session, the named statements a replay holds prepared (as hashes of name and text),
+ * to count the prepares it sends as the engine does (engine/client_feed.c). */
+struct held_names {
+    struct held_name {
+        uint64_t name, text;
+    } * v;
+    size_t n, cap;
+};
+
+struct named_state {
+    struct class_table names; /* the distinct names */
+    struct capture_class other_names;
+    struct held_names *held; /* by session id */
+    size_t n_sessions;
+    struct buf unprepared; /* a DEALLOCATE's names */
+};
+
+static void count_named(struct capture_summary *s, struct named_state *ns,
+                        const struct capture_statement *st)
+{
+    struct capture_class *c = class_get(&ns->names, &ns->other_names, st->name);
+    s->named_names += c != &ns->other_names && c->count++ == 0;
+    if (st->session >= ns->n_sessions)
+        return;
+    struct held_names *h = &ns->held[st->session];
+    uint64_t name = hash_str(st->name), text = hash_str(st->text);
+    for (size_t i = 0; i < h->n; i++) {
+        if (h->v[i].name == name) {
+            s->named_prepares += h->v[i].text != text; /* deallocated and prepared anew */
+            h->v[i].text = text;
+            return;
+        }
+    }
+    if (h->n == h->cap) {
+        h->cap = h->cap ? 2 * h->cap : 8;
+        h->v = xrealloc(h->v, h->cap * sizeof *h->v);
+    }
+    h->v[h->n++] = (struct held_name){name, text};
+    s->named_prepares++;
+}
+
+/* A DEALLOCATE or DISCARD: counted, and what it drops forgotten (unless it failed). */
+static void count_unprepare(struct capture_summary *s, struct named_state *ns,
+                            const struct capture_statement *st)
+{
+    buf_reset(&ns->unprepared);
+    enum sqltext_unprepare u = sqltext_unprepare(st->text, &ns->unprepared);
+    if (u == SQLTEXT_UNPREPARE_NONE)
+        return;
+    s->unprepare[u]++;
+    if (st->outcome == CAPTURE_OUTCOME_ERROR || st->session >= ns->n_sessions)
+        return;
+    struct held_names *h = &ns->held[st->session];
+    if (u == SQLTEXT_UNPREPARE_ALL)
+        h->n = 0;
+    for (const char *n = ns->unprepared.data; u == SQLTEXT_UNPREPARE_NAMES && *n;
+         n += strlen(n) + 1) {
+        uint64_t name = hash_str(n);
+        for (size_t i = 0; i < h->n; i++)
+            if (h->v[i].name == name) {
+                h->v[i] = h->v[--h->n];
+                break;
+            }
+    }
+}
+
+static void named_free(struct named_state *ns)
+{
+    for (size_t i = 0; i < ns->names.n; i++)
+        free(ns->names.all[i].text);
+    free(ns->names.all);
+    free(ns->names.next);
+    free(ns->names.buckets);
+    free(ns->other_names.text);
+    for (size_t i = 0; i < ns->n_sessions; i++)
+        free(ns->held[i].v);
+    free(ns->held);
+    buf_free(&ns->unprepared);
+}
+
 static void count_statement(struct capture_summary *s, struct class_table *t,
                             const struct capture_statement *st, struct buf *norm)
 {
@@ -104,16 +184,31 @@ int capture_summarise(const char *path, struct capture_summary *s, struct err *e
     s->other_sets.text = xstrdup("");
     struct class_table t = {.max = CAPTURE_SUMMARY_MAX_CLASSES};
     struct class_table sets = {.max = CAPTURE_SUMMARY_MAX_SETS};
+    struct named_state ns = {.names = {.max = CAPTURE_SUMMARY_MAX_CLASSES},
+                             .n_sessions = s->header.n_sessions};
+    ns.other_names.text = xstrdup("");
+    ns.held = xcalloc(ns.n_sessions ? ns.n_sessions : 1, sizeof *ns.held);
+    buf_init(&ns.unprepared);
     struct capture_event ev;
     struct buf norm;
     buf_init(&norm);
     int rc;
-    while ((rc = capture_reader_next(r, &ev, e)) == 1)
-        if (ev.kind == CAPTURE_EV_STATEMENT) {
-            count_statement(s, &t, &ev.statement, &norm);
-            if (sqltext_is_set(ev.statement.text))
-                count_set(s, &sets, ev.statement.text, &norm);
+    while ((rc = capture_reader_next(r, &ev, e)) == 1) {
+        if (ev.kind == CAPTURE_EV_SESSION_END && ev.session.id < ns.n_sessions) {
+            struct held_names *h = &ns.held[ev.session.id]; /* memory: the open sessions' */
+            free(h->v);
+            *h = (struct held_names){0};
         }
+        if (ev.kind != CAPTURE_EV_STATEMENT)
+            continue;
+        count_statement(s, &t, &ev.statement, &norm);
+        if (sqltext_is_set(ev.statement.text))
+            count_set(s, &sets, ev.statement.text, &norm);
+        if (ev.statement.protocol == CAPTURE_EXTENDED_NAMED && *ev.statement.name)
+            count_named(s, &ns, &ev.statement);
+        count_unprepare(s, &ns, &ev.statement);
+    }
+    named_free(&ns);
     buf_free(&norm);
     capture_reader_close(r);
     free(t.buckets);

@@ -162,7 +162,7 @@ void prep_event_free(struct pev *ev)
     free(ev);
 }
 
-static int keep_session(const struct prep *p, const struct psess *s)
+int prep_keep_session(const struct prep *p, const struct psess *s)
 {
     return (!p->o->database || strcmp(p->o->database, s->database) == 0) &&
            (!p->o->user || strcmp(p->o->user, s->user) == 0);
@@ -201,7 +201,7 @@ static int write_statement(struct prep *p, struct pev *ev, struct err *e)
         return 0;
     }
     if (s->dropped || ev->abs_us < p->o->from_us || ev->abs_us > p->o->to_us ||
-        !keep_session(p, s)) {
+        !prep_keep_session(p, s)) {
         p->stats->filtered++;
         return 0;
     }
@@ -223,6 +223,7 @@ static int write_statement(struct prep *p, struct pev *ev, struct err *e)
     if (end > s->last_us)
         s->last_us = end;
     p->stats->statements++;
+    p->stats->portal_fetches += ev->fetches;
     char table[128];
     if (sqltext_is_copy_from_stdin(ev->text) &&
         capture_copy_table_of(ev->text, table, sizeof table) == 0)
@@ -238,7 +239,7 @@ static int write_event(struct prep *p, struct pev *ev, struct err *e)
     case CAPTURE_EV_SESSION_START:
         /* A statement timed back from its duration (and its parse and bind) may come out
          * before its session's start: then that statement started the session. */
-        if (!keep_session(p, s))
+        if (!prep_keep_session(p, s))
             s->dropped = 1;
         else if (!s->emitted && ev->abs_us >= p->o->from_us && ev->abs_us <= p->o->to_us)
             rc = emit_start(p, s, ev->abs_us, e);
@@ -491,6 +492,7 @@ int prepare_logs(const char *const *paths, int n, const struct prepare_opts *o, 
         h.skipped_unsupported = stats->skipped_unsupported;
         memcpy(h.unsupported, stats->unsupported, sizeof h.unsupported);
         h.copy_in = stats->copy_in;
+        h.portal_fetches = stats->portal_fetches;
         stats->sessions = p.next_id;
         stats->start_us = p.origin_us;
         stats->duration_us = p.last_us - p.origin_us;

@@ -15,7 +15,8 @@
  * parse and bind), with their parameters, their ERROR, and the sessions' connections and
  * disconnections when logged. What cannot be replayed is counted and left out: statements
  * carrying a password where it cannot be cut out (capture/sqltext.h), and the unsupported
- * by kind (portal fetches, parameters not logged or unreadable, statements out of order).
+ * by kind (parameters not logged, unreadable or cut, statements out of order). A portal
+ * fetched in parts is kept as its first execute, the fetches counted (portal_fetches).
  * A statement whose password can be cut out is kept with the password replaced
  * (secrets_cut). COPY TO STDOUT is kept (a replay reads its rows); COPY FROM STDIN is kept
  * and counted by table (copy_in: its data is not in the log, a replay loads it from a file
@@ -39,6 +40,9 @@ struct prepare_stats {
     uint64_t sessions, statements;
     uint64_t skipped_copy, skipped_secret, skipped_unsupported;
     uint64_t secrets_cut; /* statements kept with their password replaced */
+    /* "execute fetch from": more rows of a portal, folded into its first execute (a replay
+     * runs the portal whole there) */
+    uint64_t portal_fetches;
     struct capture_unsupported_kind unsupported[CAPTURE_UNSUP__COUNT]; /* skipped_unsupported's */
     struct capture_copy_in copy_in; /* the COPY FROM STDIN kept (without their data) */
     uint64_t filtered;              /* statements outside the window or of other users/databases */

@@ -33,10 +33,27 @@ static void conn_field(const char *msg, const char *name, char *out, size_t size
     }
 }
 
-/* "parameters: $1 = '...', $2 = NULL" into ev's params; -1 when it does not read so. */
-static int parse_params(struct pev *ev, const char *detail)
+/* The values after the DETAIL's label: "parameters: " up to PostgreSQL 16, "Parameters: "
+ * from 17. NULL when the DETAIL is something else. */
+static const char *params_list(const char *detail)
 {
     const char *s = after(detail, "parameters: ");
+    return s ? s : after(detail, "Parameters: ");
+}
+
+/* A value log_parameter_max_length cut: it ends in "..." inside its quotes. (A value that
+ * really ends so reads the same: it is taken as cut too.) */
+static int cut_value(const struct buf *b)
+{
+    return b->len >= 3 && memcmp(b->data + b->len - 3, "...", 3) == 0;
+}
+
+/* "parameters: $1 = '...', $2 = NULL" into ev's params; -1 when it does not read so, -2 when
+ * a value was cut by log_parameter_max_length. */
+static int parse_params(struct pev *ev, const char *detail)
+{
+    const char *s = params_list(detail);
+    int cut = 0;
     if (!s)
         return -1;
     while (*s) {
@@ -66,6 +83,7 @@ static int parse_params(struct pev *ev, const char *detail)
                 buf_putc(&b, *s);
             }
             s++;
+            cut |= cut_value(&b);
             value = b.data;
         } else {
             return -1;
@@ -83,7 +101,7 @@ static int parse_params(struct pev *ev, const char *detail)
         else if (*s)
             return -1;
     }
-    return 0;
+    return cut ? -2 : 0;
 }
 
 /* 1 when text holds a parameter reference ($1...) outside a string. */
@@ -125,11 +143,36 @@ struct stmt_in {
     int fetch; /* an execute of a portal already started ("execute fetch from") */
 };
 
+/* An execute that fetches more rows from a portal started before ("execute fetch from"):
+ * the log has no row count, and libpq sends no Execute with one, so a replay runs the portal
+ * whole at its first execute and the fetches are folded into it, counted, not sent. While
+ * that execute is still the session's last statement, an ERROR that follows a fetch is its
+ * (a replay meets it there); else the fetch stands alone and its ERROR is left out with it. */
+static void fold_fetch(struct prep *p, struct psess *s, const struct stmt_in *in)
+{
+    struct pev *first = s->pending;
+    if (first && first->protocol == in->protocol && strcmp(first->name, in->name) == 0 &&
+        strcmp(first->text, in->text) == 0) {
+        first->fetches++;
+        return;
+    }
+    settle(s);
+    s->swallow_error = 1;
+    s->late_valid = 0;
+    if (!s->dropped && in->start_us >= p->o->from_us && in->start_us <= p->o->to_us &&
+        prep_keep_session(p, s))
+        p->stats->portal_fetches++;
+}
+
 /* Queue a statement (or count why it is left out). */
 static struct pev *add_statement(struct prep *p, const struct log_entry *le,
                                  const struct stmt_in *in)
 {
     struct psess *s = prep_session_of(p, le, in->start_us);
+    if (in->fetch) {
+        fold_fetch(p, s, in);
+        return NULL;
+    }
     settle(s);
     s->swallow_error = 1;
     s->late_valid = 0;
@@ -149,11 +192,6 @@ static struct pev *add_statement(struct prep *p, const struct log_entry *le,
         p->stats->skipped_copy++;
         return NULL;
     }
-    if (in->fetch) {
-        buf_free(&cut);
-        unsupported(p, CAPTURE_UNSUP_FETCH, in->text);
-        return NULL;
-    }
     struct pev *ev = xcalloc(1, sizeof *ev);
     ev->kind = CAPTURE_EV_STATEMENT;
     /* A session's statements keep the log's order: a start computed from a duration (or
@@ -170,9 +208,13 @@ static struct pev *add_statement(struct prep *p, const struct log_entry *le,
     ev->duration_us = in->duration_us;
     ev->cancel_us = -1;
     ev->outcome = in->duration_us >= 0 ? CAPTURE_OUTCOME_OK : CAPTURE_OUTCOME_UNKNOWN;
-    if (in->protocol != CAPTURE_SIMPLE && in->detail && *in->detail &&
-        parse_params(ev, in->detail) < 0) {
-        unsupported(p, CAPTURE_UNSUP_PARAMETERS_UNREADABLE, ev->text);
+    int params = in->protocol != CAPTURE_SIMPLE && in->detail && *in->detail
+                     ? parse_params(ev, in->detail)
+                     : 0;
+    if (params < 0) {
+        unsupported(
+            p, params == -2 ? CAPTURE_UNSUP_PARAMETERS_CUT : CAPTURE_UNSUP_PARAMETERS_UNREADABLE,
+            ev->text);
         prep_event_free(ev);
         return NULL;
     }
@@ -191,11 +233,13 @@ static struct pev *add_statement(struct prep *p, const struct log_entry *le,
 /* "NAME: TEXT" after "execute " (or "parse ", "bind "), into in. -1 when it is not one. */
 static int split_named(const char *rest, struct stmt_in *in, char *name, size_t size)
 {
+    in->fetch = strncmp(rest, "fetch from ", 11) == 0;
+    if (in->fetch)
+        rest += 11;
     const char *colon = strstr(rest, ": ");
     if (!colon)
         return -1;
     size_t n = (size_t)(colon - rest);
-    in->fetch = strncmp(rest, "fetch from ", 11) == 0;
     const char *slash = memchr(rest, '/', n);
     if (slash)
         n = (size_t)(slash - rest); /* "S_1/C_2": statement S_1 through portal C_2 */

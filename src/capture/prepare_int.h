@@ -42,6 +42,7 @@ struct pev {
     int64_t duration_us, cancel_us;
     enum capture_outcome outcome;
     char sqlstate[6];
+    uint32_t fetches; /* "execute fetch from" its portal, folded into it (prepare_entry.c) */
 };
 
 struct prep {
@@ -75,6 +76,9 @@ struct psess *prep_session_find(struct prep *p, const char *log_id);
 
 /* Free an event that is not queued. */
 void prep_event_free(struct pev *ev);
+
+/* Whether s is of the --database and --user asked (all when not given). */
+int prep_keep_session(const struct prep *p, const struct psess *s);
 
 /* Drop a session from the table at its disconnection (its end event owns it). */
 void prep_session_close(struct prep *p, struct psess *s);

@@ -276,3 +276,69 @@ int sqltext_is_copy_to_stdout(const char *text)
 {
     return copy_with(text, "to", "stdout");
 }
+
+/* An identifier token as the server reads it (unquoted: lower case; quoted: "" is one "),
+ * appended to b with its NUL. */
+static void put_ident(struct buf *b, const struct token *t)
+{
+    if (t->kind == TOK_WORD) {
+        for (const char *p = t->start; p < t->end; p++)
+            buf_putc(b, (char)tolower((unsigned char)*p));
+    } else {
+        for (const char *p = t->start + 1; p + 1 < t->end; p++) {
+            buf_putc(b, *p);
+            if (*p == '"')
+                p++;
+        }
+    }
+    buf_putc(b, '\0');
+}
+
+/* One statement's effect from its first token t (DEALLOCATE's name put in names). */
+static enum sqltext_unprepare unprepare_one(struct token t, struct buf *names)
+{
+    if (tok_is(&t, "discard")) {
+        t = next_token(t.end);
+        return tok_is(&t, "all")     ? SQLTEXT_UNPREPARE_ALL
+               : tok_is(&t, "plans") ? SQLTEXT_UNPREPARE_PLANS
+                                     : SQLTEXT_UNPREPARE_NONE;
+    }
+    if (!tok_is(&t, "deallocate"))
+        return SQLTEXT_UNPREPARE_NONE;
+    t = next_token(t.end);
+    if (tok_is(&t, "prepare"))
+        t = next_token(t.end);
+    if (tok_is(&t, "all"))
+        return SQLTEXT_UNPREPARE_ALL;
+    if (t.kind != TOK_WORD && !(t.kind == TOK_IDENT && *t.start == '"'))
+        return SQLTEXT_UNPREPARE_NONE;
+    if (names)
+        put_ident(names, &t);
+    return SQLTEXT_UNPREPARE_NAMES;
+}
+
+enum sqltext_unprepare sqltext_unprepare(const char *text, struct buf *names)
+{
+    enum sqltext_unprepare all = SQLTEXT_UNPREPARE_NONE;
+    if (!strcasestr(text, "deallocate") && !strcasestr(text, "discard"))
+        return all;
+    size_t start = names ? names->len : 0;
+    int first = 1;
+    for (struct token t = next_token(text); t.kind != TOK_END; t = next_token(t.end)) {
+        if (t.kind == TOK_SEMI) {
+            first = 1;
+            continue;
+        }
+        if (!first)
+            continue;
+        first = 0;
+        enum sqltext_unprepare one = unprepare_one(t, names);
+        if (one > all)
+            all = one; /* ALL covers NAMES, which cover PLANS */
+    }
+    if (names && all == SQLTEXT_UNPREPARE_NAMES)
+        buf_putc(names, '\0');
+    else if (names && names->len > start) /* names of a DEALLOCATE beside an ALL: none */
+        names->len = start, names->data[start] = '\0';
+    return all;
+}

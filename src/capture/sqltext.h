@@ -34,4 +34,17 @@ int sqltext_is_copy_from_stdin(const char *text);
 /* 1 when text is COPY ... TO STDOUT (the replay does not read COPY data). */
 int sqltext_is_copy_to_stdout(const char *text);
 
+/* What a statement does to its session's prepared statements: DEALLOCATE [PREPARE] name or
+ * ALL, DISCARD ALL or PLANS, in any statement of text. */
+enum sqltext_unprepare {
+    SQLTEXT_UNPREPARE_NONE,  /* none of them */
+    SQLTEXT_UNPREPARE_PLANS, /* DISCARD PLANS alone: plans dropped, every name kept */
+    SQLTEXT_UNPREPARE_NAMES, /* DEALLOCATE name: names dropped */
+    SQLTEXT_UNPREPARE_ALL,   /* DEALLOCATE ALL or DISCARD ALL: every name dropped */
+};
+/* Which of them text is; with NAMES, when names is not NULL, the names dropped (as the
+ * server folds them: lower case unless quoted) appended to it, each with its NUL, an empty
+ * one last. */
+enum sqltext_unprepare sqltext_unprepare(const char *text, struct buf *names);
+
 #endif

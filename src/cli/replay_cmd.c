@@ -166,12 +166,16 @@ void cli_replay_format_time(int64_t us, char *out, size_t size)
 }
 
 void cli_replay_print_kept(const char *label, const struct capture_unsupported_kind *kinds,
-                           const struct capture_copy_in *copy_in)
+                           const struct capture_copy_in *copy_in, uint64_t portal_fetches)
 {
     for (int k = 0; k < CAPTURE_UNSUP__COUNT; k++)
         if (kinds[k].count)
             printf("%sunsupported %s: %llu, e.g. %s\n", label, capture_unsupported_names[k],
                    (unsigned long long)kinds[k].count, kinds[k].example);
+    if (portal_fetches)
+        printf("%sportal fetches folded into their portal's first execute: %llu (the log has no "
+               "row count: a replay runs each portal whole there)\n",
+               label, (unsigned long long)portal_fetches);
     uint64_t n = copy_in->other;
     for (size_t i = 0; i < copy_in->n_tables; i++)
         n += copy_in->tables[i].count;
@@ -207,7 +211,7 @@ void cli_replay_print_prepared(const char *output, const struct prepare_stats *s
         printf("\n  kept with the password cut out: %llu (the replay sets one of its own)",
                (unsigned long long)s->secrets_cut);
     printf("\n");
-    cli_replay_print_kept("  ", s->unsupported, &s->copy_in);
+    cli_replay_print_kept("  ", s->unsupported, &s->copy_in, s->portal_fetches);
 }
 
 int cli_replay_prepare(int argc, char **argv, struct err *e)

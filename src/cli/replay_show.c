@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "capture/capture.h"
+#include "capture/sqltext.h"
 #include "cli/args.h"
 #include "cli/opts.h"
 #include "cli/replay.h"
@@ -98,6 +99,24 @@ static void print_sets(const struct capture_summary *s, int top)
     }
 }
 
+/* How the statements go to the server: the named ones with the prepares a replay sends for
+ * them, the portal fetches folded, the DEALLOCATE and DISCARD that make a name be prepared
+ * again. */
+static void print_protocols(const struct capture_summary *s)
+{
+    printf("named       %llu executions of %llu names; a replay prepares %llu (once per session "
+           "and name, again after a DEALLOCATE of it or under another text)\n",
+           (unsigned long long)s->by_protocol[CAPTURE_EXTENDED_NAMED],
+           (unsigned long long)s->named_names, (unsigned long long)s->named_prepares);
+    printf("portals     %llu fetches folded into their portal's first execute (run whole)\n",
+           (unsigned long long)s->header.portal_fetches);
+    printf("deallocate  %llu DEALLOCATE name, %llu DEALLOCATE ALL or DISCARD ALL, %llu DISCARD "
+           "PLANS (names kept)\n",
+           (unsigned long long)s->unprepare[SQLTEXT_UNPREPARE_NAMES],
+           (unsigned long long)s->unprepare[SQLTEXT_UNPREPARE_ALL],
+           (unsigned long long)s->unprepare[SQLTEXT_UNPREPARE_PLANS]);
+}
+
 static void print_header(const char *path, const struct capture_header *h)
 {
     char start[64];
@@ -115,7 +134,7 @@ static void print_header(const char *path, const struct capture_header *h)
     printf("skipped     %llu COPY FROM STDIN, %llu carrying a password, %llu unsupported\n",
            (unsigned long long)h->skipped_copy, (unsigned long long)h->skipped_secret,
            (unsigned long long)h->skipped_unsupported);
-    cli_replay_print_kept("            ", h->unsupported, &h->copy_in);
+    cli_replay_print_kept("            ", h->unsupported, &h->copy_in, h->portal_fetches);
     if (h->missing_files)
         printf("missing     %llu log file(s) gone or cut short during the capture, at least %llu "
                "bytes: their statements are not in it\n",
@@ -189,6 +208,7 @@ int cli_replay_show(int argc, char **argv, struct err *e)
            (unsigned long long)sum.by_protocol[1], (unsigned long long)sum.by_protocol[2],
            (unsigned long long)sum.ok, (unsigned long long)sum.failed,
            (unsigned long long)sum.cancelled, (unsigned long long)sum.unknown);
+    print_protocols(&sum);
     if (h->n_statements) {
         print_classes(&sum, top);
         print_sets(&sum, top);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/mem.h"
 
 /* The feed client's driver (engine/feed.h): the sessions of its stream, each connected when it
@@ -25,7 +26,7 @@ void client_feed_init(struct client *c)
 static void forget_prepared(struct client_feed *f)
 {
     for (int i = 0; i < f->n_prepared; i++)
-        free(f->prepared[i]);
+        free(f->prepared[i].name);
     f->n_prepared = 0;
 }
 
@@ -39,21 +40,41 @@ void client_feed_free(struct client *c)
     c->feed = NULL;
 }
 
-static int is_prepared(const struct client_feed *f, const char *name)
+/* The session's statement prepared under name, or NULL. */
+static struct feed_prepared *find_prepared(struct client_feed *f, const char *name)
 {
     for (int i = f->n_prepared - 1; i >= 0; i--)
-        if (strcmp(f->prepared[i], name) == 0)
-            return 1;
-    return 0;
+        if (strcmp(f->prepared[i].name, name) == 0)
+            return &f->prepared[i];
+    return NULL;
 }
 
-static void add_prepared(struct client_feed *f, const char *name)
+static void add_prepared(struct client_feed *f, const char *name, const char *text)
 {
     if (f->n_prepared == f->cap_prepared) {
         f->cap_prepared = f->cap_prepared ? 2 * f->cap_prepared : 8;
         f->prepared = xrealloc(f->prepared, (size_t)f->cap_prepared * sizeof *f->prepared);
     }
-    f->prepared[f->n_prepared++] = xstrdup(name);
+    f->prepared[f->n_prepared++] = (struct feed_prepared){xstrdup(name), hash_str(text)};
+}
+
+static void drop_prepared(struct client_feed *f, const char *name)
+{
+    struct feed_prepared *p = find_prepared(f, name);
+    if (!p)
+        return;
+    free(p->name);
+    *p = f->prepared[--f->n_prepared];
+}
+
+/* A statement that succeeded: the named statements it deallocated are forgotten. */
+static void follow_unprepare(struct client_feed *f, const struct engine_feed_item *it)
+{
+    if (it->unprepare == FEED_UNPREPARE_ALL)
+        forget_prepared(f);
+    else if (it->unprepare == FEED_UNPREPARE_NAMES)
+        for (const char *n = it->unprepare_names; *n; n += strlen(n) + 1)
+            drop_prepared(f, n);
 }
 
 /* The helpers below return the next state, as the steps do (client_int.h). */
@@ -158,6 +179,7 @@ static int statement_done(struct client *c, time_ns now, int sent, int ok, enum 
         .client_lag_us = sent ? f->client_lag / NS_PER_US : 0,
         .measured = now >= c->w->run->start_ns,
         .copy_empty = f->copy_empty,
+        .prepared = f->prepared_now,
     };
     if (feed->done(c->w->feed_ws, c->id, &f->item, &o) && sent &&
         worker_record(c, c->tx_start, now, !ok, why)) {
@@ -232,6 +254,12 @@ static void arm_statement_timer(struct client *c)
         timers_cancel(&c->w->timers, &c->timer_slot);
 }
 
+static int send_prepare(struct client *c)
+{
+    const struct engine_feed_item *it = &c->feed->item;
+    return pg_send_prepare(c->conn, it->name, it->text, 0) < 0 || client_flush(c) < 0 ? -1 : 0;
+}
+
 static int start_statement(struct client *c, time_ns due, time_ns now)
 {
     struct client_feed *f = c->feed;
@@ -251,10 +279,19 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
     c->failure = PGF_NONE;
     c->tx_deadline = cfg->timeout_us > 0 ? now + cfg->timeout_us * NS_PER_US : 0;
     f->cancel_at = it->cancel_us >= 0 ? now + it->cancel_us * NS_PER_US : 0;
-    int r, next;
-    if (it->proto == FEED_NAMED && !is_prepared(f, it->name)) {
-        r = pg_send_prepare(c->conn, it->name, it->text, 0) < 0 || client_flush(c) < 0 ? -1 : 0;
-        next = CS_FEED_PREPARE;
+    f->prepared_now = f->closing = 0;
+    const struct feed_prepared *p = it->proto == FEED_NAMED ? find_prepared(f, it->name) : NULL;
+    int r, next = CS_FEED_PREPARE;
+    if (it->proto == FEED_NAMED && !p) {
+        r = send_prepare(c);
+    } else if (p && p->text_hash != hash_str(it->text)) {
+        /* The application closed the name (a protocol Close, which no log shows) and
+         * prepared another text under it: so does the replay. */
+        f->closing = 1;
+        char *quoted = pg_quote_ident(it->name), *sql = xasprintf("DEALLOCATE %s", quoted);
+        r = pg_send_simple(c->conn, sql) < 0 || client_flush(c) < 0 ? -1 : 0;
+        free(sql);
+        free(quoted);
     } else {
         r = send_statement(c);
         next = CS_FEED_RESULT;
@@ -446,7 +483,15 @@ int client_step_feed_prepare(struct client *c, time_ns now)
         return rest(CS_FEED_PREPARE);
     if (c->failure != PGF_NONE)
         return statement_done(c, now, 1, 0, c->failure);
-    add_prepared(f, f->item.name);
+    if (f->closing) { /* the name's other text is gone: now its Parse */
+        f->closing = 0;
+        drop_prepared(f, f->item.name);
+        if (send_prepare(c) < 0)
+            return session_broken(c, now);
+        return rest(CS_FEED_PREPARE);
+    }
+    add_prepared(f, f->item.name, f->item.text);
+    f->prepared_now = 1;
     if (send_statement(c) < 0)
         return session_broken(c, now);
     return rest(CS_FEED_RESULT);
@@ -459,6 +504,8 @@ int client_step_feed_result(struct client *c, time_ns now)
         return session_broken(c, now);
     if (r == 0)
         return rest(CS_FEED_RESULT);
+    if (c->failure == PGF_NONE)
+        follow_unprepare(c->feed, &c->feed->item);
     return statement_done(c, now, 1, c->failure == PGF_NONE, c->failure);
 }
 

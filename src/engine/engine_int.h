@@ -79,7 +79,9 @@
  * CS_FEED_WAIT      waits (timer) for the item's due time, or to ask the feed again
  *                   -> CS_FEED_NEXT.
  * CS_FEED_PREPARE   waits for the PREPARE of a named statement -> CS_FEED_RESULT (the
- *                   statement sent), or the statement fails -> CS_FEED_NEXT.
+ *                   statement sent), or the statement fails -> CS_FEED_NEXT. When the name
+ *                   holds another text, first for the DEALLOCATE of it -> CS_FEED_PREPARE
+ *                   (the PREPARE sent).
  * CS_FEED_RESULT    waits for the statement's results -> CS_FEED_NEXT; its cancel time or
  *                   --timeout (timer) sends a cancel; a broken connection fails the session.
  */
@@ -111,8 +113,13 @@ struct client_feed {
     int have_item;                  /* item taken from the feed, not yet carried out */
     int in_session, session_failed; /* a session started; it has no usable connection */
     const struct pg_connopts *conn; /* the session's, for connecting */
-    char **prepared;                /* named statements prepared in this session */
+    struct feed_prepared {          /* named statements prepared in this session */
+        char *name;
+        uint64_t text_hash; /* of the text prepared under it (base/hash.h) */
+    } * prepared;
     int n_prepared, cap_prepared;
+    int closing; /* CS_FEED_PREPARE: the DEALLOCATE of the name's other text, before its Parse */
+    int prepared_now; /* the statement was prepared before it ran */
     int cancel_sent;
     time_ns due, cancel_at; /* the statement's intended start and cancel time */
     time_ns ready_at;       /* the session's previous statement (or its connect) ended */

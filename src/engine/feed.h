@@ -28,7 +28,18 @@ enum engine_feed_kind {
 enum engine_feed_proto {
     FEED_SIMPLE,  /* a Query message */
     FEED_UNNAMED, /* Parse/Bind/Execute of the unnamed statement */
-    FEED_NAMED,   /* a named prepared statement: prepared on its first use in the session */
+    FEED_NAMED,   /* a named prepared statement: prepared on its first use in the session (and
+                   * again after a DEALLOCATE of it, or when its text is not the one prepared
+                   * under its name: the old one deallocated first) */
+};
+
+/* What a statement that succeeded did to its session's named statements (DEALLOCATE,
+ * DISCARD ALL, as the source read its text): the engine forgets them, so that their next
+ * use prepares them again rather than failing with 26000 (or 42P05). */
+enum engine_feed_unprepare {
+    FEED_UNPREPARE_NONE,
+    FEED_UNPREPARE_NAMES, /* those of unprepare_names */
+    FEED_UNPREPARE_ALL,
 };
 
 struct engine_feed_item {
@@ -52,6 +63,8 @@ struct engine_feed_item {
      * outcome's copy_empty. A COPY TO STDOUT's rows are read and dropped. */
     const char *copy_data;
     size_t copy_len;
+    enum engine_feed_unprepare unprepare;
+    const char *unprepare_names; /* FEED_UNPREPARE_NAMES: each with its NUL, an empty one last */
 };
 
 /* How a statement went, for the source's own figures. */
@@ -66,6 +79,7 @@ struct engine_feed_outcome {
                             * and the session's previous statement's end (or its connect's) */
     int measured;          /* it ended after --warmup (the run's figures count it) */
     int copy_empty;        /* its COPY FROM STDIN given no rows (see copy_data) */
+    int prepared;          /* FEED_NAMED: it was prepared (a Parse sent) before it ran */
 };
 
 /* A statement due to start, for the source's ready: the time, and the session's connection

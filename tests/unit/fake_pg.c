@@ -332,9 +332,29 @@ static int f_set_nonblocking(struct pg_conn *c)
     return 0;
 }
 
+/* DEALLOCATE ALL, DISCARD ALL and DEALLOCATE "name" (quoted, as the engine sends it) drop
+ * the connection's prepared statements, as a server's do. */
+static void fake_deallocate(struct fake_conn *c, const char *sql)
+{
+    int all = strcmp(sql, "DEALLOCATE ALL") == 0 || strcmp(sql, "DISCARD ALL") == 0;
+    if (!all && !starts_with(sql, "DEALLOCATE \""))
+        return;
+    for (int i = c->n_prep - 1; i >= 0; i--) {
+        size_t n = strlen(c->prep_name[i]);
+        if (all ||
+            (strncmp(sql + 12, c->prep_name[i], n) == 0 && strcmp(sql + 12 + n, "\"") == 0)) {
+            free(c->prep_name[i]);
+            free(c->prep_sql[i]);
+            c->prep_name[i] = c->prep_name[--c->n_prep];
+            c->prep_sql[i] = c->prep_sql[c->n_prep];
+        }
+    }
+}
+
 static int f_send_simple(struct pg_conn *pc, const char *sql)
 {
     struct fake_conn *c = FC(pc);
+    fake_deallocate(c, sql);
     if (strcmp(sql, "ROLLBACK") == 0) {
         record("ROLLBACK", "", -1, NULL);
         if (c->broken)
@@ -380,6 +400,11 @@ static int f_send_prepare(struct pg_conn *pc, const char *name, const char *sql,
     struct fake_reply rep = {.kind = FAKE_COMMAND};
     if (F.prep_replies_head < F.n_prep_replies)
         rep = F.prep_replies[F.prep_replies_head++];
+    for (int i = 0; i < c->n_prep; i++)
+        if (strcmp(c->prep_name[i], name) == 0) /* as a server refuses it */
+            rep = (struct fake_reply){.kind = FAKE_ERROR,
+                                      .sqlstate = "42P05",
+                                      .message = "prepared statement already exists"};
     if (rep.kind != FAKE_ERROR) {
         c->prep_name[c->n_prep] = xstrdup(name);
         c->prep_sql[c->n_prep++] = xstrdup(sql);

@@ -59,7 +59,8 @@ void fake_push(struct fake_reply r);
 void fake_push_error(const char *sqlstate, const char *message);
 void fake_push_kind(enum fake_kind kind);
 void fake_push_row(const char *col, const char *value);
-/* The next PREPARE (unscripted ones succeed at once) is answered with r. */
+/* The next PREPARE (unscripted ones succeed at once, of a name prepared already fail with
+ * 42P05; DEALLOCATE "name", DEALLOCATE ALL and DISCARD ALL drop names) is answered with r. */
 void fake_push_prepare(struct fake_reply r);
 
 /* Answer the oldest statement held by FAKE_HANG on c with r. */

@@ -246,6 +246,54 @@ static void test_named_prepared_once(void **state)
     fx_free(&f);
 }
 
+/* A named statement item of client 0 at at_us. */
+static struct engine_feed_item *named(int64_t at_us, const char *name, const char *text)
+{
+    add(0, FEED_STATEMENT, at_us, text);
+    struct engine_feed_item *it = &TF.items[0][TF.n[0] - 1];
+    it->proto = FEED_NAMED;
+    it->name = name;
+    return it;
+}
+
+/* The session's DEALLOCATE is followed: the name's next use prepares it again; a name used
+ * for another text without one (a protocol Close, which no log shows) is deallocated by the
+ * engine and prepared anew; DISCARD ALL forgets every name. Nothing fails with 26000 or
+ * 42P05. */
+static void test_named_prepared_again(void **state)
+{
+    (void)state;
+    struct fx f;
+    fresh(&f);
+    add(0, FEED_CONNECT, 0, NULL);
+    named(1000, "s1", "SELECT 1");
+    named(2000, "s1", "SELECT 1");
+    add(0, FEED_STATEMENT, 3000, "DEALLOCATE \"s1\"");
+    TF.items[0][TF.n[0] - 1].unprepare = FEED_UNPREPARE_NAMES;
+    TF.items[0][TF.n[0] - 1].unprepare_names = "s1\0";
+    named(4000, "s1", "SELECT 2");
+    named(5000, "s1", "SELECT 3");
+    add(0, FEED_STATEMENT, 6000, "DISCARD ALL");
+    TF.items[0][TF.n[0] - 1].unprepare = FEED_UNPREPARE_ALL;
+    named(7000, "s1", "SELECT 3");
+    struct engine_feed feed = feed_of(0);
+    feed_start(&f, &feed, 1);
+    fx_run(&f, 40);
+    assert_int_equal(TF.n_done, 7);
+    int prepared = 0;
+    for (int i = 0; i < TF.n_done; i++) {
+        assert_true(TF.out[i].ok);
+        prepared += TF.out[i].prepared;
+    }
+    assert_int_equal(prepared, 4);
+    assert_int_equal(fake_count_sent("P s1"), 4);
+    assert_int_equal(fake_count_sent("E s1"), 5);
+    assert_int_equal(fake_count_sent("Q DEALLOCATE \"s1\""), 2); /* the capture's, the engine's */
+    assert_true(TF.out[3].prepared && TF.out[4].prepared && TF.out[6].prepared);
+    assert_false(TF.out[1].prepared);
+    fx_free(&f);
+}
+
 /* A statement the feed's ready holds back waits past its due time without its worker
  * blocking (the other client's statement runs and ends), starts as soon as that statement
  * ends (woken, not at the next look), and the wait counts in its lag, not in its client's. */
@@ -352,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_speed),
         cmocka_unit_test(test_failed_session),
         cmocka_unit_test(test_named_prepared_once),
+        cmocka_unit_test(test_named_prepared_again),
         cmocka_unit_test(test_ready_holds_back),
         cmocka_unit_test(test_copy_out_read_and_dropped),
         cmocka_unit_test(test_copy_in_fed),

@@ -518,6 +518,73 @@ static void test_bad_log_leaves_no_capture(void **state)
     assert_int_not_equal(access(out, F_OK), 0);
 }
 
+/* PostgreSQL 18's log of drivers' traffic (make-fixtures-18.sh): "Parameters:" read, the
+ * portal's fetches folded into its first execute, a value cut by log_parameter_max_length
+ * left out; the stderr and csvlog give the same capture. */
+static void test_pg18_drivers(void **state)
+{
+    (void)state;
+    struct buf b[2];
+    const char *names[] = {"d18.log", "d18.csv"};
+    for (int i = 0; i < 2; i++) {
+        const char *paths[] = {fixture(names[i])};
+        struct prepare_opts o = all();
+        struct prepare_stats s;
+        prepare_ok(paths, 1, &o, &s);
+        assert_int_equal(s.sessions, 3);
+        assert_int_equal(s.statements, 26);
+        assert_int_equal(s.portal_fetches, 3);
+        assert_int_equal(s.skipped_unsupported, 1);
+        assert_int_equal(s.unsupported[CAPTURE_UNSUP_PARAMETERS_CUT].count, 1);
+        assert_string_equal(s.unsupported[CAPTURE_UNSUP_PARAMETERS_CUT].example,
+                            "SELECT length($1::text)");
+        buf_init(&b[i]);
+        dump(&b[i]);
+    }
+    assert_string_equal(b[0].data, b[1].data);
+    assert_non_null(strstr(b[0].data,
+                           "1 S_2 1   -1 -1 [SELECT a, b FROM drv_t WHERE a > $1 ORDER BY "
+                           "a] 2\n"));
+    assert_non_null(strstr(b[0].data, "[SELECT count(*) FROM drv_t WHERE a < $1 AND b IS DISTINCT "
+                                      "FROM $2] 7 it's\n"));
+    assert_non_null(strstr(b[0].data, "[SELECT $1::text IS NULL, length($2::text)] NULL short\n"));
+    buf_free(&b[0]);
+    buf_free(&b[1]);
+}
+
+/* A portal's fetches fold into its first execute, and an ERROR after a fetch is that
+ * execute's (a replay runs the portal whole there); a fetch whose first execute is not the
+ * session's last statement stands alone, its ERROR left out with it. */
+static void test_fetch_folded(void **state)
+{
+    (void)state;
+    struct prepare_stats s;
+    struct buf b;
+    prepare_text(
+        "2026-12-01 11:00:00.000 UTC|a|d|1.1|LOG:  execute S_1/C_1: SELECT f($1)\n"
+        "2026-12-01 11:00:00.000 UTC|a|d|1.1|DETAIL:  parameters: $1 = '1'\n"
+        "2026-12-01 11:00:00.001 UTC|a|d|1.1|LOG:  execute fetch from S_1/C_1: SELECT f($1)\n"
+        "2026-12-01 11:00:00.001 UTC|a|d|1.1|DETAIL:  parameters: $1 = '1'\n"
+        "2026-12-01 11:00:00.002 UTC|a|d|1.1|ERROR:  division by zero\n"
+        "2026-12-01 11:00:00.002 UTC|a|d|1.1|STATEMENT:  SELECT f($1)\n"
+        "2026-12-01 11:00:00.003 UTC|a|d|1.1|LOG:  execute S_2/C_2: SELECT g($1)\n"
+        "2026-12-01 11:00:00.003 UTC|a|d|1.1|DETAIL:  Parameters: $1 = '2'\n"
+        "2026-12-01 11:00:00.004 UTC|a|d|1.1|LOG:  statement: SELECT 3\n"
+        "2026-12-01 11:00:00.005 UTC|a|d|1.1|LOG:  execute fetch from S_2/C_2: SELECT g($1)\n"
+        "2026-12-01 11:00:00.005 UTC|a|d|1.1|DETAIL:  Parameters: $1 = '2'\n"
+        "2026-12-01 11:00:00.006 UTC|a|d|1.1|ERROR:  division by zero\n"
+        "2026-12-01 11:00:00.006 UTC|a|d|1.1|STATEMENT:  SELECT g($1)\n"
+        "2026-12-01 11:00:00.007 UTC|a|d|1.1|LOG:  statement: SELECT 4\n",
+        &s, &b);
+    assert_int_equal(s.statements, 4);
+    assert_int_equal(s.portal_fetches, 2);
+    assert_int_equal(s.skipped_unsupported, 0);
+    assert_non_null(strstr(b.data, " 1 S_1 2  division by zero -1 -1 [SELECT f($1)] 1\n"));
+    assert_non_null(strstr(b.data, " 1 S_2 1   -1 -1 [SELECT g($1)] 2\n"));
+    assert_non_null(strstr(b.data, "[SELECT 4]"));
+    buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,6 +600,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_log_duration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_several_logs_order_and_overlap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_log_leaves_no_capture, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pg18_drivers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fetch_folded, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -119,12 +119,39 @@ static void test_copy(void **state)
     assert_false(sqltext_is_copy_to_stdout("COPY t FROM STDIN"));
 }
 
+/* DEALLOCATE and DISCARD as the server reads them: names folded unless quoted, ALL over
+ * names, several statements, the rest untouched. */
+static void test_unprepare(void **state)
+{
+    (void)state;
+    struct buf b;
+    buf_init(&b);
+    assert_int_equal(sqltext_unprepare("DEALLOCATE \"S_1\"", &b), SQLTEXT_UNPREPARE_NAMES);
+    assert_int_equal(b.len, 5);
+    assert_memory_equal(b.data, "S_1\0\0", 5);
+    buf_reset(&b);
+    assert_int_equal(sqltext_unprepare("deallocate prepare S_1; DEALLOCATE \"a\"\"b\"", &b),
+                     SQLTEXT_UNPREPARE_NAMES);
+    assert_memory_equal(b.data, "s_1\0a\"b\0\0", b.len);
+    buf_reset(&b);
+    assert_int_equal(sqltext_unprepare("DEALLOCATE x; /* c */ DEALLOCATE ALL", &b),
+                     SQLTEXT_UNPREPARE_ALL);
+    assert_int_equal(b.len, 0);
+    assert_int_equal(sqltext_unprepare("DISCARD ALL", &b), SQLTEXT_UNPREPARE_ALL);
+    assert_int_equal(sqltext_unprepare("  discard plans;", NULL), SQLTEXT_UNPREPARE_PLANS);
+    assert_int_equal(sqltext_unprepare("DISCARD TEMP", &b), SQLTEXT_UNPREPARE_NONE);
+    assert_int_equal(sqltext_unprepare("SELECT 'DEALLOCATE ALL'", &b), SQLTEXT_UNPREPARE_NONE);
+    assert_int_equal(sqltext_unprepare("DEALLOCATE", &b), SQLTEXT_UNPREPARE_NONE);
+    assert_int_equal(b.len, 0);
+    buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_secrets),       cmocka_unit_test(test_cut),
         cmocka_unit_test(test_password_role), cmocka_unit_test(test_set),
-        cmocka_unit_test(test_copy),
+        cmocka_unit_test(test_copy),          cmocka_unit_test(test_unprepare),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

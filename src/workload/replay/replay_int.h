@@ -43,6 +43,7 @@ struct replay_reason {
 /* The figures a worker gathers, and the run's once merged. */
 struct replay_figures {
     uint64_t sent, skipped_copy, skipped_read_only, skipped_unsupported;
+    uint64_t prepared;    /* named statements prepared (again after a DEALLOCATE of them) */
     uint64_t copy_loaded; /* COPY FROM STDIN sent their --copy-from file */
     uint64_t copy_empty;  /* COPY FROM STDIN inside statements of several, given no rows */
     uint64_t failed_now, succeeded_now, sessions_failed;

@@ -16,6 +16,7 @@ static void add_counts(struct replay_result *d, const struct replay_result *s)
     d->secrets_replaced += s->secrets_replaced;
     d->copy_loaded += s->copy_loaded;
     d->copy_empty += s->copy_empty;
+    d->prepared += s->prepared;
     d->order_waits += s->order_waits;
     d->order_wait_ms += s->order_wait_ms;
     d->order_given_way += s->order_given_way;
@@ -114,6 +115,7 @@ void *replay_result_merge(void *const *parts, size_t n)
                                 .skipped_copy = first->skipped_copy,
                                 .skipped_unsupported = first->skipped_unsupported,
                                 .skipped_secret = first->skipped_secret,
+                                .portal_fetches = first->portal_fetches,
                                 .order = first->order,
                                 .copy_from = first->copy_from};
     memcpy(d->unsupported, first->unsupported, sizeof d->unsupported);

@@ -63,6 +63,12 @@ static void show_fidelity(FILE *out, const struct replay_result *p)
                 "copy without data:   %llu COPY FROM STDIN inside statements of several given "
                 "no rows (their data is not in the log)\n",
                 (unsigned long long)p->copy_empty);
+    if (p->prepared || p->portal_fetches)
+        fprintf(out,
+                "named statements:    %llu prepared (once per session, again after a DEALLOCATE "
+                "of them); %llu portal fetches folded into their portal's first execute (run "
+                "whole)\n",
+                (unsigned long long)p->prepared, (unsigned long long)p->portal_fetches);
     if (p->order == REPLAY_RESULT_ORDER_CAPTURE)
         fprintf(out,
                 "order:               the capture's, across sessions: %llu statements waited "

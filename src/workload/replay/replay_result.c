@@ -53,6 +53,10 @@ static json_t *replay_json(const void *data, json_t *summary)
         put_count(o, "copy_loaded", p->copy_loaded);
     if (p->copy_empty)
         put_count(o, "copy_empty", p->copy_empty);
+    if (p->prepared)
+        put_count(o, "prepared", p->prepared);
+    if (p->portal_fetches)
+        put_count(o, "portal_fetches", p->portal_fetches);
     put_count(div, "failed_now", p->failed_now);
     put_count(div, "succeeded_now", p->succeeded_now);
     for (size_t i = 0; i < p->n_top; i++) {
@@ -135,6 +139,8 @@ static void *replay_read(const json_t *o, const json_t *root, const json_t *summ
     p->copy_from = json_object_get(o, "copy_loaded") != NULL;
     p->copy_loaded = result_part_count(o, "copy_loaded");
     p->copy_empty = result_part_count(o, "copy_empty");
+    p->prepared = result_part_count(o, "prepared");
+    p->portal_fetches = result_part_count(o, "portal_fetches");
     p->failed_now = result_part_count(d, "failed_now");
     p->succeeded_now = result_part_count(d, "succeeded_now");
     const json_t *top = json_object_get(d, "top");

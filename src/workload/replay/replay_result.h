@@ -37,6 +37,10 @@ struct replay_result {
     /* "copy_empty": COPY FROM STDIN inside statements of several (their data is in no log,
      * and --copy-from is for COPY statements of their own) given no rows; only when some. */
     uint64_t copy_empty;
+    /* "prepared": named statements the replay prepared (each once per session, again after
+     * its session deallocated it); "portal_fetches": the capture's fetches of a portal started
+     * before, folded into the portal's first execute (run whole); each only when some. */
+    uint64_t prepared, portal_fetches;
     /* Statements whose password (cut out of the capture) the replay set to one of its own
      * making (random, never written): "secrets_replaced" and "passwords": "generated", both
      * only when there were some. */

@@ -333,6 +333,8 @@ static void fill_result(const struct replay_state *s, struct result *r)
     o->copy_from = s->opts.copy_from != NULL;
     o->copy_loaded = f->copy_loaded;
     o->copy_empty = f->copy_empty;
+    o->prepared = f->prepared;
+    o->portal_fetches = s->header.portal_fetches;
     o->secrets_replaced = f->secrets_replaced;
     o->session_set = xcalloc((size_t)s->opts.n_sets + 1, sizeof *o->session_set);
     for (int i = 0; i < s->opts.n_sets; i++)

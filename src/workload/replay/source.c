@@ -84,10 +84,11 @@ struct worker_source {
     int n_blocked, n_finished;
     struct replay_figures fig; /* since the last hand-over */
     struct buf norm;
-    struct buf secret;   /* a statement with the replay's password */
-    struct buf copy;     /* a COPY FROM STDIN's data (--copy-from), read from its file */
-    time_ns handed_ns;   /* the last hand-over */
-    struct pg_conn *aux; /* the give-way check's connection, opened at the first check */
+    struct buf secret;     /* a statement with the replay's password */
+    struct buf copy;       /* a COPY FROM STDIN's data (--copy-from), read from its file */
+    struct buf unprepared; /* the names a DEALLOCATE drops (sqltext_unprepare) */
+    time_ns handed_ns;     /* the last hand-over */
+    struct pg_conn *aux;   /* the give-way check's connection, opened at the first check */
 };
 
 void replay_figures_init(struct replay_figures *f)
@@ -117,6 +118,7 @@ void replay_figures_reason(struct replay_figures *f, const char *text, uint64_t 
 void replay_figures_merge(struct replay_figures *dst, const struct replay_figures *src)
 {
     dst->sent += src->sent;
+    dst->prepared += src->prepared;
     dst->skipped_copy += src->skipped_copy;
     dst->copy_loaded += src->copy_loaded;
     dst->copy_empty += src->copy_empty;
@@ -174,6 +176,7 @@ static void *source_open(void *arg, int worker, int first_client, int n_clients)
     buf_init(&ws->norm);
     buf_init(&ws->secret);
     buf_init(&ws->copy);
+    buf_init(&ws->unprepared);
     struct err e = {0};
     ws->r = capture_reader_open(ws->s->opts.capture, &e);
     ws->eof = ws->r == NULL; /* read once already: it can only have gone since */
@@ -200,15 +203,16 @@ static char *copy_string(char *p, const char *s, size_t n)
     return p + n + 1;
 }
 
-/* A statement copied into one allocation: the item, its parameters, their text, and the
- * COPY data of a COPY FROM STDIN (data_len bytes, 0 for none). Each length is taken once, and
- * only the item's fields are cleared, not the texts' room. */
+/* A statement copied into one allocation: the item, its parameters, their text, the COPY
+ * data of a COPY FROM STDIN (data_len bytes, 0 for none) and the names a DEALLOCATE drops
+ * (unprepared: sqltext_unprepare's, empty for none). Each length is taken once, and only the
+ * item's fields are cleared, not the texts' room. */
 static struct qitem *copy_statement(const struct capture_statement *st, const char *data,
-                                    size_t data_len)
+                                    size_t data_len, const struct buf *unprepared)
 {
     size_t text_len = strlen(st->text), name_len = strlen(st->name);
     size_t len = sizeof(struct qitem) + (size_t)st->n_params * sizeof(char *);
-    len += text_len + 1 + name_len + 1 + data_len;
+    len += text_len + 1 + name_len + 1 + data_len + unprepared->len;
     for (int i = 0; i < st->n_params; i++)
         len += st->params[i] ? strlen(st->params[i]) + 1 : 0;
     struct qitem *q = xmalloc(len);
@@ -238,6 +242,11 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
         memcpy(p, data, data_len);
         q->it.copy_data = p;
         q->it.copy_len = data_len;
+        p += data_len;
+    }
+    if (unprepared->len) {
+        memcpy(p, unprepared->data, unprepared->len);
+        q->it.unprepare_names = p;
     }
     q->outcome = st->outcome;
     memcpy(q->sqlstate, st->sqlstate, sizeof q->sqlstate);
@@ -299,7 +308,13 @@ static void read_one(struct worker_source *ws)
             st.text = ws->secret.data; /* the replay's password for the one cut out */
             ws->fig.secrets_replaced++;
         }
-        struct qitem *q = copy_statement(&st, data ? data->data : NULL, data ? data->len : 0);
+        buf_reset(&ws->unprepared);
+        enum sqltext_unprepare u = sqltext_unprepare(st.text, &ws->unprepared);
+        struct qitem *q =
+            copy_statement(&st, data ? data->data : NULL, data ? data->len : 0, &ws->unprepared);
+        q->it.unprepare = u == SQLTEXT_UNPREPARE_ALL     ? FEED_UNPREPARE_ALL
+                          : u == SQLTEXT_UNPREPARE_NAMES ? FEED_UNPREPARE_NAMES
+                                                         : FEED_UNPREPARE_NONE;
         q->seq = seq;
         enqueue(ws, ss->client, q);
         return;
@@ -432,6 +447,7 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
     if (ws->s->opts.read_only && o->ok && replay_tx_boundary(it->text) < 0)
         wc->ro_refused = 0; /* (read only by refused_read_only, under --read-only) */
     ws->fig.sent++;
+    ws->fig.prepared += (uint64_t)o->prepared;
     if (o->ok && strcasestr(it->text, "advisory_lock"))
         wc->advisory = 1; /* (pg_advisory_lock, _shared, pg_try_...: held past the block) */
     ws->fig.copy_empty += (uint64_t)o->copy_empty;
@@ -666,6 +682,7 @@ static void source_close(void *arg)
     buf_free(&ws->norm);
     buf_free(&ws->secret);
     buf_free(&ws->copy);
+    buf_free(&ws->unprepared);
     free(ws);
 }
 

@@ -6,7 +6,8 @@
 #   b.*: log_min_duration_statement = 0 only, prefix '%m [%p] %c %e user=%u db=%d '
 #   c.log: pgreplay's prefix '%m|%u|%d|%c|' (no SQLSTATE), log_statement = all
 # Run from the top of the tree; the numbers the tests assert follow from script.sql and the
-# pgbench runs here, so change them together.
+# pgbench runs here, so change them together. d18.* (PostgreSQL 18, drivers' traffic) come
+# from make-fixtures-18.sh.
 set -eu
 here=tests/data/replay
 dir=$(mktemp -d /tmp/pgarena-fixtures-XXXXXX)
