@@ -186,6 +186,11 @@ test_replay_order_contended_application() {
     pyjson "$T/r.json" 'd["summary"]["failed"] == 0 and d["replay"]["sessions_failed"] == 0'
     pyjson "$T/r.json" 'd["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["diverged"]["succeeded_now"] == 0'
     pyjson "$T/r.json" 'd["replay"]["order"] == "capture"'
+    # How faithful the timing was: both durations, the share sent on time, and show's line.
+    pyjson "$T/r.json" 'd["replay"]["captured_s"] > 0 and d["replay"]["replayed_s"] == d["summary"]["duration_s"]'
+    pyjson "$T/r.json" '0 <= d["replay"]["on_time_share"] <= 1'
+    pga show "$T/r.json"
+    assert_out "^timing: +captured [0-9.]+ s, replayed [0-9.]+ s \([0-9.]+x\); [0-9.]+ % of statements sent within 1 ms of their schedule"
     q="SELECT (SELECT sum(abalance) FROM pgbench_accounts) || ' ' || (SELECT sum(bbalance) FROM pgbench_branches) || ' ' || (SELECT count(*) FROM pgbench_history)"
     orig=$(sql "$q" "${rconn% dbname=*} dbname=app")
     copy=$(sql "$q" "${rconn% dbname=*} dbname=app_copy")

@@ -125,6 +125,10 @@ void *replay_result_merge(void *const *parts, size_t n)
     for (size_t k = 0; k < n; k++)
         if (in[k])
             add_counts(d, in[k]);
+    d->captured_s = first->captured_s;
+    for (size_t k = 0; k < n; k++) /* the agents replay side by side: the longest */
+        if (in[k] && in[k]->replayed_s > d->replayed_s)
+            d->replayed_s = in[k]->replayed_s;
     merge_lag(in, n, 0, &d->lag);
     merge_lag(in, n, 1, &d->client_lag);
     merge_top(in, n, d);

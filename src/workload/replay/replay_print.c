@@ -1,5 +1,6 @@
 /* A replay's printers: show's workload, mode and fidelity lines, the report's fidelity table
  * and the note under its classes, and compare's warnings. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -32,6 +33,21 @@ static void show_mode(FILE *out, const struct replay_result *p)
     else
         fprintf(out, "mode:                replay at speed max (back to back, in order); "
                      "latency from each statement's start\n");
+}
+
+/* How faithful the timing was: the capture's duration against the replay's, and the share
+ * of statements sent on time (at a speed). */
+static void show_timing(FILE *out, const struct replay_result *p)
+{
+    if (p->captured_s <= 0 || p->replayed_s <= 0)
+        return;
+    fprintf(out, "timing:              captured %.3f s, replayed %.3f s (%.2fx)", p->captured_s,
+            p->replayed_s, p->replayed_s / p->captured_s);
+    double on_time = replay_on_time_share(p);
+    if (!isnan(on_time))
+        fprintf(out, "; %.1f %% of statements sent within %d ms of their schedule", 100 * on_time,
+                REPLAY_ON_TIME_US / 1000);
+    fputc('\n', out);
 }
 
 /* Its schedule lag, the client's part of it, what was sent and skipped, and whether outcomes
@@ -77,6 +93,7 @@ static void show_fidelity(FILE *out, const struct replay_result *p)
                 (unsigned long long)p->order_given_way);
     else if (p->order == REPLAY_RESULT_ORDER_SESSION)
         fprintf(out, "order:               each session on its own clock (--order session)\n");
+    show_timing(out, p);
     if (p->n_session_set || p->secrets_replaced) {
         fprintf(out, "sessions set up:     ");
         for (size_t i = 0; i < p->n_session_set; i++)
@@ -136,13 +153,25 @@ int replay_result_html(const struct result *r, const void *data, enum result_par
 }
 
 /* The report's fidelity table: a row per figure. */
-enum { ROW_SENT, ROW_SKIPPED, ROW_DIVERGED, ROW_SESSIONS_FAILED, ROW_LAG, ROW_CLIENT_LAG, N_ROWS };
+enum {
+    ROW_SENT,
+    ROW_SKIPPED,
+    ROW_DIVERGED,
+    ROW_SESSIONS_FAILED,
+    ROW_TIMING,
+    ROW_ORDER,
+    ROW_LAG,
+    ROW_CLIENT_LAG,
+    N_ROWS
+};
 
 static const char *const rows[N_ROWS] = {
     "statements sent",
     "skipped",
     "outcomes unlike the capture",
     "sessions failed",
+    "captured / replayed duration, sent on time",
+    "order waits, given way",
     "schedule lag p50 / p99 / max",
     "client delay p50 / p99 / max",
 };
@@ -153,6 +182,17 @@ static void lag_text(const struct result_lag *l, char *t, size_t n)
     snprintf(t, n, "%s / %s / %s", report_fmt_latency(a, sizeof a, l->p50_us),
              report_fmt_latency(b, sizeof b, l->p99_us),
              report_fmt_latency(c, sizeof c, l->max_us));
+}
+
+static void timing_text(const struct replay_result *p, char *t, size_t n)
+{
+    if (p->captured_s <= 0 || p->replayed_s <= 0)
+        return; /* "-": a file written before them */
+    double on_time = replay_on_time_share(p);
+    int w = snprintf(t, n, "%.3f s / %.3f s (%.2fx)", p->captured_s, p->replayed_s,
+                     p->replayed_s / p->captured_s);
+    if (!isnan(on_time) && w > 0 && (size_t)w < n)
+        snprintf(t + w, n - (size_t)w, ", %.1f %% within 1 ms", 100 * on_time);
 }
 
 static void cell(const void *data, size_t k, char *t, size_t n)
@@ -173,6 +213,17 @@ static void cell(const void *data, size_t k, char *t, size_t n)
         break;
     case ROW_SESSIONS_FAILED:
         report_fmt_count(t, n, p->sessions_failed);
+        break;
+    case ROW_TIMING:
+        timing_text(p, t, n);
+        break;
+    case ROW_ORDER:
+        if (p->order == REPLAY_RESULT_ORDER_CAPTURE)
+            snprintf(t, n, "%llu waited %.1f ms, %llu given way",
+                     (unsigned long long)p->order_waits, p->order_wait_ms,
+                     (unsigned long long)p->order_given_way);
+        else if (p->order == REPLAY_RESULT_ORDER_SESSION)
+            snprintf(t, n, "none (--order session)");
         break;
     case ROW_LAG:
         lag_text(&p->lag, t, n);

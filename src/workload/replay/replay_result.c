@@ -86,6 +86,13 @@ static json_t *replay_json(const void *data, json_t *summary)
         put(o, "order_wait_ms", json_real(p->order_wait_ms));
         put_count(o, "order_given_way", p->order_given_way);
     }
+    if (p->captured_s > 0 || p->replayed_s > 0) {
+        put(o, "captured_s", json_real(p->captured_s));
+        put(o, "replayed_s", json_real(p->replayed_s));
+    }
+    double on_time = replay_on_time_share(p);
+    if (!isnan(on_time))
+        put(o, "on_time_share", json_real(on_time));
     put(o, "lag_us", result_lag_json(&p->lag));
     if (result_lag_known(&p->client_lag))
         put(o, "client_lag_us", result_lag_json(&p->client_lag));
@@ -174,7 +181,20 @@ static void *replay_read(const json_t *o, const json_t *root, const json_t *summ
         return NULL;
     }
     p->as_of_s = get_num(o, "as_of_s");
+    p->captured_s = get_num(o, "captured_s");
+    p->replayed_s = get_num(o, "replayed_s");
     return p;
+}
+
+double replay_on_time_share(const struct replay_result *p)
+{
+    if (p->speed <= 0 || p->lag.hist.count == 0)
+        return NAN;
+    struct hist *h = hist_new();
+    double share =
+        hist_add_sparse(h, &p->lag.hist) == 0 ? hist_fraction_below(h, REPLAY_ON_TIME_US + 1) : NAN;
+    hist_free(h);
+    return share;
 }
 
 void replay_result_free(void *data)

@@ -63,6 +63,11 @@ struct replay_result {
      * of it that was the replaying client's own (from the later of the due time and the end
      * of the session's previous statement or connect, to the send). */
     struct result_lag lag, client_lag;
+    /* How faithful the timing was: "captured_s" (the capture's duration, first to last
+     * event), "replayed_s" (the replay's measured duration, summary.duration_s) and, at a
+     * speed, "on_time_share" (of the statements, those sent within 1 ms of their schedule,
+     * from lag_us's histogram when written); 0: absent (files before them). */
+    double captured_s, replayed_s;
     double as_of_s; /* recover: the run time its figures are from (the journal's last
                      * snapshot of them); 0: a run's own, whole */
 };
@@ -74,6 +79,11 @@ extern const struct result_part_ops replay_part;
 
 /* r's replay {}, or NULL when r is no replay's. */
 const struct replay_result *replay_result_of(const struct result *r);
+/* A statement sent within this long of its schedule was on time. */
+#define REPLAY_ON_TIME_US 1000
+/* The share (0..1) of p's statements sent on time, from its lag histogram; NAN at speed max
+ * or without one. */
+double replay_on_time_share(const struct replay_result *p);
 
 /* Free what p owns, and p. */
 void replay_result_free(void *p);

@@ -358,6 +358,8 @@ static void fill_result(const struct replay_state *s, struct result *r)
         o->top[i] = (struct replay_result_reason){xstrdup(sorted[i].text), sorted[i].count};
     result_derive_lag(&o->lag, f->lag);
     result_derive_lag(&o->client_lag, f->client_lag);
+    o->captured_s = (double)s->header.duration_us / 1e6;
+    o->replayed_s = r->summary.duration_s;
     result_part_set(r, &replay_part, o);
     r->summary.has_classes = 1;
     r->summary.n_classes =

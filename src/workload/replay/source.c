@@ -42,7 +42,7 @@
  * about every few ms). With no statement in flight, nothing of the replay's can be blocked;
  * the wider check (does the session block any other) still runs after GIVE_WAY_FALLBACK_NS,
  * for a lock held outside the replay's sessions. */
-#define GIVE_WAY_CHECK_NS     NS_PER_MS
+#define GIVE_WAY_CHECK_NS     (500 * NS_PER_US)
 #define GIVE_WAY_CHECK_MAX_NS (256 * NS_PER_MS)
 #define GIVE_WAY_FALLBACK_NS  NS_PER_S
 #define GIVE_WAY_ASK_MIN_NS   (100 * NS_PER_US)
@@ -615,22 +615,21 @@ static int source_ready(void *arg, int client, const struct engine_feed_item *it
         q->mark_since = d->now_ns;
         q->check_at = 0;
         q->check_step = GIVE_WAY_CHECK_NS;
-        return 0;
+    } else if ((d->in_tx || ws->clients[client - ws->first].advisory) &&
+               cycle_with_lock(ws, q, d)) {
+        ws->fig.order_given_way++;
+        end_wait(ws, q, d->now_ns);
+        note_in_flight(ws, client, d);
+        return 1;
     }
-    if (!(d->in_tx || ws->clients[client - ws->first].advisory))
-        return 0;
-    if (!cycle_with_lock(ws, q, d)) {
-        /* Asked again by the next check's time: a cycle stops every statement's end, which
-         * is what would otherwise wake the client first. */
+    /* A session that may hold locks is asked again by its next check's time: a cycle stops
+     * every statement's end, which is what would otherwise wake the client first. */
+    if (d->in_tx || ws->clients[client - ws->first].advisory) {
         time_ns next = q->check_at ? q->check_at : q->mark_since + GIVE_WAY_CHECK_NS;
         d->ask_again_ns =
             next - d->now_ns > GIVE_WAY_ASK_MIN_NS ? next - d->now_ns : GIVE_WAY_ASK_MIN_NS;
-        return 0;
     }
-    ws->fig.order_given_way++;
-    end_wait(ws, q, d->now_ns);
-    note_in_flight(ws, client, d);
-    return 1;
+    return 0;
 }
 
 static int source_done(void *arg, int client, const struct engine_feed_item *it,
