@@ -196,7 +196,7 @@ test_replay_order_contended_application() {
 # Two sessions insert into a serial table inside their transaction blocks and send the ids
 # back (as a log shows them): session 0 (slow in the replay: it sleeps first) drew id 1,
 # session 1 id 2, OFF µs later. The order across sessions does not order statements inside
-# blocks; the order of draws does, where the log can tell (OFF >= 1 ms).
+# blocks; the order of draws does, where the log can tell (OFF >= 1 ms). Args: DB OFF OUT.
 draws_capture() {
     {
         printf 'H\ttime_resolution_us\t1000\n'
@@ -217,31 +217,34 @@ draws_capture() {
     } | "$MKCAPTURE" "$3" || fail "mkcapture failed"
 }
 
+# The catalog is read from the target (-j 1), or from --reset-from's template (the rest).
 test_replay_order_of_sequence_draws() {
     order_tool
     db=$(newdb pga_rdraws)
-    sql "CREATE TABLE orders (id serial PRIMARY KEY, note text);
-         CREATE TABLE items (order_id int REFERENCES orders, note text)" "$db"
+    tmpl=$(newdb pga_rdraws_t)
+    for c in "$db" "$tmpl"; do
+        sql "CREATE TABLE orders (id serial PRIMARY KEY, note text);
+             CREATE TABLE items (order_id int REFERENCES orders, note text)" "$c"
+    done
     draws_capture pga_rdraws 3000 apart.pgc
     draws_capture pga_rdraws 2500 within.pgc
+    reset=
     for jobs in 1 2; do
-        sql "TRUNCATE orders, items RESTART IDENTITY" "$db"
-        pga replay run apart.pgc "$CONN" --speed max -j $jobs -q -o a$jobs.json
+        pga replay run apart.pgc "$CONN" --speed max -j $jobs $reset -q -o a$jobs.json
         assert_rc 0
         pyjson a$jobs.json 'd["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["sent"] == 10'
         pyjson a$jobs.json 'd["replay"]["order_waits"] >= 1 and d["replay"]["order_given_way"] == 0'
         [ "$(sql "SELECT string_agg(id || note, ',' ORDER BY id) FROM orders" "$db")" = 1a,2b2 ] ||
             fail "the ids were not drawn in the capture's order (-j $jobs)"
+        reset="--reset-from pga_rdraws_t"
     done
     # On their own clocks session 1 draws first: the ids it sends back name other rows.
-    sql "TRUNCATE orders, items RESTART IDENTITY" "$db"
-    pga replay run apart.pgc "$CONN" --speed max --order session -q -o s.json
+    pga replay run apart.pgc "$CONN" --speed max --order session $reset -q -o s.json
     assert_rc 0
     pyjson s.json 'd["replay"]["diverged"]["failed_now"] == 3'
     # Within one millisecond the log cannot tell which drew first: not ordered, the replay
     # draws in another order, and the report says the failures come of a generated value.
-    sql "TRUNCATE orders, items RESTART IDENTITY" "$db"
-    pga replay run within.pgc "$CONN" --speed max -q -o w.json
+    pga replay run within.pgc "$CONN" --speed max $reset -q -o w.json
     assert_rc 0
     pyjson w.json 'd["replay"]["diverged"]["failed_now"] == 3'
     pyjson w.json '{t["reason"]: t["count"] for t in d["replay"]["diverged"]["top"]} == {"failed now on a value the capture'"'"'s server generated (sequence value): insert or update on table \"items\" violates foreign key constraint \"items_order_id_fkey\"": 2, "failed now with 25P02: its transaction block was aborted by a failure on a value the capture'"'"'s server generated": 1}'

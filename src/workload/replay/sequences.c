@@ -167,16 +167,17 @@ static void link_keys(struct replay_state *s, int db, const struct pg_result *r,
     }
 }
 
-/* The catalog of database db (-1: the run's own connection's), NULL when it cannot be read. */
-static struct pg_result *read_catalog(const struct replay_state *s, int db)
+/* The catalog of database name (NULL: the run's own connection's), NULL when it cannot be
+ * read. */
+static struct pg_result *read_catalog(const struct replay_state *s, const char *name)
 {
     struct pg_connopts o = s->own;
     struct buf dbname;
     buf_init(&dbname);
-    if (db >= 0) {
+    if (name) {
         if (o.dbname && strchr(o.dbname, '='))
             buf_puts(&dbname, o.dbname);
-        replay_conninfo_value(&dbname, "dbname", s->databases[db]);
+        replay_conninfo_value(&dbname, "dbname", name);
         o.dbname = dbname.data;
     }
     struct err e = {0};
@@ -187,28 +188,40 @@ static struct pg_result *read_catalog(const struct replay_state *s, int db)
     return r;
 }
 
+/* The unique indexes and foreign keys of catalog r into s->generated_keys. */
+static void keep_generated_keys(struct replay_state *s, const struct pg_result *r)
+{
+    for (int row = 0; row < pg_result_rows(r); row++)
+        if (pg_result_value(r, row, 0)[0] == 'k') {
+            buf_puts(&s->generated_keys, pg_result_value(r, row, 2));
+            buf_putc(&s->generated_keys, '\0');
+        }
+}
+
 void replay_sequences_learn(struct replay_state *s)
 {
     struct seq_ids ids = {0};
     buf_init(&ids.names);
     buf_init(&s->generated_keys);
+    /* --reset-from: every target is a copy of the template, whose catalog is read once (the
+     * targets' pg_stat_statements then hold the replay's statements alone). */
+    struct pg_result *tmpl = s->opts.reset_from ? read_catalog(s, s->opts.reset_from) : NULL;
+    if (tmpl)
+        keep_generated_keys(s, tmpl);
     for (int db = -1; db < (int)s->n_databases; db++) {
         char prefix[16];
         int pl = snprintf(prefix, sizeof prefix, "%d\n", db), used = db >= 0;
         for (size_t k = 0; !used && k < s->draw_keys.n; k++)
             used = strncmp(s->draw_keys.text[k], prefix, (size_t)pl) == 0;
-        struct pg_result *r = used ? read_catalog(s, db) : NULL;
-        if (!r)
-            continue;
-        if (s->ordered)
-            link_keys(s, db, r, &ids);
-        for (int row = 0; row < pg_result_rows(r); row++)
-            if (pg_result_value(r, row, 0)[0] == 'k') {
-                buf_puts(&s->generated_keys, pg_result_value(r, row, 2));
-                buf_putc(&s->generated_keys, '\0');
-            }
+        struct pg_result *r =
+            !used || s->opts.reset_from ? NULL : read_catalog(s, db >= 0 ? s->databases[db] : NULL);
+        if (s->ordered && (r || (tmpl && used)))
+            link_keys(s, db, r ? r : tmpl, &ids);
+        if (r)
+            keep_generated_keys(s, r);
         pg_result_free(r);
     }
+    pg_result_free(tmpl);
     buf_free(&ids.names);
     if (s->ordered)
         replay_draws_build_finish(&s->draws_build, &s->draws);

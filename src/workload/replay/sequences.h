@@ -15,7 +15,9 @@
  * referring to one, and the foreign keys referring to one (generated.h).
  *
  * The statements' texts are reduced to keys in the first pass (one per distinct database and
- * names, few), the catalog read once per database after the targets are reset.
+ * names, few), the catalog read once per database after the targets are reset, or once from
+ * --reset-from's template (the targets are its copies, and their pg_stat_statements then
+ * show the replay's statements alone).
  */
 
 #include <stddef.h>
