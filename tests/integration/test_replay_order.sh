@@ -249,3 +249,32 @@ test_replay_order_of_sequence_draws() {
     pyjson w.json 'd["replay"]["diverged"]["failed_now"] == 3'
     pyjson w.json '{t["reason"]: t["count"] for t in d["replay"]["diverged"]["top"]} == {"failed now on a value the capture'"'"'s server generated (sequence value): insert or update on table \"items\" violates foreign key constraint \"items_order_id_fkey\"": 2, "failed now with 25P02: its transaction block was aborted by a failure on a value the capture'"'"'s server generated": 1}'
 }
+
+# A wait for a draw that closes a cycle through a lock gives way: session 1 (in its block,
+# holding the row of g that the replay let it take first) waits for session 0's earlier draw,
+# which waits on the server for that row: the order gives way once, counted, and both draw.
+test_replay_order_of_draws_gives_way() {
+    order_tool
+    db=$(newdb pga_rdraws_lock)
+    sql "CREATE TABLE g (id int PRIMARY KEY, v int); INSERT INTO g VALUES (1, 0);
+         CREATE TABLE orders (id serial PRIMARY KEY, note text)" "$db"
+    {
+        printf 'H\ttime_resolution_us\t1000\n'
+        printf 'S\t0\t0\tpostgres\tpga_rdraws_lock\n'
+        printf 'S\t1\t50\tpostgres\tpga_rdraws_lock\n'
+        order_q 1 100 10 'BEGIN'
+        order_q 0 500 10 'SELECT pg_sleep(1)'
+        order_q 0 1000 10 "WITH u AS (UPDATE g SET v = v + 1 WHERE id = 1 RETURNING 1) INSERT INTO orders (note) SELECT 'a' FROM u"
+        order_q 1 1500 10 'UPDATE g SET v = v + 10 WHERE id = 1'
+        order_q 1 2000 1 "INSERT INTO orders (note) VALUES ('b')"
+        order_q 1 2005 1 'COMMIT'
+        printf 'E\t0\t3000\n'
+        printf 'E\t1\t3000\n'
+    } | "$MKCAPTURE" dlock.pgc || fail "mkcapture failed"
+    pga replay run dlock.pgc "$CONN" --speed max -q -o dl.json
+    assert_rc 0
+    pyjson dl.json 'd["summary"]["failed"] == 0 and d["replay"]["order_given_way"] == 1'
+    pyjson dl.json 'd["replay"]["sent"] == 6 and d["replay"]["diverged"]["failed_now"] == 0'
+    [ "$(sql "SELECT string_agg(note, '' ORDER BY orders.id) || max(v) FROM orders, g" "$db")" = ba11 ] ||
+        fail "the draws were not both made, session 1's first"
+}
