@@ -168,23 +168,31 @@ static void link_keys(struct replay_state *s, int db, const struct pg_result *r,
 }
 
 /* The catalog of database name (NULL: the run's own connection's), NULL when it cannot be
- * read. */
+ * read. Read where pg_stat_statements does not count it (its track set to none at the
+ * session's start, which a superuser may do; else counted), so that the target's figures
+ * hold the replay's statements alone. */
 static struct pg_result *read_catalog(const struct replay_state *s, const char *name)
 {
     struct pg_connopts o = s->own;
-    struct buf dbname;
-    buf_init(&dbname);
-    if (name) {
-        if (o.dbname && strchr(o.dbname, '='))
-            buf_puts(&dbname, o.dbname);
-        replay_conninfo_value(&dbname, "dbname", name);
-        o.dbname = dbname.data;
-    }
+    struct buf conninfo;
+    buf_init(&conninfo);
+    int is_conninfo = o.dbname && strchr(o.dbname, '=');
+    if (is_conninfo)
+        buf_puts(&conninfo, o.dbname);
+    if (name || (o.dbname && !is_conninfo))
+        replay_conninfo_value(&conninfo, "dbname", name ? name : o.dbname);
+    size_t plain = conninfo.len;
+    replay_conninfo_value(&conninfo, "options", "-c pg_stat_statements.track=none");
+    o.dbname = conninfo.data;
     struct err e = {0};
     struct pg_conn *c = pg_connect_aux(&o, PG_AUX_TIMEOUT_MS, &e);
+    if (!c) { /* not a superuser: counted */
+        conninfo.data[conninfo.len = plain] = '\0';
+        c = pg_connect_aux(&o, PG_AUX_TIMEOUT_MS, &e);
+    }
     struct pg_result *r = c ? pg_query(c, CATALOG_SQL, 0, NULL, &e) : NULL;
     pg_finish(c);
-    buf_free(&dbname);
+    buf_free(&conninfo);
     return r;
 }
 
