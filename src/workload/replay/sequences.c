@@ -168,9 +168,9 @@ static void link_keys(struct replay_state *s, int db, const struct pg_result *r,
 }
 
 /* The catalog of database name (NULL: the run's own connection's), NULL when it cannot be
- * read. Read where pg_stat_statements does not count it (its track set to none at the
- * session's start, which a superuser may do; else counted), so that the target's figures
- * hold the replay's statements alone. */
+ * read. Read where neither pg_stat_statements nor the server's log sees it (track = none,
+ * log_statement = none ... at the session's start, which a superuser may set; else seen), so
+ * that the target's figures and log hold the replay's statements alone. */
 static struct pg_result *read_catalog(const struct replay_state *s, const char *name)
 {
     struct pg_connopts o = s->own;
@@ -182,7 +182,9 @@ static struct pg_result *read_catalog(const struct replay_state *s, const char *
     if (name || (o.dbname && !is_conninfo))
         replay_conninfo_value(&conninfo, "dbname", name ? name : o.dbname);
     size_t plain = conninfo.len;
-    replay_conninfo_value(&conninfo, "options", "-c pg_stat_statements.track=none");
+    replay_conninfo_value(&conninfo, "options",
+                          "-c pg_stat_statements.track=none -c log_statement=none "
+                          "-c log_duration=off -c log_min_duration_statement=-1");
     o.dbname = conninfo.data;
     struct err e = {0};
     struct pg_conn *c = pg_connect_aux(&o, PG_AUX_TIMEOUT_MS, &e);

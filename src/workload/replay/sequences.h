@@ -16,8 +16,8 @@
  *
  * The statements' texts are reduced to keys in the first pass (one per distinct database and
  * names, few), the catalog read once per database after the targets are reset, or once from
- * --reset-from's template (the targets are its copies), in a session pg_stat_statements does
- * not count when it may be so (sequences.c).
+ * --reset-from's template (the targets are its copies), in a session that
+ * pg_stat_statements and the server's log do not see when it may be so (sequences.c).
  */
 
 #include <stddef.h>
