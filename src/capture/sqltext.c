@@ -342,3 +342,74 @@ enum sqltext_unprepare sqltext_unprepare(const char *text, struct buf *names)
         names->len = start, names->data[start] = '\0';
     return all;
 }
+
+/* A name (schema.table, each part a word or a quoted identifier) from t on, as the server
+ * reads it, appended to b after kind with its NUL; the token after it. When t is no name: b as
+ * it was, and t (a token that is neither a word nor a quoted identifier). */
+static struct token put_name(struct buf *b, char kind, struct token t)
+{
+    size_t at = b->len;
+    buf_putc(b, kind);
+    for (struct token name = t;; name = next_token(t.end)) {
+        if (name.kind != TOK_WORD && !(name.kind == TOK_IDENT && *name.start == '"')) {
+            b->len = at, b->data[at] = '\0';
+            return name;
+        }
+        put_ident(b, &name);
+        t = next_token(name.end);
+        if (!(t.kind == TOK_OTHER && *t.start == '.'))
+            return t;
+        b->data[b->len - 1] = '.'; /* the part's NUL becomes the dot */
+    }
+}
+
+/* The sequence a nextval('name') or setval('name', ...) names, from its string constant t
+ * read as a name ('' one quote). */
+static void put_sequence(struct buf *b, const struct token *t)
+{
+    char name[256];
+    size_t n = 0;
+    for (const char *p = t->start + 1; p + 1 < t->end && n + 1 < sizeof name; p++) {
+        name[n++] = *p;
+        if (*p == '\'')
+            p++;
+    }
+    name[n] = '\0';
+    size_t at = b->len;
+    struct token after = put_name(b, 's', next_token(name));
+    if (after.kind != TOK_END) /* more than a name ('seq'::regclass is written outside) */
+        b->len = at, b->data[at] = '\0';
+}
+
+static int tok_at(const char *s, const char *w)
+{
+    struct token t = next_token(s);
+    return tok_is(&t, w);
+}
+
+int sqltext_draws(const char *text, struct buf *names)
+{
+    if (!strcasestr(text, "insert") && !strcasestr(text, "merge") && !strcasestr(text, "val(") &&
+        !strcasestr(text, "copy"))
+        return 0;
+    int n = 0, first = 1;
+    for (struct token t = next_token(text); t.kind != TOK_END;) {
+        size_t before = names->len;
+        int was_first = first;
+        first = t.kind == TOK_SEMI;
+        if ((tok_is(&t, "insert") || tok_is(&t, "merge")) && tok_at(t.end, "into")) {
+            t = put_name(names, 't', next_token(next_token(t.end).end));
+        } else if (was_first && tok_is(&t, "copy") && sqltext_is_copy_from_stdin(t.start)) {
+            t = put_name(names, 't', next_token(t.end));
+        } else if (tok_is(&t, "nextval") || tok_is(&t, "setval")) {
+            struct token open = next_token(t.end), arg = next_token(open.end);
+            if (*open.start == '(' && arg.kind == TOK_STRING && *arg.start == '\'')
+                put_sequence(names, &arg);
+            t = arg;
+        } else {
+            t = next_token(t.end);
+        }
+        n += names->len > before;
+    }
+    return n;
+}

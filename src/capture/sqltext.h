@@ -47,4 +47,11 @@ enum sqltext_unprepare {
  * one last. */
 enum sqltext_unprepare sqltext_unprepare(const char *text, struct buf *names);
 
+/* What a statement may take from a sequence through, in any statement of text: the tables it
+ * inserts into (INSERT INTO, MERGE INTO, COPY ... FROM STDIN) and the sequences it names in
+ * nextval('name') or setval('name', ...), as the server reads the names (lower case unless
+ * quoted, "schema.name" when qualified). Each appended to names as 't' or 's' then the name
+ * with its NUL; how many. A draw through a function, a trigger or a rule is not seen. */
+int sqltext_draws(const char *text, struct buf *names);
+
 #endif

@@ -197,3 +197,89 @@ test_replay_order_contended_application() {
     [ "$orig" = "$copy" ] || fail "the copy differs from the original: $copy, not $orig"
     [ "${orig##* }" = 400 ] || fail "pgbench's history holds ${orig##* } rows, not 400"
 }
+
+# Two sessions insert into a serial table inside their transaction blocks and send the ids
+# back (as a log shows them): session 0 (slow in the replay: it sleeps first) drew id 1,
+# session 1 id 2, OFF µs later. The order across sessions does not order statements inside
+# blocks; the order of draws does, where the log can tell (OFF >= 1 ms). Args: DB OFF OUT.
+draws_capture() {
+    {
+        printf 'H\ttime_resolution_us\t1000\n'
+        printf 'S\t0\t0\tpostgres\t%s\n' "$1"
+        printf 'S\t1\t100\tpostgres\t%s\n' "$1"
+        order_q 0 1000 10 'BEGIN'
+        order_q 0 1100 10 'SELECT pg_sleep(2)'
+        order_q 0 2000 10 "INSERT INTO orders (note) VALUES ('a') RETURNING id"
+        order_q 1 2100 10 'BEGIN'
+        order_q 1 "$2" 10 "INSERT INTO orders (note) VALUES ('b') RETURNING id"
+        order_q 1 5000 10 "INSERT INTO items VALUES (2, 'b')"
+        order_q 1 5100 10 "UPDATE orders SET note = 'b2' WHERE id = 2"
+        order_q 1 6000 10 'COMMIT'
+        order_q 0 7000 10 "INSERT INTO items VALUES (1, 'a')"
+        order_q 0 8000 10 'COMMIT'
+        printf 'E\t1\t9000\n'
+        printf 'E\t0\t9500\n'
+    } | "$MKCAPTURE" "$3" || fail "mkcapture failed"
+}
+
+# The catalog is read from the target (-j 1), or from --reset-from's template (the rest).
+test_replay_order_of_sequence_draws() {
+    order_tool
+    db=$(newdb pga_rdraws)
+    tmpl=$(newdb pga_rdraws_t)
+    for c in "$db" "$tmpl"; do
+        sql "CREATE TABLE orders (id serial PRIMARY KEY, note text);
+             CREATE TABLE items (order_id int REFERENCES orders, note text)" "$c"
+    done
+    draws_capture pga_rdraws 3000 apart.pgc
+    draws_capture pga_rdraws 2500 within.pgc
+    reset=
+    for jobs in 1 2; do
+        pga replay run apart.pgc "$CONN" --speed max -j $jobs $reset -q -o a$jobs.json
+        assert_rc 0
+        pyjson a$jobs.json 'd["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["sent"] == 10'
+        pyjson a$jobs.json 'd["replay"]["order_waits"] >= 1 and d["replay"]["order_given_way"] == 0'
+        [ "$(sql "SELECT string_agg(id || note, ',' ORDER BY id) FROM orders" "$db")" = 1a,2b2 ] ||
+            fail "the ids were not drawn in the capture's order (-j $jobs)"
+        reset="--reset-from pga_rdraws_t"
+    done
+    # On their own clocks session 1 draws first: the ids it sends back name other rows.
+    pga replay run apart.pgc "$CONN" --speed max --order session $reset -q -o s.json
+    assert_rc 0
+    pyjson s.json 'd["replay"]["diverged"]["failed_now"] == 3'
+    # Within one millisecond the log cannot tell which drew first: not ordered, the replay
+    # draws in another order, and the report says the failures come of a generated value.
+    pga replay run within.pgc "$CONN" --speed max $reset -q -o w.json
+    assert_rc 0
+    pyjson w.json 'd["replay"]["diverged"]["failed_now"] == 3'
+    pyjson w.json '{t["reason"]: t["count"] for t in d["replay"]["diverged"]["top"]} == {"failed now on a value the capture'"'"'s server generated (sequence value): insert or update on table \"items\" violates foreign key constraint \"items_order_id_fkey\"": 2, "failed now with 25P02: its transaction block was aborted by a failure on a value the capture'"'"'s server generated": 1}'
+}
+
+# A wait for a draw that closes a cycle through a lock gives way: session 1 (in its block,
+# holding the row of g that the replay let it take first) waits for session 0's earlier draw,
+# which waits on the server for that row: the order gives way once, counted, and both draw.
+test_replay_order_of_draws_gives_way() {
+    order_tool
+    db=$(newdb pga_rdraws_lock)
+    sql "CREATE TABLE g (id int PRIMARY KEY, v int); INSERT INTO g VALUES (1, 0);
+         CREATE TABLE orders (id serial PRIMARY KEY, note text)" "$db"
+    {
+        printf 'H\ttime_resolution_us\t1000\n'
+        printf 'S\t0\t0\tpostgres\tpga_rdraws_lock\n'
+        printf 'S\t1\t50\tpostgres\tpga_rdraws_lock\n'
+        order_q 1 100 10 'BEGIN'
+        order_q 0 500 10 'SELECT pg_sleep(1)'
+        order_q 0 1000 10 "WITH u AS (UPDATE g SET v = v + 1 WHERE id = 1 RETURNING 1) INSERT INTO orders (note) SELECT 'a' FROM u"
+        order_q 1 1500 10 'UPDATE g SET v = v + 10 WHERE id = 1'
+        order_q 1 2000 1 "INSERT INTO orders (note) VALUES ('b')"
+        order_q 1 2005 1 'COMMIT'
+        printf 'E\t0\t3000\n'
+        printf 'E\t1\t3000\n'
+    } | "$MKCAPTURE" dlock.pgc || fail "mkcapture failed"
+    pga replay run dlock.pgc "$CONN" --speed max -q -o dl.json
+    assert_rc 0
+    pyjson dl.json 'd["summary"]["failed"] == 0 and d["replay"]["order_given_way"] == 1'
+    pyjson dl.json 'd["replay"]["sent"] == 6 and d["replay"]["diverged"]["failed_now"] == 0'
+    [ "$(sql "SELECT string_agg(note, '' ORDER BY orders.id) || max(v) FROM orders, g" "$db")" = ba11 ] ||
+        fail "the draws were not both made, session 1's first"
+}

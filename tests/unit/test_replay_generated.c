@@ -42,11 +42,46 @@ static void test_other_errors_not_named(void **state)
     assert_null(replay_generated_value(NULL));
 }
 
+/* A unique or foreign key violation on a key a sequence gave, by the constraint's name; other
+ * constraints, other errors, a name that only begins the same, are not. */
+static void test_sequence_keys(void **state)
+{
+    (void)state;
+    static const char keys[] = "orders_pkey\0items_order_id_fkey\0";
+    size_t len = sizeof keys - 1;
+    assert_string_equal(
+        replay_generated_key(
+            "23505", "duplicate key value violates unique constraint \"orders_pkey\"", keys, len),
+        "sequence value");
+    assert_string_equal(replay_generated_key("23503",
+                                             "insert or update on table \"items\" violates foreign "
+                                             "key constraint \"items_order_id_fkey\"",
+                                             keys, len),
+                        "sequence value");
+    assert_string_equal(replay_generated_key("23503",
+                                             "update or delete on table \"orders\" violates "
+                                             "foreign key constraint \"items_order_id_fkey\" on "
+                                             "table \"items\"",
+                                             keys, len),
+                        "sequence value");
+    assert_null(replay_generated_key(
+        "23505", "duplicate key value violates unique constraint \"users_email_key\"", keys, len));
+    assert_null(replay_generated_key(
+        "23505", "duplicate key value violates unique constraint \"orders_pkey2\"", keys, len));
+    assert_null(replay_generated_key(
+        "42P01", "relation \"orders_pkey\" violates constraint \"orders_pkey\"", keys, len));
+    assert_null(replay_generated_key(
+        "23505", "duplicate key value violates unique constraint \"orders_pkey\"", "", 0));
+    assert_null(replay_generated_key("23505", NULL, keys, len));
+    assert_null(replay_generated_key(NULL, "x", keys, len));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_generated_values_named),
         cmocka_unit_test(test_other_errors_not_named),
+        cmocka_unit_test(test_sequence_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,12 +146,44 @@ static void test_unprepare(void **state)
     buf_free(&b);
 }
 
+/* What a statement draws through: the tables it inserts into and the sequences it names,
+ * as the server reads the names; none inside strings, comments or function bodies. */
+static void draws_are(const char *text, int n, const char *want, size_t want_len)
+{
+    struct buf b;
+    buf_init(&b);
+    assert_int_equal(sqltext_draws(text, &b), n);
+    assert_int_equal(b.len, want_len);
+    assert_memory_equal(b.data, want, want_len);
+    buf_free(&b);
+}
+
+static void test_draws(void **state)
+{
+    (void)state;
+    draws_are("INSERT INTO orders (note) VALUES ('a') RETURNING id", 1, "torders", 8);
+    draws_are("insert into Public.\"Order Lines\"(a) select 1", 1, "tpublic.Order Lines", 20);
+    draws_are("WITH x AS (INSERT INTO a DEFAULT VALUES RETURNING id) MERGE INTO b USING x ON "
+              "true WHEN NOT MATCHED THEN INSERT VALUES (x.id)",
+              2, "ta\0tb", 6);
+    draws_are("SELECT nextval('orders_id_seq'::regclass), setval('s.\"Q\"', 5)", 2,
+              "sorders_id_seq\0ss.Q", 20);
+    draws_are("COPY items (a) FROM STDIN; SELECT currval('x')", 1, "titems", 7);
+    draws_are("SELECT 'INSERT INTO a' /* insert into b */ -- merge into c\n", 0, "", 0);
+    draws_are("CREATE FUNCTION f() RETURNS int AS $$ INSERT INTO a VALUES (1) $$ LANGUAGE sql", 0,
+              "", 0);
+    draws_are("SELECT nextval($1), nextval('a b')", 0, "", 0);
+    draws_are("COPY (SELECT 1) TO STDOUT", 0, "", 0);
+    draws_are("INSERT INTO (", 0, "", 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_secrets),       cmocka_unit_test(test_cut),
         cmocka_unit_test(test_password_role), cmocka_unit_test(test_set),
         cmocka_unit_test(test_copy),          cmocka_unit_test(test_unprepare),
+        cmocka_unit_test(test_draws),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

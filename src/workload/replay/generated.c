@@ -54,3 +54,20 @@ const char *replay_generated_value(const char *message)
     }
     return NULL;
 }
+
+const char *replay_generated_key(const char *sqlstate, const char *message, const char *keys,
+                                 size_t len)
+{
+    if (!sqlstate || !message || (strcmp(sqlstate, "23505") != 0 && strcmp(sqlstate, "23503") != 0))
+        return NULL;
+    for (const char *k = keys, *end = keys + len; k && k < end; k += strlen(k) + 1) {
+        /* "... violates unique constraint \"k\"", "... violates foreign key constraint
+         * \"k\"[ on table ...]" */
+        size_t n = strlen(k);
+        for (const char *p = strstr(message, "constraint \""); p;
+             p = strstr(p + 1, "constraint \""))
+            if (strncmp(p + 12, k, n) == 0 && p[12 + n] == '"')
+                return "sequence value";
+    }
+    return NULL;
+}

@@ -97,13 +97,17 @@ static int conn_index(struct replay_state *s, const struct pg_connopts *base, co
     (*keys)[s->n_conns] = key;
     make_conn(s, base, user, db, &s->conns[s->n_conns]);
     const char *target = db[0] ? replay_mapped(s->opts.map_db, s->opts.n_map_db, db) : base->dbname;
-    int known = !target || strchr(target, '=');
+    int known = !target || strchr(target, '='), at = -1;
     for (size_t i = 0; !known && i < s->n_databases; i++)
-        known = strcmp(s->databases[i], target) == 0;
+        if (strcmp(s->databases[i], target) == 0)
+            known = 1, at = (int)i;
     if (!known) {
         s->databases = xrealloc(s->databases, (s->n_databases + 1) * sizeof *s->databases);
+        at = (int)s->n_databases;
         s->databases[s->n_databases++] = xstrdup(target);
     }
+    s->conn_db = xrealloc(s->conn_db, (s->n_conns + 1) * sizeof *s->conn_db);
+    s->conn_db[s->n_conns] = at;
     return (int)s->n_conns++;
 }
 
@@ -356,6 +360,8 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
     buf_init(&roles);
     buf_putc(&roles, '\n');
     unsigned char *in_tx = xcalloc(s->n_sessions + 1, 1);
+    struct buf names; /* a statement's sqltext_draws */
+    buf_init(&names);
     struct replay_order_build ob;
     if (s->ordered)
         replay_order_build_init(&ob, s->n_sessions, s->header.time_resolution_us);
@@ -396,6 +402,11 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
                                                                            : REPLAY_ORDER_IN;
             if (s->ordered)
                 replay_order_build_statement(&ob, id, st->offset_us, st->duration_us, part);
+            buf_reset(&names);
+            if (s->ordered && sent && sqltext_draws(st->text, &names) > 0) /* (sequences.h) */
+                replay_draws_build_statement(
+                    &s->draws_build, st_seq, st->offset_us,
+                    replay_draw_key(&s->draw_keys, s->conn_db[ss->conn], names.data, names.len));
             ss->statements++;
             int64_t end = st->offset_us + (st->duration_us > 0 ? st->duration_us : 0);
             if (end > ss->end_us)
@@ -418,6 +429,7 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
         free(keys[i]);
     free(keys);
     free(in_tx);
+    buf_free(&names);
     free(copies);
     return rc < 0 ? -1 : 0;
 }
@@ -445,6 +457,8 @@ struct replay_state *replay_prepass(const struct replay_opts *opts, const struct
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->order_mu, NULL);
     s->ordered = !opts->order_session;
+    replay_draw_keys_init(&s->draw_keys);
+    replay_draws_build_init(&s->draws_build, s->header.time_resolution_us);
     replay_figures_init(&s->merged);
     int rc = read_events(s, r, conn, e);
     capture_reader_close(r);
@@ -473,6 +487,11 @@ void replay_state_free(struct replay_state *s)
         free(s->copy_loads[i].path);
     free(s->copy_loads);
     replay_order_free(&s->order);
+    replay_draw_keys_free(&s->draw_keys);
+    replay_draws_build_free(&s->draws_build);
+    replay_draws_free(&s->draws);
+    buf_free(&s->generated_keys);
+    free(s->conn_db);
     free(s->inflight);
     pg_connopts_free(&s->own);
     pthread_mutex_destroy(&s->mu);

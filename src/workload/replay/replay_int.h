@@ -16,9 +16,11 @@
 #include "pg/pg.h"
 #include "stats/hist.h"
 #include "capture/capture.h"
+#include "workload/replay/draws.h"
 #include "workload/replay/order.h"
 #include "workload/replay/replay_classes.h"
 #include "workload/replay/replay.h"
+#include "workload/replay/sequences.h"
 
 /* Distinct classes a worker keeps apart before the rest go into "other". */
 #define REPLAY_WORKER_CLASSES 600
@@ -67,6 +69,7 @@ struct replay_state {
     struct replay_session *sessions;
     size_t n_conns; /* the sessions' distinct (user, database), mapped */
     struct pg_connopts *conns;
+    int *conn_db;     /* by conn: its database's index in databases, -1 for the run's own */
     char **databases; /* the mapped target databases (for --reset-from), n_conns at most */
     /* The password the replay sets where the capture's statements set one (the capture holds
      * none: capture/sqltext.h), random for each run and never written anywhere; the sessions
@@ -78,6 +81,14 @@ struct replay_state {
      * statements numbered as each worker reads them; order_mu serialises their finishing. */
     int ordered;
     struct replay_order order;
+    /* --order capture: the capture's order of draws from each sequence (draws.h), its keys
+     * and builder until the catalog is read (sequences.h) */
+    struct replay_draw_keys draw_keys;
+    struct replay_draws_build draws_build;
+    struct replay_draws draws;
+    /* The unique indexes and foreign keys on keys a sequence gave, each with its NUL
+     * (sequences.h): a failure naming one is named as one on a generated value */
+    struct buf generated_keys;
     /* By client: the statement it has in flight, for the give-way check of the sessions
      * held by the order (source.c) */
     struct replay_inflight {

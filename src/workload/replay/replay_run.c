@@ -284,6 +284,7 @@ static int detect(const struct workload *w, struct pg_conn *c, struct workload_p
                        s->header.address[0] ? s->header.address : "same address", s->header.port);
     if (s->opts.reset_from && reset_targets(s, p->conn, e) < 0)
         return -1;
+    replay_sequences_learn(s); /* (on the targets as reset) */
     p->clients = s->n_clients;
     replay_source_init(s);
     return 0;

@@ -56,7 +56,7 @@ struct qitem {
     uint64_t seq;       /* the statement's number in the capture (order.h) */
     int held;           /* the order holds it back, since held_since */
     time_ns held_since; /* (the engine's clock) */
-    uint32_t mark_seen; /* the order's mark when last seen moving, at mark_since */
+    uint64_t mark_seen; /* what it waits on (wait_mark) when last seen moving, at mark_since */
     time_ns mark_since;
     time_ns check_at;   /* the next give-way check, while the mark stays */
     time_ns check_step; /* the interval after it */
@@ -296,6 +296,7 @@ static void read_one(struct worker_source *ws)
                 if (path && s->ordered) { /* the order counted on it: it is done with */
                     pthread_mutex_lock(&ws->s->order_mu);
                     replay_order_finished(&ws->s->order, seq);
+                    replay_draws_finished(&ws->s->draws, seq);
                     pthread_mutex_unlock(&ws->s->order_mu);
                 }
                 return;
@@ -462,6 +463,9 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
         ws->fig.failed_now++;
         char why[200];
         const char *generated = replay_generated_value(o->message);
+        if (!generated)
+            generated = replay_generated_key(o->sqlstate, o->message, ws->s->generated_keys.data,
+                                             ws->s->generated_keys.len);
         if (generated) { /* (no mapping can help: the report says so) */
             snprintf(why, sizeof why,
                      "failed now on a value the capture's server generated (%s): %.120s", generated,
@@ -595,19 +599,28 @@ static void note_in_flight(struct worker_source *ws, int client, const struct en
     atomic_store_explicit(&f->busy, 1, memory_order_release);
 }
 
-/* --order capture: whether the statement may start (order.h), and the waits counted. */
+/* What a held statement waits on, to tell whether it moves: the order's mark, else its
+ * sequence's draws' (draws.h), apart. */
+static uint64_t wait_mark(const struct replay_state *s, uint64_t seq, int order_ready)
+{
+    return order_ready ? UINT64_C(1) << 32 | replay_draws_mark(&s->draws, seq)
+                       : replay_order_mark(&s->order);
+}
+
+/* --order capture: whether the statement may start (order.h, and draws.h for a statement that
+ * takes from a sequence), and the waits counted. */
 static int source_ready(void *arg, int client, const struct engine_feed_item *it,
                         struct engine_feed_due *d)
 {
     struct worker_source *ws = arg;
     struct qitem *q = it->token;
-    const struct replay_order *o = &ws->s->order;
-    if (replay_order_ready(o, q->seq)) {
+    int order_ready = replay_order_ready(&ws->s->order, q->seq);
+    if (order_ready && replay_draws_ready(&ws->s->draws, q->seq)) {
         end_wait(ws, q, d->now_ns);
         note_in_flight(ws, client, d);
         return 1;
     }
-    uint32_t mark = replay_order_mark(o);
+    uint64_t mark = wait_mark(ws->s, q->seq, order_ready);
     if (!q->held || mark != q->mark_seen) {
         if (!q->held)
             q->held = 1, q->held_since = d->now_ns;
@@ -641,6 +654,7 @@ static int source_done(void *arg, int client, const struct engine_feed_item *it,
         atomic_store_explicit(&ws->s->inflight[client].busy, 0, memory_order_release);
         pthread_mutex_lock(&ws->s->order_mu);
         replay_order_finished(&ws->s->order, q->seq);
+        replay_draws_finished(&ws->s->draws, q->seq);
         pthread_mutex_unlock(&ws->s->order_mu);
     }
     int counted = record_done(arg, client, it, o);
