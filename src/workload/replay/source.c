@@ -14,6 +14,7 @@
 #include "capture/sqltext.h"
 #include "os/os.h"
 #include "workload/replay/generated.h"
+#include "workload/replay/giveway.h"
 
 /* A client whose items are not read yet waits while the look-ahead is full of the others'
  * (the others consume them: a fast session goes at the pace of a slow one rather than
@@ -60,6 +61,7 @@ struct qitem {
     time_ns mark_since;
     time_ns check_at;   /* the next give-way check, while the mark stays */
     time_ns check_step; /* the interval after it */
+    time_ns asked_ns;   /* its give-way question in flight since then, 0 none */
 };
 
 struct wclient {
@@ -84,11 +86,11 @@ struct worker_source {
     int n_blocked, n_finished;
     struct replay_figures fig; /* since the last hand-over */
     struct buf norm;
-    struct buf secret;     /* a statement with the replay's password */
-    struct buf copy;       /* a COPY FROM STDIN's data (--copy-from), read from its file */
-    struct buf unprepared; /* the names a DEALLOCATE drops (sqltext_unprepare) */
-    time_ns handed_ns;     /* the last hand-over */
-    struct pg_conn *aux;   /* the give-way check's connection, opened at the first check */
+    struct buf secret;      /* a statement with the replay's password */
+    struct buf copy;        /* a COPY FROM STDIN's data (--copy-from), read from its file */
+    struct buf unprepared;  /* the names a DEALLOCATE drops (sqltext_unprepare) */
+    time_ns handed_ns;      /* the last hand-over */
+    struct giveway giveway; /* the give-way question to the server */
 };
 
 void replay_figures_init(struct replay_figures *f)
@@ -181,6 +183,7 @@ static void *source_open(void *arg, int worker, int first_client, int n_clients)
     ws->r = capture_reader_open(ws->s->opts.capture, &e);
     ws->eof = ws->r == NULL; /* read once already: it can only have gone since */
     ws->handed_ns = clock_now_ns();
+    giveway_init(&ws->giveway, &ws->s->own);
     return ws;
 }
 
@@ -491,62 +494,6 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
     return 1;
 }
 
-/* The give-way check's connection (pgarena's own: it holds no database object while the
- * replay runs), kept open for the run; NULL when it cannot be had. */
-static struct pg_conn *aux_conn(struct worker_source *ws)
-{
-    if (!ws->aux) {
-        struct err e = {0};
-        ws->aux = pg_connect_aux(&ws->s->own, PG_AUX_TIMEOUT_MS, &e);
-    }
-    return ws->aux;
-}
-
-/* The count sql gives on the check's connection, -1 when it cannot be asked (the connection
- * is dropped: the next check makes another). */
-static long aux_count(struct worker_source *ws, const char *sql)
-{
-    struct pg_conn *c = aux_conn(ws);
-    char out[24];
-    struct err e = {0};
-    if (c && pg_query_value(c, sql, out, sizeof out, &e) == 0)
-        return atol(out);
-    if (c)
-        pg_finish(c);
-    ws->aux = NULL;
-    return -1;
-}
-
-/* Whether the session of backend pid blocks one of the sessions of victims (a Postgres
- * array of backend pids), directly or through a chain of sessions each blocked by the next
- * (pg_blocking_pids). When it cannot be asked: 1, the order gives way rather than risk a
- * deadlock. */
-static int blocks(struct worker_source *ws, int pid, const char *victims)
-{
-    struct buf sql;
-    buf_init(&sql);
-    buf_printf(&sql,
-               "WITH RECURSIVE b(pid) AS (SELECT unnest(pg_blocking_pids(v)) FROM unnest('{%s}'"
-               "::int[]) v UNION SELECT x FROM b, unnest(pg_blocking_pids(b.pid)) x) SELECT "
-               "count(*) FROM b WHERE pid = %d",
-               victims, pid);
-    int rc = aux_count(ws, sql.data) != 0;
-    buf_free(&sql);
-    return rc;
-}
-
-/* Whether the session of backend pid blocks any other, directly or through a chain. */
-static int blocks_others(struct worker_source *ws, int pid)
-{
-    char sql[400];
-    snprintf(sql, sizeof sql,
-             "WITH RECURSIVE b(pid) AS (SELECT pid FROM pg_stat_activity WHERE %d = ANY "
-             "(pg_blocking_pids(pid)) UNION SELECT a.pid FROM pg_stat_activity a JOIN b ON "
-             "b.pid = ANY (pg_blocking_pids(a.pid))) SELECT count(*) FROM b",
-             pid);
-    return aux_count(ws, sql) != 0;
-}
-
 /* The server processes of the replay's statements in flight since before since (other than
  * pid's), as "p1,p2,..." into out; how many. */
 static int in_flight_since(const struct replay_state *s, time_ns since, int pid, struct buf *out)
@@ -567,27 +514,39 @@ static int in_flight_since(const struct replay_state *s, time_ns since, int pid,
 /* A statement held by the order while the mark stays: whether the order and a lock wait of
  * its session's making form a cycle (GIVE_WAY_CHECK_NS above). The statement the order waits
  * for may not be in flight itself but wait behind its session's previous one, which is: every
- * statement in flight that long is asked about. */
+ * statement in flight that long is asked about. The question goes to the server without
+ * waiting (giveway.h); its answer is looked for when the client is asked again. */
 static int cycle_with_lock(struct worker_source *ws, struct qitem *q, struct engine_feed_due *d)
 {
+    if (q->asked_ns) {
+        int blocks, rc = giveway_answer(&ws->giveway, d->backend_pid, q->asked_ns, &blocks);
+        if (rc == 0)
+            return 0;
+        q->asked_ns = 0;
+        if (rc > 0)
+            return blocks;
+    }
     if (d->now_ns < q->check_at || d->now_ns - q->mark_since < GIVE_WAY_CHECK_NS)
         return 0;
     struct buf victims;
     buf_init(&victims);
-    int rc;
+    int rc = 0;
+    time_ns next = 0;
     if (in_flight_since(ws->s, d->now_ns - GIVE_WAY_CHECK_NS, d->backend_pid, &victims) > 0) {
-        q->check_at = d->now_ns + q->check_step;
-        if (q->check_step < GIVE_WAY_CHECK_MAX_NS)
-            q->check_step *= 2;
-        rc = blocks(ws, d->backend_pid, victims.data);
+        rc = giveway_ask(&ws->giveway, d->backend_pid, victims.data, d->now_ns);
+        next = d->now_ns + q->check_step;
     } else if (d->now_ns - q->mark_since >= GIVE_WAY_FALLBACK_NS) {
-        q->check_at = d->now_ns + GIVE_WAY_FALLBACK_NS;
-        rc = blocks_others(ws, d->backend_pid);
-    } else {
-        rc = 0;
+        rc = giveway_ask(&ws->giveway, d->backend_pid, NULL, d->now_ns);
+        next = d->now_ns + GIVE_WAY_FALLBACK_NS;
     }
     buf_free(&victims);
-    return rc;
+    if (rc > 0) { /* asked: the next question after the answer, at doubling intervals */
+        q->asked_ns = d->now_ns;
+        q->check_at = next;
+        if (q->check_step < GIVE_WAY_CHECK_MAX_NS)
+            q->check_step *= 2;
+    }
+    return rc < 0; /* (not asked: another question is in flight, asked again soon) */
 }
 
 /* The statement the client sends now is the one the order's waiters may look for. */
@@ -638,7 +597,9 @@ static int source_ready(void *arg, int client, const struct engine_feed_item *it
     /* A session that may hold locks is asked again by its next check's time: a cycle stops
      * every statement's end, which is what would otherwise wake the client first. */
     if (d->in_tx || ws->clients[client - ws->first].advisory) {
-        time_ns next = q->check_at ? q->check_at : q->mark_since + GIVE_WAY_CHECK_NS;
+        time_ns next = q->asked_ns   ? d->now_ns /* for the answer */
+                       : q->check_at ? q->check_at
+                                     : q->mark_since + GIVE_WAY_CHECK_NS;
         d->ask_again_ns =
             next - d->now_ns > GIVE_WAY_ASK_MIN_NS ? next - d->now_ns : GIVE_WAY_ASK_MIN_NS;
     }
@@ -689,8 +650,7 @@ static void source_close(void *arg)
     }
     free(ws->clients);
     capture_reader_close(ws->r);
-    if (ws->aux)
-        pg_finish(ws->aux);
+    giveway_free(&ws->giveway);
     replay_figures_free(&ws->fig);
     buf_free(&ws->norm);
     buf_free(&ws->secret);
