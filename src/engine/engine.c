@@ -493,7 +493,7 @@ void engine_state_collect(struct engine_state *run, struct engine_result *out)
     int stopped = atomic_load(&engine_stop_flag);
     if (stopped)
         end = clock_now_ns();
-    else if (out->n_aborted > 0 && last < end) /* the clients left may have ended early */
+    else if (out->n_aborted == cfg->clients && last < end) /* all aborted: none ran to -T */
         end = last;
     out->duration_ns = end > run->start_ns ? end - run->start_ns : 0;
     int64_t interval_ns = cfg->interval_us * NS_PER_US;

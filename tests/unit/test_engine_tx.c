@@ -290,6 +290,33 @@ static void test_copy_out_rows_dropped(void **state)
     fx_free(&f);
 }
 
+/* In a -T run the other clients go on to its end: one aborted client makes the run
+ * incomplete, not shorter. */
+static void test_copy_aborts_one_client_of_two(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f, "SELECT 1;\n\\sleep 100 ms\n");
+    f.cfg.clients = 2;
+    f.cfg.tx_per_client = 0;
+    f.cfg.duration_s = 1;
+    fake_push_kind(FAKE_COPY_IN); /* the first client's first statement */
+    assert_int_equal(fx_start(&f), 0);
+    for (int t = 0; t <= 1200; t += 100)
+        fx_at(&f, t * NS_PER_MS);
+    assert_int_equal(fx_client(&f, 0)->state, CS_FINISHED);
+    assert_int_equal(fx_client(&f, 1)->state, CS_FINISHED);
+    struct engine_result r;
+    fx_collect(&f, &r);
+    assert_int_equal(r.n_aborted, 1);
+    assert_int_equal(r.end_reason, END_ERROR);
+    assert_int_equal(r.clients[0].n_failed + r.clients[1].n_failed, 1);
+    assert_true(r.clients[0].n_tx + r.clients[1].n_tx >= 9);
+    assert_int_equal(r.duration_ns, NS_PER_S);
+    engine_result_free(&r);
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_copy_out_aborts_client),
         cmocka_unit_test(test_copy_in_is_failed),
         cmocka_unit_test(test_copy_out_rows_dropped),
+        cmocka_unit_test(test_copy_aborts_one_client_of_two),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
