@@ -38,7 +38,7 @@ int bench_init_script(const struct pg_connopts *conn, const char *path, int64_t 
     struct engine_result er;
     rc = engine_run(&cfg, &er, e);
     if (rc == 0) {
-        if (er.end_reason != END_FINISHED)
+        if (er.end_reason != END_FINISHED && er.end_reason != END_ERROR) /* ERROR: failed */
             rc = err_set(e, ERR_RUNTIME, "init script %s was interrupted", path);
         else if (er.n_failed > 0 || er.n_tx != 1)
             rc = err_set(e, ERR_RUNTIME, "init script %s failed: %s", path,

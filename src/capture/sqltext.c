@@ -4,144 +4,24 @@
 #include <string.h>
 #include <strings.h>
 
-/* Skip white space and comments. */
-static const char *skip_blank(const char *s)
-{
-    for (;;) {
-        while (isspace((unsigned char)*s))
-            s++;
-        if (s[0] == '-' && s[1] == '-') {
-            while (*s && *s != '\n')
-                s++;
-        } else if (s[0] == '/' && s[1] == '*') {
-            const char *end = strstr(s + 2, "*/");
-            s = end ? end + 2 : s + strlen(s);
-        } else {
-            return s;
-        }
-    }
-}
-
-/* Skip white space, comments and opening parentheses. */
-static const char *skip_space(const char *s)
-{
-    while (*(s = skip_blank(s)) == '(')
-        s++;
-    return s;
-}
-
-static int is_word(char c)
-{
-    return isalnum((unsigned char)c) || c == '_';
-}
-
-/* 1 when s begins with the keyword kw (case-insensitive, then a non-word character). */
-static int keyword(const char *s, const char *kw)
-{
-    size_t n = strlen(kw);
-    return strncasecmp(s, kw, n) == 0 && !is_word(s[n]);
-}
+#include "base/sqllex.h"
 
 /* 1 when the word w appears in s[0..n) as a whole word, case-insensitively. */
 static int has_word(const char *s, size_t n, const char *w)
 {
     size_t wl = strlen(w);
     for (size_t i = 0; i + wl <= n; i++)
-        if ((i == 0 || !is_word(s[i - 1])) && strncasecmp(s + i, w, wl) == 0 &&
-            (i + wl == n || !is_word(s[i + wl])))
+        if ((i == 0 || !sql_word_char(s[i - 1])) && strncasecmp(s + i, w, wl) == 0 &&
+            (i + wl == n || !sql_word_char(s[i + wl])))
             return 1;
     return 0;
 }
 
-/* A token of SQL text, as far as finding passwords needs: words, quoted identifiers, string
- * constants (with their E/B/X/N/U& prefix; dollar-quoted bodies too), semicolons, the rest. */
-enum tok { TOK_END, TOK_WORD, TOK_IDENT, TOK_STRING, TOK_SEMI, TOK_OTHER };
-
-struct token {
-    enum tok kind;
-    const char *start, *end;
-};
-
-/* Past a quoted run opened at s (s[0] is the quote q): doubled quotes stay inside, and a
- * backslash escapes the next byte when backslashes is set. Unterminated: the text's end. */
-static const char *past_quoted(const char *s, char q, int backslashes)
-{
-    for (s++; *s; s++) {
-        if (backslashes && *s == '\\' && s[1])
-            s++;
-        else if (*s == q && s[1] == q)
-            s++;
-        else if (*s == q)
-            return s + 1;
-    }
-    return s;
-}
-
-/* The length of a dollar quote's tag at s ("$$" or "$tag$"), 0 when s is none (a $1). */
-static size_t dollar_tag(const char *s)
-{
-    if (s[0] != '$' || isdigit((unsigned char)s[1]))
-        return 0;
-    size_t n = 1;
-    while (is_word(s[n]))
-        n++;
-    return s[n] == '$' ? n + 1 : 0;
-}
-
-static struct token next_token(const char *s)
-{
-    s = skip_blank(s);
-    struct token t = {TOK_OTHER, s, s + 1};
-    size_t tag;
-    if (!*s) {
-        t.kind = TOK_END;
-        t.end = s;
-    } else if (*s == ';') {
-        t.kind = TOK_SEMI;
-    } else if (*s == '\'') {
-        t.kind = TOK_STRING;
-        t.end = past_quoted(s, '\'', 0);
-    } else if ((*s == 'e' || *s == 'E') && s[1] == '\'') {
-        t.kind = TOK_STRING;
-        t.end = past_quoted(s + 1, '\'', 1);
-    } else if (strchr("bBxXnN", *s) && s[1] == '\'') {
-        t.kind = TOK_STRING;
-        t.end = past_quoted(s + 1, '\'', 0);
-    } else if ((*s == 'u' || *s == 'U') && s[1] == '&' && s[2] == '\'') {
-        t.kind = TOK_STRING;
-        t.end = past_quoted(s + 2, '\'', 0);
-    } else if ((*s == 'u' || *s == 'U') && s[1] == '&' && s[2] == '"') {
-        t.kind = TOK_IDENT;
-        t.end = past_quoted(s + 2, '"', 0);
-    } else if (*s == '"') {
-        t.kind = TOK_IDENT;
-        t.end = past_quoted(s, '"', 0);
-    } else if ((tag = dollar_tag(s)) > 0) {
-        t.kind = TOK_STRING;
-        const char *body = s + tag, *close = body;
-        while ((close = strstr(close, "$")) && strncmp(close, s, tag) != 0)
-            close++;
-        t.end = close ? close + tag : body + strlen(body);
-    } else if (is_word(*s) || (unsigned char)*s >= 0x80) {
-        t.kind = TOK_WORD;
-        while (is_word(*t.end) || (unsigned char)*t.end >= 0x80)
-            t.end++;
-    }
-    return t;
-}
-
-static int tok_is(const struct token *t, const char *w)
-{
-    size_t n = strlen(w);
-    return t->kind == TOK_WORD && (size_t)(t->end - t->start) == n &&
-           strncasecmp(t->start, w, n) == 0;
-}
-
 /* The word PASSWORD, or the identifier "password" (a user mapping's option may be quoted). */
-static int tok_is_password(const struct token *t)
+static int tok_is_password(const struct sql_token *t)
 {
-    return tok_is(t, "password") || (t->kind == TOK_IDENT && t->end - t->start == 10 &&
-                                     strncmp(t->start, "\"password\"", 10) == 0);
+    return sql_token_is(t, "password") || (t->kind == SQL_TOK_IDENT && t->end - t->start == 10 &&
+                                           strncmp(t->start, "\"password\"", 10) == 0);
 }
 
 int sqltext_secret_replace(const char *text, const char *with, struct buf *out)
@@ -152,24 +32,25 @@ int sqltext_secret_replace(const char *text, const char *with, struct buf *out)
         buf_reset(out);
     if (!strcasestr(text, "password"))
         return 0;
-    struct token prev = {TOK_SEMI, text, text};
-    for (struct token t = next_token(text); t.kind != TOK_END; prev = t, t = next_token(t.end)) {
-        if (t.kind == TOK_SEMI) {
+    struct sql_token prev = {SQL_TOK_SEMI, text, text};
+    for (struct sql_token t = sql_token_next(text); t.kind != SQL_TOK_END;
+         prev = t, t = sql_token_next(t.end)) {
+        if (t.kind == SQL_TOK_SEMI) {
             first = 1;
             continue;
         }
         if (first) { /* a statement's first word: only CREATE and ALTER can set a password */
-            ddl = tok_is(&t, "create") || tok_is(&t, "alter");
-            first = t.kind == TOK_OTHER && *t.start == '(';
+            ddl = sql_token_is(&t, "create") || sql_token_is(&t, "alter");
+            first = t.kind == SQL_TOK_OTHER && *t.start == '(';
             continue;
         }
-        if (!ddl || t.kind != TOK_STRING)
+        if (!ddl || t.kind != SQL_TOK_STRING)
             continue;
         if (tok_is_password(&prev)) {
             /* The password: this constant and any that continue it. */
             const char *end = t.end;
-            struct token more;
-            while ((more = next_token(end)).kind == TOK_STRING)
+            struct sql_token more;
+            while ((more = sql_token_next(end)).kind == SQL_TOK_STRING)
                 end = more.end;
             if (out) {
                 buf_append(out, copied, (size_t)(t.start - copied));
@@ -178,7 +59,7 @@ int sqltext_secret_replace(const char *text, const char *with, struct buf *out)
             copied = end;
             found = 1;
             t.end = end;
-            t.kind = TOK_OTHER;
+            t.kind = SQL_TOK_OTHER;
         } else if (has_word(t.start, (size_t)(t.end - t.start), "password")) {
             return -1; /* inside a string (a connection string, a function's body) */
         }
@@ -195,22 +76,22 @@ int sqltext_is_secret(const char *text)
 
 /* The role a statement beginning at t names, when it is CREATE/ALTER ROLE|USER|GROUP NAME:
  * its name into role; 0 when it is another statement. */
-static int role_named(struct token t, char *role, size_t size)
+static int role_named(struct sql_token t, char *role, size_t size)
 {
-    if (!tok_is(&t, "create") && !tok_is(&t, "alter"))
+    if (!sql_token_is(&t, "create") && !sql_token_is(&t, "alter"))
         return 0;
-    t = next_token(t.end);
-    if (!tok_is(&t, "role") && !tok_is(&t, "user") && !tok_is(&t, "group"))
+    t = sql_token_next(t.end);
+    if (!sql_token_is(&t, "role") && !sql_token_is(&t, "user") && !sql_token_is(&t, "group"))
         return 0;
-    t = next_token(t.end);
-    if (tok_is(&t, "mapping") || tok_is(&t, "current_user") || tok_is(&t, "session_user") ||
-        tok_is(&t, "current_role"))
+    t = sql_token_next(t.end);
+    if (sql_token_is(&t, "mapping") || sql_token_is(&t, "current_user") ||
+        sql_token_is(&t, "session_user") || sql_token_is(&t, "current_role"))
         return 0;
     size_t n = 0;
-    if (t.kind == TOK_WORD) {
+    if (t.kind == SQL_TOK_WORD) {
         for (const char *p = t.start; p < t.end && n + 1 < size; p++)
             role[n++] = (char)tolower((unsigned char)*p);
-    } else if (t.kind == TOK_IDENT && *t.start == '"') {
+    } else if (t.kind == SQL_TOK_IDENT && *t.start == '"') {
         for (const char *p = t.start + 1; p + 1 < t.end && n + 1 < size; p++) {
             role[n++] = *p;
             if (*p == '"')
@@ -229,16 +110,17 @@ int sqltext_password_role(const char *text, char *role, size_t size)
         return 0;
     /* Each statement of text: a role's, up to its end, with PASSWORD and a string. */
     int at_start = 1, named = 0;
-    struct token prev = {TOK_SEMI, text, text};
-    for (struct token t = next_token(text); t.kind != TOK_END; prev = t, t = next_token(t.end)) {
-        if (t.kind == TOK_SEMI) {
+    struct sql_token prev = {SQL_TOK_SEMI, text, text};
+    for (struct sql_token t = sql_token_next(text); t.kind != SQL_TOK_END;
+         prev = t, t = sql_token_next(t.end)) {
+        if (t.kind == SQL_TOK_SEMI) {
             at_start = 1;
             continue;
         }
         if (at_start) {
             named = role_named(t, role, size);
             at_start = 0;
-        } else if (named && t.kind == TOK_STRING && tok_is_password(&prev)) {
+        } else if (named && t.kind == SQL_TOK_STRING && tok_is_password(&prev)) {
             return 1;
         }
     }
@@ -247,41 +129,25 @@ int sqltext_password_role(const char *text, char *role, size_t size)
 
 int sqltext_is_set(const char *text)
 {
-    struct token t = next_token(text);
-    return tok_is(&t, "set");
-}
-
-static int copy_with(const char *text, const char *dir, const char *end)
-{
-    const char *s = skip_space(text);
-    if (!keyword(s, "copy"))
-        return 0;
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n; i++) {
-        if ((i == 0 || !is_word(s[i - 1])) && keyword(s + i, dir)) {
-            const char *t = skip_space(s + i + strlen(dir));
-            if (keyword(t, end))
-                return 1;
-        }
-    }
-    return 0;
+    struct sql_token t = sql_token_next(text);
+    return sql_token_is(&t, "set");
 }
 
 int sqltext_is_copy_from_stdin(const char *text)
 {
-    return copy_with(text, "from", "stdin");
+    return sql_copy_client(text, NULL, NULL) == SQL_COPY_IN;
 }
 
 int sqltext_is_copy_to_stdout(const char *text)
 {
-    return copy_with(text, "to", "stdout");
+    return sql_copy_client(text, NULL, NULL) == SQL_COPY_OUT;
 }
 
 /* An identifier token as the server reads it (unquoted: lower case; quoted: "" is one "),
  * appended to b with its NUL. */
-static void put_ident(struct buf *b, const struct token *t)
+static void put_ident(struct buf *b, const struct sql_token *t)
 {
-    if (t->kind == TOK_WORD) {
+    if (t->kind == SQL_TOK_WORD) {
         for (const char *p = t->start; p < t->end; p++)
             buf_putc(b, (char)tolower((unsigned char)*p));
     } else {
@@ -295,22 +161,22 @@ static void put_ident(struct buf *b, const struct token *t)
 }
 
 /* One statement's effect from its first token t (DEALLOCATE's name put in names). */
-static enum sqltext_unprepare unprepare_one(struct token t, struct buf *names)
+static enum sqltext_unprepare unprepare_one(struct sql_token t, struct buf *names)
 {
-    if (tok_is(&t, "discard")) {
-        t = next_token(t.end);
-        return tok_is(&t, "all")     ? SQLTEXT_UNPREPARE_ALL
-               : tok_is(&t, "plans") ? SQLTEXT_UNPREPARE_PLANS
-                                     : SQLTEXT_UNPREPARE_NONE;
+    if (sql_token_is(&t, "discard")) {
+        t = sql_token_next(t.end);
+        return sql_token_is(&t, "all")     ? SQLTEXT_UNPREPARE_ALL
+               : sql_token_is(&t, "plans") ? SQLTEXT_UNPREPARE_PLANS
+                                           : SQLTEXT_UNPREPARE_NONE;
     }
-    if (!tok_is(&t, "deallocate"))
+    if (!sql_token_is(&t, "deallocate"))
         return SQLTEXT_UNPREPARE_NONE;
-    t = next_token(t.end);
-    if (tok_is(&t, "prepare"))
-        t = next_token(t.end);
-    if (tok_is(&t, "all"))
+    t = sql_token_next(t.end);
+    if (sql_token_is(&t, "prepare"))
+        t = sql_token_next(t.end);
+    if (sql_token_is(&t, "all"))
         return SQLTEXT_UNPREPARE_ALL;
-    if (t.kind != TOK_WORD && !(t.kind == TOK_IDENT && *t.start == '"'))
+    if (t.kind != SQL_TOK_WORD && !(t.kind == SQL_TOK_IDENT && *t.start == '"'))
         return SQLTEXT_UNPREPARE_NONE;
     if (names)
         put_ident(names, &t);
@@ -324,8 +190,9 @@ enum sqltext_unprepare sqltext_unprepare(const char *text, struct buf *names)
         return all;
     size_t start = names ? names->len : 0;
     int first = 1;
-    for (struct token t = next_token(text); t.kind != TOK_END; t = next_token(t.end)) {
-        if (t.kind == TOK_SEMI) {
+    for (struct sql_token t = sql_token_next(text); t.kind != SQL_TOK_END;
+         t = sql_token_next(t.end)) {
+        if (t.kind == SQL_TOK_SEMI) {
             first = 1;
             continue;
         }

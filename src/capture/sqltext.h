@@ -28,10 +28,11 @@ int sqltext_password_role(const char *text, char *role, size_t size);
 /* 1 when text's first word is SET (SET name, SET LOCAL, SET ROLE, SET SESSION ...). */
 int sqltext_is_set(const char *text);
 
-/* 1 when text is COPY ... FROM STDIN (its data is not in the log). */
+/* 1 when text's first statement is COPY ... FROM STDIN (its data is not in the log), as
+ * base/sqllex.h's sql_copy_client reads it. */
 int sqltext_is_copy_from_stdin(const char *text);
 
-/* 1 when text is COPY ... TO STDOUT (the replay does not read COPY data). */
+/* 1 when text's first statement is COPY ... TO STDOUT (the replay does not read COPY data). */
 int sqltext_is_copy_to_stdout(const char *text);
 
 /* What a statement does to its session's prepared statements: DEALLOCATE [PREPARE] name or

@@ -26,6 +26,7 @@ void client_close(struct client *c)
     client_watch(c, 0);
     pg_finish(c->conn);
     c->conn = NULL;
+    c->sc.copy_out = 0; /* a new connection is in no COPY */
     client_publish_pid(c);
 }
 

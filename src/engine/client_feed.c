@@ -392,7 +392,7 @@ static int feed_copy_in(struct client *c)
             return client_flush(c) < 0 ? -1 : 0;
         f->copy_at += n;
     }
-    int r = pg_put_copy_end(c->conn);
+    int r = pg_put_copy_end(c->conn, NULL);
     if (r < 0)
         return -1;
     if (r == 0)
@@ -417,13 +417,9 @@ static int feed_drain(struct client *c)
                 return r;
         }
         if (f->copy_out) {
-            int r;
-            while ((r = pg_get_copy_data(c->conn)) > 0)
-                ;
-            if (r == 0)
-                return 0;
-            if (r < -1)
-                return -1;
+            int r = client_copy_skip(c);
+            if (r <= 0)
+                return r;
             f->copy_out = 0; /* the data has ended: the COPY's result follows */
         }
         if (pg_is_busy(c->conn))

@@ -88,9 +88,15 @@ int client_flush_consume(struct client *c);
  * they all succeeded, c->failure why not), 0 to wait for more, -1 when the connection
  * broke. cmd is NULL for a PREPARE or ROLLBACK. */
 int client_drain(struct client *c, const struct script_command *cmd, int *ok);
-/* One result of cmd; takes ownership of res. */
-void client_take_result(struct client *c, const struct script_command *cmd, struct pg_result *res,
-                        int *ok);
+/* One result of cmd; takes ownership of res. A COPY's (one the parser could not see: its
+ * words in variables) aborts the client, as pgbench does: the COPY FROM STDIN is failed, a
+ * COPY TO STDOUT's rows are dropped as they come (c->sc.copy_out). 0, or -1 when the
+ * connection broke. */
+int client_take_result(struct client *c, const struct script_command *cmd, struct pg_result *res,
+                       int *ok);
+/* A COPY TO STDOUT's rows, read and dropped: 1 they have ended (the COPY's result follows), 0
+ * wait for more, -1 the connection broke. */
+int client_copy_skip(struct client *c);
 /* All of cmd's results are in: apply a held \gset result. */
 void client_end_results(struct client *c, const struct script_command *cmd, int *ok);
 

@@ -48,10 +48,52 @@ static int store_row(struct client *c, const struct script_command *cmd,
     return 0;
 }
 
-void client_take_result(struct client *c, const struct script_command *cmd, struct pg_result *res,
-                        int *ok)
+/* The server asks for COPY rows: a script has none to send and no place for those it would
+ * read (the parser refuses the COPY it sees). Left in COPY, the connection hands out the
+ * COPY's result again and again: the COPY FROM STDIN is failed at once, a COPY TO STDOUT's
+ * rows are dropped as they come, and the client is aborted, as pgbench aborts it. */
+static int refuse_copy(struct client *c, const struct script_command *cmd, enum pg_status st,
+                       int *ok)
+{
+    const char *what = st == PG_RES_COPY_IN ? "FROM STDIN" : "TO STDOUT";
+    if (*ok) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "client %d aborted at %s:%d: COPY ... %s is not supported in a script", c->id,
+                 c->script ? c->script->name : "?", cmd ? cmd->line : 0, what);
+        client_note_error(c, msg);
+        c->failure = PGF_OTHER;
+    }
+    *ok = 0;
+    if (!c->aborted) {
+        c->aborted = 1;
+        c->w->n_aborted++;
+    }
+    if (st == PG_RES_COPY_OUT) {
+        c->sc.copy_out = 1;
+        return 0;
+    }
+    if (pg_put_copy_end(c->conn, "COPY FROM STDIN is not supported in a pgarena script") < 0)
+        return -1;
+    return client_flush(c);
+}
+
+int client_copy_skip(struct client *c)
+{
+    int r;
+    while ((r = pg_get_copy_data(c->conn)) > 0)
+        ;
+    return r == 0 ? 0 : r == -1 ? 1 : -1;
+}
+
+int client_take_result(struct client *c, const struct script_command *cmd, struct pg_result *res,
+                       int *ok)
 {
     enum pg_status st = pg_result_status(res);
+    if (st == PG_RES_COPY_IN || st == PG_RES_COPY_OUT) {
+        pg_result_free(res);
+        return refuse_copy(c, cmd, st, ok);
+    }
     if (st != PG_RES_COMMAND && st != PG_RES_ROWS && st != PG_RES_EMPTY) {
         if (*ok) {
             c->failure = c->cancelled ? PGF_TIMEOUT : pg_classify(c->conn, res);
@@ -67,10 +109,11 @@ void client_take_result(struct client *c, const struct script_command *cmd, stru
         } else {
             pg_result_free(c->sc.held);
             c->sc.held = res; /* applied once the command's last result is known */
-            return;
+            return 0;
         }
     }
     pg_result_free(res);
+    return 0;
 }
 
 void client_end_results(struct client *c, const struct script_command *cmd, int *ok)
@@ -113,13 +156,23 @@ int client_drain(struct client *c, const struct script_command *cmd, int *ok)
     int sent = client_flush_consume(c);
     if (sent <= 0)
         return sent;
-    while (!pg_is_busy(c->conn)) {
+    for (;;) {
+        if (c->sc.copy_out) {
+            int r = client_copy_skip(c);
+            if (r <= 0)
+                return r;
+            c->sc.copy_out = 0;
+        }
+        /* A stop is seen between results too: results the connection hands out without end
+         * must not keep the worker from its event wait, where the stop ends the run. */
+        if (pg_is_busy(c->conn) || atomic_load_explicit(&engine_stop_flag, memory_order_relaxed))
+            return 0;
         struct pg_result *res = pg_next_result(c->conn);
         if (!res) {
             client_end_results(c, cmd, ok);
             return 1;
         }
-        client_take_result(c, cmd, res, ok);
+        if (client_take_result(c, cmd, res, ok) < 0)
+            return -1;
     }
-    return 0;
 }

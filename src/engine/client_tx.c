@@ -15,7 +15,7 @@ int client_run_over(const struct client *c, time_ns now)
 {
     const struct engine_state *run = c->w->run;
     int64_t target = run->cfg->tx_per_client;
-    return atomic_load_explicit(&engine_stop_flag, memory_order_relaxed) ||
+    return c->aborted || atomic_load_explicit(&engine_stop_flag, memory_order_relaxed) ||
            (target > 0 && (int64_t)c->n_done >= target) || (run->end_ns > 0 && now >= run->end_ns);
 }
 
@@ -311,7 +311,17 @@ int client_step_wait_pipeline(struct client *c, time_ns now)
     }
     if (pg_consume(c->conn) < 0)
         goto lost;
-    while (!pg_is_busy(c->conn)) {
+    for (;;) {
+        if (c->sc.copy_out) { /* a refused COPY TO STDOUT (client_take_result) */
+            int r = client_copy_skip(c);
+            if (r < 0)
+                goto lost;
+            if (r == 0)
+                break;
+            c->sc.copy_out = 0;
+        }
+        if (pg_is_busy(c->conn) || atomic_load_explicit(&engine_stop_flag, memory_order_relaxed))
+            break;
         struct pg_result *res = pg_next_result(c->conn);
         const struct script_command *cmd = c->sc.pipe_head < c->sc.pipe_tail
                                                ? &c->script->cmds[c->sc.pipe_cmds[c->sc.pipe_head]]
@@ -327,7 +337,8 @@ int client_step_wait_pipeline(struct client *c, time_ns now)
             continue;
         }
         if (pg_result_status(res) != PG_RES_PIPELINE_SYNC) {
-            client_take_result(c, cmd, res, &ok);
+            if (client_take_result(c, cmd, res, &ok) < 0)
+                goto lost;
             continue;
         }
         pg_result_free(res);
@@ -392,6 +403,7 @@ int client_step_error(struct client *c, time_ns now)
     }
     pg_result_free(c->sc.held);
     c->sc.held = NULL;
+    c->sc.copy_out = 0; /* what ended the try ended the COPY too */
     if (pg_in_pipeline(c->conn)) {
         /* Read what the pipeline still owes, up to a sync, before rolling back. */
         if (pg_pipeline_sync(c->conn) < 0 || client_flush(c) < 0) {

@@ -435,6 +435,7 @@ static void collect_worker(struct worker *w, struct engine_result *out, time_ns 
     out->n_skipped += w->n_skipped;
     out->n_late += w->n_late;
     out->n_connects += w->n_connects;
+    out->n_aborted += w->n_aborted;
     out->connect_time_ns += w->connect_time_ns;
     for (int k = 0; k < PGF__COUNT; k++)
         out->errors[k] += w->errors[k];
@@ -492,6 +493,8 @@ void engine_state_collect(struct engine_state *run, struct engine_result *out)
     int stopped = atomic_load(&engine_stop_flag);
     if (stopped)
         end = clock_now_ns();
+    else if (out->n_aborted == cfg->clients && last < end) /* all aborted: none ran to -T */
+        end = last;
     out->duration_ns = end > run->start_ns ? end - run->start_ns : 0;
     int64_t interval_ns = cfg->interval_us * NS_PER_US;
     size_t n_intervals = (size_t)((out->duration_ns + interval_ns - 1) / interval_ns);
@@ -506,7 +509,13 @@ void engine_state_collect(struct engine_state *run, struct engine_result *out)
         out->end_reason = END_SERVER_LOST;
     else if (stopped)
         out->end_reason = END_INTERRUPTED;
+    else if (out->n_aborted > 0) /* as pgbench: "Run was aborted" */
+        out->end_reason = END_ERROR;
     snprintf(out->end_note, sizeof out->end_note, "%s", run->overdue_note);
+    if (!out->end_note[0] && out->n_aborted > 0)
+        snprintf(out->end_note, sizeof out->end_note,
+                 "%d of %d clients aborted: their script cannot go on (see the first failure)",
+                 out->n_aborted, cfg->clients);
 }
 
 void engine_state_free(struct engine_state *run)

@@ -186,6 +186,7 @@ struct engine_result {
     struct engine_script_figures *scripts;
     uint64_t n_connects;     /* -C: connections opened for transactions, --warmup's included */
     time_ns connect_time_ns; /* -C: their total time */
+    int n_aborted;           /* clients whose script could not go on (end_reason END_ERROR) */
     enum end_reason end_reason;
     char first_error[256]; /* first failure message seen, "" if none */
     char log_error[256];   /* -l: the transaction log could not be written, "" if it was */

@@ -156,6 +156,7 @@ struct client_script {
     time_ns *pipe_start;    /* and when each was sent */
     int pipe_head, pipe_tail;
     int pipe_discard; /* an error in a pipeline: read up to the sync, then fail */
+    int copy_out;     /* a refused COPY TO STDOUT's rows are being read and dropped */
     struct buf sql;   /* simple mode: the command with values substituted */
     const char **param_values;
     char (*param_text)[32];
@@ -177,6 +178,8 @@ struct client {
     enum client_state resume; /* where to go once connected and prepared */
     int timer_slot;           /* in the worker's timer heap, -1 when none */
     int lost;                 /* counted in the worker's n_lost */
+    int aborted; /* its script cannot go on (as pgbench aborts a client): it finishes after the
+                  * transaction; counted in the worker's n_aborted */
     time_ns backoff_ns;
     const struct script *script;
     int script_idx;
@@ -259,6 +262,7 @@ struct worker {
     uint64_t errors[PGF__COUNT];
     uint64_t n_tx, n_failed, n_retried, n_retries, n_skipped, n_late;
     uint64_t n_connects;
+    int n_aborted; /* clients aborted (client.aborted) */
     time_ns connect_time_ns;
     time_ns last_completion;
     _Atomic uint64_t prog_tx, prog_failed;

@@ -149,9 +149,9 @@ int pg_put_copy_data(struct pg_conn *c, const char *data, int n)
     return c->drv->put_copy_data(c, data, n);
 }
 
-int pg_put_copy_end(struct pg_conn *c)
+int pg_put_copy_end(struct pg_conn *c, const char *errmsg)
 {
-    return c->drv->put_copy_end(c);
+    return c->drv->put_copy_end(c, errmsg);
 }
 
 int pg_pipeline_enter(struct pg_conn *c)

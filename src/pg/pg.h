@@ -111,11 +111,12 @@ struct pg_result *pg_next_result(struct pg_conn *c);
  * and drops it: 1 a row was read, 0 none is complete yet (wait until readable, pg_consume,
  * call again), -1 the data has ended (pg_next_result gives the COPY's own result), -2 failed.
  * pg_put_copy_data (after a PG_RES_COPY_IN result) queues n bytes and pg_put_copy_end ends
- * the data: 1 queued (pg_flush sends it), 0 not queued, the output is full (wait until
- * writable, pg_flush, call again), -1 failed. */
+ * the data (errmsg NULL), or fails the COPY with errmsg (the server answers with an error):
+ * 1 queued (pg_flush sends it), 0 not queued, the output is full (wait until writable,
+ * pg_flush, call again), -1 failed. */
 int pg_get_copy_data(struct pg_conn *c);
 int pg_put_copy_data(struct pg_conn *c, const char *data, int n);
-int pg_put_copy_end(struct pg_conn *c);
+int pg_put_copy_end(struct pg_conn *c, const char *errmsg);
 
 /* Pipeline mode: enter (0, or -1 when refused), exit once every result is read, queue a
  * sync (0/-1), and whether c is in pipeline mode (1/0). */

@@ -28,7 +28,7 @@ struct pg_driver {
     struct pg_result *(*next_result)(struct pg_conn *c);
     int (*get_copy_data)(struct pg_conn *c);
     int (*put_copy_data)(struct pg_conn *c, const char *data, int n);
-    int (*put_copy_end)(struct pg_conn *c);
+    int (*put_copy_end)(struct pg_conn *c, const char *errmsg);
     int (*pipeline_enter)(struct pg_conn *c);
     void (*pipeline_exit)(struct pg_conn *c);
     int (*pipeline_sync)(struct pg_conn *c);

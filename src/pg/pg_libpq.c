@@ -134,9 +134,9 @@ static int lp_put_copy_data(struct pg_conn *c, const char *data, int n)
     return PQputCopyData(PG_LIBPQ(c), data, n);
 }
 
-static int lp_put_copy_end(struct pg_conn *c)
+static int lp_put_copy_end(struct pg_conn *c, const char *errmsg)
 {
-    return PQputCopyEnd(PG_LIBPQ(c), NULL);
+    return PQputCopyEnd(PG_LIBPQ(c), errmsg);
 }
 
 static int lp_pipeline_enter(struct pg_conn *c)

@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "base/sqllex.h"
 #include "script/expr.h"
 #include "script/script_int.h"
 
@@ -239,11 +240,35 @@ static const char *scan_sql(struct parse *ps, const char *p, struct buf *sql)
     return p;
 }
 
+/* A COPY ... FROM STDIN or TO STDOUT in any statement of the command from p to end (\; joins
+ * several) is refused where its COPY stands: a script has no rows to send and no place for
+ * the rows it would read (pgbench aborts the client when the server asks for them). A COPY
+ * of a file or a PROGRAM on the server runs. Returns 0, or -1 with the error set. */
+static int refuse_client_copy(struct parse *ps, const char *p, const char *end)
+{
+    char *span = xstrndup(p, (size_t)(end - p));
+    const char *at = span;
+    enum sql_copy kind = SQL_COPY_NONE;
+    for (const char *s = span; s && kind == SQL_COPY_NONE;)
+        kind = sql_copy_client(s, &at, &s);
+    if (kind != SQL_COPY_NONE)
+        error_at(ps, p + (at - span),
+                 kind == SQL_COPY_IN
+                     ? "COPY ... FROM STDIN is not supported in a script (pgarena would have "
+                       "to send the rows)"
+                     : "COPY ... TO STDOUT is not supported in a script (pgarena would have to "
+                       "read the rows)");
+    free(span);
+    return kind != SQL_COPY_NONE ? -1 : 0;
+}
+
 static const char *parse_sql(struct parse *ps, const char *p)
 {
     struct buf sql;
     buf_init(&sql);
     const char *end = scan_sql(ps, p, &sql);
+    if (end && refuse_client_copy(ps, p, end) < 0)
+        end = NULL;
     if (end) {
         char *t = trimmed(sql.data, sql.len);
         if (*t && strcmp(t, ";") != 0) {

@@ -15,6 +15,7 @@ make_bad_files() {
     printf 'SELECT 1;\nSELECT 1 + ;\n' >syntax.sql
     printf '\\set d 1.0E309\nSELECT 1;\n' >double.sql
     printf '\\sleep 2ms ms\n' >sleep.sql
+    printf 'BEGIN;\n  copy pgbench_accounts (aid) from stdin;\nEND;\n' >copy.sql
     # A run killed before it wrote killed.json left its journal; and a journal that is not one.
     echo '{"format": "pgarena-result", "version": 2}' >killed.json.journal
     echo 'garbage' >notjournal.json.journal

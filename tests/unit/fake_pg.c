@@ -489,14 +489,27 @@ static int f_put_copy_data(struct pg_conn *pc, const char *data, int n)
     return 1;
 }
 
-static int f_put_copy_end(struct pg_conn *pc)
+static int f_put_copy_end(struct pg_conn *pc, const char *errmsg)
 {
     struct fake_conn *c = FC(pc);
     if (!copy_in_waiting(c))
         return -1;
     c->qh++;
-    record("COPY END", "", -1, NULL);
-    push_entry(c, E_RESULT, new_result(PG_RES_COMMAND));
+    if (!errmsg) {
+        record("COPY END", "", -1, NULL);
+        push_entry(c, E_RESULT, new_result(PG_RES_COMMAND));
+        push_entry(c, E_END, NULL);
+        return 1;
+    }
+    /* Failed by the client: the server's error, as a cancel's (57014). */
+    record("COPY FAIL %s", errmsg, -1, NULL);
+    struct fake_result *r = new_result(PG_RES_ERROR);
+    r->sqlstate = xstrdup("57014");
+    r->message = xasprintf("ERROR:  COPY from stdin failed: %s\n", errmsg);
+    snprintf(c->error, sizeof c->error, "%s", r->message);
+    if (c->txn == PG_TXN_INTRANS)
+        c->txn = PG_TXN_INERROR;
+    push_entry(c, E_RESULT, r);
     push_entry(c, E_END, NULL);
     return 1;
 }

@@ -215,6 +215,108 @@ static void test_pipeline_error(void **state)
     fx_free(&f);
 }
 
+/* A statement the parser could not see is a COPY (its words in variables): the server asks
+ * for rows. libpq hands out the COPY's result again and again until the COPY ends, so before
+ * the fix the client spun in its result loop. The COPY FROM STDIN is failed, a COPY TO
+ * STDOUT's rows are read and dropped; the transaction fails (rolled back) and the client is
+ * aborted, as pgbench aborts it: the run ends as an error, not after -t's 5 transactions. */
+static void copy_aborts_client(struct fake_reply copy, const char *what)
+{
+    struct fx f;
+    fx_init(&f, "BEGIN;\nSELECT 1;\nEND;\n");
+    f.cfg.tx_per_client = 5;
+    fake_push_kind(FAKE_COMMAND); /* BEGIN */
+    fake_push(copy);
+    assert_int_equal(fx_start(&f), 0);
+    fx_run(&f, 20);
+    assert_int_equal(fx_client(&f, 0)->state, CS_FINISHED);
+    assert_int_equal(fake_count_sent("Q SELECT 1"), 1);
+    assert_int_equal(fake_count_sent("ROLLBACK"), 1);
+    assert_int_equal(fake_count_sent("Q END"), 0);
+    struct engine_result r;
+    fx_collect(&f, &r);
+    assert_int_equal(r.n_tx, 0);
+    assert_int_equal(r.n_failed, 1);
+    assert_int_equal(r.errors[PGF_OTHER], 1);
+    assert_int_equal(r.n_aborted, 1);
+    assert_int_equal(r.end_reason, END_ERROR);
+    char want[128];
+    snprintf(want, sizeof want, "client 0 aborted at t.sql:2: COPY ... %s is not supported", what);
+    if (!strstr(r.first_error, want))
+        fail_msg("%s", r.first_error);
+    assert_non_null(strstr(r.end_note, "1 of 1 clients aborted"));
+    engine_result_free(&r);
+    fx_free(&f);
+}
+
+static void test_copy_in_aborts_client(void **state)
+{
+    (void)state;
+    copy_aborts_client((struct fake_reply){.kind = FAKE_COPY_IN}, "FROM STDIN");
+}
+
+static void test_copy_out_aborts_client(void **state)
+{
+    (void)state;
+    copy_aborts_client((struct fake_reply){.kind = FAKE_COPY_OUT, .copy_rows = 3}, "TO STDOUT");
+}
+
+/* The COPY FROM STDIN is failed with a message, not ended: the server takes no rows. */
+static void test_copy_in_is_failed(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f, "SELECT 1;\n");
+    fake_push_kind(FAKE_COPY_IN);
+    assert_int_equal(fx_start(&f), 0);
+    fx_run(&f, 10);
+    assert_int_equal(fake_count_sent("COPY FAIL"), 1);
+    assert_int_equal(fake_count_sent("COPY END"), 0);
+    assert_string_equal(fake_copy_in(), "");
+    fx_free(&f);
+}
+
+/* A COPY TO STDOUT's rows are all read (one more readable after each read of the socket). */
+static void test_copy_out_rows_dropped(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f, "SELECT 1;\n");
+    fake_push((struct fake_reply){.kind = FAKE_COPY_OUT, .copy_rows = 4});
+    assert_int_equal(fx_start(&f), 0);
+    fx_run(&f, 20);
+    assert_int_equal(fx_client(&f, 0)->state, CS_FINISHED);
+    assert_int_equal(fake_copy_rows_read(), 4);
+    fx_free(&f);
+}
+
+/* In a -T run the other clients go on to its end: one aborted client makes the run
+ * incomplete, not shorter. */
+static void test_copy_aborts_one_client_of_two(void **state)
+{
+    (void)state;
+    struct fx f;
+    fx_init(&f, "SELECT 1;\n\\sleep 100 ms\n");
+    f.cfg.clients = 2;
+    f.cfg.tx_per_client = 0;
+    f.cfg.duration_s = 1;
+    fake_push_kind(FAKE_COPY_IN); /* the first client's first statement */
+    assert_int_equal(fx_start(&f), 0);
+    for (int t = 0; t <= 1200; t += 100)
+        fx_at(&f, t * NS_PER_MS);
+    assert_int_equal(fx_client(&f, 0)->state, CS_FINISHED);
+    assert_int_equal(fx_client(&f, 1)->state, CS_FINISHED);
+    struct engine_result r;
+    fx_collect(&f, &r);
+    assert_int_equal(r.n_aborted, 1);
+    assert_int_equal(r.end_reason, END_ERROR);
+    assert_int_equal(r.clients[0].n_failed + r.clients[1].n_failed, 1);
+    assert_true(r.clients[0].n_tx + r.clients[1].n_tx >= 9);
+    assert_int_equal(r.duration_ns, NS_PER_S);
+    engine_result_free(&r);
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +329,11 @@ int main(void)
         cmocka_unit_test(test_protocols),
         cmocka_unit_test(test_pipeline),
         cmocka_unit_test(test_pipeline_error),
+        cmocka_unit_test(test_copy_in_aborts_client),
+        cmocka_unit_test(test_copy_out_aborts_client),
+        cmocka_unit_test(test_copy_in_is_failed),
+        cmocka_unit_test(test_copy_out_rows_dropped),
+        cmocka_unit_test(test_copy_aborts_one_client_of_two),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -496,6 +496,30 @@ static void test_parse_errors(void **state)
     expect_parse_error("SELECT \"abc;\n", 1, 1, 8);
 }
 
+/* COPY with the client's end is refused at its COPY; a server-side COPY is a statement. */
+static void test_parse_copy(void **state)
+{
+    (void)state;
+    expect_parse_error("COPY pgbench_accounts FROM stdin;\n", 1, 1, 1);
+    expect_parse_error("SELECT 1;\n\\set a 1\n  copy t(a,b) from stdin with (format csv);\n", 3, 3,
+                       3);
+    expect_parse_error("COPY (SELECT 1) TO STDOUT;\n", 1, 1, 1);
+    expect_parse_error("SELECT 1 \\; COPY t TO STDOUT;\n", 1, 13, 13);
+    expect_parse_error("BEGIN;\nCOPY t FROM STDIN \\gset\n", 2, 1, 1);
+    struct script_set s;
+    struct err e = {0};
+    script_set_init(&s);
+    assert_int_equal(script_set_add(&s, "t.sql", "COPY t FROM stdin;", 1, &e), -1);
+    assert_non_null(strstr(e.msg, "t.sql:1:1: COPY ... FROM STDIN is not supported in a script"));
+    assert_int_equal(script_set_add(&s, "t.sql", "COPY (SELECT 1) TO stdout;", 1, &e), -1);
+    assert_non_null(strstr(e.msg, "t.sql:1:1: COPY ... TO STDOUT is not supported in a script"));
+    script_set_free(&s);
+    parse_ok(&s, "COPY t FROM '/tmp/f';\nCOPY t TO PROGRAM 'cat';\n"
+                 "SELECT 'COPY t FROM STDIN'; -- COPY t TO STDOUT\n");
+    assert_int_equal(s.scripts[0].n_cmds, 3);
+    script_set_free(&s);
+}
+
 /* pgbench 15: \if takes the truth of numbers; out-of-range double constants are refused. */
 static void test_truth_and_double_overflow(void **state)
 {
@@ -651,6 +675,7 @@ int main(void)
         cmocka_unit_test(test_eval_errors),
         cmocka_unit_test(test_random_bounds_and_mean),
         cmocka_unit_test(test_parse_errors),
+        cmocka_unit_test(test_parse_copy),
         cmocka_unit_test(test_truth_and_double_overflow),
         cmocka_unit_test(test_sleep_units),
         cmocka_unit_test(test_var_name_valid),
