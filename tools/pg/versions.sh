@@ -10,9 +10,10 @@
 #                                 "pg-versions: MAJOR unavailable: WHY" and the others go on
 #                                 (exit 0: the tests of that major then say it is unavailable)
 #   versions.sh list              the pinned majors, "MAJOR VERSION" a line
-#   versions.sh bindir [MAJOR]    the bin/ of MAJOR (default $PGARENA_PG_MAJOR; none: Debian's
-#                                 default): /usr/lib/postgresql/MAJOR/bin when installed, else
-#                                 the cache's; fails with "pg-versions: MAJOR unavailable: WHY"
+#   versions.sh bindir [MAJOR]    the bin/ of MAJOR (default $PGARENA_PG_MAJOR; none or "":
+#                                 Debian's default): /usr/lib/postgresql/MAJOR/bin when
+#                                 installed, else the cache's; fails with
+#                                 "pg-versions: MAJOR unavailable: WHY"
 #
 # The cache: $PGARENA_PG_CACHE, default /var/cache/pgarena-pg as root and
 # ${XDG_CACHE_HOME:-~/.cache}/pgarena-pg otherwise. Root's own ~/.cache would not do: the
@@ -138,7 +139,7 @@ list)
     pinned | cut -d' ' -f1,2
     ;;
 bindir)
-    major=${1:-${PGARENA_PG_MAJOR:-}}
+    major=${1-${PGARENA_PG_MAJOR:-}}
     if [ -z "$major" ]; then
         # Debian's default: pg_config's, else the newest installed.
         bindir=$(pg_config --bindir 2>/dev/null || true)
