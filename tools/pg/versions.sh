@@ -40,10 +40,11 @@ pinned() {
     sed -n "s/^\([0-9a-f]\{64\}\)  \($prefix\([0-9]*\)\(\.[^ ]*\)\.tgz\)\$/\3 \3\4 \1 \2/p" "$sums"
 }
 
-unavailable() { # MAJOR WHY...
+unavailable() { # MAJOR WHY...: said, and kept in CACHE/MAJOR.why for bindir to say again
     m=$1
     shift
     echo "pg-versions: $m unavailable: $*" >&2
+    [ "$action" != fetch ] || echo "$*" >"$cache/$m.why" 2>/dev/null || true
     return 1
 }
 
@@ -110,7 +111,7 @@ fetch_one() {
         return 1
     fi
     echo "$version" >"$native/.version"
-    rm -rf "$dest"
+    rm -rf "$dest" "$cache/$major.why"
     mv "$native" "$dest"
     rm -rf "$tmp"
     if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$dest/bin/postgres" 2>/dev/null; then
@@ -149,6 +150,8 @@ bindir)
         echo "/usr/lib/postgresql/$major/bin"
     elif [ -x "$cache/$major/bin/initdb" ]; then
         echo "$cache/$major/bin"
+    elif [ -f "$cache/$major.why" ]; then
+        unavailable "$major" "$(cat "$cache/$major.why")"
     elif pinned | grep -q "^$major "; then
         unavailable "$major" "not in $cache (tools/pg/versions.sh fetch $major)"
     else
