@@ -10,7 +10,7 @@ pg_versions_each() {
     chmod 755 "$T" # the servers run as postgres when we are root
     while read -r major version; do
         if ! why=$(sh "$PGARENA_TEST_TOP/tools/pg/versions.sh" bindir "$major" 2>&1 >/dev/null); then
-            echo "major $major: unavailable (${why#pg-versions: $major unavailable: })"
+            echo "major $major: unavailable (${why#pg-versions: "$major" unavailable: })"
             continue
         fi
         start=$(date +%s%N)
