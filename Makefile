@@ -215,10 +215,13 @@ deb:
 deps:
 	@sh tests/ensure-deps.sh
 
+# The servers of other majors (tools/pg/versions.sh, cached in PGARENA_PG_CACHE or its
+# default) are fetched when missing; quiet when cached, one line for a major not to be had.
 check:
 	@sh tests/ensure-deps.sh
 	@$(MAKE) --no-print-directory all asan unit poll
 	@sh tools/win64/check-prep.sh $(WIN64_CACHE) $(CURDIR)/build/win64/wineprefix
+	@sh tools/pg/versions.sh fetch
 	@bash tests/run-all.sh
 
 demo:

@@ -8,12 +8,19 @@
 # (the unix socket then uses N too); resume keeps it. PGARENA_HARNESS_LISTEN=ADDR[,ADDR...]
 # with it adds addresses to listen on (a veth's host end, for agents in network namespaces),
 # trusted from their own subnets.
+# With PGARENA_PG_MAJOR=M set at start (13, 14, 16, 17, 18), the server is PostgreSQL M from
+# tools/pg/versions.sh's cache (or /usr/lib/postgresql/M when installed), started with the same
+# options; unset, Debian's default (15). DIR/bindir keeps the binaries for the other actions.
+# A major not to be had fails start with "pg-versions: M unavailable: WHY".
 set -eu
 action=$1
 dir=$2
-bindir=$(pg_config --bindir 2>/dev/null || true)
-if [ ! -x "$bindir/initdb" ]; then
-    bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+if [ -f "$dir/bindir" ]; then
+    bindir=$(cat "$dir/bindir")
+elif [ "$action" = start ]; then
+    bindir=$(sh "$(dirname "$0")/../tools/pg/versions.sh" bindir)
+else
+    bindir=$(sh "$(dirname "$0")/../tools/pg/versions.sh" bindir "") # stop of a failed start
 fi
 as_pg() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
@@ -33,6 +40,7 @@ start)
     mkdir -p "$dir"
     chmod 700 "$dir"
     [ "$(id -u)" = 0 ] && chown postgres: "$dir"
+    echo "$bindir" >"$dir/bindir"
     as_pg "$bindir/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 -N >"$dir/initdb.log" 2>&1 ||
         { cat "$dir/initdb.log" >&2; exit 1; }
     [ -z "${PGARENA_HARNESS_TCP_PORT:-}" ] || echo "$PGARENA_HARNESS_TCP_PORT" >"$dir/tcp_port"

@@ -16,7 +16,10 @@
 #                      side by side in DIR/log/postgresql{,.csv,.json}, messages in English
 #   pg-servers.sh standby PRIMARY_DIR DIR [addr=A] [port=N]
 #                                           pg_basebackup -R from the primary, start; prints
-#                                           the standby's conninfo
+#                                           the standby's conninfo. A major without its own
+#                                           pg_basebackup (see below; Debian's 15 refuses
+#                                           newer servers): a copy of the primary, stopped
+#                                           for it and started again, with standby.signal
 #   pg-servers.sh promote DIR               pg_ctl promote, waits until it takes writes
 #   pg-servers.sh halt DIR                  immediate shutdown (a crash), keeps DIR
 #   pg-servers.sh bouncer DIR SERVER_DIR [port=N] [scram] [pool=transaction|session]
@@ -25,13 +28,18 @@
 #                                           and a unix socket in DIR; prints its conninfo
 #   pg-servers.sh stop DIR                  stops what runs in DIR and removes DIR
 # Passwords come from the environment, never from the command line, and are printed nowhere.
+# PGARENA_PG_MAJOR=M at start: PostgreSQL M (13, 14, 16, 17, 18) from tools/pg/versions.sh's
+# cache with the same options; unset, Debian's default (15). A standby runs its primary's major;
+# DIR/bindir keeps the binaries. M's packages have no psql: Debian's sets the SCRAM password.
 set -eu
 action=$1
 shift
-bindir=$(pg_config --bindir 2>/dev/null || true)
-if [ ! -x "$bindir/initdb" ]; then
-    bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-fi
+versions=$(dirname "$0")/../tools/pg/versions.sh
+bindir=$(sh "$versions" bindir "")
+# The binaries of the server in DIR: those it was started with.
+use_bindir() {
+    [ ! -f "$1/bindir" ] || bindir=$(cat "$1/bindir")
+}
 as_pg() {
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
@@ -129,7 +137,9 @@ start)
     addr=$(opt addr 127.0.0.1 "$@")
     port=$(opt port "" "$@")
     [ -n "$port" ] || port=$(free_port "${addr%%,*}")
+    bindir=$(sh "$versions" bindir)
     prepare_dir "$dir"
+    echo "$bindir" >"$dir/bindir"
     init_cluster "$dir"
     method=trust
     has scram "$@" && method=scram-sha-256
@@ -167,7 +177,7 @@ HBA
         : "${PGA_TEST_PASSWORD:?scram needs PGA_TEST_PASSWORD}"
         # The password goes through psql's standard input, not its command line.
         printf "SET password_encryption = 'scram-sha-256';\nALTER ROLE postgres PASSWORD '%s';\n" \
-            "$PGA_TEST_PASSWORD" | as_pg "$bindir/psql" -X -q -v ON_ERROR_STOP=1 \
+            "$PGA_TEST_PASSWORD" | as_pg "$(sh "$versions" bindir "")/psql" -X -q -v ON_ERROR_STOP=1 \
             "host=$dir port=$port user=postgres dbname=postgres" >/dev/null
     fi
     conninfo "$dir"
@@ -180,9 +190,20 @@ standby)
     [ -n "$port" ] || port=$(free_port "${addr%%,*}")
     read -r _ pport <"$primary/listen"
     prepare_dir "$dir"
-    as_pg "$bindir/pg_basebackup" -D "$dir/data" -R -X stream -c fast -N \
-        -d "host=$primary port=$pport user=postgres" >"$dir/basebackup.log" 2>&1 ||
-        { cat "$dir/basebackup.log" >&2; exit 1; }
+    use_bindir "$primary"
+    echo "$bindir" >"$dir/bindir"
+    if [ -x "$bindir/pg_basebackup" ]; then
+        as_pg "$bindir/pg_basebackup" -D "$dir/data" -R -X stream -c fast -N \
+            -d "host=$primary port=$pport user=postgres" >"$dir/basebackup.log" 2>&1 ||
+            { cat "$dir/basebackup.log" >&2; exit 1; }
+    else
+        as_pg "$bindir/pg_ctl" -D "$primary/data" -m fast -w stop >/dev/null
+        as_pg cp -a "$primary/data" "$dir/data"
+        pg_start "$primary"
+        as_pg touch "$dir/data/standby.signal"
+        echo "primary_conninfo = 'host=$primary port=$pport user=postgres'" |
+            as_pg sh -c "cat >>'$dir/data/postgresql.auto.conf'"
+    fi
     [ -f "$primary/ca.crt" ] && cp "$primary/ca.crt" "$dir/ca.crt"
     echo "$addr $port" >"$dir/listen"
     sed -e "s|-k [^ ]*|-k $dir|" -e "s|-p [0-9]*|-p $port|" \
@@ -191,9 +212,11 @@ standby)
     conninfo "$dir"
     ;;
 promote)
+    use_bindir "$1"
     as_pg "$bindir/pg_ctl" -D "$1/data" -w -t 60 promote >/dev/null
     ;;
 halt)
+    use_bindir "$1"
     as_pg "$bindir/pg_ctl" -D "$1/data" -m immediate -w stop >/dev/null
     ;;
 bouncer)
@@ -246,6 +269,7 @@ stop)
         while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
     fi
     if [ -f "$dir/data/postmaster.pid" ]; then
+        use_bindir "$dir"
         as_pg "$bindir/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
     fi
     rm -rf "$dir"
