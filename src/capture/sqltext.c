@@ -213,18 +213,18 @@ enum sqltext_unprepare sqltext_unprepare(const char *text, struct buf *names)
 /* A name (schema.table, each part a word or a quoted identifier) from t on, as the server
  * reads it, appended to b after kind with its NUL; the token after it. When t is no name: b as
  * it was, and t (a token that is neither a word nor a quoted identifier). */
-static struct token put_name(struct buf *b, char kind, struct token t)
+static struct sql_token put_name(struct buf *b, char kind, struct sql_token t)
 {
     size_t at = b->len;
     buf_putc(b, kind);
-    for (struct token name = t;; name = next_token(t.end)) {
-        if (name.kind != TOK_WORD && !(name.kind == TOK_IDENT && *name.start == '"')) {
+    for (struct sql_token name = t;; name = sql_token_next(t.end)) {
+        if (name.kind != SQL_TOK_WORD && !(name.kind == SQL_TOK_IDENT && *name.start == '"')) {
             b->len = at, b->data[at] = '\0';
             return name;
         }
         put_ident(b, &name);
-        t = next_token(name.end);
-        if (!(t.kind == TOK_OTHER && *t.start == '.'))
+        t = sql_token_next(name.end);
+        if (!(t.kind == SQL_TOK_OTHER && *t.start == '.'))
             return t;
         b->data[b->len - 1] = '.'; /* the part's NUL becomes the dot */
     }
@@ -232,7 +232,7 @@ static struct token put_name(struct buf *b, char kind, struct token t)
 
 /* The sequence a nextval('name') or setval('name', ...) names, from its string constant t
  * read as a name ('' one quote). */
-static void put_sequence(struct buf *b, const struct token *t)
+static void put_sequence(struct buf *b, const struct sql_token *t)
 {
     char name[256];
     size_t n = 0;
@@ -243,15 +243,15 @@ static void put_sequence(struct buf *b, const struct token *t)
     }
     name[n] = '\0';
     size_t at = b->len;
-    struct token after = put_name(b, 's', next_token(name));
-    if (after.kind != TOK_END) /* more than a name ('seq'::regclass is written outside) */
+    struct sql_token after = put_name(b, 's', sql_token_next(name));
+    if (after.kind != SQL_TOK_END) /* more than a name ('seq'::regclass is written outside) */
         b->len = at, b->data[at] = '\0';
 }
 
 static int tok_at(const char *s, const char *w)
 {
-    struct token t = next_token(s);
-    return tok_is(&t, w);
+    struct sql_token t = sql_token_next(s);
+    return sql_token_is(&t, w);
 }
 
 int sqltext_draws(const char *text, struct buf *names)
@@ -260,21 +260,21 @@ int sqltext_draws(const char *text, struct buf *names)
         !strcasestr(text, "copy"))
         return 0;
     int n = 0, first = 1;
-    for (struct token t = next_token(text); t.kind != TOK_END;) {
+    for (struct sql_token t = sql_token_next(text); t.kind != SQL_TOK_END;) {
         size_t before = names->len;
         int was_first = first;
-        first = t.kind == TOK_SEMI;
-        if ((tok_is(&t, "insert") || tok_is(&t, "merge")) && tok_at(t.end, "into")) {
-            t = put_name(names, 't', next_token(next_token(t.end).end));
-        } else if (was_first && tok_is(&t, "copy") && sqltext_is_copy_from_stdin(t.start)) {
-            t = put_name(names, 't', next_token(t.end));
-        } else if (tok_is(&t, "nextval") || tok_is(&t, "setval")) {
-            struct token open = next_token(t.end), arg = next_token(open.end);
-            if (*open.start == '(' && arg.kind == TOK_STRING && *arg.start == '\'')
+        first = t.kind == SQL_TOK_SEMI;
+        if ((sql_token_is(&t, "insert") || sql_token_is(&t, "merge")) && tok_at(t.end, "into")) {
+            t = put_name(names, 't', sql_token_next(sql_token_next(t.end).end));
+        } else if (was_first && sql_token_is(&t, "copy") && sqltext_is_copy_from_stdin(t.start)) {
+            t = put_name(names, 't', sql_token_next(t.end));
+        } else if (sql_token_is(&t, "nextval") || sql_token_is(&t, "setval")) {
+            struct sql_token open = sql_token_next(t.end), arg = sql_token_next(open.end);
+            if (*open.start == '(' && arg.kind == SQL_TOK_STRING && *arg.start == '\'')
                 put_sequence(names, &arg);
             t = arg;
         } else {
-            t = next_token(t.end);
+            t = sql_token_next(t.end);
         }
         n += names->len > before;
     }
