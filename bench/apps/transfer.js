@@ -59,7 +59,8 @@ async function withPg() {
 }
 
 async function withPostgresJs() {
-    const postgres = require('postgres');
+    const mod = require('postgres');
+    const postgres = mod.default || mod;
     const sql = postgres({ path: `${sockdir}/.s.PGSQL.${port}`, database, username: 'postgres',
                            max: workers, onnotice: () => {} });
     const one = async () => {
