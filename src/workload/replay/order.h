@@ -20,12 +20,14 @@
  * is 9 bytes per statement of the capture. Own-session predecessors are among the first need(S),
  * and finish first anyway.
  *
- * What another session did becomes visible at its transaction's end: a statement inside a
- * transaction block (its BEGIN too) waits as any other but is never waited for; its block's
- * COMMIT or ROLLBACK is, and so is every statement outside a block. This also keeps the
- * order out of most lock cycles: a session that took a row lock in another order than the
- * capture (which the resolution cannot prevent) is rarely made to wait, holding it, for a
- * statement of the session it blocks.
+ * What another session did becomes visible at its transaction's end, so a statement inside a
+ * transaction block (its BEGIN too) is never waited for; its block's COMMIT or ROLLBACK is,
+ * and so is every statement outside a block. Which statements are waited for is the caller's
+ * choice (prepass.c builds two orders: a session's start waits for everything that finished
+ * before its login; a statement only for the changes of the schema and roles, since the rows
+ * concurrent sessions share are ordered by the server's locks, as they were in the capture, and
+ * a statement that waits holding its own locks for another session's is how replays of
+ * contended applications crawled).
  *
  * The statements are numbered 0, 1, ... in the capture's order (every statement event, also
  * those the replay leaves out): a statement left out (COPY, a session that never started)

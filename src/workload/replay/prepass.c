@@ -262,6 +262,18 @@ int replay_tx_boundary(const char *text)
     }
 }
 
+int replay_schema_change(const char *text)
+{
+    static const char *const words[] = {"create",   "alter",    "drop",     "grant",
+                                        "revoke",   "truncate", "comment",  "refresh",
+                                        "reassign", "import",   "security", "reindex"};
+    const char *t = skip_space(text);
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if ((*t | 0x20) == words[i][0] && word_at_n(t, words[i], strlen(words[i])))
+            return 1;
+    return 0;
+}
+
 const char *replay_copy_load(const struct replay_state *s, uint64_t seq)
 {
     size_t lo = 0, hi = s->n_copy_loads;
@@ -362,9 +374,12 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
     unsigned char *in_tx = xcalloc(s->n_sessions + 1, 1);
     struct buf names; /* a statement's sqltext_draws */
     buf_init(&names);
-    struct replay_order_build ob;
-    if (s->ordered)
+    struct replay_order_build ob, oc; /* statements', sessions' starts' */
+    if (s->ordered) {
         replay_order_build_init(&ob, s->n_sessions, s->header.time_resolution_us);
+        replay_order_build_init(&oc, s->n_sessions, s->header.time_resolution_us);
+    }
+    unsigned char *schema_in_tx = xcalloc(s->n_sessions + 1, 1);
     struct copy_count *copies = NULL;
     size_t n_copies = 0;
     uint64_t seq = 0; /* the statements' numbers, as source.c counts them */
@@ -386,8 +401,10 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
         } else if (ev.kind == CAPTURE_EV_SESSION_END) {
             if (ev.session.offset_us > ss->end_us)
                 ss->end_us = ev.session.offset_us;
-            if (s->ordered)
+            if (s->ordered) {
                 replay_order_build_session_end(&ob, id, ev.session.offset_us);
+                replay_order_build_session_end(&oc, id, ev.session.offset_us);
+            }
         } else {
             const struct capture_statement *st = &ev.statement;
             /* as source.c's read_one: a COPY FROM STDIN without a file, a session never
@@ -396,12 +413,22 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
             if (sqltext_is_copy_from_stdin(st->text))
                 sent = copy_file(s, st_seq, st->text, &copies, &n_copies) && sent;
             int b = replay_tx_boundary(st->text);
-            /* Inside a block (its BEGIN too) nothing is visible to the others yet (order.h). */
-            enum replay_order_part part = !sent                            ? REPLAY_ORDER_OUT
-                                          : b > 0 || (b == 0 && in_tx[id]) ? REPLAY_ORDER_WAITS
-                                                                           : REPLAY_ORDER_IN;
-            if (s->ordered)
+            int schema = replay_schema_change(st->text);
+            schema_in_tx[id] = (b > 0 ? 0 : schema_in_tx[id]) | (schema && in_tx[id]);
+            /* Inside a block (its BEGIN too) nothing is visible to the others yet; its end is a
+             * session's start waits for any; a statement only for the schema's (order.h). */
+            int unit_end = !(b > 0 || (b == 0 && in_tx[id]));
+            enum replay_order_part conn_part = !sent      ? REPLAY_ORDER_OUT
+                                               : unit_end ? REPLAY_ORDER_IN
+                                                          : REPLAY_ORDER_WAITS;
+            enum replay_order_part part = !sent ? REPLAY_ORDER_OUT
+                                          : unit_end && (b < 0 ? schema_in_tx[id] : schema)
+                                              ? REPLAY_ORDER_IN
+                                              : REPLAY_ORDER_WAITS;
+            if (s->ordered) {
                 replay_order_build_statement(&ob, id, st->offset_us, st->duration_us, part);
+                replay_order_build_statement(&oc, id, st->offset_us, st->duration_us, conn_part);
+            }
             buf_reset(&names);
             if (s->ordered && sent && sqltext_draws(st->text, &names) > 0) /* (sequences.h) */
                 replay_draws_build_statement(
@@ -421,8 +448,11 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
             }
         }
     }
-    if (s->ordered)
+    if (s->ordered) {
         replay_order_build_finish(&ob, &s->order);
+        replay_order_build_finish(&oc, &s->connects);
+    }
+    free(schema_in_tx);
     give_password(s, roles.data);
     buf_free(&roles);
     for (size_t i = 0; i < s->n_conns; i++)
@@ -487,12 +517,12 @@ void replay_state_free(struct replay_state *s)
         free(s->copy_loads[i].path);
     free(s->copy_loads);
     replay_order_free(&s->order);
+    replay_order_free(&s->connects);
     replay_draw_keys_free(&s->draw_keys);
     replay_draws_build_free(&s->draws_build);
     replay_draws_free(&s->draws);
     buf_free(&s->generated_keys);
     free(s->conn_db);
-    free(s->inflight);
     pg_connopts_free(&s->own);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->order_mu);

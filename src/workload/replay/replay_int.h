@@ -80,7 +80,8 @@ struct replay_state {
     /* --order capture (ordered): the capture's real-time order across sessions, its
      * statements numbered as each worker reads them; order_mu serialises their finishing. */
     int ordered;
-    struct replay_order order;
+    struct replay_order order;    /* statements: the schema's changes before them */
+    struct replay_order connects; /* sessions' starts: everything that finished before */
     /* --order capture: the capture's order of draws from each sequence (draws.h), its keys
      * and builder until the catalog is read (sequences.h) */
     struct replay_draw_keys draw_keys;
@@ -89,13 +90,6 @@ struct replay_state {
     /* The unique indexes and foreign keys on keys a sequence gave, each with its NUL
      * (sequences.h): a failure naming one is named as one on a generated value */
     struct buf generated_keys;
-    /* By client: the statement it has in flight, for the give-way check of the sessions
-     * held by the order (source.c) */
-    struct replay_inflight {
-        _Atomic int busy;        /* a statement is in flight */
-        _Atomic int pid;         /* the session's server process */
-        _Atomic int64_t sent_ns; /* when it was sent (the engine's clock) */
-    } * inflight;
     struct pg_connopts own; /* the run's own connection (CONN, its database given) */
     pthread_mutex_t order_mu;
     struct engine_feed feed;
@@ -141,5 +135,8 @@ void replay_figures_reason(struct replay_figures *f, const char *text, uint64_t 
 const char *replay_copy_load(const struct replay_state *s, uint64_t seq);
 /* Whether a statement begins or ends a transaction block: 1 begins, -1 ends, 0 neither. */
 int replay_tx_boundary(const char *text);
+/* Whether a statement changes the schema or the roles (CREATE, ALTER, DROP, GRANT, ...: its
+ * first word), what the order makes the other sessions' statements wait for. */
+int replay_schema_change(const char *text);
 
 #endif

@@ -33,19 +33,17 @@
  * snapshots of them (for recover) are at most about this old while it works. */
 #define HAND_OVER_NS NS_PER_S
 
-/* --order capture: a statement held back by the order while its session may hold locks
- * (inside a transaction block, or after it took an advisory lock, which outlives blocks), with
- * the order not moving for GIVE_WAY_CHECK_NS, asks the server whether its session blocks a
- * statement of the replay's in flight that long (directly or through a chain): then the order
- * and a lock wait form a cycle (the replay took a lock in another order than the capture, which
- * the log's milliseconds cannot prevent), and the order gives way. The next asks come at
- * doubling intervals up to GIVE_WAY_CHECK_MAX_NS (a statement that is merely slow is not asked
- * about every few ms). With no statement in flight, nothing of the replay's can be blocked;
- * the wider check (does the session block any other) still runs after GIVE_WAY_FALLBACK_NS,
- * for a lock held outside the replay's sessions. */
+/* --order capture: a statement held back by the order for GIVE_WAY_CHECK_NS while its session
+ * may hold locks (inside a transaction block, or after it took an advisory lock, which
+ * outlives blocks) looks whether its session blocks another (a snapshot of the server's lock
+ * waits: giveway.h): then the order and a lock wait may form a cycle (the replay took a lock in
+ * another order than the capture, which the log's milliseconds cannot prevent), and the order
+ * gives way. While it does not, it looks again at doubling intervals up to
+ * GIVE_WAY_CHECK_MAX_NS (a statement merely slow is not looked at every half millisecond), and
+ * its client is asked again by then (GIVE_WAY_ASK_MIN_NS at the soonest): a cycle stops every
+ * statement's end, which would otherwise wake it first. */
 #define GIVE_WAY_CHECK_NS     (500 * NS_PER_US)
-#define GIVE_WAY_CHECK_MAX_NS (256 * NS_PER_MS)
-#define GIVE_WAY_FALLBACK_NS  NS_PER_S
+#define GIVE_WAY_CHECK_MAX_NS (8 * NS_PER_MS)
 #define GIVE_WAY_ASK_MIN_NS   (100 * NS_PER_US)
 
 struct qitem {
@@ -57,11 +55,8 @@ struct qitem {
     uint64_t seq;       /* the statement's number in the capture (order.h) */
     int held;           /* the order holds it back, since held_since */
     time_ns held_since; /* (the engine's clock) */
-    uint64_t mark_seen; /* what it waits on (wait_mark) when last seen moving, at mark_since */
-    time_ns mark_since;
     time_ns check_at;   /* the next give-way check, while the mark stays */
     time_ns check_step; /* the interval after it */
-    time_ns asked_ns;   /* its give-way question in flight since then, 0 none */
 };
 
 struct wclient {
@@ -299,6 +294,7 @@ static void read_one(struct worker_source *ws)
                 if (path && s->ordered) { /* the order counted on it: it is done with */
                     pthread_mutex_lock(&ws->s->order_mu);
                     replay_order_finished(&ws->s->order, seq);
+                    replay_order_finished(&ws->s->connects, seq);
                     replay_draws_finished(&ws->s->draws, seq);
                     pthread_mutex_unlock(&ws->s->order_mu);
                 }
@@ -354,7 +350,7 @@ static void end_wait(struct worker_source *ws, struct qitem *q, time_ns now)
 static int connect_ready(struct worker_source *ws, struct qitem *q)
 {
     time_ns now = clock_now_ns();
-    if (replay_order_ready(&ws->s->order, q->seq)) {
+    if (replay_order_ready(&ws->s->connects, q->seq)) {
         end_wait(ws, q, now);
         return 1;
     }
@@ -494,80 +490,22 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
     return 1;
 }
 
-/* The server processes of the replay's statements in flight since before since (other than
- * pid's), as "p1,p2,..." into out; how many. */
-static int in_flight_since(const struct replay_state *s, time_ns since, int pid, struct buf *out)
-{
-    int n = 0;
-    for (int i = 0; i < s->n_clients; i++) {
-        const struct replay_inflight *f = &s->inflight[i];
-        if (!atomic_load_explicit(&f->busy, memory_order_acquire) ||
-            atomic_load_explicit(&f->sent_ns, memory_order_relaxed) > since)
-            continue;
-        int p = atomic_load_explicit(&f->pid, memory_order_relaxed);
-        if (p != pid)
-            buf_printf(out, "%s%d", n++ ? "," : "", p);
-    }
-    return n;
-}
-
-/* A statement held by the order while the mark stays: whether the order and a lock wait of
- * its session's making form a cycle (GIVE_WAY_CHECK_NS above). The statement the order waits
- * for may not be in flight itself but wait behind its session's previous one, which is: every
- * statement in flight that long is asked about. The question goes to the server without
- * waiting (giveway.h); its answer is looked for when the client is asked again. */
+/* A statement held by the order: whether the order and a lock wait of its session's making
+ * form a cycle (GIVE_WAY_CHECK_NS above), from a snapshot of the server's lock waits taken
+ * after its check time (giveway.h). */
 static int cycle_with_lock(struct worker_source *ws, struct qitem *q, struct engine_feed_due *d)
 {
-    if (q->asked_ns) {
-        int blocks, rc = giveway_answer(&ws->giveway, d->backend_pid, q->asked_ns, &blocks);
-        if (rc == 0)
-            return 0;
-        q->asked_ns = 0;
-        if (rc > 0)
-            return blocks;
-    }
-    if (d->now_ns < q->check_at || d->now_ns - q->mark_since < GIVE_WAY_CHECK_NS)
+    if (d->now_ns < q->check_at)
         return 0;
-    struct buf victims;
-    buf_init(&victims);
-    int rc = 0;
-    time_ns next = 0;
-    if (in_flight_since(ws->s, d->now_ns - GIVE_WAY_CHECK_NS, d->backend_pid, &victims) > 0) {
-        rc = giveway_ask(&ws->giveway, d->backend_pid, victims.data, d->now_ns);
-        next = d->now_ns + q->check_step;
-    } else if (d->now_ns - q->mark_since >= GIVE_WAY_FALLBACK_NS) {
-        rc = giveway_ask(&ws->giveway, d->backend_pid, NULL, d->now_ns);
-        next = d->now_ns + GIVE_WAY_FALLBACK_NS;
-    }
-    buf_free(&victims);
-    if (rc > 0) { /* asked: the next question after the answer, at doubling intervals */
-        q->asked_ns = d->now_ns;
-        q->check_at = next;
+    int rc = giveway_blocks(&ws->giveway, d->backend_pid, q->check_at, d->now_ns);
+    if (rc == 0) { /* not now: the next look at doubling intervals */
+        q->check_at = d->now_ns + q->check_step;
         if (q->check_step < GIVE_WAY_CHECK_MAX_NS)
             q->check_step *= 2;
     }
-    return rc < 0; /* (not asked: another question is in flight, asked again soon) */
+    return rc > 0;
 }
 
-/* The statement the client sends now is the one the order's waiters may look for. */
-static void note_in_flight(struct worker_source *ws, int client, const struct engine_feed_due *d)
-{
-    struct replay_inflight *f = &ws->s->inflight[client];
-    atomic_store_explicit(&f->pid, d->backend_pid, memory_order_relaxed);
-    atomic_store_explicit(&f->sent_ns, d->now_ns, memory_order_relaxed);
-    atomic_store_explicit(&f->busy, 1, memory_order_release);
-}
-
-/* What a held statement waits on, to tell whether it moves: the order's mark, else its
- * sequence's draws' (draws.h), apart. */
-static uint64_t wait_mark(const struct replay_state *s, uint64_t seq, int order_ready)
-{
-    return order_ready ? UINT64_C(1) << 32 | replay_draws_mark(&s->draws, seq)
-                       : replay_order_mark(&s->order);
-}
-
-/* --order capture: whether the statement may start (order.h, and draws.h for a statement that
- * takes from a sequence), and the waits counted. */
 static int source_ready(void *arg, int client, const struct engine_feed_item *it,
                         struct engine_feed_due *d)
 {
@@ -576,30 +514,21 @@ static int source_ready(void *arg, int client, const struct engine_feed_item *it
     int order_ready = replay_order_ready(&ws->s->order, q->seq);
     if (order_ready && replay_draws_ready(&ws->s->draws, q->seq)) {
         end_wait(ws, q, d->now_ns);
-        note_in_flight(ws, client, d);
         return 1;
     }
-    uint64_t mark = wait_mark(ws->s, q->seq, order_ready);
-    if (!q->held || mark != q->mark_seen) {
-        if (!q->held)
-            q->held = 1, q->held_since = d->now_ns;
-        q->mark_seen = mark;
-        q->mark_since = d->now_ns;
-        q->check_at = 0;
+    int may_hold_locks = d->in_tx || ws->clients[client - ws->first].advisory;
+    if (!q->held) {
+        q->held = 1;
+        q->held_since = d->now_ns;
+        q->check_at = d->now_ns + GIVE_WAY_CHECK_NS;
         q->check_step = GIVE_WAY_CHECK_NS;
-    } else if ((d->in_tx || ws->clients[client - ws->first].advisory) &&
-               cycle_with_lock(ws, q, d)) {
+    } else if (may_hold_locks && cycle_with_lock(ws, q, d)) {
         ws->fig.order_given_way++;
         end_wait(ws, q, d->now_ns);
-        note_in_flight(ws, client, d);
         return 1;
     }
-    /* A session that may hold locks is asked again by its next check's time: a cycle stops
-     * every statement's end, which is what would otherwise wake the client first. */
-    if (d->in_tx || ws->clients[client - ws->first].advisory) {
-        time_ns next = q->asked_ns   ? d->now_ns /* for the answer */
-                       : q->check_at ? q->check_at
-                                     : q->mark_since + GIVE_WAY_CHECK_NS;
+    if (may_hold_locks) { /* asked again by its next look (above) */
+        time_ns next = q->check_at;
         d->ask_again_ns =
             next - d->now_ns > GIVE_WAY_ASK_MIN_NS ? next - d->now_ns : GIVE_WAY_ASK_MIN_NS;
     }
@@ -612,9 +541,9 @@ static int source_done(void *arg, int client, const struct engine_feed_item *it,
     struct worker_source *ws = arg;
     if (ws->s->ordered) {
         const struct qitem *q = it->token;
-        atomic_store_explicit(&ws->s->inflight[client].busy, 0, memory_order_release);
         pthread_mutex_lock(&ws->s->order_mu);
         replay_order_finished(&ws->s->order, q->seq);
+        replay_order_finished(&ws->s->connects, q->seq);
         replay_draws_finished(&ws->s->draws, q->seq);
         pthread_mutex_unlock(&ws->s->order_mu);
     }
@@ -661,8 +590,6 @@ static void source_close(void *arg)
 
 void replay_source_init(struct replay_state *s)
 {
-    if (s->ordered && !s->inflight)
-        s->inflight = xcalloc((size_t)s->n_clients + 1, sizeof *s->inflight);
     s->feed = (struct engine_feed){
         .speed = s->opts.speed,
         .arg = s,
