@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "server/server_int.h"
 
 /* A standby applying WAL more than this far behind is an event. */
 #define LAG_EVENT_S 1.0
@@ -28,10 +29,11 @@ static const char sql_bgwriter10[] =
     "('buf_written.bgwriter', buffers_clean::text), "
     "('buf_written.backend', buffers_backend::text)) x(k, v)";
 /* 17 moved the checkpointer's counters to pg_stat_checkpointer and dropped buffers_backend:
- * the client backends' writes of pg_stat_io stand for it. */
+ * the client backends' writes of pg_stat_io stand for it. %s: timed, requested
+ * (server_int.h). */
 static const char sql_checkpointer17[] =
     "SELECT k, v FROM pg_stat_checkpointer, pg_stat_bgwriter, "
-    "LATERAL (VALUES ('ckpt_timed', num_timed::text), ('ckpt_req', num_requested::text), "
+    "LATERAL (VALUES ('ckpt_timed', %s::text), ('ckpt_req', %s::text), "
     "('ckpt_write_ms', round(write_time)::text), ('ckpt_sync_ms', round(sync_time)::text), "
     "('buf_written.checkpointer', pg_stat_checkpointer.buffers_written::text), "
     "('buf_written.bgwriter', buffers_clean::text), ('buf_written.backend', "
@@ -92,7 +94,12 @@ char *srvio_sql(int version_num)
     buf_puts(&b, sql_with);
     buf_puts(&b, version_num >= 140000 ? sql_wal14 : sql_wal10);
     buf_puts(&b, " UNION ALL ");
-    buf_puts(&b, version_num >= 170000 ? sql_checkpointer17 : sql_bgwriter10);
+    if (version_num >= 180000)
+        buf_printf(&b, sql_checkpointer17, SRV_CKPT_TIMED_18, SRV_CKPT_REQ_18);
+    else if (version_num >= 170000)
+        buf_printf(&b, sql_checkpointer17, SRV_CKPT_TIMED_17, SRV_CKPT_REQ_17);
+    else
+        buf_puts(&b, sql_bgwriter10);
     if (version_num >= 160000) {
         buf_puts(&b, " UNION ALL ");
         buf_puts(&b, sql_io16);

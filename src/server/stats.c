@@ -78,13 +78,16 @@ static int read_checkpoints(struct pg_conn *c, int version_num, struct srv_stats
                                           SRV_BUFFERS_BACKEND};
     /* PostgreSQL 17 moved checkpoints to pg_stat_checkpointer and backend writes to
      * pg_stat_io. */
-    const char *sql =
-        version_num >= 170000
-            ? "SELECT k.num_timed, k.num_requested, k.buffers_written, b.buffers_clean, "
-              "(SELECT sum(writes) FROM pg_stat_io WHERE backend_type = 'client backend') "
-              "FROM pg_stat_checkpointer k, pg_stat_bgwriter b"
-            : "SELECT checkpoints_timed, checkpoints_req, buffers_checkpoint, buffers_clean, "
-              "buffers_backend FROM pg_stat_bgwriter";
+#define CKPT17(timed, req)                                                                         \
+    "SELECT " timed ", " req ", k.buffers_written, b.buffers_clean, "                              \
+    "(SELECT sum(writes) FROM pg_stat_io WHERE backend_type = 'client backend') "                  \
+    "FROM pg_stat_checkpointer k, pg_stat_bgwriter b"
+    const char *sql = version_num >= 180000   ? CKPT17(SRV_CKPT_TIMED_18, SRV_CKPT_REQ_18)
+                      : version_num >= 170000 ? CKPT17(SRV_CKPT_TIMED_17, SRV_CKPT_REQ_17)
+                                              : "SELECT checkpoints_timed, checkpoints_req, "
+                                                "buffers_checkpoint, buffers_clean, "
+                                                "buffers_backend FROM pg_stat_bgwriter";
+#undef CKPT17
     if (read_into(c, sql, slots, (int)(sizeof slots / sizeof slots[0]), out, e) < 0)
         return -1;
     int64_t t = out->v[SRV_CHECKPOINTS_TIMED], q = out->v[SRV_CHECKPOINTS_REQUESTED];

@@ -47,6 +47,15 @@ static void test_sql_by_version(void **state)
     assert_non_null(strstr(v17, "num_timed"));
     assert_null(strstr(v17, "checkpoints_timed"));
     assert_null(strstr(v17, "buffers_backend"));
+    /* 17 has no num_done; a standby's checkpoints are its restartpoints done; 18 counts the
+     * checkpoints done, not the timed ones skipped. */
+    assert_null(strstr(v17, "num_done"));
+    assert_non_null(strstr(v17, "restartpoints_done"));
+    char *v18 = srvio_sql(180000);
+    assert_non_null(strstr(v18, "num_done"));
+    assert_non_null(strstr(v18, "restartpoints_done"));
+    assert_null(strstr(v18, "num_timed"));
+    free(v18);
     free(v13);
     free(v15);
     free(v16);
