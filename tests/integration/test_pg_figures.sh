@@ -64,7 +64,7 @@ test_pg_figures_checkpoint_18() { fig_checkpoint_primary 18; }
 # A standby's restartpoint is its checkpoint (17 and 18 count it in restartpoints_*, where a
 # run saw none before): the primary's CHECKPOINT replayed, then the standby's own.
 fig_checkpoint_standby() {
-    local m=$1 primary standby lsn
+    local m=$1 primary standby lsn port
     primary=$(fig_server "$m" "p$m") || return 0
     PGARENA_PG_MAJOR=$m sh "$FIG_PS" standby "$T/p$m" "$T/s$m" >/dev/null
     LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$FIG_PS' stop '$T/s$m'"
@@ -82,3 +82,28 @@ fig_checkpoint_standby() {
 
 test_pg_figures_restartpoint_17() { fig_checkpoint_standby 17; }
 test_pg_figures_restartpoint_18() { fig_checkpoint_standby 18; }
+
+# pg_stat_statements' columns are the installed extension's (total_exec_time from 1.8, toplevel
+# from 1.9), not the server's: after pg_upgrade it stays old until ALTER EXTENSION UPDATE.
+# 50 calls of one statement, as many as the server's view counts, with extension VERSION.
+fig_statements() {
+    local m=$1 version=$2 db calls
+    db=$(fig_server "$m" "st$m" conf=shared_preload_libraries=pg_stat_statements) || return 0
+    sql "CREATE EXTENSION pg_stat_statements${version:+ VERSION '$version'}" "$db"
+    [ -z "$version" ] || [ "$(sql "SELECT extversion FROM pg_extension WHERE extname = 'pg_stat_statements'" "$db")" = "$version" ] ||
+        fail "major $m: not extension $version"
+    sql 'SELECT pg_stat_statements_reset()' "$db" >/dev/null
+    sql 'CREATE TABLE figures_one (x int)' "$db"
+    printf 'SELECT x FROM figures_one;\n' >one.sql
+    pga run -f one.sql -c 1 -t 50 -q -o "s$m.json" "$db"
+    assert_rc 0
+    calls=$(sql "SELECT sum(calls) FROM pg_stat_statements WHERE query = 'SELECT x FROM figures_one'" "$db")
+    [ "$calls" = 50 ] || fail "major $m: the server counted $calls calls"
+    pyjson "s$m.json" '[s["calls"] for s in d["statements_server"] if s["query"] == "SELECT x FROM figures_one"] == [50] and not d.get("statements_server_note")'
+    echo "major $m: pg_stat_statements $(sql "SELECT extversion FROM pg_extension WHERE extname = 'pg_stat_statements'" "$db") read"
+}
+
+test_pg_figures_statements_13() { fig_statements 13 ""; }
+test_pg_figures_statements_18() { fig_statements 18 ""; }
+# 18's server with the extension of a 12 upgraded (1.7: total_time, no toplevel).
+test_pg_figures_statements_18_old_extension() { fig_statements 18 1.7; }

@@ -17,6 +17,7 @@
 #include "result/result.h"
 #include "result/server_io.h"
 #include "server/server_io.h"
+#include "server/statements.h"
 
 static void assert_close(double a, double b)
 {
@@ -32,6 +33,12 @@ static int has(const struct result_sio *s, int f)
 static void test_sql_by_version(void **state)
 {
     (void)state;
+    /* pg_stat_statements' columns follow its version: 1.10 is after 1.9. */
+    assert_int_equal(srv_extension_version("1.7"), 107);
+    assert_int_equal(srv_extension_version("1.10"), 110);
+    assert_true(srv_extension_version("1.10") > srv_extension_version("1.9"));
+    assert_int_equal(srv_extension_version("1.12"), 112);
+    assert_int_equal(srv_extension_version("2"), 200);
     assert_null(srvio_sql(90600));
     char *v13 = srvio_sql(130000), *v15 = srvio_sql(150004), *v16 = srvio_sql(160002);
     char *v17 = srvio_sql(170000);
