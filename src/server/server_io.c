@@ -29,20 +29,29 @@ static const char sql_bgwriter10[] =
     "('buf_written.bgwriter', buffers_clean::text), "
     "('buf_written.backend', buffers_backend::text)) x(k, v)";
 /* 17 moved the checkpointer's counters to pg_stat_checkpointer and dropped buffers_backend:
- * the client backends' writes of pg_stat_io stand for it. %s: timed, requested
- * (server_int.h). */
+ * the client backends' writes of shared buffers in pg_stat_io stand for it (not of temporary
+ * tables' local buffers, nor 18's WAL). %s: timed, requested (server_int.h). */
 static const char sql_checkpointer17[] =
     "SELECT k, v FROM pg_stat_checkpointer, pg_stat_bgwriter, "
     "LATERAL (VALUES ('ckpt_timed', %s::text), ('ckpt_req', %s::text), "
     "('ckpt_write_ms', round(write_time)::text), ('ckpt_sync_ms', round(sync_time)::text), "
     "('buf_written.checkpointer', pg_stat_checkpointer.buffers_written::text), "
     "('buf_written.bgwriter', buffers_clean::text), ('buf_written.backend', "
-    "(SELECT coalesce(sum(writes), 0) FROM pg_stat_io WHERE backend_type = 'client backend')"
+    "(SELECT coalesce(sum(writes), 0) FROM pg_stat_io WHERE backend_type = 'client backend' "
+    "AND object = 'relation')"
     "::text)) x(k, v)";
 static const char sql_io16[] =
     "SELECT 'io.' || backend_type || k, coalesce(v, 0)::text FROM (SELECT backend_type, "
     "sum(reads) r, sum(writes) w, sum(extends) e, sum(fsyncs) f FROM pg_stat_io GROUP BY 1) t, "
     "LATERAL (VALUES ('.reads', r), ('.writes', w), ('.extends', e), ('.fsyncs', f)) x(k, v)";
+/* 18 adds WAL's I/O (object 'wal': its writes are not buffers', its fsyncs are WAL's) and
+ * counts a read of several blocks combined as one: the bytes count the blocks. */
+static const char sql_io18[] =
+    "SELECT 'io.' || backend_type || k, coalesce(v, 0)::text FROM (SELECT backend_type, "
+    "sum(reads) r, sum(writes) w, sum(extends) e, sum(fsyncs) f, sum(read_bytes) rb, "
+    "sum(write_bytes) wb, sum(extend_bytes) eb FROM pg_stat_io WHERE object <> 'wal' "
+    "GROUP BY 1) t, LATERAL (VALUES ('.reads', r), ('.writes', w), ('.extends', e), "
+    "('.fsyncs', f), ('.read_bytes', rb), ('.write_bytes', wb), ('.extend_bytes', eb)) x(k, v)";
 /* The tables and the database through the statistics functions their views call: the views
  * compute every column (pg_stat_all_tables groups by table, so nothing is left out), which
  * made this statement ten times dearer. pg_stat_activity is read once. */
@@ -102,7 +111,7 @@ char *srvio_sql(int version_num)
         buf_puts(&b, sql_bgwriter10);
     if (version_num >= 160000) {
         buf_puts(&b, " UNION ALL ");
-        buf_puts(&b, sql_io16);
+        buf_puts(&b, version_num >= 180000 ? sql_io18 : sql_io16);
     }
     buf_puts(&b, " UNION ALL ");
     buf_puts(&b, sql_common);
@@ -234,6 +243,12 @@ static void io_row(struct srvio_snap *s, const char *key, const char *value)
         x->extends = v;
     else if (strcmp(what, "fsyncs") == 0)
         x->fsyncs = v;
+    else if (strcmp(what, "read_bytes") == 0)
+        x->read_bytes = v;
+    else if (strcmp(what, "write_bytes") == 0)
+        x->write_bytes = v;
+    else if (strcmp(what, "extend_bytes") == 0)
+        x->extend_bytes = v;
     s->have |= 1u << SIO_IO;
 }
 
@@ -435,10 +450,14 @@ static void deltas(const struct srvio *io, const struct srvio_snap *p, const str
         if (!was)
             was = &z;
         d->io = xrealloc(d->io, (d->n_io + 1) * sizeof *d->io);
-        d->io[d->n_io++] = (struct result_sio_io){
-            xstrdup(x->backend_type), grown_by(x->reads, was->reads),
-            grown_by(x->writes, was->writes), grown_by(x->extends, was->extends),
-            grown_by(x->fsyncs, was->fsyncs)};
+        d->io[d->n_io++] = (struct result_sio_io){xstrdup(x->backend_type),
+                                                  grown_by(x->reads, was->reads),
+                                                  grown_by(x->writes, was->writes),
+                                                  grown_by(x->extends, was->extends),
+                                                  grown_by(x->fsyncs, was->fsyncs),
+                                                  grown_by(x->read_bytes, was->read_bytes),
+                                                  grown_by(x->write_bytes, was->write_bytes),
+                                                  grown_by(x->extend_bytes, was->extend_bytes)};
     }
     for (size_t i = 0; i < c->levels.n_lag; i++) {
         d->lag = xrealloc(d->lag, (d->n_lag + 1) * sizeof *d->lag);

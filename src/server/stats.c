@@ -80,7 +80,8 @@ static int read_checkpoints(struct pg_conn *c, int version_num, struct srv_stats
      * pg_stat_io. */
 #define CKPT17(timed, req)                                                                         \
     "SELECT " timed ", " req ", k.buffers_written, b.buffers_clean, "                              \
-    "(SELECT sum(writes) FROM pg_stat_io WHERE backend_type = 'client backend') "                  \
+    "(SELECT sum(writes) FROM pg_stat_io WHERE backend_type = 'client backend' AND object = "      \
+    "'relation') "                                                                                 \
     "FROM pg_stat_checkpointer k, pg_stat_bgwriter b"
     const char *sql = version_num >= 180000   ? CKPT17(SRV_CKPT_TIMED_18, SRV_CKPT_REQ_18)
                       : version_num >= 170000 ? CKPT17(SRV_CKPT_TIMED_17, SRV_CKPT_REQ_17)

@@ -107,3 +107,45 @@ test_pg_figures_statements_13() { fig_statements 13 ""; }
 test_pg_figures_statements_18() { fig_statements 18 ""; }
 # 18's server with the extension of a 12 upgraded (1.7: total_time, no toplevel).
 test_pg_figures_statements_18_old_extension() { fig_statements 18 1.7; }
+
+# 18's pg_stat_io: WAL's own rows (object 'wal') are not a backend's buffer writes or fsyncs,
+# and a read of several blocks combined is one read whose read_bytes count every block.
+# Sequential scans of a table larger than a quarter of shared_buffers (read through a ring,
+# combined) and inserts committed one by one (WAL fsynced by the client backends).
+test_pg_figures_io_18() {
+    local db before after
+    db=$(fig_server 18 io18 conf=shared_buffers=16MB) || return 0
+    sql "CREATE TABLE big AS SELECT g, repeat('x', 200) v FROM generate_series(1, 60000) g" "$db"
+    printf 'SELECT count(*) FROM big;\nINSERT INTO big VALUES (1, $$y$$);\n' >io.sql
+    local q="SELECT json_object_agg(object, json_build_object('reads', r, 'read_bytes', rb,
+        'fsyncs', f)) FROM (SELECT object, sum(reads) r, sum(read_bytes) rb,
+        coalesce(sum(fsyncs) FILTER (WHERE backend_type = 'client backend'), 0) f
+        FROM pg_stat_io GROUP BY 1) t"
+    before=$(sql "$q" "$db")
+    pga run -f io.sql -c 2 -T 3 -P 1 -q -o io.json "$db"
+    assert_rc 0
+    after=$(sql "$q" "$db")
+    python3 - "$before" "$after" <<'PY' || fail "pg_stat_io's figures do not match the server's"
+import json, sys
+b, a = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+grew = lambda obj, k: (a[obj][k] or 0) - (b[obj][k] or 0)
+d = json.load(open("io.json"))
+assert "io" in d["server_io_fields"]
+io = {}
+for i in d["intervals"]:
+    for t, x in i.get("server_io", {}).get("io", {}).items():
+        for k, v in x.items():
+            io.setdefault(t, {}).setdefault(k, 0)
+            io[t][k] += v
+tot = lambda k: sum(x.get(k, 0) for x in io.values())
+print("pgarena", io, "server wal fsyncs", grew("wal", "fsyncs"), "relation reads",
+      grew("relation", "reads"), grew("relation", "read_bytes"), file=sys.stderr)
+# The client backends fsynced WAL at each commit; none of it is theirs in io.
+assert grew("wal", "fsyncs") > 10 and io["client backend"].get("fsyncs", 0) == grew("relation", "fsyncs")
+# Reads combined: more blocks than reads, in pgarena's figures as in the server's.
+assert tot("read_bytes") > 8192 * tot("reads") > 0
+assert grew("relation", "read_bytes") > 8192 * grew("relation", "reads")
+assert tot("read_bytes") <= grew("relation", "read_bytes") + grew("temp relation", "read_bytes")
+assert tot("read_bytes") >= grew("relation", "read_bytes") / 2
+PY
+}

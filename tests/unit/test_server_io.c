@@ -62,6 +62,10 @@ static void test_sql_by_version(void **state)
     assert_non_null(strstr(v18, "num_done"));
     assert_non_null(strstr(v18, "restartpoints_done"));
     assert_null(strstr(v18, "num_timed"));
+    /* 18's pg_stat_io: WAL's rows apart, bytes kept */
+    assert_non_null(strstr(v18, "object <> 'wal'"));
+    assert_non_null(strstr(v18, "read_bytes"));
+    assert_null(strstr(v17, "read_bytes"));
     free(v18);
     free(v13);
     free(v15);
