@@ -5,8 +5,9 @@
 #include <string.h>
 
 /* PostgreSQL 17 derives the names from the C symbols (WAIT_EVENT_WAL_SYNC: WalSync), which
- * changed the case of these 16 names; 18 kept 17's. Found by comparing 17's pg_wait_events
- * with 16's names. Sorted by the old name (strcmp) for bsearch. */
+ * changed the case of most of these 16 names; 18 kept 17's. Found by comparing 17's
+ * pg_wait_events with the names in 16's binary, and 16's with 13's to 15's (16 renamed two
+ * of parallel hash join's). Sorted by the old name (strcmp) for bsearch. */
 static const char *const renamed[][2] = {
     {"Activity:AutoVacuumMain", "Activity:AutovacuumMain"},
     {"Activity:BgWriterHibernate", "Activity:BgwriterHibernate"},
@@ -48,6 +49,8 @@ static const char *const renamed[][2] = {
     {"IPC:BgWorkerShutdown", "IPC:BgworkerShutdown"},
     {"IPC:BgWorkerStartup", "IPC:BgworkerStartup"},
     {"IPC:BufferIO", "IPC:BufferIo"},
+    {"IPC:HashGrowBatchesAllocate", "IPC:HashGrowBatchesReallocate"},
+    {"IPC:HashGrowBucketsAllocate", "IPC:HashGrowBucketsReallocate"},
     {"IPC:ProcArrayGroupUpdate", "IPC:ProcarrayGroupUpdate"},
 };
 

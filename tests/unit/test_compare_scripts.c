@@ -267,6 +267,8 @@ static void test_wait_events_renamed_in_17(void **state)
                         "IO:WalsenderTimelineHistoryRead");
     assert_string_equal(result_wait_name_current("IPC:ProcArrayGroupUpdate"),
                         "IPC:ProcarrayGroupUpdate");
+    assert_string_equal(result_wait_name_current("IPC:HashGrowBatchesAllocate"),
+                        "IPC:HashGrowBatchesReallocate"); /* 15 to 16 */
     assert_string_equal(result_wait_name_current("IO:WalSync"), "IO:WalSync");
     assert_string_equal(result_wait_name_current("Lock:relation"), "Lock:relation");
     assert_string_equal(result_wait_name_current("CPU"), "CPU");
