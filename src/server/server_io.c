@@ -56,7 +56,7 @@ static const char sql_io18[] =
  * compute every column (pg_stat_all_tables groups by table, so nothing is left out), which
  * made this statement ten times dearer. pg_stat_activity is read once. */
 static const char sql_with[] =
-    "WITH t AS MATERIALIZED (SELECT n.nspname || '.' || c.relname AS name, "
+    "t AS MATERIALIZED (SELECT n.nspname || '.' || c.relname AS name, "
     "pg_stat_get_tuples_inserted(c.oid) AS ins, pg_stat_get_tuples_updated(c.oid) AS upd, "
     "pg_stat_get_tuples_hot_updated(c.oid) AS hot, pg_stat_get_tuples_deleted(c.oid) AS del, "
     "pg_stat_get_dead_tuples(c.oid) AS dead, pg_stat_get_autovacuum_count(c.oid) AS av, "
@@ -99,7 +99,8 @@ char *srvio_sql(int version_num)
         return NULL;
     struct buf b;
     buf_init(&b);
-    buf_puts(&b, "/* pgarena:server_io */ ");
+    /* The mark after the first word: 18's pg_stat_statements drops a leading comment. */
+    buf_puts(&b, "WITH /* pgarena:server_io */ ");
     buf_puts(&b, sql_with);
     buf_puts(&b, version_num >= 140000 ? sql_wal14 : sql_wal10);
     buf_puts(&b, " UNION ALL ");

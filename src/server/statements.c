@@ -11,7 +11,7 @@
  * its old version until ALTER EXTENSION UPDATE. Total time is total_exec_time from 1.8 (13;
  * planning apart), total_time before; the toplevel column exists from 1.9 (14). */
 static const char sql_13[] =
-    "/* pgarena:statements */ SELECT userid::text || '/' || coalesce(queryid::text, '') || '/' "
+    "SELECT /* pgarena:statements */ userid::text || '/' || coalesce(queryid::text, '') || '/' "
     "|| %s, query, calls, rows, %s FROM pg_stat_statements WHERE dbid = (SELECT oid FROM "
     "pg_database WHERE datname = current_database()) AND query NOT LIKE '%%pgarena:%%'";
 
@@ -39,7 +39,7 @@ int srv_statements_read(struct pg_conn *c, struct srv_statements *out)
     struct err e = {0};
     char v[32] = "";
     if (pg_query_value(c,
-                       "/* pgarena:statements */ SELECT coalesce(max(extversion), '') "
+                       "SELECT /* pgarena:statements */ coalesce(max(extversion), '') "
                        "FROM pg_extension WHERE extname = 'pg_stat_statements'",
                        v, sizeof v, &e) < 0 ||
         v[0] == '\0') {
