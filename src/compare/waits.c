@@ -18,6 +18,7 @@ struct tally {
 
 static void tally_add(struct tally *t, const char *name, double count, int side_b)
 {
+    name = result_wait_name_current(name); /* a 16 run against a 17 one: one event */
     size_t i = 0;
     while (i < t->n && strcmp(t->name[i], name) != 0)
         i++;

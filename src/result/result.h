@@ -62,6 +62,10 @@ struct result_wait {
     uint64_t count;
 };
 
+/* The newest name of a wait event renamed between majors ("IO:WALSync" in 16 is "IO:WalSync"
+ * from 17), name itself when it was not renamed. */
+const char *result_wait_name_current(const char *name);
+
 /* intervals[].host: the host's CPU shares (fractions of all its CPU time) and disk bytes,
  * when the server runs on the client's host. Files before steal was recorded have four
  * shares: has_steal is 0 and steal 0 then. */

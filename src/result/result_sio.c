@@ -109,6 +109,9 @@ void result_sio_add(struct result_sio *acc, const struct result_sio *x)
         a->writes += x->io[i].writes;
         a->extends += x->io[i].extends;
         a->fsyncs += x->io[i].fsyncs;
+        a->read_bytes += x->io[i].read_bytes;
+        a->write_bytes += x->io[i].write_bytes;
+        a->extend_bytes += x->io[i].extend_bytes;
     }
     for (size_t i = 0; i < x->n_lag; i++) {
         struct result_sio_lag *a = lag_of(acc, x->lag[i].name);

@@ -65,6 +65,8 @@ uint32_t result_sio_fields_for_version(int version_num);
 struct result_sio_io {
     char *backend_type;
     int64_t reads, writes, extends, fsyncs;
+    /* 18+: a read of several blocks combined is one of reads; the bytes count them all */
+    int64_t read_bytes, write_bytes, extend_bytes;
 };
 
 /* server_io.repl_lag.NAME: how far a standby's applied WAL is behind, at the interval's end. */

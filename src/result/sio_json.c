@@ -59,6 +59,9 @@ json_t *result_sio_json(const struct result_sio *s)
             set_nonzero(t, "writes", x->writes);
             set_nonzero(t, "extends", x->extends);
             set_nonzero(t, "fsyncs", x->fsyncs);
+            set_nonzero(t, "read_bytes", x->read_bytes);
+            set_nonzero(t, "write_bytes", x->write_bytes);
+            set_nonzero(t, "extend_bytes", x->extend_bytes);
             json_object_set_new(io, x->backend_type, t);
         }
         if (json_object_size(io) > 0)
@@ -118,9 +121,14 @@ int result_sio_from_json(const json_t *o, struct result_sio *s)
         s->io = xcalloc(json_object_size(io) + 1, sizeof *s->io);
         json_object_foreach((json_t *)io, key, v)
         {
-            s->io[s->n_io++] = (struct result_sio_io){
-                xstrdup(key), int_of(v, "reads", &bad), int_of(v, "writes", &bad),
-                int_of(v, "extends", &bad), int_of(v, "fsyncs", &bad)};
+            s->io[s->n_io++] = (struct result_sio_io){xstrdup(key),
+                                                      int_of(v, "reads", &bad),
+                                                      int_of(v, "writes", &bad),
+                                                      int_of(v, "extends", &bad),
+                                                      int_of(v, "fsyncs", &bad),
+                                                      int_of(v, "read_bytes", &bad),
+                                                      int_of(v, "write_bytes", &bad),
+                                                      int_of(v, "extend_bytes", &bad)};
             bad |= !json_is_object(v);
         }
     }

@@ -12,14 +12,15 @@
 
 /* Every backend of the run, counted by what it is doing. An idle backend waiting for its
  * client's next statement shows as Client:ClientRead: the server waits on the client then.
- * The comment marks the statement as pgarena's own in pg_stat_statements. */
+ * The comment marks the statement as pgarena's own in pg_stat_statements (after the first
+ * word: 18 drops a leading comment from the statement's text). */
 static const char sample_sql[] =
-    "/* pgarena:sampler */ SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU'), "
+    "SELECT /* pgarena:sampler */ coalesce(wait_event_type || ':' || wait_event, 'CPU'), "
     "count(*) FROM pg_stat_activity WHERE pid = ANY($1::int[]) "
     "AND (wait_event IS NOT NULL OR state = 'active') GROUP BY 1";
 
 static const char sees_all_sql[] =
-    "/* pgarena:sampler */ SELECT rolsuper OR pg_has_role(current_user, 'pg_read_all_stats', "
+    "SELECT /* pgarena:sampler */ rolsuper OR pg_has_role(current_user, 'pg_read_all_stats', "
     "'MEMBER') FROM pg_roles WHERE rolname = current_user";
 
 /* After a failed connection or query, the sampler tries again this much later. */

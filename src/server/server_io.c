@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "server/server_int.h"
 
 /* A standby applying WAL more than this far behind is an event. */
 #define LAG_EVENT_S 1.0
@@ -28,24 +29,34 @@ static const char sql_bgwriter10[] =
     "('buf_written.bgwriter', buffers_clean::text), "
     "('buf_written.backend', buffers_backend::text)) x(k, v)";
 /* 17 moved the checkpointer's counters to pg_stat_checkpointer and dropped buffers_backend:
- * the client backends' writes of pg_stat_io stand for it. */
+ * the client backends' writes of shared buffers in pg_stat_io stand for it (not of temporary
+ * tables' local buffers, nor 18's WAL). %s: timed, requested (server_int.h). */
 static const char sql_checkpointer17[] =
     "SELECT k, v FROM pg_stat_checkpointer, pg_stat_bgwriter, "
-    "LATERAL (VALUES ('ckpt_timed', num_timed::text), ('ckpt_req', num_requested::text), "
+    "LATERAL (VALUES ('ckpt_timed', %s::text), ('ckpt_req', %s::text), "
     "('ckpt_write_ms', round(write_time)::text), ('ckpt_sync_ms', round(sync_time)::text), "
     "('buf_written.checkpointer', pg_stat_checkpointer.buffers_written::text), "
     "('buf_written.bgwriter', buffers_clean::text), ('buf_written.backend', "
-    "(SELECT coalesce(sum(writes), 0) FROM pg_stat_io WHERE backend_type = 'client backend')"
+    "(SELECT coalesce(sum(writes), 0) FROM pg_stat_io WHERE backend_type = 'client backend' "
+    "AND object = 'relation')"
     "::text)) x(k, v)";
 static const char sql_io16[] =
     "SELECT 'io.' || backend_type || k, coalesce(v, 0)::text FROM (SELECT backend_type, "
     "sum(reads) r, sum(writes) w, sum(extends) e, sum(fsyncs) f FROM pg_stat_io GROUP BY 1) t, "
     "LATERAL (VALUES ('.reads', r), ('.writes', w), ('.extends', e), ('.fsyncs', f)) x(k, v)";
+/* 18 adds WAL's I/O (object 'wal': its writes are not buffers', its fsyncs are WAL's) and
+ * counts a read of several blocks combined as one: the bytes count the blocks. */
+static const char sql_io18[] =
+    "SELECT 'io.' || backend_type || k, coalesce(v, 0)::text FROM (SELECT backend_type, "
+    "sum(reads) r, sum(writes) w, sum(extends) e, sum(fsyncs) f, sum(read_bytes) rb, "
+    "sum(write_bytes) wb, sum(extend_bytes) eb FROM pg_stat_io WHERE object <> 'wal' "
+    "GROUP BY 1) t, LATERAL (VALUES ('.reads', r), ('.writes', w), ('.extends', e), "
+    "('.fsyncs', f), ('.read_bytes', rb), ('.write_bytes', wb), ('.extend_bytes', eb)) x(k, v)";
 /* The tables and the database through the statistics functions their views call: the views
  * compute every column (pg_stat_all_tables groups by table, so nothing is left out), which
  * made this statement ten times dearer. pg_stat_activity is read once. */
 static const char sql_with[] =
-    "WITH t AS MATERIALIZED (SELECT n.nspname || '.' || c.relname AS name, "
+    "t AS MATERIALIZED (SELECT n.nspname || '.' || c.relname AS name, "
     "pg_stat_get_tuples_inserted(c.oid) AS ins, pg_stat_get_tuples_updated(c.oid) AS upd, "
     "pg_stat_get_tuples_hot_updated(c.oid) AS hot, pg_stat_get_tuples_deleted(c.oid) AS del, "
     "pg_stat_get_dead_tuples(c.oid) AS dead, pg_stat_get_autovacuum_count(c.oid) AS av, "
@@ -88,14 +99,20 @@ char *srvio_sql(int version_num)
         return NULL;
     struct buf b;
     buf_init(&b);
-    buf_puts(&b, "/* pgarena:server_io */ ");
+    /* The mark after the first word: 18's pg_stat_statements drops a leading comment. */
+    buf_puts(&b, "WITH /* pgarena:server_io */ ");
     buf_puts(&b, sql_with);
     buf_puts(&b, version_num >= 140000 ? sql_wal14 : sql_wal10);
     buf_puts(&b, " UNION ALL ");
-    buf_puts(&b, version_num >= 170000 ? sql_checkpointer17 : sql_bgwriter10);
+    if (version_num >= 180000)
+        buf_printf(&b, sql_checkpointer17, SRV_CKPT_TIMED_18, SRV_CKPT_REQ_18);
+    else if (version_num >= 170000)
+        buf_printf(&b, sql_checkpointer17, SRV_CKPT_TIMED_17, SRV_CKPT_REQ_17);
+    else
+        buf_puts(&b, sql_bgwriter10);
     if (version_num >= 160000) {
         buf_puts(&b, " UNION ALL ");
-        buf_puts(&b, sql_io16);
+        buf_puts(&b, version_num >= 180000 ? sql_io18 : sql_io16);
     }
     buf_puts(&b, " UNION ALL ");
     buf_puts(&b, sql_common);
@@ -227,6 +244,12 @@ static void io_row(struct srvio_snap *s, const char *key, const char *value)
         x->extends = v;
     else if (strcmp(what, "fsyncs") == 0)
         x->fsyncs = v;
+    else if (strcmp(what, "read_bytes") == 0)
+        x->read_bytes = v;
+    else if (strcmp(what, "write_bytes") == 0)
+        x->write_bytes = v;
+    else if (strcmp(what, "extend_bytes") == 0)
+        x->extend_bytes = v;
     s->have |= 1u << SIO_IO;
 }
 
@@ -428,10 +451,14 @@ static void deltas(const struct srvio *io, const struct srvio_snap *p, const str
         if (!was)
             was = &z;
         d->io = xrealloc(d->io, (d->n_io + 1) * sizeof *d->io);
-        d->io[d->n_io++] = (struct result_sio_io){
-            xstrdup(x->backend_type), grown_by(x->reads, was->reads),
-            grown_by(x->writes, was->writes), grown_by(x->extends, was->extends),
-            grown_by(x->fsyncs, was->fsyncs)};
+        d->io[d->n_io++] = (struct result_sio_io){xstrdup(x->backend_type),
+                                                  grown_by(x->reads, was->reads),
+                                                  grown_by(x->writes, was->writes),
+                                                  grown_by(x->extends, was->extends),
+                                                  grown_by(x->fsyncs, was->fsyncs),
+                                                  grown_by(x->read_bytes, was->read_bytes),
+                                                  grown_by(x->write_bytes, was->write_bytes),
+                                                  grown_by(x->extend_bytes, was->extend_bytes)};
     }
     for (size_t i = 0; i < c->levels.n_lag; i++) {
         d->lag = xrealloc(d->lag, (d->n_lag + 1) * sizeof *d->lag);

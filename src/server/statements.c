@@ -7,12 +7,20 @@
 #include "base/mem.h"
 #include "server/server_int.h"
 
-/* Total time is total_exec_time from PostgreSQL 13 (planning apart), total_time before; the
- * toplevel column exists from 14. */
+/* The columns are the installed extension's, not the server's: after pg_upgrade it stays at
+ * its old version until ALTER EXTENSION UPDATE. Total time is total_exec_time from 1.8 (13;
+ * planning apart), total_time before; the toplevel column exists from 1.9 (14). */
 static const char sql_13[] =
-    "/* pgarena:statements */ SELECT userid::text || '/' || coalesce(queryid::text, '') || '/' "
+    "SELECT /* pgarena:statements */ userid::text || '/' || coalesce(queryid::text, '') || '/' "
     "|| %s, query, calls, rows, %s FROM pg_stat_statements WHERE dbid = (SELECT oid FROM "
     "pg_database WHERE datname = current_database()) AND query NOT LIKE '%%pgarena:%%'";
+
+int srv_extension_version(const char *v)
+{
+    char *end;
+    long major = strtol(v, &end, 10), minor = *end == '.' ? strtol(end + 1, NULL, 10) : 0;
+    return (int)(major * 100 + minor);
+}
 
 static int by_key(const void *a, const void *b)
 {
@@ -29,21 +37,21 @@ int srv_statements_read(struct pg_conn *c, struct srv_statements *out)
 {
     memset(out, 0, sizeof *out);
     struct err e = {0};
-    char v[16];
+    char v[32] = "";
     if (pg_query_value(c,
-                       "/* pgarena:statements */ SELECT count(*) FROM pg_extension "
-                       "WHERE extname = 'pg_stat_statements'",
+                       "SELECT /* pgarena:statements */ coalesce(max(extversion), '') "
+                       "FROM pg_extension WHERE extname = 'pg_stat_statements'",
                        v, sizeof v, &e) < 0 ||
-        atoi(v) == 0) {
+        v[0] == '\0') {
         snprintf(out->note, sizeof out->note,
                  "pg_stat_statements is not installed in this database "
                  "(shared_preload_libraries and CREATE EXTENSION)");
         return -1;
     }
-    int version = pg_server_version(c);
+    int version = srv_extension_version(v);
     char sql[512];
-    snprintf(sql, sizeof sql, sql_13, version >= 140000 ? "toplevel::text" : "'t'",
-             version >= 130000 ? "total_exec_time" : "total_time");
+    snprintf(sql, sizeof sql, sql_13, version >= 109 ? "toplevel::text" : "'t'",
+             version >= 108 ? "total_exec_time" : "total_time");
     struct pg_result *r = srv_query(c, sql, &e);
     if (!r) {
         snprintf(out->note, sizeof out->note, "pg_stat_statements could not be read: %.200s",

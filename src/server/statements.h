@@ -29,6 +29,9 @@ struct srv_statements {
     struct srv_statement *s; /* sorted by key */
 };
 
+/* An extension's version ("1.10") as 100 * major + minor (110): its columns depend on it. */
+int srv_extension_version(const char *v);
+
 /* The current database's statements on c: 0, or -1 with out->note set (not installed, not
  * preloaded, not readable). */
 int srv_statements_read(struct pg_conn *c, struct srv_statements *out);

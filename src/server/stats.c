@@ -9,7 +9,8 @@
 
 /* Server statistics before and after the measured part. Each reading is three small queries
  * on the caller's connection, so a failing one (a standby has no WAL position, a view moved
- * between versions) loses only its own counters. */
+ * between versions) loses only its own counters. The comment after each first word keeps
+ * them out of the run's statements (pg_stat_statements). */
 
 const char *const srv_stat_names[SRV_N_STATS] = {"xact_commit",
                                                  "xact_rollback",
@@ -51,12 +52,13 @@ static int read_database(struct pg_conn *c, struct srv_stats *out, struct err *e
         SRV_XACT_COMMIT, SRV_XACT_ROLLBACK, SRV_BLKS_HIT,    SRV_BLKS_READ,   SRV_TUP_RETURNED,
         SRV_TUP_FETCHED, SRV_TUP_INSERTED,  SRV_TUP_UPDATED, SRV_TUP_DELETED, SRV_DEADLOCKS,
         SRV_CONFLICTS,   SRV_TEMP_FILES,    SRV_TEMP_BYTES};
-    return read_into(c,
-                     "SELECT xact_commit, xact_rollback, blks_hit, blks_read, tup_returned, "
-                     "tup_fetched, tup_inserted, tup_updated, tup_deleted, deadlocks, conflicts, "
-                     "temp_files, temp_bytes FROM pg_stat_database "
-                     "WHERE datname = current_database()",
-                     slots, (int)(sizeof slots / sizeof slots[0]), out, e);
+    return read_into(
+        c,
+        "SELECT /* pgarena:stats */ xact_commit, xact_rollback, blks_hit, blks_read, tup_returned, "
+        "tup_fetched, tup_inserted, tup_updated, tup_deleted, deadlocks, conflicts, "
+        "temp_files, temp_bytes FROM pg_stat_database "
+        "WHERE datname = current_database()",
+        slots, (int)(sizeof slots / sizeof slots[0]), out, e);
 }
 
 /* The WAL position as bytes since 0/0: its difference is the WAL written, by every
@@ -65,7 +67,7 @@ static int read_wal(struct pg_conn *c, struct srv_stats *out, struct err *e)
 {
     static const enum srv_stat slots[] = {SRV_WAL_BYTES};
     return read_into(c,
-                     "SELECT CASE WHEN pg_is_in_recovery() THEN NULL "
+                     "SELECT /* pgarena:stats */ CASE WHEN pg_is_in_recovery() THEN NULL "
                      "ELSE pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') END",
                      slots, 1, out, e);
 }
@@ -78,13 +80,18 @@ static int read_checkpoints(struct pg_conn *c, int version_num, struct srv_stats
                                           SRV_BUFFERS_BACKEND};
     /* PostgreSQL 17 moved checkpoints to pg_stat_checkpointer and backend writes to
      * pg_stat_io. */
-    const char *sql =
-        version_num >= 170000
-            ? "SELECT k.num_timed, k.num_requested, k.buffers_written, b.buffers_clean, "
-              "(SELECT sum(writes) FROM pg_stat_io WHERE backend_type = 'client backend') "
-              "FROM pg_stat_checkpointer k, pg_stat_bgwriter b"
-            : "SELECT checkpoints_timed, checkpoints_req, buffers_checkpoint, buffers_clean, "
-              "buffers_backend FROM pg_stat_bgwriter";
+#define CKPT17(timed, req)                                                                         \
+    "SELECT /* pgarena:stats */ " timed ", " req ", k.buffers_written, b.buffers_clean, "          \
+    "(SELECT sum(writes) FROM pg_stat_io WHERE backend_type = 'client backend' AND object = "      \
+    "'relation') "                                                                                 \
+    "FROM pg_stat_checkpointer k, pg_stat_bgwriter b"
+    const char *sql = version_num >= 180000 ? CKPT17(SRV_CKPT_TIMED_18, SRV_CKPT_REQ_18)
+                      : version_num >= 170000
+                          ? CKPT17(SRV_CKPT_TIMED_17, SRV_CKPT_REQ_17)
+                          : "SELECT /* pgarena:stats */ checkpoints_timed, checkpoints_req, "
+                            "buffers_checkpoint, buffers_clean, "
+                            "buffers_backend FROM pg_stat_bgwriter";
+#undef CKPT17
     if (read_into(c, sql, slots, (int)(sizeof slots / sizeof slots[0]), out, e) < 0)
         return -1;
     int64_t t = out->v[SRV_CHECKPOINTS_TIMED], q = out->v[SRV_CHECKPOINTS_REQUESTED];
@@ -111,7 +118,7 @@ void srv_stats_flush_own(struct pg_conn *c, int version_num)
     /* Superusers only by default; a failed call would count as a rollback. */
     struct err ignored = {0};
     pg_exec(c,
-            "SELECT CASE WHEN has_function_privilege("
+            "SELECT /* pgarena:stats */ CASE WHEN has_function_privilege("
             "'pg_stat_force_next_flush()', 'EXECUTE') "
             "THEN pg_stat_force_next_flush() END",
             &ignored);
@@ -138,7 +145,7 @@ int srv_wait_backends(struct pg_conn *c, int n_other, time_ns timeout_ns)
         struct err ignored = {0};
         struct pg_result *r =
             srv_query(c,
-                      "SELECT count(*) FROM pg_stat_activity "
+                      "SELECT /* pgarena:stats */ count(*) FROM pg_stat_activity "
                       "WHERE datname = current_database() AND pid <> pg_backend_pid() "
                       "AND backend_type = 'client backend'",
                       &ignored);

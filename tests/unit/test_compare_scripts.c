@@ -207,7 +207,8 @@ static void test_wait_events_changed_most(void **state)
     assert_string_equal(o->waits[1].name, "CPU");
     assert_float_equal(o->waits[1].change_points, 10 - 60, 1e-9);
     assert_string_equal(o->waits[2].name, "Client:ClientRead");
-    assert_string_equal(o->waits[3].name, "IO:WALSync"); /* -1 point: still listed */
+    /* -1 point: still listed, by the name 17 gave it */
+    assert_string_equal(o->waits[3].name, "IO:WalSync");
     char *text = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
@@ -232,12 +233,54 @@ static void test_wait_events_changed_most(void **state)
     assert_int_equal(f->rep.outcomes[0].n_waits, 0);
 }
 
+/* A 16 run against an 18 one: the events 17 renamed are one event each, shown by the newer
+ * name (WALSync at 19 % and WalSync at 22 % were -19 and +22 points). */
+static void test_wait_events_renamed_in_17(void **state)
+{
+    struct fixture *f = *state;
+    const char *one[] = {"all"};
+    const int64_t lat[] = {500};
+    const char *a_names[] = {"CPU", "IO:WALSync", "IO:WALWrite", "IPC:BufferIO"};
+    const char *b_names[] = {"CPU", "IO:WalSync", "IO:WalWrite", "IPC:BufferIo"};
+    const uint64_t a1[] = {70, 19, 10, 1}, b1[] = {60, 22, 10, 8};
+    add(f, "A", one, 1, lat);
+    set_waits(&f->runs[0], a_names, a1, 4);
+    add(f, "B", one, 1, lat);
+    set_waits(&f->runs[1], b_names, b1, 4);
+    struct err e = {0};
+    assert_int_equal(cmp_compare(f->runs, f->paths, f->n, &cfg, &f->rep, &e), 0);
+    const struct cmp_outcome *o = &f->rep.outcomes[0];
+    assert_true(o->waits_sampled);
+    assert_int_equal(o->n_waits, 3); /* WalWrite did not change */
+    assert_string_equal(o->waits[0].name, "CPU");
+    assert_float_equal(o->waits[0].change_points, -10, 1e-9);
+    assert_string_equal(o->waits[1].name, "IPC:BufferIo");
+    assert_float_equal(o->waits[1].change_points, 7, 1e-9);
+    assert_string_equal(o->waits[2].name, "IO:WalSync");
+    assert_float_equal(o->waits[2].a_share, 0.19, 1e-12);
+    assert_float_equal(o->waits[2].change_points, 3, 1e-9);
+
+    /* The table, each entry found (sorted for bsearch); names not renamed stay. */
+    assert_string_equal(result_wait_name_current("Activity:AutoVacuumMain"),
+                        "Activity:AutovacuumMain");
+    assert_string_equal(result_wait_name_current("IO:WALSenderTimelineHistoryRead"),
+                        "IO:WalsenderTimelineHistoryRead");
+    assert_string_equal(result_wait_name_current("IPC:ProcArrayGroupUpdate"),
+                        "IPC:ProcarrayGroupUpdate");
+    assert_string_equal(result_wait_name_current("IPC:HashGrowBatchesAllocate"),
+                        "IPC:HashGrowBatchesReallocate"); /* 15 to 16 */
+    assert_string_equal(result_wait_name_current("IO:WalSync"), "IO:WalSync");
+    assert_string_equal(result_wait_name_current("Lock:relation"), "Lock:relation");
+    assert_string_equal(result_wait_name_current("CPU"), "CPU");
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
     const struct CMUnitTest tests[] = {
-        T(test_one_trial_per_side), T(test_different_scripts_no_rows), T(test_one_script_no_rows),
-        T(test_trials_verdict),     T(test_wait_events_changed_most),
+        T(test_one_trial_per_side),       T(test_different_scripts_no_rows),
+        T(test_one_script_no_rows),       T(test_trials_verdict),
+        T(test_wait_events_changed_most), T(test_wait_events_renamed_in_17),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

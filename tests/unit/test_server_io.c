@@ -17,6 +17,7 @@
 #include "result/result.h"
 #include "result/server_io.h"
 #include "server/server_io.h"
+#include "server/statements.h"
 
 static void assert_close(double a, double b)
 {
@@ -32,6 +33,12 @@ static int has(const struct result_sio *s, int f)
 static void test_sql_by_version(void **state)
 {
     (void)state;
+    /* pg_stat_statements' columns follow its version: 1.10 is after 1.9. */
+    assert_int_equal(srv_extension_version("1.7"), 107);
+    assert_int_equal(srv_extension_version("1.10"), 110);
+    assert_true(srv_extension_version("1.10") > srv_extension_version("1.9"));
+    assert_int_equal(srv_extension_version("1.12"), 112);
+    assert_int_equal(srv_extension_version("2"), 200);
     assert_null(srvio_sql(90600));
     char *v13 = srvio_sql(130000), *v15 = srvio_sql(150004), *v16 = srvio_sql(160002);
     char *v17 = srvio_sql(170000);
@@ -47,6 +54,19 @@ static void test_sql_by_version(void **state)
     assert_non_null(strstr(v17, "num_timed"));
     assert_null(strstr(v17, "checkpoints_timed"));
     assert_null(strstr(v17, "buffers_backend"));
+    /* 17 has no num_done; a standby's checkpoints are its restartpoints done; 18 counts the
+     * checkpoints done, not the timed ones skipped. */
+    assert_null(strstr(v17, "num_done"));
+    assert_non_null(strstr(v17, "restartpoints_done"));
+    char *v18 = srvio_sql(180000);
+    assert_non_null(strstr(v18, "num_done"));
+    assert_non_null(strstr(v18, "restartpoints_done"));
+    assert_null(strstr(v18, "num_timed"));
+    /* 18's pg_stat_io: WAL's rows apart, bytes kept */
+    assert_non_null(strstr(v18, "object <> 'wal'"));
+    assert_non_null(strstr(v18, "read_bytes"));
+    assert_null(strstr(v17, "read_bytes"));
+    free(v18);
     free(v13);
     free(v15);
     free(v16);
