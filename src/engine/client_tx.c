@@ -83,6 +83,8 @@ int client_step_start_tx(struct client *c, time_ns now)
     }
     c->script = c->sc.stream_order ? next_in_stream(c) : script_choose(cfg->scripts, &c->sc.rng);
     c->script_idx = (int)(c->script - cfg->scripts->scripts);
+    if (cfg->debug)
+        fprintf(stderr, "client %d executing script \"%s\"\n", c->id, c->script->name);
     c->sc.tx_rng = c->sc.rng;
     c->tries = 1;
     c->sc.cmd = 0;
@@ -158,6 +160,11 @@ static int send_sql(struct client *c, const struct script_command *cmd)
         sent = pg_send_prepared(c->conn, cmd->stmt_name, cmd->n_params, c->sc.param_values);
         break;
     }
+    if (c->w->run->cfg->debug)
+        fprintf(stderr, "client %d sending %s\n", c->id,
+                c->w->run->cfg->protocol == PROTO_SIMPLE     ? c->sc.sql.data
+                : c->w->run->cfg->protocol == PROTO_EXTENDED ? cmd->sql_params
+                                                             : cmd->stmt_name);
     if (sent < 0 || client_flush(c) < 0)
         return -1;
     return 0;
@@ -453,6 +460,7 @@ int client_step_end_tx(struct client *c, time_ns now)
     }
     c->tx_connect_ns = -1;
     c->n_done++;
+    client_exit_on_abort(c, c->failure);
     if (w->run->cfg->connect_per_tx)
         client_close(c);
     return CS_START_TX;

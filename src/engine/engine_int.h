@@ -318,6 +318,7 @@ struct engine_state {
     int n_cmds;                    /* commands of all scripts */
     int *cmd_base;                 /* per script: index of its first command in a flat array */
     atomic_int server_lost;        /* every client lost for too long: the run was stopped */
+    atomic_int exit_aborted;       /* --exit-on-abort stopped the run */
     _Atomic uint64_t feed_started; /* a feed at speed max: sessions started so far */
     char overdue_note[320]; /* why engine_state_check_overdue stopped the run, "" if it did not */
     /* The interval the main thread wants the workers' cumulative counts for (SIZE_MAX: none):

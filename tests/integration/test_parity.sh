@@ -303,3 +303,59 @@ ts = [float(m.group(1)) for m in re.finditer(r"progress: (\d+\.\d{3}) s,", open(
 assert ts and all(abs(t - int(sys.argv[2])) < 120 for t in ts), ts
 PY
 }
+
+# pgbench 17's and 18's habits (issue 48 part 4), from PostgreSQL 18's pgbench TAP cases.
+
+# -d/--dbname names the database (pgbench 17 gave -d to it; a last argument wins, as there),
+# and debugging output is --debug.
+test_pgbench17_dbname_debug() {
+    db=$(parity_db pga_dbname)
+    host=$(echo "$CONN" | sed -n 's/.*host=\([^ ]*\).*/\1/p')
+    port=$(echo "$CONN" | sed -n 's/.*port=\([^ ]*\).*/\1/p')
+    user=$(echo "$CONN" | sed -n 's/.*user=\([^ ]*\).*/\1/p')
+    pga run -h "$host" -p "$port" -U "$user" -d pga_dbname -S -t 3 -q -o r.json
+    assert_rc 0
+    pyjson r.json 'd["summary"]["transactions"] == 3 and d["summary"]["failed"] == 0'
+    pga run -h "$host" -p "$port" -U "$user" --dbname=pga_dbname -S -t 1 -q -o r.json
+    assert_rc 0
+    # a last argument names the database over -d
+    pga run -h "$host" -p "$port" -U "$user" -d nosuchdb_pga -S -t 1 -q -o r.json pga_dbname
+    assert_rc 0
+    pga init -h "$host" -p "$port" -U "$user" -d nosuchdb_pga -q
+    assert_rc 1
+    assert_err 'nosuchdb_pga'
+    # pgbench's TAP case: -M prepared -b se --debug tells what each client sends and receives
+    pga run -M prepared -b se --debug -c 2 -t 5 -q -o r.json "$db"
+    assert_rc 0
+    assert_err '^client [01] executing script "builtin: select-only"$'
+    assert_err '^client [01] sending '
+    assert_err '^client [01] receiving$'
+    pyjson r.json 'd["summary"]["transactions"] == 10'
+    [ "$(grep -c '^client .* executing script' "$T/err")" = 10 ] || fail "not one 'executing' line per transaction"
+}
+
+# --exit-on-abort (pgbench's TAP case): the fifth update divides by zero; pgbench aborts that
+# client and the option ends the run (pgbench exit status 2, ours 1), marked incomplete.
+test_pgbench17_exit_on_abort() {
+    db=$(newdb pga_eoa)
+    sql "CREATE TABLE counter (i int); INSERT INTO counter VALUES (0)" "$db"
+    printf 'UPDATE counter SET i = i + 1 RETURNING i \\gset\n\\if :i = 5\n\\set y 1 / 0\n\\endif\n' >eoa.sql
+    pga run -f eoa.sql -c 2 -j 2 -t 10 --exit-on-abort -q -o r.json "$db"
+    assert_rc 1
+    assert_err 'division by zero'
+    assert_err 'exit-on-abort ended the run'
+    pyjson r.json 'd["complete"] is False and d["end_reason"] == "error" and d["summary"]["failed"] == 1 and d["summary"]["errors"]["other"] == 1'
+    # every client stopped: fewer than the 20 updates asked for were made
+    [ "$(sql "SELECT i < 20 FROM counter" "$db")" = t ] || fail "the run went on after the abort"
+    # without the option the client goes on (pgarena's habit): every transaction is done
+    sql "UPDATE counter SET i = 0" "$db"
+    pga run -f eoa.sql -c 2 -j 2 -t 10 -q -o r2.json "$db"
+    assert_rc 0
+    pyjson r2.json 'd["complete"] is True and d["summary"]["transactions"] == 19 and d["summary"]["failed"] == 1'
+    # serialization failures and deadlocks do not abort a client in pgbench: they go on counted
+    sql "CREATE TABLE ser (x int); INSERT INTO ser VALUES (0)" "$db"
+    printf 'BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT x FROM ser;\nSELECT pg_sleep(0.01);\nUPDATE ser SET x = x + 1;\nCOMMIT;\n' >ser.sql
+    pga run -f ser.sql -c 4 -j 2 -t 10 --exit-on-abort -q -o s.json "$db"
+    assert_rc 0
+    pyjson s.json 'd["complete"] is True and d["summary"]["transactions"] + d["summary"]["failed"] == 40 and d["summary"]["failed"] == d["summary"]["errors"]["serialization"]'
+}
