@@ -247,6 +247,14 @@ static int exec_pipeline(struct client *c, const struct script_command *cmd)
         if (pg_pipeline_enter(c->conn) < 0)
             return fail_command(c, PGF_OTHER, "could not enter pipeline mode");
         c->sc.pipe_head = c->sc.pipe_tail = 0;
+        c->sc.pipe_syncs = 0;
+        c->sc.cmd++;
+        return CS_START_CMD;
+    }
+    if (cmd->kind == CMD_PIPELINE_SYNC) { /* the results are read at \endpipeline, as pgbench */
+        if (pg_pipeline_send_sync(c->conn) < 0)
+            return fail_connection(c);
+        c->sc.pipe_syncs++;
         c->sc.cmd++;
         return CS_START_CMD;
     }
@@ -288,6 +296,7 @@ int client_step_start_cmd(struct client *c, time_ns now)
             return start_sleep(c, cmd, now);
         case CMD_PIPELINE_START:
         case CMD_PIPELINE_END:
+        case CMD_PIPELINE_SYNC:
             next = exec_pipeline(c, cmd);
             break;
         case CMD_SQL:
@@ -349,6 +358,10 @@ int client_step_wait_pipeline(struct client *c, time_ns now)
             continue;
         }
         pg_result_free(res);
+        if (c->sc.pipe_syncs > 0) { /* a \syncpipeline's: the pipeline goes on */
+            c->sc.pipe_syncs--;
+            continue;
+        }
         pg_pipeline_exit(c->conn);
         if (!ok || c->sc.pipe_discard) {
             c->sc.pipe_discard = 0;

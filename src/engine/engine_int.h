@@ -156,6 +156,7 @@ struct client_script {
     time_ns *pipe_start;    /* and when each was sent */
     int pipe_head, pipe_tail;
     int pipe_discard; /* an error in a pipeline: read up to the sync, then fail */
+    int pipe_syncs;   /* \syncpipeline syncs whose PIPELINE_SYNC result is still to come */
     int copy_out;     /* a refused COPY TO STDOUT's rows are being read and dropped */
     struct buf sql;   /* simple mode: the command with values substituted */
     const char **param_values;

@@ -359,3 +359,45 @@ test_pgbench17_exit_on_abort() {
     assert_rc 0
     pyjson s.json 'd["complete"] is True and d["summary"]["transactions"] + d["summary"]["failed"] == 40 and d["summary"]["failed"] == d["summary"]["errors"]["serialization"]'
 }
+
+# \syncpipeline (pgbench 17): a sync inside the pipeline, which goes on; each synced part is
+# its own implicit transaction on the server, and every result is read at \endpipeline.
+test_pgbench17_syncpipeline() {
+    db=$(newdb pga_syncpipe)
+    sql "CREATE TABLE sp (part int, x int)" "$db"
+    # pgbench's TAP case: syncs back to back, and at the end
+    printf '\\startpipeline\nSELECT 1;\n\\syncpipeline\n\\syncpipeline\nSELECT 2;\n\\syncpipeline\nSELECT 3;\n\\endpipeline\n\\startpipeline\nSELECT 4;\n\\syncpipeline\n\\endpipeline\n' >tap.sql
+    for m in extended prepared; do
+        pga run -M $m -f tap.sql -c 2 -t 5 -q -o tap_$m.json "$db"
+        assert_rc 0
+        pyjson tap_$m.json 'd["summary"]["transactions"] == 10 and d["summary"]["failed"] == 0'
+        pyjson tap_$m.json 'sorted((s["line"], s["count"]) for s in d["statements"]) == [(2, 10), (5, 10), (7, 10), (10, 10)]'
+    done
+    # results of every part are collected: \gset in the first part, rows in each
+    printf '\\startpipeline\nINSERT INTO sp VALUES (1, 1);\nSELECT 7 AS seven \\gset\n\\syncpipeline\nINSERT INTO sp VALUES (2, 2);\n\\endpipeline\nINSERT INTO sp VALUES (3, :seven);\n' >parts.sql
+    pga run -M extended -f parts.sql -c 2 -t 4 -q -o parts.json "$db"
+    assert_rc 0
+    pyjson parts.json 'd["summary"]["transactions"] == 8 and d["summary"]["failed"] == 0'
+    [ "$(sql "SELECT string_agg(part || ':' || x || ':' || n, ',' ORDER BY part) FROM (SELECT part, x, count(*) n FROM sp GROUP BY 1, 2) s" "$db")" = "1:1:8,2:2:8,3:7:8" ] ||
+        fail "rows: $(sql "SELECT part, x, count(*) FROM sp GROUP BY 1, 2" "$db")"
+    # an error in the first part: the server rolls that part back and runs the next (its own
+    # implicit transaction); the transaction fails, and what follows the pipeline does not run
+    sql "TRUNCATE sp" "$db"
+    printf '\\startpipeline\nINSERT INTO sp VALUES (1, 1);\nSELECT 1 / 0;\n\\syncpipeline\nINSERT INTO sp VALUES (2, 2);\n\\syncpipeline\nSELECT 2;\n\\endpipeline\nINSERT INTO sp VALUES (4, 4);\n' >err.sql
+    pga run -M prepared -f err.sql -c 2 -t 3 -q -o err.json "$db"
+    assert_rc 0
+    assert_err 'first failure: division by zero'
+    pyjson err.json 'd["summary"]["transactions"] == 0 and d["summary"]["failed"] == 6 and d["summary"]["errors"]["other"] == 6'
+    [ "$(sql "SELECT string_agg(part || ':' || n, ',' ORDER BY part) FROM (SELECT part, count(*) n FROM sp GROUP BY 1) s" "$db")" = "2:6" ] ||
+        fail "rows after errors: $(sql "SELECT part, count(*) FROM sp GROUP BY 1" "$db")"
+    # outside a pipeline, or with an argument: refused when the script is read
+    printf 'SELECT 1;\n\\syncpipeline\n' >out.sql
+    pga run -M extended -f out.sql -t 1 "$db"
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'out\.sql:2:1: \\syncpipeline outside a pipeline'
+    printf '\\startpipeline\n\\syncpipeline now\n\\endpipeline\n' >arg.sql
+    pga run -M extended -f arg.sql -t 1 "$db"
+    assert_rc 2
+    assert_err 'arg\.sql:2:1: unexpected argument'
+}
