@@ -401,3 +401,44 @@ test_pgbench17_syncpipeline() {
     assert_rc 2
     assert_err 'arg\.sql:2:1: unexpected argument'
 }
+
+# init --unlogged-tables --partitions N: 18 refuses an unlogged partitioned table, and pgbench
+# 18 makes the parent logged and its partitions unlogged; before 18 the parent is unlogged as
+# pgbench 15 makes it (a parent's persistence is nothing there). On the harness's 15 and on
+# 13 and 18 when their binaries are here ("major M: unavailable (WHY)" otherwise).
+unlogged_partitions_on() {
+    local conn=$1 major=$2 parent=u method
+    [ "$major" -ge 18 ] && parent=p
+    for method in range hash; do
+        pga init -q -s 1 --unlogged-tables --partitions 3 --partition-method $method "$conn"
+        assert_rc 0
+        [ "$(sql "SELECT string_agg(relname || '=' || relpersistence::text, ',' ORDER BY relname) FROM pg_class WHERE relname LIKE 'pgbench\_%' AND relkind IN ('r', 'p')" "$conn")" = \
+            "pgbench_accounts=$parent,pgbench_accounts_1=u,pgbench_accounts_2=u,pgbench_accounts_3=u,pgbench_branches=u,pgbench_history=u,pgbench_tellers=u" ] ||
+            fail "major $major $method: $(sql "SELECT relname, relpersistence FROM pg_class WHERE relname LIKE 'pgbench\_%' AND relkind IN ('r', 'p')" "$conn")"
+        [ "$(sql "SELECT count(*), sum(aid) FROM pgbench_accounts" "$conn")" = "100000|5000050000" ] ||
+            fail "major $major $method: accounts"
+    done
+    pga run -S -t 20 -q -o "u$major.json" "$conn"
+    assert_rc 0
+    pyjson "u$major.json" 'd["summary"]["transactions"] == 20 and d["summary"]["failed"] == 0'
+}
+
+test_pgbench18_unlogged_partitions() {
+    db=$(newdb pga_unlogged_parts)
+    unlogged_partitions_on "$db" "$(($(sql 'SHOW server_version_num') / 10000))"
+    chmod 755 "$T" # the servers run as postgres when we are root
+    local m why dir conn
+    for m in 13 18; do
+        if ! why=$(sh "$PGARENA_TEST_TOP/tools/pg/versions.sh" bindir "$m" 2>&1 >/dev/null); then
+            echo "major $m: unavailable (${why#pg-versions: "$m" unavailable: })"
+            continue
+        fi
+        dir=$T/srv-$m
+        conn=$(PGARENA_PG_MAJOR=$m sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" start "$dir") ||
+            fail "major $m: the harness cannot start it"
+        LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$PGARENA_TEST_TOP/tests/pg-harness.sh' stop '$dir'"
+        unlogged_partitions_on "$conn" "$m"
+        sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" stop "$dir"
+        echo "major $m: ok"
+    done
+}
