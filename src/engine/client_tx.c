@@ -19,29 +19,6 @@ int client_run_over(const struct client *c, time_ns now)
            (target > 0 && (int64_t)c->n_done >= target) || (run->end_ns > 0 && now >= run->end_ns);
 }
 
-/* -R: take the next scheduled start; with --latency-limit, skip the starts that are already
- * too late to make it, as pgbench does. Returns 0 to wait for the start, 1 to go on. */
-static int take_schedule(struct client *c, time_ns now)
-{
-    const struct engine_config *cfg = c->w->run->cfg;
-    if (!c->sc.scheduled) {
-        c->sc.sched_at = sched_next(&c->w->sched);
-        c->sc.scheduled = 1;
-    }
-    while (cfg->latency_limit_us > 0 && c->sc.sched_at < now - cfg->latency_limit_us * NS_PER_US) {
-        worker_record_skipped(c, now);
-        c->n_done++;
-        if (client_run_over(c, now))
-            return 1;
-        c->sc.sched_at = sched_next(&c->w->sched);
-    }
-    if (c->sc.sched_at > now) {
-        client_set_timer(c, c->sc.sched_at);
-        return 0;
-    }
-    return 1;
-}
-
 /* An analytic stream's next script: the next of its pass, a new pass (a fresh permutation,
  * or the set's order) once one is done. */
 static const struct script *next_in_stream(struct client *c)
@@ -63,6 +40,39 @@ static const struct script *next_in_stream(struct client *c)
     return &cfg->scripts->scripts[first + c->sc.stream_order[c->sc.stream_pos++]];
 }
 
+static void choose_script(struct client *c)
+{
+    const struct engine_config *cfg = c->w->run->cfg;
+    c->script = c->sc.stream_order ? next_in_stream(c) : script_choose(cfg->scripts, &c->sc.rng);
+    c->script_idx = (int)(c->script - cfg->scripts->scripts);
+}
+
+/* -R: take the next scheduled start; with --latency-limit, skip the starts that are already
+ * too late to make it, as pgbench does. Returns 0 to wait for the start, 1 to go on. The script
+ * is chosen with the schedule, and the starts skipped count as its own (pgbench's per-script
+ * skipped). */
+static int take_schedule(struct client *c, time_ns now)
+{
+    const struct engine_config *cfg = c->w->run->cfg;
+    if (!c->sc.scheduled) {
+        c->sc.sched_at = sched_next(&c->w->sched);
+        c->sc.scheduled = 1;
+        choose_script(c);
+    }
+    while (cfg->latency_limit_us > 0 && c->sc.sched_at < now - cfg->latency_limit_us * NS_PER_US) {
+        worker_record_skipped(c, now);
+        c->n_done++;
+        if (client_run_over(c, now))
+            return 1;
+        c->sc.sched_at = sched_next(&c->w->sched);
+    }
+    if (c->sc.sched_at > now) {
+        client_set_timer(c, c->sc.sched_at);
+        return 0;
+    }
+    return 1;
+}
+
 int client_step_start_tx(struct client *c, time_ns now)
 {
     const struct engine_config *cfg = c->w->run->cfg;
@@ -81,8 +91,8 @@ int client_step_start_tx(struct client *c, time_ns now)
         if (now >= c->w->run->start_ns)
             hist_record(c->w->lag, c->lag_us);
     }
-    c->script = c->sc.stream_order ? next_in_stream(c) : script_choose(cfg->scripts, &c->sc.rng);
-    c->script_idx = (int)(c->script - cfg->scripts->scripts);
+    if (!paced)
+        choose_script(c);
     if (cfg->debug)
         fprintf(stderr, "client %d executing script \"%s\"\n", c->id, c->script->name);
     c->sc.tx_rng = c->sc.rng;
@@ -404,8 +414,10 @@ static int after_failed_try(struct client *c, time_ns now)
     if (!retryable(c, now))
         return CS_END_TX;
     worker_counters_check(c->w, now);
-    if (c->tries == 1)
+    if (c->tries == 1) {
         c->w->n_retried++;
+        c->w->scripts[c->script_idx].n_retried++;
+    }
     c->w->n_retries++;
     c->tries++;
     c->sc.rng = c->sc.tx_rng;

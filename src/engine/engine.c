@@ -415,6 +415,8 @@ static void collect_scripts(struct engine_state *run, struct engine_result *out)
             const struct engine_script_figures *ss = &run->workers[t].scripts[i];
             sr->n_tx += ss->n_tx;
             sr->n_failed += ss->n_failed;
+            sr->n_retried += ss->n_retried;
+            sr->n_skipped += ss->n_skipped;
             hist_add(sr->latency, ss->latency);
         }
     }

@@ -163,6 +163,8 @@ struct statement_result {
 struct engine_script_figures {
     uint64_t n_tx;
     uint64_t n_failed;
+    uint64_t n_retried;   /* as engine_result's, of this script's transactions */
+    uint64_t n_skipped;   /* -R --latency-limit: its starts skipped (it was the one chosen) */
     struct hist *latency; /* successful transactions, microseconds */
 };
 

@@ -225,7 +225,7 @@ struct worker_counters {
         struct hist_sparse latency;
     } * stmts; /* as worker.stmts */
     struct {
-        uint64_t n_tx, n_failed;
+        uint64_t n_tx, n_failed, n_retried, n_skipped;
         struct hist_sparse latency;
     } * scripts; /* as worker.scripts */
 };

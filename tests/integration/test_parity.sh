@@ -442,3 +442,56 @@ test_pgbench18_unlogged_partitions() {
         echo "major $m: ok"
     done
 }
+
+# pgbench 18 prints failed, retried and skipped per script: the text's table, the result's
+# summary.scripts[] and show --csv --scripts. Each script's counts add up to the run's.
+test_pgbench18_per_script_retried_skipped() {
+    db=$(newdb pga_retried)
+    sql "CREATE TABLE ser (x int); INSERT INTO ser VALUES (0)" "$db"
+    # four clients updating one row in repeatable read: serialization failures, retried
+    printf 'BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT x FROM ser;\nSELECT pg_sleep(0.005);\nUPDATE ser SET x = x + 1;\nCOMMIT;\n' >ser.sql
+    printf 'SELECT 1;\n' >one.sql
+    pga run -f ser.sql@3 -f one.sql@1 -c 4 -j 2 -t 20 --max-tries 1000 -o r.json "$db"
+    assert_rc 0
+    assert_out '^  script +weight +transactions +share +failed +retried +skipped '
+    assert_out '^  ser\.sql +3 +[0-9]+ +[0-9.]+% +0 +[1-9][0-9]* +0 '
+    assert_out '^  one\.sql +1 +[0-9]+ +[0-9.]+% +0 +0 +0 '
+    pyjson r.json 'all(set(s) >= {"retried", "skipped"} for s in d["summary"]["scripts"])'
+    pyjson r.json 'sum(s["retried"] for s in d["summary"]["scripts"]) == d["summary"]["retried"] > 0'
+    pyjson r.json '[s["retried"] > 0 for s in d["summary"]["scripts"]] == [True, False]'
+    pyjson r.json 'd["summary"]["transactions"] == 80'
+    [ "$(sql "SELECT x FROM ser" "$db")" = "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["scripts"][0]["transactions"])' r.json)" ] ||
+        fail "ser.sql's transactions are not the row's updates"
+    # -R far above what the server does, with a latency limit no start can meet: most starts
+    # are skipped, each counted for the script chosen for it
+    db2=$(parity_db pga_skipped)
+    pga run -S -f one.sql -c 2 -t 200 -R 50000 --latency-limit 0.05 -o s.json "$db2"
+    assert_rc 0
+    pyjson s.json 'sum(s["skipped"] for s in d["summary"]["scripts"]) == d["summary"]["skipped"] > 0'
+    pyjson s.json 'sum(s["transactions"] + s["failed"] + s["skipped"] for s in d["summary"]["scripts"]) == 400'
+    pyjson s.json 'all(s["retried"] == 0 for s in d["summary"]["scripts"])'
+    # show prints the table again; --csv --scripts a row per script
+    pga show s.json
+    assert_rc 0
+    assert_out '^  builtin: select-only +1 '
+    pga show --csv --scripts s.json
+    assert_rc 0
+    python3 - "$T/out" s.json <<'PY' || fail "show --csv --scripts"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+d = json.load(open(sys.argv[2]))
+s = d["summary"]["scripts"]
+assert [r["script"] for r in rows] == [x["name"] for x in s], rows
+for r, x in zip(rows, s):
+    for k in ("weight", "transactions", "failed", "retried", "skipped"):
+        assert int(r[k]) == x[k], (k, r, x)
+    assert abs(float(r["latency_max_ms"]) * 1000 - x["latency_us"]["max"]) < 1.5, (r, x)
+PY
+    pga show --scripts s.json
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'show: --scripts goes with --csv'
+    pga show --csv --scripts --summary s.json
+    assert_rc 2
+    assert_one_error_line
+}
