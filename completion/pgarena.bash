@@ -20,23 +20,23 @@ _pgarena_options()
 {
     local words=""
     case $1 in
-    init) words="--workload -w --file -f --scale -s --partitions --partition-method --init-steps -I --fillfactor -F --no-vacuum -n --foreign-keys --unlogged-tables --tablespace --index-tablespace --tables --table-size --warehouses --jobs -j --seed --force --local --quiet -q --host -h --port -p --username -U --help" ;;
-    run) words="--workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --metrics-listen --seed --local --no-statements --quiet -q --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --capture --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --host -h --port -p --username -U --help" ;;
-    show) words="--intervals --csv --summary --help" ;;
+    init) words="--workload -w --file -f --scale -s --partitions --partition-method --init-steps -I --fillfactor -F --no-vacuum -n --foreign-keys --unlogged-tables --tablespace --index-tablespace --tables --table-size --warehouses --jobs -j --seed --force --local --quiet -q --host -h --port -p --dbname -d --username -U --help" ;;
+    run) words="--workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --metrics-listen --seed --local --no-statements --quiet -q --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --capture --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --exit-on-abort --debug --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --host -h --port -p --dbname -d --username -U --help" ;;
+    show) words="--intervals --csv --summary --scripts --help" ;;
     compare) words="--json --csv --fail-if-worse --seed --margin --by --help" ;;
     report) words="--output -o --title --history --help" ;;
-    sweep) words="--quiet -q --workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --metrics-listen --seed --local --no-statements --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --capture --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --init --set --setup --trials --duet --max-rate --slo --compare --json --replay --host -h --port -p --username -U --help" ;;
-    calibrate) words="--workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --metrics-listen --seed --local --no-statements --quiet -q --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --capture --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --trials --json --host -h --port -p --username -U --help" ;;
+    sweep) words="--quiet -q --workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --metrics-listen --seed --local --no-statements --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --capture --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --exit-on-abort --debug --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --init --set --setup --trials --duet --max-rate --slo --compare --json --replay --host -h --port -p --dbname -d --username -U --help" ;;
+    calibrate) words="--workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --metrics-listen --seed --local --no-statements --quiet -q --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --capture --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --exit-on-abort --debug --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --trials --json --host -h --port -p --dbname -d --username -U --help" ;;
     local) words="--dir --help" ;;
-    check) words="--workload -w --all --jobs -j --host -h --port -p --username -U --help" ;;
+    check) words="--workload -w --all --jobs -j --host -h --port -p --dbname -d --username -U --help" ;;
     recover) words="--help" ;;
     merge) words="--output -o --force --help" ;;
     store) words="--into --help" ;;
     history) words="--where --by --order --metric --min-effect --seed --json --fail-if-regressed --accept --help" ;;
     replay-prepare) words="--output -o --from --to --database --user --format --prefix --help" ;;
     replay-show) words="--top --events --help" ;;
-    replay-capture) words="--seconds -s --output -o --host -h --port -p --username -U --help" ;;
-    replay-run) words="--jobs -j --progress -P --output -o --warmup --timeout --label --report --metrics-listen --local --quiet -q --sample-ms --no-sampling --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --store --meta --host -h --port -p --username -U --help" ;;
+    replay-capture) words="--seconds -s --output -o --host -h --port -p --dbname -d --username -U --help" ;;
+    replay-run) words="--jobs -j --progress -P --output -o --warmup --timeout --label --report --metrics-listen --local --quiet -q --sample-ms --no-sampling --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --store --meta --host -h --port -p --dbname -d --username -U --help" ;;
     esac
     echo "$words"
 }
@@ -572,6 +572,10 @@ _pgarena()
         return
         ;;
     "init -p" | "init --port" | "run -p" | "run --port" | "sweep -p" | "sweep --port" | "calibrate -p" | "calibrate --port" | "check -p" | "check --port" | "replay-capture -p" | "replay-capture --port" | "replay-run -p" | "replay-run --port")
+        _pgarena_value ""
+        return
+        ;;
+    "init -d" | "init --dbname" | "run -d" | "run --dbname" | "sweep -d" | "sweep --dbname" | "calibrate -d" | "calibrate --dbname" | "check -d" | "check --dbname" | "replay-capture -d" | "replay-capture --dbname" | "replay-run -d" | "replay-run --dbname")
         _pgarena_value ""
         return
         ;;

@@ -107,6 +107,8 @@ static void sink_counters(struct bench_sink *s, const struct engine_interval *iv
     for (size_t i = 0; i < c.n_scripts; i++) {
         c.scripts[i].transactions = er->scripts[i].n_tx;
         c.scripts[i].failed = er->scripts[i].n_failed;
+        c.scripts[i].retried = er->scripts[i].n_retried;
+        c.scripts[i].skipped = er->scripts[i].n_skipped;
         hist_to_sparse(er->scripts[i].latency, &c.scripts[i].latency);
     }
     /* The terminals only, as the result's clients[]. */

@@ -79,6 +79,8 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
         .max_tries = (int)b->p.max_tries,
         .timeout_us = b->p.timeout_ms * 1000,
         .connect_per_tx = b->p.connect_per_tx,
+        .exit_on_abort = b->p.exit_on_abort,
+        .debug = b->p.debug,
         .sleep_is_terminal_time = b->wl.sleep_is_terminal_time,
         .progress = hooks ? hooks->progress : NULL,
         .progress_arg = hooks ? hooks->arg : NULL,

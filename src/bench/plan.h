@@ -92,7 +92,8 @@ struct bench_plan {
     double rate, latency_limit_ms;
     int64_t warmup_s, max_tries, timeout_ms;
     int connect_per_tx, per_statement, progress_timestamp;
-    const char *output; /* the result file */
+    int exit_on_abort, debug; /* pgbench's --exit-on-abort and --debug */
+    const char *output;       /* the result file */
     const char *label;
     const char *command; /* the command line, passwords masked */
     struct bench_log_opts log;

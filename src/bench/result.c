@@ -80,6 +80,8 @@ static void fill_script_summaries(const struct script_set *scripts, const struct
         s->name = xstrdup(scripts->scripts[i].name);
         s->weight = scripts->scripts[i].weight;
         result_derive_script(s, src->n_tx, src->n_failed, r->summary.duration_s, src->latency);
+        s->retried = src->n_retried;
+        s->skipped = src->n_skipped;
     }
 }
 

@@ -25,6 +25,9 @@ int args_conn_option(int opt, const char *value, struct pg_connopts *conn)
     case 'U':
         replace(&conn->user, value);
         return 1;
+    case 'd': /* pgbench 17's; a last argument, read later, wins as in pgbench */
+        replace(&conn->dbname, value);
+        return 1;
     default:
         return 0;
     }

@@ -169,6 +169,12 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
         return TAKE(num_double("--sampling-rate", arg, 1e-9, 1, &p->log.sampling_rate, e));
     case OPT_AGGREGATE_INTERVAL:
         return TAKE(num_int("--aggregate-interval", arg, 1, 100000000, &p->log.aggregate_s, e));
+    case OPT_EXIT_ON_ABORT:
+        p->exit_on_abort = 1;
+        return 1;
+    case OPT_DEBUG:
+        p->debug = 1;
+        return 1;
     case OPT_FAILURES_DETAILED:
         p->log.failures_detailed = 1;
         return 1;

@@ -13,7 +13,7 @@
 #include "report/text.h"
 #include "result/result.h"
 
-enum { SHOW_TEXT, SHOW_INTERVALS = 1, SHOW_CSV = 2, SHOW_SUMMARY = 4 };
+enum { SHOW_TEXT, SHOW_INTERVALS = 1, SHOW_CSV = 2, SHOW_SUMMARY = 4, SHOW_SCRIPTS = 8 };
 
 /* 1 when --help was printed, -1 with e set; *mode is a set of SHOW_* flags. */
 static int parse_options(int argc, char **argv, int *mode, const char **path, struct err *e)
@@ -29,6 +29,8 @@ static int parse_options(int argc, char **argv, int *mode, const char **path, st
             *mode |= SHOW_CSV;
         } else if (opt == OPT_SUMMARY) {
             *mode |= SHOW_SUMMARY;
+        } else if (opt == OPT_SCRIPTS) {
+            *mode |= SHOW_SCRIPTS;
         } else if (opt == OPT_HELP) {
             cli_help(CLI_SHOW, stdout);
             return 1;
@@ -40,6 +42,11 @@ static int parse_options(int argc, char **argv, int *mode, const char **path, st
         return err_set(e, ERR_INPUT, "show: --summary goes with --csv");
     if ((*mode & SHOW_SUMMARY) && (*mode & SHOW_INTERVALS))
         return err_set(e, ERR_INPUT, "show: --csv --summary and --intervals are exclusive");
+    if ((*mode & SHOW_SCRIPTS) && !(*mode & SHOW_CSV))
+        return err_set(e, ERR_INPUT, "show: --scripts goes with --csv");
+    if ((*mode & SHOW_SCRIPTS) && (*mode & (SHOW_SUMMARY | SHOW_INTERVALS)))
+        return err_set(e, ERR_INPUT,
+                       "show: --csv --scripts, --summary and --intervals are exclusive");
     if (optind != argc - 1)
         return err_set(e, ERR_INPUT, "show: expected one result file (see pgarena show --help)");
     *path = argv[optind];
@@ -97,7 +104,9 @@ int cli_show(int argc, char **argv, struct err *e)
     struct result r;
     if (result_read(path, &r, e) < 0)
         return -1;
-    if (mode & SHOW_SUMMARY) {
+    if (mode & SHOW_SCRIPTS) {
+        report_csv_scripts(stdout, &r);
+    } else if (mode & SHOW_SUMMARY) {
         report_csv_summary(stdout, &r);
     } else if (mode & SHOW_CSV) {
         report_csv_intervals(stdout, &r);

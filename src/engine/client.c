@@ -130,6 +130,23 @@ void client_record_failure(struct client *c, time_ns now, enum pg_failure why)
     }
     c->tx_connect_ns = -1;
     c->n_done++;
+    client_exit_on_abort(c, why);
+}
+
+/* --exit-on-abort: pgbench aborts its client on any failure but a serialization failure or a
+ * deadlock (retried, and counted when the tries run out), and the option ends the run there. */
+void client_exit_on_abort(struct client *c, enum pg_failure why)
+{
+    struct engine_state *run = c->w->run;
+    if (!run->cfg->exit_on_abort || why == PGF_NONE || why == PGF_SERIALIZATION ||
+        why == PGF_DEADLOCK)
+        return;
+    if (!c->aborted) {
+        c->aborted = 1;
+        c->w->n_aborted++;
+    }
+    atomic_store(&run->exit_aborted, 1);
+    engine_request_stop_because("a client aborted and --exit-on-abort ended the run");
 }
 
 void client_count_connect(struct client *c)

@@ -35,6 +35,7 @@ int client_finish(struct client *c);
 /* The transaction ends failed at now, for why, outside CS_END_TX (connection lost, timed
  * out): counted for the worker and the client. */
 void client_record_failure(struct client *c, time_ns now, enum pg_failure why);
+void client_exit_on_abort(struct client *c, enum pg_failure why);
 /* -C: the transaction counted, and so does the connection it made (its time included). */
 void client_count_connect(struct client *c);
 

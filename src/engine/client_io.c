@@ -90,6 +90,8 @@ int client_take_result(struct client *c, const struct script_command *cmd, struc
                        int *ok)
 {
     enum pg_status st = pg_result_status(res);
+    if (c->w->run->cfg->debug)
+        fprintf(stderr, "client %d receiving\n", c->id);
     if (st == PG_RES_COPY_IN || st == PG_RES_COPY_OUT) {
         pg_result_free(res);
         return refuse_copy(c, cmd, st, ok);

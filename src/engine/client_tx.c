@@ -19,29 +19,6 @@ int client_run_over(const struct client *c, time_ns now)
            (target > 0 && (int64_t)c->n_done >= target) || (run->end_ns > 0 && now >= run->end_ns);
 }
 
-/* -R: take the next scheduled start; with --latency-limit, skip the starts that are already
- * too late to make it, as pgbench does. Returns 0 to wait for the start, 1 to go on. */
-static int take_schedule(struct client *c, time_ns now)
-{
-    const struct engine_config *cfg = c->w->run->cfg;
-    if (!c->sc.scheduled) {
-        c->sc.sched_at = sched_next(&c->w->sched);
-        c->sc.scheduled = 1;
-    }
-    while (cfg->latency_limit_us > 0 && c->sc.sched_at < now - cfg->latency_limit_us * NS_PER_US) {
-        worker_record_skipped(c, now);
-        c->n_done++;
-        if (client_run_over(c, now))
-            return 1;
-        c->sc.sched_at = sched_next(&c->w->sched);
-    }
-    if (c->sc.sched_at > now) {
-        client_set_timer(c, c->sc.sched_at);
-        return 0;
-    }
-    return 1;
-}
-
 /* An analytic stream's next script: the next of its pass, a new pass (a fresh permutation,
  * or the set's order) once one is done. */
 static const struct script *next_in_stream(struct client *c)
@@ -63,6 +40,39 @@ static const struct script *next_in_stream(struct client *c)
     return &cfg->scripts->scripts[first + c->sc.stream_order[c->sc.stream_pos++]];
 }
 
+static void choose_script(struct client *c)
+{
+    const struct engine_config *cfg = c->w->run->cfg;
+    c->script = c->sc.stream_order ? next_in_stream(c) : script_choose(cfg->scripts, &c->sc.rng);
+    c->script_idx = (int)(c->script - cfg->scripts->scripts);
+}
+
+/* -R: take the next scheduled start; with --latency-limit, skip the starts that are already
+ * too late to make it, as pgbench does. Returns 0 to wait for the start, 1 to go on. The script
+ * is chosen with the schedule, and the starts skipped count as its own (pgbench's per-script
+ * skipped). */
+static int take_schedule(struct client *c, time_ns now)
+{
+    const struct engine_config *cfg = c->w->run->cfg;
+    if (!c->sc.scheduled) {
+        c->sc.sched_at = sched_next(&c->w->sched);
+        c->sc.scheduled = 1;
+        choose_script(c);
+    }
+    while (cfg->latency_limit_us > 0 && c->sc.sched_at < now - cfg->latency_limit_us * NS_PER_US) {
+        worker_record_skipped(c, now);
+        c->n_done++;
+        if (client_run_over(c, now))
+            return 1;
+        c->sc.sched_at = sched_next(&c->w->sched);
+    }
+    if (c->sc.sched_at > now) {
+        client_set_timer(c, c->sc.sched_at);
+        return 0;
+    }
+    return 1;
+}
+
 int client_step_start_tx(struct client *c, time_ns now)
 {
     const struct engine_config *cfg = c->w->run->cfg;
@@ -81,8 +91,10 @@ int client_step_start_tx(struct client *c, time_ns now)
         if (now >= c->w->run->start_ns)
             hist_record(c->w->lag, c->lag_us);
     }
-    c->script = c->sc.stream_order ? next_in_stream(c) : script_choose(cfg->scripts, &c->sc.rng);
-    c->script_idx = (int)(c->script - cfg->scripts->scripts);
+    if (!paced)
+        choose_script(c);
+    if (cfg->debug)
+        fprintf(stderr, "client %d executing script \"%s\"\n", c->id, c->script->name);
     c->sc.tx_rng = c->sc.rng;
     c->tries = 1;
     c->sc.cmd = 0;
@@ -158,6 +170,11 @@ static int send_sql(struct client *c, const struct script_command *cmd)
         sent = pg_send_prepared(c->conn, cmd->stmt_name, cmd->n_params, c->sc.param_values);
         break;
     }
+    if (c->w->run->cfg->debug)
+        fprintf(stderr, "client %d sending %s\n", c->id,
+                c->w->run->cfg->protocol == PROTO_SIMPLE     ? c->sc.sql.data
+                : c->w->run->cfg->protocol == PROTO_EXTENDED ? cmd->sql_params
+                                                             : cmd->stmt_name);
     if (sent < 0 || client_flush(c) < 0)
         return -1;
     return 0;
@@ -240,6 +257,14 @@ static int exec_pipeline(struct client *c, const struct script_command *cmd)
         if (pg_pipeline_enter(c->conn) < 0)
             return fail_command(c, PGF_OTHER, "could not enter pipeline mode");
         c->sc.pipe_head = c->sc.pipe_tail = 0;
+        c->sc.pipe_syncs = 0;
+        c->sc.cmd++;
+        return CS_START_CMD;
+    }
+    if (cmd->kind == CMD_PIPELINE_SYNC) { /* the results are read at \endpipeline, as pgbench */
+        if (pg_pipeline_send_sync(c->conn) < 0)
+            return fail_connection(c);
+        c->sc.pipe_syncs++;
         c->sc.cmd++;
         return CS_START_CMD;
     }
@@ -281,6 +306,7 @@ int client_step_start_cmd(struct client *c, time_ns now)
             return start_sleep(c, cmd, now);
         case CMD_PIPELINE_START:
         case CMD_PIPELINE_END:
+        case CMD_PIPELINE_SYNC:
             next = exec_pipeline(c, cmd);
             break;
         case CMD_SQL:
@@ -342,6 +368,10 @@ int client_step_wait_pipeline(struct client *c, time_ns now)
             continue;
         }
         pg_result_free(res);
+        if (c->sc.pipe_syncs > 0) { /* a \syncpipeline's: the pipeline goes on */
+            c->sc.pipe_syncs--;
+            continue;
+        }
         pg_pipeline_exit(c->conn);
         if (!ok || c->sc.pipe_discard) {
             c->sc.pipe_discard = 0;
@@ -384,8 +414,10 @@ static int after_failed_try(struct client *c, time_ns now)
     if (!retryable(c, now))
         return CS_END_TX;
     worker_counters_check(c->w, now);
-    if (c->tries == 1)
+    if (c->tries == 1) {
         c->w->n_retried++;
+        c->w->scripts[c->script_idx].n_retried++;
+    }
     c->w->n_retries++;
     c->tries++;
     c->sc.rng = c->sc.tx_rng;
@@ -453,6 +485,7 @@ int client_step_end_tx(struct client *c, time_ns now)
     }
     c->tx_connect_ns = -1;
     c->n_done++;
+    client_exit_on_abort(c, c->failure);
     if (w->run->cfg->connect_per_tx)
         client_close(c);
     return CS_START_TX;

@@ -45,6 +45,8 @@ void worker_counters_publish(struct worker *w, size_t hi)
     for (int i = 0; i < n_scripts; i++) {
         p->scripts[i].n_tx = w->scripts[i].n_tx;
         p->scripts[i].n_failed = w->scripts[i].n_failed;
+        p->scripts[i].n_retried = w->scripts[i].n_retried;
+        p->scripts[i].n_skipped = w->scripts[i].n_skipped;
         sparse_again(&p->scripts[i].latency, w->scripts[i].latency);
     }
     pthread_mutex_unlock(&w->series_mu);
@@ -103,6 +105,8 @@ static void add_worker(const struct worker *w, struct engine_result *out, struct
     for (int i = 0; i < out->n_scripts; i++) {
         out->scripts[i].n_tx += p->scripts[i].n_tx;
         out->scripts[i].n_failed += p->scripts[i].n_failed;
+        out->scripts[i].n_retried += p->scripts[i].n_retried;
+        out->scripts[i].n_skipped += p->scripts[i].n_skipped;
         hist_add_sparse(out->scripts[i].latency, &p->scripts[i].latency);
     }
     for (int s = 0; s < out->n_statements; s++) {

@@ -415,6 +415,8 @@ static void collect_scripts(struct engine_state *run, struct engine_result *out)
             const struct engine_script_figures *ss = &run->workers[t].scripts[i];
             sr->n_tx += ss->n_tx;
             sr->n_failed += ss->n_failed;
+            sr->n_retried += ss->n_retried;
+            sr->n_skipped += ss->n_skipped;
             hist_add(sr->latency, ss->latency);
         }
     }
@@ -507,11 +509,16 @@ void engine_state_collect(struct engine_state *run, struct engine_result *out)
     out->end_reason = END_FINISHED;
     if (atomic_load(&run->server_lost))
         out->end_reason = END_SERVER_LOST;
+    else if (atomic_load(&run->exit_aborted)) /* pgbench: "Run was aborted" too */
+        out->end_reason = END_ERROR;
     else if (stopped)
         out->end_reason = END_INTERRUPTED;
     else if (out->n_aborted > 0) /* as pgbench: "Run was aborted" */
         out->end_reason = END_ERROR;
     snprintf(out->end_note, sizeof out->end_note, "%s", run->overdue_note);
+    if (!out->end_note[0] && atomic_load(&run->exit_aborted))
+        snprintf(out->end_note, sizeof out->end_note,
+                 "a client aborted and --exit-on-abort ended the run (see the first failure)");
     if (!out->end_note[0] && out->n_aborted > 0)
         snprintf(out->end_note, sizeof out->end_note,
                  "%d of %d clients aborted: their script cannot go on (see the first failure)",

@@ -72,6 +72,10 @@ struct engine_config {
     int max_tries;            /* --max-tries: tries of a serialization/deadlock failure (>= 1) */
     int64_t timeout_us;       /* --timeout: cancel a transaction running longer; 0: none */
     int connect_per_tx;       /* -C */
+    /* --exit-on-abort: a failure that pgbench aborts its client on (any class but
+     * serialization and deadlock) ends the run, as END_ERROR. */
+    int exit_on_abort;
+    int debug; /* --debug: each client's scripts, sends and results on stderr, as pgbench's */
     /* \sleep is a terminal's keying or think time (TPC-C): not part of the latency, and the
      * end of a -T run cuts it short (a transaction that has sent nothing yet is dropped, one
      * thinking after its SQL is recorded at once). */
@@ -159,6 +163,8 @@ struct statement_result {
 struct engine_script_figures {
     uint64_t n_tx;
     uint64_t n_failed;
+    uint64_t n_retried;   /* as engine_result's, of this script's transactions */
+    uint64_t n_skipped;   /* -R --latency-limit: its starts skipped (it was the one chosen) */
     struct hist *latency; /* successful transactions, microseconds */
 };
 

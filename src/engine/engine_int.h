@@ -156,6 +156,7 @@ struct client_script {
     time_ns *pipe_start;    /* and when each was sent */
     int pipe_head, pipe_tail;
     int pipe_discard; /* an error in a pipeline: read up to the sync, then fail */
+    int pipe_syncs;   /* \syncpipeline syncs whose PIPELINE_SYNC result is still to come */
     int copy_out;     /* a refused COPY TO STDOUT's rows are being read and dropped */
     struct buf sql;   /* simple mode: the command with values substituted */
     const char **param_values;
@@ -224,7 +225,7 @@ struct worker_counters {
         struct hist_sparse latency;
     } * stmts; /* as worker.stmts */
     struct {
-        uint64_t n_tx, n_failed;
+        uint64_t n_tx, n_failed, n_retried, n_skipped;
         struct hist_sparse latency;
     } * scripts; /* as worker.scripts */
 };
@@ -318,6 +319,7 @@ struct engine_state {
     int n_cmds;                    /* commands of all scripts */
     int *cmd_base;                 /* per script: index of its first command in a flat array */
     atomic_int server_lost;        /* every client lost for too long: the run was stopped */
+    atomic_int exit_aborted;       /* --exit-on-abort stopped the run */
     _Atomic uint64_t feed_started; /* a feed at speed max: sessions started so far */
     char overdue_note[320]; /* why engine_state_check_overdue stopped the run, "" if it did not */
     /* The interval the main thread wants the workers' cumulative counts for (SIZE_MAX: none):

@@ -32,6 +32,7 @@ void worker_record_skipped(struct client *c, time_ns now)
     if (c->sc.sched_at < c->w->run->start_ns)
         return; /* warmup */
     c->w->n_skipped++;
+    c->w->scripts[c->script_idx].n_skipped++;
     if (c->w->txlog)
         log_tx(c, now, 0, TXLOG_SKIPPED);
 }

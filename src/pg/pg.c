@@ -169,6 +169,11 @@ int pg_pipeline_sync(struct pg_conn *c)
     return c->drv->pipeline_sync(c);
 }
 
+int pg_pipeline_send_sync(struct pg_conn *c)
+{
+    return c->drv->pipeline_send_sync ? c->drv->pipeline_send_sync(c) : c->drv->pipeline_sync(c);
+}
+
 int pg_in_pipeline(const struct pg_conn *c)
 {
     return c->drv->in_pipeline(c);

@@ -123,6 +123,9 @@ int pg_put_copy_end(struct pg_conn *c, const char *errmsg);
 int pg_pipeline_enter(struct pg_conn *c);
 void pg_pipeline_exit(struct pg_conn *c);
 int pg_pipeline_sync(struct pg_conn *c);
+/* A sync in the middle of a pipeline (\syncpipeline), queued without flushing where libpq
+ * can (17's PQsendPipelineSync); older ones send the same Sync message and flush. 0/-1. */
+int pg_pipeline_send_sync(struct pg_conn *c);
 int pg_in_pipeline(const struct pg_conn *c);
 
 /* The transaction state, as the server last reported it. */

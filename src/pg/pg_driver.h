@@ -32,6 +32,8 @@ struct pg_driver {
     int (*pipeline_enter)(struct pg_conn *c);
     void (*pipeline_exit)(struct pg_conn *c);
     int (*pipeline_sync)(struct pg_conn *c);
+    /* A sync queued without flushing (\syncpipeline); NULL: pipeline_sync serves. */
+    int (*pipeline_send_sync)(struct pg_conn *c);
     int (*in_pipeline)(const struct pg_conn *c);
     enum pg_txn (*txn_status)(const struct pg_conn *c);
     /* The raw message (may span lines), "" when none. */

@@ -154,6 +154,13 @@ static int lp_pipeline_sync(struct pg_conn *c)
     return PQpipelineSync(PG_LIBPQ(c)) ? 0 : -1;
 }
 
+#ifdef LIBPQ_HAS_SEND_PIPELINE_SYNC
+static int lp_pipeline_send_sync(struct pg_conn *c)
+{
+    return PQsendPipelineSync(PG_LIBPQ(c)) ? 0 : -1;
+}
+#endif
+
 static int lp_in_pipeline(const struct pg_conn *c)
 {
     return PQpipelineStatus(PG_LIBPQ(c)) != PQ_PIPELINE_OFF;
@@ -298,6 +305,9 @@ const struct pg_driver pg_libpq_driver = {
     .pipeline_enter = lp_pipeline_enter,
     .pipeline_exit = lp_pipeline_exit,
     .pipeline_sync = lp_pipeline_sync,
+#ifdef LIBPQ_HAS_SEND_PIPELINE_SYNC
+    .pipeline_send_sync = lp_pipeline_send_sync,
+#endif
     .in_pipeline = lp_in_pipeline,
     .txn_status = lp_txn_status,
     .error_message = lp_error_message,

@@ -283,6 +283,29 @@ struct side_sampling {
     size_t agents;
 };
 
+void report_csv_scripts(FILE *out, const struct result *r)
+{
+    fputs("script,weight,transactions,failed,retried,skipped,tps,latency_min_ms,latency_mean_ms,"
+          "latency_p50_ms,latency_p90_ms,latency_p95_ms,latency_p99_ms,latency_max_ms",
+          out);
+    end_row(out);
+    for (size_t i = 0; i < r->summary.n_scripts; i++) {
+        const struct result_script_figures *s = &r->summary.scripts[i];
+        const struct latency_summary *l = &s->latency_us;
+        report_csv_field(out, s->name);
+        fprintf(out, ",%d,%llu,%llu,%llu,%llu,", s->weight, (unsigned long long)s->transactions,
+                (unsigned long long)s->failed, (unsigned long long)s->retried,
+                (unsigned long long)s->skipped);
+        num(out, s->tps, 3);
+        const double lat[] = {l->min, l->mean, l->p50, l->p90, l->p95, l->p99, l->max};
+        for (size_t k = 0; k < sizeof lat / sizeof lat[0]; k++) {
+            sep(out);
+            ms(out, lat[k]);
+        }
+        end_row(out);
+    }
+}
+
 static void side_sampling(const struct cmp_side *s, struct side_sampling *out)
 {
     *out = (struct side_sampling){NULL, NAN, NAN, 0};

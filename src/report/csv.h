@@ -28,6 +28,11 @@ void report_csv_intervals(FILE *out, const struct result *r);
  * file's agents, start spread and clock uncertainty). */
 void report_csv_summary(FILE *out, const struct result *r);
 
+/* show --csv --scripts: one row per script of summary.scripts[] (pgbench 18 prints failed,
+ * retried and skipped per script): script, weight, transactions, failed, retried, skipped,
+ * tps, latency_{min,mean,p50,p90,p95,p99,max}_ms. */
+void report_csv_scripts(FILE *out, const struct result *r);
+
 /* compare --csv: one row per metric and compared side: name, a_label, b_label, a, b,
  * change_pct, ci_low_pct, ci_high_pct, verdict, detail; a and b in compare --json's units
  * (tps, latency in microseconds, failure rate as a fraction); then each side's sampling over

@@ -97,16 +97,20 @@ static void print_scripts(FILE *out, const struct result *r)
             width = (int)strlen(name);
     }
     uint64_t all = r->summary.transactions;
-    fprintf(out, "per script:\n  %-*s %6s %12s %6s %8s %10s %9s %9s %9s %9s %9s\n", width, "script",
-            "weight", "transactions", "share", "failed", "tps", "mean_ms", "p50_ms", "p95_ms",
-            "p99_ms", "max_ms");
+    /* failed, retried and skipped per script, as pgbench 18 prints them */
+    fprintf(out, "per script:\n  %-*s %6s %12s %6s %8s %8s %8s %10s %9s %9s %9s %9s %9s\n", width,
+            "script", "weight", "transactions", "share", "failed", "retried", "skipped", "tps",
+            "mean_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms");
     for (size_t i = 0; i < r->summary.n_scripts; i++) {
         const struct result_script_figures *s = &r->summary.scripts[i];
         const struct latency_summary *l = &s->latency_us;
-        fprintf(out, "  %-*s %6d %12llu %5.1f%% %8llu %10.2f %9.3f %9.3f %9.3f %9.3f %9.3f\n",
+        fprintf(out,
+                "  %-*s %6d %12llu %5.1f%% %8llu %8llu %8llu %10.2f %9.3f %9.3f %9.3f %9.3f "
+                "%9.3f\n",
                 width, s->name ? s->name : "?", s->weight, (unsigned long long)s->transactions,
                 all > 0 ? 100.0 * (double)s->transactions / (double)all : 0.0,
-                (unsigned long long)s->failed, s->tps, ms(l->mean), ms(l->p50), ms(l->p95),
+                (unsigned long long)s->failed, (unsigned long long)s->retried,
+                (unsigned long long)s->skipped, s->tps, ms(l->mean), ms(l->p50), ms(l->p95),
                 ms(l->p99), ms(l->max));
     }
 }

@@ -263,6 +263,8 @@ long journal_append_counters(struct journal *j, const struct journal_counters *c
     for (size_t i = 0; i < c->n_scripts; i++) {
         json_t *p = pair(c->scripts[i].transactions, c->scripts[i].failed);
         json_array_append_new(p, result_hist_to_json_compact(&c->scripts[i].latency));
+        json_array_append_new(p, json_integer((json_int_t)c->scripts[i].retried));
+        json_array_append_new(p, json_integer((json_int_t)c->scripts[i].skipped));
         json_array_append_new(scripts, p);
     }
     json_object_set_new(o, "scripts", scripts);
@@ -338,6 +340,12 @@ static int read_counters_line(const char *line, size_t len, struct journal_count
                          result_hist_from_json(json_array_get(s, 2), &sc->latency) == 0
                      ? 0
                      : -1;
+            /* retried and skipped came later: a journal without them has none */
+            if (rc == 0 && json_array_size(s) >= 5)
+                rc = read_count(json_array_get(s, 3), &sc->retried) == 0 &&
+                             read_count(json_array_get(s, 4), &sc->skipped) == 0
+                         ? 0
+                         : -1;
         }
         c->clients = xcalloc(json_array_size(clients) + 1, sizeof *c->clients);
         for (size_t i = 0; i < json_array_size(clients) && rc == 0; i++, c->n_clients++)
@@ -460,6 +468,8 @@ static int counted_scripts(const struct journal_counters *c, struct result *r)
         s->name = xstrdup(r->workload.scripts[i].name ? r->workload.scripts[i].name : "");
         s->weight = r->workload.scripts[i].weight;
         result_derive_script(s, c->scripts[i].transactions, c->scripts[i].failed, c->t_s, h);
+        s->retried = c->scripts[i].retried;
+        s->skipped = c->scripts[i].skipped;
         hist_free(h);
     }
     r->summary.n_scripts = c->n_scripts;

@@ -79,6 +79,7 @@ int journal_append_sampler(struct journal *j, const struct journal_sampler *s, d
 struct journal_script_counts {
     uint64_t transactions, failed;
     struct hist_sparse latency;
+    uint64_t retried, skipped; /* after the histogram in the line; absent before: 0 */
 };
 struct journal_counters {
     double t_s; /* the end of the interval they count through */

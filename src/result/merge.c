@@ -219,6 +219,8 @@ static int merge_scripts(struct merge_ctx *m, struct result *out, struct err *e)
             }
             d->transactions += s->transactions;
             d->failed += s->failed;
+            d->retried += s->retried;
+            d->skipped += s->skipped;
             hist_reset(m->h);
             if (add_sparse(m->h, &d->histogram) < 0 || add_sparse(m->h, &s->histogram) < 0)
                 return err_set(e, ERR_INPUT,

@@ -81,6 +81,8 @@ static int read_script_summaries(const json_t *a, struct result *r)
         s->weight = (int)count(o, "weight");
         s->transactions = count(o, "transactions");
         s->failed = count(o, "failed");
+        s->retried = count(o, "retried");
+        s->skipped = count(o, "skipped");
         s->tps = num(o, "tps");
         read_latency(json_object_get(o, "latency_us"), &s->latency_us);
         json_t *h = json_object_get(o, "histogram");

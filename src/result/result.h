@@ -50,6 +50,9 @@ struct result_script_figures {
     int weight;
     uint64_t transactions;
     uint64_t failed;
+    /* pgbench 18's per script: transactions retried, starts skipped (-R --latency-limit);
+     * summary.scripts[] only (0 in files before them) */
+    uint64_t retried, skipped;
     double tps;
     struct latency_summary latency_us; /* stddev and p999 are not written */
     struct hist_sparse histogram;      /* its successful transactions (mergeable) */

@@ -118,6 +118,8 @@ static json_t *scripts_summary_json(const struct result *r)
         set_int(o, "weight", s->weight);
         set_int(o, "transactions", (int64_t)s->transactions);
         set_int(o, "failed", (int64_t)s->failed);
+        set_int(o, "retried", (int64_t)s->retried);
+        set_int(o, "skipped", (int64_t)s->skipped);
         set_num(o, "tps", s->tps);
         set(o, "latency_us", result_part_latency_json(&s->latency_us));
         /* Version 3: a lone script's histogram is the document's; written once. */

@@ -12,7 +12,7 @@
  * Transaction scripts in pgbench's language, compiled into the commands the engine runs:
  * SQL (several per line, multi-line, ';'-terminated, `\;` joining a compound command) with
  * :variables (`::` is a cast), and the meta-commands \set, \sleep, \gset, \aset, \if, \elif,
- * \else, \endif, \startpipeline and \endpipeline. \shell and \setshell are refused.
+ * \else, \endif, \startpipeline, \syncpipeline and \endpipeline. \shell and \setshell are refused.
  *
  * Ownership: a struct script_set owns its scripts, commands and strings (script_set_free).
  * Per-client state (struct script_vars) is owned by the client and owns its texts.
@@ -44,6 +44,7 @@ enum cmd_kind {
     CMD_ENDIF,          /* \endif */
     CMD_PIPELINE_START, /* \startpipeline */
     CMD_PIPELINE_END,   /* \endpipeline */
+    CMD_PIPELINE_SYNC,  /* \syncpipeline: a sync inside the pipeline, which goes on */
 };
 
 /* What to keep of an SQL command's results. */

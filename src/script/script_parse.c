@@ -469,6 +469,17 @@ static int parse_pipeline(struct parse *ps, int start, const char *args, const c
     return 0;
 }
 
+/* pgbench 17's: only between \startpipeline and \endpipeline (pgbench fails at run time). */
+static int parse_syncpipeline(struct parse *ps, const char *args, const char *cmd_at)
+{
+    if (strspn(args, " \t\r") != strlen(args))
+        return error_at(ps, cmd_at, "unexpected argument");
+    if (!ps->in_pipeline)
+        return error_at(ps, cmd_at, "\\syncpipeline outside a pipeline");
+    add_command(ps, CMD_PIPELINE_SYNC, cmd_at);
+    return 0;
+}
+
 static const char *parse_meta(struct parse *ps, const char *p)
 {
     const char *cmd_at = p++;
@@ -491,6 +502,8 @@ static const char *parse_meta(struct parse *ps, const char *p)
         rc = parse_conditional(ps, word, args, args_at, cmd_at);
     else if (strcmp(word, "startpipeline") == 0 || strcmp(word, "endpipeline") == 0)
         rc = parse_pipeline(ps, word[1] == 't', args, cmd_at);
+    else if (strcmp(word, "syncpipeline") == 0)
+        rc = parse_syncpipeline(ps, args, cmd_at);
     else if (strcmp(word, "shell") == 0 || strcmp(word, "setshell") == 0)
         rc = error_at(ps, cmd_at, "\\shell and \\setshell are not supported by pgarena");
     else

@@ -303,3 +303,195 @@ ts = [float(m.group(1)) for m in re.finditer(r"progress: (\d+\.\d{3}) s,", open(
 assert ts and all(abs(t - int(sys.argv[2])) < 120 for t in ts), ts
 PY
 }
+
+# pgbench 17's and 18's habits (issue 48 part 4), from PostgreSQL 18's pgbench TAP cases.
+
+# -d/--dbname names the database (pgbench 17 gave -d to it; a last argument wins, as there),
+# and debugging output is --debug.
+test_pgbench17_dbname_debug() {
+    db=$(parity_db pga_dbname)
+    host=$(echo "$CONN" | sed -n 's/.*host=\([^ ]*\).*/\1/p')
+    port=$(echo "$CONN" | sed -n 's/.*port=\([^ ]*\).*/\1/p')
+    user=$(echo "$CONN" | sed -n 's/.*user=\([^ ]*\).*/\1/p')
+    pga run -h "$host" -p "$port" -U "$user" -d pga_dbname -S -t 3 -q -o r.json
+    assert_rc 0
+    pyjson r.json 'd["summary"]["transactions"] == 3 and d["summary"]["failed"] == 0'
+    pga run -h "$host" -p "$port" -U "$user" --dbname=pga_dbname -S -t 1 -q -o r.json
+    assert_rc 0
+    # a last argument names the database over -d
+    pga run -h "$host" -p "$port" -U "$user" -d nosuchdb_pga -S -t 1 -q -o r.json pga_dbname
+    assert_rc 0
+    pga init -h "$host" -p "$port" -U "$user" -d nosuchdb_pga -q
+    assert_rc 1
+    assert_err 'nosuchdb_pga'
+    # pgbench's TAP case: -M prepared -b se --debug tells what each client sends and receives
+    pga run -M prepared -b se --debug -c 2 -t 5 -q -o r.json "$db"
+    assert_rc 0
+    assert_err '^client [01] executing script "builtin: select-only"$'
+    assert_err '^client [01] sending '
+    assert_err '^client [01] receiving$'
+    pyjson r.json 'd["summary"]["transactions"] == 10'
+    [ "$(grep -c '^client .* executing script' "$T/err")" = 10 ] || fail "not one 'executing' line per transaction"
+}
+
+# --exit-on-abort (pgbench's TAP case): the fifth update divides by zero; pgbench aborts that
+# client and the option ends the run (pgbench exit status 2, ours 1), marked incomplete.
+test_pgbench17_exit_on_abort() {
+    db=$(newdb pga_eoa)
+    sql "CREATE TABLE counter (i int); INSERT INTO counter VALUES (0)" "$db"
+    printf 'UPDATE counter SET i = i + 1 RETURNING i \\gset\n\\if :i = 5\n\\set y 1 / 0\n\\endif\n' >eoa.sql
+    pga run -f eoa.sql -c 2 -j 2 -t 10 --exit-on-abort -q -o r.json "$db"
+    assert_rc 1
+    assert_err 'division by zero'
+    assert_err 'exit-on-abort ended the run'
+    pyjson r.json 'd["complete"] is False and d["end_reason"] == "error" and d["summary"]["failed"] == 1 and d["summary"]["errors"]["other"] == 1'
+    # every client stopped: fewer than the 20 updates asked for were made
+    [ "$(sql "SELECT i < 20 FROM counter" "$db")" = t ] || fail "the run went on after the abort"
+    # without the option the client goes on (pgarena's habit): every transaction is done
+    sql "UPDATE counter SET i = 0" "$db"
+    pga run -f eoa.sql -c 2 -j 2 -t 10 -q -o r2.json "$db"
+    assert_rc 0
+    pyjson r2.json 'd["complete"] is True and d["summary"]["transactions"] == 19 and d["summary"]["failed"] == 1'
+    # serialization failures and deadlocks do not abort a client in pgbench: they go on counted
+    sql "CREATE TABLE ser (x int); INSERT INTO ser VALUES (0)" "$db"
+    printf 'BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT x FROM ser;\nSELECT pg_sleep(0.01);\nUPDATE ser SET x = x + 1;\nCOMMIT;\n' >ser.sql
+    pga run -f ser.sql -c 4 -j 2 -t 10 --exit-on-abort -q -o s.json "$db"
+    assert_rc 0
+    pyjson s.json 'd["complete"] is True and d["summary"]["transactions"] + d["summary"]["failed"] == 40 and d["summary"]["failed"] == d["summary"]["errors"]["serialization"]'
+}
+
+# \syncpipeline (pgbench 17): a sync inside the pipeline, which goes on; each synced part is
+# its own implicit transaction on the server, and every result is read at \endpipeline.
+test_pgbench17_syncpipeline() {
+    db=$(newdb pga_syncpipe)
+    sql "CREATE TABLE sp (part int, x int)" "$db"
+    # pgbench's TAP case: syncs back to back, and at the end
+    printf '\\startpipeline\nSELECT 1;\n\\syncpipeline\n\\syncpipeline\nSELECT 2;\n\\syncpipeline\nSELECT 3;\n\\endpipeline\n\\startpipeline\nSELECT 4;\n\\syncpipeline\n\\endpipeline\n' >tap.sql
+    for m in extended prepared; do
+        pga run -M $m -f tap.sql -c 2 -t 5 -q -o tap_$m.json "$db"
+        assert_rc 0
+        pyjson tap_$m.json 'd["summary"]["transactions"] == 10 and d["summary"]["failed"] == 0'
+        pyjson tap_$m.json 'sorted((s["line"], s["count"]) for s in d["statements"]) == [(2, 10), (5, 10), (7, 10), (10, 10)]'
+    done
+    # results of every part are collected: \gset in the first part, rows in each
+    printf '\\startpipeline\nINSERT INTO sp VALUES (1, 1);\nSELECT 7 AS seven \\gset\n\\syncpipeline\nINSERT INTO sp VALUES (2, 2);\n\\endpipeline\nINSERT INTO sp VALUES (3, :seven);\n' >parts.sql
+    pga run -M extended -f parts.sql -c 2 -t 4 -q -o parts.json "$db"
+    assert_rc 0
+    pyjson parts.json 'd["summary"]["transactions"] == 8 and d["summary"]["failed"] == 0'
+    [ "$(sql "SELECT string_agg(part || ':' || x || ':' || n, ',' ORDER BY part) FROM (SELECT part, x, count(*) n FROM sp GROUP BY 1, 2) s" "$db")" = "1:1:8,2:2:8,3:7:8" ] ||
+        fail "rows: $(sql "SELECT part, x, count(*) FROM sp GROUP BY 1, 2" "$db")"
+    # an error in the first part: the server rolls that part back and runs the next (its own
+    # implicit transaction); the transaction fails, and what follows the pipeline does not run
+    sql "TRUNCATE sp" "$db"
+    printf '\\startpipeline\nINSERT INTO sp VALUES (1, 1);\nSELECT 1 / 0;\n\\syncpipeline\nINSERT INTO sp VALUES (2, 2);\n\\syncpipeline\nSELECT 2;\n\\endpipeline\nINSERT INTO sp VALUES (4, 4);\n' >err.sql
+    pga run -M prepared -f err.sql -c 2 -t 3 -q -o err.json "$db"
+    assert_rc 0
+    assert_err 'first failure: division by zero'
+    pyjson err.json 'd["summary"]["transactions"] == 0 and d["summary"]["failed"] == 6 and d["summary"]["errors"]["other"] == 6'
+    [ "$(sql "SELECT string_agg(part || ':' || n, ',' ORDER BY part) FROM (SELECT part, count(*) n FROM sp GROUP BY 1) s" "$db")" = "2:6" ] ||
+        fail "rows after errors: $(sql "SELECT part, count(*) FROM sp GROUP BY 1" "$db")"
+    # outside a pipeline, or with an argument: refused when the script is read
+    printf 'SELECT 1;\n\\syncpipeline\n' >out.sql
+    pga run -M extended -f out.sql -t 1 "$db"
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'out\.sql:2:1: \\syncpipeline outside a pipeline'
+    printf '\\startpipeline\n\\syncpipeline now\n\\endpipeline\n' >arg.sql
+    pga run -M extended -f arg.sql -t 1 "$db"
+    assert_rc 2
+    assert_err 'arg\.sql:2:1: unexpected argument'
+}
+
+# init --unlogged-tables --partitions N: 18 refuses an unlogged partitioned table, and pgbench
+# 18 makes the parent logged and its partitions unlogged; before 18 the parent is unlogged as
+# pgbench 15 makes it (a parent's persistence is nothing there). On the harness's 15 and on
+# 13 and 18 when their binaries are here ("major M: unavailable (WHY)" otherwise).
+unlogged_partitions_on() {
+    local conn=$1 major=$2 parent=u method
+    [ "$major" -ge 18 ] && parent=p
+    for method in range hash; do
+        pga init -q -s 1 --unlogged-tables --partitions 3 --partition-method $method "$conn"
+        assert_rc 0
+        [ "$(sql "SELECT string_agg(relname || '=' || relpersistence::text, ',' ORDER BY relname) FROM pg_class WHERE relname LIKE 'pgbench\_%' AND relkind IN ('r', 'p')" "$conn")" = \
+            "pgbench_accounts=$parent,pgbench_accounts_1=u,pgbench_accounts_2=u,pgbench_accounts_3=u,pgbench_branches=u,pgbench_history=u,pgbench_tellers=u" ] ||
+            fail "major $major $method: $(sql "SELECT relname, relpersistence FROM pg_class WHERE relname LIKE 'pgbench\_%' AND relkind IN ('r', 'p')" "$conn")"
+        [ "$(sql "SELECT count(*), sum(aid) FROM pgbench_accounts" "$conn")" = "100000|5000050000" ] ||
+            fail "major $major $method: accounts"
+    done
+    pga run -S -t 20 -q -o "u$major.json" "$conn"
+    assert_rc 0
+    pyjson "u$major.json" 'd["summary"]["transactions"] == 20 and d["summary"]["failed"] == 0'
+}
+
+test_pgbench18_unlogged_partitions() {
+    db=$(newdb pga_unlogged_parts)
+    unlogged_partitions_on "$db" "$(($(sql 'SHOW server_version_num') / 10000))"
+    chmod 755 "$T" # the servers run as postgres when we are root
+    local m why dir conn
+    for m in 13 18; do
+        if ! why=$(sh "$PGARENA_TEST_TOP/tools/pg/versions.sh" bindir "$m" 2>&1 >/dev/null); then
+            echo "major $m: unavailable (${why#pg-versions: "$m" unavailable: })"
+            continue
+        fi
+        dir=$T/srv-$m
+        conn=$(PGARENA_PG_MAJOR=$m sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" start "$dir") ||
+            fail "major $m: the harness cannot start it"
+        LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$PGARENA_TEST_TOP/tests/pg-harness.sh' stop '$dir'"
+        unlogged_partitions_on "$conn" "$m"
+        sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" stop "$dir"
+        echo "major $m: ok"
+    done
+}
+
+# pgbench 18 prints failed, retried and skipped per script: the text's table, the result's
+# summary.scripts[] and show --csv --scripts. Each script's counts add up to the run's.
+test_pgbench18_per_script_retried_skipped() {
+    db=$(newdb pga_retried)
+    sql "CREATE TABLE ser (x int); INSERT INTO ser VALUES (0)" "$db"
+    # four clients updating one row in repeatable read: serialization failures, retried
+    printf 'BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT x FROM ser;\nSELECT pg_sleep(0.005);\nUPDATE ser SET x = x + 1;\nCOMMIT;\n' >ser.sql
+    printf 'SELECT 1;\n' >one.sql
+    pga run -f ser.sql@3 -f one.sql@1 -c 4 -j 2 -t 20 --max-tries 1000 -o r.json "$db"
+    assert_rc 0
+    assert_out '^  script +weight +transactions +share +failed +retried +skipped '
+    assert_out '^  ser\.sql +3 +[0-9]+ +[0-9.]+% +0 +[1-9][0-9]* +0 '
+    assert_out '^  one\.sql +1 +[0-9]+ +[0-9.]+% +0 +0 +0 '
+    pyjson r.json 'all(set(s) >= {"retried", "skipped"} for s in d["summary"]["scripts"])'
+    pyjson r.json 'sum(s["retried"] for s in d["summary"]["scripts"]) == d["summary"]["retried"] > 0'
+    pyjson r.json '[s["retried"] > 0 for s in d["summary"]["scripts"]] == [True, False]'
+    pyjson r.json 'd["summary"]["transactions"] == 80'
+    [ "$(sql "SELECT x FROM ser" "$db")" = "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["scripts"][0]["transactions"])' r.json)" ] ||
+        fail "ser.sql's transactions are not the row's updates"
+    # -R far above what the server does, with a latency limit no start can meet: most starts
+    # are skipped, each counted for the script chosen for it
+    db2=$(parity_db pga_skipped)
+    pga run -S -f one.sql -c 2 -t 200 -R 50000 --latency-limit 0.05 -o s.json "$db2"
+    assert_rc 0
+    pyjson s.json 'sum(s["skipped"] for s in d["summary"]["scripts"]) == d["summary"]["skipped"] > 0'
+    pyjson s.json 'sum(s["transactions"] + s["failed"] + s["skipped"] for s in d["summary"]["scripts"]) == 400'
+    pyjson s.json 'all(s["retried"] == 0 for s in d["summary"]["scripts"])'
+    # show prints the table again; --csv --scripts a row per script
+    pga show s.json
+    assert_rc 0
+    assert_out '^  builtin: select-only +1 '
+    pga show --csv --scripts s.json
+    assert_rc 0
+    python3 - "$T/out" s.json <<'PY' || fail "show --csv --scripts"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+d = json.load(open(sys.argv[2]))
+s = d["summary"]["scripts"]
+assert [r["script"] for r in rows] == [x["name"] for x in s], rows
+for r, x in zip(rows, s):
+    for k in ("weight", "transactions", "failed", "retried", "skipped"):
+        assert int(r[k]) == x[k], (k, r, x)
+    assert abs(float(r["latency_max_ms"]) * 1000 - x["latency_us"]["max"]) < 1.5, (r, x)
+PY
+    pga show --scripts s.json
+    assert_rc 2
+    assert_one_error_line
+    assert_err 'show: --scripts goes with --csv'
+    pga show --csv --scripts --summary s.json
+    assert_rc 2
+    assert_one_error_line
+}

@@ -1550,7 +1550,8 @@ static void test_journal_recover_counters(void **state)
         assert_int_equal(journal_append(j, &r.intervals[i], &e), 0);
         if (i == 2)
             break;
-        struct journal_script_counts sc[2] = {{750 + 751 * i, i, {0}}, {250 + 250 * i, 0, {0}}};
+        struct journal_script_counts sc[2] = {{750 + 751 * i, i, {0}, 4 + i, 0},
+                                              {250 + 250 * i, 0, {0}, 0, 2}};
         struct journal_counters c = {.t_s = r.intervals[i].t_s,
                                      .retried = 5 + i,
                                      .retries = 9 + i,
@@ -1581,6 +1582,11 @@ static void test_journal_recover_counters(void **state)
     assert_int_equal(back.summary.scripts[0].transactions, 1501);
     assert_int_equal(back.summary.scripts[1].transactions, 500);
     assert_double(back.summary.scripts[0].tps, 1501.0 / 2);
+    /* pgbench 18's per-script retried and skipped, as of the last counters line */
+    assert_int_equal(back.summary.scripts[0].retried, 5);
+    assert_int_equal(back.summary.scripts[1].retried, 0);
+    assert_int_equal(back.summary.scripts[0].skipped, 0);
+    assert_int_equal(back.summary.scripts[1].skipped, 2);
     assert_int_equal(back.summary.retried, 6);
     assert_int_equal(back.summary.retries, 10);
     assert_int_equal(back.summary.skipped, 2);
@@ -1591,6 +1597,8 @@ static void test_journal_recover_counters(void **state)
     assert_int_equal(result_read(f->path, &back, &e), 0);
     assert_int_equal(back.n_intervals, 3);
     assert_double(back.counters_as_of_s, 2);
+    assert_int_equal(back.summary.scripts[0].retried, 5); /* written and read again */
+    assert_int_equal(back.summary.scripts[1].skipped, 2);
     result_free(&back);
     unlink(jpath);
     free(jpath);

@@ -112,11 +112,13 @@ int load_check_tables(struct pg_conn *c, const struct load_expect *ex, int n, in
 }
 
 int load_check_and_notify(const struct pg_connopts *conn, const struct load_options *opt,
-                          const struct load_expect *ex, int n, struct err *e)
+                          const struct load_expect *ex, int n, int *server_version, struct err *e)
 {
     struct pg_conn *c = pg_connect(conn, e);
     if (!c)
         return -1;
+    if (server_version)
+        *server_version = pg_server_version(c);
     struct buf existing;
     buf_init(&existing);
     int rc = load_check_tables(c, ex, n, opt->force, &existing, e);
@@ -135,10 +137,12 @@ int load_checked_run(const struct pg_connopts *conn, const struct load_options *
                      void (*build)(struct load_plan *p, const struct load_options *opt),
                      struct err *e)
 {
-    if (load_check_and_notify(conn, opt, ex, n, e) < 0)
+    int version = 0;
+    if (load_check_and_notify(conn, opt, ex, n, &version, e) < 0)
         return -1;
     struct load_plan plan;
     load_plan_init(&plan);
+    plan.server_version = version;
     build(&plan, opt);
     int rc = load_run(conn, opt, &plan, e);
     load_plan_free(&plan);

@@ -63,6 +63,7 @@ struct load_plan {
     int n_tasks;
     struct load_task *tasks;
     int64_t rows_total; /* rows the COPY tasks will send, for progress */
+    int server_version; /* of the server loaded (170004), 0 unknown: DDL that differs by major */
 };
 
 void load_plan_init(struct load_plan *p);
@@ -118,9 +119,10 @@ struct buf;
 int load_check_tables(struct pg_conn *c, const struct load_expect *ex, int n, int force,
                       struct buf *existing, struct err *e);
 
-/* load_check_tables on a connection of its own, then opt->notice of what is replaced. */
+/* load_check_tables on a connection of its own, then opt->notice of what is replaced; the
+ * server's version into *server_version (NULL: not wanted). */
 int load_check_and_notify(const struct pg_connopts *conn, const struct load_options *opt,
-                          const struct load_expect *ex, int n, struct err *e);
+                          const struct load_expect *ex, int n, int *server_version, struct err *e);
 
 /* The steps every loader ends with: check the tables it would replace (load_check_and_notify),
  * then build its plan with `build` and run it. */

@@ -186,11 +186,15 @@ static void create_partitions(struct buf *b, const struct load_options *opt, con
     }
 }
 
-/* Step t: the tables (and partitions), empty, as pgbench -i of PostgreSQL 15 writes them. */
-static void create_sql(struct buf *b, const struct load_options *opt)
+/* Step t: the tables (and partitions), empty, as pgbench -i of PostgreSQL 15 writes them; on
+ * a server of 18 or later, which refuses an unlogged partitioned table, with a logged parent of
+ * unlogged partitions, as pgbench 18 makes them (before 18 the parent's persistence is
+ * nothing: a partition has its own). */
+static void create_sql(struct buf *b, const struct load_options *opt, int server_version)
 {
     const char *aid = opt->scale >= SCALE_BIGINT ? "bigint" : "int";
     const char *unlogged = opt->unlogged ? " unlogged" : "";
+    const char *parent = opt->partitions && server_version >= 180000 ? "" : unlogged;
     int ff = fillfactor(opt);
     buf_printf(b,
                "create%s table pgbench_history(tid int,bid int,aid %s,delta int,"
@@ -202,7 +206,7 @@ static void create_sql(struct buf *b, const struct load_options *opt)
                "filler char(84)) with (fillfactor=%d)",
                unlogged, ff);
     put_tablespace(b, opt);
-    buf_printf(b, ";\ncreate%s table pgbench_accounts(" ACCOUNTS_COLS ")", unlogged, aid);
+    buf_printf(b, ";\ncreate%s table pgbench_accounts(" ACCOUNTS_COLS ")", parent, aid);
     if (opt->partitions)
         buf_printf(b, " partition by %s (aid)",
                    opt->partition_method == LOAD_PART_HASH ? "hash" : "range");
@@ -402,7 +406,7 @@ static void build_plan(struct load_plan *p, const struct load_options *opt)
         if (*steps == 'd')
             drop_sql(&b, opt);
         else
-            create_sql(&b, opt);
+            create_sql(&b, opt, p->server_version);
         fresh = *steps == 't';
     }
     p->setup_sql = b.len ? xstrdup(b.data) : NULL;
@@ -413,7 +417,10 @@ static void build_plan(struct load_plan *p, const struct load_options *opt)
         switch (*steps) {
         case 'd':
         case 't':
-            (*steps == 'd' ? drop_sql : create_sql)(&b, opt);
+            if (*steps == 'd')
+                drop_sql(&b, opt);
+            else
+                create_sql(&b, opt, p->server_version);
             load_plan_sql(p, *steps == 'd' ? "could not drop tables" : "could not create tables",
                           b.data);
             break;
