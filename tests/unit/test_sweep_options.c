@@ -72,6 +72,9 @@ static const struct sample samples[] = {
     {"aggregate-interval", "-l --aggregate-interval 5 -T 10"},
     {"failures-detailed", "-l --failures-detailed"},
     {"progress-timestamp", "--progress-timestamp"},
+    {"exit-on-abort", "--exit-on-abort"},
+    {"debug", "--debug"},
+    {"dbname", "-d b2"}, /* (the CONN after it wins, as in pgbench) */
     {"agents", NULL},
     {"agent-index", NULL},
     {"run-id", NULL},
