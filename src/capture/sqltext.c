@@ -254,6 +254,28 @@ static int tok_at(const char *s, const char *w)
     return sql_token_is(&t, w);
 }
 
+/* INSERT's column list from t, its '(', on: appended to b as 'c' then the columns as the
+ * server reads them, comma-separated, with a NUL; the token after its ')'. Nothing appended
+ * when it is no plain list of names. */
+static struct sql_token put_columns(struct buf *b, struct sql_token t)
+{
+    size_t at = b->len;
+    buf_putc(b, 'c');
+    for (t = sql_token_next(t.end);; t = sql_token_next(t.end)) {
+        if (t.kind != SQL_TOK_WORD && !(t.kind == SQL_TOK_IDENT && *t.start == '"'))
+            break;
+        put_ident(b, &t);
+        t = sql_token_next(t.end);
+        if (t.kind == SQL_TOK_OTHER && *t.start == ')') /* the last one keeps its NUL */
+            return sql_token_next(t.end);
+        if (!(t.kind == SQL_TOK_OTHER && *t.start == ','))
+            break;
+        b->data[b->len - 1] = ',';
+    }
+    b->len = at, b->data[at] = '\0';
+    return t;
+}
+
 int sqltext_draws(const char *text, struct buf *names)
 {
     if (!strcasestr(text, "insert") && !strcasestr(text, "merge") && !strcasestr(text, "val(") &&
@@ -265,7 +287,11 @@ int sqltext_draws(const char *text, struct buf *names)
         int was_first = first;
         first = t.kind == SQL_TOK_SEMI;
         if ((sql_token_is(&t, "insert") || sql_token_is(&t, "merge")) && tok_at(t.end, "into")) {
+            int insert = sql_token_is(&t, "insert");
+            size_t at = names->len;
             t = put_name(names, 't', sql_token_next(sql_token_next(t.end).end));
+            if (insert && names->len > at && t.kind == SQL_TOK_OTHER && *t.start == '(')
+                t = put_columns(names, t);
         } else if (was_first && sql_token_is(&t, "copy") && sqltext_is_copy_from_stdin(t.start)) {
             t = put_name(names, 't', sql_token_next(t.end));
         } else if (sql_token_is(&t, "nextval") || sql_token_is(&t, "setval")) {

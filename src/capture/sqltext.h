@@ -52,7 +52,9 @@ enum sqltext_unprepare sqltext_unprepare(const char *text, struct buf *names);
  * inserts into (INSERT INTO, MERGE INTO, COPY ... FROM STDIN) and the sequences it names in
  * nextval('name') or setval('name', ...), as the server reads the names (lower case unless
  * quoted, "schema.name" when qualified). Each appended to names as 't' or 's' then the name
- * with its NUL; how many. A draw through a function, a trigger or a rule is not seen. */
+ * with its NUL; an INSERT's column list follows its table as 'c' then the columns, comma-
+ * separated, with a NUL (a column it gives a value is not drawn for). How many tables and
+ * sequences. A draw through a function, a trigger or a rule is not seen. */
 int sqltext_draws(const char *text, struct buf *names);
 
 #endif

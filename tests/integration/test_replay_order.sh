@@ -259,6 +259,23 @@ test_replay_order_of_sequence_draws() {
     assert_rc 0
     pyjson w.json 'd["replay"]["diverged"]["failed_now"] == 3'
     pyjson w.json '{t["reason"]: t["count"] for t in d["replay"]["diverged"]["top"]} == {"failed now on a value the capture'"'"'s server generated (sequence value): insert or update on table \"items\" violates foreign key constraint \"items_order_id_fkey\"": 2, "failed now with 25P02: its transaction block was aborted by a failure on a value the capture'"'"'s server generated": 1}'
+    # An insert that gives the sequence's column its value (sysbench's) draws nothing: session
+    # 1's does not wait for session 0's, which comes after a sleep.
+    {
+        printf 'H\ttime_resolution_us\t1000\n'
+        printf 'S\t0\t0\tpostgres\tpga_rdraws\n'
+        printf 'S\t1\t100\tpostgres\tpga_rdraws\n'
+        order_q 0 1000 10 'SELECT pg_sleep(2)'
+        order_q 0 2000 10 "INSERT INTO orders (id, note) VALUES (10, 'x')"
+        order_q 1 3000 10 "INSERT INTO orders (id, note) VALUES (11, 'y')"
+        printf 'E\t0\t4000\n'
+        printf 'E\t1\t4000\n'
+    } | "$MKCAPTURE" given.pgc || fail "mkcapture failed"
+    pga replay run given.pgc "$CONN" --speed max -q -o g.json
+    assert_rc 0
+    pyjson g.json 'd["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["order_waits"] == 0'
+    [ "$(sql "SELECT string_agg(id || note, ',' ORDER BY id) FROM orders WHERE id >= 10" "$db")" = 10x,11y ] ||
+        fail "the inserts with their own ids were not both made"
 }
 
 # A wait for a draw that closes a cycle through a lock gives way: session 1 (in its block,

@@ -161,8 +161,12 @@ static void draws_are(const char *text, int n, const char *want, size_t want_len
 static void test_draws(void **state)
 {
     (void)state;
-    draws_are("INSERT INTO orders (note) VALUES ('a') RETURNING id", 1, "torders", 8);
-    draws_are("insert into Public.\"Order Lines\"(a) select 1", 1, "tpublic.Order Lines", 20);
+    draws_are("INSERT INTO orders (note) VALUES ('a') RETURNING id", 1, "torders\0cnote", 14);
+    draws_are("insert into Public.\"Order Lines\"(a) select 1", 1, "tpublic.Order Lines\0ca",
+              23);
+    /* the columns given their values, as the server reads their names (sysbench's insert) */
+    draws_are("INSERT INTO sbtest1 (ID, k, \"C\", pad) VALUES (1, 2, 'c', 'p')", 1,
+              "tsbtest1\0cid,k,C,pad", 21);
     draws_are("WITH x AS (INSERT INTO a DEFAULT VALUES RETURNING id) MERGE INTO b USING x ON "
               "true WHEN NOT MATCHED THEN INSERT VALUES (x.id)",
               2, "ta\0tb", 6);

@@ -70,9 +70,10 @@ uint32_t replay_draw_key(struct replay_draw_keys *k, int db, const char *names, 
     return (uint32_t)(k->n - 1);
 }
 
-/* One database's catalog, one row a thing: ('t', schema, table, sequence's oid) for a column
- * a sequence feeds, ('s', schema, sequence, its oid) for each sequence, ('k', '', name, '') for
- * a unique index or a foreign key on a key a sequence gave (an error names it so). */
+/* One database's catalog, one row a thing: ('t', schema, table, sequence's oid, column) for a
+ * column a sequence feeds, ('s', schema, sequence, its oid, '') for each sequence, ('k', '',
+ * name, '', '') for a unique index or a foreign key on a key a sequence gave (an error names it
+ * so). */
 static const char CATALOG_SQL[] =
     "WITH fed(rel, att, seq) AS ("
     " SELECT ad.adrelid, ad.adnum::int, d.refobjid FROM pg_attrdef ad"
@@ -90,17 +91,18 @@ static const char CATALOG_SQL[] =
     " WHERE c.contype = 'f'"
     "  AND EXISTS (SELECT 1 FROM fed WHERE fed.rel = c.confrelid AND fed.att = k.ref)),"
     " keyed(rel, att) AS (SELECT rel, att FROM fed UNION SELECT rel, att FROM refs)"
-    " SELECT 't', n.nspname, c.relname, f.seq::text FROM fed f"
+    " SELECT 't', n.nspname, c.relname, f.seq::text, a.attname::text FROM fed f"
     " JOIN pg_class c ON c.oid = f.rel JOIN pg_namespace n ON n.oid = c.relnamespace"
+    " JOIN pg_attribute a ON a.attrelid = f.rel AND a.attnum = f.att"
     " UNION ALL"
-    " SELECT 's', n.nspname, c.relname, c.oid::text FROM pg_class c"
+    " SELECT 's', n.nspname, c.relname, c.oid::text, '' FROM pg_class c"
     " JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind = 'S'"
     " UNION ALL"
-    " SELECT 'k', '', ic.relname, '' FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid"
+    " SELECT 'k', '', ic.relname, '', '' FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid"
     " WHERE i.indisunique"
     "  AND EXISTS (SELECT 1 FROM keyed k WHERE k.rel = i.indrelid AND k.att = ANY (i.indkey))"
     " UNION ALL"
-    " SELECT 'k', '', c.conname, '' FROM pg_constraint c WHERE c.contype = 'f'"
+    " SELECT 'k', '', c.conname, '', '' FROM pg_constraint c WHERE c.contype = 'f'"
     "  AND EXISTS (SELECT 1 FROM refs r WHERE r.rel = c.conrelid AND r.att = ANY (c.conkey))";
 
 /* The sequences met so far, each "db\noid" (or "db\n'name" for one the catalog lacks): their
@@ -137,7 +139,25 @@ static int names_row(const char *name, const char *schema, const char *rel)
     return strlen(schema) == ns && strncmp(name, schema, ns) == 0 && strcmp(dot + 1, rel) == 0;
 }
 
-/* The keys of database db linked to the sequences its catalog (r) says they draw from. */
+/* Whether col is one of cols ("a,b,c"): an INSERT that gives the column its value does not
+ * draw for it. */
+static int listed(const char *cols, const char *col)
+{
+    size_t n = strlen(col);
+    for (const char *c = cols; *c;) {
+        const char *comma = strchr(c, ',');
+        size_t len = comma ? (size_t)(comma - c) : strlen(c);
+        if (len == n && strncmp(c, col, n) == 0)
+            return 1;
+        if (!comma)
+            break;
+        c = comma + 1;
+    }
+    return 0;
+}
+
+/* The keys of database db linked to the sequences its catalog (r) says they draw from (a
+ * table's column that an INSERT's column list gives a value: not drawn for). */
 static void link_keys(struct replay_state *s, int db, const struct pg_result *r,
                       struct seq_ids *ids)
 {
@@ -149,10 +169,13 @@ static void link_keys(struct replay_state *s, int db, const struct pg_result *r,
             continue;
         for (const char *name = t + pl; name < end; name += strlen(name) + 1) {
             int found = 0;
+            const char *next = name + strlen(name) + 1;
+            const char *cols = name[0] == 't' && next < end && next[0] == 'c' ? next + 1 : NULL;
             for (int row = 0; row < pg_result_rows(r); row++) {
                 const char *kind = pg_result_value(r, row, 0);
                 if (kind[0] == name[0] &&
-                    names_row(name + 1, pg_result_value(r, row, 1), pg_result_value(r, row, 2))) {
+                    names_row(name + 1, pg_result_value(r, row, 1), pg_result_value(r, row, 2)) &&
+                    !(cols && listed(cols, pg_result_value(r, row, 4)))) {
                     replay_draws_build_link(&s->draws_build, (uint32_t)k,
                                             seq_id(ids, db, pg_result_value(r, row, 3)));
                     found = 1;
