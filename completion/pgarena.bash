@@ -27,7 +27,7 @@ _pgarena_options()
     report) words="--output -o --title --history --help" ;;
     sweep) words="--quiet -q --workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --metrics-listen --seed --local --no-statements --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --capture --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --exit-on-abort --debug --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --init --set --setup --trials --duet --max-rate --slo --compare --json --replay --host -h --port -p --dbname -d --username -U --help" ;;
     calibrate) words="--workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --metrics-listen --seed --local --no-statements --quiet -q --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --capture --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --exit-on-abort --debug --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --trials --json --host -h --port -p --dbname -d --username -U --help" ;;
-    local) words="--dir --help" ;;
+    local) words="--dir --bin --help" ;;
     check) words="--workload -w --all --jobs -j --host -h --port -p --dbname -d --username -U --help" ;;
     recover) words="--help" ;;
     merge) words="--output -o --force --help" ;;
@@ -564,6 +564,10 @@ _pgarena()
         return
         ;;
     "local --dir")
+        _pgarena_value "@dir"
+        return
+        ;;
+    "local --bin")
         _pgarena_value "@dir"
         return
         ;;

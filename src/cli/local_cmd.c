@@ -8,9 +8,9 @@
 #include "cli/opts.h"
 #include "local/local.h"
 
-/* The action and --dir, checked; 1 when --help was printed, -1 with e set. */
+/* The action, --dir and --bin, checked; 1 when --help was printed, -1 with e set. */
 static int parse_options(int argc, char **argv, const char **action, const char **dir,
-                         struct err *e)
+                         const char **bin, struct err *e)
 {
     int opt;
     if (local_available(e) < 0)
@@ -21,6 +21,8 @@ static int parse_options(int argc, char **argv, const char **action, const char 
     while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (opt == OPT_DIR) {
             *dir = optarg;
+        } else if (opt == OPT_BIN) {
+            *bin = optarg;
         } else if (opt == OPT_HELP) {
             cli_help(CLI_LOCAL, stdout);
             return 1;
@@ -38,24 +40,27 @@ static int parse_options(int argc, char **argv, const char **action, const char 
                        *action);
     if (!*dir && strcmp(*action, "start") != 0)
         return err_set(e, ERR_INPUT, "local %s: --dir DIR is required", *action);
+    /* stop and status use the binaries the server was started with (pgarena.bindir). */
+    if (*bin && strcmp(*action, "start") != 0)
+        return err_set(e, ERR_INPUT, "local %s: --bin is for start only", *action);
     return 0;
 }
 
 int cli_local_parse(int argc, char **argv, struct err *e)
 {
-    const char *action, *dir = NULL;
-    return parse_options(argc, argv, &action, &dir, e) < 0 ? -1 : 0;
+    const char *action, *dir = NULL, *bin = NULL;
+    return parse_options(argc, argv, &action, &dir, &bin, e) < 0 ? -1 : 0;
 }
 
 int cli_local(int argc, char **argv, struct err *e)
 {
-    const char *action, *dir = NULL;
-    int rc = parse_options(argc, argv, &action, &dir, e);
+    const char *action, *dir = NULL, *bin = NULL;
+    int rc = parse_options(argc, argv, &action, &dir, &bin, e);
     if (rc != 0)
         return rc > 0 ? 0 : -1;
     struct local_server srv = {0};
     if (strcmp(action, "start") == 0) {
-        if (local_start(&srv, dir, e) < 0)
+        if (local_start_bin(&srv, dir, bin, NULL, e) < 0)
             return -1;
         printf("%s\n", srv.conninfo);
         return 0;

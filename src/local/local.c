@@ -27,7 +27,8 @@
 /* Everything pgarena or its server puts into a scratch directory besides data/. Cleaning up
  * deletes exactly these, so a user's --dir never loses a file pgarena did not create. */
 static const char *const artifacts[] = {
-    "server.log", "initdb.log", "pg_ctl.log", "pgarena.conninfo", SOCKET_NAME, SOCKET_NAME ".lock",
+    "server.log",     "initdb.log", "pg_ctl.log",        "pgarena.conninfo",
+    "pgarena.bindir", SOCKET_NAME,  SOCKET_NAME ".lock",
 };
 #define N_ARTIFACTS (sizeof artifacts / sizeof artifacts[0])
 
@@ -329,13 +330,33 @@ static int cluster_init(const struct local_server *srv, const struct local_runas
     if (dir_path(initdb, srv->bindir, "initdb") < 0 || dir_path(data, srv->dir, "data") < 0 ||
         dir_path(log, srv->dir, "initdb.log") < 0)
         return err_set(e, ERR_RUNTIME, "path too long under %s", srv->dir);
+    /* Data checksums off on every major, as initdb before 18 leaves them, so that majors are
+     * compared on the same cluster; 18 turns them on unless told (its option is new in 18). */
+    char *version_argv[] = {initdb, "--version", NULL};
+    int rc = local_run(ra, version_argv, log, e);
+    if (rc < 0)
+        return -1;
+    char line[512];
+    local_log_line(log, line, sizeof line);
+    const char *v = strstr(line, "PostgreSQL) ");
+    int major = rc == 0 && v ? atoi(v + strlen("PostgreSQL) ")) : 0;
     /* No --no-instructions (PostgreSQL 14+ only): its output goes to the log anyway. -N skips
      * the fsync of a cluster that lives for one run. */
-    char *argv[] = {initdb, "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "-N", NULL};
-    int rc = local_run(ra, argv, log, e);
+    char *argv[] = {initdb,
+                    "-D",
+                    data,
+                    "-U",
+                    "postgres",
+                    "-A",
+                    "trust",
+                    "-E",
+                    "UTF8",
+                    "-N",
+                    major >= 18 ? "--no-data-checksums" : NULL,
+                    NULL};
+    rc = local_run(ra, argv, log, e);
     if (rc <= 0)
         return rc;
-    char line[512];
     local_log_line(log, line, sizeof line);
     if (line[0])
         return err_set(e, ERR_RUNTIME, "initdb failed: %s", line);
@@ -422,7 +443,30 @@ static int conninfo_publish(struct local_server *srv, struct err *e)
         return err_set(e, ERR_RUNTIME, "cannot write %s: %s", path, strerror(errno));
     int bad = fprintf(f, "%s\n", srv->conninfo) < 0;
     bad |= fclose(f) != 0;
+    if (bad)
+        return err_set(e, ERR_RUNTIME, "cannot write %s", path);
+    /* The binaries too: status and stop must use the server's own major's pg_ctl (--bin). */
+    if (dir_path(path, srv->dir, "pgarena.bindir") < 0 || !(f = fopen(path, "w")))
+        return err_set(e, ERR_RUNTIME, "cannot write %s/pgarena.bindir", srv->dir);
+    bad = fprintf(f, "%s\n", srv->bindir) < 0;
+    bad |= fclose(f) != 0;
     return bad ? err_set(e, ERR_RUNTIME, "cannot write %s", path) : 0;
+}
+
+/* The binaries a server in srv->dir was started with (pgarena.bindir), else the ones found as
+ * for a new server (a directory from a pgarena before --bin). */
+static int bindir_read(struct local_server *srv, struct err *e)
+{
+    char path[PATH_MAX];
+    FILE *f = dir_path(path, srv->dir, "pgarena.bindir") == 0 ? fopen(path, "r") : NULL;
+    if (f) {
+        int got = fgets(srv->bindir, sizeof srv->bindir, f) != NULL;
+        fclose(f);
+        srv->bindir[strcspn(srv->bindir, "\r\n")] = '\0';
+        if (got && srv->bindir[0] == '/')
+            return 0;
+    }
+    return local_find_bindir(srv->bindir, sizeof srv->bindir, e);
 }
 
 /* Read DIR/pgarena.conninfo into srv->conninfo and srv->port. */
@@ -480,11 +524,19 @@ int local_start(struct local_server *srv, const char *dir_or_null, struct err *e
 int local_start_preload(struct local_server *srv, const char *dir_or_null, const char *preload,
                         struct err *e)
 {
+    return local_start_bin(srv, dir_or_null, NULL, preload, e);
+}
+
+int local_start_bin(struct local_server *srv, const char *dir_or_null, const char *bin,
+                    const char *preload, struct err *e)
+{
     struct local_runas ra;
     int created = 0, started = 0;
     memset(srv, 0, sizeof *srv);
     srv->port = LOCAL_PORT;
-    if (local_runas_get(&ra, e) < 0 || local_find_bindir(srv->bindir, sizeof srv->bindir, e) < 0)
+    if (local_runas_get(&ra, e) < 0 ||
+        (bin ? local_check_bindir(bin, srv->bindir, sizeof srv->bindir, e)
+             : local_find_bindir(srv->bindir, sizeof srv->bindir, e)) < 0)
         return -1;
     int rc =
         dir_or_null ? dir_from_arg(srv, dir_or_null, &created, e) : dir_make_temp(srv, &created, e);
@@ -548,7 +600,7 @@ int local_attach(struct local_server *srv, const char *dir, struct err *e)
         return err_set(e, ERR_RUNTIME, "no scratch server running in %s", dir);
     }
     int running = -1;
-    if (local_runas_get(&ra, e) == 0 && local_find_bindir(srv->bindir, sizeof srv->bindir, e) == 0)
+    if (local_runas_get(&ra, e) == 0 && bindir_read(srv, e) == 0)
         running = server_running(srv, &ra, e);
     if (running <= 0) {
         memset(srv, 0, sizeof *srv);

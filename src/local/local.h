@@ -10,9 +10,10 @@
  * A scratch PostgreSQL server for `--local` and `pgarena local start|stop|status`.
  *
  * Binaries come from `pg_config --bindir` (if initdb is there), else the newest
- * /usr/lib/postgresql/NN/bin, else PATH. The cluster lives in a fresh temporary directory
- * (mode 0700) and listens only on a unix socket inside it (listen_addresses = ''). As root,
- * initdb and the server run as the `postgres` user. It never touches the system's cluster.
+ * /usr/lib/postgresql/NN/bin, else PATH, unless local_start_bin names their folder. The cluster
+ * lives in a fresh temporary directory (mode 0700) and listens only on a unix socket inside it
+ * (listen_addresses = ''). As root, initdb and the server run as the `postgres` user. It never
+ * touches the system's cluster.
  *
  * Ownership: struct local_server is caller-owned plain data; local_stop removes the directory
  * only when owns_dir (local_start created it, or local_attach took it over).
@@ -40,6 +41,13 @@ int local_start(struct local_server *srv, const char *dir_or_null, struct err *e
  * postgresql.conf before it starts. */
 int local_start_preload(struct local_server *srv, const char *dir_or_null, const char *preload,
                         struct err *e);
+
+/* As local_start_preload, with the binaries of bin (NULL: found as above), which must hold
+ * initdb, pg_ctl and postgres (else ERR_INPUT, one line) of any major. Every major gets the same
+ * cluster: data checksums off (18's initdb would turn them on), the same postgresql.conf. The
+ * directory remembers bin (pgarena.bindir) for local_attach. */
+int local_start_bin(struct local_server *srv, const char *dir_or_null, const char *bin,
+                    const char *preload, struct err *e);
 
 /* CREATE EXTENSION IF NOT EXISTS name in the server's database. -1 with e set. */
 int local_create_extension(const struct local_server *srv, const char *name, struct err *e);

@@ -28,6 +28,10 @@ int local_runas_get(struct local_runas *ra, struct err *e);
  * /usr/lib/postgresql/NN/bin, else PATH) into out (n bytes). -1 with e set when none. */
 int local_find_bindir(char *out, size_t n, struct err *e);
 
+/* The absolute form of dir into out (n bytes) when it holds executable initdb, pg_ctl and
+ * postgres; else -1 with e set (ERR_INPUT, one line naming what is missing). */
+int local_check_bindir(const char *dir, char *out, size_t n, struct err *e);
+
 /* Run argv[0] (an absolute path) with stdin from /dev/null and stdout and stderr appended to
  * log_path (NULL: /dev/null), as ra says, and wait for it. Returns its exit status (0..255,
  * 128 + signal number when killed), or -1 with e set when it could not be started. */

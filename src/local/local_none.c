@@ -25,6 +25,14 @@ int local_start_preload(struct local_server *srv, const char *dir_or_null, const
     return local_start(srv, dir_or_null, e);
 }
 
+int local_start_bin(struct local_server *srv, const char *dir_or_null, const char *bin,
+                    const char *preload, struct err *e)
+{
+    (void)bin;
+    (void)preload;
+    return local_start(srv, dir_or_null, e);
+}
+
 int local_create_extension(const struct local_server *srv, const char *name, struct err *e)
 {
     (void)srv;

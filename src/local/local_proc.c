@@ -149,6 +149,30 @@ int local_find_bindir(char *out, size_t n, struct err *e)
                    "no PostgreSQL server binaries found (install the postgresql package)");
 }
 
+int local_check_bindir(const char *dir, char *out, size_t n, struct err *e)
+{
+    static const char *const names[] = {"initdb", "pg_ctl", "postgres"};
+    char real[PATH_MAX], missing[64] = "";
+    if (!realpath(dir, real))
+        return err_set(e, ERR_INPUT, "--bin %s: %s", dir, strerror(errno));
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[PATH_MAX];
+        struct stat st;
+        if (local_fmt(path, sizeof path, "%s/%s", real, names[i]) < 0 || stat(path, &st) < 0 ||
+            !S_ISREG(st.st_mode) || access(path, X_OK) < 0)
+            snprintf(missing + strlen(missing), sizeof missing - strlen(missing), "%s%s",
+                     missing[0] ? ", " : "", names[i]);
+    }
+    if (missing[0])
+        return err_set(e, ERR_INPUT,
+                       "--bin %s: no %s there (give the bin directory of a PostgreSQL "
+                       "server)",
+                       dir, missing);
+    if (local_fmt(out, n, "%s", real) < 0)
+        return err_set(e, ERR_INPUT, "--bin %s: path too long", dir);
+    return 0;
+}
+
 /* Why a child could not exec, sent to the parent over a close-on-exec pipe: a child that fails
  * before exec has no other way to say why. */
 struct child_fail {

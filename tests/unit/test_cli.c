@@ -44,6 +44,7 @@ static void test_accepts(void **state)
         "report a.json b.json -o r.html --title T",
         "local start",
         "local stop --dir /tmp/d",
+        "local start --bin /usr/lib/postgresql/15/bin --dir /tmp/d",
     };
     for (size_t i = 0; i < N_OF(ok); i++) {
         struct err e = {0};
@@ -77,6 +78,7 @@ static void test_refuses(void **state)
         {"show a.json b.json", "expected one result file"},
         {"local status", "--dir DIR is required"},
         {"local restart --dir /tmp/d", "unknown action 'restart'"},
+        {"local status --bin /b --dir /tmp/d", "--bin is for start only"},
         {"compare a.json", "expected at least two result files"},
         {"compare --margin 80 a.json b.json", "invalid value for --margin"},
         {"report a.json", "-o REPORT.html is required"},
