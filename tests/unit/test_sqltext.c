@@ -162,8 +162,7 @@ static void test_draws(void **state)
 {
     (void)state;
     draws_are("INSERT INTO orders (note) VALUES ('a') RETURNING id", 1, "torders\0cnote", 14);
-    draws_are("insert into Public.\"Order Lines\"(a) select 1", 1, "tpublic.Order Lines\0ca",
-              23);
+    draws_are("insert into Public.\"Order Lines\"(a) select 1", 1, "tpublic.Order Lines\0ca", 23);
     /* the columns given their values, as the server reads their names (sysbench's insert) */
     draws_are("INSERT INTO sbtest1 (ID, k, \"C\", pad) VALUES (1, 2, 'c', 'p')", 1,
               "tsbtest1\0cid,k,C,pad", 21);
