@@ -2,12 +2,7 @@
 # The environment a result records: server version and settings, sizes, location, round trip,
 # statistics deltas over the measured part, warnings; and no password anywhere.
 
-env_db() {
-    db=$(newdb "$1")
-    pga init -s 1 -q "$db"
-    assert_rc 0
-    echo "$db"
-}
+env_db() { pgbench_db "$1"; }
 
 # Wait (up to 5 s) until new sessions see the setting at value: pg_reload_conf only signals.
 wait_setting() {
