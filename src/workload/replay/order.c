@@ -135,12 +135,6 @@ int replay_order_finished(struct replay_order *o, uint64_t i)
     return 1;
 }
 
-uint32_t replay_order_mark(const struct replay_order *o)
-{
-    uint32_t m = atomic_load_explicit(&o->mark, memory_order_acquire);
-    return m < o->n ? m : REPLAY_ORDER_NONE;
-}
-
 void replay_order_free(struct replay_order *o)
 {
     free(o->rank);

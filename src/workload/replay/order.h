@@ -90,9 +90,6 @@ int replay_order_ready(const struct replay_order *o, uint64_t i);
 /* Statement number i finished (or will never run); callers serialise. Whether the mark
  * moved (never for a statement not waited for). */
 int replay_order_finished(struct replay_order *o, uint64_t i);
-/* The statement the order waits for first (its number's rank is mark), for the give-way
- * check: its rank, REPLAY_ORDER_NONE when every statement has finished. */
-uint32_t replay_order_mark(const struct replay_order *o);
 void replay_order_free(struct replay_order *o);
 
 #endif
