@@ -19,7 +19,7 @@ static void note(const struct bench *b, const char *what, const struct err *e)
  * not that it refused or broke. */
 static int no_answer(const struct err *e)
 {
-    return strstr(e->msg, "timeout expired") || strstr(e->msg, "no answer from the server");
+    return pg_connect_failure_of(e->msg) == PG_CONNECT_NO_ANSWER;
 }
 
 /* 1 when the server did not answer in time. */

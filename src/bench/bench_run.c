@@ -131,7 +131,8 @@ static int measure(struct bench *b, struct script_set *scripts, struct result *r
         bench_agents_abandon(b, e->msg);
         bench_agents_close(b);
         bench_sampling_finish(b, NULL);
-        if (!lost_elsewhere && strstr(e->msg, "too many clients") && b->max_connections[0])
+        if (!lost_elsewhere && b->max_connections[0] &&
+            pg_connect_failure_of(e->msg) == PG_CONNECT_TOO_MANY_CLIENTS)
             err_set(e, ERR_RUNTIME,
                     "the server refused connections: %lld clients, max_connections = %s (%s)",
                     (long long)clients, b->max_connections, "too many clients already");

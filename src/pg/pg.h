@@ -185,6 +185,17 @@ enum pg_failure pg_sqlstate_class(const char *sqlstate);
  * does, into out. */
 void pg_error_line(const struct pg_conn *c, const struct pg_result *r, char *out, size_t out_size);
 
+/* What a failed connection's message (struct err's, from pg_connect* or an engine's client)
+ * says went wrong, for callers that act on it: no answer in time, the server's connection
+ * slots full, the database missing; anything else is OTHER. */
+enum pg_connect_failure {
+    PG_CONNECT_OTHER,
+    PG_CONNECT_NO_ANSWER,
+    PG_CONNECT_TOO_MANY_CLIENTS,
+    PG_CONNECT_NO_DATABASE,
+};
+enum pg_connect_failure pg_connect_failure_of(const char *msg);
+
 /* ---- Blocking helpers for setup work ---- */
 
 /* Blocking connect, notices ignored. NULL with e set (ERR_RUNTIME, "could not connect to

@@ -248,7 +248,7 @@ static char *own_dbname(const struct workload *w, const struct pg_connopts *conn
     t.dbname = with_dbname(conn, "postgres");
     struct err e = {0};
     struct pg_conn *c = pg_connect_aux(&t, PG_AUX_TIMEOUT_MS, &e);
-    if (c || !strstr(e.msg, "database \"postgres\" does not exist")) {
+    if (c || pg_connect_failure_of(e.msg) != PG_CONNECT_NO_DATABASE) {
         pg_finish(c); /* there, or failing for another reason: the setup says which */
         return t.dbname;
     }
