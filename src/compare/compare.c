@@ -69,8 +69,7 @@ int cmp_prepare_run(struct cmp_run *cr, const struct result *r, const char *path
     cr->path = path;
     size_t n = r->n_intervals;
     cr->interval_s = n > 0 && r->intervals[0].duration_s > 0 ? r->intervals[0].duration_s : 1;
-    if (n > 1 && r->intervals[n - 1].duration_s < 0.999 * cr->interval_s)
-        n--;
+    n = result_whole_intervals(r);
     if (n == 0)
         return err_set(e, ERR_INPUT, "%s: no complete interval to compare", path);
     cr->n = n;
@@ -79,7 +78,7 @@ int cmp_prepare_run(struct cmp_run *cr, const struct result *r, const char *path
     cr->total = xmalloc(n * sizeof *cr->total);
     for (size_t t = 0; t < n; t++) {
         const struct result_interval *it = &r->intervals[t];
-        cr->tps[t] = it->duration_s > 0 ? (double)it->transactions / it->duration_s : it->tps;
+        cr->tps[t] = result_interval_tps(it);
         cr->failed[t] = (double)it->failed;
         cr->total[t] = (double)(it->transactions + it->failed);
     }

@@ -133,10 +133,7 @@ static double p50_of(const struct result *r, size_t from, size_t to)
 
 int cmp_steady_figures(const struct result *r, double q, struct cmp_steady *out)
 {
-    size_t n = r->n_intervals;
-    /* Whole intervals only: the last one may be cut short. */
-    while (n > 0 && r->intervals[n - 1].duration_s < r->intervals[0].duration_s * 0.999)
-        n--;
+    size_t n = result_whole_intervals(r); /* the last one may be cut short */
     *out = (struct cmp_steady){0, 0, 0, 1};
     if (n == 0)
         return -1;

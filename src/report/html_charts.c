@@ -87,9 +87,9 @@ enum over_time { OT_TPS, OT_P50, OT_P99, OT_MAX, OT_FAILED };
 static double interval_value(const struct result_interval *it, int what)
 {
     if (what == OT_TPS)
-        return it->duration_s > 0 ? (double)it->transactions / it->duration_s : it->tps;
+        return result_interval_tps(it);
     if (what == OT_FAILED)
-        return it->duration_s > 0 ? (double)it->failed / it->duration_s : NAN;
+        return result_interval_rate(it, (double)it->failed);
     if (it->transactions == 0)
         return NAN; /* no latency measured: a gap, not a zero */
     return what == OT_P50 ? it->p50_us : what == OT_P99 ? it->p99_us : it->max_us;

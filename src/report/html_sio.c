@@ -50,7 +50,7 @@ static double sio_value(const struct result_interval *it, int what)
     switch (what) {
     case W_WAL_MB_S:
         return (s->have >> SIO_WAL_BYTES) & 1
-                   ? (double)s->v[SIO_WAL_BYTES] / it->duration_s / (1024.0 * 1024.0)
+                   ? result_interval_rate(it, (double)s->v[SIO_WAL_BYTES]) / (1024.0 * 1024.0)
                    : NAN;
     case W_HIT_PCT: {
         double h = report_sio_hit_ratio(s);
@@ -67,7 +67,7 @@ static double sio_value(const struct result_interval *it, int what)
         int f = what == W_BUF_CKPT  ? SIO_BUF_CHECKPOINTER
                 : what == W_BUF_BGW ? SIO_BUF_BGWRITER
                                     : SIO_BUF_BACKEND;
-        return (s->have >> f) & 1 ? (double)s->v[f] / it->duration_s : NAN;
+        return (s->have >> f) & 1 ? result_interval_rate(it, (double)s->v[f]) : NAN;
     }
     }
 }

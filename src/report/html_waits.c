@@ -117,7 +117,7 @@ static double cpu_value(const struct result_interval *it, int what)
     if (what == CPU_HOST)
         return 100 * (1 - it->host.idle);
     double bytes = (double)(what == DISK_WRITE ? it->host.write_bytes : it->host.read_bytes);
-    return it->duration_s > 0 ? bytes / it->duration_s / 1e6 : NAN;
+    return result_interval_rate(it, bytes) / 1e6;
 }
 
 /* One line per sampled run of a per-interval figure; nothing when no run has it (the client's

@@ -4,11 +4,31 @@
  * the reader (read.c) and the printers. */
 #include "result/result.h"
 
+#include <math.h>
+
 #include "stats/summary.h"
 
 static double per_second(uint64_t n, double duration_s)
 {
     return duration_s > 0 ? (double)n / duration_s : 0;
+}
+
+double result_interval_rate(const struct result_interval *it, double n)
+{
+    return it->duration_s > 0 ? n / it->duration_s : NAN;
+}
+
+double result_interval_tps(const struct result_interval *it)
+{
+    return it->duration_s > 0 ? (double)it->transactions / it->duration_s : it->tps;
+}
+
+size_t result_whole_intervals(const struct result *r)
+{
+    size_t n = r->n_intervals;
+    while (n > 1 && r->intervals[n - 1].duration_s < r->intervals[0].duration_s * 0.999)
+        n--;
+    return n;
 }
 
 /* summary.latency_us, the under_*ms fractions and the run's histogram. */

@@ -127,6 +127,14 @@ struct result_interval {
 /* Free what an interval owns (its histogram and wait events). */
 void result_interval_clear(struct result_interval *it);
 
+/* Figures of intervals (result/figures.c): n things an interval counted, a second (NaN for an
+ * interval without a length); its transactions a second (the tps it was written with when it
+ * has no length); how many intervals are whole, leaving out a last one shorter than the first
+ * (the run ended inside it). */
+double result_interval_rate(const struct result_interval *it, double n);
+double result_interval_tps(const struct result_interval *it);
+size_t result_whole_intervals(const struct result *r);
+
 /* Add the interval's latencies to h (decoding them when they are kept compact): 0, or -1
  * when a value is out of h's range. */
 int result_interval_add(struct hist *h, const struct result_interval *it);

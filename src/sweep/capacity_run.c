@@ -33,9 +33,7 @@ struct cap_glue {
 static void within_limit(const struct result *r, const struct cmp_steady *st, double limit_us,
                          struct sweep_cap_step *out)
 {
-    size_t n = r->n_intervals, start;
-    while (n > 0 && r->intervals[n - 1].duration_s < r->intervals[0].duration_s * 0.999)
-        n--;
+    size_t n = result_whole_intervals(r), start;
     double secs = 0;
     for (start = n; start > 0 && secs < st->seconds * (1 - 1e-9);)
         secs += r->intervals[--start].duration_s;
