@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/mem.h"
+#include "result/result.h"
 
 static void sparse_again(struct hist_sparse *s, const struct hist *h)
 {
@@ -155,8 +156,7 @@ int engine_counters_collect(struct engine_state *run, size_t idx, struct engine_
         struct statement_result *st = &so_far->statements[s];
         struct hist *h = hist_new();
         hist_add_sparse(h, &lat[s]);
-        st->mean_us = st->count ? st->mean_us / (double)st->count : 0;
-        st->p99_us = hist_percentile(h, 99);
+        result_derive_statement(st->count, st->mean_us, h, &st->mean_us, &st->p99_us);
         hist_free(h);
         hist_sparse_free(&lat[s]);
     }

@@ -10,6 +10,7 @@
 
 #include "base/mem.h"
 #include "os/os.h"
+#include "result/result.h"
 
 atomic_int engine_stop_flag;
 struct evwake engine_stop_wake = {{-1, -1}};
@@ -397,8 +398,7 @@ static void collect_statements(struct engine_state *run, struct engine_result *o
                 sum += run->workers[t].stmts[k].sum_us;
                 hist_add(h, run->workers[t].stmts[k].latency);
             }
-            st->mean_us = st->count ? sum / (double)st->count : 0;
-            st->p99_us = hist_percentile(h, 99);
+            result_derive_statement(st->count, sum, h, &st->mean_us, &st->p99_us);
         }
     }
     hist_free(h);

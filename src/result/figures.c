@@ -31,6 +31,13 @@ size_t result_whole_intervals(const struct result *r)
     return n;
 }
 
+void result_derive_statement(uint64_t count, double sum_us, const struct hist *h, double *mean_us,
+                             int64_t *p99_us)
+{
+    *mean_us = count ? sum_us / (double)count : 0;
+    *p99_us = hist_percentile(h, 99);
+}
+
 /* summary.latency_us, the under_*ms fractions and the run's histogram. */
 static void summary_latency_figures(struct result *r, const struct hist *h)
 {

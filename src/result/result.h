@@ -456,6 +456,9 @@ void result_derive_summary(struct result *r, const struct result_measured *m);
 /* A script's counts, tps, latency_us and histogram over duration_s. */
 void result_derive_script(struct result_script_figures *s, uint64_t transactions, uint64_t failed,
                           double duration_s, const struct hist *h);
+/* A script statement's figures: its mean over count from the latencies' sum, its p99 from h. */
+void result_derive_statement(uint64_t count, double sum_us, const struct hist *h, double *mean_us,
+                             int64_t *p99_us);
 /* A statement class: the same, count including its failures. */
 void result_derive_class(struct result_script_figures *c, uint64_t count, uint64_t failed,
                          double duration_s, const struct hist *h);
