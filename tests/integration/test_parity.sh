@@ -403,20 +403,26 @@ test_pgbench17_syncpipeline() {
 }
 
 # init --unlogged-tables --partitions N: 18 refuses an unlogged partitioned table, and pgbench
-# 18 makes the parent logged and its partitions unlogged; before 18 the parent is unlogged as
-# pgbench 15 makes it (a parent's persistence is nothing there). On the harness's 15 and on
-# 13 and 18 when their binaries are here ("major M: unavailable (WHY)" otherwise).
+# 18 then makes only the partitions unlogged: the four tables are logged (so that
+# --foreign-keys works: a logged table cannot reference an unlogged one). Before 18 every table
+# is unlogged as pgbench 15 makes them (a parent's persistence is nothing there). On the
+# harness's 15 and on 13 and 18 when their binaries are here ("major M: unavailable (WHY)"
+# otherwise).
 unlogged_partitions_on() {
-    local conn=$1 major=$2 parent=u method
-    [ "$major" -ge 18 ] && parent=p
+    local conn=$1 major=$2 table=u method fks
+    [ "$major" -ge 18 ] && table=p
     for method in range hash; do
-        pga init -q -s 1 --unlogged-tables --partitions 3 --partition-method $method "$conn"
+        pga init -q -s 1 --unlogged-tables --partitions 3 --partition-method $method --foreign-keys "$conn"
         assert_rc 0
         [ "$(sql "SELECT string_agg(relname || '=' || relpersistence::text, ',' ORDER BY relname) FROM pg_class WHERE relname LIKE 'pgbench\_%' AND relkind IN ('r', 'p')" "$conn")" = \
-            "pgbench_accounts=$parent,pgbench_accounts_1=u,pgbench_accounts_2=u,pgbench_accounts_3=u,pgbench_branches=u,pgbench_history=u,pgbench_tellers=u" ] ||
+            "pgbench_accounts=$table,pgbench_accounts_1=u,pgbench_accounts_2=u,pgbench_accounts_3=u,pgbench_branches=$table,pgbench_history=$table,pgbench_tellers=$table" ] ||
             fail "major $major $method: $(sql "SELECT relname, relpersistence FROM pg_class WHERE relname LIKE 'pgbench\_%' AND relkind IN ('r', 'p')" "$conn")"
         [ "$(sql "SELECT count(*), sum(aid) FROM pgbench_accounts" "$conn")" = "100000|5000050000" ] ||
             fail "major $major $method: accounts"
+        # pgbench's foreign keys (those the server adds to each partition left out)
+        fks=$(sql "SELECT string_agg(DISTINCT conrelid::regclass || '>' || confrelid::regclass, ',' ORDER BY conrelid::regclass || '>' || confrelid::regclass) FROM pg_constraint WHERE contype = 'f' AND conparentid = 0" "$conn")
+        [ "$fks" = "pgbench_accounts>pgbench_branches,pgbench_history>pgbench_accounts,pgbench_history>pgbench_branches,pgbench_history>pgbench_tellers,pgbench_tellers>pgbench_branches" ] ||
+            fail "major $major $method: foreign keys $fks"
     done
     pga run -S -t 20 -q -o "u$major.json" "$conn"
     assert_rc 0
