@@ -403,43 +403,160 @@ test_pgbench17_syncpipeline() {
 }
 
 # init --unlogged-tables --partitions N: 18 refuses an unlogged partitioned table, and pgbench
-# 18 makes the parent logged and its partitions unlogged; before 18 the parent is unlogged as
-# pgbench 15 makes it (a parent's persistence is nothing there). On the harness's 15 and on
-# 13 and 18 when their binaries are here ("major M: unavailable (WHY)" otherwise).
+# 18 then makes only the partitions unlogged: the four tables are logged (so that
+# --foreign-keys works: a logged table cannot reference an unlogged one). Before 18 every table
+# is unlogged as pgbench 15 makes them (a parent's persistence is nothing there). On the
+# harness's 15 and on 13 and 18 when their binaries are here ("major M: unavailable (WHY)"
+# otherwise).
 unlogged_partitions_on() {
-    local conn=$1 major=$2 parent=u method
-    [ "$major" -ge 18 ] && parent=p
+    local conn=$1 major=$2 table=u method fks
+    [ "$major" -ge 18 ] && table=p
     for method in range hash; do
-        pga init -q -s 1 --unlogged-tables --partitions 3 --partition-method $method "$conn"
+        pga init -q -s 1 --unlogged-tables --partitions 3 --partition-method $method --foreign-keys "$conn"
         assert_rc 0
         [ "$(sql "SELECT string_agg(relname || '=' || relpersistence::text, ',' ORDER BY relname) FROM pg_class WHERE relname LIKE 'pgbench\_%' AND relkind IN ('r', 'p')" "$conn")" = \
-            "pgbench_accounts=$parent,pgbench_accounts_1=u,pgbench_accounts_2=u,pgbench_accounts_3=u,pgbench_branches=u,pgbench_history=u,pgbench_tellers=u" ] ||
+            "pgbench_accounts=$table,pgbench_accounts_1=u,pgbench_accounts_2=u,pgbench_accounts_3=u,pgbench_branches=$table,pgbench_history=$table,pgbench_tellers=$table" ] ||
             fail "major $major $method: $(sql "SELECT relname, relpersistence FROM pg_class WHERE relname LIKE 'pgbench\_%' AND relkind IN ('r', 'p')" "$conn")"
         [ "$(sql "SELECT count(*), sum(aid) FROM pgbench_accounts" "$conn")" = "100000|5000050000" ] ||
             fail "major $major $method: accounts"
+        # pgbench's foreign keys (those the server adds to each partition left out)
+        fks=$(sql "SELECT string_agg(DISTINCT conrelid::regclass || '>' || confrelid::regclass, ',' ORDER BY conrelid::regclass || '>' || confrelid::regclass) FROM pg_constraint WHERE contype = 'f' AND conparentid = 0" "$conn")
+        [ "$fks" = "pgbench_accounts>pgbench_branches,pgbench_history>pgbench_accounts,pgbench_history>pgbench_branches,pgbench_history>pgbench_tellers,pgbench_tellers>pgbench_branches" ] ||
+            fail "major $major $method: foreign keys $fks"
     done
     pga run -S -t 20 -q -o "u$major.json" "$conn"
     assert_rc 0
     pyjson "u$major.json" 'd["summary"]["transactions"] == 20 and d["summary"]["failed"] == 0'
 }
 
+# parity_major M: a scratch server of major M in $T/srv-M, its conninfo in MAJOR_CONN, stopped
+# at the test's end; when M's binaries cannot be had, says "major M: unavailable (WHY)" and
+# fails (return 1: the caller goes on without it).
+parity_major() {
+    local m=$1 why
+    if ! why=$(sh "$PGARENA_TEST_TOP/tools/pg/versions.sh" bindir "$m" 2>&1 >/dev/null); then
+        echo "major $m: unavailable (${why#pg-versions: "$m" unavailable: })"
+        return 1
+    fi
+    chmod 755 "$T" # the servers run as postgres when we are root
+    MAJOR_CONN=$(PGARENA_PG_MAJOR=$m sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" start "$T/srv-$m") ||
+        fail "major $m: the harness cannot start it"
+    LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$PGARENA_TEST_TOP/tests/pg-harness.sh' stop '$T/srv-$m'"
+}
+
 test_pgbench18_unlogged_partitions() {
     db=$(newdb pga_unlogged_parts)
     unlogged_partitions_on "$db" "$(($(sql 'SHOW server_version_num') / 10000))"
-    chmod 755 "$T" # the servers run as postgres when we are root
-    local m why dir conn
+    local m
     for m in 13 18; do
-        if ! why=$(sh "$PGARENA_TEST_TOP/tools/pg/versions.sh" bindir "$m" 2>&1 >/dev/null); then
-            echo "major $m: unavailable (${why#pg-versions: "$m" unavailable: })"
-            continue
-        fi
-        dir=$T/srv-$m
-        conn=$(PGARENA_PG_MAJOR=$m sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" start "$dir") ||
-            fail "major $m: the harness cannot start it"
-        LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$PGARENA_TEST_TOP/tests/pg-harness.sh' stop '$dir'"
-        unlogged_partitions_on "$conn" "$m"
-        sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" stop "$dir"
+        parity_major $m || continue
+        unlogged_partitions_on "$MAJOR_CONN" "$m"
+        sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" stop "$T/srv-$m"
         echo "major $m: ok"
+    done
+}
+
+# PostgreSQL 18's pgbench TAP cases that are not the server's (tests/data/pgbench-tap-18.md):
+# the data init leaves (-I g and -I G alike: fillers of accounts set, of branches and tellers
+# NULL, no history), nested \if with --exit-on-abort, a pipeline synced but never ended,
+# pgbench's long spellings --file, --client and --transactions, and ---debug refused.
+test_pgbench18_tap_script_cases() {
+    db=$(newdb pga_tap18)
+    local steps
+    for steps in dtpvg dtpvG; do
+        pga init -q -s 1 -I $steps "$db"
+        assert_rc 0
+        [ "$(sql "SELECT (SELECT count(*) FROM pgbench_accounts WHERE filler IS NULL), (SELECT count(*) FROM pgbench_branches WHERE filler IS NULL), (SELECT count(*) FROM pgbench_tellers WHERE filler IS NULL), (SELECT count(*) FROM pgbench_history)" "$db")" = "0|1|10|0" ] ||
+            fail "-I $steps: NULL fillers of accounts, branches, tellers and history rows: $(sql "SELECT (SELECT count(*) FROM pgbench_accounts WHERE filler IS NULL), (SELECT count(*) FROM pgbench_branches WHERE filler IS NULL), (SELECT count(*) FROM pgbench_tellers WHERE filler IS NULL), (SELECT count(*) FROM pgbench_history)" "$db")"
+    done
+    # every branch not taken divides by zero: a wrong branch aborts the run
+    cat >ifs.sql <<'SQL'
+\if 0
+  SELECT 1 / 0;
+  \if 1
+    SELECT 1 / 0;
+  \else
+    SELECT 1 / 0;
+  \endif
+\elif 1 = 2
+  \if 1
+    SELECT 1 / 0;
+  \endif
+\else
+  \if false
+    SELECT 1 / 0;
+  \elif true
+    SELECT 3 AS branch \gset
+  \else
+    SELECT 1 / 0;
+  \endif
+  \if :branch <> 3
+    SELECT 1 / 0;
+  \endif
+\endif
+SQL
+    pga run --file=ifs.sql --client=2 --transactions=3 --exit-on-abort -q -o ifs.json "$db"
+    assert_rc 0
+    pyjson ifs.json 'd["summary"]["transactions"] == 6 and d["summary"]["failed"] == 0'
+    # pgbench 18 ends the run with "end of script reached with pipeline open" (exit 2); the
+    # script is refused before the run here, exit 2 as well
+    printf '\\startpipeline\n\\syncpipeline\n' >open.sql
+    pga run -M extended -f open.sql -t 2 -q "$db"
+    assert_rc 2
+    assert_one_error_line
+    assert_err '^pgarena: open\.sql:1:1: \\startpipeline without \\endpipeline'
+    pga run ---debug -t 1 "$db"
+    assert_rc 2
+    assert_one_error_line
+    assert_err "unknown option '---debug' \\(see pgarena run --help\\)"
+}
+
+# PostgreSQL 18's pgbench TAP cases of a pipeline's implicit transaction (on an 18 server: 17
+# changed what the server does): a pipeline's first statement runs outside the transaction
+# block of the rest, up to a \syncpipeline. pgbench aborts the client on the error (exit 2);
+# pgarena counts the transaction failed and goes on (exit 0). pgarena prints no server notice,
+# so SET LOCAL's warning is not looked at: only that the statement runs.
+test_pgbench18_pipeline_transaction_blocks() {
+    parity_major 18 || return 0
+    local c=$MAJOR_CONN f
+    sql "CREATE TABLE pipe_t (id int PRIMARY KEY, x int); INSERT INTO pipe_t SELECT g, g FROM generate_series(1, 100) g" "$c"
+    # first outside the block: REINDEX CONCURRENTLY, VACUUM and SET LOCAL run; after a
+    # statement: LOCK runs and SET LOCAL too; after a sync: SET LOCAL is first again
+    cat >ok.sql <<'SQL'
+\startpipeline
+REINDEX TABLE CONCURRENTLY pipe_t;
+SELECT 1;
+\endpipeline
+\startpipeline
+VACUUM pipe_t;
+\endpipeline
+\startpipeline
+SET LOCAL statement_timeout = '1h';
+\endpipeline
+\startpipeline
+SELECT 1;
+SET LOCAL statement_timeout = '1h';
+LOCK pipe_t;
+\syncpipeline
+SET LOCAL statement_timeout = '1h';
+\endpipeline
+SQL
+    pga run -M extended -f ok.sql -t 2 -q -o ok.json "$c"
+    assert_rc 0
+    pyjson ok.json 'd["summary"]["transactions"] == 2 and d["summary"]["failed"] == 0'
+    # inside the block: each fails its transaction with the server's error
+    printf '\\startpipeline\nSELECT 1;\nREINDEX TABLE CONCURRENTLY pipe_t;\n\\endpipeline\n' >reindex.sql
+    printf '\\startpipeline\nSELECT 1;\nVACUUM pipe_t;\n\\endpipeline\n' >vacuum.sql
+    printf '\\startpipeline\nSAVEPOINT a;\nSELECT 1;\nROLLBACK TO SAVEPOINT a;\nSELECT 2;\n\\endpipeline\n' >savepoint.sql
+    printf '\\startpipeline\nLOCK pipe_t;\nSELECT 1;\n\\endpipeline\n' >lock.sql
+    for f in reindex:'REINDEX CONCURRENTLY cannot run inside a transaction block' \
+        vacuum:'VACUUM cannot run inside a transaction block' \
+        savepoint:'SAVEPOINT can only be used in transaction blocks' \
+        lock:'LOCK TABLE can only be used in transaction blocks'; do
+        pga run -M extended -f "${f%%:*}.sql" -t 2 -q -o f.json "$c"
+        assert_rc 0
+        assert_err "first failure: ${f#*:}"
+        pyjson f.json 'd["summary"]["transactions"] == 0 and d["summary"]["failed"] == 2 and d["summary"]["errors"]["other"] == 2'
     done
 }
 

@@ -186,27 +186,29 @@ static void create_partitions(struct buf *b, const struct load_options *opt, con
     }
 }
 
-/* Step t: the tables (and partitions), empty, as pgbench -i of PostgreSQL 15 writes them; on
- * a server of 18 or later, which refuses an unlogged partitioned table, with a logged parent of
- * unlogged partitions, as pgbench 18 makes them (before 18 the parent's persistence is
- * nothing: a partition has its own). */
+/* Step t: the tables (and partitions), empty, as pgbench -i of PostgreSQL 15 writes them. A
+ * server of 18 or later refuses an unlogged partitioned table: there, as pgbench 18 does, with
+ * --unlogged-tables and --partitions only the partitions are unlogged and the four tables are
+ * logged (a logged parent could not reference an unlogged pgbench_branches, nor a logged
+ * pgbench_history an unlogged teller). Before 18 every table is unlogged, as pgbench 15 makes
+ * them (a parent's persistence is nothing there: a partition has its own). */
 static void create_sql(struct buf *b, const struct load_options *opt, int server_version)
 {
     const char *aid = opt->scale >= SCALE_BIGINT ? "bigint" : "int";
     const char *unlogged = opt->unlogged ? " unlogged" : "";
-    const char *parent = opt->partitions && server_version >= 180000 ? "" : unlogged;
+    const char *table = opt->partitions && server_version >= 180000 ? "" : unlogged;
     int ff = fillfactor(opt);
     buf_printf(b,
                "create%s table pgbench_history(tid int,bid int,aid %s,delta int,"
                "mtime timestamp,filler char(22))",
-               unlogged, aid);
+               table, aid);
     put_tablespace(b, opt);
     buf_printf(b,
                ";\ncreate%s table pgbench_tellers(tid int not null,bid int,tbalance int,"
                "filler char(84)) with (fillfactor=%d)",
-               unlogged, ff);
+               table, ff);
     put_tablespace(b, opt);
-    buf_printf(b, ";\ncreate%s table pgbench_accounts(" ACCOUNTS_COLS ")", parent, aid);
+    buf_printf(b, ";\ncreate%s table pgbench_accounts(" ACCOUNTS_COLS ")", table, aid);
     if (opt->partitions)
         buf_printf(b, " partition by %s (aid)",
                    opt->partition_method == LOAD_PART_HASH ? "hash" : "range");
@@ -216,7 +218,7 @@ static void create_sql(struct buf *b, const struct load_options *opt, int server
     buf_printf(b,
                ";\ncreate%s table pgbench_branches(bid int not null,bbalance int,"
                "filler char(88)) with (fillfactor=%d)",
-               unlogged, ff);
+               table, ff);
     put_tablespace(b, opt);
     create_partitions(b, opt, unlogged);
 }
