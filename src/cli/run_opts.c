@@ -92,6 +92,8 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
     case 'f':
     case 'D':
         return TAKE(bench_plan_add_spec(p, (char)opt, arg, e));
+    case 'n': /* pgbench's: pgarena vacuums nothing before a run */
+        return 1;
     case 'S':
         return TAKE(bench_plan_add_spec(p, 'b', "select-only", e));
     case 'N':

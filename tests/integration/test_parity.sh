@@ -283,6 +283,11 @@ test_pgbench_run_shorthands() {
     pga run -S -N -t 5 -o r.json "$db"
     assert_rc 0
     pyjson r.json '[s["name"] for s in d["workload"]["scripts"]] == ["builtin: select-only", "builtin: simple-update"]'
+    # -n, as every pgbench TAP case passes it: taken; pgarena empties no table before a run.
+    before=$(sql "SELECT count(*) FROM pgbench_history" "$db")
+    pga run -n -N -t 5 -o r.json "$db"
+    assert_rc 0
+    [ "$(sql "SELECT count(*) FROM pgbench_history" "$db")" = $((before + 5)) ] || fail "-n: pgbench_history is not the rows before and the run's five"
     pga run -b list
     assert_rc 0
     assert_out '^Available builtin scripts:$'
