@@ -15,7 +15,7 @@
 #   parity    Debian's pgbench and pgarena run the same scripts against the major: the same
 #             counts and the same rows
 # Each writes one line to the matrix that run-all.sh prints (lib.sh's matrix_line): "major M:
-# ok — ...", "major M: unavailable (WHY)" for a major not fetched (which passes), or "major M:
+# ok in S s — ...", "major M: unavailable (WHY)" for a major not fetched (which passes), or "major M:
 # FAILED in STEP".
 
 . "$PGARENA_TEST_TOP/tests/integration/figures-lib.sh"
@@ -173,8 +173,16 @@ SQL
     [ "$rows" = "pgarena:0=20 pgarena:1=20 pgbench:0=20 pgbench:1=20" ] || fail "major $m: the \\if script's rows: $rows"
 }
 
+# mx_step STEP: the step now running, for the line of a failure; the last one's seconds into
+# $times, for the test's log.
+mx_step() {
+    times="$times $MX_STEP $((SECONDS - t)) s"
+    t=$SECONDS
+    MX_STEP=$1
+}
+
 matrix_major() { # MAJOR
-    local m=$1 conn app why ratio start=$SECONDS
+    local m=$1 conn app why ratio t=$SECONDS start=$SECONDS times=""
     if why=$(fig_unavailable "$m"); then
         matrix_line "major $m: unavailable ($why)"
         return 0
@@ -186,20 +194,20 @@ matrix_major() { # MAJOR
     [ "$(sql 'SHOW server_version_num' "$conn")" -ge "${m}0000" ] || fail "major $m: not its server"
     sql "CREATE DATABASE app" "$conn"
     app="${conn% dbname=*} dbname=app"
-    MX_STEP=init
+    mx_step init
     mx_init "$m" "$conn" "$app"
-    MX_STEP=figures
+    mx_step figures
     mx_figures "$m" "$app"
     sql "CREATE DATABASE copy TEMPLATE app" "$conn"
-    MX_STEP=capture
+    mx_step capture
     mx_capture "$m" "$conn" "$app" "$T/srv$m"
-    MX_STEP=replay
+    mx_step replay
     ratio=$(mx_replay "$m" "$conn")
-    MX_STEP=parity
+    mx_step parity
     mx_parity "$m" "$app"
-    MX_STEP=done
-    echo "major $m: $MX_N statements captured, $((SECONDS - start)) s"
-    matrix_line "major $m: ok — init, figures, capture ($MX_LOGS), replay ${ratio}x, parity"
+    mx_step done
+    echo "major $m: $MX_N statements captured;$times"
+    matrix_line "major $m: ok in $((SECONDS - start)) s — init, figures, capture ($MX_LOGS), replay ${ratio}x, parity"
 }
 
 test_version_matrix_13() { matrix_major 13; }
