@@ -116,7 +116,8 @@ import sys
 n = dict(x.split("=") for x in sys.argv[1].split())
 assert int(n["extended-unnamed"]) >= 7 * 100 and int(n["extended-named"]) >= 7 * 100 and int(n["simple"]) >= 7 * 20
 PY
-    # Each log the server wrote gives the same statements.
+    # Each log the server wrote gives the same statements (13 and 14 have no jsonlog).
+    [ "$m" -ge 15 ] || [ ! -e "$dir/log/postgresql.json" ] || fail "major $m: a jsonlog file before 15"
     MX_LOGS=""
     for log in postgresql.csv postgresql postgresql.json; do
         [ "$log" != postgresql.json ] || [ "$m" -ge 15 ] || continue
