@@ -24,6 +24,7 @@ fig_server() {
     LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$FIG_PS' stop '$T/$name'"
     PGARENA_PG_MAJOR=$m sh "$FIG_PS" start "$T/$name" "$@" >/dev/null
     read -r _ port <"$T/$name/listen"
+    # shellcheck disable=SC2034 # read by the test files that source this one
     FIG_CONN="host=$T/$name port=$port user=postgres dbname=postgres"
 }
 

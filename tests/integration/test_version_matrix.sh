@@ -232,7 +232,7 @@ matrix_major() { # MAJOR
     ratio=$(mx_replay "$m" "$conn")
     mx_step parity
     mx_parity "$m" "$app"
-    mx_step done
+    mx_step "done"
     echo "major $m:$times"
     matrix_line "major $m: ok in $((SECONDS - start)) s — init, figures, capture ($MX_LOGS), replay ${ratio}x, parity"
 }
