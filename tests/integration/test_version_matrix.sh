@@ -15,8 +15,8 @@
 #   parity    Debian's pgbench and pgarena run the same scripts against the major: the same
 #             counts and the same rows
 # Each writes one line to the matrix that run-all.sh prints (lib.sh's matrix_line): "major M:
-# ok in S s — ...", "major M: unavailable (WHY)" for a major not fetched (which passes), or "major M:
-# FAILED in STEP".
+# ok in S s — ...", "major M: unavailable (WHY)" for a major not fetched (which passes), or
+# "major M: FAILED in STEP".
 
 . "$PGARENA_TEST_TOP/tests/integration/figures-lib.sh"
 
