@@ -12,6 +12,8 @@
 # file by itself, its lines printed as they come.
 # PGARENA_TEST_TIMEOUT=S (default 900) stops and fails an integration test still running after
 # S seconds, its cleanup run, and the suite goes on.
+# The version matrix's tests (test_version_matrix.sh) write a line per major into the file
+# PGARENA_MATRIX names; they are printed after the results under "== version matrix".
 # PGARENA_CPU_HOG=1 keeps one core busy for the whole run (a shell busy loop, pinned with
 # taskset to the last core when taskset is there), stopped at the end whatever happens: the
 # suite must pass on a machine that loses its CPU, as CI's VM does (issue 35).
@@ -82,6 +84,8 @@ else
     jobs=${PGARENA_JOBS:-2}
     [[ $jobs =~ ^[1-9][0-9]*$ ]] || jobs=1
     resdir=$(mktemp -d /tmp/pgarena-testres-XXXXXX)
+    # The version matrix's lines (lib.sh's matrix_line), printed after the results.
+    export PGARENA_MATRIX=$resdir/matrix
     # A test still running after PGARENA_TEST_TIMEOUT seconds (default 900) is stopped and
     # fails: a hang must not take CI's whole time. Its shell gets SIGTERM (its trap exits, so
     # its cleanup runs) and so does every process under it (the shell waits for its foreground
@@ -170,6 +174,10 @@ else
         fi
     done
     wait_all
+    if [ -s "$PGARENA_MATRIX" ]; then
+        echo "== version matrix"
+        sort -V "$PGARENA_MATRIX"
+    fi
     rm -rf "$resdir"
 fi
 

@@ -139,6 +139,13 @@ assert_one_error_line() {
     grep -q '^pgarena: ' "$T/err" || { cat "$T/err"; fail "stderr line does not begin with 'pgarena: '"; }
 }
 
+# matrix_line LINE: one line of the version matrix (test_version_matrix.sh: "major M: ..."),
+# on stdout and into the file PGARENA_MATRIX names, which run-all.sh prints after the results.
+matrix_line() {
+    echo "$1"
+    [ -z "${PGARENA_MATRIX:-}" ] || echo "$1" >>"$PGARENA_MATRIX"
+}
+
 sql() {
     "$PSQL" -X -q -At -v ON_ERROR_STOP=1 "${2:-$CONN}" -c "$1"
 }

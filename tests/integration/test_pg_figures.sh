@@ -1,71 +1,19 @@
 # Figures whose meaning moved between majors (issue 48), against a server of the major from
 # tools/pg/versions.sh (PGARENA_PG_MAJOR): each count the result file gives is asserted against
 # the server's own view read around the run. A major not fetched says "major M: unavailable"
-# and passes.
+# and passes. The helpers are in figures-lib.sh, shared with the version matrix.
 
-FIG_PS="$PGARENA_TEST_TOP/tests/pg-servers.sh"
+. "$PGARENA_TEST_TOP/tests/integration/figures-lib.sh"
 
-# fig_server MAJOR NAME OPTION...: a server of MAJOR in $T/NAME (stopped at cleanup); prints
-# its conninfo. Returns 1, saying so, when the major is not in the cache.
-fig_server() {
-    local m=$1 name=$2 why port
-    shift 2
-    if ! why=$(sh "$PGARENA_TEST_TOP/tools/pg/versions.sh" bindir "$m" 2>&1 >/dev/null); then
-        echo "major $m: unavailable (${why#pg-versions: "$m" unavailable: })" >&2
-        return 1
-    fi
-    chmod 755 "$T" # the servers run as postgres when we are root
-    LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$FIG_PS' stop '$T/$name'"
-    PGARENA_PG_MAJOR=$m sh "$FIG_PS" start "$T/$name" "$@" >/dev/null
-    read -r _ port <"$T/$name/listen"
-    echo "host=$T/$name port=$port user=postgres dbname=postgres"
-}
-
-# The checkpoints a server did, by its own view: 18's num_done (a timed one skipped on an idle
-# server is not done), 17's timed and requested, pg_stat_bgwriter's before 17; a standby's
-# restartpoints on 17 and 18.
-fig_checkpoints() {
-    local m=$1 db=$2
-    case $m in
-    1[3-6]) sql 'SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter' "$db" ;;
-    17) sql 'SELECT num_timed + num_requested + restartpoints_done FROM pg_stat_checkpointer' "$db" ;;
-    *) sql 'SELECT num_done + restartpoints_done FROM pg_stat_checkpointer' "$db" ;;
-    esac
-}
-
-# A run of 4 s with one CHECKPOINT during it: one checkpoint in the intervals' counters and
-# one checkpoint event, as many as the server's view grew by.
-fig_one_checkpoint() {
-    local m=$1 db=$2 before after
-    printf 'SELECT 1;\n' >one.sql
-    before=$(fig_checkpoints "$m" "$db")
-    pga_bg run -f one.sql -c 1 -T 4 -P 1 -o "r$m.json" "$db"
-    wait_progress 1
-    sql CHECKPOINT "$db"
-    pga_wait
-    assert_rc 0
-    after=$(fig_checkpoints "$m" "$db")
-    [ $((after - before)) -eq 1 ] || fail "major $m: the server did $((after - before)) checkpoints"
-    pyjson "r$m.json" 'sum(i.get("server_io", {}).get("ckpt_timed", 0) + i.get("server_io", {}).get("ckpt_req", 0) for i in d["intervals"]) == 1'
-    pyjson "r$m.json" 'sum(1 for e in d["events"] if e["kind"] == "checkpoint" and e["phase"] == "start") == 1'
-}
-
-fig_checkpoint_primary() {
-    local m=$1 db
-    db=$(fig_server "$m" "p$m") || return 0
-    fig_one_checkpoint "$m" "$db"
-    echo "major $m: one checkpoint counted once"
-}
-
-test_pg_figures_checkpoint_16() { fig_checkpoint_primary 16; }
-test_pg_figures_checkpoint_17() { fig_checkpoint_primary 17; }
-test_pg_figures_checkpoint_18() { fig_checkpoint_primary 18; }
+# A primary's CHECKPOINT during a run, counted once, is in the version matrix on every major
+# (test_version_matrix.sh).
 
 # A standby's restartpoint is its checkpoint (17 and 18 count it in restartpoints_*, where a
 # run saw none before): the primary's CHECKPOINT replayed, then the standby's own.
 fig_checkpoint_standby() {
     local m=$1 primary standby lsn port
-    primary=$(fig_server "$m" "p$m") || return 0
+    fig_server "$m" "p$m" || return 0
+    primary=$FIG_CONN
     PGARENA_PG_MAJOR=$m sh "$FIG_PS" standby "$T/p$m" "$T/s$m" >/dev/null
     LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$FIG_PS' stop '$T/s$m'"
     read -r _ port <"$T/s$m/listen"
@@ -88,7 +36,8 @@ test_pg_figures_restartpoint_18() { fig_checkpoint_standby 18; }
 # 50 calls of one statement, as many as the server's view counts, with extension VERSION.
 fig_statements() {
     local m=$1 version=$2 db calls
-    db=$(fig_server "$m" "st$m" conf=shared_preload_libraries=pg_stat_statements) || return 0
+    fig_server "$m" "st$m" conf=shared_preload_libraries=pg_stat_statements || return 0
+    db=$FIG_CONN
     sql "CREATE EXTENSION pg_stat_statements${version:+ VERSION '$version'}" "$db"
     [ -z "$version" ] || [ "$(sql "SELECT extversion FROM pg_extension WHERE extname = 'pg_stat_statements'" "$db")" = "$version" ] ||
         fail "major $m: not extension $version"
@@ -116,7 +65,8 @@ test_pg_figures_statements_18_old_extension() { fig_statements 18 1.7; }
 # combined) and inserts committed one by one (WAL fsynced by the client backends).
 test_pg_figures_io_18() {
     local db before after
-    db=$(fig_server 18 io18 conf=shared_buffers=16MB) || return 0
+    fig_server 18 io18 conf=shared_buffers=16MB || return 0
+    db=$FIG_CONN
     sql "CREATE TABLE big AS SELECT g, repeat('x', 200) v FROM generate_series(1, 60000) g" "$db"
     printf 'SELECT count(*) FROM big;\nINSERT INTO big VALUES (1, $$y$$);\n' >io.sql
     local q="SELECT json_object_agg(object, json_build_object('reads', r, 'read_bytes', rb,

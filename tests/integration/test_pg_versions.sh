@@ -46,25 +46,5 @@ test_pg_versions_init_run() {
     pg_versions_each pg_versions_run
 }
 
-# pg-servers.sh's server of MAJOR with the collector and pg_stat_statements preloaded: stderr,
-# csvlog and (15+) jsonlog side by side, the library loaded.
-pg_versions_collector() {
-    local m=$1 dir=$T/srv-$1 conn
-    conn=$(PGARENA_PG_MAJOR=$m sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" start "$dir" collector \
-        conf=shared_preload_libraries=pg_stat_statements) || fail "major $m: pg-servers.sh cannot start it"
-    LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$PGARENA_TEST_TOP/tests/pg-servers.sh' stop '$dir'"
-    [ "$(sql 'SHOW shared_preload_libraries' "$conn")" = pg_stat_statements ] ||
-        fail "major $m: pg_stat_statements is not preloaded"
-    [ -s "$dir/log/postgresql" ] && [ -f "$dir/log/postgresql.csv" ] ||
-        fail "major $m: no stderr or csvlog file in $dir/log: $(ls "$dir/log")"
-    if [ "$m" -ge 15 ]; then
-        [ -f "$dir/log/postgresql.json" ] || fail "major $m: no jsonlog file"
-    else
-        [ ! -e "$dir/log/postgresql.json" ] || fail "major $m: a jsonlog file before 15"
-    fi
-    sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" stop "$dir"
-}
-
-test_pg_versions_collector() {
-    pg_versions_each pg_versions_collector
-}
+# pg-servers.sh's collector server of each major (stderr, csvlog and, from 15, jsonlog side by
+# side, pg_stat_statements preloaded) is the version matrix's (test_version_matrix.sh).
