@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/fmt.h"
+#include "report/part_out.h"
 
 /* Classes in the table, and runs side by side. */
 #define HTML_CLASSES    20
@@ -75,7 +76,7 @@ void report_html_classes(struct report_doc *d)
         buf_puts(d->out, "</tr>\n");
     }
     buf_puts(d->out, "</tbody></table></div>\n");
-    result_parts_html(first, RESULT_PLACE_HTML_CLASSES, d->out); /* what they are */
+    report_parts_html(first, RESULT_PLACE_HTML_CLASSES, d->out); /* what they are */
     report_section_end(d);
 }
 

@@ -180,6 +180,14 @@ void result_parts_compare_text(const struct result_part_side *sides, size_t n, F
             registered[k]->compare_text(sides, n, out);
 }
 
+void result_parts_compare_rows(const struct result_part_side *sides, size_t n,
+                               struct result_rows *out)
+{
+    for (size_t k = 0; registered && registered[k]; k++)
+        if (registered[k]->compare_rows)
+            registered[k]->compare_rows(sides, n, out);
+}
+
 const char *result_parts_unit(const struct result *r)
 {
     for (size_t i = 0; i < r->parts.n; i++)
