@@ -146,55 +146,41 @@ void report_rows_csv(FILE *out, const struct result_rows *rs, int place)
     }
 }
 
-/* One part's rows at a place, or 0 when it gave none there. */
-static int part_rows(const struct result *r, size_t i, enum result_part_place at,
-                     struct result_rows *rs)
+/* Each part of r's rows at a place, written to out (text) or else appended to b (HTML); the
+ * number of parts that gave any. */
+static int parts_out(const struct result *r, enum result_part_place at, FILE *out, struct buf *b)
 {
-    const struct result_part_ops *ops = r->parts.at[i].ops;
-    if (!ops->rows)
-        return 0;
-    ops->rows(r, r->parts.at[i].data, at, rs);
-    for (size_t k = 0; k < rs->n; k++)
-        if (rs->row[k].place == (int)at)
-            return 1;
-    return 0;
+    int n = 0;
+    for (size_t i = 0; i < r->parts.n; i++) {
+        const struct result_part_ops *ops = r->parts.at[i].ops;
+        if (!ops->rows)
+            continue;
+        struct result_rows rs = {0};
+        ops->rows(r, r->parts.at[i].data, at, &rs);
+        if (rs.n) {
+            if (out)
+                report_rows_text(out, &rs, at);
+            else
+                report_rows_html(b, &rs, at);
+            n++;
+        }
+        result_rows_free(&rs);
+    }
+    return n;
 }
 
 int report_parts_text(const struct result *r, enum result_part_place at, FILE *out)
 {
-    int n = 0;
-    for (size_t i = 0; i < r->parts.n; i++) {
-        struct result_rows rs = {0};
-        if (part_rows(r, i, at, &rs)) {
-            report_rows_text(out, &rs, at);
-            n++;
-        } else if (r->parts.at[i].ops->text) {
-            n += r->parts.at[i].ops->text(r, r->parts.at[i].data, at, out) > 0;
-        }
-        result_rows_free(&rs);
-    }
-    return n;
+    return parts_out(r, at, out, NULL);
 }
 
 int report_parts_html(const struct result *r, enum result_part_place at, struct buf *b)
 {
-    int n = 0;
-    for (size_t i = 0; i < r->parts.n; i++) {
-        struct result_rows rs = {0};
-        if (part_rows(r, i, at, &rs)) {
-            report_rows_html(b, &rs, at);
-            n++;
-        } else if (r->parts.at[i].ops->html) {
-            n += r->parts.at[i].ops->html(r, r->parts.at[i].data, at, b) > 0;
-        }
-        result_rows_free(&rs);
-    }
-    return n;
+    return parts_out(r, at, NULL, b);
 }
 
 void report_parts_compare(const struct result_part_side *sides, size_t n, FILE *out)
 {
-    result_parts_compare_text(sides, n, out);
     struct result_rows rs = {0};
     result_parts_compare_rows(sides, n, &rs);
     report_rows_compare(out, &rs);

@@ -117,14 +117,11 @@ struct result_part_side {
     size_t n;
 };
 
-/* report: a section of the part's figures, a row per figure and a column per run (the runs
- * without the part show "-"). */
+/* report: a section of the part's figures, a row per figure (its rows at
+ * RESULT_PLACE_HTML_TABLE, the first run's labels) and a column per run (the runs without the
+ * part show "-"). */
 struct result_part_table {
     const char *id, *title;
-    size_t n_rows;
-    const char *const *rows; /* each row's label */
-    /* Row k's figure of one run's part, as text into t (it holds "-" when called). */
-    void (*cell)(const void *data, size_t k, char *t, size_t size);
     const char *note; /* HTML: the paragraph under the table, or NULL */
 };
 
@@ -141,12 +138,6 @@ struct result_part_ops {
     /* Agents' results merged: their parts in the merged order (NULL where an agent has
      * none; n >= 1); the merged part or NULL. NULL operation: the merged file has none. */
     void *(*merge)(void *const *parts, size_t n);
-    /* Printers (NULL: none): its lines at a place; 1 when it printed something there. */
-    int (*text)(const struct result *r, const void *data, enum result_part_place at, FILE *out);
-    int (*html)(const struct result *r, const void *data, enum result_part_place at, struct buf *b);
-    /* compare: the part's lines for the sides (n >= 2, side 0 the baseline); it looks for its
-     * data in the runs (result_part_get) and prints nothing when they have none. */
-    void (*compare_text)(const struct result_part_side *sides, size_t n, FILE *out);
     /* Its rows at a place (above: result_rows): it adds none where it has nothing to say. */
     void (*rows)(const struct result *r, const void *data, enum result_part_place at,
                  struct result_rows *out);
@@ -190,12 +181,6 @@ void result_parts_register(const struct result_part_ops *const *ops);
 /* The part named key in r, or NULL. */
 void *result_part_get(const struct result *r, const char *key);
 
-/* Each part of r's printer at a place; the number that printed something. */
-int result_parts_text(const struct result *r, enum result_part_place at, FILE *out);
-int result_parts_html(const struct result *r, enum result_part_place at, struct buf *b);
-
-/* Each registered part's compare_text for the sides of a comparison. */
-void result_parts_compare_text(const struct result_part_side *sides, size_t n, FILE *out);
 /* Each registered part's compare_rows for the sides of a comparison, into out. */
 void result_parts_compare_rows(const struct result_part_side *sides, size_t n,
                                struct result_rows *out);
