@@ -40,7 +40,8 @@ enum result_part_place {
  * A part's figures as data: rows that report/ renders (show's text, the report's HTML, compare's
  * lines) with its own formatting, so that a workload prints nothing itself. A row is one line
  * at one place: a label, the line's text with "%v" where each of its values goes (in order; any
- * other character is written as it is), and its values. A value is a number or a piece of text
+ * other character is written as it is; a value past the last "%v" is not written there, a "%v"
+ * past the last value writes nothing), and its values. A value is a number or a piece of text
  * with its formatting hint (below) and its unit, written right after the number ("x", " %").
  *   show (RESULT_PLACE_SHOW_*): "LABEL:" in the label column (21 wide), then the text; an empty
  *     label indents a line that continues the one before.
@@ -49,7 +50,8 @@ enum result_part_place {
  *     its text plain (escaped); no text and no values: "-".
  *   compare (compare_rows): a row without values is a heading ("\nLABEL:"); a side's row is
  *     its label and values in columns, its text unused.
- *   CSV: a row per value: place, label, value, unit.
+ *   CSV (report_rows_csv; show --csv prints no part yet): a record per value: the row's
+ *     label, the value without its unit, the unit.
  * Rows belong to the struct result_rows they were added to; its strings too (a part's labels
  * and texts are its own constants, or copied in with result_rows_str).
  */

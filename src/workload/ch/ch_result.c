@@ -48,7 +48,8 @@ static void rows(const struct result *r, const void *data, enum result_part_plac
         row = result_rows_add(out, at, "CH-benCHmark", text);
         result_row_num(row, RESULT_FMT_FIXED, 0, c->analytic_clients, NULL);
         result_row_num(row, RESULT_FMT_FIXED, 0, c->queries_per_hour, NULL);
-        result_row_num(row, RESULT_FMT_FIXED, 3, c->power_geomean_ms, " ms");
+        if (isfinite(c->power_geomean_ms))
+            result_row_num(row, RESULT_FMT_FIXED, 3, c->power_geomean_ms, " ms");
         if (c->analytic_clients > 0)
             result_rows_add(out, at, "", "tps, latency and TPM are the terminals' (-c) only");
     } else if (at == RESULT_PLACE_HTML_SUMMARY && c->analytic_clients > 0) {
