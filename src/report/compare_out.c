@@ -7,6 +7,7 @@
 
 #include "base/mem.h"
 #include "report/fmt.h"
+#include "report/part_out.h"
 #include "report/sio.h"
 
 #define WIDTH       100
@@ -259,7 +260,7 @@ static void print_parts(FILE *out, const struct cmp_report *rep)
     for (size_t i = 0; i < rep->n_sides; i++)
         sides[i] = (struct result_part_side){rep->sides[i].label, rep->sides[i].runs,
                                              rep->sides[i].n_trials};
-    result_parts_compare_text(sides, rep->n_sides, out);
+    report_parts_compare(sides, rep->n_sides, out);
     free(sides);
 }
 

@@ -12,6 +12,7 @@
 #include "base/mem.h"
 #include "compare/compare.h"
 #include "report/fmt.h"
+#include "report/part_out.h"
 #include "report/html_int.h"
 #include "report/svg.h"
 #include "os/os.h"
@@ -226,7 +227,7 @@ static void describe_outcome(struct buf *b, const struct result *r)
         buf_printf(
             b, "%s failed (%s%%).", report_fmt_count(n, sizeof n, r->summary.failed),
             report_fmt_sig(p50, sizeof p50, 100.0 * (double)r->summary.failed / (double)all, 3));
-    result_parts_html(r, RESULT_PLACE_HTML_SUMMARY, b);
+    report_parts_html(r, RESULT_PLACE_HTML_SUMMARY, b);
     if (!r->complete)
         buf_printf(b, " The run was cut short (%s): these are the numbers up to then.",
                    r->end_reason ? r->end_reason : "incomplete");

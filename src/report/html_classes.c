@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report/fmt.h"
+#include "report/part_out.h"
 
 /* Classes in the table, and runs side by side. */
 #define HTML_CLASSES    20
@@ -75,25 +76,40 @@ void report_html_classes(struct report_doc *d)
         buf_puts(d->out, "</tr>\n");
     }
     buf_puts(d->out, "</tbody></table></div>\n");
-    result_parts_html(first, RESULT_PLACE_HTML_CLASSES, d->out); /* what they are */
+    report_parts_html(first, RESULT_PLACE_HTML_CLASSES, d->out); /* what they are */
     report_section_end(d);
 }
 
-/* One row of a part's table: its label and each run's figure, as text. */
-static void part_row(struct report_doc *d, size_t runs, const struct result_part_ops *ops, size_t k)
+/* A cell of a part's table as the report had it: its text cut to 95 bytes, "-" when empty. */
+static void cell_text(struct buf *t, const struct result_row *row)
+{
+    buf_reset(t);
+    if (row)
+        report_row_expand(t, row, 0);
+    if (t->len > 95) {
+        t->len = 95;
+        t->data[95] = 0;
+    }
+    if (t->len == 0)
+        buf_puts(t, "-");
+}
+
+/* Row k of a part's table: its label (the first run's) and each run's figure (rows[i]: run
+ * i's rows at the table's place), as text. */
+static void part_row(struct report_doc *d, size_t runs, const struct result_rows *rows, size_t k)
 {
     buf_puts(d->out, "<tr><th style=\"text-align:left\">");
-    report_escape(d->out, ops->table->rows[k]);
+    report_escape(d->out, rows[0].row[k].label ? rows[0].row[k].label : "");
     buf_puts(d->out, "</th>");
+    struct buf t;
+    buf_init(&t);
     for (size_t i = 0; i < runs; i++) {
-        char text[96] = "-";
-        const void *data = result_part_get(&d->in->runs[i], ops->key);
-        if (data)
-            ops->table->cell(data, k, text, sizeof text);
+        cell_text(&t, k < rows[i].n ? &rows[i].row[k] : NULL);
         buf_puts(d->out, "<td>");
-        report_escape(d->out, text);
+        report_escape(d->out, t.data);
         buf_puts(d->out, "</td>");
     }
+    buf_free(&t);
     buf_puts(d->out, "</tr>\n");
 }
 
@@ -110,8 +126,17 @@ void report_html_part_tables(struct report_doc *d)
         report_section_begin(d, ops->table->id, ops->table->title);
         run_heads(d, runs, "", "<th>");
         buf_puts(d->out, "</tr></thead><tbody>\n");
-        for (size_t k = 0; k < ops->table->n_rows; k++)
-            part_row(d, runs, ops, k);
+        struct result_rows rows[HTML_CLASS_RUNS] = {{0}};
+        for (size_t i = 0; i < runs; i++) {
+            const struct result *r = &d->in->runs[i];
+            const void *data = result_part_get(r, ops->key);
+            if (data && ops->rows)
+                ops->rows(r, data, RESULT_PLACE_HTML_TABLE, &rows[i]);
+        }
+        for (size_t k = 0; k < rows[0].n; k++)
+            part_row(d, runs, rows, k);
+        for (size_t i = 0; i < runs; i++)
+            result_rows_free(&rows[i]);
         buf_puts(d->out, "</tbody></table></div>\n");
         if (ops->table->note)
             buf_puts(d->out, ops->table->note);

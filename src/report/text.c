@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report/fmt.h"
+#include "report/part_out.h"
 #include "report/sio.h"
 
 /* Latencies print in milliseconds with three decimals, as pgbench prints them. */
@@ -171,7 +172,7 @@ void report_text_summary(FILE *out, const struct result *r)
     const struct latency_summary *l = &r->summary.latency_us;
     char size[96];
     const char *unit = result_parts_unit(r); /* NULL: the transaction */
-    if (!result_parts_text(r, RESULT_PLACE_SHOW_WORKLOAD, out))
+    if (!report_parts_text(r, RESULT_PLACE_SHOW_WORKLOAD, out))
         fprintf(out, "workload:            %s (%s)\n", r->workload.name ? r->workload.name : "?",
                 report_fmt_dataset(size, sizeof size, r));
     if (r->label)
@@ -179,7 +180,7 @@ void report_text_summary(FILE *out, const struct result *r)
     print_server(out, r);
     fprintf(out, "clients:             %d (threads %d), protocol %s\n", r->options.clients,
             r->options.threads, r->options.protocol ? r->options.protocol : "?");
-    if (!result_parts_text(r, RESULT_PLACE_SHOW_MODE, out)) {
+    if (!report_parts_text(r, RESULT_PLACE_SHOW_MODE, out)) {
         if (r->options.rate > 0)
             fprintf(out,
                     "mode:                open loop at %.1f tps; latency from the scheduled "
@@ -219,7 +220,7 @@ void report_text_summary(FILE *out, const struct result *r)
                 (unsigned long long)r->summary.late, (unsigned long long)r->summary.skipped);
     snprintf(label, sizeof label, "%s%s", unit ? unit : "tps:", unit ? "s/s:" : "");
     fprintf(out, "%-21s%.2f\n", label, r->summary.tps);
-    result_parts_text(r, RESULT_PLACE_SHOW_RATE, out);
+    report_parts_text(r, RESULT_PLACE_SHOW_RATE, out);
     if (r->options.connect_per_tx)
         fprintf(out, "connections:         %llu, mean %.3f ms; tps without connecting %.2f\n",
                 (unsigned long long)r->summary.connections, ms(r->summary.connect_mean_us),
@@ -240,7 +241,7 @@ void report_text_summary(FILE *out, const struct result *r)
     fprintf(out, "under 100 ms / 1 s / 5 s: %.2f %% / %.2f %% / %.2f %%\n",
             100 * r->summary.under_100ms, 100 * r->summary.under_1000ms,
             100 * r->summary.under_5000ms);
-    result_parts_text(r, RESULT_PLACE_SHOW_FIGURES, out);
+    report_parts_text(r, RESULT_PLACE_SHOW_FIGURES, out);
     report_text_classes(out, r);
     print_scripts(out, r);
     print_spread(out, r);

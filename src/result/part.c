@@ -155,29 +155,12 @@ void result_parts_merge(struct result *const *in, size_t n, struct result *out)
     }
 }
 
-int result_parts_text(const struct result *r, enum result_part_place at, FILE *out)
-{
-    int n = 0;
-    for (size_t i = 0; i < r->parts.n; i++)
-        if (r->parts.at[i].ops->text)
-            n += r->parts.at[i].ops->text(r, r->parts.at[i].data, at, out) > 0;
-    return n;
-}
-
-int result_parts_html(const struct result *r, enum result_part_place at, struct buf *b)
-{
-    int n = 0;
-    for (size_t i = 0; i < r->parts.n; i++)
-        if (r->parts.at[i].ops->html)
-            n += r->parts.at[i].ops->html(r, r->parts.at[i].data, at, b) > 0;
-    return n;
-}
-
-void result_parts_compare_text(const struct result_part_side *sides, size_t n, FILE *out)
+void result_parts_compare_rows(const struct result_part_side *sides, size_t n,
+                               struct result_rows *out)
 {
     for (size_t k = 0; registered && registered[k]; k++)
-        if (registered[k]->compare_text)
-            registered[k]->compare_text(sides, n, out);
+        if (registered[k]->compare_rows)
+            registered[k]->compare_rows(sides, n, out);
 }
 
 const char *result_parts_unit(const struct result *r)

@@ -33,7 +33,84 @@ enum result_part_place {
     RESULT_PLACE_SHOW_MODE,     /* show: instead of the "mode:" line */
     RESULT_PLACE_SHOW_FIGURES,  /* show: after the latency lines, before the classes */
     RESULT_PLACE_HTML_CLASSES,  /* report: the note under the statement classes' table */
+    RESULT_PLACE_HTML_TABLE,    /* report: the part's table's cells (its table), a row each */
 };
+
+/*
+ * A part's figures as data: rows that report/ renders (show's text, the report's HTML, compare's
+ * lines) with its own formatting, so that a workload prints nothing itself. A row is one line
+ * at one place: a label, the line's text with "%v" where each of its values goes (in order; any
+ * other character is written as it is; a value past the last "%v" is not written there, a "%v"
+ * past the last value writes nothing), and its values. A value is a number or a piece of text
+ * with its formatting hint (below) and its unit, written right after the number ("x", " %").
+ *   show (RESULT_PLACE_SHOW_*): "LABEL:" in the label column (21 wide), then the text; an empty
+ *     label indents a line that continues the one before.
+ *   report (RESULT_PLACE_HTML_SUMMARY, _CLASSES): the text is HTML, the label unused, text
+ *     values escaped. RESULT_PLACE_HTML_TABLE: row k is the table's row k, its label the row's,
+ *     its text plain (escaped); no text and no values: "-".
+ *   compare (compare_rows): a row without values is a heading ("\nLABEL:"); a side's row is
+ *     its label and values in columns, its text unused.
+ *   CSV (report_rows_csv; show --csv prints no part yet): a record per value: the row's
+ *     label, the value without its unit, the unit.
+ * Rows belong to the struct result_rows they were added to; its strings too (a part's labels
+ * and texts are its own constants, or copied in with result_rows_str).
+ */
+
+/* How a value's number is written (digits: as each says). */
+enum result_row_fmt {
+    RESULT_FMT_TEXT,    /* str as it is */
+    RESULT_FMT_FIXED,   /* num with digits decimals: (2.5, 0) -> "2" as printf's %.0f */
+    RESULT_FMT_G,       /* num in the shortest form (printf's %g): 1.5 -> "1.5" */
+    RESULT_FMT_INT,     /* count, plain: 12345 -> "12345" */
+    RESULT_FMT_COUNT,   /* count with thousands separators: 12345 -> "12,345" */
+    RESULT_FMT_SIG,     /* num with digits significant digits, thousands separated */
+    RESULT_FMT_LATENCY, /* num in microseconds, with its unit, 3 significant digits: "1.25 ms" */
+    RESULT_FMT_PERCENT, /* num a share (0.5) as a percentage (50.0) with digits decimals */
+    RESULT_FMT_CHANGE,  /* num a percentage, signed, with digits decimals: "+3.1" */
+};
+
+struct result_value {
+    enum result_row_fmt fmt;
+    int digits;
+    double num;
+    uint64_t count;   /* RESULT_FMT_INT, RESULT_FMT_COUNT */
+    const char *str;  /* RESULT_FMT_TEXT */
+    const char *unit; /* written right after the number; NULL: none */
+};
+
+#define RESULT_ROW_VALUES 8
+
+struct result_row {
+    int place; /* enum result_part_place, or RESULT_PLACE_COMPARE */
+    const char *label, *text;
+    size_t n; /* values */
+    struct result_value v[RESULT_ROW_VALUES];
+};
+
+struct result_rows {
+    size_t n, cap;
+    struct result_row *row;
+    size_t n_str;
+    char **str; /* the strings copied in */
+};
+
+/* compare's place: the lines of compare_rows. */
+#define RESULT_PLACE_COMPARE 100
+
+/* A row at place with label and text (kept, not copied; NULL text: the values alone); the
+ * pointer is good until the next row is added. */
+struct result_row *result_rows_add(struct result_rows *rs, int place, const char *label,
+                                   const char *text);
+/* Add a value to row (at most RESULT_ROW_VALUES; more are dropped): a number, a count, a text. */
+void result_row_num(struct result_row *row, enum result_row_fmt fmt, int digits, double v,
+                    const char *unit);
+void result_row_count(struct result_row *row, enum result_row_fmt fmt, uint64_t v,
+                      const char *unit);
+void result_row_text(struct result_row *row, const char *s);
+/* A copy of s that lives as long as rs (for a label, text or value made at run time). */
+const char *result_rows_str(struct result_rows *rs, const char *s);
+/* Free what rs holds; it is then empty. */
+void result_rows_free(struct result_rows *rs);
 
 /* A side of a comparison: its label and its runs (the trials of one setting). */
 struct result_part_side {
@@ -42,14 +119,11 @@ struct result_part_side {
     size_t n;
 };
 
-/* report: a section of the part's figures, a row per figure and a column per run (the runs
- * without the part show "-"). */
+/* report: a section of the part's figures, a row per figure (its rows at
+ * RESULT_PLACE_HTML_TABLE, the first run's labels) and a column per run (the runs without the
+ * part show "-"). */
 struct result_part_table {
     const char *id, *title;
-    size_t n_rows;
-    const char *const *rows; /* each row's label */
-    /* Row k's figure of one run's part, as text into t (it holds "-" when called). */
-    void (*cell)(const void *data, size_t k, char *t, size_t size);
     const char *note; /* HTML: the paragraph under the table, or NULL */
 };
 
@@ -66,12 +140,12 @@ struct result_part_ops {
     /* Agents' results merged: their parts in the merged order (NULL where an agent has
      * none; n >= 1); the merged part or NULL. NULL operation: the merged file has none. */
     void *(*merge)(void *const *parts, size_t n);
-    /* Printers (NULL: none): its lines at a place; 1 when it printed something there. */
-    int (*text)(const struct result *r, const void *data, enum result_part_place at, FILE *out);
-    int (*html)(const struct result *r, const void *data, enum result_part_place at, struct buf *b);
-    /* compare: the part's lines for the sides (n >= 2, side 0 the baseline); it looks for its
-     * data in the runs (result_part_get) and prints nothing when they have none. */
-    void (*compare_text)(const struct result_part_side *sides, size_t n, FILE *out);
+    /* Its rows at a place (above: result_rows): it adds none where it has nothing to say. */
+    void (*rows)(const struct result *r, const void *data, enum result_part_place at,
+                 struct result_rows *out);
+    /* compare: its rows (place RESULT_PLACE_COMPARE) for the sides (n >= 2, side 0 the
+     * baseline); it looks for its data in the runs and adds none when they have none. */
+    void (*compare_rows)(const struct result_part_side *sides, size_t n, struct result_rows *out);
     /* What a malformed section's read failure names ("FILE: invalid WHAT"); NULL: "workload
      * section". */
     const char *what;
@@ -109,12 +183,9 @@ void result_parts_register(const struct result_part_ops *const *ops);
 /* The part named key in r, or NULL. */
 void *result_part_get(const struct result *r, const char *key);
 
-/* Each part of r's printer at a place; the number that printed something. */
-int result_parts_text(const struct result *r, enum result_part_place at, FILE *out);
-int result_parts_html(const struct result *r, enum result_part_place at, struct buf *b);
-
-/* Each registered part's compare_text for the sides of a comparison. */
-void result_parts_compare_text(const struct result_part_side *sides, size_t n, FILE *out);
+/* Each registered part's compare_rows for the sides of a comparison, into out. */
+void result_parts_compare_rows(const struct result_part_side *sides, size_t n,
+                               struct result_rows *out);
 
 /* For a part's read and write: a number (0 when absent), a count (0 when absent or negative);
  * a number that is not finite and a NULL string are written as null. */

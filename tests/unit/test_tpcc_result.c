@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/mem.h"
+#include "report/part_out.h"
 #include "result/result.h"
 #include "workload/ch/ch_result.h"
 #include "workload/tpcc/tpcc_result.h"
@@ -140,7 +141,7 @@ static char *show_text(const struct result *r, enum result_part_place place)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    result_parts_text(r, place, f);
+    report_parts_text(r, place, f);
     fclose(f);
     return text;
 }
@@ -167,7 +168,7 @@ static void test_show_lines(void **state)
     free(text);
     struct buf b;
     buf_init(&b);
-    assert_int_equal(result_parts_html(&r, RESULT_PLACE_HTML_SUMMARY, &b), 2);
+    assert_int_equal(report_parts_html(&r, RESULT_PLACE_HTML_SUMMARY, &b), 2);
     assert_non_null(strstr(b.data, " TPC-C, 12 warehouses, procedures: NOPM 345.3 (server)"));
     assert_non_null(strstr(b.data, " CH-benCHmark, 2 analytic clients:"));
     assert_non_null(strstr(b.data, "latencies unknown (the figures above are the terminals'"));
@@ -175,7 +176,7 @@ static void test_show_lines(void **state)
     /* No streams: CH's line without a geometric mean, no report sentence. */
     result_part_set(&r, &ch_result_part, ch_figures(0, NAN));
     buf_init(&b);
-    assert_int_equal(result_parts_html(&r, RESULT_PLACE_HTML_SUMMARY, &b), 1);
+    assert_int_equal(report_parts_html(&r, RESULT_PLACE_HTML_SUMMARY, &b), 1);
     assert_null(strstr(b.data, "CH-benCHmark"));
     buf_free(&b);
     result_free(&r);
@@ -196,7 +197,7 @@ static void test_compare_lines(void **state)
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    result_parts_compare_text(sides, 3, f);
+    report_parts_compare(sides, 3, f);
     fclose(f);
     assert_string_equal(text, "\nNOPM (TPC-C, server-side, mean of the trials):\n"
                               "  base                        150\n"
@@ -205,7 +206,7 @@ static void test_compare_lines(void **state)
     struct result_part_side swapped[] = {sides[2], sides[0]};
     text = NULL;
     f = open_memstream(&text, &len);
-    result_parts_compare_text(swapped, 2, f);
+    report_parts_compare(swapped, 2, f);
     fclose(f);
     assert_string_equal(text, "");
     free(text);

@@ -48,13 +48,13 @@ static void part_free(void *data)
     free(data);
 }
 
-static int part_text(const struct result *r, const void *data, enum result_part_place at, FILE *out)
+static void part_rows(const struct result *r, const void *data, enum result_part_place at,
+                      struct result_rows *out)
 {
     (void)r;
-    if (at != RESULT_PLACE_SHOW_SUMMARY)
-        return 0;
-    fprintf(out, "kv rows:             %" PRId64 "\n", ((const struct kv_figures *)data)->rows);
-    return 1;
+    if (at == RESULT_PLACE_SHOW_SUMMARY)
+        result_row_count(result_rows_add(out, at, "kv rows", "%v"), RESULT_FMT_INT,
+                         (uint64_t)((const struct kv_figures *)data)->rows, NULL);
 }
 
 static const struct result_part_ops kv_part = {
@@ -63,7 +63,7 @@ static const struct result_part_ops kv_part = {
     .read = part_read,
     .write = part_write,
     .free = part_free,
-    .text = part_text,
+    .rows = part_rows,
 };
 
 static int check_run(const struct workload *w, struct workload_run_opts *o, struct err *e)

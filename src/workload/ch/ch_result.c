@@ -4,9 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "base/buf.h"
 #include "base/mem.h"
-#include "report/fmt.h"
 
 static void *read_part(const json_t *o, const json_t *root, const json_t *summary, int *bad)
 {
@@ -32,41 +30,40 @@ static json_t *write_part(const void *data, json_t *summary)
     return o;
 }
 
-/* show: after the tps line (the queries' own figures are in the per-script table). */
-static int text(const struct result *r, const void *data, enum result_part_place at, FILE *out)
+/* show: after the tps line (the queries' own figures are in the per-script table); report: a
+ * sentence after the outcome's when streams ran. */
+static void rows(const struct result *r, const void *data, enum result_part_place at,
+                 struct result_rows *out)
 {
     (void)r;
     const struct ch_figures *c = data;
-    if (at != RESULT_PLACE_SHOW_RATE)
-        return 0;
-    fprintf(out, "CH-benCHmark:        analytic clients %d, %.0f queries per hour",
-            c->analytic_clients, c->queries_per_hour);
-    if (isfinite(c->power_geomean_ms))
-        fprintf(out, ", geometric mean %.3f ms", c->power_geomean_ms);
-    else if (c->analytic_clients > 0)
-        fprintf(out, ", no geometric mean (a query did not complete)");
-    fputc('\n', out);
-    if (c->analytic_clients > 0)
-        fprintf(out, "                     tps, latency and TPM are the terminals' (-c) only\n");
-    return 1;
-}
-
-/* report: a sentence after the outcome's when streams ran. */
-static int html(const struct result *r, const void *data, enum result_part_place at, struct buf *b)
-{
-    (void)r;
-    const struct ch_figures *c = data;
-    if (at != RESULT_PLACE_HTML_SUMMARY || c->analytic_clients <= 0)
-        return 0;
-    char n[48], g[32];
-    buf_printf(b,
-               " CH-benCHmark, %d analytic clients: %s queries per hour, geometric mean of "
-               "the queries' latencies %s (the figures above are the terminals' only).",
-               c->analytic_clients, report_fmt_sig(n, sizeof n, c->queries_per_hour, 4),
-               isfinite(c->power_geomean_ms)
-                   ? report_fmt_latency(g, sizeof g, c->power_geomean_ms * 1000)
-                   : "unknown");
-    return 1;
+    struct result_row *row;
+    if (at == RESULT_PLACE_SHOW_RATE) {
+        const char *text = isfinite(c->power_geomean_ms)
+                               ? "analytic clients %v, %v queries per hour, geometric mean %v"
+                           : c->analytic_clients > 0
+                               ? "analytic clients %v, %v queries per hour, no geometric mean (a "
+                                 "query did not complete)"
+                               : "analytic clients %v, %v queries per hour";
+        row = result_rows_add(out, at, "CH-benCHmark", text);
+        result_row_num(row, RESULT_FMT_FIXED, 0, c->analytic_clients, NULL);
+        result_row_num(row, RESULT_FMT_FIXED, 0, c->queries_per_hour, NULL);
+        if (isfinite(c->power_geomean_ms))
+            result_row_num(row, RESULT_FMT_FIXED, 3, c->power_geomean_ms, " ms");
+        if (c->analytic_clients > 0)
+            result_rows_add(out, at, "", "tps, latency and TPM are the terminals' (-c) only");
+    } else if (at == RESULT_PLACE_HTML_SUMMARY && c->analytic_clients > 0) {
+        row = result_rows_add(out, at, "CH-benCHmark",
+                              " CH-benCHmark, %v analytic clients: %v queries per hour, geometric "
+                              "mean of the queries' latencies %v (the figures above are the "
+                              "terminals' only).");
+        result_row_num(row, RESULT_FMT_FIXED, 0, c->analytic_clients, NULL);
+        result_row_num(row, RESULT_FMT_SIG, 4, c->queries_per_hour, NULL);
+        if (isfinite(c->power_geomean_ms))
+            result_row_num(row, RESULT_FMT_LATENCY, 0, c->power_geomean_ms * 1000, NULL);
+        else
+            result_row_text(row, "unknown");
+    }
 }
 
 /* merge: none (a merged file has no summary.ch). */
@@ -76,6 +73,5 @@ const struct result_part_ops ch_result_part = {
     .read = read_part,
     .write = write_part,
     .free = free,
-    .text = text,
-    .html = html,
+    .rows = rows,
 };

@@ -1,12 +1,11 @@
-/* A replay's printers: show's workload, mode and fidelity lines, the report's fidelity table
- * and the note under its classes, and compare's warnings. */
+/* A replay's rows: show's workload, mode and fidelity lines, the report's fidelity table and
+ * the note under its classes; and compare's warnings. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
-#include "report/fmt.h"
 #include "workload/replay/replay_result.h"
 
 static double ms(double us)
@@ -14,142 +13,149 @@ static double ms(double us)
     return us / 1000.0;
 }
 
-static void show_workload(FILE *out, const struct replay_result *p)
+static void show_workload(struct result_rows *out, const struct replay_result *p)
 {
-    fprintf(out,
-            "workload:            replay of %s: %llu sessions, %llu statements, %llu "
-            "transactions\n",
-            p->capture ? p->capture : "?", (unsigned long long)p->sessions,
-            (unsigned long long)p->statements, (unsigned long long)p->transactions);
+    struct result_row *row =
+        result_rows_add(out, RESULT_PLACE_SHOW_WORKLOAD, "workload",
+                        "replay of %v: %v sessions, %v statements, %v transactions");
+    result_row_text(row, p->capture ? p->capture : "?");
+    result_row_count(row, RESULT_FMT_INT, p->sessions, NULL);
+    result_row_count(row, RESULT_FMT_INT, p->statements, NULL);
+    result_row_count(row, RESULT_FMT_INT, p->transactions, NULL);
 }
 
-static void show_mode(FILE *out, const struct replay_result *p)
+static void show_mode(struct result_rows *out, const struct replay_result *p)
 {
     if (p->speed > 0)
-        fprintf(out,
-                "mode:                replay at speed %g; latency from each statement's "
-                "intended start\n",
-                p->speed);
+        result_row_num(result_rows_add(out, RESULT_PLACE_SHOW_MODE, "mode",
+                                       "replay at speed %v; latency from each statement's "
+                                       "intended start"),
+                       RESULT_FMT_G, 0, p->speed, NULL);
     else
-        fprintf(out, "mode:                replay at speed max (back to back, in order); "
-                     "latency from each statement's start\n");
+        result_rows_add(out, RESULT_PLACE_SHOW_MODE, "mode",
+                        "replay at speed max (back to back, in order); latency from each "
+                        "statement's start");
+}
+
+/* A row of counts at show's figures. */
+static struct result_row *counts(struct result_rows *out, const char *label, const char *text,
+                                 size_t n, const uint64_t *v)
+{
+    struct result_row *row = result_rows_add(out, RESULT_PLACE_SHOW_FIGURES, label, text);
+    for (size_t i = 0; i < n; i++)
+        result_row_count(row, RESULT_FMT_INT, v[i], NULL);
+    return row;
+}
+
+/* A lag's p50, p99 and max in milliseconds. */
+static struct result_row *lag_ms(struct result_rows *out, const char *label, const char *text,
+                                 const struct result_lag *l)
+{
+    struct result_row *row = result_rows_add(out, RESULT_PLACE_SHOW_FIGURES, label, text);
+    result_row_num(row, RESULT_FMT_FIXED, 3, ms(l->p50_us), NULL);
+    result_row_num(row, RESULT_FMT_FIXED, 3, ms(l->p99_us), NULL);
+    result_row_num(row, RESULT_FMT_FIXED, 3, ms(l->max_us), NULL);
+    return row;
 }
 
 /* How faithful the timing was: the capture's duration against the replay's, and the share
  * of statements sent on time (at a speed). */
-static void show_timing(FILE *out, const struct replay_result *p)
+static void show_timing(struct result_rows *out, const struct replay_result *p)
 {
     if (p->captured_s <= 0 || p->replayed_s <= 0)
         return;
-    fprintf(out, "timing:              captured %.3f s, replayed %.3f s (%.2fx)", p->captured_s,
-            p->replayed_s, p->replayed_s / p->captured_s);
     double on_time = replay_on_time_share(p);
-    if (!isnan(on_time))
-        fprintf(out, "; %.1f %% of statements sent within %d ms of their schedule", 100 * on_time,
-                REPLAY_ON_TIME_US / 1000);
-    fputc('\n', out);
+    struct result_row *row = result_rows_add(
+        out, RESULT_PLACE_SHOW_FIGURES, "timing",
+        isnan(on_time) ? "captured %v, replayed %v (%v)"
+                       : "captured %v, replayed %v (%v); %v of statements sent within %v ms of "
+                         "their schedule");
+    result_row_num(row, RESULT_FMT_FIXED, 3, p->captured_s, " s");
+    result_row_num(row, RESULT_FMT_FIXED, 3, p->replayed_s, " s");
+    result_row_num(row, RESULT_FMT_FIXED, 2, p->replayed_s / p->captured_s, "x");
+    result_row_num(row, RESULT_FMT_PERCENT, 1, on_time, " %");
+    result_row_count(row, RESULT_FMT_INT, REPLAY_ON_TIME_US / 1000, NULL);
+}
+
+/* The session settings a replay added: "--session-set A=B, ...; N statements set a password". */
+static void show_session_set(struct result_rows *out, const struct replay_result *p)
+{
+    if (!p->n_session_set && !p->secrets_replaced)
+        return;
+    struct buf b;
+    buf_init(&b);
+    for (size_t i = 0; i < p->n_session_set; i++)
+        buf_printf(&b, "%s--session-set %s", i ? ", " : "", p->session_set[i]);
+    if (p->secrets_replaced)
+        buf_printf(&b,
+                   "%s%llu statements set a password of the replay's making (random, not kept) "
+                   "for the capture's",
+                   p->n_session_set ? "; " : "", (unsigned long long)p->secrets_replaced);
+    result_row_text(result_rows_add(out, RESULT_PLACE_SHOW_FIGURES, "sessions set up", "%v"),
+                    result_rows_str(out, b.data));
+    buf_free(&b);
 }
 
 /* Its schedule lag, the client's part of it, what was sent and skipped, and whether outcomes
  * were the capture's. */
-static void show_fidelity(FILE *out, const struct replay_result *p)
+static void show_fidelity(struct result_rows *out, const struct replay_result *p)
 {
-    fprintf(out, "schedule lag (ms):   p50 %.3f  p99 %.3f  max %.3f\n", ms(p->lag.p50_us),
-            ms(p->lag.p99_us), ms(p->lag.max_us));
+    const int at = RESULT_PLACE_SHOW_FIGURES;
+    lag_ms(out, "schedule lag (ms)", "p50 %v  p99 %v  max %v", &p->lag);
     if (result_lag_known(&p->client_lag))
-        fprintf(out, "client delay (ms):   p50 %.3f  p99 %.3f  max %.3f  (%s)\n",
-                ms(p->client_lag.p50_us), ms(p->client_lag.p99_us), ms(p->client_lag.max_us),
-                p->speed > 0 ? "the part of the lag that is the client's"
-                             : "from a statement's end to its session's next send");
-    fprintf(out,
-            "replayed:            %llu sent; skipped %llu copy, %llu unsupported, %llu "
-            "read-only, %llu secret; %llu sessions failed\n",
-            (unsigned long long)p->sent, (unsigned long long)p->skipped_copy,
-            (unsigned long long)p->skipped_unsupported, (unsigned long long)p->skipped_read_only,
-            (unsigned long long)p->skipped_secret, (unsigned long long)p->sessions_failed);
-    for (int k = 0; k < CAPTURE_UNSUP__COUNT; k++)
-        if (p->unsupported[k].count)
-            fprintf(out, "unsupported:         %s %llu, e.g. %s\n", capture_unsupported_names[k],
-                    (unsigned long long)p->unsupported[k].count, p->unsupported[k].example);
+        result_row_text(
+            lag_ms(out, "client delay (ms)", "p50 %v  p99 %v  max %v  (%v)", &p->client_lag),
+            p->speed > 0 ? "the part of the lag that is the client's"
+                         : "from a statement's end to its session's next send");
+    counts(out, "replayed",
+           "%v sent; skipped %v copy, %v unsupported, %v read-only, %v secret; %v sessions "
+           "failed",
+           6,
+           (const uint64_t[]){p->sent, p->skipped_copy, p->skipped_unsupported,
+                              p->skipped_read_only, p->skipped_secret, p->sessions_failed});
+    for (int k = 0; k < CAPTURE_UNSUP__COUNT; k++) {
+        if (!p->unsupported[k].count)
+            continue;
+        struct result_row *row = result_rows_add(out, at, "unsupported", "%v %v, e.g. %v");
+        result_row_text(row, capture_unsupported_names[k]);
+        result_row_count(row, RESULT_FMT_INT, p->unsupported[k].count, NULL);
+        result_row_text(row, p->unsupported[k].example);
+    }
     if (p->copy_from)
-        fprintf(out, "copy from files:     %llu COPY FROM STDIN sent their --copy-from file\n",
-                (unsigned long long)p->copy_loaded);
+        counts(out, "copy from files", "%v COPY FROM STDIN sent their --copy-from file", 1,
+               &p->copy_loaded);
     if (p->copy_empty)
-        fprintf(out,
-                "copy without data:   %llu COPY FROM STDIN inside statements of several given "
-                "no rows (their data is not in the log)\n",
-                (unsigned long long)p->copy_empty);
+        counts(out, "copy without data",
+               "%v COPY FROM STDIN inside statements of several given no rows (their data is "
+               "not in the log)",
+               1, &p->copy_empty);
     if (p->prepared || p->portal_fetches)
-        fprintf(out,
-                "named statements:    %llu prepared (once per session, again after a DEALLOCATE "
-                "of them); %llu portal fetches folded into their portal's first execute (run "
-                "whole)\n",
-                (unsigned long long)p->prepared, (unsigned long long)p->portal_fetches);
-    if (p->order == REPLAY_RESULT_ORDER_CAPTURE)
-        fprintf(out,
-                "order:               the capture's, across sessions: %llu statements waited "
-                "%.3f ms in all; %llu waits given way to a lock\n",
-                (unsigned long long)p->order_waits, p->order_wait_ms,
-                (unsigned long long)p->order_given_way);
-    else if (p->order == REPLAY_RESULT_ORDER_SESSION)
-        fprintf(out, "order:               each session on its own clock (--order session)\n");
+        counts(out, "named statements",
+               "%v prepared (once per session, again after a DEALLOCATE of them); %v portal "
+               "fetches folded into their portal's first execute (run whole)",
+               2, (const uint64_t[]){p->prepared, p->portal_fetches});
+    if (p->order == REPLAY_RESULT_ORDER_CAPTURE) {
+        struct result_row *row =
+            counts(out, "order",
+                   "the capture's, across sessions: %v statements waited %v ms in all; %v "
+                   "waits given way to a lock",
+                   1, &p->order_waits);
+        result_row_num(row, RESULT_FMT_FIXED, 3, p->order_wait_ms, NULL);
+        result_row_count(row, RESULT_FMT_INT, p->order_given_way, NULL);
+    } else if (p->order == REPLAY_RESULT_ORDER_SESSION) {
+        result_rows_add(out, at, "order", "each session on its own clock (--order session)");
+    }
     show_timing(out, p);
-    if (p->n_session_set || p->secrets_replaced) {
-        fprintf(out, "sessions set up:     ");
-        for (size_t i = 0; i < p->n_session_set; i++)
-            fprintf(out, "%s--session-set %s", i ? ", " : "", p->session_set[i]);
-        if (p->secrets_replaced)
-            fprintf(out,
-                    "%s%llu statements set a password of the replay's making (random, not "
-                    "kept) for the capture's",
-                    p->n_session_set ? "; " : "", (unsigned long long)p->secrets_replaced);
-        fputc('\n', out);
-    }
+    show_session_set(out, p);
     if (p->failed_now || p->succeeded_now || p->sessions_failed) {
-        fprintf(out,
-                "DIVERGED:            %llu failed now but not in the capture, %llu succeeded "
-                "now but failed in it\n",
-                (unsigned long long)p->failed_now, (unsigned long long)p->succeeded_now);
+        counts(out, "DIVERGED",
+               "%v failed now but not in the capture, %v succeeded now but failed in it", 2,
+               (const uint64_t[]){p->failed_now, p->succeeded_now});
         for (size_t i = 0; i < p->n_top && i < 5; i++)
-            fprintf(out, "                     %llu x %s\n", (unsigned long long)p->top[i].count,
-                    p->top[i].reason);
+            result_row_text(counts(out, "", "%v x %v", 1, &p->top[i].count), p->top[i].reason);
     } else {
-        fprintf(out, "fidelity:            every outcome as in the capture\n");
+        result_rows_add(out, at, "fidelity", "every outcome as in the capture");
     }
-}
-
-int replay_result_text(const struct result *r, const void *data, enum result_part_place at,
-                       FILE *out)
-{
-    (void)r;
-    const struct replay_result *p = data;
-    switch (at) {
-    case RESULT_PLACE_SHOW_WORKLOAD:
-        show_workload(out, p);
-        return 1;
-    case RESULT_PLACE_SHOW_MODE:
-        show_mode(out, p);
-        return 1;
-    case RESULT_PLACE_SHOW_FIGURES:
-        show_fidelity(out, p);
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-int replay_result_html(const struct result *r, const void *data, enum result_part_place at,
-                       struct buf *b)
-{
-    (void)r;
-    (void)data;
-    if (at != RESULT_PLACE_HTML_CLASSES)
-        return 0;
-    buf_puts(b, "<p class=\"meta\">Each statement class (the statement with its constants "
-                "replaced by placeholders) of the first replay's top classes by total "
-                "time, with its count, total time and latency (of the statements that "
-                "succeeded, from their intended start) in each replay.</p>\n");
-    return 1;
 }
 
 /* The report's fidelity table: a row per figure. */
@@ -165,7 +171,7 @@ enum {
     N_ROWS
 };
 
-static const char *const rows[N_ROWS] = {
+static const char *const labels[N_ROWS] = {
     "statements sent",
     "skipped",
     "outcomes unlike the capture",
@@ -176,70 +182,105 @@ static const char *const rows[N_ROWS] = {
     "client delay p50 / p99 / max",
 };
 
-static void lag_text(const struct result_lag *l, char *t, size_t n)
+static void lag_cell(struct result_row *row, const struct result_lag *l)
 {
-    char a[32], b[32], c[32];
-    snprintf(t, n, "%s / %s / %s", report_fmt_latency(a, sizeof a, l->p50_us),
-             report_fmt_latency(b, sizeof b, l->p99_us),
-             report_fmt_latency(c, sizeof c, l->max_us));
+    row->text = "%v / %v / %v";
+    result_row_num(row, RESULT_FMT_LATENCY, 0, l->p50_us, NULL);
+    result_row_num(row, RESULT_FMT_LATENCY, 0, l->p99_us, NULL);
+    result_row_num(row, RESULT_FMT_LATENCY, 0, l->max_us, NULL);
 }
 
-static void timing_text(const struct replay_result *p, char *t, size_t n)
+static void timing_cell(struct result_row *row, const struct replay_result *p)
 {
     if (p->captured_s <= 0 || p->replayed_s <= 0)
         return; /* "-": a file written before them */
     double on_time = replay_on_time_share(p);
-    int w = snprintf(t, n, "%.3f s / %.3f s (%.2fx)", p->captured_s, p->replayed_s,
-                     p->replayed_s / p->captured_s);
-    if (!isnan(on_time) && w > 0 && (size_t)w < n)
-        snprintf(t + w, n - (size_t)w, ", %.1f %% within 1 ms", 100 * on_time);
+    row->text = isnan(on_time) ? "%v / %v (%v)" : "%v / %v (%v), %v within 1 ms";
+    result_row_num(row, RESULT_FMT_FIXED, 3, p->captured_s, " s");
+    result_row_num(row, RESULT_FMT_FIXED, 3, p->replayed_s, " s");
+    result_row_num(row, RESULT_FMT_FIXED, 2, p->replayed_s / p->captured_s, "x");
+    result_row_num(row, RESULT_FMT_PERCENT, 1, on_time, " %");
 }
 
-static void cell(const void *data, size_t k, char *t, size_t n)
+/* Row k of the table: a row without text or values is "-". */
+static void cell(struct result_row *row, const struct replay_result *p, size_t k)
 {
-    const struct replay_result *p = data;
     switch (k) {
     case ROW_SENT:
-        report_fmt_count(t, n, p->sent);
+        result_row_count(row, RESULT_FMT_COUNT, p->sent, NULL);
         break;
     case ROW_SKIPPED:
-        snprintf(t, n, "%llu copy, %llu unsupported, %llu read-only, %llu secret",
-                 (unsigned long long)p->skipped_copy, (unsigned long long)p->skipped_unsupported,
-                 (unsigned long long)p->skipped_read_only, (unsigned long long)p->skipped_secret);
+        row->text = "%v copy, %v unsupported, %v read-only, %v secret";
+        result_row_count(row, RESULT_FMT_INT, p->skipped_copy, NULL);
+        result_row_count(row, RESULT_FMT_INT, p->skipped_unsupported, NULL);
+        result_row_count(row, RESULT_FMT_INT, p->skipped_read_only, NULL);
+        result_row_count(row, RESULT_FMT_INT, p->skipped_secret, NULL);
         break;
     case ROW_DIVERGED:
-        snprintf(t, n, "%llu failed now, %llu succeeded now", (unsigned long long)p->failed_now,
-                 (unsigned long long)p->succeeded_now);
+        row->text = "%v failed now, %v succeeded now";
+        result_row_count(row, RESULT_FMT_INT, p->failed_now, NULL);
+        result_row_count(row, RESULT_FMT_INT, p->succeeded_now, NULL);
         break;
     case ROW_SESSIONS_FAILED:
-        report_fmt_count(t, n, p->sessions_failed);
+        result_row_count(row, RESULT_FMT_COUNT, p->sessions_failed, NULL);
         break;
     case ROW_TIMING:
-        timing_text(p, t, n);
+        timing_cell(row, p);
         break;
     case ROW_ORDER:
-        if (p->order == REPLAY_RESULT_ORDER_CAPTURE)
-            snprintf(t, n, "%llu waited %.1f ms, %llu given way",
-                     (unsigned long long)p->order_waits, p->order_wait_ms,
-                     (unsigned long long)p->order_given_way);
-        else if (p->order == REPLAY_RESULT_ORDER_SESSION)
-            snprintf(t, n, "none (--order session)");
+        if (p->order == REPLAY_RESULT_ORDER_CAPTURE) {
+            row->text = "%v waited %v ms, %v given way";
+            result_row_count(row, RESULT_FMT_INT, p->order_waits, NULL);
+            result_row_num(row, RESULT_FMT_FIXED, 1, p->order_wait_ms, NULL);
+            result_row_count(row, RESULT_FMT_INT, p->order_given_way, NULL);
+        } else if (p->order == REPLAY_RESULT_ORDER_SESSION) {
+            row->text = "none (--order session)";
+        }
         break;
     case ROW_LAG:
-        lag_text(&p->lag, t, n);
+        lag_cell(row, &p->lag);
         break;
     default:
         if (result_lag_known(&p->client_lag)) /* else "-": a file written before it */
-            lag_text(&p->client_lag, t, n);
+            lag_cell(row, &p->client_lag);
+    }
+}
+
+void replay_result_rows(const struct result *r, const void *data, enum result_part_place at,
+                        struct result_rows *out)
+{
+    (void)r;
+    const struct replay_result *p = data;
+    switch (at) {
+    case RESULT_PLACE_SHOW_WORKLOAD:
+        show_workload(out, p);
+        break;
+    case RESULT_PLACE_SHOW_MODE:
+        show_mode(out, p);
+        break;
+    case RESULT_PLACE_SHOW_FIGURES:
+        show_fidelity(out, p);
+        break;
+    case RESULT_PLACE_HTML_CLASSES:
+        result_rows_add(out, at, "classes",
+                        "<p class=\"meta\">Each statement class (the statement with its "
+                        "constants replaced by placeholders) of the first replay's top classes "
+                        "by total time, with its count, total time and latency (of the "
+                        "statements that succeeded, from their intended start) in each "
+                        "replay.</p>\n");
+        break;
+    case RESULT_PLACE_HTML_TABLE:
+        for (size_t k = 0; k < N_ROWS; k++)
+            cell(result_rows_add(out, at, labels[k], NULL), p, k);
+        break;
+    default:
+        break;
     }
 }
 
 const struct result_part_table replay_result_table = {
     .id = "replay",
     .title = "Replay fidelity",
-    .n_rows = N_ROWS,
-    .rows = rows,
-    .cell = cell,
     .note = "<p class=\"meta\">The schedule lag is how late statements were sent "
             "behind the capture's schedule; the client delay is the time from the "
             "later of a statement's due time and the end of its session's previous "

@@ -93,12 +93,10 @@ void replay_result_free(void *p);
  * up by text (each input lists only its top ones). NULL when the first has none. */
 void *replay_result_merge(void *const *parts, size_t n);
 
-/* Printers (replay_print.c): show's workload, mode and fidelity lines; the report's fidelity
- * table and the note under the classes; compare's warnings. */
-int replay_result_text(const struct result *r, const void *data, enum result_part_place at,
-                       FILE *out);
-int replay_result_html(const struct result *r, const void *data, enum result_part_place at,
-                       struct buf *b);
+/* Its rows (replay_print.c): show's workload, mode and fidelity lines; the report's fidelity
+ * table and the note under the classes; and compare's warnings. */
+void replay_result_rows(const struct result *r, const void *data, enum result_part_place at,
+                        struct result_rows *out);
 void replay_result_warn(const void *data, const char *path,
                         void (*say)(void *ctx, const char *text), void *ctx);
 extern const struct result_part_table replay_result_table;

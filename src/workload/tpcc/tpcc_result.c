@@ -3,9 +3,7 @@
 
 #include <stdlib.h>
 
-#include "base/buf.h"
 #include "base/mem.h"
-#include "report/fmt.h"
 #include "result/result.h"
 
 static void *read_part(const json_t *o, const json_t *root, const json_t *summary, int *bad)
@@ -70,38 +68,40 @@ static void *merge_part(void *const *parts, size_t n)
     return out;
 }
 
-/* show: NOPM first, as HammerDB users read them. */
-static int text(const struct result *r, const void *data, enum result_part_place at, FILE *out)
+/* show: NOPM first, as HammerDB users read them; report: a sentence after the outcome's. */
+static void rows(const struct result *r, const void *data, enum result_part_place at,
+                 struct result_rows *out)
 {
     (void)r;
     const struct tpcc_figures *t = data;
-    if (at != RESULT_PLACE_SHOW_RATE)
-        return 0;
-    fprintf(out, "NOPM:                %.0f (server: sum of d_next_o_id), %.0f (clients)\n",
-            t->nopm, t->nopm_client);
-    fprintf(out, "TPM:                 %.0f (all five transactions), %llu New-Orders rolled back\n",
-            t->tpm, (unsigned long long)t->new_order_rollbacks);
-    fprintf(out, "TPC-C:               %d warehouses, %s, %s\n", t->warehouses,
-            t->mode ? t->mode : "?",
-            t->keying_thinking ? "keying and thinking times"
-                               : "no keying or thinking times: not TPC-C compliant");
-    return 1;
-}
-
-/* report: a sentence after the outcome's. */
-static int html(const struct result *r, const void *data, enum result_part_place at, struct buf *b)
-{
-    (void)r;
-    const struct tpcc_figures *t = data;
-    if (at != RESULT_PLACE_HTML_SUMMARY)
-        return 0;
-    char n[48], c[48];
-    buf_printf(b, " TPC-C, %d warehouses, %s: NOPM %s (server), %s (clients)%s.", t->warehouses,
-               t->mode ? t->mode : "?", report_fmt_sig(n, sizeof n, t->nopm, 4),
-               report_fmt_sig(c, sizeof c, t->nopm_client, 4),
-               t->keying_thinking ? ""
-                                  : "; without keying and thinking times: not TPC-C compliant");
-    return 1;
+    const char *mode = t->mode ? t->mode : "?";
+    struct result_row *row;
+    if (at == RESULT_PLACE_SHOW_RATE) {
+        row = result_rows_add(out, at, "NOPM", "%v (server: sum of d_next_o_id), %v (clients)");
+        result_row_num(row, RESULT_FMT_FIXED, 0, t->nopm, NULL);
+        result_row_num(row, RESULT_FMT_FIXED, 0, t->nopm_client, NULL);
+        row = result_rows_add(out, at, "TPM",
+                              "%v (all five transactions), %v New-Orders rolled back");
+        result_row_num(row, RESULT_FMT_FIXED, 0, t->tpm, NULL);
+        result_row_count(row, RESULT_FMT_INT, t->new_order_rollbacks, NULL);
+        row = result_rows_add(out, at, "TPC-C",
+                              t->keying_thinking
+                                  ? "%v warehouses, %v, keying and thinking times"
+                                  : "%v warehouses, %v, no keying or thinking times: not TPC-C "
+                                    "compliant");
+        result_row_num(row, RESULT_FMT_FIXED, 0, t->warehouses, NULL);
+        result_row_text(row, mode);
+    } else if (at == RESULT_PLACE_HTML_SUMMARY) {
+        row = result_rows_add(out, at, "TPC-C",
+                              t->keying_thinking
+                                  ? " TPC-C, %v warehouses, %v: NOPM %v (server), %v (clients)."
+                                  : " TPC-C, %v warehouses, %v: NOPM %v (server), %v (clients); "
+                                    "without keying and thinking times: not TPC-C compliant.");
+        result_row_num(row, RESULT_FMT_FIXED, 0, t->warehouses, NULL);
+        result_row_text(row, mode);
+        result_row_num(row, RESULT_FMT_SIG, 4, t->nopm, NULL);
+        result_row_num(row, RESULT_FMT_SIG, 4, t->nopm_client, NULL);
+    }
 }
 
 /* A side's NOPM (server-side, the mean over its trials); -1 when a trial has none. */
@@ -119,21 +119,23 @@ static double side_nopm(const struct result_part_side *s)
 
 /* compare: each side's NOPM and its change against A; informational, no interval (compare's
  * verdicts are on tps and latency). */
-static void compare_text(const struct result_part_side *sides, size_t n, FILE *out)
+static void compare_rows(const struct result_part_side *sides, size_t n, struct result_rows *out)
 {
     double a = side_nopm(&sides[0]);
     if (!(a >= 0))
         return;
-    fprintf(out, "\nNOPM (TPC-C, server-side, mean of the trials):\n  %-20s %10.0f\n",
-            sides[0].label, a);
+    result_rows_add(out, RESULT_PLACE_COMPARE, "NOPM (TPC-C, server-side, mean of the trials)",
+                    NULL);
+    struct result_row *row = result_rows_add(out, RESULT_PLACE_COMPARE, sides[0].label, NULL);
+    result_row_num(row, RESULT_FMT_FIXED, 0, a, NULL);
     for (size_t i = 1; i < n; i++) {
         double b = side_nopm(&sides[i]);
         if (!(b >= 0))
             continue;
-        fprintf(out, "  %-20s %10.0f", sides[i].label, b);
+        row = result_rows_add(out, RESULT_PLACE_COMPARE, sides[i].label, NULL);
+        result_row_num(row, RESULT_FMT_FIXED, 0, b, NULL);
         if (a > 0)
-            fprintf(out, "  %+.1f%%", 100.0 * (b - a) / a);
-        fputc('\n', out);
+            result_row_num(row, RESULT_FMT_CHANGE, 1, 100.0 * (b - a) / a, "%");
     }
 }
 
@@ -144,7 +146,6 @@ const struct result_part_ops tpcc_result_part = {
     .write = write_part,
     .free = free_part,
     .merge = merge_part,
-    .text = text,
-    .html = html,
-    .compare_text = compare_text,
+    .rows = rows,
+    .compare_rows = compare_rows,
 };
