@@ -65,6 +65,7 @@ static const struct sample samples[] = {
     {"procedures", "-w tpcc --procedures"},
     {"select-only", "-S"},
     {"skip-some-updates", "-N"},
+    {"no-vacuum", "-n"},
     {"show-script", NULL},
     {"log", "-l"},
     {"log-prefix", "-l --log-prefix pfx"},
