@@ -153,12 +153,14 @@ static void refuse(struct pconn *c, const char *sqlstate, const char *msg)
     c->state = PS_CLOSING;
 }
 
-/* A CancelRequest: sent on to the server on a connection of its own, as libpq does. */
+/* A CancelRequest for one of the sessions relayed (by the key its server gave it): sent on
+ * to the server on a connection of its own, as libpq does; any other is dropped. */
 static void forward_cancel(struct proxy *p, const uint8_t *packet, size_t len,
                            const struct pgwire_startup *su)
 {
     char why[256];
-    recorder_cancel(p->rec, su->cancel_pid, su->cancel_key, su->cancel_key_len, now_us());
+    if (!recorder_cancel(p->rec, su->cancel_pid, su->cancel_key, su->cancel_key_len, now_us()))
+        return;
     int fd = connect_server(p->o, why, sizeof why);
     if (fd < 0)
         return;

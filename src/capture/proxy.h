@@ -8,8 +8,9 @@
  * replay record's proxy: it listens where --listen says, and relays each client's protocol 3
  * connection to the server, bytes unchanged both ways, while capture/record.h turns the
  * messages into a capture. One thread waits on every connection (poll). Per client: an
- * SSLRequest or GSSENCRequest is answered 'N' (no TLS yet), a CancelRequest is sent on to
- * the server, a replication or other protocol's startup is refused with an ErrorResponse to
+ * SSLRequest or GSSENCRequest is answered 'N' (no TLS yet), a CancelRequest for a session
+ * relayed (by the backend key its server gave) is sent on to the server (any other is
+ * dropped), a replication or other protocol's startup is refused with an ErrorResponse to
  * that client alone; a startup of protocol 3 opens a connection to the server (a blocking
  * connect) and is sent on as it came, so authentication of every kind passes through.
  * POSIX only: on Windows proxy_run refuses (proxy_none.c).

@@ -22,7 +22,8 @@
  * out as unsupported (binary_parameters): format 1 holds text only.
  *
  * The events are held until recorder_write, which writes them in the order of their start
- * (sessions numbered in the order they started). Ownership: the recorder owns its sessions
+ * (sessions numbered in the order they started), from the first session's start (the
+ * capture's start). Ownership: the recorder owns its sessions
  * (until recorder_free) and copies what it is given.
  */
 

@@ -157,9 +157,15 @@ s.close()
 s = socket.create_connection(("127.0.0.1", port))
 s.close()
 PY
+    # A wrong password: the server's refusal reaches the client; no session.
+    PGPASSWORD=not-it "$PSQL15" -X "$pconn" -c "SELECT 1" >"$T/bad.out" 2>&1 &&
+        fail "a wrong password logged in"
+    grep -q "password authentication failed" "$T/bad.out" ||
+        { cat "$T/bad.out" >&2; fail "the server's refusal did not reach the client"; }
     "$PSQL15" -X -q -At "$pconn" -c "SELECT 42" >"$T/psql.out" 2>&1 || fail "psql after the refusals"
     [ "$(cat "$T/psql.out")" = 42 ] || fail "psql's answer through the proxy"
     pga_wait
     assert_rc 0
     assert_out "^recorded .*rec.cap: 1 sessions, 1 statements \(1 simple"
+    assert_out "1 connections never logged in"
 }

@@ -109,7 +109,7 @@ static void test_session(void **state)
     (void)state;
     char path[64];
     snprintf(path, sizeof path, "/tmp/test_record_%d.cap", (int)getpid());
-    rec = recorder_new(1700000000000000LL, 1000);
+    rec = recorder_new(1700000000000000LL, 400); /* listening 600 µs before the first */
     buf_init(&body);
     struct rec_session *a = start("app", "shop", 1000);
     put32(&body, 77);
@@ -190,7 +190,7 @@ static void test_session(void **state)
     const struct capture_header *rh = capture_reader_header(r);
     assert_int_equal(rh->time_resolution_us, 0);
     assert_int_equal(rh->n_sessions, 1);
-    assert_int_equal(rh->start_us, 1700000000000000LL);
+    assert_int_equal(rh->start_us, 1700000000000600LL);
     struct capture_event ev;
     assert_int_equal(capture_reader_next(r, &ev, &e), 1);
     assert_int_equal(ev.kind, CAPTURE_EV_SESSION_START);
