@@ -24,6 +24,8 @@ record_server() {
 # Start the proxy in front of it on a free port: $PID, $pconn (through the proxy).
 record_start() {
     PGA_ERR=$T/rec.err pga_bg replay record "$rconn" --listen 127.0.0.1:0 -o "$T/rec.cap" "$@"
+    # A test that fails before it stops the proxy does not leave it running.
+    LIB_CLEANUP="${LIB_CLEANUP:-}; kill $PID"
     local port=""
     for _ in $(seq 1 100); do
         port=$(sed -n 's/^replay record: listening on 127.0.0.1:\([0-9]*\),.*/\1/p' "$T/rec.err")
@@ -36,7 +38,7 @@ record_start() {
 
 test_replay_record_pgbench_and_psql() {
     record_server
-    record_start
+    record_start --seconds 300
     for m in simple extended prepared; do
         "$PGBENCH15" -n -M $m -c 2 -t 20 "$pconn" >"$T/pgbench.out" 2>&1 ||
             { cat "$T/pgbench.out" >&2; fail "pgbench -M $m through the proxy"; }
