@@ -24,7 +24,7 @@
 #define PROXY_READ     65536
 #define PROXY_BODY_MAX (64u << 20) /* the longest Query, Parse or Bind kept */
 
-enum pstate { PS_STARTUP, PS_RELAY, PS_CLOSING };
+enum pstate { PS_STARTUP, PS_CONNECTING, PS_RELAY, PS_CLOSING };
 
 /* One client and its server connection. */
 struct pconn {
@@ -36,10 +36,15 @@ struct pconn {
     size_t ts_off, tc_off;
     struct pgwire_framer fe, be;
     struct rec_session *rs;
+    const struct addrinfo *next_ai; /* PS_CONNECTING: the server's address to try next */
 };
 
 struct proxy {
     const struct proxy_opts *o;
+    /* The server's addresses, resolved once: a socket's path, or getaddrinfo's list. */
+    struct sockaddr_un un;
+    struct addrinfo unix_ai, *tcp_ai;
+    const struct addrinfo *first;
     struct recorder *rec;
     int lfd;
     struct pconn *conns;
@@ -97,60 +102,84 @@ static int listen_on(const struct proxy_opts *o, int *port, struct err *e)
     return fd;
 }
 
-/* A connection to the server (blocking connect, then non-blocking); -1 with why set. */
-static int connect_server(const struct proxy_opts *o, char *why, size_t size)
+static int resolve_server(struct proxy *p, struct err *e)
 {
-    int fd = -1;
+    const struct proxy_opts *o = p->o;
     if (o->server_host[0] == '/') {
-        struct sockaddr_un un = {.sun_family = AF_UNIX};
-        int n = snprintf(un.sun_path, sizeof un.sun_path, "%s/.s.PGSQL.%d", o->server_host,
+        p->un.sun_family = AF_UNIX;
+        int n = snprintf(p->un.sun_path, sizeof p->un.sun_path, "%s/.s.PGSQL.%d", o->server_host,
                          o->server_port);
-        if (n < 0 || (size_t)n >= sizeof un.sun_path) {
-            snprintf(why, size, "socket path too long");
-            return -1;
-        }
-        fd = socket(AF_UNIX, SOCK_STREAM, 0);
-        if (fd >= 0 && connect(fd, (struct sockaddr *)&un, sizeof un) < 0) {
-            snprintf(why, size, "%s: %s", un.sun_path, strerror(errno));
-            close(fd);
-            return -1;
-        }
-    } else {
-        struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
-        struct addrinfo *ai, *a;
-        char service[16];
-        snprintf(service, sizeof service, "%d", o->server_port);
-        int rc = getaddrinfo(o->server_host, service, &hints, &ai);
-        if (rc != 0) {
-            snprintf(why, size, "%s: %s", o->server_host, gai_strerror(rc));
-            return -1;
-        }
-        snprintf(why, size, "%s:%d: no address", o->server_host, o->server_port);
-        for (a = ai; a; a = a->ai_next) {
-            fd = socket(a->ai_family, SOCK_STREAM, 0);
-            if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) == 0)
-                break;
-            snprintf(why, size, "%s:%d: %s", o->server_host, o->server_port, strerror(errno));
-            if (fd >= 0)
-                close(fd);
-            fd = -1;
-        }
-        freeaddrinfo(ai);
-        if (fd >= 0) {
-            int one = 1;
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        }
+        if (n < 0 || (size_t)n >= sizeof p->un.sun_path)
+            return err_set(e, ERR_INPUT, "replay record: the server's socket path is too long");
+        p->unix_ai = (struct addrinfo){.ai_family = AF_UNIX,
+                                       .ai_socktype = SOCK_STREAM,
+                                       .ai_addr = (struct sockaddr *)&p->un,
+                                       .ai_addrlen = sizeof p->un};
+        p->first = &p->unix_ai;
+        return 0;
     }
-    if (fd < 0)
-        return -1;
-    nonblocking(fd);
-    return fd;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    char service[16];
+    snprintf(service, sizeof service, "%d", o->server_port);
+    int rc = getaddrinfo(o->server_host, service, &hints, &p->tcp_ai);
+    if (rc != 0)
+        return err_set(e, ERR_INPUT, "replay record: the server's host %s: %s", o->server_host,
+                       gai_strerror(rc));
+    p->first = p->tcp_ai;
+    return 0;
+}
+
+/* Start connecting to the server at a or an address after it, without waiting: the socket
+ * (connected, or *connecting), *next the address to try if it fails; -1 with why set when
+ * none could be started (why is left as it was when a is NULL). */
+static int connect_from(const struct proxy *p, const struct addrinfo *a,
+                        const struct addrinfo **next, int *connecting, char *why, size_t size)
+{
+    for (; a; a = a->ai_next) {
+        int fd = socket(a->ai_family, SOCK_STREAM, 0);
+        int rc = -1;
+        if (fd >= 0) {
+            nonblocking(fd);
+            rc = connect(fd, a->ai_addr, a->ai_addrlen);
+        }
+        if (rc == 0 || (rc < 0 && errno == EINPROGRESS)) {
+            *connecting = rc < 0;
+            *next = a->ai_next;
+            int one = 1;
+            if (a->ai_family != AF_UNIX)
+                setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            return fd;
+        }
+        if (a->ai_family == AF_UNIX)
+            snprintf(why, size, "%s: %s", p->un.sun_path, strerror(errno));
+        else
+            snprintf(why, size, "%s:%d: %s", p->o->server_host, p->o->server_port, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    return -1;
 }
 
 static void refuse(struct pconn *c, const char *sqlstate, const char *msg)
 {
     pgwire_error_response(&c->to_client, sqlstate, msg);
     c->state = PS_CLOSING;
+}
+
+/* Connect c to the server from address a on (why: the last failure so far); the client is
+ * told why when no address is left. */
+static void start_server(struct proxy *p, struct pconn *c, const struct addrinfo *a, char *why,
+                         size_t size)
+{
+    int connecting = 0;
+    c->sfd = connect_from(p, a, &c->next_ai, &connecting, why, size);
+    if (c->sfd < 0) {
+        char msg[400];
+        snprintf(msg, sizeof msg, "pgarena replay record: cannot connect to the server: %s", why);
+        refuse(c, "08006", msg);
+        return;
+    }
+    c->state = connecting ? PS_CONNECTING : PS_RELAY;
 }
 
 /* A CancelRequest for one of the sessions relayed (by the key its server gave it): sent on
@@ -161,9 +190,16 @@ static void forward_cancel(struct proxy *p, const uint8_t *packet, size_t len,
     char why[256];
     if (!recorder_cancel(p->rec, su->cancel_pid, su->cancel_key, su->cancel_key_len, now_us()))
         return;
-    int fd = connect_server(p->o, why, sizeof why);
+    const struct addrinfo *next;
+    int connecting = 0;
+    int fd = connect_from(p, p->first, &next, &connecting, why, sizeof why);
     if (fd < 0)
         return;
+    struct pollfd pf = {.fd = fd, .events = POLLOUT};
+    if (connecting && os_poll(&pf, 1, 1000) != 1) { /* a second at most: as libpq's cancel */
+        close(fd);
+        return;
+    }
     /* A few bytes on a new connection: the socket's buffer takes them at once. */
     ssize_t n = send(fd, packet, len, MSG_NOSIGNAL);
     (void)n;
@@ -235,19 +271,12 @@ static void on_startup(struct proxy *p, struct pconn *c)
             refuse(c, "0A000", "pgarena replay record: replication connections are not relayed");
             return;
         }
-        char why[300], msg[400];
-        c->sfd = connect_server(p->o, why, sizeof why);
-        if (c->sfd < 0) {
-            snprintf(msg, sizeof msg, "pgarena replay record: cannot connect to the server: %s",
-                     why);
-            refuse(c, "08006", msg);
-            return;
-        }
         c->rs = recorder_session_start(p->rec, &su, now_us());
         buf_append(&c->to_server, c->startup.data, (size_t)n);
-        c->state = PS_RELAY;
+        char why[300] = "no address";
+        start_server(p, c, p->first, why, sizeof why);
         size_t rest = c->startup.len - (size_t)n;
-        if (rest > 0 && relay_in(p, c, 1, d + n, rest) < 0)
+        if (c->state != PS_CLOSING && rest > 0 && relay_in(p, c, 1, d + n, rest) < 0)
             c->state = PS_CLOSING;
         buf_reset(&c->startup);
         return;
@@ -332,22 +361,42 @@ static int read_side(struct proxy *p, struct pconn *c, int from_client)
     return 0;
 }
 
+/* The server's socket of a connection being made is ready: connected, or the next address. */
+static void connected(struct proxy *p, struct pconn *c)
+{
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (getsockopt(c->sfd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+        err = errno;
+    if (err == 0) {
+        c->state = PS_RELAY;
+        return;
+    }
+    char why[300];
+    snprintf(why, sizeof why, "%s:%d: %s", p->o->server_host, p->o->server_port, strerror(err));
+    close(c->sfd);
+    c->sfd = -1;
+    start_server(p, c, c->next_ai, why, sizeof why);
+}
+
 /* One connection's events: 0 to keep it, -1 to close it. */
 static int conn_step(struct proxy *p, struct pconn *c, short crev, short srev)
 {
     if (c->state != PS_CLOSING && (crev & (POLLIN | POLLHUP | POLLERR)) && read_side(p, c, 1) < 0) {
         /* The client is gone: what it sent still goes to the server (its Terminate). */
-        if (c->sfd >= 0)
+        if (c->state == PS_RELAY)
             flush(c->sfd, &c->to_server, &c->ts_off);
         return -1;
     }
+    if (c->state == PS_CONNECTING && srev)
+        connected(p, c);
     if (c->state == PS_RELAY && (srev & (POLLIN | POLLHUP | POLLERR)) && read_side(p, c, 0) < 0) {
         c->state = PS_CLOSING; /* the server is gone: the client gets what it said last */
         if (c->sfd >= 0)
             close(c->sfd);
         c->sfd = -1;
     }
-    if (c->sfd >= 0 && flush(c->sfd, &c->to_server, &c->ts_off) < 0)
+    if (c->state == PS_RELAY && flush(c->sfd, &c->to_server, &c->ts_off) < 0)
         return -1;
     if (flush(c->cfd, &c->to_client, &c->tc_off) < 0)
         return -1;
@@ -385,7 +434,7 @@ static void relay_loop(struct proxy *p, int64_t deadline)
                 ce |= POLLOUT;
             if (c->state == PS_RELAY && c->to_client.len < PROXY_BACKLOG)
                 se |= POLLIN;
-            if (c->to_server.len > c->ts_off)
+            if (c->to_server.len > c->ts_off || c->state == PS_CONNECTING)
                 se |= POLLOUT;
             fds[i] = (struct pollfd){.fd = c->cfd, .events = ce};
             fds[i + 1] = (struct pollfd){.fd = c->sfd, .events = se};
@@ -418,9 +467,14 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
     struct proxy p = {.o = o};
     int port = o->listen_port;
     memset(stats, 0, sizeof *stats);
-    p.lfd = listen_on(o, &port, e);
-    if (p.lfd < 0)
+    if (resolve_server(&p, e) < 0)
         return -1;
+    p.lfd = listen_on(o, &port, e);
+    if (p.lfd < 0) {
+        if (p.tcp_ai)
+            freeaddrinfo(p.tcp_ai);
+        return -1;
+    }
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     int64_t start = now_us();
@@ -447,6 +501,8 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
     memset(&h, 0, sizeof h);
     snprintf(h.address, sizeof h.address, "%s", o->server_host);
     h.port = o->server_port;
+    if (p.tcp_ai)
+        freeaddrinfo(p.tcp_ai);
     int rc = recorder_write(p.rec, o->output, &h, stats, e);
     recorder_free(p.rec);
     return rc;

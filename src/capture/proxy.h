@@ -11,9 +11,10 @@
  * SSLRequest or GSSENCRequest is answered 'N' (no TLS yet), a CancelRequest for a session
  * relayed (by the backend key its server gave) is sent on to the server (any other is
  * dropped), a replication or other protocol's startup is refused with an ErrorResponse to
- * that client alone; a startup of protocol 3 opens a connection to the server (a blocking
- * connect) and is sent on as it came, so authentication of every kind passes through.
- * POSIX only: on Windows proxy_run refuses (proxy_none.c).
+ * that client alone; a startup of protocol 3 opens a connection to the server (without
+ * waiting: the server's addresses are resolved once, at the start) and is sent on as it came, so
+ * authentication of every kind passes through. POSIX only: on Windows proxy_run refuses
+ * (proxy_none.c).
  */
 
 struct proxy_opts {

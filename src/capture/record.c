@@ -544,7 +544,8 @@ int recorder_write(struct recorder *r, const char *path, const struct capture_he
     for (struct rec_session *s = r->sessions; s; s = s->next)
         recorder_session_end(r, s, s->last_t);
     recorder_stats(r, stats);
-    qsort(r->ev, r->n_ev, sizeof *r->ev, by_time);
+    if (r->n_ev > 1)
+        qsort(r->ev, r->n_ev, sizeof *r->ev, by_time);
     /* The capture starts at its first session, as a log's does: no idle wait at a replay's
      * start for the time the proxy listened before the application came. */
     if (r->n_ev > 0 && r->ev[0]->t > r->mono_us) {

@@ -171,3 +171,16 @@ PY
     assert_out "^recorded .*rec.cap: 1 sessions, 1 statements \(1 simple"
     assert_out "1 connections never logged in"
 }
+
+test_replay_record_server_down() {
+    [ -x "$PSQL15" ] || PSQL15=$PSQL
+    rconn="host=127.0.0.1 port=$(sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" port)"
+    record_start --seconds 3
+    "$PSQL15" -X "$pconn" -c "SELECT 1" >"$T/down.out" 2>&1 && fail "connected to no server"
+    grep -q "pgarena replay record: cannot connect to the server: 127.0.0.1:[0-9]*: Connection refused" \
+        "$T/down.out" || { cat "$T/down.out" >&2; fail "the client was not told why"; }
+    pga_wait
+    assert_rc 0
+    assert_out "^recorded .*rec.cap: 0 sessions, 0 statements"
+    assert_out "1 connections never logged in"
+}

@@ -238,10 +238,33 @@ static void test_session(void **state)
     unlink(path);
 }
 
+/* Nobody came: a capture of no session. */
+static void test_empty(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/test_record_empty_%d.cap", (int)getpid());
+    struct recorder *r = recorder_new(1700000000000000LL, 5);
+    struct record_stats st;
+    struct capture_header h = {0};
+    struct err e = {0};
+    assert_int_equal(recorder_write(r, path, &h, &st, &e), 0);
+    recorder_free(r);
+    assert_int_equal(st.sessions, 0);
+    struct capture_reader *rd = capture_reader_open(path, &e);
+    assert_non_null(rd);
+    assert_int_equal(capture_reader_header(rd)->n_sessions, 0);
+    struct capture_event ev;
+    assert_int_equal(capture_reader_next(rd, &ev, &e), 0);
+    capture_reader_close(rd);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_session),
+        cmocka_unit_test(test_empty),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
