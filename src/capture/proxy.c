@@ -23,6 +23,7 @@
 #define PROXY_BACKLOG  (1u << 20)
 #define PROXY_READ     65536
 #define PROXY_BODY_MAX (64u << 20) /* the longest Query, Parse or Bind kept */
+#define PROXY_FLUSH_US 1000000     /* how often the settled events are written */
 
 enum pstate { PS_STARTUP, PS_CONNECTING, PS_RELAY, PS_CLOSING };
 
@@ -414,11 +415,22 @@ static int poll_timeout(const struct proxy *p, int64_t deadline)
     return left < 0 ? 0 : left > 1000 ? 1000 : (int)left;
 }
 
-static void relay_loop(struct proxy *p, int64_t deadline)
+/* Relay until the deadline (0: none) or a signal; the events settled are written about
+ * once a second. 0, or -1 with e set when the capture cannot be written. */
+static int relay_loop(struct proxy *p, int64_t deadline, struct err *e)
 {
     struct pollfd *fds = NULL;
     size_t cap = 0;
+    int64_t flushed = now_us();
+    int rc = 0;
     while (!stop_signal && (deadline == 0 || now_us() < deadline)) {
+        int64_t now = now_us();
+        if (now - flushed >= PROXY_FLUSH_US) {
+            flushed = now;
+            rc = recorder_flush(p->rec, now, e);
+            if (rc < 0)
+                break;
+        }
         size_t need = 1 + 2 * p->n_conns;
         if (need > cap) {
             cap = need * 2;
@@ -460,6 +472,7 @@ static void relay_loop(struct proxy *p, int64_t deadline)
             accept_all(p);
     }
     free(fds);
+    return rc;
 }
 
 int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err *e)
@@ -478,7 +491,13 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     int64_t start = now_us();
-    p.rec = recorder_new((int64_t)wall.tv_sec * 1000000 + wall.tv_nsec / 1000, start);
+    p.rec = recorder_new(o->output, (int64_t)wall.tv_sec * 1000000 + wall.tv_nsec / 1000, start, e);
+    if (!p.rec) {
+        close(p.lfd);
+        if (p.tcp_ai)
+            freeaddrinfo(p.tcp_ai);
+        return -1;
+    }
     stop_signal = 0;
     struct os_interrupt_saved old;
     os_on_interrupt(on_signal, &old);
@@ -488,7 +507,7 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
         fprintf(stderr, "recording for %d s (Ctrl-C ends it early)\n", o->seconds);
     else
         fprintf(stderr, "recording until Ctrl-C\n");
-    relay_loop(&p, o->seconds ? start + (int64_t)o->seconds * 1000000 : 0);
+    int rc = relay_loop(&p, o->seconds ? start + (int64_t)o->seconds * 1000000 : 0, e);
     os_interrupt_restore(&old);
     close(p.lfd);
     while (p.conns) {
@@ -503,7 +522,10 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
     h.port = o->server_port;
     if (p.tcp_ai)
         freeaddrinfo(p.tcp_ai);
-    int rc = recorder_write(p.rec, o->output, &h, stats, e);
+    if (rc == 0)
+        rc = recorder_close(p.rec, &h, stats, e);
+    else
+        recorder_stats(p.rec, stats);
     recorder_free(p.rec);
     return rc;
 }

@@ -56,10 +56,14 @@ struct rec_session {
     struct rstmt *stmts;
     struct rportal *portals;
     int64_t ext_start; /* the first Parse or Bind of the next Execute, -1 none */
+    uint32_t queued;   /* its events kept and not written yet */
 };
 
 struct recorder {
-    int64_t wall_us, mono_us;
+    int64_t wall_us, mono_us; /* the capture's start: its first event, once written */
+    int started;              /* an event was written */
+    struct capture_writer *w;
+    uint32_t next_id;
     uint64_t seq;
     struct rev **ev;
     size_t n_ev, cap_ev;
@@ -67,9 +71,13 @@ struct recorder {
     struct record_stats st;
 };
 
-struct recorder *recorder_new(int64_t wall_us, int64_t mono_us)
+struct recorder *recorder_new(const char *path, int64_t wall_us, int64_t mono_us, struct err *e)
 {
+    struct capture_writer *w = capture_writer_open(path, e);
+    if (!w)
+        return NULL;
     struct recorder *r = xcalloc(1, sizeof *r);
+    r->w = w;
     r->wall_us = wall_us;
     r->mono_us = mono_us;
     return r;
@@ -108,6 +116,7 @@ static void keep(struct recorder *r, struct rev *ev)
         r->ev = xrealloc(r->ev, r->cap_ev * sizeof *r->ev);
     }
     r->ev[r->n_ev++] = ev;
+    ev->s->queued++;
 }
 
 struct rec_session *recorder_session_start(struct recorder *r, const struct pgwire_startup *su,
@@ -507,29 +516,106 @@ static int by_time(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int write_event(struct recorder *r, struct capture_writer *w, struct rev *ev,
-                       uint32_t *next_id, struct err *e)
+static int write_event(struct recorder *r, struct rev *ev, struct err *e)
 {
+    if (!r->started) {
+        /* The capture starts at its first event (a session's start), as a log's does: no
+         * idle wait at a replay's start for the time the proxy listened before the
+         * application came. */
+        r->started = 1;
+        if (ev->t > r->mono_us) {
+            r->wall_us += ev->t - r->mono_us;
+            r->mono_us = ev->t;
+        }
+    }
     int64_t off = ev->t - r->mono_us;
     if (off < 0)
         off = 0;
     if (ev->kind == CAPTURE_EV_SESSION_START) {
         char log_id[16];
         snprintf(log_id, sizeof log_id, "%u", (unsigned)ev->s->pid);
-        ev->s->cap_id = (*next_id)++;
+        ev->s->cap_id = r->next_id++;
         struct capture_session cs = {.id = ev->s->cap_id,
                                      .offset_us = off,
                                      .log_id = log_id,
                                      .user = ev->s->user,
                                      .database = ev->s->database};
-        return capture_write_session_start(w, &cs, e);
+        return capture_write_session_start(r->w, &cs, e);
     }
     if (ev->kind == CAPTURE_EV_SESSION_END)
-        return capture_write_session_end(w, ev->s->cap_id, off, e);
+        return capture_write_session_end(r->w, ev->s->cap_id, off, e);
     struct capture_statement st = ev->st;
     st.session = ev->s->cap_id;
     st.offset_us = off;
-    return capture_write_statement(w, &st, e);
+    return capture_write_statement(r->w, &st, e);
+}
+
+/* The earliest time an event not kept yet can still have: a session not logged in yet, a
+ * statement still running, the Parse or Bind of an Execute to come; else now. */
+static int64_t settled_until(const struct recorder *r, int64_t now)
+{
+    int64_t until = now;
+    for (const struct rec_session *s = r->sessions; s; s = s->next) {
+        if (s->ended)
+            continue;
+        if (s->start_ev && s->start_ev->t < until)
+            until = s->start_ev->t;
+        if (s->ext_start >= 0 && s->ext_start < until)
+            until = s->ext_start;
+        for (size_t i = s->q_head; i < s->q_len; i++)
+            if (s->q[i].ev && s->q[i].ev->t < until)
+                until = s->q[i].ev->t;
+    }
+    return until;
+}
+
+static void session_free(struct rec_session *s)
+{
+    for (size_t i = s->q_head; i < s->q_len; i++)
+        rev_free(s->q[i].ev);
+    free(s->q);
+    session_forget(s);
+    rev_free(s->start_ev);
+    free(s->user);
+    free(s->database);
+    free(s);
+}
+
+/* Write the kept events before until, in the order of their start, and free the sessions
+ * ended and written whole. */
+static int write_until(struct recorder *r, int64_t until, struct err *e)
+{
+    if (r->n_ev > 1)
+        qsort(r->ev, r->n_ev, sizeof *r->ev, by_time);
+    size_t n = 0;
+    int rc = 0;
+    while (n < r->n_ev && r->ev[n]->t < until) {
+        rc = write_event(r, r->ev[n], e);
+        if (rc < 0)
+            break;
+        r->ev[n]->s->queued--;
+        rev_free(r->ev[n]);
+        n++;
+    }
+    if (n > 0) {
+        memmove(r->ev, r->ev + n, (r->n_ev - n) * sizeof *r->ev);
+        r->n_ev -= n;
+    }
+    for (struct rec_session **ps = &r->sessions; *ps;) {
+        struct rec_session *s = *ps;
+        if (s->ended && s->queued == 0) {
+            *ps = s->next;
+            session_free(s);
+        } else {
+            ps = &s->next;
+        }
+    }
+    return rc;
+}
+
+int recorder_flush(struct recorder *r, int64_t now, struct err *e)
+{
+    return write_until(r, settled_until(r, now), e);
 }
 
 void recorder_stats(const struct recorder *r, struct record_stats *stats)
@@ -538,30 +624,14 @@ void recorder_stats(const struct recorder *r, struct record_stats *stats)
     stats->copy_in.kept = 1;
 }
 
-int recorder_write(struct recorder *r, const char *path, const struct capture_header *h,
-                   struct record_stats *stats, struct err *e)
+int recorder_close(struct recorder *r, const struct capture_header *h, struct record_stats *stats,
+                   struct err *e)
 {
     for (struct rec_session *s = r->sessions; s; s = s->next)
         recorder_session_end(r, s, s->last_t);
     recorder_stats(r, stats);
-    if (r->n_ev > 1)
-        qsort(r->ev, r->n_ev, sizeof *r->ev, by_time);
-    /* The capture starts at its first session, as a log's does: no idle wait at a replay's
-     * start for the time the proxy listened before the application came. */
-    if (r->n_ev > 0 && r->ev[0]->t > r->mono_us) {
-        r->wall_us += r->ev[0]->t - r->mono_us;
-        r->mono_us = r->ev[0]->t;
-    }
-    struct capture_writer *w = capture_writer_open(path, e);
-    if (!w)
+    if (write_until(r, INT64_MAX, e) < 0)
         return -1;
-    uint32_t next_id = 0;
-    for (size_t i = 0; i < r->n_ev; i++) {
-        if (write_event(r, w, r->ev[i], &next_id, e) < 0) {
-            capture_writer_abort(w);
-            return -1;
-        }
-    }
     struct capture_header hd = *h;
     hd.start_us = r->wall_us;
     hd.time_resolution_us = 0;
@@ -570,27 +640,22 @@ int recorder_write(struct recorder *r, const char *path, const struct capture_he
     memcpy(hd.unsupported, r->st.unsupported, sizeof hd.unsupported);
     hd.copy_in = stats->copy_in;
     hd.portal_fetches = r->st.portal_fetches;
-    return capture_writer_close(w, &hd, e);
+    int rc = capture_writer_close(r->w, &hd, e);
+    r->w = NULL;
+    return rc;
 }
 
 void recorder_free(struct recorder *r)
 {
     if (!r)
         return;
+    capture_writer_abort(r->w);
     for (size_t i = 0; i < r->n_ev; i++)
         rev_free(r->ev[i]);
     free(r->ev);
     while (r->sessions) {
         struct rec_session *n = r->sessions->next;
-        struct rec_session *s = r->sessions;
-        for (size_t i = s->q_head; i < s->q_len; i++)
-            rev_free(s->q[i].ev);
-        free(s->q);
-        session_forget(s);
-        rev_free(s->start_ev);
-        free(s->user);
-        free(s->database);
-        free(s);
+        session_free(r->sessions);
         r->sessions = n;
     }
     free(r);

@@ -21,10 +21,12 @@
  * that cannot be cut out is left out (skipped_secret). Binary-format parameters are left
  * out as unsupported (binary_parameters): format 1 holds text only.
  *
- * The events are held until recorder_write, which writes them in the order of their start
- * (sessions numbered in the order they started), from the first session's start (the
- * capture's start). Ownership: the recorder owns its sessions
- * (until recorder_free) and copies what it is given.
+ * The events are written as they settle (recorder_flush: once nothing can start before
+ * them any more), in the order of their start, sessions numbered in the order they
+ * started, from the first session's start (the capture's start); memory holds only what is
+ * still running. CAPTURE itself appears at recorder_close (capture.h's writer: whole or not
+ * at all). Ownership: the recorder owns its sessions (a session ended and written is freed
+ * at a flush) and copies what it is given.
  */
 
 struct recorder;
@@ -45,9 +47,9 @@ struct record_stats {
     struct capture_copy_in copy_in;
 };
 
-/* A recorder whose capture starts now: wall_us (µs since the epoch) is mono_us (the clock
- * the events are timed with). */
-struct recorder *recorder_new(int64_t wall_us, int64_t mono_us);
+/* A recorder writing CAPTURE at path, started now: wall_us (µs since the epoch) is mono_us
+ * (the clock the events are timed with). NULL with e set when path cannot be written. */
+struct recorder *recorder_new(const char *path, int64_t wall_us, int64_t mono_us, struct err *e);
 
 /* A client's session, started at t by the startup message s (protocol 3). */
 struct rec_session *recorder_session_start(struct recorder *r, const struct pgwire_startup *s,
@@ -66,17 +68,23 @@ void recorder_backend(struct recorder *r, struct rec_session *s, char type, cons
 struct rec_session *recorder_cancel(struct recorder *r, uint32_t pid, const uint8_t *key,
                                     size_t key_len, int64_t t);
 
-/* The session ended at t (either side closed, or the proxy stopped). */
+/* The session ended at t (either side closed, or the proxy stopped); s is not to be used
+ * after it. */
 void recorder_session_end(struct recorder *r, struct rec_session *s, int64_t t);
 
-/* Write CAPTURE at path: h gives the source's address and port; stats gets the counts. 0, or
- * -1 with e set and no CAPTURE left. Sessions not ended are ended at their last event. */
-int recorder_write(struct recorder *r, const char *path, const struct capture_header *h,
-                   struct record_stats *stats, struct err *e);
+/* Write the events settled at now (call it now and then). 0, or -1 with e set. */
+int recorder_flush(struct recorder *r, int64_t now, struct err *e);
+
+/* Write the rest and put CAPTURE in place: h gives the source's address and port; stats gets
+ * the counts. Sessions not ended are ended at their last event. 0, or -1 with e set and no
+ * CAPTURE left; r is still to be freed. */
+int recorder_close(struct recorder *r, const struct capture_header *h, struct record_stats *stats,
+                   struct err *e);
 
 /* The counts so far (sessions, statements: those complete). */
 void recorder_stats(const struct recorder *r, struct record_stats *stats);
 
+/* Free r; a capture not closed is given up (no CAPTURE). */
 void recorder_free(struct recorder *r);
 
 #endif

@@ -109,7 +109,9 @@ static void test_session(void **state)
     (void)state;
     char path[64];
     snprintf(path, sizeof path, "/tmp/test_record_%d.cap", (int)getpid());
-    rec = recorder_new(1700000000000000LL, 400); /* listening 600 µs before the first */
+    struct err e = {0};
+    rec = recorder_new(path, 1700000000000000LL, 400, &e); /* 600 µs before the first */
+    assert_non_null(rec);
     buf_init(&body);
     struct rec_session *a = start("app", "shop", 1000);
     put32(&body, 77);
@@ -171,8 +173,7 @@ static void test_session(void **state)
 
     struct record_stats st;
     struct capture_header h = {.port = 5432};
-    struct err e = {0};
-    assert_int_equal(recorder_write(rec, path, &h, &st, &e), 0);
+    assert_int_equal(recorder_close(rec, &h, &st, &e), 0);
     recorder_free(rec);
     buf_free(&body);
     assert_int_equal(st.sessions, 1);
@@ -244,11 +245,12 @@ static void test_empty(void **state)
     (void)state;
     char path[64];
     snprintf(path, sizeof path, "/tmp/test_record_empty_%d.cap", (int)getpid());
-    struct recorder *r = recorder_new(1700000000000000LL, 5);
+    struct err e = {0};
+    struct recorder *r = recorder_new(path, 1700000000000000LL, 5, &e);
     struct record_stats st;
     struct capture_header h = {0};
-    struct err e = {0};
-    assert_int_equal(recorder_write(r, path, &h, &st, &e), 0);
+    assert_int_equal(recorder_flush(r, 100, &e), 0);
+    assert_int_equal(recorder_close(r, &h, &st, &e), 0);
     recorder_free(r);
     assert_int_equal(st.sessions, 0);
     struct capture_reader *rd = capture_reader_open(path, &e);
@@ -260,11 +262,64 @@ static void test_empty(void **state)
     unlink(path);
 }
 
+/* A flush writes nothing that a statement still running could come before: the other
+ * session's statement, done first, waits, and the capture keeps the order of the starts. */
+static void test_flush_order(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/test_record_order_%d.cap", (int)getpid());
+    struct err e = {0};
+    rec = recorder_new(path, 1700000000000000LL, 0, &e);
+    buf_init(&body);
+    struct rec_session *a = start("a", "db", 100);
+    ready(a, 110);
+    struct rec_session *c = start("c", "db", 120);
+    ready(c, 130);
+    query(a, "SELECT 'a'", 200);
+    query(c, "SELECT 'c'", 250);
+    done(c, 260);
+    ready(c, 270);
+    assert_int_equal(recorder_flush(rec, 280, &e), 0);
+    done(a, 300);
+    ready(a, 310);
+    assert_int_equal(recorder_flush(rec, 320, &e), 0);
+    recorder_session_end(rec, c, 330);
+    assert_int_equal(recorder_flush(rec, 340, &e), 0); /* c is written whole and freed */
+    recorder_session_end(rec, a, 400);
+    struct record_stats st;
+    struct capture_header h = {0};
+    assert_int_equal(recorder_close(rec, &h, &st, &e), 0);
+    recorder_free(rec);
+    buf_free(&body);
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    struct capture_event ev;
+    const char *want[] = {"start 0 0",        "start 1 20", "SELECT 'a' 0 100",
+                          "SELECT 'c' 1 150", "end 1 230",  "end 0 300"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        char got[64];
+        if (ev.kind == CAPTURE_EV_STATEMENT)
+            snprintf(got, sizeof got, "%s %u %lld", ev.statement.text, ev.statement.session,
+                     (long long)ev.statement.offset_us);
+        else
+            snprintf(got, sizeof got, "%s %u %lld",
+                     ev.kind == CAPTURE_EV_SESSION_START ? "start" : "end", ev.session.id,
+                     (long long)ev.session.offset_us);
+        assert_string_equal(got, want[i]);
+    }
+    assert_int_equal(capture_reader_next(r, &ev, &e), 0);
+    capture_reader_close(r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_session),
         cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_flush_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
