@@ -359,6 +359,10 @@ static void complete(struct recorder *r, struct rev *ev, int64_t t)
 {
     if (!ev)
         return;
+    if (!ev->s->logged_in) { /* no server answers a statement before the login: not kept */
+        rev_free(ev);
+        return;
+    }
     ev->st.duration_us = t > ev->t ? t - ev->t : 0;
     if (ev->st.outcome == CAPTURE_OUTCOME_UNKNOWN)
         ev->st.outcome = CAPTURE_OUTCOME_OK;

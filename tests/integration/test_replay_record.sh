@@ -28,7 +28,8 @@ record_start() {
     LIB_CLEANUP="${LIB_CLEANUP:-}; kill $PID"
     local port=""
     for _ in $(seq 1 100); do
-        port=$(sed -n 's/^replay record: listening on 127.0.0.1:\([0-9]*\),.*/\1/p' "$T/rec.err")
+        port=$(sed -n 's/^replay record: listening on 127.0.0.1:\([0-9]*\),.*/\1/p' "$T/rec.err" \
+            2>/dev/null || true)
         [ -n "$port" ] && break
         sleep 0.1
     done
