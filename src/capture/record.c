@@ -348,6 +348,9 @@ void recorder_frontend(struct recorder *r, struct rec_session *s, char type, con
         s->ext_start = -1;
         push(s, PEND_SYNC, NULL);
         break;
+    case 'F': /* FunctionCall: not a statement of format 1's, but answered by a ReadyForQuery */
+        push(s, PEND_QUERY, NULL);
+        break;
     default: /* Describe, Close, Flush, CopyData...: nothing of format 1's */
         break;
     }

@@ -165,6 +165,14 @@ static void test_session(void **state)
     sync_(a, 10001);
     error(a, "22012", 10100);
     ready(a, 10200);
+    /* a FunctionCall, then a Query sent before its answer: the Query ends at its own */
+    put32(&body, 1247);
+    fe(a, 'F', 10500);
+    query(a, "SELECT 3", 10501);
+    be(a, 'V', 10510);
+    ready(a, 10520);
+    done(a, 10600);
+    ready(a, 10700);
     /* still running at the end: left out */
     query(a, "SELECT pg_sleep(100)", 11000);
     struct rec_session *b = start("bob", NULL, 1500); /* never logs in */
@@ -178,7 +186,7 @@ static void test_session(void **state)
     buf_free(&body);
     assert_int_equal(st.sessions, 1);
     assert_int_equal(st.refused, 1);
-    assert_int_equal(st.statements, 7);
+    assert_int_equal(st.statements, 8);
     assert_int_equal(st.failed, 3);
     assert_int_equal(st.incomplete, 1);
     assert_int_equal(st.secrets_cut, 1);
@@ -211,6 +219,7 @@ static void test_session(void **state)
         {CAPTURE_SIMPLE, "", "ALTER ROLE u PASSWORD 'pgarena-replaced'", NULL, "", 5000, 20, -1},
         {CAPTURE_SIMPLE, "", "SELECT pg_sleep(10)", NULL, "57014", 8000, 700, 500},
         {CAPTURE_EXTENDED_UNNAMED, "", "SELECT 1/0", "1", "22012", 9000, 100, -1},
+        {CAPTURE_SIMPLE, "", "SELECT 3", NULL, "", 9501, 199, -1},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         assert_int_equal(capture_reader_next(r, &ev, &e), 1);
