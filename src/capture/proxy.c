@@ -20,10 +20,11 @@
 #include "os/os.h"
 
 /* A side's pending output over this: stop reading the other side until it drains. */
-#define PROXY_BACKLOG  (1u << 20)
-#define PROXY_READ     65536
-#define PROXY_BODY_MAX (64u << 20) /* the longest Query, Parse or Bind kept */
-#define PROXY_FLUSH_US 1000000     /* how often the settled events are written */
+#define PROXY_BACKLOG         (1u << 20)
+#define PROXY_READ            65536
+#define PROXY_BODY_MAX        (64u << 20) /* the longest Query, Parse or Bind kept */
+#define PROXY_FLUSH_US        1000000     /* how often the settled events are written */
+#define PROXY_ACCEPT_PAUSE_US 100000
 
 enum pstate { PS_STARTUP, PS_CONNECTING, PS_RELAY, PS_CLOSING };
 
@@ -50,6 +51,8 @@ struct proxy {
     int lfd;
     struct pconn *conns;
     size_t n_conns;
+    int64_t accept_paused_until; /* out of descriptors: the listener waits until then */
+    int accept_paused_once;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -310,6 +313,16 @@ static void accept_all(struct proxy *p)
 {
     for (;;) {
         int fd = accept(p->lfd, NULL, NULL);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
+            /* No room for a connection: new clients wait in the backlog, and the listener
+             * is left alone for a while (else its readiness would spin the loop). */
+            if (!p->accept_paused_once)
+                fprintf(stderr, "replay record: cannot accept a connection: %s; new clients wait\n",
+                        strerror(errno));
+            p->accept_paused_once = 1;
+            p->accept_paused_until = now_us() + PROXY_ACCEPT_PAUSE_US;
+            return;
+        }
         if (fd < 0)
             return;
         nonblocking(fd);
@@ -406,13 +419,15 @@ static int conn_step(struct proxy *p, struct pconn *c, short crev, short srev)
     return 0;
 }
 
+/* How long to wait: until the deadline, the listener's pause, or a second (the flush). */
 static int poll_timeout(const struct proxy *p, int64_t deadline)
 {
-    (void)p;
-    if (deadline == 0)
-        return 1000;
-    int64_t left = (deadline - now_us()) / 1000 + 1;
-    return left < 0 ? 0 : left > 1000 ? 1000 : (int)left;
+    int64_t now = now_us(), until = now + PROXY_FLUSH_US;
+    if (deadline != 0 && deadline < until)
+        until = deadline;
+    if (p->accept_paused_until > now && p->accept_paused_until < until)
+        until = p->accept_paused_until;
+    return (int)((until - now) / 1000 + 1);
 }
 
 /* Relay until the deadline (0: none) or a signal; the events settled are written about
@@ -436,7 +451,8 @@ static int relay_loop(struct proxy *p, int64_t deadline, struct err *e)
             cap = need * 2;
             fds = xrealloc(fds, cap * sizeof *fds);
         }
-        fds[0] = (struct pollfd){.fd = p->lfd, .events = POLLIN};
+        fds[0] =
+            (struct pollfd){.fd = p->lfd, .events = now >= p->accept_paused_until ? POLLIN : 0};
         size_t i = 1;
         for (struct pconn *c = p->conns; c; c = c->next, i += 2) {
             short ce = 0, se = 0;
