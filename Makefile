@@ -235,7 +235,7 @@ demo:
 # is written to build/fuzz/findings/ and make fails.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_TARGETS := script result cli logread
+FUZZ_TARGETS := script result cli logread record
 FUZZ_CFLAGS := -std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
                -fno-sanitize-recover=undefined $(WARN)
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)

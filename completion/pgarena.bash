@@ -36,6 +36,7 @@ _pgarena_options()
     replay-prepare) words="--output -o --from --to --database --user --format --prefix --help" ;;
     replay-show) words="--top --events --help" ;;
     replay-capture) words="--seconds -s --output -o --host -h --port -p --dbname -d --username -U --help" ;;
+    replay-record) words="--listen --seconds -s --output -o --host -h --port -p --help" ;;
     replay-run) words="--jobs -j --progress -P --output -o --warmup --timeout --label --report --metrics-listen --local --quiet -q --sample-ms --no-sampling --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --store --meta --host -h --port -p --dbname -d --username -U --help" ;;
     esac
     echo "$words"
@@ -79,7 +80,7 @@ _pgarena()
         cword=$COMP_CWORD
     fi
     local commands="calibrate check compare history init local merge recover replay report run show store sweep"
-    local subcommands="capture prepare run show"
+    local subcommands="capture prepare record run show"
     local prog=${words[0]} cmd="" i
     for ((i = 1; i < cword; i++)); do
         case ${words[i]} in
@@ -527,6 +528,18 @@ _pgarena()
         _pgarena_value "@json"
         return
         ;;
+    "replay-record --listen")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-record -s" | "replay-record --seconds")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-record -o" | "replay-record --output")
+        _pgarena_value ""
+        return
+        ;;
     "replay-run --speed")
         _pgarena_value ""
         return
@@ -571,11 +584,11 @@ _pgarena()
         _pgarena_value "@dir"
         return
         ;;
-    "init -h" | "init --host" | "run -h" | "run --host" | "sweep -h" | "sweep --host" | "calibrate -h" | "calibrate --host" | "check -h" | "check --host" | "replay-capture -h" | "replay-capture --host" | "replay-run -h" | "replay-run --host")
+    "init -h" | "init --host" | "run -h" | "run --host" | "sweep -h" | "sweep --host" | "calibrate -h" | "calibrate --host" | "check -h" | "check --host" | "replay-capture -h" | "replay-capture --host" | "replay-record -h" | "replay-record --host" | "replay-run -h" | "replay-run --host")
         _pgarena_value ""
         return
         ;;
-    "init -p" | "init --port" | "run -p" | "run --port" | "sweep -p" | "sweep --port" | "calibrate -p" | "calibrate --port" | "check -p" | "check --port" | "replay-capture -p" | "replay-capture --port" | "replay-run -p" | "replay-run --port")
+    "init -p" | "init --port" | "run -p" | "run --port" | "sweep -p" | "sweep --port" | "calibrate -p" | "calibrate --port" | "check -p" | "check --port" | "replay-capture -p" | "replay-capture --port" | "replay-record -p" | "replay-record --port" | "replay-run -p" | "replay-run --port")
         _pgarena_value ""
         return
         ;;

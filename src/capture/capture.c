@@ -14,6 +14,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "capture/sqltext.h"
 #include "os/os.h"
 
 /*
@@ -37,7 +38,8 @@ enum { REC_SESSION = 'S', REC_STATEMENT = 'Q', REC_END_SESSION = 'E', REC_END = 
 /* ---- what a capture leaves out or keeps without its data ---- */
 
 const char *const capture_unsupported_names[CAPTURE_UNSUP__COUNT] = {
-    "fetch", "parameters_not_logged", "parameters_unreadable", "out_of_order", "parameters_cut"};
+    "fetch",        "parameters_not_logged", "parameters_unreadable",
+    "out_of_order", "parameters_cut",        "binary_parameters"};
 
 void capture_count_unsupported(struct capture_unsupported_kind *kinds, enum capture_unsupported k,
                                const char *text)
@@ -107,6 +109,13 @@ void capture_count_copy(struct capture_copy_in *c, const char *table)
     struct capture_copy_table *t = &c->tables[c->n_tables++];
     snprintf(t->table, sizeof t->table, "%s", table);
     t->count = 1;
+}
+
+void capture_count_copy_of(struct capture_copy_in *c, const char *text)
+{
+    char table[128];
+    if (sqltext_is_copy_from_stdin(text) && capture_copy_table_of(text, table, sizeof table) == 0)
+        capture_count_copy(c, table);
 }
 
 /* ---- writer ---- */

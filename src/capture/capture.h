@@ -88,6 +88,7 @@ enum capture_unsupported {
     CAPTURE_UNSUP_PARAMETERS_UNREADABLE, /* a "parameters:" ("Parameters:") that does not read */
     CAPTURE_UNSUP_OUT_OF_ORDER,          /* logged after its session's end */
     CAPTURE_UNSUP_PARAMETERS_CUT,        /* a value log_parameter_max_length cut ('...') */
+    CAPTURE_UNSUP_BINARY_PARAMETERS,     /* recorded: parameters in binary format */
     CAPTURE_UNSUP__COUNT
 };
 #define CAPTURE_EXAMPLE_MAX 200
@@ -122,6 +123,8 @@ struct capture_copy_in {
 int capture_copy_table_of(const char *text, char *table, size_t size);
 /* Count one COPY into table in c. */
 void capture_count_copy(struct capture_copy_in *c, const char *table);
+/* Count text in c when it is a COPY ... FROM STDIN whose table reads (capture/sqltext.h). */
+void capture_count_copy_of(struct capture_copy_in *c, const char *text);
 
 /* The header. At close the writer fills version, duration_us, n_sessions and n_statements
  * itself; the caller gives the rest. */

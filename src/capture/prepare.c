@@ -224,10 +224,7 @@ static int write_statement(struct prep *p, struct pev *ev, struct err *e)
         s->last_us = end;
     p->stats->statements++;
     p->stats->portal_fetches += ev->fetches;
-    char table[128];
-    if (sqltext_is_copy_from_stdin(ev->text) &&
-        capture_copy_table_of(ev->text, table, sizeof table) == 0)
-        capture_count_copy(&p->stats->copy_in, table); /* kept without its data */
+    capture_count_copy_of(&p->stats->copy_in, ev->text); /* kept without its data */
     return capture_write_statement(p->w, &st, e);
 }
 

@@ -145,3 +145,15 @@ char *args_masked_command(int argc, char **argv)
     buf_free(&out);
     return s;
 }
+
+int args_seconds(const char *value, int *out, struct err *e)
+{
+    char *end;
+    long v = strtol(value, &end, 10);
+    if (*end || end == value || v < 1 || v > 86400)
+        return err_set(e, ERR_INPUT,
+                       "invalid value for --seconds: '%s' (expected an integer from 1 to 86400)",
+                       value);
+    *out = (int)v;
+    return 0;
+}

@@ -17,6 +17,10 @@ int args_conn_option(int opt, const char *value, struct pg_connopts *conn);
 int args_positional(int argc, char **argv, int optind, struct pg_connopts *conn, const char *cmd,
                     struct err *e);
 
+/* replay capture's and replay record's --seconds N (1 to 86400) into *out. 0, or -1 with e
+ * set. */
+int args_seconds(const char *value, int *out, struct err *e);
+
 /* The unknown-option or missing-argument message for getopt's '?' / ':' returns. */
 int args_bad_option(const char *cmd, int argc, char **argv, int optind, int optopt, int missing,
                     struct err *e);

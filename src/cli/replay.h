@@ -25,6 +25,9 @@ int cli_replay_show(int argc, char **argv, struct err *e);
 int cli_replay_show_parse(int argc, char **argv, struct err *e);
 int cli_replay_capture(int argc, char **argv, struct err *e);
 int cli_replay_capture_parse(int argc, char **argv, struct err *e);
+/* replay record (cli/replay_record.c). */
+int cli_replay_record(int argc, char **argv, struct err *e);
+int cli_replay_record_parse(int argc, char **argv, struct err *e);
 /* replay run (cli/replay_run_cmd.c). */
 int cli_replay_run(int argc, char **argv, struct err *e);
 int cli_replay_run_parse(int argc, char **argv, struct err *e);

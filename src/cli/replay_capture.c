@@ -28,17 +28,10 @@ static int parse_capture(int argc, char **argv, struct capture_cli *c, struct er
         if (args_conn_option(opt, optarg, &c->conn))
             continue;
         switch (opt) {
-        case 's': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || end == optarg || v < 1 || v > 86400)
-                return err_set(e, ERR_INPUT,
-                               "invalid value for --seconds: '%s' (expected an integer from 1 "
-                               "to 86400)",
-                               optarg);
-            c->seconds = (int)v;
+        case 's':
+            if (args_seconds(optarg, &c->seconds, e) < 0)
+                return -1;
             break;
-        }
         case 'o':
             c->output = optarg;
             break;

@@ -20,6 +20,8 @@ static const struct replay_subcommand subcommands[] = {
     {"show", "CAPTURE            summarise a capture", cli_replay_show, cli_replay_show_parse},
     {"capture", "CONN --seconds N -o CAPTURE  log a server's traffic and prepare it",
      cli_replay_capture, cli_replay_capture_parse},
+    {"record", "CONN --listen [ADDR:]PORT -o CAPTURE  record through a proxy", cli_replay_record,
+     cli_replay_record_parse},
     {"run", "CAPTURE [CONN]     replay a capture as a run", cli_replay_run, cli_replay_run_parse},
 };
 

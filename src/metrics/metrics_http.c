@@ -16,6 +16,7 @@
 
 #include "base/clock.h"
 #include "base/mem.h"
+#include "base/listen_spec.h"
 #include "metrics/metrics_int.h"
 #include "os/net.h"
 
@@ -99,31 +100,7 @@ static const char *sock_strerror(int err)
 
 int metrics_parse_listen(const char *spec, char *host, size_t host_size, int *port, struct err *e)
 {
-    const char *p = spec, *colon = strrchr(spec, ':');
-    size_t hn = 0;
-    const char *h = "127.0.0.1";
-    if (colon) {
-        h = spec;
-        hn = (size_t)(colon - spec);
-        if (hn >= 2 && spec[0] == '[' && spec[hn - 1] == ']') {
-            h = spec + 1;
-            hn -= 2;
-        }
-        p = colon + 1;
-    } else {
-        hn = strlen(h);
-    }
-    char *end = NULL;
-    errno = 0;
-    long v = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : -1;
-    if (v < 1 || v > 65535 || errno || !end || *end || hn == 0 || hn >= host_size ||
-        memchr(h, ']', hn) || memchr(h, '[', hn))
-        return err_set(e, ERR_INPUT,
-                       "--metrics-listen: '%s' is not [ADDR:]PORT (a port from 1 to 65535)", spec);
-    memcpy(host, h, hn);
-    host[hn] = '\0';
-    *port = (int)v;
-    return 0;
+    return listen_spec_parse(spec, "--metrics-listen", 1, host, host_size, port, e);
 }
 
 static int listen_on(const char *spec, struct err *e)

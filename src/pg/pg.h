@@ -40,6 +40,13 @@ void pg_connopts_free(struct pg_connopts *o);
 void pg_connopts_params(const struct pg_connopts *o, const char *keywords[PG_CONN_PARAMS],
                         const char *values[PG_CONN_PARAMS]);
 
+/* Where the server of o is, as libpq reads it (o's -h/-p, then the conninfo or URI, then
+ * PGHOST/PGPORT; the first of several hosts), without connecting: host (a name, an address,
+ * or a socket's directory, default /var/run/postgresql) into host, the port (default 5432).
+ * 0, or -1 with e set (ERR_INPUT) when the conninfo or the port does not read. */
+int pg_connopts_server(const struct pg_connopts *o, char *host, size_t host_size, int *port,
+                       struct err *e);
+
 struct pg_conn;
 struct pg_result;
 

@@ -13,7 +13,7 @@ top=$(pwd)
 mkdir -p build/fuzz/findings
 rc=0
 # Inputs that make a target slow are findings too, but a whole file of JSON may be long.
-declare -A max_len=([script]=4096 [result]=262144 [cli]=1024 [logread]=16384)
+declare -A max_len=([script]=4096 [result]=262144 [cli]=1024 [logread]=16384 [record]=8192)
 for t in "$@"; do
     bin=build/fuzz/fuzz_$t
     log=build/fuzz/fuzz_$t.log

@@ -1,0 +1,669 @@
+/* The recording proxy's messages to capture events (capture/record.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/mem.h"
+#include "capture/record.h"
+#include "capture/sqltext.h"
+
+/* An event, held until recorder_write; a statement's strings and params are its own. */
+struct rev {
+    int64_t t; /* its start (monotonic µs) */
+    uint64_t seq;
+    enum capture_event_kind kind;
+    struct rec_session *s;
+    struct capture_statement st; /* session and offset_us set when written */
+};
+
+/* What the server answers, in the order the client asked. */
+enum pend_kind { PEND_QUERY, PEND_EXECUTE, PEND_SYNC };
+struct pend {
+    enum pend_kind kind;
+    struct rev *ev; /* the statement, NULL when it is left out */
+};
+
+/* A prepared statement (Parse), by name ("" the unnamed one). */
+struct rstmt {
+    struct rstmt *next;
+    char *name, *text;
+    int secret; /* sqltext_secret_replace's: -1 never kept */
+};
+
+/* A portal (Bind), by name. */
+struct rportal {
+    struct rportal *next;
+    char *name, *stmt;
+    char **params;
+    int n_params;
+    int binary;
+    int executed; /* a further Execute fetches more of its rows */
+};
+
+struct rec_session {
+    struct rec_session *next;
+    char *user, *database;
+    uint32_t pid;
+    uint8_t key[PGWIRE_CANCEL_KEY_MAX];
+    size_t key_len;
+    int logged_in, ended;
+    uint32_t cap_id;
+    int64_t last_t;
+    struct rev *start_ev;
+    struct pend *q;
+    size_t q_head, q_len, q_cap;
+    struct rstmt *stmts;
+    struct rportal *portals;
+    int64_t ext_start; /* the first Parse or Bind of the next Execute, -1 none */
+    uint32_t queued;   /* its events kept and not written yet */
+};
+
+struct recorder {
+    int64_t wall_us, mono_us; /* the capture's start: its first event, once written */
+    int started;              /* an event was written */
+    struct capture_writer *w;
+    uint32_t next_id;
+    uint64_t seq;
+    struct rev **ev;
+    size_t n_ev, cap_ev;
+    struct rec_session *sessions;
+    struct record_stats st;
+};
+
+struct recorder *recorder_new(const char *path, int64_t wall_us, int64_t mono_us, struct err *e)
+{
+    struct capture_writer *w = capture_writer_open(path, e);
+    if (!w)
+        return NULL;
+    struct recorder *r = xcalloc(1, sizeof *r);
+    r->w = w;
+    r->wall_us = wall_us;
+    r->mono_us = mono_us;
+    return r;
+}
+
+static struct rev *rev_new(struct recorder *r, struct rec_session *s, enum capture_event_kind kind,
+                           int64_t t)
+{
+    struct rev *ev = xcalloc(1, sizeof *ev);
+    ev->t = t;
+    ev->seq = r->seq++;
+    ev->kind = kind;
+    ev->s = s;
+    ev->st.duration_us = -1;
+    ev->st.cancel_us = -1;
+    return ev;
+}
+
+static void rev_free(struct rev *ev)
+{
+    if (!ev)
+        return;
+    free((char *)ev->st.name);
+    free((char *)ev->st.text);
+    free((char *)ev->st.error);
+    for (int i = 0; i < ev->st.n_params; i++)
+        free((char *)ev->st.params[i]);
+    free((void *)ev->st.params);
+    free(ev);
+}
+
+static void keep(struct recorder *r, struct rev *ev)
+{
+    if (r->n_ev == r->cap_ev) {
+        r->cap_ev = r->cap_ev ? 2 * r->cap_ev : 256;
+        r->ev = xrealloc(r->ev, r->cap_ev * sizeof *r->ev);
+    }
+    r->ev[r->n_ev++] = ev;
+    ev->s->queued++;
+}
+
+struct rec_session *recorder_session_start(struct recorder *r, const struct pgwire_startup *su,
+                                           int64_t t)
+{
+    struct rec_session *s = xcalloc(1, sizeof *s);
+    const char *user = pgwire_startup_param(su, "user");
+    const char *db = pgwire_startup_param(su, "database");
+    s->user = xstrdup(user ? user : "");
+    s->database = xstrdup(db && *db ? db : s->user);
+    s->ext_start = -1;
+    s->last_t = t;
+    s->start_ev = rev_new(r, s, CAPTURE_EV_SESSION_START, t);
+    s->next = r->sessions;
+    r->sessions = s;
+    return s;
+}
+
+/* ---- the client's side ---- */
+
+static void push(struct rec_session *s, enum pend_kind kind, struct rev *ev)
+{
+    if (s->q_head > 0 && s->q_head == s->q_len) {
+        s->q_head = s->q_len = 0;
+    }
+    if (s->q_len == s->q_cap) {
+        if (s->q_head > 0) {
+            memmove(s->q, s->q + s->q_head, (s->q_len - s->q_head) * sizeof *s->q);
+            s->q_len -= s->q_head;
+            s->q_head = 0;
+        }
+        if (s->q_len == s->q_cap) {
+            s->q_cap = s->q_cap ? 2 * s->q_cap : 16;
+            s->q = xrealloc(s->q, s->q_cap * sizeof *s->q);
+        }
+    }
+    s->q[s->q_len].kind = kind;
+    s->q[s->q_len].ev = ev;
+    s->q_len++;
+}
+
+static struct pend *head(struct rec_session *s)
+{
+    return s->q_head < s->q_len ? &s->q[s->q_head] : NULL;
+}
+
+static void pop(struct rec_session *s)
+{
+    s->q_head++;
+}
+
+/* text with a password cut out into *out (xstrdup'd); the secret's kind (sqltext's). */
+static int cut_secret(const char *text, char **out)
+{
+    struct buf cut;
+    buf_init(&cut);
+    int secret = sqltext_secret_replace(text, SQLTEXT_SECRET_PLACEHOLDER, &cut);
+    *out = xstrdup(secret > 0 ? cut.data : secret < 0 ? "" : text);
+    buf_free(&cut);
+    return secret;
+}
+
+static void unsupported(struct recorder *r, enum capture_unsupported k, const char *text)
+{
+    r->st.skipped_unsupported++;
+    capture_count_unsupported(r->st.unsupported, k, text);
+}
+
+static void on_query(struct recorder *r, struct rec_session *s, const uint8_t *body, size_t len,
+                     int64_t t)
+{
+    struct pgwire_reader rd;
+    pgwire_reader_init(&rd, body, len);
+    const char *text = pgwire_get_str(&rd);
+    s->ext_start = -1;
+    char *cut;
+    int secret = cut_secret(text, &cut);
+    if (secret < 0 || rd.bad) {
+        r->st.skipped_secret += secret < 0;
+        free(cut);
+        push(s, PEND_QUERY, NULL);
+        return;
+    }
+    r->st.secrets_cut += secret > 0;
+    struct rev *ev = rev_new(r, s, CAPTURE_EV_STATEMENT, t);
+    ev->st.protocol = CAPTURE_SIMPLE;
+    ev->st.name = xstrdup("");
+    ev->st.text = cut;
+    push(s, PEND_QUERY, ev);
+}
+
+static struct rstmt *find_stmt(struct rec_session *s, const char *name)
+{
+    struct rstmt *p = s->stmts;
+    while (p && strcmp(p->name, name) != 0)
+        p = p->next;
+    return p;
+}
+
+static struct rportal *find_portal(struct rec_session *s, const char *name)
+{
+    struct rportal *p = s->portals;
+    while (p && strcmp(p->name, name) != 0)
+        p = p->next;
+    return p;
+}
+
+static void portal_clear(struct rportal *p)
+{
+    free(p->stmt);
+    for (int i = 0; i < p->n_params; i++)
+        free(p->params[i]);
+    free(p->params);
+    p->stmt = NULL;
+    p->params = NULL;
+    p->n_params = 0;
+}
+
+static void on_parse(struct rec_session *s, const uint8_t *body, size_t len)
+{
+    struct pgwire_reader rd;
+    pgwire_reader_init(&rd, body, len);
+    const char *name = pgwire_get_str(&rd);
+    const char *text = pgwire_get_str(&rd);
+    if (rd.bad)
+        return;
+    struct rstmt *st = find_stmt(s, name);
+    if (!st) {
+        st = xcalloc(1, sizeof *st);
+        st->name = xstrdup(name);
+        st->next = s->stmts;
+        s->stmts = st;
+    }
+    free(st->text);
+    st->secret = cut_secret(text, &st->text);
+}
+
+static void on_bind(struct rec_session *s, const uint8_t *body, size_t len)
+{
+    struct pgwire_bind b;
+    if (pgwire_parse_bind(body, len, &b) < 0)
+        return;
+    struct rportal *p = find_portal(s, b.portal);
+    if (!p) {
+        p = xcalloc(1, sizeof *p);
+        p->name = xstrdup(b.portal);
+        p->next = s->portals;
+        s->portals = p;
+    }
+    portal_clear(p);
+    p->stmt = xstrdup(b.statement);
+    p->binary = b.any_binary;
+    p->executed = 0;
+    p->n_params = b.n_params;
+    p->params = xcalloc((size_t)b.n_params + 1, sizeof *p->params);
+    for (int i = 0; i < b.n_params && !b.any_binary; i++)
+        if (b.values[i])
+            p->params[i] = xstrndup((const char *)b.values[i], (size_t)b.lens[i]);
+    pgwire_bind_free(&b);
+}
+
+static void on_execute(struct recorder *r, struct rec_session *s, const uint8_t *body, size_t len,
+                       int64_t t)
+{
+    struct pgwire_reader rd;
+    pgwire_reader_init(&rd, body, len);
+    const char *portal = pgwire_get_str(&rd);
+    int64_t start = s->ext_start >= 0 ? s->ext_start : t;
+    s->ext_start = -1;
+    struct rportal *p = rd.bad ? NULL : find_portal(s, portal);
+    struct rstmt *st = p ? find_stmt(s, p->stmt) : NULL;
+    if (!p || !st) {
+        /* A portal of a statement PREPAREd in SQL, or a Bind that did not read. */
+        push(s, PEND_EXECUTE, NULL);
+        return;
+    }
+    if (p->executed) {
+        r->st.portal_fetches++; /* more rows of a portal: folded into its first Execute */
+        push(s, PEND_EXECUTE, NULL);
+        return;
+    }
+    p->executed = 1;
+    if (st->secret < 0) {
+        r->st.skipped_secret++;
+        push(s, PEND_EXECUTE, NULL);
+        return;
+    }
+    if (p->binary) {
+        unsupported(r, CAPTURE_UNSUP_BINARY_PARAMETERS, st->text);
+        push(s, PEND_EXECUTE, NULL);
+        return;
+    }
+    r->st.secrets_cut += st->secret > 0;
+    struct rev *ev = rev_new(r, s, CAPTURE_EV_STATEMENT, start);
+    ev->st.protocol = *st->name ? CAPTURE_EXTENDED_NAMED : CAPTURE_EXTENDED_UNNAMED;
+    ev->st.name = xstrdup(st->name);
+    ev->st.text = xstrdup(st->text);
+    char **params = xcalloc((size_t)p->n_params + 1, sizeof *params);
+    for (int i = 0; i < p->n_params; i++)
+        params[i] = p->params[i] ? xstrdup(p->params[i]) : NULL;
+    ev->st.n_params = p->n_params;
+    ev->st.params = (const char *const *)params;
+    push(s, PEND_EXECUTE, ev);
+}
+
+void recorder_frontend(struct recorder *r, struct rec_session *s, char type, const uint8_t *body,
+                       size_t len, int64_t t)
+{
+    s->last_t = t;
+    switch (type) {
+    case 'Q':
+        if (body)
+            on_query(r, s, body, len, t);
+        break;
+    case 'P':
+    case 'B':
+        if (s->ext_start < 0)
+            s->ext_start = t;
+        if (body && type == 'P')
+            on_parse(s, body, len);
+        else if (body)
+            on_bind(s, body, len);
+        break;
+    case 'E':
+        if (body)
+            on_execute(r, s, body, len, t);
+        break;
+    case 'S':
+        s->ext_start = -1;
+        push(s, PEND_SYNC, NULL);
+        break;
+    case 'F': /* FunctionCall: not a statement of format 1's, but answered by a ReadyForQuery */
+        push(s, PEND_QUERY, NULL);
+        break;
+    default: /* Describe, Close, Flush, CopyData...: nothing of format 1's */
+        break;
+    }
+}
+
+/* ---- the server's side ---- */
+
+static void complete(struct recorder *r, struct rev *ev, int64_t t)
+{
+    if (!ev)
+        return;
+    if (!ev->s->logged_in) { /* no server answers a statement before the login: not kept */
+        rev_free(ev);
+        return;
+    }
+    ev->st.duration_us = t > ev->t ? t - ev->t : 0;
+    if (ev->st.outcome == CAPTURE_OUTCOME_UNKNOWN)
+        ev->st.outcome = CAPTURE_OUTCOME_OK;
+    if (!ev->st.error)
+        ev->st.error = xstrdup("");
+    keep(r, ev);
+    r->st.statements++;
+    r->st.by_protocol[ev->st.protocol]++;
+    if (ev->st.outcome == CAPTURE_OUTCOME_ERROR)
+        r->st.failed++;
+    else
+        r->st.ok++;
+    capture_count_copy_of(&r->st.copy_in, ev->st.text);
+}
+
+static void set_error(struct rev *ev, const uint8_t *body, size_t len)
+{
+    if (!ev || ev->st.outcome == CAPTURE_OUTCOME_ERROR)
+        return;
+    const char *msg;
+    ev->st.outcome = CAPTURE_OUTCOME_ERROR;
+    pgwire_parse_error(body, len, ev->st.sqlstate, &msg);
+    free((char *)ev->st.error);
+    ev->st.error = xstrdup(msg);
+}
+
+static void on_ready(struct recorder *r, struct rec_session *s, int64_t t)
+{
+    if (!s->logged_in) {
+        s->logged_in = 1;
+        keep(r, s->start_ev);
+        s->start_ev = NULL;
+        r->st.sessions++;
+    }
+    struct pend *h;
+    while ((h = head(s)) != NULL) {
+        pop(s);
+        if (h->kind == PEND_QUERY) {
+            complete(r, h->ev, t);
+            return;
+        }
+        if (h->kind == PEND_SYNC)
+            return;
+        rev_free(h->ev); /* an Execute the server skipped after an error */
+    }
+}
+
+void recorder_backend(struct recorder *r, struct rec_session *s, char type, const uint8_t *body,
+                      size_t len, int64_t t)
+{
+    struct pend *h = head(s);
+    s->last_t = t;
+    switch (type) {
+    case 'K': {
+        struct pgwire_reader rd;
+        pgwire_reader_init(&rd, body, len);
+        s->pid = pgwire_get_u32(&rd);
+        size_t n = len > 4 ? len - 4 : 0;
+        if (body && n <= sizeof s->key) {
+            memcpy(s->key, body + 4, n);
+            s->key_len = n;
+        }
+        break;
+    }
+    case 'Z':
+        on_ready(r, s, t);
+        break;
+    case 'C':
+    case 'I':
+    case 's':
+        if (h && h->kind == PEND_EXECUTE) {
+            pop(s);
+            complete(r, h->ev, t);
+        }
+        break;
+    case 'E':
+        if (!body || !h)
+            break;
+        if (h->kind == PEND_QUERY) {
+            set_error(h->ev, body, len);
+        } else if (h->kind == PEND_EXECUTE) {
+            pop(s);
+            set_error(h->ev, body, len);
+            complete(r, h->ev, t);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+struct rec_session *recorder_cancel(struct recorder *r, uint32_t pid, const uint8_t *key,
+                                    size_t key_len, int64_t t)
+{
+    for (struct rec_session *s = r->sessions; s; s = s->next) {
+        if (s->ended || !s->logged_in || s->pid != pid || s->key_len != key_len ||
+            memcmp(s->key, key, key_len) != 0)
+            continue;
+        r->st.cancels++;
+        struct pend *h = head(s);
+        if (h && h->ev && h->ev->st.cancel_us < 0)
+            h->ev->st.cancel_us = t > h->ev->t ? t - h->ev->t : 0;
+        return s;
+    }
+    return NULL;
+}
+
+static void session_forget(struct rec_session *s)
+{
+    while (s->stmts) {
+        struct rstmt *n = s->stmts->next;
+        free(s->stmts->name);
+        free(s->stmts->text);
+        free(s->stmts);
+        s->stmts = n;
+    }
+    while (s->portals) {
+        struct rportal *n = s->portals->next;
+        portal_clear(s->portals);
+        free(s->portals->name);
+        free(s->portals);
+        s->portals = n;
+    }
+}
+
+void recorder_session_end(struct recorder *r, struct rec_session *s, int64_t t)
+{
+    if (s->ended)
+        return;
+    s->ended = 1;
+    for (size_t i = s->q_head; i < s->q_len; i++) {
+        r->st.incomplete += s->q[i].ev != NULL;
+        rev_free(s->q[i].ev);
+    }
+    free(s->q);
+    s->q = NULL;
+    s->q_head = s->q_len = s->q_cap = 0;
+    session_forget(s);
+    if (!s->logged_in) {
+        r->st.refused++;
+        rev_free(s->start_ev);
+        s->start_ev = NULL;
+        return;
+    }
+    keep(r, rev_new(r, s, CAPTURE_EV_SESSION_END, t));
+}
+
+/* ---- the capture ---- */
+
+static int by_time(const void *a, const void *b)
+{
+    const struct rev *x = *(const struct rev *const *)a, *y = *(const struct rev *const *)b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int write_event(struct recorder *r, struct rev *ev, struct err *e)
+{
+    if (!r->started) {
+        /* The capture starts at its first event (a session's start), as a log's does: no
+         * idle wait at a replay's start for the time the proxy listened before the
+         * application came. */
+        r->started = 1;
+        if (ev->t > r->mono_us) {
+            r->wall_us += ev->t - r->mono_us;
+            r->mono_us = ev->t;
+        }
+    }
+    int64_t off = ev->t - r->mono_us;
+    if (off < 0)
+        off = 0;
+    if (ev->kind == CAPTURE_EV_SESSION_START) {
+        char log_id[16];
+        snprintf(log_id, sizeof log_id, "%u", (unsigned)ev->s->pid);
+        ev->s->cap_id = r->next_id++;
+        struct capture_session cs = {.id = ev->s->cap_id,
+                                     .offset_us = off,
+                                     .log_id = log_id,
+                                     .user = ev->s->user,
+                                     .database = ev->s->database};
+        return capture_write_session_start(r->w, &cs, e);
+    }
+    if (ev->kind == CAPTURE_EV_SESSION_END)
+        return capture_write_session_end(r->w, ev->s->cap_id, off, e);
+    struct capture_statement st = ev->st;
+    st.session = ev->s->cap_id;
+    st.offset_us = off;
+    return capture_write_statement(r->w, &st, e);
+}
+
+/* The earliest time an event not kept yet can still have: a session not logged in yet, a
+ * statement still running, the Parse or Bind of an Execute to come; else now. */
+static int64_t settled_until(const struct recorder *r, int64_t now)
+{
+    int64_t until = now;
+    for (const struct rec_session *s = r->sessions; s; s = s->next) {
+        if (s->ended)
+            continue;
+        if (s->start_ev && s->start_ev->t < until)
+            until = s->start_ev->t;
+        if (s->ext_start >= 0 && s->ext_start < until)
+            until = s->ext_start;
+        for (size_t i = s->q_head; i < s->q_len; i++)
+            if (s->q[i].ev && s->q[i].ev->t < until)
+                until = s->q[i].ev->t;
+    }
+    return until;
+}
+
+static void session_free(struct rec_session *s)
+{
+    for (size_t i = s->q_head; i < s->q_len; i++)
+        rev_free(s->q[i].ev);
+    free(s->q);
+    session_forget(s);
+    rev_free(s->start_ev);
+    free(s->user);
+    free(s->database);
+    free(s);
+}
+
+/* Write the kept events before until, in the order of their start, and free the sessions
+ * ended and written whole. */
+static int write_until(struct recorder *r, int64_t until, struct err *e)
+{
+    if (r->n_ev > 1)
+        qsort(r->ev, r->n_ev, sizeof *r->ev, by_time);
+    size_t n = 0;
+    int rc = 0;
+    while (n < r->n_ev && r->ev[n]->t < until) {
+        rc = write_event(r, r->ev[n], e);
+        if (rc < 0)
+            break;
+        r->ev[n]->s->queued--;
+        rev_free(r->ev[n]);
+        n++;
+    }
+    if (n > 0) {
+        memmove(r->ev, r->ev + n, (r->n_ev - n) * sizeof *r->ev);
+        r->n_ev -= n;
+    }
+    for (struct rec_session **ps = &r->sessions; *ps;) {
+        struct rec_session *s = *ps;
+        if (s->ended && s->queued == 0) {
+            *ps = s->next;
+            session_free(s);
+        } else {
+            ps = &s->next;
+        }
+    }
+    return rc;
+}
+
+int recorder_flush(struct recorder *r, int64_t now, struct err *e)
+{
+    return write_until(r, settled_until(r, now), e);
+}
+
+void recorder_stats(const struct recorder *r, struct record_stats *stats)
+{
+    *stats = r->st;
+    stats->copy_in.kept = 1;
+}
+
+int recorder_close(struct recorder *r, const struct capture_header *h, struct record_stats *stats,
+                   struct err *e)
+{
+    for (struct rec_session *s = r->sessions; s; s = s->next)
+        recorder_session_end(r, s, s->last_t);
+    recorder_stats(r, stats);
+    if (write_until(r, INT64_MAX, e) < 0)
+        return -1;
+    struct capture_header hd = *h;
+    hd.start_us = r->wall_us;
+    hd.time_resolution_us = 0;
+    hd.skipped_secret = r->st.skipped_secret;
+    hd.skipped_unsupported = r->st.skipped_unsupported;
+    memcpy(hd.unsupported, r->st.unsupported, sizeof hd.unsupported);
+    hd.copy_in = stats->copy_in;
+    hd.portal_fetches = r->st.portal_fetches;
+    int rc = capture_writer_close(r->w, &hd, e);
+    r->w = NULL;
+    return rc;
+}
+
+void recorder_free(struct recorder *r)
+{
+    if (!r)
+        return;
+    capture_writer_abort(r->w);
+    for (size_t i = 0; i < r->n_ev; i++)
+        rev_free(r->ev[i]);
+    free(r->ev);
+    while (r->sessions) {
+        struct rec_session *n = r->sessions->next;
+        session_free(r->sessions);
+        r->sessions = n;
+    }
+    free(r);
+}

@@ -1,0 +1,60 @@
+/* Where CONN's server is (pg_connopts_server), as libpq would read it, without connecting. */
+#include "pg/pg_libpq.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The value of keyword in opts, NULL when unset or empty. */
+static const char *option(PQconninfoOption *opts, const char *keyword)
+{
+    for (PQconninfoOption *p = opts; p && p->keyword; p++)
+        if (strcmp(p->keyword, keyword) == 0)
+            return p->val && *p->val ? p->val : NULL;
+    return NULL;
+}
+
+/* The first of a comma-separated list (libpq's multiple hosts) into out. */
+static void first_of(const char *list, char *out, size_t size)
+{
+    size_t n = strcspn(list, ",");
+    if (n >= size)
+        n = size - 1;
+    memcpy(out, list, n);
+    out[n] = '\0';
+}
+
+int pg_connopts_server(const struct pg_connopts *o, char *host, size_t host_size, int *port,
+                       struct err *e)
+{
+    PQconninfoOption *given = NULL, *defaults = PQconndefaults();
+    if (o->dbname && (strchr(o->dbname, '=') || strncmp(o->dbname, "postgres", 8) == 0)) {
+        char *why = NULL;
+        given = PQconninfoParse(o->dbname, &why);
+        if (!given) {
+            err_set(e, ERR_INPUT, "invalid connection string: %s", why ? why : "out of memory");
+            PQfreemem(why);
+            PQconninfoFree(defaults);
+            return -1;
+        }
+    }
+    const char *h = o->host ? o->host : option(given, "host");
+    if (!h)
+        h = option(given, "hostaddr");
+    if (!h)
+        h = option(defaults, "host");
+    const char *p = o->port ? o->port : option(given, "port");
+    if (!p)
+        p = option(defaults, "port");
+    first_of(h ? h : "/var/run/postgresql", host, host_size);
+    char pbuf[16];
+    first_of(p ? p : "5432", pbuf, sizeof pbuf);
+    PQconninfoFree(given);
+    PQconninfoFree(defaults);
+    char *end;
+    long v = strtol(pbuf, &end, 10);
+    if (*end || end == pbuf || v < 1 || v > 65535)
+        return err_set(e, ERR_INPUT, "invalid port in CONN: '%s'", pbuf);
+    *port = (int)v;
+    return 0;
+}

@@ -1,0 +1,187 @@
+# replay record: Debian's pgbench 15 in each protocol and psql (an error, a password set, a
+# cancelled statement) through the recording proxy, in front of a server of the test's own
+# that asks for a SCRAM password over TCP. The capture holds what was sent (sessions,
+# statements per protocol, outcomes; no password), and replay run of it onto a copy of the
+# database sends every statement with the same outcomes. Counts and orders, never durations.
+
+PGBENCH15=/usr/lib/postgresql/15/bin/pgbench
+PSQL15=/usr/lib/postgresql/15/bin/psql
+
+# A SCRAM server of the test's own: $rconn (direct), with database rec (pgbench's tables at
+# scale 1) and snap (its copy, the replay's starting point).
+record_server() {
+    [ -x "$PGBENCH15" ] || PGBENCH15=$PGBENCH
+    [ -x "$PSQL15" ] || PSQL15=$PSQL
+    export PGA_TEST_PASSWORD=Rec-Scram-4711 PGPASSWORD=Rec-Scram-4711
+    chmod 755 "$T"
+    rconn=$(sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" start "$T/srv" scram)
+    LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$PGARENA_TEST_TOP/tests/pg-servers.sh' stop '$T/srv'"
+    sql "CREATE DATABASE rec" "$rconn" >/dev/null
+    "$PGBENCH15" -i -q -s 1 "${rconn% dbname=*} dbname=rec" >/dev/null 2>&1 || fail "pgbench -i"
+    sql "CREATE DATABASE snap TEMPLATE rec" "$rconn" >/dev/null
+}
+
+# Start the proxy in front of it on a free port: $PID, $pconn (through the proxy).
+record_start() {
+    PGA_ERR=$T/rec.err pga_bg replay record "$rconn" --listen 127.0.0.1:0 -o "$T/rec.cap" "$@"
+    # A test that fails before it stops the proxy does not leave it running.
+    LIB_CLEANUP="${LIB_CLEANUP:-}; kill $PID"
+    local port=""
+    for _ in $(seq 1 100); do
+        port=$(sed -n 's/^replay record: listening on 127.0.0.1:\([0-9]*\),.*/\1/p' "$T/rec.err" \
+            2>/dev/null || true)
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    [ -n "$port" ] || { cat "$T/rec.err" >&2; fail "the proxy does not say where it listens"; }
+    pconn="host=127.0.0.1 port=$port user=postgres dbname=rec"
+}
+
+test_replay_record_pgbench_and_psql() {
+    record_server
+    record_start --seconds 300
+    for m in simple extended prepared; do
+        "$PGBENCH15" -n -M $m -c 2 -t 20 "$pconn" >"$T/pgbench.out" 2>&1 ||
+            { cat "$T/pgbench.out" >&2; fail "pgbench -M $m through the proxy"; }
+        sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' \
+            "$T/pgbench.out" >"$T/tx.$m"
+    done
+    "$PSQL15" -X -q "$pconn" >"$T/psql.out" 2>&1 <<'SQL' || true
+SELECT 1/0;
+SELECT count(*) FROM pgbench_history;
+CREATE ROLE rec_app LOGIN PASSWORD 'Rec-Sekr1t-5';
+DROP ROLE rec_app;
+SQL
+    # A statement cancelled by psql (Ctrl-C): its CancelRequest goes through the proxy.
+    "$PSQL15" -X -q "$pconn" -c "SELECT pg_sleep(30)" >"$T/cancel.out" 2>&1 &
+    local psql_pid=$!
+    for _ in $(seq 1 100); do
+        [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)' AND state = 'active'" "$rconn")" = 1 ] && break
+        sleep 0.1
+    done
+    kill -INT $psql_pid
+    wait $psql_pid || true
+    grep -q "canceling statement due to user request" "$T/cancel.out" ||
+        { cat "$T/cancel.out" >&2; fail "psql's cancel did not reach the server"; }
+    # What the proxy does not relay: a replication connection, TLS.
+    "$PSQL15" -X "$pconn replication=database" -c "IDENTIFY_SYSTEM" >"$T/repl.out" 2>&1 &&
+        fail "a replication connection went through"
+    grep -q "replication connections are not relayed" "$T/repl.out" ||
+        { cat "$T/repl.out" >&2; fail "no error for the replication connection"; }
+    "$PSQL15" -X "$pconn sslmode=require" -c "SELECT 1" >"$T/ssl.out" 2>&1 &&
+        fail "sslmode=require went through"
+    grep -q "does not support SSL" "$T/ssl.out" || { cat "$T/ssl.out" >&2; fail "no SSL refusal"; }
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+    assert_out "^recorded .*rec.cap: 11 sessions"
+    assert_out "outcomes: [0-9]+ ok, 2 failed; 1 cancel requests forwarded"
+    ! zcat "$T/rec.cap" | grep -aq -e Rec-Sekr1t -e Rec-Scram || fail "a password in the capture"
+    ! grep -q -e Rec-Sekr1t -e Rec-Scram "$T/out" "$T/rec.err" || fail "a password in the output"
+    pga replay show --events "$T/rec.cap"
+    assert_rc 0
+    mv "$T/out" "$T/events"
+    history=$(sql "SELECT count(*) FROM pgbench_history" "${rconn% dbname=*} dbname=rec")
+    python3 - "$T/events" "$(cat "$T/tx.simple")" "$(cat "$T/tx.extended")" \
+        "$(cat "$T/tx.prepared")" "$history" <<'PY' || fail "the capture does not hold what was sent"
+import collections, json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+tx = [int(x) for x in sys.argv[2:5]]
+assert tx == [40, 40, 40], tx
+st = [e for e in ev if e["event"] == "statement"]
+by = collections.Counter(e["protocol"] for e in st)
+# Each pgbench run: a first session with 2 set-up statements, then 7 statements a
+# transaction; psql: 4 statements and the cancelled one.
+want = {"simple": 3 * 2 + 7 * tx[0] + 5, "extended-unnamed": 7 * tx[1], "extended-named": 7 * tx[2]}
+assert dict(by) == want, (dict(by), want)
+starts = [e for e in ev if e["event"] == "start"]
+ends = [e for e in ev if e["event"] == "end"]
+assert len(starts) == 3 * 3 + 2 and len(ends) == len(starts), (len(starts), len(ends))
+assert all(s["user"] == "postgres" and s["database"] == "rec" for s in starts)
+# Every INSERT the server holds is in the capture, once.
+inserts = [e for e in st if e["text"].startswith("INSERT INTO pgbench_history")]
+assert len(inserts) == int(sys.argv[5]) == sum(tx), (len(inserts), sys.argv[5])
+failed = sorted(e["sqlstate"] for e in st if e["outcome"] == "error")
+assert failed == ["22012", "57014"], failed
+cancelled = [e for e in st if e["cancel_us"] >= 0]
+assert len(cancelled) == 1 and cancelled[0]["text"] == "SELECT pg_sleep(30)", cancelled
+assert any("pgarena-replaced" in e["text"] for e in st), "the password not cut out"
+assert all(e["duration_us"] >= 0 for e in st)
+named = [e for e in st if e["protocol"] == "extended-named"]
+assert all(e["name"].startswith("P_") for e in named)
+assert sum(1 for e in named if e["params"]) == 5 * tx[2]
+unnamed = [e for e in st if e["protocol"] == "extended-unnamed"]
+assert all(e["name"] == "" for e in unnamed) and sum(1 for e in unnamed if e["params"]) == 5 * tx[1]
+# Each session's events in order: its start first, its end last; offsets never go back.
+offsets = [e["offset_us"] for e in ev]
+assert offsets == sorted(offsets)
+seen, ended = set(), set()
+for e in ev:
+    if e["event"] == "start":
+        seen.add(e["session"])
+    else:
+        assert e["session"] in seen and e["session"] not in ended, e
+        if e["event"] == "end":
+            ended.add(e["session"])
+PY
+    # Replayed onto a copy of the database as it was: every statement sent, same outcomes.
+    pga replay run "$T/rec.cap" "$rconn" --map-db rec=dst --reset-from snap --force -q -o "$T/r.json"
+    assert_rc 0
+    python3 - "$T/r.json" "$T/events" <<'PY' || fail "the replay differs from the capture"
+import json, sys
+d = json.load(open(sys.argv[1]))["replay"]
+ev = [json.loads(l) for l in open(sys.argv[2])]
+n = sum(1 for e in ev if e["event"] == "statement")
+assert d["statements"] == n and d["sent"] == n, (d["statements"], d["sent"], n)
+assert d["diverged"]["failed_now"] == 0 and d["diverged"]["succeeded_now"] == 0, d["diverged"]
+assert d["sessions_failed"] == 0, d["sessions_failed"]
+PY
+    [ "$(sql "SELECT count(*) FROM pgbench_history" "${rconn% dbname=*} dbname=dst")" = "$history" ] ||
+        fail "the replay did not insert what the capture did"
+}
+
+test_replay_record_seconds_and_refusals() {
+    record_server
+    record_start --seconds 4
+    # Another protocol's startup (2.0) and a startup cut short: refused to that client alone.
+    python3 - "${pconn#host=127.0.0.1 port=}" <<'PY'
+import socket, struct, sys
+port = int(sys.argv[1].split()[0])
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(struct.pack("!II", 8, 0x00020000))
+reply = s.recv(1000)
+assert reply[:1] == b"E" and b"unsupported frontend protocol" in reply, reply
+s.close()
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(struct.pack("!I", 3))
+reply = s.recv(1000)
+assert reply[:1] == b"E" and b"invalid startup packet length" in reply, reply
+s.close()
+s = socket.create_connection(("127.0.0.1", port))
+s.close()
+PY
+    # A wrong password: the server's refusal reaches the client; no session.
+    PGPASSWORD=not-it "$PSQL15" -X "$pconn" -c "SELECT 1" >"$T/bad.out" 2>&1 &&
+        fail "a wrong password logged in"
+    grep -q "password authentication failed" "$T/bad.out" ||
+        { cat "$T/bad.out" >&2; fail "the server's refusal did not reach the client"; }
+    "$PSQL15" -X -q -At "$pconn" -c "SELECT 42" >"$T/psql.out" 2>&1 || fail "psql after the refusals"
+    [ "$(cat "$T/psql.out")" = 42 ] || fail "psql's answer through the proxy"
+    pga_wait
+    assert_rc 0
+    assert_out "^recorded .*rec.cap: 1 sessions, 1 statements \(1 simple"
+    assert_out "1 connections never logged in"
+}
+
+test_replay_record_server_down() {
+    [ -x "$PSQL15" ] || PSQL15=$PSQL
+    rconn="host=127.0.0.1 port=$(sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" port)"
+    record_start --seconds 3
+    "$PSQL15" -X "$pconn" -c "SELECT 1" >"$T/down.out" 2>&1 && fail "connected to no server"
+    grep -q "pgarena replay record: cannot connect to the server: 127.0.0.1:[0-9]*: Connection refused" \
+        "$T/down.out" || { cat "$T/down.out" >&2; fail "the client was not told why"; }
+    pga_wait
+    assert_rc 0
+    assert_out "^recorded .*rec.cap: 0 sessions, 0 statements"
+    assert_out "1 connections never logged in"
+}

@@ -1,0 +1,334 @@
+/* The recording proxy's messages to capture events: a scripted session's Query, Parse/Bind/
+ * Execute/Sync, errors in a pipeline, a cancel, a password, binary parameters, a session that
+ * never logged in, written and read back. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "pgwire_fixture.h"
+#include "capture/record.h"
+
+static struct recorder *rec;
+static struct buf body;
+
+static void fe(struct rec_session *s, char type, int64_t t)
+{
+    recorder_frontend(rec, s, type, (const uint8_t *)body.data, body.len, t);
+    buf_reset(&body);
+}
+
+static void be(struct rec_session *s, char type, int64_t t)
+{
+    recorder_backend(rec, s, type, (const uint8_t *)body.data, body.len, t);
+    buf_reset(&body);
+}
+
+static void query(struct rec_session *s, const char *text, int64_t t)
+{
+    putstr(&body, text);
+    fe(s, 'Q', t);
+}
+
+static void parse(struct rec_session *s, const char *name, const char *text, int64_t t)
+{
+    putstr(&body, name);
+    putstr(&body, text);
+    put16(&body, 0);
+    fe(s, 'P', t);
+}
+
+/* Bind statement to the unnamed portal with one parameter (format 1: binary). */
+static void bind1(struct rec_session *s, const char *stmt, const char *value, int format, int64_t t)
+{
+    putstr(&body, "");
+    putstr(&body, stmt);
+    put16(&body, 1);
+    put16(&body, (uint16_t)format);
+    put16(&body, 1);
+    put32(&body, (uint32_t)strlen(value));
+    buf_append(&body, value, strlen(value));
+    put16(&body, 0);
+    fe(s, 'B', t);
+}
+
+static void execute(struct rec_session *s, int64_t t)
+{
+    putstr(&body, "");
+    put32(&body, 0);
+    fe(s, 'E', t);
+}
+
+static void sync_(struct rec_session *s, int64_t t)
+{
+    fe(s, 'S', t);
+}
+
+static void done(struct rec_session *s, int64_t t)
+{
+    putstr(&body, "SELECT 1");
+    be(s, 'C', t);
+}
+
+static void ready(struct rec_session *s, int64_t t)
+{
+    buf_putc(&body, 'I');
+    be(s, 'Z', t);
+}
+
+static void error(struct rec_session *s, const char *sqlstate, int64_t t)
+{
+    buf_putc(&body, 'S');
+    putstr(&body, "ERROR");
+    buf_putc(&body, 'C');
+    putstr(&body, sqlstate);
+    buf_putc(&body, 'M');
+    putstr(&body, "it failed");
+    buf_putc(&body, '\0');
+    be(s, 'E', t);
+}
+
+static struct rec_session *start(const char *user, const char *db, int64_t t)
+{
+    struct pgwire_startup su = {.kind = PGWIRE_STARTUP_V3, .n_params = 2};
+    su.names[0] = "user";
+    su.values[0] = user;
+    su.names[1] = db ? "database" : "application_name";
+    su.values[1] = db ? db : "app";
+    return recorder_session_start(rec, &su, t);
+}
+
+static void test_session(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/test_record_%d.cap", (int)getpid());
+    struct err e = {0};
+    rec = recorder_new(path, 1700000000000000LL, 400, &e); /* 600 µs before the first */
+    assert_non_null(rec);
+    buf_init(&body);
+    struct rec_session *a = start("app", "shop", 1000);
+    put32(&body, 77);
+    put32(&body, 0xabcdef01);
+    be(a, 'K', 1050);
+    ready(a, 1100);
+    /* simple */
+    query(a, "SELECT 1", 2000);
+    done(a, 2100);
+    ready(a, 2200);
+    /* unnamed: timed from its Parse to its CommandComplete */
+    parse(a, "", "SELECT $1", 3000);
+    bind1(a, "", "5", 0, 3005);
+    execute(a, 3010);
+    sync_(a, 3010);
+    done(a, 3100);
+    ready(a, 3150);
+    /* named: an error, then two executes of which one binary */
+    parse(a, "S1", "UPDATE t SET a = $1", 4000);
+    bind1(a, "S1", "x", 0, 4000);
+    execute(a, 4000);
+    sync_(a, 4000);
+    error(a, "23505", 4100);
+    ready(a, 4110);
+    bind1(a, "S1", "y", 0, 5000);
+    execute(a, 5000);
+    bind1(a, "S1", "\1\2", 1, 5001);
+    execute(a, 5001);
+    sync_(a, 5001);
+    done(a, 5050);
+    done(a, 5060);
+    ready(a, 5070);
+    /* a password cut out */
+    query(a, "ALTER ROLE u PASSWORD 'sekrit'", 6000);
+    done(a, 6010);
+    ready(a, 6020);
+    /* cancelled */
+    query(a, "SELECT pg_sleep(10)", 9000);
+    uint8_t key[4] = {0xab, 0xcd, 0xef, 0x01}, other[4] = {0};
+    assert_null(recorder_cancel(rec, 77, other, 4, 9400));
+    assert_ptr_equal(recorder_cancel(rec, 77, key, 4, 9500), a);
+    error(a, "57014", 9600);
+    ready(a, 9700);
+    /* a pipeline whose first statement fails: the second never runs */
+    parse(a, "", "SELECT 1/0", 10000);
+    bind1(a, "", "1", 0, 10000);
+    execute(a, 10000);
+    parse(a, "", "SELECT 2", 10001);
+    bind1(a, "", "1", 0, 10001);
+    execute(a, 10001);
+    sync_(a, 10001);
+    error(a, "22012", 10100);
+    ready(a, 10200);
+    /* a FunctionCall, then a Query sent before its answer: the Query ends at its own */
+    put32(&body, 1247);
+    fe(a, 'F', 10500);
+    query(a, "SELECT 3", 10501);
+    be(a, 'V', 10510);
+    ready(a, 10520);
+    done(a, 10600);
+    ready(a, 10700);
+    /* still running at the end: left out */
+    query(a, "SELECT pg_sleep(100)", 11000);
+    struct rec_session *b = start("bob", NULL, 1500); /* never logs in */
+    recorder_session_end(rec, b, 1600);
+    recorder_session_end(rec, a, 20000);
+
+    struct record_stats st;
+    struct capture_header h = {.port = 5432};
+    assert_int_equal(recorder_close(rec, &h, &st, &e), 0);
+    recorder_free(rec);
+    buf_free(&body);
+    assert_int_equal(st.sessions, 1);
+    assert_int_equal(st.refused, 1);
+    assert_int_equal(st.statements, 8);
+    assert_int_equal(st.failed, 3);
+    assert_int_equal(st.incomplete, 1);
+    assert_int_equal(st.secrets_cut, 1);
+    assert_int_equal(st.skipped_unsupported, 1);
+    assert_int_equal(st.unsupported[CAPTURE_UNSUP_BINARY_PARAMETERS].count, 1);
+    assert_int_equal(st.cancels, 1);
+
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    const struct capture_header *rh = capture_reader_header(r);
+    assert_int_equal(rh->time_resolution_us, 0);
+    assert_int_equal(rh->n_sessions, 1);
+    assert_int_equal(rh->start_us, 1700000000000600LL);
+    struct capture_event ev;
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.kind, CAPTURE_EV_SESSION_START);
+    assert_string_equal(ev.session.user, "app");
+    assert_string_equal(ev.session.database, "shop");
+    assert_string_equal(ev.session.log_id, "77");
+    assert_int_equal(ev.session.offset_us, 0);
+    struct want {
+        enum capture_protocol protocol;
+        const char *name, *text, *param, *sqlstate;
+        int64_t offset, duration, cancel;
+    } want[] = {
+        {CAPTURE_SIMPLE, "", "SELECT 1", NULL, "", 1000, 200, -1},
+        {CAPTURE_EXTENDED_UNNAMED, "", "SELECT $1", "5", "", 2000, 100, -1},
+        {CAPTURE_EXTENDED_NAMED, "S1", "UPDATE t SET a = $1", "x", "23505", 3000, 100, -1},
+        {CAPTURE_EXTENDED_NAMED, "S1", "UPDATE t SET a = $1", "y", "", 4000, 50, -1},
+        {CAPTURE_SIMPLE, "", "ALTER ROLE u PASSWORD 'pgarena-replaced'", NULL, "", 5000, 20, -1},
+        {CAPTURE_SIMPLE, "", "SELECT pg_sleep(10)", NULL, "57014", 8000, 700, 500},
+        {CAPTURE_EXTENDED_UNNAMED, "", "SELECT 1/0", "1", "22012", 9000, 100, -1},
+        {CAPTURE_SIMPLE, "", "SELECT 3", NULL, "", 9501, 199, -1},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        assert_int_equal(ev.kind, CAPTURE_EV_STATEMENT);
+        assert_int_equal(ev.statement.protocol, want[i].protocol);
+        assert_string_equal(ev.statement.name, want[i].name);
+        assert_string_equal(ev.statement.text, want[i].text);
+        if (want[i].param) {
+            assert_int_equal(ev.statement.n_params, 1);
+            assert_string_equal(ev.statement.params[0], want[i].param);
+        } else {
+            assert_int_equal(ev.statement.n_params, 0);
+        }
+        assert_string_equal(ev.statement.sqlstate, want[i].sqlstate);
+        assert_int_equal(ev.statement.outcome,
+                         *want[i].sqlstate ? CAPTURE_OUTCOME_ERROR : CAPTURE_OUTCOME_OK);
+        assert_int_equal(ev.statement.offset_us, want[i].offset);
+        assert_int_equal(ev.statement.duration_us, want[i].duration);
+        assert_int_equal(ev.statement.cancel_us, want[i].cancel);
+    }
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.kind, CAPTURE_EV_SESSION_END);
+    assert_int_equal(ev.session.offset_us, 19000);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 0);
+    capture_reader_close(r);
+    unlink(path);
+}
+
+/* Nobody came: a capture of no session. */
+static void test_empty(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/test_record_empty_%d.cap", (int)getpid());
+    struct err e = {0};
+    struct recorder *r = recorder_new(path, 1700000000000000LL, 5, &e);
+    struct record_stats st;
+    struct capture_header h = {0};
+    assert_int_equal(recorder_flush(r, 100, &e), 0);
+    assert_int_equal(recorder_close(r, &h, &st, &e), 0);
+    recorder_free(r);
+    assert_int_equal(st.sessions, 0);
+    struct capture_reader *rd = capture_reader_open(path, &e);
+    assert_non_null(rd);
+    assert_int_equal(capture_reader_header(rd)->n_sessions, 0);
+    struct capture_event ev;
+    assert_int_equal(capture_reader_next(rd, &ev, &e), 0);
+    capture_reader_close(rd);
+    unlink(path);
+}
+
+/* A flush writes nothing that a statement still running could come before: the other
+ * session's statement, done first, waits, and the capture keeps the order of the starts. */
+static void test_flush_order(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/test_record_order_%d.cap", (int)getpid());
+    struct err e = {0};
+    rec = recorder_new(path, 1700000000000000LL, 0, &e);
+    buf_init(&body);
+    struct rec_session *a = start("a", "db", 100);
+    ready(a, 110);
+    struct rec_session *c = start("c", "db", 120);
+    ready(c, 130);
+    query(a, "SELECT 'a'", 200);
+    query(c, "SELECT 'c'", 250);
+    done(c, 260);
+    ready(c, 270);
+    assert_int_equal(recorder_flush(rec, 280, &e), 0);
+    done(a, 300);
+    ready(a, 310);
+    assert_int_equal(recorder_flush(rec, 320, &e), 0);
+    recorder_session_end(rec, c, 330);
+    assert_int_equal(recorder_flush(rec, 340, &e), 0); /* c is written whole and freed */
+    recorder_session_end(rec, a, 400);
+    struct record_stats st;
+    struct capture_header h = {0};
+    assert_int_equal(recorder_close(rec, &h, &st, &e), 0);
+    recorder_free(rec);
+    buf_free(&body);
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    struct capture_event ev;
+    const char *want[] = {"start 0 0",        "start 1 20", "SELECT 'a' 0 100",
+                          "SELECT 'c' 1 150", "end 1 230",  "end 0 300"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        char got[64];
+        if (ev.kind == CAPTURE_EV_STATEMENT)
+            snprintf(got, sizeof got, "%s %u %lld", ev.statement.text, ev.statement.session,
+                     (long long)ev.statement.offset_us);
+        else
+            snprintf(got, sizeof got, "%s %u %lld",
+                     ev.kind == CAPTURE_EV_SESSION_START ? "start" : "end", ev.session.id,
+                     (long long)ev.session.offset_us);
+        assert_string_equal(got, want[i]);
+    }
+    assert_int_equal(capture_reader_next(r, &ev, &e), 0);
+    capture_reader_close(r);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_session),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_flush_order),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
