@@ -18,7 +18,6 @@
 #include "local/local.h"
 #include "result/sweep.h"
 #include "workload/load/load.h"
-#include "workload/replay/replay.h"
 #include "workload/workload.h"
 
 #define SWEEP_MAX_VALUES 1000
@@ -54,12 +53,10 @@ struct sweep_opts {
     int duet;     /* --duet: the two setups of a cell at the same time (plan.duet too) */
     int64_t jobs; /* -j as given, 0: min(clients, CPUs) per cell */
     struct sweep_slo slo;
-    struct bench_plan run;     /* the base plan: every run option given, checked as run checks it */
-    struct sweep_doc plan;     /* axes, setups and command; cells are made by the command */
-    const char *store;         /* --store CONN: cells' intervals live, their results after */
-    int no_statements;         /* --no-statements: --local preloads no pg_stat_statements */
-    struct replay_opts replay; /* --replay and its options (capture NULL: not a replay) */
-    int replay_opts_given;     /* --map-db, --map-user, --reset-from or --read-only */
+    struct bench_plan run; /* the base plan: every run option given, checked as run checks it */
+    struct sweep_doc plan; /* axes, setups and command; cells are made by the command */
+    const char *store;     /* --store CONN: cells' intervals live, their results after */
+    int no_statements;     /* --no-statements: --local preloads no pg_stat_statements */
 };
 
 void sweep_opts_free(struct sweep_opts *o);
