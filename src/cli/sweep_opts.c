@@ -76,6 +76,15 @@ static int add_set(struct sweep_opts *o, const char *arg, struct err *e)
     return 0;
 }
 
+/* The sweep axis called name that a workload declares, or NULL. */
+static const struct workload_sweep_axis *declared_axis(const char *name)
+{
+    for (const struct workload *const *w = workload_all(); *w; w++)
+        if ((*w)->sweep_axis && strcmp((*w)->sweep_axis->name, name) == 0)
+            return (*w)->sweep_axis;
+    return NULL;
+}
+
 /* A replay sweep's options as given (--replay CAPTURE and the replay's own): the capture goes
  * into the base plan as the workload's option, so the sweep holds none of them. */
 struct replay_given {
@@ -157,7 +166,8 @@ static int own_option(struct sweep_opts *o, struct replay_given *rp, int opt, co
         return 1;
     case OPT_SPEED:
         free(d->speeds);
-        return sweep_parse_speeds(arg, &d->speeds, &d->n_speeds, e) < 0 ? -1 : 1;
+        return sweep_parse_axis(declared_axis("speed"), arg, &d->speeds, &d->n_speeds, e) < 0 ? -1
+                                                                                              : 1;
     case OPT_RESET_FROM:
         rp->reset_from = arg;
         /* fall through */

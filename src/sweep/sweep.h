@@ -29,9 +29,14 @@
 int sweep_parse_list(const char *opt, const char *text, int integral, double lo, double hi,
                      double **vals, size_t *n, struct err *e);
 
-/* Parse a speed axis's --speed LIST: speeds in (0.001 .. 1e6] and `max` (SWEEP_SPEED_MAX),
- * distinct, as 1,2,4,max, or a geometric range 0.5..8x2. Caller frees *vals. -1 with e. */
-int sweep_parse_speeds(const char *text, double **vals, size_t *n, struct err *e);
+/* Parse the LIST of a workload's sweep axis a (--NAME LIST): distinct values in a's range and
+ * its top (SWEEP_SPEED_MAX), as 1,2,4,max, or a geometric range 0.5..8x2. Caller frees *vals.
+ * -1 with e (ERR_INPUT). */
+int sweep_parse_axis(const struct workload_sweep_axis *a, const char *text, double **vals,
+                     size_t *n, struct err *e);
+
+/* Value v of axis a as its option's argument: a's top, else "%.17g" into buf. */
+const char *sweep_axis_arg(const struct workload_sweep_axis *a, double v, char *buf, size_t size);
 
 /* A service-level objective: the quantile q (0.5, 0.95, 0.99, 0.999, or 1 for max) of the
  * latency must be at most limit_us. */
