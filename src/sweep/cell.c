@@ -1,4 +1,5 @@
 /* One cell of a sweep: its server settings and scale, then its plan, run by bench_run. */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,7 @@ void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, con
         /* At a speed: the clients come from the input's sessions (the engine clamps the
          * threads to them). */
         const struct workload_sweep_axis *a = o->run.workload->sweep_axis;
+        assert(a); /* a cell has a speed only when its workload declares the axis */
         char arg[32];
         struct err ignored = {0}; /* the values were checked as a list */
         bench_plan_set_option(p, a->name, sweep_axis_arg(a, c->speed, arg, sizeof arg), &ignored);
