@@ -76,8 +76,25 @@ static int add_set(struct sweep_opts *o, const char *arg, struct err *e)
     return 0;
 }
 
+/* The sweep axis called name that a workload declares, or NULL. */
+static const struct workload_sweep_axis *declared_axis(const char *name)
+{
+    for (const struct workload *const *w = workload_all(); *w; w++)
+        if ((*w)->sweep_axis && strcmp((*w)->sweep_axis->name, name) == 0)
+            return (*w)->sweep_axis;
+    return NULL;
+}
+
+/* A replay sweep's options as given (--replay CAPTURE and the replay's own): the capture goes
+ * into the base plan as the workload's option, so the sweep holds none of them. */
+struct replay_given {
+    const char *capture, *reset_from;
+    int opts_given; /* --map-db, --map-user, --session-set, --reset-from or --read-only */
+};
+
 /* sweep's own options; 1 when opt was one, -1 on a bad value. */
-static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err *e)
+static int own_option(struct sweep_opts *o, struct replay_given *rp, int opt, const char *arg,
+                      struct err *e)
 {
     struct sweep_doc *d = &o->plan;
     int64_t v;
@@ -145,19 +162,20 @@ static int own_option(struct sweep_opts *o, int opt, const char *arg, struct err
         o->no_statements = 1;
         return 1;
     case OPT_REPLAY:
-        o->replay.capture = arg;
+        rp->capture = arg;
         return 1;
     case OPT_SPEED:
         free(d->speeds);
-        return sweep_parse_speeds(arg, &d->speeds, &d->n_speeds, e) < 0 ? -1 : 1;
+        return sweep_parse_axis(declared_axis("speed"), arg, &d->speeds, &d->n_speeds, e) < 0 ? -1
+                                                                                              : 1;
     case OPT_RESET_FROM:
-        o->replay.reset_from = arg;
+        rp->reset_from = arg;
         /* fall through */
     case OPT_MAP_DB:
     case OPT_MAP_USER:
     case OPT_SESSION_SET:
     case OPT_READ_ONLY:
-        o->replay_opts_given = 1;
+        rp->opts_given = 1;
         return 0; /* the workload's options: into the base plan as run takes them */
     default:
         return 0;
@@ -192,11 +210,12 @@ static void option_name(int opt, char *buf, size_t size)
 }
 
 /* --replay: the sweep's axes that a replay has not, and the replay's defaults. */
-static int check_replay(struct sweep_opts *o, int bad_run_opt, struct err *e)
+static int check_replay(struct sweep_opts *o, const struct replay_given *rp, int bad_run_opt,
+                        struct err *e)
 {
     struct sweep_doc *d = &o->plan;
-    if (!o->replay.capture) {
-        if (d->n_speeds || o->replay_opts_given)
+    if (!rp->capture) {
+        if (d->n_speeds || rp->opts_given)
             return err_set(
                 e, ERR_INPUT,
                 "sweep: --speed, --map-db, --map-user, --session-set, --reset-from and --read-only "
@@ -215,7 +234,7 @@ static int check_replay(struct sweep_opts *o, int bad_run_opt, struct err *e)
                        "--timeout, --sample-ms, --no-sampling, --meta, -h, -p, -U)",
                        name);
     }
-    if (o->replay.reset_from && o->local)
+    if (rp->reset_from && o->local)
         return err_set(e, ERR_INPUT,
                        "sweep: --reset-from needs the template on the target, not a fresh "
                        "--local server");
@@ -255,7 +274,8 @@ static int refused(int opt, const char *arg, struct err *e)
     }
 }
 
-static int check_options(struct sweep_opts *o, int bad_run_opt, struct err *e)
+static int check_options(struct sweep_opts *o, const struct replay_given *rp, int bad_run_opt,
+                         struct err *e)
 {
     struct sweep_doc *d = &o->plan;
     if (!o->dir)
@@ -272,7 +292,7 @@ static int check_options(struct sweep_opts *o, int bad_run_opt, struct err *e)
         return err_set(e, ERR_INPUT,
                        "sweep: --duet compares two setups; it takes no --set (each setup's "
                        "server keeps its settings)");
-    if (check_replay(o, bad_run_opt, e) < 0)
+    if (check_replay(o, rp, bad_run_opt, e) < 0)
         return -1;
     if (o->max_rate && !o->slo.text)
         return err_set(e, ERR_INPUT, "sweep: --max-rate needs --slo, e.g. --slo 'p99<=5ms'");
@@ -304,7 +324,7 @@ static int check_options(struct sweep_opts *o, int bad_run_opt, struct err *e)
                        "sweep: --duet runs exactly two setups at the same time (--setup A=CONN "
                        "--setup B=CONN); %zu given",
                        d->n_setups);
-    if (!d->n_clients && !o->replay.capture) {
+    if (!d->n_clients && !rp->capture) {
         d->clients = xmalloc(sizeof *d->clients);
         d->clients[0] = 1;
         d->n_clients = 1;
@@ -326,6 +346,7 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
     const struct option *all = cli_getopt_table(CLI_SWEEP, &shortopts);
     struct cli_run_opts run;
     cli_run_opts_init(&run);
+    struct replay_given rp = {0};
     int opt, rc = 0, bad_run_opt = 0;
     opterr = 0;
     optind = 0;
@@ -339,7 +360,7 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
             pg_connopts_free(&run.plan.conn);
             return 1;
         }
-        int own = own_option(o, opt, optarg, e);
+        int own = own_option(o, &rp, opt, optarg, e);
         if (own == 0)
             own = refused(opt, optarg, e);
         if (own == 0) {
@@ -359,11 +380,11 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
         return err_set(e, ERR_INPUT, "sweep: unexpected argument '%s'", argv[optind + 1]);
     if (optind == argc - 1)
         o->conn = argv[optind];
-    if (check_options(o, bad_run_opt, e) < 0)
+    if (check_options(o, &rp, bad_run_opt, e) < 0)
         return -1;
-    if (o->replay.capture) { /* each cell's plan is a replay run's */
+    if (rp.capture) { /* each cell's plan is a replay run's */
         run.workload = "replay";
-        if (bench_plan_add_option(&run.plan, "capture", o->replay.capture, e) < 0)
+        if (bench_plan_add_option(&run.plan, "capture", rp.capture, e) < 0)
             return -1;
     }
     /* The cells' plans are the base plan with their axes: it is checked as run checks its
@@ -374,13 +395,13 @@ int sweep_parse(int argc, char **argv, struct sweep_opts *o, struct err *e)
             run.plan.clients = 0;
     rc = cli_run_opts_check(&run, e);
     o->run = run.plan;
-    if (rc == 0 && run.plan.workload->paced_by_input && !o->replay.capture)
+    if (rc == 0 && run.plan.workload->paced_by_input && !rp.capture)
         return err_set(e, ERR_INPUT,
                        "sweep: -w %s is swept with --replay CAPTURE (its cells vary "
                        "--speed)",
                        run.plan.workload->name);
-    if (rc == 0 && o->replay.capture) { /* a capture that cannot be read: before any cell */
-        struct capture_reader *r = capture_reader_open(o->replay.capture, e);
+    if (rc == 0 && rp.capture) { /* a capture that cannot be read: before any cell */
+        struct capture_reader *r = capture_reader_open(rp.capture, e);
         if (!r)
             return -1;
         capture_reader_close(r);

@@ -1,4 +1,5 @@
 /* One cell of a sweep: its server settings and scale, then its plan, run by bench_run. */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,10 +175,11 @@ void sweep_cell_plan(const struct sweep_exec *x, const struct sweep_cell *c, con
     if (c->speed != 0) {
         /* At a speed: the clients come from the input's sessions (the engine clamps the
          * threads to them). */
-        char speed[32];
-        struct err ignored = {0}; /* the speeds were checked as a list */
-        snprintf(speed, sizeof speed, "%.17g", c->speed);
-        bench_plan_set_option(p, "speed", c->speed == SWEEP_SPEED_MAX ? "max" : speed, &ignored);
+        const struct workload_sweep_axis *a = o->run.workload->sweep_axis;
+        assert(a); /* a cell has a speed only when its workload declares the axis */
+        char arg[32];
+        struct err ignored = {0}; /* the values were checked as a list */
+        bench_plan_set_option(p, a->name, sweep_axis_arg(a, c->speed, arg, sizeof arg), &ignored);
         p->threads = jobs;
     } else {
         p->clients = c->clients;

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,17 +135,20 @@ int sweep_parse_slo(const char *text, struct sweep_slo *slo, struct err *e)
     return 0;
 }
 
-int sweep_parse_speeds(const char *text, double **vals, size_t *n, struct err *e)
+int sweep_parse_axis(const struct workload_sweep_axis *a, const char *text, double **vals,
+                     size_t *n, struct err *e)
 {
     *vals = NULL;
     *n = 0;
-    if (strstr(text, "..")) /* a geometric range has no "max" in it */
-        return sweep_parse_list("--speed", text, 0, 0.001, 1e6, vals, n, e);
+    char opt[64];
+    snprintf(opt, sizeof opt, "--%s", a->name);
+    if (strstr(text, "..")) /* a geometric range has no top in it */
+        return sweep_parse_list(opt, text, 0, a->lo, a->hi, vals, n, e);
     size_t count = 1;
     for (const char *p = text; *p; p++)
         count += *p == ',';
     if (count > SWEEP_MAX_VALUES)
-        return err_set(e, ERR_INPUT, "invalid list for --speed: '%s' has over %d values", text,
+        return err_set(e, ERR_INPUT, "invalid list for %s: '%s' has over %d values", opt, text,
                        SWEEP_MAX_VALUES);
     double *v = xcalloc(count, sizeof *v);
     const char *p = text;
@@ -152,24 +156,30 @@ int sweep_parse_speeds(const char *text, double **vals, size_t *n, struct err *e
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         int bad = 0;
-        if (len == 3 && strncmp(p, "max", 3) == 0)
+        if (a->top && len == strlen(a->top) && strncmp(p, a->top, len) == 0)
             v[i] = SWEEP_SPEED_MAX;
         else
-            bad = list_number(p, len, 0, 0.001, 1e6, &v[i]) < 0;
+            bad = list_number(p, len, 0, a->lo, a->hi, &v[i]) < 0;
         for (size_t k = 0; k < i && !bad; k++)
             bad = v[k] == v[i] ? 2 : 0;
         if (bad) {
             free(v);
-            return bad == 2 ? err_set(e, ERR_INPUT,
-                                      "invalid list for --speed: '%s' repeats a value", text)
-                            : err_set(e, ERR_INPUT,
-                                      "invalid list for --speed: '%s' (expected speeds like "
-                                      "1,2,4,max or a geometric range like 0.5..8x2)",
-                                      text);
+            return bad == 2 ? err_set(e, ERR_INPUT, "invalid list for %s: '%s' repeats a value",
+                                      opt, text)
+                            : err_set(e, ERR_INPUT, "invalid list for %s: '%s' (expected %s)", opt,
+                                      text, a->expected);
         }
         p += len + 1;
     }
     *vals = v;
     *n = count;
     return 0;
+}
+
+const char *sweep_axis_arg(const struct workload_sweep_axis *a, double v, char *buf, size_t size)
+{
+    if (v == SWEEP_SPEED_MAX && a->top)
+        return a->top;
+    snprintf(buf, size, "%.17g", v);
+    return buf;
 }

@@ -18,7 +18,6 @@
 #include "local/local.h"
 #include "result/sweep.h"
 #include "workload/load/load.h"
-#include "workload/replay/replay.h"
 #include "workload/workload.h"
 
 #define SWEEP_MAX_VALUES 1000
@@ -30,9 +29,14 @@
 int sweep_parse_list(const char *opt, const char *text, int integral, double lo, double hi,
                      double **vals, size_t *n, struct err *e);
 
-/* Parse a speed axis's --speed LIST: speeds in (0.001 .. 1e6] and `max` (SWEEP_SPEED_MAX),
- * distinct, as 1,2,4,max, or a geometric range 0.5..8x2. Caller frees *vals. -1 with e. */
-int sweep_parse_speeds(const char *text, double **vals, size_t *n, struct err *e);
+/* Parse the LIST of a workload's sweep axis a (--NAME LIST): distinct values in a's range and
+ * its top (SWEEP_SPEED_MAX), as 1,2,4,max, or a geometric range 0.5..8x2. Caller frees *vals.
+ * -1 with e (ERR_INPUT). */
+int sweep_parse_axis(const struct workload_sweep_axis *a, const char *text, double **vals,
+                     size_t *n, struct err *e);
+
+/* Value v of axis a as its option's argument: a's top, else "%.17g" into buf. */
+const char *sweep_axis_arg(const struct workload_sweep_axis *a, double v, char *buf, size_t size);
 
 /* A service-level objective: the quantile q (0.5, 0.95, 0.99, 0.999, or 1 for max) of the
  * latency must be at most limit_us. */
@@ -54,12 +58,10 @@ struct sweep_opts {
     int duet;     /* --duet: the two setups of a cell at the same time (plan.duet too) */
     int64_t jobs; /* -j as given, 0: min(clients, CPUs) per cell */
     struct sweep_slo slo;
-    struct bench_plan run;     /* the base plan: every run option given, checked as run checks it */
-    struct sweep_doc plan;     /* axes, setups and command; cells are made by the command */
-    const char *store;         /* --store CONN: cells' intervals live, their results after */
-    int no_statements;         /* --no-statements: --local preloads no pg_stat_statements */
-    struct replay_opts replay; /* --replay and its options (capture NULL: not a replay) */
-    int replay_opts_given;     /* --map-db, --map-user, --reset-from or --read-only */
+    struct bench_plan run; /* the base plan: every run option given, checked as run checks it */
+    struct sweep_doc plan; /* axes, setups and command; cells are made by the command */
+    const char *store;     /* --store CONN: cells' intervals live, their results after */
+    int no_statements;     /* --no-statements: --local preloads no pg_stat_statements */
 };
 
 void sweep_opts_free(struct sweep_opts *o);

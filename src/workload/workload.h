@@ -46,6 +46,17 @@ struct workload_option_group {
     const char *refusal;      /* after "run: " */
 };
 
+/* An axis a sweep varies for a workload (sweep --NAME LIST): one of its own run options, set
+ * in each cell's plan to the cell's value. Values are numbers in [lo, hi], and `top` (when
+ * not NULL) names the one past them ("max"); a list that is neither is refused "(expected
+ * <expected>)". */
+struct workload_sweep_axis {
+    const char *name; /* the option's long name, as options.def spells it */
+    double lo, hi;
+    const char *top;
+    const char *expected;
+};
+
 /* What run gives a workload, and what the workload fills in (plain data). */
 struct workload_params {
     const struct pg_connopts *conn;
@@ -142,6 +153,9 @@ struct workload {
     int (*option)(void *opts, const char *name, const char *arg, struct err *e);
     /* The sizes its options give a load (run --local, sweep --init). */
     void (*load_sizes)(const void *opts, struct load_options *lo);
+    /* The axis a sweep varies in place of -c when the workload is paced by its input, or
+     * NULL. */
+    const struct workload_sweep_axis *sweep_axis;
 };
 
 /* The workload called `name`, or NULL. */

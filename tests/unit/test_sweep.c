@@ -106,19 +106,26 @@ static void test_cell_files_and_points(void **state)
     assert_false(sweep_same_point(&a, &b));
 }
 
-/* A replay sweep's speeds: numbers and max, a geometric range; the cells' names, points and
- * plan order (speed outside clients, none of the latter). */
+/* A replay sweep's speeds (the axis the workload declares): numbers and max, a geometric
+ * range, each value as the option's argument; the cells' names, points and plan order (speed
+ * outside clients, none of the latter). */
 static void test_speeds(void **state)
 {
     (void)state;
     double *v;
     size_t n;
     struct err e = {0};
-    assert_int_equal(sweep_parse_speeds("1,2,max", &v, &n, &e), 0);
+    const struct workload_sweep_axis *a = workload_find("replay")->sweep_axis;
+    assert_non_null(a);
+    assert_string_equal(a->name, "speed");
+    char arg[32];
+    assert_string_equal(sweep_axis_arg(a, SWEEP_SPEED_MAX, arg, sizeof arg), "max");
+    assert_string_equal(sweep_axis_arg(a, 0.1, arg, sizeof arg), "0.10000000000000001");
+    assert_int_equal(sweep_parse_axis(a, "1,2,max", &v, &n, &e), 0);
     assert_int_equal(n, 3);
     assert_true(v[0] == 1 && v[1] == 2 && v[2] == SWEEP_SPEED_MAX);
     free(v);
-    assert_int_equal(sweep_parse_speeds("0.5..4x2", &v, &n, &e), 0);
+    assert_int_equal(sweep_parse_axis(a, "0.5..4x2", &v, &n, &e), 0);
     assert_int_equal(n, 4);
     assert_true(v[0] == 0.5 && v[3] == 4);
     free(v);
@@ -126,7 +133,7 @@ static void test_speeds(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         v = NULL;
         memset(&e, 0, sizeof e);
-        assert_int_equal(sweep_parse_speeds(bad[i], &v, &n, &e), -1);
+        assert_int_equal(sweep_parse_axis(a, bad[i], &v, &n, &e), -1);
         assert_int_equal(e.code, ERR_INPUT);
         assert_non_null(strstr(e.msg, "--speed"));
         assert_null(v);

@@ -394,12 +394,22 @@ static void free_state(const struct workload *w, struct workload_params *p)
     p->state = NULL;
 }
 
+/* sweep --speed LIST: each cell replays the capture at one speed. */
+static const struct workload_sweep_axis speed_axis = {
+    .name = "speed",
+    .lo = 0.001,
+    .hi = 1000000,
+    .top = "max",
+    .expected = "speeds like 1,2,4,max or a geometric range like 0.5..8x2",
+};
+
 const struct workload workload_replay = {
     .name = "replay",
     .description = "a capture of the application's own statements (pgarena replay run)",
     .dataset = DATASET_REPLAY,
     .why_no_b = "a replay's statements come from its capture",
     .paced_by_input = 1,
+    .sweep_axis = &speed_axis,
     .options = option_groups,
     .options_init = options_init,
     .option = option,
