@@ -24,6 +24,8 @@ struct proxy_opts {
     int server_port;
     int seconds; /* stop after (0: at SIGINT or SIGTERM only) */
     const char *output;
+    const char *tls_cert, *tls_key;    /* TLS with clients (both, or neither: 'N') */
+    const char *sslmode, *sslrootcert; /* TLS to the server, as libpq's (NULL: prefer, none) */
 };
 
 /* Listen, relay and record until --seconds or a signal, then write the capture at

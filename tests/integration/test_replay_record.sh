@@ -185,3 +185,99 @@ test_replay_record_server_down() {
     assert_out "^recorded .*rec.cap: 0 sessions, 0 statements"
     assert_out "1 connections never logged in"
 }
+
+
+# A certificate for the proxy, made here: $T/proxy.crt and $T/proxy.key.
+proxy_cert() {
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+        -subj "/CN=localhost" -keyout "$T/proxy.key" -out "$T/proxy.crt" >"$T/openssl.log" 2>&1 ||
+        { cat "$T/openssl.log" >&2; fail "openssl req"; }
+}
+
+# A server of the test's own ($1: pg-servers.sh's options) with database rec: $rconn.
+tls_server() {
+    [ -x "$PSQL15" ] || PSQL15=$PSQL
+    export PGA_TEST_PASSWORD=Rec-Tls-0815 PGPASSWORD=Rec-Tls-0815
+    chmod 755 "$T"
+    rconn=$(sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" start "$T/srv" "$@")
+    LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$PGARENA_TEST_TOP/tests/pg-servers.sh' stop '$T/srv'"
+    sql "CREATE DATABASE rec" "$rconn" >/dev/null
+}
+
+# Through the proxy with these connection settings: is the server's session on TLS (t, f).
+server_ssl() {
+    "$PSQL15" -X -At "$pconn $1" -c "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()" \
+        -c '\conninfo' >"$T/ssl.out" 2>&1 || { cat "$T/ssl.out" >&2; fail "psql $1 through the proxy"; }
+    sed -n 1p "$T/ssl.out"
+}
+
+# The proxy ends the client's TLS (--tls-cert/--tls-key) in front of a SCRAM server in the
+# clear (CONN's default sslmode, prefer: the server says no). SCRAM-SHA-256-PLUS is taken out
+# of the mechanisms, so a client that requires channel binding fails with a line saying so.
+test_replay_record_tls_client() {
+    tls_server scram
+    proxy_cert
+    record_start --seconds 300 --tls-cert "$T/proxy.crt" --tls-key "$T/proxy.key"
+    [ "$(server_ssl sslmode=require)" = f ] || fail "the server's session is on TLS"
+    grep -q "^SSL connection (protocol: TLS" "$T/ssl.out" || { cat "$T/ssl.out" >&2; fail "psql is not on TLS"; }
+    [ "$(server_ssl sslmode=disable)" = f ] || fail "sslmode=disable"
+    ! grep -q "^SSL connection" "$T/ssl.out" || fail "sslmode=disable on TLS"
+    "$PSQL15" -X "$pconn sslmode=require channel_binding=require" -c "SELECT 1" >"$T/cb.out" 2>&1 &&
+        fail "channel_binding=require went through"
+    grep -q "channel binding" "$T/cb.out" || { cat "$T/cb.out" >&2; fail "no line about channel binding"; }
+    [ "$(wc -l <"$T/cb.out")" = 1 ] || { cat "$T/cb.out" >&2; fail "more than a line"; }
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+    assert_out "^recorded .*rec.cap: 2 sessions, 2 statements \(2 simple"
+    assert_out "1 connections never logged in"
+    ! zcat "$T/rec.cap" | grep -aq -e Rec-Tls -e "PRIVATE KEY" || fail "a secret in the capture"
+    ! grep -q -e Rec-Tls -e "PRIVATE KEY" "$T/out" "$T/rec.err" || fail "a secret in the output"
+    pga replay show --events "$T/rec.cap"
+    assert_rc 0
+    [ "$(grep -c 'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()' "$T/out")" = 2 ] ||
+        { cat "$T/out" >&2; fail "the capture does not hold the statements sent over TLS"; }
+    # CONN requires TLS of a server in the clear: the client is told.
+    rconn="$rconn sslmode=require"
+    rm -f "$T/rec.err"
+    record_start --seconds 300
+    "$PSQL15" -X "$pconn" -c "SELECT 1" >"$T/req.out" 2>&1 && fail "sslmode=require in CONN went through"
+    grep -q "the server does not support SSL, but CONN's sslmode requires it" "$T/req.out" ||
+        { cat "$T/req.out" >&2; fail "no line about the server's TLS"; }
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+}
+
+# TLS to a server that takes only TLS and SCRAM, as CONN asks (sslmode=verify-full with the
+# server's CA, then require): the server's session is on TLS whatever the client's is. A
+# client on TLS to the proxy that would bind SCRAM to it (libpq's channel_binding=prefer) is
+# refused by such a server: the proxy says why in one line.
+test_replay_record_tls_server() {
+    tls_server ssl scram
+    case "$rconn" in *sslmode=verify-full*) ;; *) fail "the TLS server's CONN: $rconn" ;; esac
+    proxy_cert
+    record_start --seconds 300 --tls-cert "$T/proxy.crt" --tls-key "$T/proxy.key"
+    [ "$(server_ssl sslmode=disable)" = t ] || fail "the server's session is not on TLS"
+    [ "$(server_ssl "sslmode=require channel_binding=disable")" = t ] ||
+        fail "the server's session is not on TLS (client on TLS)"
+    grep -q "^SSL connection (protocol: TLS" "$T/ssl.out" || { cat "$T/ssl.out" >&2; fail "psql is not on TLS"; }
+    "$PSQL15" -X "$pconn sslmode=require" -c "SELECT 1" >"$T/cb.out" 2>&1 &&
+        fail "channel binding through the proxy"
+    grep -q "channel binding cannot pass through a proxy" "$T/cb.out" ||
+        { cat "$T/cb.out" "$T/rec.err" >&2; fail "no line about channel binding"; }
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+    assert_out "^recorded .*rec.cap: 2 sessions, 2 statements \(2 simple"
+    ! zcat "$T/rec.cap" | grep -aq -e Rec-Tls -e "PRIVATE KEY" || fail "a secret in the capture"
+    ! grep -q -e Rec-Tls -e "PRIVATE KEY" "$T/out" "$T/rec.err" || fail "a secret in the output"
+    # sslmode=require (no CA): TLS, the certificate not checked.
+    rconn="${rconn%% sslmode=*} sslmode=require"
+    rm -f "$T/rec.err"
+    record_start --seconds 300
+    [ "$(server_ssl sslmode=disable)" = t ] || fail "sslmode=require in CONN"
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+}
