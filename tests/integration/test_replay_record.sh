@@ -63,7 +63,7 @@ SQL
     wait $psql_pid || true
     grep -q "canceling statement due to user request" "$T/cancel.out" ||
         { cat "$T/cancel.out" >&2; fail "psql's cancel did not reach the server"; }
-    # What the proxy does not relay: a replication connection, TLS.
+    # What the proxy does not relay: a replication connection, TLS without --tls-cert.
     "$PSQL15" -X "$pconn replication=database" -c "IDENTIFY_SYSTEM" >"$T/repl.out" 2>&1 &&
         fail "a replication connection went through"
     grep -q "replication connections are not relayed" "$T/repl.out" ||
