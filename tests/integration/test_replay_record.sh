@@ -197,6 +197,7 @@ proxy_cert() {
 # A server of the test's own ($1: pg-servers.sh's options) with database rec: $rconn.
 tls_server() {
     [ -x "$PSQL15" ] || PSQL15=$PSQL
+    [ -x "$PGBENCH15" ] || PGBENCH15=$PGBENCH
     export PGA_TEST_PASSWORD=Rec-Tls-0815 PGPASSWORD=Rec-Tls-0815
     chmod 755 "$T"
     rconn=$(sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" start "$T/srv" "$@")
@@ -226,10 +227,15 @@ test_replay_record_tls_client() {
         fail "channel_binding=require went through"
     grep -q "channel binding" "$T/cb.out" || { cat "$T/cb.out" >&2; fail "no line about channel binding"; }
     [ "$(wc -l <"$T/cb.out")" = 1 ] || { cat "$T/cb.out" >&2; fail "more than a line"; }
+    # pgbench's prepared statements over TLS (its first session and two clients): every one
+    # recorded.
+    echo "SELECT 1;" >"$T/one.sql"
+    "$PGBENCH15" -n -M prepared -c 2 -t 50 -f "$T/one.sql" "$pconn sslmode=require" >"$T/pgbench.out" 2>&1 ||
+        { cat "$T/pgbench.out" >&2; fail "pgbench over TLS through the proxy"; }
     kill -INT "$PID"
     pga_wait
     assert_rc 0
-    assert_out "^recorded .*rec.cap: 2 sessions, 2 statements \(2 simple"
+    assert_out "^recorded .*rec.cap: 5 sessions, 102 statements \(2 simple, 0 extended-unnamed, 100 extended-named\)"
     assert_out "1 connections never logged in"
     ! zcat "$T/rec.cap" | grep -aq -e Rec-Tls -e "PRIVATE KEY" || fail "a secret in the capture"
     ! grep -q -e Rec-Tls -e "PRIVATE KEY" "$T/out" "$T/rec.err" || fail "a secret in the output"
@@ -266,17 +272,35 @@ test_replay_record_tls_server() {
         fail "channel binding through the proxy"
     grep -q "channel binding cannot pass through a proxy" "$T/cb.out" ||
         { cat "$T/cb.out" "$T/rec.err" >&2; fail "no line about channel binding"; }
+    # Megabytes both ways over TLS on both sides (many TLS records a read, writes that wait).
+    python3 -c "print(\"SELECT length('\" + 'y' * 3000000 + \"');\")" >"$T/big.sql"
+    echo "SELECT repeat('x', 8000000);" >>"$T/big.sql"
+    "$PSQL15" -X -At "$pconn sslmode=require channel_binding=disable" -f "$T/big.sql" >"$T/big.out" 2>&1 ||
+        { head -c 2000 "$T/big.out" >&2; fail "megabytes through the proxy"; }
+    [ "$(awk 'NR == 1 { a = $0 } NR == 2 { b = length($0) } END { print a, b, NR }' "$T/big.out")" = "3000000 8000000 2" ] ||
+        { head -c 300 "$T/big.out" >&2; fail "megabytes through the proxy: not what was sent"; }
     kill -INT "$PID"
     pga_wait
     assert_rc 0
-    assert_out "^recorded .*rec.cap: 2 sessions, 2 statements \(2 simple"
+    assert_out "^recorded .*rec.cap: 3 sessions, 4 statements \(4 simple"
     ! zcat "$T/rec.cap" | grep -aq -e Rec-Tls -e "PRIVATE KEY" || fail "a secret in the capture"
     ! grep -q -e Rec-Tls -e "PRIVATE KEY" "$T/out" "$T/rec.err" || fail "a secret in the output"
-    # sslmode=require (no CA): TLS, the certificate not checked.
-    rconn="${rconn%% sslmode=*} sslmode=require"
+    # sslmode=require (no CA): TLS, the certificate not checked; verify-full against another
+    # CA: the client is told why.
+    local direct=${rconn%% sslmode=*}
+    rconn="$direct sslmode=require"
     rm -f "$T/rec.err"
     record_start --seconds 300
     [ "$(server_ssl sslmode=disable)" = t ] || fail "sslmode=require in CONN"
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+    rconn="$direct sslmode=verify-full sslrootcert=$T/proxy.crt"
+    rm -f "$T/rec.err"
+    record_start --seconds 300
+    "$PSQL15" -X "$pconn sslmode=disable" -c "SELECT 1" >"$T/verify.out" 2>&1 && fail "a server not checked"
+    grep -q "TLS to the server failed: certificate verify failed" "$T/verify.out" ||
+        { cat "$T/verify.out" >&2; fail "no line about the server's certificate"; }
     kill -INT "$PID"
     pga_wait
     assert_rc 0
