@@ -205,6 +205,30 @@ tls_server() {
     sql "CREATE DATABASE rec" "$rconn" >/dev/null
 }
 
+# Stop the proxy: it ends well.
+record_stop() {
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+}
+
+# No password nor key in the capture or the output.
+no_secret() {
+    ! zcat "$T/rec.cap" | grep -aq -e Rec-Tls -e "PRIVATE KEY" || fail "a secret in the capture"
+    ! grep -q -e Rec-Tls -e "PRIVATE KEY" "$T/out" "$T/rec.err" || fail "a secret in the output"
+}
+
+# A proxy to the server as CONN $1 says: psql with settings $2 through it is refused with a
+# line matching $3.
+refused_through() {
+    rconn=$1
+    rm -f "$T/rec.err"
+    record_start --seconds 300
+    "$PSQL15" -X "$pconn $2" -c "SELECT 1" >"$T/refused.out" 2>&1 && fail "$1 went through"
+    grep -q "$3" "$T/refused.out" || { cat "$T/refused.out" >&2; fail "no line matching $3"; }
+    record_stop
+}
+
 # Through the proxy with these connection settings: is the server's session on TLS (t, f).
 server_ssl() {
     "$PSQL15" -X -At "$pconn $1" -c "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()" \
@@ -232,27 +256,17 @@ test_replay_record_tls_client() {
     echo "SELECT 1;" >"$T/one.sql"
     "$PGBENCH15" -n -M prepared -c 2 -t 50 -f "$T/one.sql" "$pconn sslmode=require" >"$T/pgbench.out" 2>&1 ||
         { cat "$T/pgbench.out" >&2; fail "pgbench over TLS through the proxy"; }
-    kill -INT "$PID"
-    pga_wait
-    assert_rc 0
+    record_stop
     assert_out "^recorded .*rec.cap: 5 sessions, 102 statements \(2 simple, 0 extended-unnamed, 100 extended-named\)"
     assert_out "1 connections never logged in"
-    ! zcat "$T/rec.cap" | grep -aq -e Rec-Tls -e "PRIVATE KEY" || fail "a secret in the capture"
-    ! grep -q -e Rec-Tls -e "PRIVATE KEY" "$T/out" "$T/rec.err" || fail "a secret in the output"
+    no_secret
     pga replay show --events "$T/rec.cap"
     assert_rc 0
     [ "$(grep -c 'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()' "$T/out")" = 2 ] ||
         { cat "$T/out" >&2; fail "the capture does not hold the statements sent over TLS"; }
     # CONN requires TLS of a server in the clear: the client is told.
-    rconn="$rconn sslmode=require"
-    rm -f "$T/rec.err"
-    record_start --seconds 300
-    "$PSQL15" -X "$pconn" -c "SELECT 1" >"$T/req.out" 2>&1 && fail "sslmode=require in CONN went through"
-    grep -q "the server does not support SSL, but CONN's sslmode requires it" "$T/req.out" ||
-        { cat "$T/req.out" >&2; fail "no line about the server's TLS"; }
-    kill -INT "$PID"
-    pga_wait
-    assert_rc 0
+    refused_through "$rconn sslmode=require" "" \
+        "the server does not support SSL, but CONN's sslmode requires it"
 }
 
 # TLS to a server that takes only TLS and SCRAM, as CONN asks (sslmode=verify-full with the
@@ -279,12 +293,9 @@ test_replay_record_tls_server() {
         { head -c 2000 "$T/big.out" >&2; fail "megabytes through the proxy"; }
     [ "$(awk 'NR == 1 { a = $0 } NR == 2 { b = length($0) } END { print a, b, NR }' "$T/big.out")" = "3000000 8000000 2" ] ||
         { head -c 300 "$T/big.out" >&2; fail "megabytes through the proxy: not what was sent"; }
-    kill -INT "$PID"
-    pga_wait
-    assert_rc 0
+    record_stop
     assert_out "^recorded .*rec.cap: 3 sessions, 4 statements \(4 simple"
-    ! zcat "$T/rec.cap" | grep -aq -e Rec-Tls -e "PRIVATE KEY" || fail "a secret in the capture"
-    ! grep -q -e Rec-Tls -e "PRIVATE KEY" "$T/out" "$T/rec.err" || fail "a secret in the output"
+    no_secret
     # sslmode=require (no CA): TLS, the certificate not checked; verify-full against another
     # CA: the client is told why.
     local direct=${rconn%% sslmode=*}
@@ -292,16 +303,7 @@ test_replay_record_tls_server() {
     rm -f "$T/rec.err"
     record_start --seconds 300
     [ "$(server_ssl sslmode=disable)" = t ] || fail "sslmode=require in CONN"
-    kill -INT "$PID"
-    pga_wait
-    assert_rc 0
-    rconn="$direct sslmode=verify-full sslrootcert=$T/proxy.crt"
-    rm -f "$T/rec.err"
-    record_start --seconds 300
-    "$PSQL15" -X "$pconn sslmode=disable" -c "SELECT 1" >"$T/verify.out" 2>&1 && fail "a server not checked"
-    grep -q "TLS to the server failed: certificate verify failed" "$T/verify.out" ||
-        { cat "$T/verify.out" >&2; fail "no line about the server's certificate"; }
-    kill -INT "$PID"
-    pga_wait
-    assert_rc 0
+    record_stop
+    refused_through "$direct sslmode=verify-full sslrootcert=$T/proxy.crt" sslmode=disable \
+        "TLS to the server failed: certificate verify failed"
 }
