@@ -326,7 +326,7 @@ static int relay_auth(struct proxy *p, struct pconn *c, const uint8_t *data, siz
         } else {
             rc = relay_pass(p, c, 0, m, (size_t)n + 1);
         }
-        c->auth_done = m[0] != 'R' || code == 0;
+        c->auth_done = (m[0] == 'R' && code == 0) || m[0] == 'E';
         pos += (size_t)n + 1;
     }
     if (rc == 0 && c->auth_done && c->sauth.len > pos)
@@ -506,14 +506,7 @@ static void connected(struct proxy *p, struct pconn *c)
         c->state = PS_RELAY;
         if (p->connect_ctx) {
             /* Eight bytes on a new connection: the socket's buffer takes them at once. */
-            uint8_t req[8] = {0,
-                              0,
-                              0,
-                              8,
-                              PGWIRE_SSL_REQUEST >> 24,
-                              (PGWIRE_SSL_REQUEST >> 16) & 0xff,
-                              (PGWIRE_SSL_REQUEST >> 8) & 0xff,
-                              PGWIRE_SSL_REQUEST & 0xff};
+            static const uint8_t req[8] = {0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f}; /* 80877103 */
             if (send(c->ss.fd, req, sizeof req, MSG_NOSIGNAL) != (ssize_t)sizeof req)
                 refuse(c, "08006", "pgarena replay record: cannot send SSLRequest to the server");
             else
