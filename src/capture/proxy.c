@@ -249,33 +249,6 @@ static int relay_pass(struct proxy *p, struct pconn *c, int from_client, const u
     return 0;
 }
 
-/* The server's AuthenticationSASL (body: its code 10, then the mechanisms) into out without
- * SCRAM-SHA-256-PLUS: channel binding ties SCRAM to the TLS session it runs in, and the
- * client's TLS ends at the proxy. 0, or -1 when no mechanism is left. */
-static int sasl_without_plus(const uint8_t *body, size_t len, struct buf *out)
-{
-    size_t start = out->len;
-    buf_append(out, "R\0\0\0\0", 5);
-    buf_append(out, (const char *)body, 4);
-    int kept = 0;
-    for (size_t pos = 4; pos < len && body[pos];) {
-        const uint8_t *end = memchr(body + pos, '\0', len - pos);
-        if (!end)
-            break;
-        size_t n = (size_t)(end - (body + pos)) + 1;
-        if (strcmp((const char *)body + pos, "SCRAM-SHA-256-PLUS") != 0) {
-            buf_append(out, (const char *)body + pos, n);
-            kept++;
-        }
-        pos += n;
-    }
-    buf_putc(out, '\0');
-    uint32_t n = (uint32_t)(out->len - start - 1);
-    for (int i = 0; i < 4; i++)
-        out->data[start + 1 + i] = (char)(n >> (24 - 8 * i));
-    return kept ? 0 : -1;
-}
-
 /* An ErrorResponse body: the server refused SCRAM's channel binding negotiation (a client on
  * TLS to the proxy says it would bind, a server on TLS offers binding: SQLSTATE 28000, the
  * message in English). */
@@ -308,7 +281,9 @@ static int relay_auth(struct proxy *p, struct pconn *c, const uint8_t *data, siz
         if (code == 10) {
             struct buf out;
             buf_init(&out);
-            if (sasl_without_plus(m + 5, n - 4, &out) < 0)
+            /* Channel binding ties SCRAM to the TLS session it runs in, and the client's TLS
+             * ends here. */
+            if (pgwire_sasl_without(m + 5, n - 4, "SCRAM-SHA-256-PLUS", &out) < 0)
                 refuse(c, "28000",
                        "pgarena replay record: the server offers only SCRAM-SHA-256-PLUS; "
                        "channel binding cannot pass through a proxy that ends the client's TLS");
