@@ -3,7 +3,7 @@
 # every test; `make demo` runs a short real benchmark against a scratch server.
 
 CC      ?= cc
-PKGS    := libpq jansson zlib
+PKGS    := libpq jansson zlib openssl
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0)
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror

@@ -36,7 +36,7 @@ _pgarena_options()
     replay-prepare) words="--output -o --from --to --database --user --format --prefix --help" ;;
     replay-show) words="--top --events --help" ;;
     replay-capture) words="--seconds -s --output -o --host -h --port -p --dbname -d --username -U --help" ;;
-    replay-record) words="--listen --seconds -s --output -o --host -h --port -p --help" ;;
+    replay-record) words="--listen --seconds -s --output -o --tls-cert --tls-key --host -h --port -p --help" ;;
     replay-run) words="--jobs -j --progress -P --output -o --warmup --timeout --label --report --metrics-listen --local --quiet -q --sample-ms --no-sampling --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --store --meta --host -h --port -p --dbname -d --username -U --help" ;;
     esac
     echo "$words"
@@ -538,6 +538,14 @@ _pgarena()
         ;;
     "replay-record -o" | "replay-record --output")
         _pgarena_value ""
+        return
+        ;;
+    "replay-record --tls-cert")
+        _pgarena_value "@file"
+        return
+        ;;
+    "replay-record --tls-key")
+        _pgarena_value "@file"
         return
         ;;
     "replay-run --speed")

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install what the build and the tests need (Debian packages), or say exactly what to install.
 set -u
-PKGS="gcc make pkg-config libpq-dev libjansson-dev zlib1g-dev libcmocka-dev postgresql postgresql-contrib sysbench\
+PKGS="gcc make pkg-config libpq-dev libssl-dev libjansson-dev zlib1g-dev libcmocka-dev postgresql postgresql-contrib sysbench\
       python3 python3-jsonschema groff-base bash-completion pgbouncer openssl pgreplay slurm-wlm munge prometheus curl"
 missing=""
 for p in $PKGS; do

@@ -239,6 +239,37 @@ static void put_u32(struct buf *out, uint32_t v)
     buf_append(out, b, 4);
 }
 
+/* The length of the message that starts at out->data + start, written in its place. */
+static void set_len(struct buf *out, size_t start)
+{
+    uint32_t n = (uint32_t)(out->len - start - 1);
+    for (int i = 0; i < 4; i++)
+        out->data[start + 1 + i] = (char)(n >> (24 - 8 * i));
+}
+
+int pgwire_sasl_without(const uint8_t *body, size_t len, const char *mechanism, struct buf *out)
+{
+    size_t start = out->len;
+    buf_putc(out, 'R');
+    put_u32(out, 0);
+    buf_append(out, (const char *)body, len < 4 ? len : 4);
+    int kept = 0;
+    for (size_t pos = 4; pos < len && body[pos];) {
+        const uint8_t *end = memchr(body + pos, '\0', len - pos);
+        if (!end)
+            break;
+        size_t n = (size_t)(end - (body + pos)) + 1;
+        if (strcmp((const char *)body + pos, mechanism) != 0) {
+            buf_append(out, (const char *)body + pos, n);
+            kept++;
+        }
+        pos += n;
+    }
+    buf_putc(out, '\0');
+    set_len(out, start);
+    return kept ? 0 : -1;
+}
+
 void pgwire_error_response(struct buf *out, const char *sqlstate, const char *message)
 {
     size_t start = out->len;
@@ -250,9 +281,5 @@ void pgwire_error_response(struct buf *out, const char *sqlstate, const char *me
         buf_append(out, fields[i][1], strlen(fields[i][1]) + 1);
     }
     buf_putc(out, '\0');
-    uint32_t n = (uint32_t)(out->len - start - 1);
-    out->data[start + 1] = (char)(n >> 24);
-    out->data[start + 2] = (char)(n >> 16);
-    out->data[start + 3] = (char)(n >> 8);
-    out->data[start + 4] = (char)n;
+    set_len(out, start);
 }

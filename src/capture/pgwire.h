@@ -107,6 +107,11 @@ void pgwire_bind_free(struct pgwire_bind *b);
  * and the message (field M, "" when absent). */
 void pgwire_parse_error(const uint8_t *body, size_t len, char sqlstate[6], const char **message);
 
+/* Append to out the AuthenticationSASL whose body (its code 10, then the mechanisms, each
+ * NUL-terminated, then a NUL) is body, without mechanism: what the proxy sends a client
+ * whose TLS it ends (SCRAM-SHA-256-PLUS cannot pass). 0, or -1 when no mechanism is left. */
+int pgwire_sasl_without(const uint8_t *body, size_t len, const char *mechanism, struct buf *out);
+
 /* Append an ErrorResponse (severity FATAL) with code and message to out: what the proxy says
  * to a client it refuses. */
 void pgwire_error_response(struct buf *out, const char *sqlstate, const char *message);

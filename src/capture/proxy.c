@@ -16,6 +16,7 @@
 #include "base/clock.h"
 #include "base/mem.h"
 #include "capture/proxy.h"
+#include "capture/ptls.h"
 #include "os/net.h"
 #include "os/os.h"
 
@@ -26,14 +27,18 @@
 #define PROXY_FLUSH_US        1000000     /* how often the settled events are written */
 #define PROXY_ACCEPT_PAUSE_US 100000
 
-enum pstate { PS_STARTUP, PS_CONNECTING, PS_RELAY, PS_CLOSING };
+/* PS_SSL_ASK: the server was sent an SSLRequest and its one-byte answer is awaited. */
+enum pstate { PS_STARTUP, PS_CONNECTING, PS_SSL_ASK, PS_RELAY, PS_CLOSING };
 
 /* One client and its server connection. */
 struct pconn {
     struct pconn *next;
-    int cfd, sfd;
+    struct ptls_sock cs, ss; /* the client's socket, the server's (fd -1: none) */
     enum pstate state;
-    struct buf startup;              /* the client's bytes before its startup packet is whole */
+    int tls_after_flush; /* 'S' queued: TLS with the client starts once it is written */
+    int auth_done;       /* AuthenticationOk seen: the server's bytes go through unread */
+    struct buf sauth;    /* the server's bytes before it, up to a whole message */
+    struct buf startup;  /* the client's bytes before its startup packet is whole */
     struct buf to_server, to_client; /* what waits to be written, from off */
     size_t ts_off, tc_off;
     struct pgwire_framer fe, be;
@@ -48,6 +53,9 @@ struct proxy {
     struct addrinfo unix_ai, *tcp_ai;
     const struct addrinfo *first;
     struct recorder *rec;
+    struct ptls_ctx *accept_ctx;  /* --tls-cert: TLS with clients; NULL: 'N' */
+    struct ptls_ctx *connect_ctx; /* TLS to the server (CONN's sslmode); NULL: in the clear */
+    enum ptls_mode smode;
     int lfd;
     struct pconn *conns;
     size_t n_conns;
@@ -170,20 +178,24 @@ static void refuse(struct pconn *c, const char *sqlstate, const char *msg)
     c->state = PS_CLOSING;
 }
 
+static void connected(struct proxy *p, struct pconn *c);
+
 /* Connect c to the server from address a on (why: the last failure so far); the client is
  * told why when no address is left. */
 static void start_server(struct proxy *p, struct pconn *c, const struct addrinfo *a, char *why,
                          size_t size)
 {
     int connecting = 0;
-    c->sfd = connect_from(p, a, &c->next_ai, &connecting, why, size);
-    if (c->sfd < 0) {
+    ptls_sock_init(&c->ss, connect_from(p, a, &c->next_ai, &connecting, why, size));
+    if (c->ss.fd < 0) {
         char msg[400];
         snprintf(msg, sizeof msg, "pgarena replay record: cannot connect to the server: %s", why);
         refuse(c, "08006", msg);
         return;
     }
-    c->state = connecting ? PS_CONNECTING : PS_RELAY;
+    c->state = PS_CONNECTING;
+    if (!connecting)
+        connected(p, c);
 }
 
 /* A CancelRequest for one of the sessions relayed (by the key its server gave it): sent on
@@ -211,8 +223,8 @@ static void forward_cancel(struct proxy *p, const uint8_t *packet, size_t len,
 }
 
 /* Relay bytes from one side: record its whole messages and queue the bytes for the other. */
-static int relay_in(struct proxy *p, struct pconn *c, int from_client, const uint8_t *data,
-                    size_t len)
+static int relay_pass(struct proxy *p, struct pconn *c, int from_client, const uint8_t *data,
+                      size_t len)
 {
     int64_t t = now_us();
     struct pgwire_framer *f = from_client ? &c->fe : &c->be;
@@ -237,6 +249,78 @@ static int relay_in(struct proxy *p, struct pconn *c, int from_client, const uin
     return 0;
 }
 
+/* An ErrorResponse body: the server refused SCRAM's channel binding negotiation (a client on
+ * TLS to the proxy says it would bind, a server on TLS offers binding: SQLSTATE 28000, the
+ * message in English). */
+static int cb_refused(const uint8_t *body, size_t len)
+{
+    char sqlstate[6];
+    const char *msg;
+    pgwire_parse_error(body, len, sqlstate, &msg);
+    return (strcmp(sqlstate, "28000") == 0 || strcmp(sqlstate, "08P01") == 0) &&
+           strstr(msg, "channel binding") != NULL;
+}
+
+/* The server's bytes before its AuthenticationOk, message by message: an AuthenticationSASL
+ * goes on without SCRAM-SHA-256-PLUS, the rest unchanged. */
+static int relay_auth(struct proxy *p, struct pconn *c, const uint8_t *data, size_t len)
+{
+    buf_append(&c->sauth, (const char *)data, len);
+    size_t pos = 0;
+    int rc = 0;
+    while (rc == 0 && !c->auth_done && c->sauth.len - pos >= 5) {
+        const uint8_t *m = (const uint8_t *)c->sauth.data + pos;
+        uint32_t n = (uint32_t)m[1] << 24 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 8 | m[4];
+        if (n < 4 || n > PGWIRE_STARTUP_MAX * 100)
+            return -1;
+        if (c->sauth.len - pos < (size_t)n + 1)
+            break;
+        uint32_t code = m[0] == 'R' && n >= 8 ? (uint32_t)m[5] << 24 | (uint32_t)m[6] << 16 |
+                                                    (uint32_t)m[7] << 8 | m[8]
+                                              : 99;
+        if (code == 10) {
+            struct buf out;
+            buf_init(&out);
+            /* Channel binding ties SCRAM to the TLS session it runs in, and the client's TLS
+             * ends here. */
+            if (pgwire_sasl_without(m + 5, n - 4, "SCRAM-SHA-256-PLUS", &out) < 0)
+                refuse(c, "28000",
+                       "pgarena replay record: the server offers only SCRAM-SHA-256-PLUS; "
+                       "channel binding cannot pass through a proxy that ends the client's TLS");
+            else
+                rc = relay_pass(p, c, 0, (const uint8_t *)out.data, out.len);
+            buf_free(&out);
+            if (c->state == PS_CLOSING)
+                return -1;
+        } else if (m[0] == 'E' && c->cs.ssl && c->ss.ssl && cb_refused(m + 5, n - 4)) {
+            refuse(c, "08P01",
+                   "pgarena replay record: channel binding cannot pass through a proxy that ends "
+                   "the client's TLS and opens its own to the server: connect with "
+                   "channel_binding=disable, or give CONN sslmode=disable");
+            return -1;
+        } else {
+            rc = relay_pass(p, c, 0, m, (size_t)n + 1);
+        }
+        c->auth_done = (m[0] == 'R' && code == 0) || m[0] == 'E';
+        pos += (size_t)n + 1;
+    }
+    if (rc == 0 && c->auth_done && c->sauth.len > pos)
+        rc = relay_pass(p, c, 0, (const uint8_t *)c->sauth.data + pos, c->sauth.len - pos);
+    if (c->auth_done)
+        pos = c->sauth.len;
+    memmove(c->sauth.data, c->sauth.data + pos, c->sauth.len - pos);
+    c->sauth.len -= pos;
+    return rc;
+}
+
+static int relay_in(struct proxy *p, struct pconn *c, int from_client, const uint8_t *data,
+                    size_t len)
+{
+    if (!from_client && !c->auth_done)
+        return relay_auth(p, c, data, len);
+    return relay_pass(p, c, from_client, data, len);
+}
+
 /* The client's startup packet, when whole: what to do with it. */
 static void on_startup(struct proxy *p, struct pconn *c)
 {
@@ -256,6 +340,18 @@ static void on_startup(struct proxy *p, struct pconn *c)
         }
         switch (su.kind) {
         case PGWIRE_STARTUP_SSL:
+            if (p->accept_ctx && !c->cs.ssl) {
+                if (c->startup.len != (size_t)n) { /* bytes after it would skip TLS */
+                    refuse(c, "08P01", "pgarena replay record: data after SSLRequest");
+                    return;
+                }
+                buf_putc(&c->to_client, 'S'); /* TLS starts once 'S' is written */
+                c->tls_after_flush = 1;
+                buf_reset(&c->startup);
+                return;
+            }
+            /* No certificate: no TLS, as GSSENCRequest. */
+            /* fall through */
         case PGWIRE_STARTUP_GSSENC:
             buf_putc(&c->to_client, 'N'); /* no encryption: the client goes on in the clear */
             memmove(c->startup.data, c->startup.data + n, c->startup.len - (size_t)n);
@@ -292,16 +388,14 @@ static void conn_close(struct proxy *p, struct pconn *c)
     if (c->rs)
         recorder_session_end(p->rec, c->rs, now_us());
     c->rs = NULL;
-    if (c->cfd >= 0)
-        close(c->cfd);
-    if (c->sfd >= 0)
-        close(c->sfd);
-    c->cfd = c->sfd = -1;
+    ptls_close(&c->cs);
+    ptls_close(&c->ss);
 }
 
 static void conn_free(struct pconn *c)
 {
     buf_free(&c->startup);
+    buf_free(&c->sauth);
     buf_free(&c->to_server);
     buf_free(&c->to_client);
     pgwire_framer_free(&c->fe);
@@ -329,9 +423,10 @@ static void accept_all(struct proxy *p)
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         struct pconn *c = xcalloc(1, sizeof *c);
-        c->cfd = fd;
-        c->sfd = -1;
+        ptls_sock_init(&c->cs, fd);
+        ptls_sock_init(&c->ss, -1);
         buf_init(&c->startup);
+        buf_init(&c->sauth);
         buf_init(&c->to_server);
         buf_init(&c->to_client);
         pgwire_framer_init(&c->fe, RECORD_FRONTEND_TYPES, PROXY_BODY_MAX);
@@ -342,13 +437,13 @@ static void accept_all(struct proxy *p)
     }
 }
 
-/* Write what waits in b (from *off) to fd: -1 when the peer is gone. */
-static int flush(int fd, struct buf *b, size_t *off)
+/* Write what waits in b (from *off) to s: -1 when the peer is gone. */
+static int flush(struct ptls_sock *s, struct buf *b, size_t *off)
 {
     while (*off < b->len) {
-        ssize_t n = send(fd, b->data + *off, b->len - *off, MSG_NOSIGNAL);
-        if (n < 0)
-            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+        ssize_t n = ptls_write(s, b->data + *off, b->len - *off);
+        if (n <= 0)
+            return (int)n;
         *off += (size_t)n;
     }
     buf_reset(b);
@@ -360,11 +455,11 @@ static int flush(int fd, struct buf *b, size_t *off)
 static int read_side(struct proxy *p, struct pconn *c, int from_client)
 {
     uint8_t data[PROXY_READ];
-    ssize_t n = recv(from_client ? c->cfd : c->sfd, data, sizeof data, 0);
-    if (n < 0)
-        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
-    if (n == 0)
-        return -1;
+    if (from_client && c->tls_after_flush)
+        return -1; /* bytes before TLS could start */
+    ssize_t n = ptls_read(from_client ? &c->cs : &c->ss, data, sizeof data);
+    if (n <= 0)
+        return (int)n;
     if (from_client && c->state == PS_STARTUP) {
         buf_append(&c->startup, (const char *)data, (size_t)n);
         on_startup(p, c);
@@ -380,43 +475,100 @@ static void connected(struct proxy *p, struct pconn *c)
 {
     int err = 0;
     socklen_t len = sizeof err;
-    if (getsockopt(c->sfd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+    if (getsockopt(c->ss.fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
         err = errno;
     if (err == 0) {
         c->state = PS_RELAY;
+        if (p->connect_ctx) {
+            /* Eight bytes on a new connection: the socket's buffer takes them at once. */
+            static const uint8_t req[8] = {0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f}; /* 80877103 */
+            if (send(c->ss.fd, req, sizeof req, MSG_NOSIGNAL) != (ssize_t)sizeof req)
+                refuse(c, "08006", "pgarena replay record: cannot send SSLRequest to the server");
+            else
+                c->state = PS_SSL_ASK;
+        }
         return;
     }
     char why[300];
     snprintf(why, sizeof why, "%s:%d: %s", p->o->server_host, p->o->server_port, strerror(err));
-    close(c->sfd);
-    c->sfd = -1;
+    ptls_close(&c->ss);
     start_server(p, c, c->next_ai, why, sizeof why);
+}
+
+/* The server's answer to the proxy's SSLRequest: TLS, or in the clear when sslmode allows. */
+static void ssl_answer(struct proxy *p, struct pconn *c)
+{
+    char a[2];
+    ssize_t n = recv(c->ss.fd, a, sizeof a, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return;
+    if (n == 1 && a[0] == 'S' && ptls_start(&c->ss, p->connect_ctx, p->o->server_host) == 0) {
+        c->state = PS_RELAY;
+    } else if (n == 1 && a[0] == 'N' && p->smode == PTLS_PREFER) {
+        c->state = PS_RELAY;
+    } else {
+        refuse(c, "08006",
+               n == 1 && a[0] == 'N'
+                   ? "pgarena replay record: the server does not support SSL, but CONN's sslmode "
+                     "requires it"
+                   : "pgarena replay record: the server did not answer the SSLRequest");
+        ptls_close(&c->ss);
+    }
+}
+
+/* The server's side failed: the client is told why when TLS to the server failed before it
+ * logged in. */
+static void server_gone(struct pconn *c)
+{
+    if (c->ss.ssl && !c->auth_done && c->ss.why[0]) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "pgarena replay record: TLS to the server failed: %s", c->ss.why);
+        refuse(c, "08006", msg);
+    }
+    c->state = PS_CLOSING; /* the client gets what the server said last */
+    ptls_close(&c->ss);
 }
 
 /* One connection's events: 0 to keep it, -1 to close it. */
 static int conn_step(struct proxy *p, struct pconn *c, short crev, short srev)
 {
-    if (c->state != PS_CLOSING && (crev & (POLLIN | POLLHUP | POLLERR)) && read_side(p, c, 1) < 0) {
+    if (c->state != PS_CLOSING && (crev & (c->cs.rd_ev | POLLHUP | POLLERR)) &&
+        read_side(p, c, 1) < 0) {
         /* The client is gone: what it sent still goes to the server (its Terminate). */
         if (c->state == PS_RELAY)
-            flush(c->sfd, &c->to_server, &c->ts_off);
+            flush(&c->ss, &c->to_server, &c->ts_off);
         return -1;
     }
     if (c->state == PS_CONNECTING && srev)
         connected(p, c);
-    if (c->state == PS_RELAY && (srev & (POLLIN | POLLHUP | POLLERR)) && read_side(p, c, 0) < 0) {
-        c->state = PS_CLOSING; /* the server is gone: the client gets what it said last */
-        if (c->sfd >= 0)
-            close(c->sfd);
-        c->sfd = -1;
+    else if (c->state == PS_SSL_ASK && srev)
+        ssl_answer(p, c);
+    if (c->state == PS_RELAY && (srev & (c->ss.rd_ev | POLLHUP | POLLERR)) &&
+        read_side(p, c, 0) < 0)
+        server_gone(c);
+    if (c->state == PS_RELAY && flush(&c->ss, &c->to_server, &c->ts_off) < 0)
+        server_gone(c);
+    if (flush(&c->cs, &c->to_client, &c->tc_off) < 0)
+        return -1;
+    if (c->tls_after_flush && c->to_client.len == 0) {
+        c->tls_after_flush = 0;
+        if (ptls_start(&c->cs, p->accept_ctx, NULL) < 0)
+            return -1;
     }
-    if (c->state == PS_RELAY && flush(c->sfd, &c->to_server, &c->ts_off) < 0)
-        return -1;
-    if (flush(c->cfd, &c->to_client, &c->tc_off) < 0)
-        return -1;
     if (c->state == PS_CLOSING && c->to_client.len == 0)
         return -1;
     return 0;
+}
+
+/* The client's side is to be read (its bytes have room), the server's. */
+static int client_readable(const struct pconn *c)
+{
+    return c->state != PS_CLOSING && c->to_server.len < PROXY_BACKLOG;
+}
+
+static int server_readable(const struct pconn *c)
+{
+    return c->state == PS_RELAY && c->to_client.len < PROXY_BACKLOG;
 }
 
 /* How long to wait: until the deadline, the listener's pause, or a second (the flush). */
@@ -446,6 +598,7 @@ static int relay_loop(struct proxy *p, int64_t deadline, struct err *e)
             if (rc < 0)
                 break;
         }
+        int pending = 0;
         size_t need = 1 + 2 * p->n_conns;
         if (need > cap) {
             cap = need * 2;
@@ -456,26 +609,39 @@ static int relay_loop(struct proxy *p, int64_t deadline, struct err *e)
         size_t i = 1;
         for (struct pconn *c = p->conns; c; c = c->next, i += 2) {
             short ce = 0, se = 0;
-            if (c->state != PS_CLOSING && c->to_server.len < PROXY_BACKLOG)
-                ce |= POLLIN;
+            if (client_readable(c))
+                ce |= c->cs.rd_ev;
             if (c->to_client.len > c->tc_off)
-                ce |= POLLOUT;
-            if (c->state == PS_RELAY && c->to_client.len < PROXY_BACKLOG)
-                se |= POLLIN;
-            if (c->to_server.len > c->ts_off || c->state == PS_CONNECTING)
+                ce |= c->cs.wr_ev;
+            if (server_readable(c))
+                se |= c->ss.rd_ev;
+            if (c->state == PS_RELAY && c->to_server.len > c->ts_off)
+                se |= c->ss.wr_ev;
+            if (c->state == PS_CONNECTING)
                 se |= POLLOUT;
-            fds[i] = (struct pollfd){.fd = c->cfd, .events = ce};
-            fds[i + 1] = (struct pollfd){.fd = c->sfd, .events = se};
+            if (c->state == PS_SSL_ASK)
+                se |= POLLIN;
+            /* Bytes TLS has decrypted already: the socket does not say so, the loop must. */
+            if ((client_readable(c) && ptls_pending(&c->cs)) ||
+                (server_readable(c) && ptls_pending(&c->ss)))
+                pending = 1;
+            fds[i] = (struct pollfd){.fd = c->cs.fd, .events = ce};
+            fds[i + 1] = (struct pollfd){.fd = c->ss.fd, .events = se};
         }
-        int n = os_poll(fds, i, poll_timeout(p, deadline));
+        int n = os_poll(fds, i, pending ? 0 : poll_timeout(p, deadline));
         if (n < 0 && errno != EINTR)
             break;
-        if (n <= 0)
+        if (n < 0 || (n == 0 && !pending))
             continue;
         i = 1;
         for (struct pconn **pc = &p->conns; *pc; i += 2) {
             struct pconn *c = *pc;
-            if (conn_step(p, c, fds[i].revents, c->sfd >= 0 ? fds[i + 1].revents : 0) < 0) {
+            short crev = fds[i].revents, srev = c->ss.fd >= 0 ? fds[i + 1].revents : 0;
+            if (client_readable(c) && ptls_pending(&c->cs))
+                crev |= c->cs.rd_ev;
+            if (server_readable(c) && ptls_pending(&c->ss))
+                srev |= c->ss.rd_ev;
+            if (conn_step(p, c, crev, srev) < 0) {
                 conn_close(p, c);
                 *pc = c->next;
                 conn_free(c);
@@ -491,6 +657,16 @@ static int relay_loop(struct proxy *p, int64_t deadline, struct err *e)
     return rc;
 }
 
+static void proxy_free(struct proxy *p)
+{
+    if (p->tcp_ai)
+        freeaddrinfo(p->tcp_ai);
+    ptls_ctx_free(p->accept_ctx);
+    ptls_ctx_free(p->connect_ctx);
+    p->tcp_ai = NULL;
+    p->accept_ctx = p->connect_ctx = NULL;
+}
+
 int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err *e)
 {
     struct proxy p = {.o = o};
@@ -498,10 +674,23 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
     memset(stats, 0, sizeof *stats);
     if (resolve_server(&p, e) < 0)
         return -1;
+    if (o->tls_cert && !(p.accept_ctx = ptls_server_ctx(o->tls_cert, o->tls_key, e))) {
+        proxy_free(&p);
+        return -1;
+    }
+    /* No TLS on a Unix socket, as libpq. */
+    if (ptls_client_ctx(o->sslmode ? o->sslmode : "prefer", o->sslrootcert ? o->sslrootcert : "",
+                        &p.smode, &p.connect_ctx, e) < 0) {
+        proxy_free(&p);
+        return -1;
+    }
+    if (p.first->ai_family == AF_UNIX) {
+        ptls_ctx_free(p.connect_ctx);
+        p.connect_ctx = NULL;
+    }
     p.lfd = listen_on(o, &port, e);
     if (p.lfd < 0) {
-        if (p.tcp_ai)
-            freeaddrinfo(p.tcp_ai);
+        proxy_free(&p);
         return -1;
     }
     struct timespec wall;
@@ -510,13 +699,15 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
     p.rec = recorder_new(o->output, (int64_t)wall.tv_sec * 1000000 + wall.tv_nsec / 1000, start, e);
     if (!p.rec) {
         close(p.lfd);
-        if (p.tcp_ai)
-            freeaddrinfo(p.tcp_ai);
+        proxy_free(&p);
         return -1;
     }
     stop_signal = 0;
     struct os_interrupt_saved old;
     os_on_interrupt(on_signal, &old);
+    /* OpenSSL writes with write(): a client gone must not end the proxy. */
+    struct sigaction pipe_ign = {.sa_handler = SIG_IGN}, pipe_old;
+    sigaction(SIGPIPE, &pipe_ign, &pipe_old);
     fprintf(stderr, "replay record: listening on %s:%d, relaying to %s%s%d; ", o->listen_addr, port,
             o->server_host, o->server_host[0] == '/' ? " port " : ":", o->server_port);
     if (o->seconds)
@@ -536,8 +727,8 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
     memset(&h, 0, sizeof h);
     snprintf(h.address, sizeof h.address, "%s", o->server_host);
     h.port = o->server_port;
-    if (p.tcp_ai)
-        freeaddrinfo(p.tcp_ai);
+    sigaction(SIGPIPE, &pipe_old, NULL);
+    proxy_free(&p);
     if (rc == 0)
         rc = recorder_close(p.rec, &h, stats, e);
     else

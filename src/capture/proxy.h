@@ -6,15 +6,16 @@
 
 /*
  * replay record's proxy: it listens where --listen says, and relays each client's protocol 3
- * connection to the server, bytes unchanged both ways, while capture/record.h turns the
- * messages into a capture. One thread waits on every connection (poll). Per client: an
- * SSLRequest or GSSENCRequest is answered 'N' (no TLS yet), a CancelRequest for a session
- * relayed (by the backend key its server gave) is sent on to the server (any other is
- * dropped), a replication or other protocol's startup is refused with an ErrorResponse to
- * that client alone; a startup of protocol 3 opens a connection to the server (without
- * waiting: the server's addresses are resolved once, at the start) and is sent on as it came, so
- * authentication of every kind passes through. POSIX only: on Windows proxy_run refuses
- * (proxy_none.c).
+ * connection to the server, bytes unchanged both ways (but SCRAM-SHA-256-PLUS, taken out of
+ * the server's mechanisms), while capture/record.h turns the messages into a capture. One
+ * thread waits on every connection (poll). Per client: an SSLRequest is answered 'S' and TLS
+ * ended here when a certificate is given, else 'N'; a GSSENCRequest 'N'; TLS to the server
+ * as sslmode asks (capture/ptls.h); a CancelRequest for a session relayed (by the backend
+ * key its server gave) is sent on to the server (any other is dropped), a replication or
+ * other protocol's startup is refused with an ErrorResponse to that client alone; a startup
+ * of protocol 3 opens a connection to the server (without waiting: the server's addresses
+ * are resolved once, at the start) and is sent on as it came, so authentication of every
+ * kind passes through. POSIX only: on Windows proxy_run refuses (proxy_none.c).
  */
 
 struct proxy_opts {
@@ -24,6 +25,8 @@ struct proxy_opts {
     int server_port;
     int seconds; /* stop after (0: at SIGINT or SIGTERM only) */
     const char *output;
+    const char *tls_cert, *tls_key;    /* TLS with clients (both, or neither: 'N') */
+    const char *sslmode, *sslrootcert; /* TLS to the server, as libpq's (NULL: prefer, none) */
 };
 
 /* Listen, relay and record until --seconds or a signal, then write the capture at

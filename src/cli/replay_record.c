@@ -1,4 +1,5 @@
-/* pgarena replay record CONN --listen [ADDR:]PORT -o CAPTURE [--seconds N]: its options and
+/* pgarena replay record CONN --listen [ADDR:]PORT -o CAPTURE [--seconds N] [--tls-cert F
+ * --tls-key F]: its options and
  * what it prints; the proxy and the recording are capture/'s (proxy.h, record.h). */
 #include <getopt.h>
 #include <stdio.h>
@@ -42,6 +43,12 @@ static int parse_record(int argc, char **argv, struct record_cli *c, struct err 
                 return -1;
             c->o.listen_addr = c->addr;
             break;
+        case OPT_TLS_CERT:
+            c->o.tls_cert = optarg;
+            break;
+        case OPT_TLS_KEY:
+            c->o.tls_key = optarg;
+            break;
         case OPT_HELP:
             cli_help(CLI_REPLAY_RECORD, stdout);
             return 1;
@@ -55,6 +62,8 @@ static int parse_record(int argc, char **argv, struct record_cli *c, struct err 
         return err_set(e, ERR_INPUT, "replay record: --listen [ADDR:]PORT is required");
     if (!c->o.output)
         return err_set(e, ERR_INPUT, "replay record: -o CAPTURE is required");
+    if (!c->o.tls_cert != !c->o.tls_key)
+        return err_set(e, ERR_INPUT, "replay record: --tls-cert and --tls-key go together");
     return 0;
 }
 
@@ -95,14 +104,18 @@ int cli_replay_record(int argc, char **argv, struct err *e)
         pg_connopts_free(&c.conn);
         return rc > 0 ? 0 : -1;
     }
-    char host[256];
+    char host[256], sslmode[32], rootcert[1024];
     int port;
     rc = pg_connopts_server(&c.conn, host, sizeof host, &port, e);
+    if (rc == 0)
+        rc = pg_connopts_tls(&c.conn, sslmode, sizeof sslmode, rootcert, sizeof rootcert, e);
     pg_connopts_free(&c.conn);
     if (rc < 0)
         return -1;
     c.o.server_host = host;
     c.o.server_port = port;
+    c.o.sslmode = sslmode;
+    c.o.sslrootcert = rootcert;
     struct record_stats stats;
     if (proxy_run(&c.o, &stats, e) < 0)
         return -1;

@@ -47,6 +47,12 @@ void pg_connopts_params(const struct pg_connopts *o, const char *keywords[PG_CON
 int pg_connopts_server(const struct pg_connopts *o, char *host, size_t host_size, int *port,
                        struct err *e);
 
+/* The TLS settings of o as libpq reads them (the conninfo, then PGSSLMODE and PGSSLROOTCERT):
+ * sslmode (default prefer) and sslrootcert ("" when unset). 0, or -1 with e set (ERR_INPUT)
+ * when the conninfo does not read. */
+int pg_connopts_tls(const struct pg_connopts *o, char *sslmode, size_t mode_size, char *rootcert,
+                    size_t root_size, struct err *e);
+
 struct pg_conn;
 struct pg_result;
 

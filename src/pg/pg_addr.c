@@ -24,20 +24,53 @@ static void first_of(const char *list, char *out, size_t size)
     out[n] = '\0';
 }
 
-int pg_connopts_server(const struct pg_connopts *o, char *host, size_t host_size, int *port,
-                       struct err *e)
+/* o's conninfo or URI parsed into *given (NULL when o has none) and libpq's defaults into
+ * *defaults: 0, or -1 with e set and nothing to free. */
+static int parse_given(const struct pg_connopts *o, PQconninfoOption **given,
+                       PQconninfoOption **defaults, struct err *e)
 {
-    PQconninfoOption *given = NULL, *defaults = PQconndefaults();
+    *given = NULL;
+    *defaults = PQconndefaults();
     if (o->dbname && (strchr(o->dbname, '=') || strncmp(o->dbname, "postgres", 8) == 0)) {
         char *why = NULL;
-        given = PQconninfoParse(o->dbname, &why);
-        if (!given) {
+        *given = PQconninfoParse(o->dbname, &why);
+        if (!*given) {
             err_set(e, ERR_INPUT, "invalid connection string: %s", why ? why : "out of memory");
             PQfreemem(why);
-            PQconninfoFree(defaults);
+            PQconninfoFree(*defaults);
             return -1;
         }
     }
+    return 0;
+}
+
+int pg_connopts_tls(const struct pg_connopts *o, char *sslmode, size_t mode_size, char *rootcert,
+                    size_t root_size, struct err *e)
+{
+    PQconninfoOption *given, *defaults;
+    if (parse_given(o, &given, &defaults, e) < 0)
+        return -1;
+    const char *m = option(given, "sslmode");
+    const char *r = option(given, "sslrootcert");
+    snprintf(sslmode, mode_size, "%s",
+             m                             ? m
+             : option(defaults, "sslmode") ? option(defaults, "sslmode")
+                                           : "prefer");
+    snprintf(rootcert, root_size, "%s",
+             r                                 ? r
+             : option(defaults, "sslrootcert") ? option(defaults, "sslrootcert")
+                                               : "");
+    PQconninfoFree(given);
+    PQconninfoFree(defaults);
+    return 0;
+}
+
+int pg_connopts_server(const struct pg_connopts *o, char *host, size_t host_size, int *port,
+                       struct err *e)
+{
+    PQconninfoOption *given, *defaults;
+    if (parse_given(o, &given, &defaults, e) < 0)
+        return -1;
     const char *h = o->host ? o->host : option(given, "host");
     if (!h)
         h = option(given, "hostaddr");

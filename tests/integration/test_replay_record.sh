@@ -63,7 +63,7 @@ SQL
     wait $psql_pid || true
     grep -q "canceling statement due to user request" "$T/cancel.out" ||
         { cat "$T/cancel.out" >&2; fail "psql's cancel did not reach the server"; }
-    # What the proxy does not relay: a replication connection, TLS.
+    # What the proxy does not relay: a replication connection, TLS without --tls-cert.
     "$PSQL15" -X "$pconn replication=database" -c "IDENTIFY_SYSTEM" >"$T/repl.out" 2>&1 &&
         fail "a replication connection went through"
     grep -q "replication connections are not relayed" "$T/repl.out" ||
@@ -184,4 +184,126 @@ test_replay_record_server_down() {
     assert_rc 0
     assert_out "^recorded .*rec.cap: 0 sessions, 0 statements"
     assert_out "1 connections never logged in"
+}
+
+
+# A certificate for the proxy, made here: $T/proxy.crt and $T/proxy.key.
+proxy_cert() {
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+        -subj "/CN=localhost" -keyout "$T/proxy.key" -out "$T/proxy.crt" >"$T/openssl.log" 2>&1 ||
+        { cat "$T/openssl.log" >&2; fail "openssl req"; }
+}
+
+# A server of the test's own ($1: pg-servers.sh's options) with database rec: $rconn.
+tls_server() {
+    [ -x "$PSQL15" ] || PSQL15=$PSQL
+    [ -x "$PGBENCH15" ] || PGBENCH15=$PGBENCH
+    export PGA_TEST_PASSWORD=Rec-Tls-0815 PGPASSWORD=Rec-Tls-0815
+    chmod 755 "$T"
+    rconn=$(sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" start "$T/srv" "$@")
+    LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$PGARENA_TEST_TOP/tests/pg-servers.sh' stop '$T/srv'"
+    sql "CREATE DATABASE rec" "$rconn" >/dev/null
+}
+
+# Stop the proxy: it ends well.
+record_stop() {
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+}
+
+# No password nor key in the capture or the output.
+no_secret() {
+    ! zcat "$T/rec.cap" | grep -aq -e Rec-Tls -e "PRIVATE KEY" || fail "a secret in the capture"
+    ! grep -q -e Rec-Tls -e "PRIVATE KEY" "$T/out" "$T/rec.err" || fail "a secret in the output"
+}
+
+# A proxy to the server as CONN $1 says: psql with settings $2 through it is refused with a
+# line matching $3.
+refused_through() {
+    rconn=$1
+    rm -f "$T/rec.err"
+    record_start --seconds 300
+    "$PSQL15" -X "$pconn $2" -c "SELECT 1" >"$T/refused.out" 2>&1 && fail "$1 went through"
+    grep -q "$3" "$T/refused.out" || { cat "$T/refused.out" >&2; fail "no line matching $3"; }
+    record_stop
+}
+
+# Through the proxy with these connection settings: is the server's session on TLS (t, f).
+server_ssl() {
+    "$PSQL15" -X -At "$pconn $1" -c "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()" \
+        -c '\conninfo' >"$T/ssl.out" 2>&1 || { cat "$T/ssl.out" >&2; fail "psql $1 through the proxy"; }
+    sed -n 1p "$T/ssl.out"
+}
+
+# The proxy ends the client's TLS (--tls-cert/--tls-key) in front of a SCRAM server in the
+# clear (CONN's default sslmode, prefer: the server says no). SCRAM-SHA-256-PLUS is taken out
+# of the mechanisms, so a client that requires channel binding fails with a line saying so.
+test_replay_record_tls_client() {
+    tls_server scram
+    proxy_cert
+    record_start --seconds 300 --tls-cert "$T/proxy.crt" --tls-key "$T/proxy.key"
+    [ "$(server_ssl sslmode=require)" = f ] || fail "the server's session is on TLS"
+    grep -q "^SSL connection (protocol: TLS" "$T/ssl.out" || { cat "$T/ssl.out" >&2; fail "psql is not on TLS"; }
+    [ "$(server_ssl sslmode=disable)" = f ] || fail "sslmode=disable"
+    ! grep -q "^SSL connection" "$T/ssl.out" || fail "sslmode=disable on TLS"
+    "$PSQL15" -X "$pconn sslmode=require channel_binding=require" -c "SELECT 1" >"$T/cb.out" 2>&1 &&
+        fail "channel_binding=require went through"
+    grep -q "channel binding" "$T/cb.out" || { cat "$T/cb.out" >&2; fail "no line about channel binding"; }
+    [ "$(wc -l <"$T/cb.out")" = 1 ] || { cat "$T/cb.out" >&2; fail "more than a line"; }
+    # pgbench's prepared statements over TLS (its first session and two clients): every one
+    # recorded.
+    echo "SELECT 1;" >"$T/one.sql"
+    "$PGBENCH15" -n -M prepared -c 2 -t 50 -f "$T/one.sql" "$pconn sslmode=require" >"$T/pgbench.out" 2>&1 ||
+        { cat "$T/pgbench.out" >&2; fail "pgbench over TLS through the proxy"; }
+    record_stop
+    assert_out "^recorded .*rec.cap: 5 sessions, 102 statements \(2 simple, 0 extended-unnamed, 100 extended-named\)"
+    assert_out "1 connections never logged in"
+    no_secret
+    pga replay show --events "$T/rec.cap"
+    assert_rc 0
+    [ "$(grep -c 'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()' "$T/out")" = 2 ] ||
+        { cat "$T/out" >&2; fail "the capture does not hold the statements sent over TLS"; }
+    # CONN requires TLS of a server in the clear: the client is told.
+    refused_through "$rconn sslmode=require" "" \
+        "the server does not support SSL, but CONN's sslmode requires it"
+}
+
+# TLS to a server that takes only TLS and SCRAM, as CONN asks (sslmode=verify-full with the
+# server's CA, then require): the server's session is on TLS whatever the client's is. A
+# client on TLS to the proxy that would bind SCRAM to it (libpq's channel_binding=prefer) is
+# refused by such a server: the proxy says why in one line.
+test_replay_record_tls_server() {
+    tls_server ssl scram
+    case "$rconn" in *sslmode=verify-full*) ;; *) fail "the TLS server's CONN: $rconn" ;; esac
+    proxy_cert
+    record_start --seconds 300 --tls-cert "$T/proxy.crt" --tls-key "$T/proxy.key"
+    [ "$(server_ssl sslmode=disable)" = t ] || fail "the server's session is not on TLS"
+    [ "$(server_ssl "sslmode=require channel_binding=disable")" = t ] ||
+        fail "the server's session is not on TLS (client on TLS)"
+    grep -q "^SSL connection (protocol: TLS" "$T/ssl.out" || { cat "$T/ssl.out" >&2; fail "psql is not on TLS"; }
+    "$PSQL15" -X "$pconn sslmode=require" -c "SELECT 1" >"$T/cb.out" 2>&1 &&
+        fail "channel binding through the proxy"
+    grep -q "channel binding cannot pass through a proxy" "$T/cb.out" ||
+        { cat "$T/cb.out" "$T/rec.err" >&2; fail "no line about channel binding"; }
+    # Megabytes both ways over TLS on both sides (many TLS records a read, writes that wait).
+    python3 -c "print(\"SELECT length('\" + 'y' * 3000000 + \"');\")" >"$T/big.sql"
+    echo "SELECT repeat('x', 8000000);" >>"$T/big.sql"
+    "$PSQL15" -X -At "$pconn sslmode=require channel_binding=disable" -f "$T/big.sql" >"$T/big.out" 2>&1 ||
+        { head -c 2000 "$T/big.out" >&2; fail "megabytes through the proxy"; }
+    [ "$(awk 'NR == 1 { a = $0 } NR == 2 { b = length($0) } END { print a, b, NR }' "$T/big.out")" = "3000000 8000000 2" ] ||
+        { head -c 300 "$T/big.out" >&2; fail "megabytes through the proxy: not what was sent"; }
+    record_stop
+    assert_out "^recorded .*rec.cap: 3 sessions, 4 statements \(4 simple"
+    no_secret
+    # sslmode=require (no CA): TLS, the certificate not checked; verify-full against another
+    # CA: the client is told why.
+    local direct=${rconn%% sslmode=*}
+    rconn="$direct sslmode=require"
+    rm -f "$T/rec.err"
+    record_start --seconds 300
+    [ "$(server_ssl sslmode=disable)" = t ] || fail "sslmode=require in CONN"
+    record_stop
+    refused_through "$direct sslmode=verify-full sslrootcert=$T/proxy.crt" sslmode=disable \
+        "TLS to the server failed: certificate verify failed"
 }

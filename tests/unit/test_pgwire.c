@@ -1,5 +1,6 @@
 /* Protocol 3 as the recording proxy reads it: startup packets, the framer over a stream cut
- * anywhere, Bind's parameters, ErrorResponse's fields, and the error the proxy writes. */
+ * anywhere, Bind's parameters, ErrorResponse's fields, the error the proxy writes, and the
+ * SASL mechanisms it passes on. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -220,12 +221,57 @@ static void test_errors(void **state)
     buf_free(&out);
 }
 
+/* AuthenticationSASL without SCRAM-SHA-256-PLUS: the other mechanisms kept in order, the
+ * length rewritten; nothing left: -1. */
+static void test_sasl_without(void **state)
+{
+    (void)state;
+    struct buf body, out, want, wbody;
+    buf_init(&body);
+    buf_init(&out);
+    buf_init(&want);
+    buf_init(&wbody);
+    put32(&body, 10);
+    putstr(&body, "SCRAM-SHA-256-PLUS");
+    putstr(&body, "SCRAM-SHA-256");
+    buf_putc(&body, '\0');
+    assert_int_equal(
+        pgwire_sasl_without((const uint8_t *)body.data, body.len, "SCRAM-SHA-256-PLUS", &out), 0);
+    put32(&wbody, 10);
+    putstr(&wbody, "SCRAM-SHA-256");
+    buf_putc(&wbody, '\0');
+    msg(&want, 'R', &wbody);
+    assert_int_equal(out.len, want.len);
+    assert_memory_equal(out.data, want.data, want.len);
+    /* Without it: unchanged. */
+    buf_reset(&out);
+    assert_int_equal(
+        pgwire_sasl_without((const uint8_t *)wbody.data, wbody.len, "SCRAM-SHA-256-PLUS", &out), 0);
+    assert_memory_equal(out.data, want.data, want.len);
+    /* Another one taken out: the rest kept. Only it: nothing left. */
+    buf_reset(&out);
+    assert_int_equal(
+        pgwire_sasl_without((const uint8_t *)body.data, body.len, "SCRAM-SHA-256", &out), 0);
+    buf_reset(&body);
+    put32(&body, 10);
+    putstr(&body, "SCRAM-SHA-256-PLUS");
+    buf_putc(&body, '\0');
+    buf_reset(&out);
+    assert_int_equal(
+        pgwire_sasl_without((const uint8_t *)body.data, body.len, "SCRAM-SHA-256-PLUS", &out), -1);
+    buf_free(&body);
+    buf_free(&out);
+    buf_free(&want);
+    buf_free(&wbody);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_startup_v3), cmocka_unit_test(test_startup_requests),
-        cmocka_unit_test(test_framer),     cmocka_unit_test(test_framer_refuses),
-        cmocka_unit_test(test_bind),       cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_startup_v3),   cmocka_unit_test(test_startup_requests),
+        cmocka_unit_test(test_framer),       cmocka_unit_test(test_framer_refuses),
+        cmocka_unit_test(test_bind),         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_sasl_without),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
