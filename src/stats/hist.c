@@ -256,6 +256,22 @@ void hist_add(struct hist *dst, const struct hist *src)
     dst->sumsq_us += src->sumsq_us;
 }
 
+void hist_assign(struct hist *dst, const struct hist *src)
+{
+    hist_reset(dst);
+    if (src->count > 0) {
+        size_t lo = index_of(src->min_us);
+        size_t hi = index_of(src->max_us);
+        memcpy(&dst->counts[lo], &src->counts[lo], (hi - lo + 1) * sizeof(dst->counts[0]));
+    }
+    dst->count = src->count;
+    dst->n_overflow = src->n_overflow;
+    dst->min_us = src->min_us;
+    dst->max_us = src->max_us;
+    dst->sum_us = src->sum_us;
+    dst->sumsq_us = src->sumsq_us;
+}
+
 void hist_to_sparse(const struct hist *h, struct hist_sparse *out)
 {
     memset(out, 0, sizeof(*out));
