@@ -66,8 +66,8 @@ double hist_fraction_below(const struct hist *h, int64_t limit_us);
 
 /* Add every count of src into dst (exact). */
 void hist_add(struct hist *dst, const struct hist *src);
-/* Make dst a copy of src: dst's old range is cleared and only src's [min, max] range is
- * written, so a copy refreshed again and again touches no more memory than src does. */
+/* Make dst a copy of src, writing only the counters that differ: a copy refreshed again and
+ * again touches no more memory than the two ranges' nonzero counters. */
 void hist_assign(struct hist *dst, const struct hist *src);
 
 /* Sparse form: fill out (caller frees with hist_sparse_free). */
