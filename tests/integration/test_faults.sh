@@ -1,3 +1,6 @@
+# run-all: alone (test_frozen_server_ends_the_run failed 2 of 9 times beside other files, exiting
+# after its first frozen run with no line of detail, as issue 49 saw test_hung_server_timeouts_or_tail
+# do: not understood yet; its wall-clock bounds are gone)
 # Faults: the server stops, restarts, hangs or refuses; the result file cannot be written;
 # init is interrupted. Nothing measured is lost, and the run says what happened.
 # Each test has a server of its own, since it stops or freezes it.
