@@ -1,6 +1,6 @@
-# SIGINT/SIGTERM stop a run at once and still write its result file. How soon a stop request
-# ends the engine is judged in virtual time (tests/unit/test_engine_stop.c); here, by the run's
-# own progress lines.
+# SIGINT/SIGTERM stop a run at once and still write its result file. The engine's side of a
+# stop request is unit-tested (tests/unit/test_engine_stop.c); here, how soon is judged by the
+# run's own progress lines, not by the shell's clock.
 
 test_sigint_writes_incomplete_result() {
     db=$(newdb pga_int)
