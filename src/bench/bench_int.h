@@ -152,6 +152,7 @@ struct bench_sink {
     struct self_edges health;                 /* the client's health (bench/bench_health.c) */
     struct result_client_health health_summary;
     struct bench_chain chain; /* the engine's callbacks health's own call after its reading */
+    struct hist *latency;     /* an interval's latencies, refilled for each (NULL until one) */
 };
 
 /* bench/bench_health.c: the sink reads the client's health at each interval edge (the engine's

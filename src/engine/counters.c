@@ -10,12 +10,6 @@
 #include "base/mem.h"
 #include "result/result.h"
 
-static void sparse_again(struct hist_sparse *s, const struct hist *h)
-{
-    hist_sparse_free(s);
-    hist_to_sparse(h, s);
-}
-
 void worker_counters_publish(struct worker *w, size_t hi)
 {
     struct worker_counters *p = &w->pub;
@@ -26,6 +20,12 @@ void worker_counters_publish(struct worker *w, size_t hi)
         p->clients = xcalloc((size_t)w->n_clients + 1, sizeof *p->clients);
         p->stmts = xcalloc((size_t)run->n_cmds + 1, sizeof *p->stmts);
         p->scripts = xcalloc((size_t)n_scripts, sizeof *p->scripts);
+        p->lag = hist_new();
+        for (int k = 0; k < run->n_cmds; k++)
+            if (w->stmts[k].latency)
+                p->stmts[k].latency = hist_new();
+        for (int i = 0; i < n_scripts; i++)
+            p->scripts[i].latency = hist_new();
     }
     p->lo = w->recorder.cur_idx;
     p->hi = hi;
@@ -34,21 +34,21 @@ void worker_counters_publish(struct worker *w, size_t hi)
     p->n_skipped = w->n_skipped;
     p->n_late = w->n_late;
     memcpy(p->errors, w->errors, sizeof p->errors);
-    sparse_again(&p->lag, w->lag);
+    hist_assign(p->lag, w->lag);
     for (int i = 0; i < w->n_clients; i++)
         p->clients[i] = (struct client_result){w->clients[i].n_tx, w->clients[i].n_failed};
     for (int k = 0; k < run->n_cmds; k++) {
         p->stmts[k].count = w->stmts[k].count;
         p->stmts[k].sum_us = w->stmts[k].sum_us;
-        if (w->stmts[k].latency)
-            sparse_again(&p->stmts[k].latency, w->stmts[k].latency);
+        if (p->stmts[k].latency)
+            hist_assign(p->stmts[k].latency, w->stmts[k].latency);
     }
     for (int i = 0; i < n_scripts; i++) {
         p->scripts[i].n_tx = w->scripts[i].n_tx;
         p->scripts[i].n_failed = w->scripts[i].n_failed;
         p->scripts[i].n_retried = w->scripts[i].n_retried;
         p->scripts[i].n_skipped = w->scripts[i].n_skipped;
-        sparse_again(&p->scripts[i].latency, w->scripts[i].latency);
+        hist_assign(p->scripts[i].latency, w->scripts[i].latency);
     }
     pthread_mutex_unlock(&w->series_mu);
 }
@@ -79,11 +79,11 @@ void worker_counters_at_boundary(struct worker *w, time_ns t)
 void worker_counters_free(struct worker *w)
 {
     struct worker_counters *p = &w->pub;
-    hist_sparse_free(&p->lag);
+    hist_free(p->lag);
     for (int k = 0; p->stmts && k < w->run->n_cmds; k++)
-        hist_sparse_free(&p->stmts[k].latency);
+        hist_free(p->stmts[k].latency);
     for (int i = 0; p->scripts && i < w->run->cfg->scripts->n_scripts; i++)
-        hist_sparse_free(&p->scripts[i].latency);
+        hist_free(p->scripts[i].latency);
     free(p->clients);
     free(p->stmts);
     free(p->scripts);
@@ -91,7 +91,7 @@ void worker_counters_free(struct worker *w)
 }
 
 /* One worker's published counts into out, statement latencies into lat (out's order). */
-static void add_worker(const struct worker *w, struct engine_result *out, struct hist_sparse *lat)
+static void add_worker(const struct worker *w, struct engine_result *out, struct hist **lat)
 {
     const struct worker_counters *p = &w->pub;
     out->n_retried += p->n_retried;
@@ -100,7 +100,7 @@ static void add_worker(const struct worker *w, struct engine_result *out, struct
     out->n_late += p->n_late;
     for (int k = 0; k < PGF__COUNT; k++)
         out->errors[k] += p->errors[k];
-    hist_add_sparse(out->lag, &p->lag);
+    hist_add(out->lag, p->lag);
     for (int i = 0; i < w->n_clients; i++)
         out->clients[w->clients[i].id] = p->clients[i];
     for (int i = 0; i < out->n_scripts; i++) {
@@ -108,14 +108,15 @@ static void add_worker(const struct worker *w, struct engine_result *out, struct
         out->scripts[i].n_failed += p->scripts[i].n_failed;
         out->scripts[i].n_retried += p->scripts[i].n_retried;
         out->scripts[i].n_skipped += p->scripts[i].n_skipped;
-        hist_add_sparse(out->scripts[i].latency, &p->scripts[i].latency);
+        hist_add(out->scripts[i].latency, p->scripts[i].latency);
     }
     for (int s = 0; s < out->n_statements; s++) {
         struct statement_result *st = &out->statements[s];
         int k = w->run->cmd_base[st->script] + st->command;
         st->count += p->stmts[k].count;
         st->mean_us += p->stmts[k].sum_us; /* a sum until the end */
-        hist_sparse_merge(&lat[s], &p->stmts[k].latency);
+        if (p->stmts[k].latency)
+            hist_add(lat[s], p->stmts[k].latency);
     }
 }
 
@@ -141,7 +142,9 @@ int engine_counters_collect(struct engine_state *run, size_t idx, struct engine_
     for (int i = 0; i < so_far->n_scripts; i++)
         so_far->scripts[i].latency = hist_new();
     list_statements(run, so_far);
-    struct hist_sparse *lat = xcalloc((size_t)so_far->n_statements + 1, sizeof *lat);
+    struct hist **lat = xcalloc((size_t)so_far->n_statements + 1, sizeof *lat);
+    for (int s = 0; s < so_far->n_statements; s++)
+        lat[s] = hist_new();
     int ok = 1;
     for (int t = 0; t < run->n_workers && ok; t++) {
         struct worker *w = &run->workers[t];
@@ -154,11 +157,8 @@ int engine_counters_collect(struct engine_state *run, size_t idx, struct engine_
     }
     for (int s = 0; s < so_far->n_statements; s++) {
         struct statement_result *st = &so_far->statements[s];
-        struct hist *h = hist_new();
-        hist_add_sparse(h, &lat[s]);
-        result_derive_statement(st->count, st->mean_us, h, &st->mean_us, &st->p99_us);
-        hist_free(h);
-        hist_sparse_free(&lat[s]);
+        result_derive_statement(st->count, st->mean_us, lat[s], &st->mean_us, &st->p99_us);
+        hist_free(lat[s]);
     }
     free(lat);
     if (!ok)

@@ -214,19 +214,22 @@ struct stmt_stats {
 /* A worker's cumulative counts as it published them for the main thread (counters.c), under
  * its series_mu: they hold exactly its completions of intervals up to any idx with
  * lo <= idx <= hi. */
+/* The histograms are dense copies refreshed in place (hist_assign): a copy holds no more than
+ * its source's range, so a long run's publishing neither grows with the bins seen (as sparse
+ * copies did, a few KB a second of a run) nor churns the worker's heap. */
 struct worker_counters {
     size_t lo, hi; /* hi: SIZE_MAX once the worker has ended; lo > hi: none */
     uint64_t n_retried, n_retries, n_skipped, n_late, errors[PGF__COUNT];
-    struct hist_sparse lag;
+    struct hist *lag;
     struct client_result *clients; /* the worker's, in order */
     struct {
         uint64_t count;
         double sum_us;
-        struct hist_sparse latency;
-    } * stmts; /* as worker.stmts */
+        struct hist *latency; /* NULL when worker.stmts[k].latency is */
+    } * stmts;                /* as worker.stmts */
     struct {
         uint64_t n_tx, n_failed, n_retried, n_skipped;
-        struct hist_sparse latency;
+        struct hist *latency;
     } * scripts; /* as worker.scripts */
 };
 

@@ -256,6 +256,32 @@ void hist_add(struct hist *dst, const struct hist *src)
     dst->sumsq_us += src->sumsq_us;
 }
 
+void hist_assign(struct hist *dst, const struct hist *src)
+{
+    /* Over both ranges (outside its own, a histogram's counters are 0), writing only the
+     * counters that differ: a page that is zero in both stays untouched, and unmapped. */
+    if (dst->count > 0 || src->count > 0) {
+        size_t lo = SIZE_MAX, hi = 0;
+        const struct hist *h[2] = {dst, src};
+        for (int k = 0; k < 2; k++) {
+            if (h[k]->count == 0)
+                continue;
+            size_t a = index_of(h[k]->min_us), b = index_of(h[k]->max_us);
+            lo = a < lo ? a : lo;
+            hi = b > hi ? b : hi;
+        }
+        for (size_t i = lo; i <= hi; i++)
+            if (dst->counts[i] != src->counts[i])
+                dst->counts[i] = src->counts[i];
+    }
+    dst->count = src->count;
+    dst->n_overflow = src->n_overflow;
+    dst->min_us = src->min_us;
+    dst->max_us = src->max_us;
+    dst->sum_us = src->sum_us;
+    dst->sumsq_us = src->sumsq_us;
+}
+
 void hist_to_sparse(const struct hist *h, struct hist_sparse *out)
 {
     memset(out, 0, sizeof(*out));

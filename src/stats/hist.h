@@ -66,6 +66,9 @@ double hist_fraction_below(const struct hist *h, int64_t limit_us);
 
 /* Add every count of src into dst (exact). */
 void hist_add(struct hist *dst, const struct hist *src);
+/* Make dst a copy of src, writing only the counters that differ: a copy refreshed again and
+ * again touches no more memory than the two ranges' nonzero counters. */
+void hist_assign(struct hist *dst, const struct hist *src);
 
 /* Sparse form: fill out (caller frees with hist_sparse_free). */
 void hist_to_sparse(const struct hist *h, struct hist_sparse *out);

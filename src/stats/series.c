@@ -46,7 +46,9 @@ void series_add(struct series *s, size_t idx, uint64_t n_tx, uint64_t n_failed,
             it->tenths[k] += tenths[k];
     else
         it->tenths[0] += n_tx;
-    if (lat && hist_count(lat) > 0) {
+    if (lat && hist_count(lat) > 0 && it->latency.count == 0 && !it->latency.bins) {
+        hist_to_sparse(lat, &it->latency); /* the usual case: one allocation, no merge */
+    } else if (lat && hist_count(lat) > 0) {
         struct hist_sparse snap;
         hist_to_sparse(lat, &snap);
         hist_sparse_merge(&it->latency, &snap);

@@ -1,5 +1,6 @@
-# run-all: alone (a stop within 1.5 s: timing-sensitive)
-# SIGINT/SIGTERM stop a run within a second and still write its result file.
+# SIGINT/SIGTERM stop a run at once and still write its result file. The engine's side of a
+# stop request is unit-tested (tests/unit/test_engine_stop.c); here, how soon is judged by the
+# run's own progress lines, not by the shell's clock.
 
 test_sigint_writes_incomplete_result() {
     db=$(newdb pga_int)
@@ -7,13 +8,17 @@ test_sigint_writes_incomplete_result() {
     pga_bg run -w select-only -c 2 -T 60 -P 1 -o r.json "$db"
     pid=$PID
     wait_progress 3
-    t0=$(date +%s%N)
     kill -INT $pid
+    # Counted once the signal is sent: a line printed in between counts as before it.
+    n=$(grep -c '^progress:' "$T/err")
     pga_wait
     rc=$RC
-    t1=$(date +%s%N)
     [ $rc -eq 1 ] || { cat "$T/err"; fail "exit status $rc after SIGINT, expected 1"; }
-    [ $(( (t1 - t0) / 1000000 )) -lt 1500 ] || fail "took $(( (t1 - t0) / 1000000 )) ms to stop"
+    # The run ends before its main thread's second tick after the signal: at most one more
+    # progress line (the main thread prints one a second of the run's clock, one for all the
+    # seconds a stall of the process took from it, so a slow machine does not add lines).
+    after=$(($(grep -c '^progress:' "$T/err") - n))
+    [ "$after" -le 1 ] || fail "$after progress lines after SIGINT: the run went on"
     grep -q 'cut short' "$T/err" || fail "no message about the run being cut short"
     grep -q '^transactions:' "$T/out" || fail "no summary printed"
     pyjson r.json 'd["complete"] is False and d["end_reason"] == "interrupted"'

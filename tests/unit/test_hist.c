@@ -770,6 +770,35 @@ static void test_one_hour(void **state)
     hist_free(h);
 }
 
+/* hist_assign makes a copy, whatever the copy held before: a wide one over a narrow one and
+ * back, and an empty one, each equal to its source (the engine's published counts are such
+ * copies, refreshed in place). */
+static void test_assign(void **state)
+{
+    (void)state;
+    int64_t wide[] = {1, 30, 2500, 70000, 9000000, HIST_MAX_US + 1};
+    int64_t narrow[] = {120, 121, 121, 4000};
+    struct hist *w = hist_of(wide, sizeof wide / sizeof wide[0]);
+    struct hist *n = hist_of(narrow, sizeof narrow / sizeof narrow[0]);
+    struct hist *empty = hist_new();
+    struct hist *dst = hist_new();
+    hist_assign(dst, w);
+    assert_hist_equal(dst, w);
+    assert_true(hist_mean(dst) == hist_mean(w) && hist_stddev(dst) == hist_stddev(w));
+    hist_assign(dst, n);
+    assert_hist_equal(dst, n);
+    hist_assign(dst, empty);
+    assert_hist_equal(dst, empty);
+    hist_assign(dst, w);
+    hist_add(dst, n);
+    hist_add(n, w);
+    assert_hist_equal(dst, n);
+    hist_free(w);
+    hist_free(n);
+    hist_free(empty);
+    hist_free(dst);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -787,6 +816,7 @@ int main(void)
         cmocka_unit_test(test_fraction_below),
         cmocka_unit_test(test_relative_error_bound),
         cmocka_unit_test(test_one_hour),
+        cmocka_unit_test(test_assign),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
