@@ -154,9 +154,8 @@ static void fill_ratio(struct cmp_metric *m, const struct cmp_ci *ci, int lower_
     m->ci_high_pct = pct(ci->hi);
     if (!(ci->a > 0) || !(ci->b > 0) || !isfinite(ci->est)) {
         m->change_pct = m->ci_low_pct = m->ci_high_pct = NAN;
-        m->verdict = CMP_INCONCLUSIVE;
-        snprintf(m->detail, sizeof m->detail, "nothing measured on %s",
-                 ci->a > 0 ? "B's side" : "A's side");
+        cmp_set_verdict(m, CMP_INCONCLUSIVE, "nothing measured on %s",
+                        ci->a > 0 ? "B's side" : "A's side");
         return;
     }
     j->d = fabs(log(ci->est));
@@ -179,8 +178,7 @@ static void fill_failure(struct cmp_metric *m, const struct cmp_ci *ci, int sing
     m->ci_high_pct = ci->a > 0 ? ci->hi / ci->a * 100 : NAN;
     if (ci->a == 0 && ci->b == 0) {
         m->change_pct = 0;
-        m->verdict = CMP_NO_DIFFERENCE;
-        snprintf(m->detail, sizeof m->detail, "no failures on either side");
+        cmp_set_verdict(m, CMP_NO_DIFFERENCE, "no failures on either side");
         return;
     }
     struct cmp_judge j = {.single = single,
@@ -371,8 +369,7 @@ void cmp_trial_ratio(double margin, const double *ya, size_t na, const double *y
     double *la = xmalloc(na * sizeof *la), *lb = xmalloc(nb * sizeof *lb);
     int ok = logs(ya, na, la) & logs(yb, nb, lb);
     if (!ok) {
-        m->verdict = CMP_INCONCLUSIVE;
-        snprintf(m->detail, sizeof m->detail, "a trial measured nothing in the window");
+        cmp_set_verdict(m, CMP_INCONCLUSIVE, "a trial measured nothing in the window");
     } else {
         struct cmp_welch w;
         double mean_a, mean_b, sd;
@@ -548,7 +545,7 @@ void cmp_analyse(struct cmp_report *rep, const struct cmp_side_runs *a,
     snprintf(p.margin_text, sizeof p.margin_text, "±%g%%", 100 * rep->cfg.margin);
     o->mwu_p = o->mwu_min_p = NAN;
     for (int k = 0; k < CMP_N_METRICS; k++)
-        o->metrics[k] = (struct cmp_metric){NAN, NAN, NAN, NAN, NAN, CMP_INCONCLUSIVE, "", 0};
+        o->metrics[k] = (struct cmp_metric){NAN, NAN, NAN, NAN, NAN, CMP_INCONCLUSIVE, "", 0, 0};
     find_window(&p);
     if (a->n == 1 && b->n == 1)
         analyse_single(&p);

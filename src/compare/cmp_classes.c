@@ -44,7 +44,7 @@ static void row(const struct cmp_report *rep, const struct cmp_side *a, const st
         struct cmp_metric *m = &r->metrics[k];
         values(a, r->name, k, ya);
         values(b, r->name, k, yb);
-        *m = (struct cmp_metric){NAN, NAN, NAN, NAN, NAN, CMP_INCONCLUSIVE, "", 0};
+        *m = (struct cmp_metric){NAN, NAN, NAN, NAN, NAN, CMP_INCONCLUSIVE, "", 0, 0};
         if (a->n_trials >= 2 && b->n_trials >= 2) {
             cmp_trial_ratio(rep->cfg.margin, ya, a->n_trials, yb, b->n_trials, 1, NULL, m);
             continue;

@@ -264,6 +264,8 @@ struct cmp_judge {
 /* Set m->verdict, and m->detail (printf-style). */
 void cmp_set_verdict(struct cmp_metric *m, enum cmp_verdict v, const char *fmt, ...)
     PRINTF_LIKE(3, 4);
+/* Inconclusive for want of data (m->more_data): detail says how much more would settle it. */
+void cmp_want_data(struct cmp_metric *m, const char *fmt, ...) PRINTF_LIKE(2, 3);
 
 /* Set m->verdict and m->detail from the oriented interval [l, u]. */
 void cmp_judge_metric(struct cmp_metric *m, double l, double u, const struct cmp_judge *j);

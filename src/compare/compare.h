@@ -45,6 +45,8 @@ struct cmp_metric {
     enum cmp_verdict verdict;
     char detail[200]; /* one line: why this verdict, or what would settle it */
     double df;        /* degrees of freedom of a t interval over trials (0: none) */
+    int more_data;    /* inconclusive for want of data: detail says how many trials per side or
+                       * paired seconds would settle it (or that there were too few) */
 };
 
 /* A setup: the files that share a label. */

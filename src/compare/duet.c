@@ -134,9 +134,8 @@ static void judge(struct cmp_metric *m, const struct duet_ci *ci, size_t n_trial
         return;
     }
     if (ci->seconds < DUET_MIN_PAIRS || isnan(ci->lo)) {
-        cmp_set_verdict(m, CMP_INCONCLUSIVE,
-                        "too short for a duet verdict: %g paired second%s, needs %d", ci->seconds,
-                        ci->seconds == 1 ? "" : "s", DUET_MIN_PAIRS);
+        cmp_want_data(m, "too short for a duet verdict: %g paired second%s, needs %d", ci->seconds,
+                      ci->seconds == 1 ? "" : "s", DUET_MIN_PAIRS);
         return;
     }
     /* Oriented so that above the null is better for B. */
@@ -158,19 +157,18 @@ static void judge(struct cmp_metric *m, const struct duet_ci *ci, size_t n_trial
     if (ci->seconds < DUET_SHORT_PAIRS) {
         double large = log1p(DUET_LARGE);
         if (!ratio)
-            cmp_set_verdict(m, CMP_INCONCLUSIVE,
-                            "a duet under %d paired seconds judges no failure rate (%g s)",
-                            DUET_SHORT_PAIRS, ci->seconds);
+            cmp_want_data(m, "a duet under %d paired seconds judges no failure rate (%g s)",
+                          DUET_SHORT_PAIRS, ci->seconds);
         else if (l > large || u < -large)
             cmp_set_verdict(m, dir,
                             "beyond +-%g%%: a large effect, all that a duet under %d paired "
                             "seconds decides (%g s)",
                             DUET_LARGE * 100, DUET_SHORT_PAIRS, ci->seconds);
         else
-            cmp_set_verdict(m, CMP_INCONCLUSIVE,
-                            "a duet under %d paired seconds decides only an effect beyond +-%g%% "
-                            "(%g s)",
-                            DUET_SHORT_PAIRS, DUET_LARGE * 100, ci->seconds);
+            cmp_want_data(m,
+                          "a duet under %d paired seconds decides only an effect beyond +-%g%% "
+                          "(%g s)",
+                          DUET_SHORT_PAIRS, DUET_LARGE * 100, ci->seconds);
         return;
     }
     switch (c) {
@@ -203,10 +201,10 @@ static void judge(struct cmp_metric *m, const struct duet_ci *ci, size_t n_trial
         double d = fabs(ci->est), gap = d > up ? d - up : up - d, h = (ci->hi - ci->lo) / 2;
         double need = gap > 0 ? ci->seconds * (h / gap) * (h / gap) : INFINITY;
         if (need < 3600 * 24)
-            cmp_set_verdict(m, CMP_INCONCLUSIVE,
-                            "the CI reaches past %s; about %.0f paired seconds would "
-                            "settle it",
-                            mt, ceil(need));
+            cmp_want_data(m,
+                          "the CI reaches past %s; about %.0f paired seconds would "
+                          "settle it",
+                          mt, ceil(need));
         else
             cmp_set_verdict(m, CMP_INCONCLUSIVE, "the CI reaches past %s: too noisy for a duet",
                             mt);
@@ -252,8 +250,8 @@ void duet_metric(const struct duet_trial *tr, size_t nt, enum cmp_metric_id m, d
     }
     judge(out, ci, nt, ratio, m != CMP_TPS, margin, m == CMP_TPS ? failure_gate : NULL);
     if (ci->n_pairs == 0 && m != CMP_TPS && m != CMP_FAILURE_RATE && !failure_gate)
-        cmp_set_verdict(
-            out, CMP_INCONCLUSIVE,
+        cmp_want_data(
+            out,
             "too few transactions a second beyond p%.0f (a paired second needs %d beyond it on "
             "both sides)",
             quantile_of[m] * 100, DUET_MIN_BEYOND);

@@ -66,7 +66,7 @@ static void side_values(const struct cmp_side *side, const char *name, int k, do
 /* One trial per side: the two values and the change, no interval. */
 static void single_row(struct cmp_metric *m, double a, double b)
 {
-    *m = (struct cmp_metric){a, b, NAN, NAN, NAN, CMP_INCONCLUSIVE, "", 0};
+    *m = (struct cmp_metric){a, b, NAN, NAN, NAN, CMP_INCONCLUSIVE, "", 0, 0};
     if (a > 0 && b > 0)
         m->change_pct = (b / a - 1) * 100;
     snprintf(m->detail, sizeof m->detail,
@@ -94,7 +94,7 @@ void cmp_scripts(struct cmp_report *rep, size_t side, struct cmp_outcome *o)
                 single_row(m, ya[0], yb[0]);
                 continue;
             }
-            *m = (struct cmp_metric){NAN, NAN, NAN, NAN, NAN, CMP_INCONCLUSIVE, "", 0};
+            *m = (struct cmp_metric){NAN, NAN, NAN, NAN, NAN, CMP_INCONCLUSIVE, "", 0, 0};
             cmp_trial_ratio(rep->cfg.margin, ya, a->n_trials, yb, b->n_trials, 1, NULL, m);
         }
     }

@@ -430,6 +430,7 @@ static void fill_metric(struct sweep_comparison *r, int id, const struct cmp_met
     r->df = m->df > 0 ? m->df : NAN;
     r->homogeneous = homogeneous;
     r->detail = xstrdup(m->detail);
+    r->more_data = m->more_data;
 }
 
 /* compare over the cell's trials: the baseline's runs first. 0 with out filled. */

@@ -34,6 +34,17 @@ void cmp_set_verdict(struct cmp_metric *m, enum cmp_verdict v, const char *fmt, 
     va_list ap;
     va_start(ap, fmt);
     m->verdict = v;
+    m->more_data = 0;
+    vsnprintf(m->detail, sizeof m->detail, fmt, ap);
+    va_end(ap);
+}
+
+void cmp_want_data(struct cmp_metric *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    m->verdict = CMP_INCONCLUSIVE;
+    m->more_data = 1;
     vsnprintf(m->detail, sizeof m->detail, fmt, ap);
     va_end(ap);
 }
@@ -56,29 +67,26 @@ static void projection(struct cmp_metric *m, const struct cmp_judge *j)
     if (j->d <= j->margin) {
         int eq = needed(j, j->margin - j->d);
         if (eq)
-            cmp_set_verdict(m, CMP_INCONCLUSIVE,
-                            "about %d trials per side would show whether it is inside %s", eq,
-                            j->margin_text);
+            cmp_want_data(m, "about %d trials per side would show whether it is inside %s", eq,
+                          j->margin_text);
         else
-            cmp_set_verdict(m, CMP_INCONCLUSIVE, noisy, CMP_MAX_TRIALS, j->margin_text);
+            cmp_want_data(m, noisy, CMP_MAX_TRIALS, j->margin_text);
         return;
     }
     int dir = needed(j, j->d);
     int size = needed(j, j->d - j->margin);
     if (!dir)
-        cmp_set_verdict(m, CMP_INCONCLUSIVE, noisy, CMP_MAX_TRIALS, j->margin_text);
+        cmp_want_data(m, noisy, CMP_MAX_TRIALS, j->margin_text);
     else if (!size)
-        cmp_set_verdict(
-            m, CMP_INCONCLUSIVE,
-            "about %d trials per side would settle the direction (over %d to size it beyond %s)",
+        cmp_want_data(
+            m, "about %d trials per side would settle the direction (over %d to size it beyond %s)",
             dir, CMP_MAX_TRIALS, j->margin_text);
     else if (size == dir)
-        cmp_set_verdict(m, CMP_INCONCLUSIVE, "about %d trials per side would settle it", dir);
+        cmp_want_data(m, "about %d trials per side would settle it", dir);
     else
-        cmp_set_verdict(
-            m, CMP_INCONCLUSIVE,
-            "about %d trials per side would settle the direction, %d its size beyond %s", dir, size,
-            j->margin_text);
+        cmp_want_data(m,
+                      "about %d trials per side would settle the direction, %d its size beyond %s",
+                      dir, size, j->margin_text);
 }
 
 void cmp_judge_metric(struct cmp_metric *m, double l, double u, const struct cmp_judge *j)

@@ -310,8 +310,7 @@ void report_sweep_text(FILE *out, const struct sweep_doc *d, const struct sweep_
                 cell_method |= strcmp(r->method, "cell") == 0 && r->homogeneous == 0;
                 pooled |= strcmp(r->method, "pooled") == 0;
                 duet |= strcmp(r->method, "duet") == 0;
-                if (strcmp(r->verdict, "inconclusive") == 0 &&
-                    (strstr(r->detail, "trials per side") || strstr(r->detail, "paired second"))) {
+                if (r->more_data) {
                     char name[300];
                     side_name(name, sizeof name, d, axis, r->value, u);
                     fprintf(out, "        %s %s: %s\n", name, m ? "latency_p99" : "tps", r->detail);
@@ -402,8 +401,9 @@ static json_t *point_json(const struct sweep_doc *d, const struct sweep_figs *f,
             const struct sweep_comparison *r = report_sweep_find(f, pi, u, cmp_metric_names[m]);
             if (!r)
                 continue;
-            struct cmp_metric x = {
-                r->a, r->b, r->change_pct, r->ci_low, r->ci_high, CMP_INCONCLUSIVE, "", r->df};
+            struct cmp_metric x = {r->a,      r->b,       r->change_pct,
+                                   r->ci_low, r->ci_high, CMP_INCONCLUSIVE,
+                                   "",        r->df,      r->more_data};
             for (int v = 0; v < 4; v++)
                 if (strcmp(cmp_verdict_names[v], r->verdict) == 0)
                     x.verdict = (enum cmp_verdict)v;

@@ -106,6 +106,8 @@ struct sweep_comparison {
      * when there is one). */
     size_t n_stalled;
     struct sweep_stall *stalled;
+    /* Not written: inconclusive for want of data (compare's more_data), for the notes. */
+    int more_data;
 };
 
 void sweep_comparison_free(struct sweep_comparison *c);

@@ -200,17 +200,20 @@ static void test_verdicts_and_length_rule(void **state)
     duet_metric(&t, 1, CMP_TPS, 0.02, NULL, &m, &ci);
     assert_int_equal(m.verdict, CMP_BETTER);
     assert_non_null(strstr(m.detail, "beyond +-10%: a large effect"));
+    assert_false(m.more_data);
     assert_true(m.ci_low_pct > 90 && m.ci_high_pct < 110);
     t.n = 4; /* under the length rule */
     duet_metric(&t, 1, CMP_TPS, 0.02, NULL, &m, &ci);
     assert_int_equal(m.verdict, CMP_INCONCLUSIVE);
     assert_string_equal(m.detail, "too short for a duet verdict: 4 paired seconds, needs 5");
+    assert_true(m.more_data); /* the notes under a sweep's table say so */
     /* +10 % (its interval reaching below +10 %): not a large effect, so not decided under 60
      * paired seconds; decided at 60. */
     t = (struct duet_trial){30, ta, tc, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     duet_metric(&t, 1, CMP_TPS, 0.02, NULL, &m, &ci);
     assert_int_equal(m.verdict, CMP_INCONCLUSIVE);
     assert_non_null(strstr(m.detail, "decides only an effect beyond +-10%"));
+    assert_true(m.more_data);
     t.n = 60;
     duet_metric(&t, 1, CMP_TPS, 0.02, NULL, &m, &ci);
     assert_int_equal(m.verdict, CMP_BETTER);
@@ -223,6 +226,7 @@ static void test_verdicts_and_length_rule(void **state)
     t.tps_b = tb;
     duet_metric(&t, 1, CMP_TPS, 0.02, "failures differ", &m, &ci);
     assert_int_equal(m.verdict, CMP_INCONCLUSIVE);
+    assert_false(m.more_data); /* more seconds would not settle it */
     assert_string_equal(m.detail, "failures differ");
     /* Latency without enough transactions a second: says why. */
     duet_metric(&t, 1, CMP_P99, 0.02, NULL, &m, &ci);

@@ -225,7 +225,8 @@ static void add_script_record(struct sweep_figs *f, const char *m, double change
                                    0,
                                    NULL,
                                    0,
-                                   NULL};
+                                   NULL,
+                                   0};
     r->cell[0] = (struct sweep_setting){xstrdup("clients"), xstrdup("1")};
 }
 
