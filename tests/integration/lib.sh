@@ -175,11 +175,12 @@ pgbench_db() {
     db=$(newdb "$1")
     pga init -s 1 -q "$db"
     assert_rc 0
-    # init's backends publish their row counts when they exit, which may be after init returns:
-    # wait (up to 10 s) until they are in, or a run's deltas would count init's rows as its own.
+    # init's backends (COPY, VACUUM ANALYZE's pg_statistic rows) publish their counts as they
+    # exit, which may be after init returns: wait (up to 10 s) until no other session is in
+    # the database, or a run's deltas would count init's rows as its own.
     for _ in $(seq 1 100); do
-        [ "$(sql "SELECT tup_inserted >= 100011 FROM pg_stat_database
-                  WHERE datname = current_database()" "$db")" = t ] && break
+        [ "$(sql "SELECT count(*) FROM pg_stat_activity
+                  WHERE datname = current_database() AND pid <> pg_backend_pid()" "$db")" = 0 ] && break
         sleep 0.1
     done
     echo "$db"
