@@ -479,7 +479,11 @@ static void connected(struct proxy *p, struct pconn *c)
         err = errno;
     if (err == 0) {
         c->state = PS_RELAY;
-        if (p->connect_ctx) {
+        /* Under sslmode=prefer a client on the proxy's own TLS goes on to the server in the
+         * clear: offered no SCRAM-SHA-256-PLUS (channel binding cannot pass a proxy that ends
+         * TLS), its libpq tells the server it could have bound the channel, which a server on
+         * TLS refuses as a downgrade. A client in the clear says it cannot, and may go on TLS. */
+        if (p->connect_ctx && !(p->smode == PTLS_PREFER && c->cs.ssl)) {
             /* Eight bytes on a new connection: the socket's buffer takes them at once. */
             static const uint8_t req[8] = {0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f}; /* 80877103 */
             if (send(c->ss.fd, req, sizeof req, MSG_NOSIGNAL) != (ssize_t)sizeof req)

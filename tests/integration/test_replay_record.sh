@@ -306,4 +306,21 @@ test_replay_record_tls_server() {
     record_stop
     refused_through "$direct sslmode=verify-full sslrootcert=$T/proxy.crt" sslmode=disable \
         "TLS to the server failed: certificate verify failed"
+    # sslmode=prefer (CONN's default) against a server that takes TLS and the clear (Debian's
+    # ssl=on with host lines): a client in the clear goes on to the server on TLS; a client on
+    # the proxy's TLS, with libpq's default channel_binding=prefer, in the clear (on TLS the
+    # server would refuse it as a downgrade).
+    sed -i 's/^hostssl/host/' "$T/srv/data/pg_hba.conf"
+    sql "SELECT pg_reload_conf()" "$direct sslmode=require" >/dev/null
+    for _ in $(seq 1 50); do
+        "$PSQL15" -X -At "$direct sslmode=disable" -c "SELECT 1" >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+    rconn="$direct sslmode=prefer"
+    rm -f "$T/rec.err"
+    record_start --seconds 300 --tls-cert "$T/proxy.crt" --tls-key "$T/proxy.key"
+    [ "$(server_ssl sslmode=disable)" = t ] || fail "prefer: a client in the clear not on TLS to the server"
+    [ "$(server_ssl sslmode=require)" = f ] || fail "prefer: a client on TLS not in the clear to the server"
+    grep -q "^SSL connection (protocol: TLS" "$T/ssl.out" || { cat "$T/ssl.out" >&2; fail "prefer: psql is not on TLS"; }
+    record_stop
 }
