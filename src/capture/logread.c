@@ -303,6 +303,7 @@ static int next_stderr(struct log_reader *r, struct log_entry *out, struct err *
     out->detail = r->out.data + detail;
     out->statement = r->out.data + statement;
     out->line = r->cur.line;
+    out->session_line = 0; /* %l is not read from a prefix */
     return 1;
 }
 
@@ -403,6 +404,7 @@ static int next_csv(struct log_reader *r, struct log_entry *out, struct err *e)
     out->detail = f[14];
     out->statement = f[19];
     out->line = first;
+    out->session_line = strtol(f[6], NULL, 10);
     return 1;
 }
 
@@ -441,6 +443,7 @@ static int next_json(struct log_reader *r, struct log_entry *out, struct err *e)
     out->detail = jstr(r->json, "detail");
     out->statement = jstr(r->json, "statement");
     out->line = r->phys_line;
+    out->session_line = (long)json_integer_value(json_object_get(r->json, "line_num"));
     return 1;
 }
 

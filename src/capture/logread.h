@@ -36,6 +36,7 @@ struct log_entry {
     const char *detail;    /* DETAIL, "" when none */
     const char *statement; /* STATEMENT (the query of an error), "" when none */
     long line;             /* where the entry starts in its file (1-based) */
+    long session_line;     /* its number in its session (csvlog, jsonlog); 0 when absent */
 };
 
 struct log_reader;

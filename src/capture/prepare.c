@@ -295,7 +295,7 @@ static const char *format_name(enum log_format f)
     return f == LOG_FORMAT_CSV ? "csvlog" : f == LOG_FORMAT_JSON ? "jsonlog" : "stderr";
 }
 
-static uint64_t entry_hash(const struct log_entry *le);
+static int same_entry(const struct prep *p, const struct log_entry *le);
 
 static int read_log(struct prep *p, const char *path, struct err *e)
 {
@@ -307,7 +307,7 @@ static int read_log(struct prep *p, const char *path, struct err *e)
     while ((rc = log_reader_next(r, &le, e)) == 1) {
         p->stats->entries++;
         p->file_last_us = le.time_us;
-        if (le.time_us == p->watch_us && entry_hash(&le) == p->watch_hash)
+        if (same_entry(p, &le))
             p->watch_seen = 1;
         if (prep_entry(p, &le, e) < 0 || flush_until(p, le.time_us, e) < 0) {
             rc = -1;
@@ -370,12 +370,24 @@ struct log_first {
     int empty;     /* no entry at all: read first, it holds nothing to order */
     int64_t us;    /* its first entry's time */
     uint64_t hash; /* its first entry (time, session, message): the same log given twice */
+    long line;     /* its first entry's number in its session (0: the format has none) */
 };
 
-/* An entry as the same in any format of its log: its time, session and message. */
+/* An entry as the same in any format of its log: its time, session and text. A session's two
+ * statements in one millisecond with the same message ("duration: 0.051 ms") hash alike too:
+ * their numbers in the session (csvlog, jsonlog) tell them apart (same_entry). */
 static uint64_t entry_hash(const struct log_entry *le)
 {
-    return (uint64_t)le->time_us ^ (hash_str(le->session) * 31) ^ (hash_str(le->message) * 131);
+    return (uint64_t)le->time_us ^ (hash_str(le->session) * 31) ^ (hash_str(le->message) * 131) ^
+           (hash_str(le->detail) * 137);
+}
+
+/* Entry le is the watched one: the same hash, and the same number in the session where both
+ * formats have one (a stderr log has none). */
+static int same_entry(const struct prep *p, const struct log_entry *le)
+{
+    return le->time_us == p->watch_us && entry_hash(le) == p->watch_hash &&
+           (!le->session_line || !p->watch_line || le->session_line == p->watch_line);
 }
 
 static int first_entry(const struct prepare_opts *o, struct log_first *f, struct err *e)
@@ -388,6 +400,7 @@ static int first_entry(const struct prepare_opts *o, struct log_first *f, struct
     if (rc == 1) {
         f->us = le.time_us;
         f->hash = entry_hash(&le);
+        f->line = le.session_line;
     }
     f->empty = rc == 0;
     log_reader_close(r);
@@ -430,6 +443,7 @@ static void watch_next(struct prep *p, const struct log_first *f, int n, int i)
         if (!f[k].empty) {
             p->watch_us = f[k].us;
             p->watch_hash = f[k].hash;
+            p->watch_line = f[k].line;
             return;
         }
     }

@@ -61,6 +61,7 @@ struct prep {
     int64_t file_last_us; /* the time of the current log's last entry read */
     int64_t watch_us;     /* the next log's first entry (its time and entry_hash), */
     uint64_t watch_hash;  /* seen in this one (watch_seen): they overlap */
+    long watch_line;      /* and its number in its session (0: none) */
     int watch_seen;
     uint32_t next_id;
 };

@@ -500,6 +500,42 @@ static void test_several_logs_order_and_overlap(void **state)
     buf_free(&sorted);
 }
 
+/* A rotation between a session's two statements of one millisecond with the same message
+ * (log_duration's "duration: 0.050 ms"): the second file's first entry looks like one of the
+ * first file's but for its number in the session, so the files follow one another. */
+static void test_rotation_inside_a_millisecond(void **state)
+{
+    (void)state;
+    static const char *const row = "2026-12-01 11:50:05.%03d UTC,\"postgres\",\"postgres\",7,"
+                                   "\"127.0.0.1:5\",6b0eb46d.7,%d,\"SELECT\",2026-12-01 11:50:05 "
+                                   "UTC,3/38,0,LOG,00000,\"%s\",,,,,,,,,\"psql\",\"client "
+                                   "backend\",,0\n";
+    char first[80], second[80];
+    snprintf(first, sizeof first, "%s.1.csv", out);
+    snprintf(second, sizeof second, "%s.2.csv", out);
+    FILE *f = fopen(first, "w");
+    fprintf(f, row, 749, 1, "connection authorized: user=postgres database=postgres");
+    fprintf(f, row, 750, 2, "statement: SELECT 1");
+    fprintf(f, row, 750, 3, "duration: 0.050 ms");
+    fprintf(f, row, 750, 4, "statement: SELECT 1");
+    fclose(f);
+    f = fopen(second, "w");
+    fprintf(f, row, 750, 5, "duration: 0.050 ms");
+    fclose(f);
+    const char *paths[] = {first, second};
+    struct prepare_opts o = all();
+    struct prepare_stats st;
+    prepare_ok(paths, 2, &o, &st);
+    assert_int_equal(st.statements, 2);
+    /* The same file twice is still the same log twice. */
+    const char *twice[] = {first, first};
+    struct err e = {0};
+    assert_int_equal(prepare_logs(twice, 2, &o, out, &st, &e), -1);
+    assert_non_null(strstr(e.msg, " overlaps "));
+    unlink(first);
+    unlink(second);
+}
+
 static void test_bad_log_leaves_no_capture(void **state)
 {
     (void)state;
@@ -599,6 +635,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_secret_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_log_duration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_several_logs_order_and_overlap, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rotation_inside_a_millisecond, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_log_leaves_no_capture, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pg18_drivers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fetch_folded, setup, teardown),
