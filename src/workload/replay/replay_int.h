@@ -45,9 +45,10 @@ struct replay_reason {
 /* The figures a worker gathers, and the run's once merged. */
 struct replay_figures {
     uint64_t sent, skipped_copy, skipped_read_only, skipped_unsupported;
-    uint64_t prepared;    /* named statements prepared (again after a DEALLOCATE of them) */
-    uint64_t copy_loaded; /* COPY FROM STDIN sent their --copy-from file */
-    uint64_t copy_empty;  /* COPY FROM STDIN inside statements of several, given no rows */
+    uint64_t prepared;      /* named statements prepared (again after a DEALLOCATE of them) */
+    uint64_t copy_loaded;   /* COPY FROM STDIN sent their --copy-from file */
+    uint64_t copy_recorded; /* COPY FROM STDIN sent the rows the capture holds */
+    uint64_t copy_empty;    /* COPY FROM STDIN inside statements of several, given no rows */
     uint64_t failed_now, succeeded_now, sessions_failed;
     uint64_t secrets_replaced; /* statements sent with the replay's password for the captured */
     /* --order capture: statements held back for the capture's order, for how long, and the

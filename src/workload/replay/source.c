@@ -118,6 +118,7 @@ void replay_figures_merge(struct replay_figures *dst, const struct replay_figure
     dst->prepared += src->prepared;
     dst->skipped_copy += src->skipped_copy;
     dst->copy_loaded += src->copy_loaded;
+    dst->copy_recorded += src->copy_recorded;
     dst->copy_empty += src->copy_empty;
     dst->secrets_replaced += src->secrets_replaced;
     dst->order_waits += src->order_waits;
@@ -286,7 +287,12 @@ static void read_one(struct worker_source *ws)
         return;
     if (ev.kind == CAPTURE_EV_STATEMENT) {
         struct buf *data = NULL;
-        if (sqltext_is_copy_from_stdin(ev.statement.text)) {
+        if (ev.statement.copy_kept && sqltext_is_copy_from_stdin(ev.statement.text)) {
+            buf_reset(&ws->copy); /* the rows the proxy recorded: sent as they were */
+            buf_append(&ws->copy, (const char *)ev.statement.copy_data, ev.statement.copy_len);
+            data = &ws->copy;
+            ws->fig.copy_recorded++;
+        } else if (sqltext_is_copy_from_stdin(ev.statement.text)) {
             const char *path = replay_copy_load(s, seq); /* --copy-from's file, if any */
             buf_reset(&ws->copy);
             if (!path || read_copy_file(&ws->copy, path) < 0) {
