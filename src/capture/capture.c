@@ -28,7 +28,9 @@
  *   'Z' the end:       u n_sessions, u n_statements (a file without it is truncated)
  * and in version 2 (written only when an event needs it, so a log's capture stays version 1):
  *   'T' session start with its startup parameters: 'S''s fields, u n, n times s name, s value
- *   'R' statement with its COPY FROM STDIN rows: 'Q''s fields, u length, the bytes
+ *   'R' statement with more:  'Q''s fields, then tagged fields, each a tag byte and its value,
+ *                             ended by a 0 byte: 'c' u length + bytes (the COPY FROM STDIN's
+ *                             rows), 'v' s (the value it returned); an unknown tag is corrupt
  */
 enum {
     REC_SESSION = 'S',
@@ -36,8 +38,9 @@ enum {
     REC_END_SESSION = 'E',
     REC_END = 'Z',
     REC_SESSION_STARTUP = 'T',
-    REC_STATEMENT_COPY = 'R',
+    REC_STATEMENT_MORE = 'R',
 };
+enum { MORE_END = 0, MORE_COPY = 'c', MORE_RETURNED = 'v' };
 
 /* The longest string or parameter list a reader accepts: a corrupt length must not make it
  * allocate gigabytes. */
@@ -267,7 +270,8 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
     if (check_open_session(w, st->session, e) < 0)
         return -1;
     w->n_statements++;
-    buf_putc(&w->rec, st->copy_kept ? REC_STATEMENT_COPY : REC_STATEMENT);
+    int more = st->copy_kept || st->returned;
+    buf_putc(&w->rec, more ? REC_STATEMENT_MORE : REC_STATEMENT);
     put_u(&w->rec, st->session);
     put_u(&w->rec, offset_delta(w, st->offset_us));
     buf_putc(&w->rec, (char)st->protocol);
@@ -289,11 +293,19 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
     put_s(&w->rec, st->sqlstate);
     put_s(&w->rec, st->error);
     put_u(&w->rec, st->cancel_us < 0 ? 0 : (uint64_t)st->cancel_us + 1);
-    if (st->copy_kept) {
+    if (more) {
         w->version = 2;
-        put_u(&w->rec, (uint64_t)st->copy_len);
-        if (st->copy_len)
-            buf_append(&w->rec, (const char *)st->copy_data, st->copy_len);
+        if (st->copy_kept) {
+            buf_putc(&w->rec, MORE_COPY);
+            put_u(&w->rec, (uint64_t)st->copy_len);
+            if (st->copy_len)
+                buf_append(&w->rec, (const char *)st->copy_data, st->copy_len);
+        }
+        if (st->returned) {
+            buf_putc(&w->rec, MORE_RETURNED);
+            put_s(&w->rec, st->returned);
+        }
+        buf_putc(&w->rec, MORE_END);
     }
     return flush_record(w, e);
 }
@@ -647,7 +659,28 @@ static int read_params(struct capture_reader *r, struct capture_statement *st, s
     return 0;
 }
 
-static int read_statement(struct capture_reader *r, struct capture_event *ev, int copy,
+/* An 'R' record's tagged fields: positions into r->strings (copy_at, returned_at: (size_t)-1
+ * when absent). */
+static int read_more(struct capture_reader *r, size_t *copy_at, uint64_t *copy_len,
+                     size_t *returned_at, struct err *e)
+{
+    for (;;) {
+        int tag = gzgetc(r->in);
+        if (tag == MORE_END)
+            return 0;
+        if (tag == MORE_COPY && *copy_at == (size_t)-1) {
+            if (get_u(r, copy_len, e) < 0 || get_bytes(r, *copy_len, copy_at, e) < 0)
+                return -1;
+        } else if (tag == MORE_RETURNED && *returned_at == (size_t)-1) {
+            if (get_s(r, returned_at, e) < 0)
+                return -1;
+        } else {
+            return corrupt(r, e, tag < 0 ? "truncated" : "bad statement field");
+        }
+    }
+}
+
+static int read_statement(struct capture_reader *r, struct capture_event *ev, int more,
                           struct err *e)
 {
     struct capture_statement *st = &ev->statement;
@@ -661,13 +694,13 @@ static int read_statement(struct capture_reader *r, struct capture_event *ev, in
         return corrupt(r, e, "bad protocol or outcome");
     st->protocol = (enum capture_protocol)proto;
     st->outcome = (enum capture_outcome)outcome;
-    size_t name, text, sqlstate, error, copy_at = 0;
+    size_t name, text, sqlstate, error, copy_at = (size_t)-1, returned_at = (size_t)-1;
     uint64_t duration, cancel, copy_len = 0;
     /* Positions, not pointers, until the strings stop moving. */
     if (get_s(r, &name, e) < 0 || get_s(r, &text, e) < 0 || read_params(r, st, e) < 0 ||
         get_u(r, &duration, e) < 0 || get_s(r, &sqlstate, e) < 0 || get_s(r, &error, e) < 0 ||
         get_u(r, &cancel, e) < 0 ||
-        (copy && (get_u(r, &copy_len, e) < 0 || get_bytes(r, copy_len, &copy_at, e) < 0)))
+        (more && read_more(r, &copy_at, &copy_len, &returned_at, e) < 0))
         return -1;
     if (strlen(r->strings.data + sqlstate) > 5)
         return corrupt(r, e, "bad SQLSTATE");
@@ -682,7 +715,9 @@ static int read_statement(struct capture_reader *r, struct capture_event *ev, in
     for (int i = 0; i < st->n_params; i++)
         r->params[i] = r->param_at[i] == (size_t)-1 ? NULL : r->strings.data + r->param_at[i];
     st->params = r->params;
-    if (copy) {
+    if (returned_at != (size_t)-1)
+        st->returned = r->strings.data + returned_at;
+    if (copy_at != (size_t)-1) {
         st->copy_kept = 1;
         st->copy_data = (const uint8_t *)r->strings.data + copy_at;
         st->copy_len = (size_t)copy_len;
@@ -722,11 +757,11 @@ int capture_reader_next(struct capture_reader *r, struct capture_event *ev, stru
         rc = read_session(r, ev, type == REC_SESSION_STARTUP, e);
         break;
     case REC_STATEMENT:
-    case REC_STATEMENT_COPY:
-        if (type == REC_STATEMENT_COPY && r->h.version < 2)
+    case REC_STATEMENT_MORE:
+        if (type == REC_STATEMENT_MORE && r->h.version < 2)
             return corrupt(r, e, "a version 2 record in a version 1 capture");
         ev->kind = CAPTURE_EV_STATEMENT;
-        rc = read_statement(r, ev, type == REC_STATEMENT_COPY, e);
+        rc = read_statement(r, ev, type == REC_STATEMENT_MORE, e);
         break;
     case REC_END_SESSION:
         ev->kind = CAPTURE_EV_SESSION_END;

@@ -85,6 +85,10 @@ struct capture_statement {
     int copy_kept;
     const uint8_t *copy_data;
     size_t copy_len;
+    /* Version 2 (recorded): the value the server returned when a later statement may carry it
+     * as a literal and a replay's server returns another (one row of one column of type oid:
+     * lo_create, lo_import, lo_from_bytea...), as text; NULL otherwise. */
+    const char *returned;
 };
 
 struct capture_event {

@@ -17,7 +17,12 @@ struct rev {
     struct capture_statement st; /* session and offset_us set when written */
     struct buf copy;             /* st.copy_kept: the rows the client sent */
     int copy_too_big;            /* more than RECORD_COPY_MAX: kept without its rows */
+    /* The result being read: one column of type oid (in binary format when 2), and its rows
+     * so far; its one row's value is st.returned. */
+    int oid_column, rows;
 };
+
+#define OID_TYPE 26 /* pg_type's oid */
 
 /* The most COPY FROM STDIN data a statement keeps (what a capture's reader takes): a larger
  * COPY is kept without its rows, as a log's would be. */
@@ -112,6 +117,7 @@ static void rev_free(struct rev *ev)
     free((char *)ev->st.name);
     free((char *)ev->st.text);
     free((char *)ev->st.error);
+    free((char *)ev->st.returned);
     buf_free(&ev->copy);
     for (int i = 0; i < ev->st.n_params; i++)
         free((char *)ev->st.params[i]);
@@ -438,6 +444,50 @@ static void set_error(struct rev *ev, const uint8_t *body, size_t len)
     ev->st.error = xstrdup(msg);
 }
 
+/* RowDescription: a result of one oid column may hand back a value a later statement carries. */
+static void on_row_description(struct rev *ev, const uint8_t *body, size_t len)
+{
+    struct pgwire_reader rd;
+    pgwire_reader_init(&rd, body, len);
+    int fields = pgwire_get_u16(&rd);
+    pgwire_get_str(&rd); /* name, table, column, type, size, modifier, format */
+    pgwire_get_u32(&rd);
+    pgwire_get_u16(&rd);
+    uint32_t type = pgwire_get_u32(&rd);
+    pgwire_get_u16(&rd);
+    pgwire_get_u32(&rd);
+    int binary = pgwire_get_u16(&rd) == 1;
+    ev->oid_column = !rd.bad && fields == 1 && type == OID_TYPE ? 1 + binary : 0;
+    ev->rows = 0;
+}
+
+/* DataRow (its first bytes): the one row's value of such a result. A second row: none. */
+static void on_data_row(struct rev *ev, const uint8_t *body, size_t len)
+{
+    if (!ev->oid_column)
+        return;
+    if (++ev->rows > 1 || ev->st.returned) {
+        free((char *)ev->st.returned);
+        ev->st.returned = NULL;
+        ev->oid_column = 0;
+        return;
+    }
+    struct pgwire_reader rd;
+    pgwire_reader_init(&rd, body, len);
+    int cols = pgwire_get_u16(&rd);
+    uint32_t n = pgwire_get_u32(&rd);
+    const uint8_t *v = n <= 20 ? pgwire_get_bytes(&rd, n) : NULL;
+    if (rd.bad || cols != 1 || !v || n == 0)
+        return;
+    if (ev->oid_column == 2) {
+        if (n == 4)
+            ev->st.returned =
+                xasprintf("%u", (unsigned)v[0] << 24 | (unsigned)v[1] << 16 | v[2] << 8 | v[3]);
+    } else {
+        ev->st.returned = xstrndup((const char *)v, n);
+    }
+}
+
 static void on_ready(struct recorder *r, struct rec_session *s, int64_t t)
 {
     if (!s->logged_in) {
@@ -479,6 +529,14 @@ void recorder_backend(struct recorder *r, struct rec_session *s, char type, cons
     case 'Z':
         s->copy_in = NULL;
         on_ready(r, s, t);
+        break;
+    case 'T':
+        if (h && h->ev && h->kind != PEND_SYNC && body)
+            on_row_description(h->ev, body, len);
+        break;
+    case 'D':
+        if (h && h->ev && h->kind != PEND_SYNC && body)
+            on_data_row(h->ev, body, len);
         break;
     case 'G': /* CopyInResponse: the rows the client sends next are the statement's */
         if (h && h->ev && h->kind != PEND_SYNC) {

@@ -175,6 +175,8 @@ static json_t *event_json(const struct capture_event *ev)
                           st->sqlstate, "error", st->error, "cancel_us", (json_int_t)st->cancel_us);
     if (st->copy_kept) /* version 2: the COPY's rows are in the capture (their size here) */
         json_object_set_new(o, "copy_bytes", json_integer((json_int_t)st->copy_len));
+    if (st->returned) /* version 2: the value the server handed back */
+        json_object_set_new(o, "returned", json_string(st->returned));
     return o;
 }
 

@@ -360,7 +360,42 @@ static void test_startup_and_copy_rows(void **state)
     query(a, "COPY nosuch FROM STDIN", 400);
     error(a, "42P01", 410);
     ready(a, 420);
-    recorder_session_end(rec, a, 500);
+    /* One row of one oid column: its value is kept (text, then binary format); two rows, or
+     * another type: none. */
+    const struct {
+        const char *text;
+        uint32_t type;
+        int binary, rows;
+    } results[] = {{"SELECT lo_creat(-1)", 26, 0, 1},
+                   {"SELECT lo_import('/f')", 26, 1, 1},
+                   {"SELECT oid FROM pg_class", 26, 0, 2},
+                   {"SELECT 35017::int4", 23, 0, 1}};
+    for (int i = 0; i < 4; i++) {
+        query(a, results[i].text, 430 + 10 * i);
+        put16(&body, 1);
+        putstr(&body, "col");
+        put32(&body, 0);
+        put16(&body, 0);
+        put32(&body, results[i].type);
+        put16(&body, 4);
+        put32(&body, 0xffffffffu);
+        put16(&body, (uint16_t)results[i].binary);
+        be(a, 'T', 431 + 10 * i);
+        for (int row = 0; row < results[i].rows; row++) {
+            put16(&body, 1);
+            if (results[i].binary) {
+                put32(&body, 4);
+                put32(&body, 35018);
+            } else {
+                put32(&body, 5);
+                buf_append(&body, "35017", 5);
+            }
+            be(a, 'D', 432 + 10 * i);
+        }
+        done(a, 433 + 10 * i);
+        ready(a, 434 + 10 * i);
+    }
+    recorder_session_end(rec, a, 600);
     struct record_stats st;
     struct capture_header h = {0};
     assert_int_equal(recorder_close(rec, &h, &st, &e), 0);
@@ -393,6 +428,16 @@ static void test_startup_and_copy_rows(void **state)
     assert_int_equal(ev.statement.copy_kept, 1);
     assert_int_equal(ev.statement.copy_len, 0);
     assert_string_equal(ev.statement.sqlstate, "42P01");
+    assert_null(ev.statement.returned);
+    const char *want_returned[] = {"35017", "35018", NULL, NULL};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        assert_string_equal(ev.statement.text, results[i].text);
+        if (want_returned[i])
+            assert_string_equal(ev.statement.returned, want_returned[i]);
+        else
+            assert_null(ev.statement.returned);
+    }
     assert_int_equal(capture_reader_next(r, &ev, &e), 1);
     assert_int_equal(ev.kind, CAPTURE_EV_SESSION_END);
     assert_int_equal(capture_reader_next(r, &ev, &e), 0);

@@ -522,6 +522,7 @@ struct replay_state *replay_prepass(const struct replay_opts *opts, const struct
         s->sessions[i].client = -2;
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->order_mu, NULL);
+    replay_returned_init(&s->returned);
     s->ordered = !opts->order_session;
     replay_draw_keys_init(&s->draw_keys);
     replay_draws_build_init(&s->draws_build, s->header.time_resolution_us);
@@ -562,5 +563,6 @@ void replay_state_free(struct replay_state *s)
     pg_connopts_free(&s->own);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->order_mu);
+    replay_returned_free(&s->returned);
     free(s);
 }

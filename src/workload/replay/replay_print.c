@@ -127,6 +127,11 @@ static void show_fidelity(struct result_rows *out, const struct replay_result *p
     if (p->copy_recorded)
         counts(out, "copy recorded", "%v COPY FROM STDIN sent the rows the capture recorded", 1,
                &p->copy_recorded);
+    if (p->values_mapped)
+        counts(out, "values mapped",
+               "%v statements sent with the values this server returned for the capture's "
+               "(large-object OIDs)",
+               1, &p->values_mapped);
     if (p->copy_empty)
         counts(out, "copy without data",
                "%v COPY FROM STDIN inside statements of several given no rows (their data is "
