@@ -300,8 +300,9 @@ static void read_one(struct worker_source *ws)
         return;
     if (ev.kind == CAPTURE_EV_STATEMENT) {
         struct buf *data = NULL;
-        if (ev.statement.copy_kept && sqltext_is_copy_from_stdin(ev.statement.text)) {
-            buf_reset(&ws->copy); /* the rows the proxy recorded: sent as they were */
+        if (ev.statement.copy_kept) { /* the rows the proxy recorded: sent as they were (in a
+                                       * statement of several, to its first COPY FROM STDIN) */
+            buf_reset(&ws->copy);
             buf_append(&ws->copy, (const char *)ev.statement.copy_data, ev.statement.copy_len);
             data = &ws->copy;
             ws->fig.copy_recorded++;
