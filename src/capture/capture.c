@@ -26,14 +26,28 @@
  *                      u duration_us + 1 (0 unknown), s sqlstate, s error, u cancel_us + 1
  *   'E' session end:   u id, u delta
  *   'Z' the end:       u n_sessions, u n_statements (a file without it is truncated)
+ * and in version 2 (written only when an event needs it, so a log's capture stays version 1):
+ *   'T' session start with its startup parameters: 'S''s fields, u n, n times s name, s value
+ *   'R' statement with more:  'Q''s fields, then tagged fields, each a tag byte and its value,
+ *                             ended by a 0 byte: 'c' u length + bytes (the COPY FROM STDIN's
+ *                             rows), 'v' s (the value it returned); an unknown tag is corrupt
  */
-enum { REC_SESSION = 'S', REC_STATEMENT = 'Q', REC_END_SESSION = 'E', REC_END = 'Z' };
+enum {
+    REC_SESSION = 'S',
+    REC_STATEMENT = 'Q',
+    REC_END_SESSION = 'E',
+    REC_END = 'Z',
+    REC_SESSION_STARTUP = 'T',
+    REC_STATEMENT_MORE = 'R',
+};
+enum { MORE_END = 0, MORE_COPY = 'c', MORE_RETURNED = 'v' };
 
 /* The longest string or parameter list a reader accepts: a corrupt length must not make it
  * allocate gigabytes. */
-#define MAX_STRING (256u << 20)
-#define MAX_PARAMS 65535u
-#define MAX_HEADER 65536
+#define MAX_STRING  (256u << 20)
+#define MAX_PARAMS  65535u
+#define MAX_STARTUP 1024u
+#define MAX_HEADER  65536
 
 /* ---- what a capture leaves out or keeps without its data ---- */
 
@@ -129,6 +143,7 @@ struct capture_writer {
     uint64_t n_sessions, n_statements;
     unsigned char *state; /* per session: 1 started, 2 ended */
     size_t state_cap;
+    int version; /* the highest version a record written needs */
 };
 
 static void put_u(struct buf *b, uint64_t v)
@@ -177,6 +192,7 @@ struct capture_writer *capture_writer_open(const char *path, struct err *e)
 {
     struct capture_writer *w = xcalloc(1, sizeof *w);
     w->path = xstrdup(path);
+    w->version = 1;
     w->tmp_path = xasprintf("%s.tmp-XXXXXX", path);
     int fd = os_mkstemp(w->tmp_path);
     if (fd < 0) {
@@ -223,12 +239,21 @@ int capture_write_session_start(struct capture_writer *w, const struct capture_s
                        s->id, (unsigned long long)w->n_sessions);
     *session_state(w, s->id) = 1;
     w->n_sessions++;
-    buf_putc(&w->rec, REC_SESSION);
+    int startup = s->n_startup > 0;
+    buf_putc(&w->rec, startup ? REC_SESSION_STARTUP : REC_SESSION);
     put_u(&w->rec, s->id);
     put_u(&w->rec, offset_delta(w, s->offset_us));
     put_s(&w->rec, s->log_id);
     put_s(&w->rec, s->user);
     put_s(&w->rec, s->database);
+    if (startup) {
+        w->version = 2;
+        put_u(&w->rec, (uint64_t)s->n_startup);
+        for (int i = 0; i < s->n_startup; i++) {
+            put_s(&w->rec, s->startup_names[i]);
+            put_s(&w->rec, s->startup_values[i]);
+        }
+    }
     return flush_record(w, e);
 }
 
@@ -245,7 +270,8 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
     if (check_open_session(w, st->session, e) < 0)
         return -1;
     w->n_statements++;
-    buf_putc(&w->rec, REC_STATEMENT);
+    int more = st->copy_kept || st->returned;
+    buf_putc(&w->rec, more ? REC_STATEMENT_MORE : REC_STATEMENT);
     put_u(&w->rec, st->session);
     put_u(&w->rec, offset_delta(w, st->offset_us));
     buf_putc(&w->rec, (char)st->protocol);
@@ -267,6 +293,20 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
     put_s(&w->rec, st->sqlstate);
     put_s(&w->rec, st->error);
     put_u(&w->rec, st->cancel_us < 0 ? 0 : (uint64_t)st->cancel_us + 1);
+    if (more) {
+        w->version = 2;
+        if (st->copy_kept) {
+            buf_putc(&w->rec, MORE_COPY);
+            put_u(&w->rec, (uint64_t)st->copy_len);
+            if (st->copy_len)
+                buf_append(&w->rec, (const char *)st->copy_data, st->copy_len);
+        }
+        if (st->returned) {
+            buf_putc(&w->rec, MORE_RETURNED);
+            put_s(&w->rec, st->returned);
+        }
+        buf_putc(&w->rec, MORE_END);
+    }
     return flush_record(w, e);
 }
 
@@ -312,7 +352,7 @@ static char *header_json(const struct capture_header *h)
     }
     json_t *o = json_object();
     json_object_set_new(o, "format", json_string(CAPTURE_FORMAT));
-    json_object_set_new(o, "version", json_integer(CAPTURE_VERSION));
+    json_object_set_new(o, "version", json_integer(h->version));
     json_t *src = json_object();
     json_object_set_new(src, "system_identifier", json_string(h->system_identifier));
     json_object_set_new(src, "address", json_string(h->address));
@@ -347,6 +387,8 @@ static char *header_json(const struct capture_header *h)
                                 json_integer((json_int_t)h->copy_in.tables[i].count));
         json_object_set_new(ci, "tables", tables);
         json_object_set_new(ci, "other", json_integer((json_int_t)h->copy_in.other));
+        if (h->copy_in.with_rows)
+            json_object_set_new(ci, "with_rows", json_integer((json_int_t)h->copy_in.with_rows));
         json_object_set_new(o, "copy_from_stdin", ci);
     }
     if (h->missing_files) {
@@ -438,7 +480,7 @@ int capture_writer_close(struct capture_writer *w, const struct capture_header *
         rc = err_set(e, ERR_RUNTIME, "%s: write failed", w->tmp_path);
     if (rc == 0) {
         struct capture_header full = *h;
-        full.version = CAPTURE_VERSION;
+        full.version = w->version;
         full.duration_us = w->last_offset_us;
         full.n_sessions = w->n_sessions;
         full.n_statements = w->n_statements;
@@ -466,6 +508,9 @@ struct capture_reader {
     const char **params;
     size_t *param_at; /* where each parameter starts in strings, (size_t)-1 for NULL */
     size_t params_cap;
+    const char **startup; /* a session's startup names then values */
+    size_t *startup_at;
+    size_t startup_cap;
 };
 
 static int corrupt(struct capture_reader *r, struct err *e, const char *what)
@@ -542,7 +587,28 @@ static int get_session_id(struct capture_reader *r, uint32_t *id, int want, stru
     return 0;
 }
 
-static int read_session(struct capture_reader *r, struct capture_event *ev, struct err *e)
+/* A 'T' record's startup parameters, after 'S''s fields. */
+static int read_startup(struct capture_reader *r, struct capture_session *s, struct err *e)
+{
+    uint64_t n;
+    if (get_u(r, &n, e) < 0)
+        return -1;
+    if (n > MAX_STARTUP)
+        return corrupt(r, e, "too many startup parameters");
+    if (2 * n > r->startup_cap) {
+        r->startup_cap = 2 * (size_t)n;
+        r->startup = xrealloc(r->startup, r->startup_cap * sizeof *r->startup);
+        r->startup_at = xrealloc(r->startup_at, r->startup_cap * sizeof *r->startup_at);
+    }
+    for (uint64_t i = 0; i < n; i++) /* pairs on disk; names then values in memory */
+        if (get_s(r, &r->startup_at[i], e) < 0 || get_s(r, &r->startup_at[n + i], e) < 0)
+            return -1;
+    s->n_startup = (int)n;
+    return 0;
+}
+
+static int read_session(struct capture_reader *r, struct capture_event *ev, int startup,
+                        struct err *e)
 {
     struct capture_session *s = &ev->session;
     size_t log_id, user, db;
@@ -551,13 +617,17 @@ static int read_session(struct capture_reader *r, struct capture_event *ev, stru
     if (s->id != r->n_sessions)
         return corrupt(r, e, "session out of order");
     if (get_offset(r, &s->offset_us, e) < 0 || get_s(r, &log_id, e) < 0 || get_s(r, &user, e) < 0 ||
-        get_s(r, &db, e) < 0)
+        get_s(r, &db, e) < 0 || (startup && read_startup(r, s, e) < 0))
         return -1;
     r->state[s->id] = 1;
     r->n_sessions++;
     s->log_id = r->strings.data + log_id;
     s->user = r->strings.data + user;
     s->database = r->strings.data + db;
+    for (int i = 0; i < 2 * s->n_startup; i++)
+        r->startup[i] = r->strings.data + r->startup_at[i];
+    s->startup_names = r->startup;
+    s->startup_values = r->startup + s->n_startup;
     return 0;
 }
 
@@ -589,7 +659,29 @@ static int read_params(struct capture_reader *r, struct capture_statement *st, s
     return 0;
 }
 
-static int read_statement(struct capture_reader *r, struct capture_event *ev, struct err *e)
+/* An 'R' record's tagged fields: positions into r->strings (copy_at, returned_at: (size_t)-1
+ * when absent). */
+static int read_more(struct capture_reader *r, size_t *copy_at, uint64_t *copy_len,
+                     size_t *returned_at, struct err *e)
+{
+    for (;;) {
+        int tag = gzgetc(r->in);
+        if (tag == MORE_END)
+            return 0;
+        if (tag == MORE_COPY && *copy_at == (size_t)-1) {
+            if (get_u(r, copy_len, e) < 0 || get_bytes(r, *copy_len, copy_at, e) < 0)
+                return -1;
+        } else if (tag == MORE_RETURNED && *returned_at == (size_t)-1) {
+            if (get_s(r, returned_at, e) < 0)
+                return -1;
+        } else {
+            return corrupt(r, e, tag < 0 ? "truncated" : "bad statement field");
+        }
+    }
+}
+
+static int read_statement(struct capture_reader *r, struct capture_event *ev, int more,
+                          struct err *e)
 {
     struct capture_statement *st = &ev->statement;
     memset(st, 0, sizeof *st);
@@ -602,12 +694,13 @@ static int read_statement(struct capture_reader *r, struct capture_event *ev, st
         return corrupt(r, e, "bad protocol or outcome");
     st->protocol = (enum capture_protocol)proto;
     st->outcome = (enum capture_outcome)outcome;
-    size_t name, text, sqlstate, error;
-    uint64_t duration, cancel;
+    size_t name, text, sqlstate, error, copy_at = (size_t)-1, returned_at = (size_t)-1;
+    uint64_t duration, cancel, copy_len = 0;
     /* Positions, not pointers, until the strings stop moving. */
     if (get_s(r, &name, e) < 0 || get_s(r, &text, e) < 0 || read_params(r, st, e) < 0 ||
         get_u(r, &duration, e) < 0 || get_s(r, &sqlstate, e) < 0 || get_s(r, &error, e) < 0 ||
-        get_u(r, &cancel, e) < 0)
+        get_u(r, &cancel, e) < 0 ||
+        (more && read_more(r, &copy_at, &copy_len, &returned_at, e) < 0))
         return -1;
     if (strlen(r->strings.data + sqlstate) > 5)
         return corrupt(r, e, "bad SQLSTATE");
@@ -622,6 +715,13 @@ static int read_statement(struct capture_reader *r, struct capture_event *ev, st
     for (int i = 0; i < st->n_params; i++)
         r->params[i] = r->param_at[i] == (size_t)-1 ? NULL : r->strings.data + r->param_at[i];
     st->params = r->params;
+    if (returned_at != (size_t)-1)
+        st->returned = r->strings.data + returned_at;
+    if (copy_at != (size_t)-1) {
+        st->copy_kept = 1;
+        st->copy_data = (const uint8_t *)r->strings.data + copy_at;
+        st->copy_len = (size_t)copy_len;
+    }
     r->n_statements++;
     return 0;
 }
@@ -650,12 +750,18 @@ int capture_reader_next(struct capture_reader *r, struct capture_event *ev, stru
     int rc;
     switch (type) {
     case REC_SESSION:
+    case REC_SESSION_STARTUP:
+        if (type == REC_SESSION_STARTUP && r->h.version < 2)
+            return corrupt(r, e, "a version 2 record in a version 1 capture");
         ev->kind = CAPTURE_EV_SESSION_START;
-        rc = read_session(r, ev, e);
+        rc = read_session(r, ev, type == REC_SESSION_STARTUP, e);
         break;
     case REC_STATEMENT:
+    case REC_STATEMENT_MORE:
+        if (type == REC_STATEMENT_MORE && r->h.version < 2)
+            return corrupt(r, e, "a version 2 record in a version 1 capture");
         ev->kind = CAPTURE_EV_STATEMENT;
-        rc = read_statement(r, ev, e);
+        rc = read_statement(r, ev, type == REC_STATEMENT_MORE, e);
         break;
     case REC_END_SESSION:
         ev->kind = CAPTURE_EV_SESSION_END;
@@ -735,6 +841,8 @@ static int parse_header_parts(struct capture_header *h, json_t *o, json_t *sk, j
         header_u64(ci, "other", &h->copy_in.other) < 0)
         return -1;
     h->copy_in.kept = 1;
+    if (json_object_get(ci, "with_rows") && header_u64(ci, "with_rows", &h->copy_in.with_rows) < 0)
+        return -1;
     const char *name;
     json_t *v;
     json_object_foreach(tables, name, v)
@@ -761,13 +869,15 @@ static int parse_header(struct capture_reader *r, const char *line, struct err *
                        CAPTURE_FORMAT);
     }
     json_t *ver = json_object_get(o, "version");
-    if (!json_is_integer(ver) || json_integer_value(ver) != CAPTURE_VERSION) {
+    if (!json_is_integer(ver) || json_integer_value(ver) < 1 ||
+        json_integer_value(ver) > CAPTURE_VERSION) {
         long long v = json_is_integer(ver) ? (long long)json_integer_value(ver) : -1;
         json_decref(o);
-        return err_set(e, ERR_INPUT, "%s:1: capture version %lld, this pgarena reads version %d",
-                       r->path, v, CAPTURE_VERSION);
+        return err_set(e, ERR_INPUT,
+                       "%s:1: capture version %lld, this pgarena reads versions 1 to %d", r->path,
+                       v, CAPTURE_VERSION);
     }
-    r->h.version = CAPTURE_VERSION;
+    r->h.version = (int)json_integer_value(ver);
     json_t *src = json_object_get(o, "source");
     json_t *sk = json_object_get(o, "skipped");
     json_t *port = src ? json_object_get(src, "port") : NULL;
@@ -844,6 +954,8 @@ void capture_reader_close(struct capture_reader *r)
     buf_free(&r->strings);
     free(r->params);
     free(r->param_at);
+    free(r->startup);
+    free(r->startup_at);
     free(r->state);
     free(r->path);
     free(r);

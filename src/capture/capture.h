@@ -26,8 +26,11 @@
  * capture_reader_close.
  */
 
-#define CAPTURE_FORMAT  "pgarena-capture"
-#define CAPTURE_VERSION 1
+#define CAPTURE_FORMAT "pgarena-capture"
+/* The newest version this pgarena reads and writes. A capture is written as version 1 unless
+ * it holds what only version 2 holds (a session's startup parameters, a COPY FROM STDIN's
+ * rows): older pgarena then still reads the captures of server logs. */
+#define CAPTURE_VERSION 2
 /* The resolution of a server log's timestamps (csvlog, jsonlog, %m, %n): milliseconds. */
 #define CAPTURE_LOG_RESOLUTION_US 1000
 
@@ -57,6 +60,10 @@ struct capture_session {
     const char *log_id;   /* the server's session id (%c), "" when unknown */
     const char *user;     /* "" when the log did not say */
     const char *database; /* "" when the log did not say */
+    /* SESSION_START of a recorded capture (version 2): every startup parameter as the client
+     * sent it (user and database among them), in its order; 0 and NULL otherwise. */
+    int n_startup;
+    const char *const *startup_names, *const *startup_values;
 };
 
 struct capture_statement {
@@ -72,6 +79,16 @@ struct capture_statement {
     char sqlstate[6];  /* with CAPTURE_OUTCOME_ERROR: the SQLSTATE, "" when unknown */
     const char *error; /* with CAPTURE_OUTCOME_ERROR: the message ("" when unknown), else "" */
     int64_t cancel_us; /* µs after its start at which the original was cancelled, -1 if not */
+    /* A COPY ... FROM STDIN whose rows the capture holds (version 2: recorded by the proxy):
+     * copy_kept 1, and the data the client sent (its CopyData messages' bytes, in order;
+     * copy_len may be 0). 0 otherwise (a log holds no rows). */
+    int copy_kept;
+    const uint8_t *copy_data;
+    size_t copy_len;
+    /* Version 2 (recorded): the value the server returned when a later statement may carry it
+     * as a literal and a replay's server returns another (one row of one column of type oid:
+     * lo_create, lo_import, lo_from_bytea...), as text; NULL otherwise. */
+    const char *returned;
 };
 
 struct capture_event {
@@ -113,6 +130,7 @@ struct capture_copy_table {
 };
 struct capture_copy_in {
     int kept;
+    uint64_t with_rows; /* of those counted, the ones whose rows the capture holds (version 2) */
     size_t n_tables;
     struct capture_copy_table tables[CAPTURE_COPY_TABLES];
     uint64_t other;
@@ -129,7 +147,7 @@ void capture_count_copy_of(struct capture_copy_in *c, const char *text);
 /* The header. At close the writer fills version, duration_us, n_sessions and n_statements
  * itself; the caller gives the rest. */
 struct capture_header {
-    int version;
+    int version;                /* 1 or 2 (set by the writer: the lowest that holds the events) */
     char system_identifier[32]; /* the source's, "" when unknown (only `replay capture` knows) */
     char address[256];          /* the source's host or address, "" when unknown */
     int port;                   /* the source's port, 0 when unknown */

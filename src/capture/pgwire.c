@@ -80,6 +80,12 @@ void pgwire_framer_init(struct pgwire_framer *f, const char *keep_types, uint32_
     buf_init(&f->body);
 }
 
+void pgwire_framer_keep_prefix(struct pgwire_framer *f, const char *types)
+{
+    for (const char *t = types; *t; t++)
+        f->prefix[(uint8_t)*t >> 3] |= (uint8_t)(1u << ((uint8_t)*t & 7));
+}
+
 void pgwire_framer_free(struct pgwire_framer *f)
 {
     buf_free(&f->body);
@@ -106,7 +112,9 @@ int pgwire_framer_feed(struct pgwire_framer *f, const uint8_t *data, size_t len,
             f->body_have = 0;
             uint8_t t = f->hdr[0];
             f->keeping = (f->keep[t >> 3] >> (t & 7)) & 1;
-            if (f->keeping && f->body_len > f->max_body) {
+            if (!f->keeping && ((f->prefix[t >> 3] >> (t & 7)) & 1))
+                f->keeping = 2;
+            if (f->keeping == 1 && f->body_len > f->max_body) {
                 *used = pos;
                 return -1;
             }
@@ -116,8 +124,11 @@ int pgwire_framer_feed(struct pgwire_framer *f, const uint8_t *data, size_t len,
     size_t take = len - pos;
     if (take > f->body_len - f->body_have)
         take = f->body_len - f->body_have;
-    if (f->keeping)
+    if (f->keeping == 1)
         buf_append(&f->body, (const char *)data + pos, take);
+    else if (f->keeping == 2 && f->body.len < PGWIRE_PREFIX_MAX)
+        buf_append(&f->body, (const char *)data + pos,
+                   take < PGWIRE_PREFIX_MAX - f->body.len ? take : PGWIRE_PREFIX_MAX - f->body.len);
     f->body_have += (uint32_t)take;
     pos += take;
     *used = pos;

@@ -59,16 +59,21 @@ struct pgwire_framer {
     uint8_t hdr[5];
     int hdr_have;
     uint32_t body_len, body_have;
-    int keeping;
-    uint8_t keep[32];  /* bitmap of the types whose bodies are kept */
-    uint32_t max_body; /* a longer kept body: the framer fails */
-    struct buf body;   /* the kept body of the message being read */
+    int keeping;        /* 0 skipped, 1 kept whole, 2 its first PGWIRE_PREFIX_MAX bytes kept */
+    uint8_t keep[32];   /* bitmap of the types whose bodies are kept */
+    uint8_t prefix[32]; /* bitmap of the types whose bodies' first bytes are kept */
+    uint32_t max_body;  /* a longer kept body: the framer fails */
+    struct buf body;    /* the kept body of the message being read */
 };
 
 /* Init f keeping the bodies of the types in keep_types (a string of type bytes), at most
  * max_body bytes each. */
 void pgwire_framer_init(struct pgwire_framer *f, const char *keep_types, uint32_t max_body);
 void pgwire_framer_free(struct pgwire_framer *f);
+/* Also keep the first PGWIRE_PREFIX_MAX bytes of the bodies of these types, however long (a
+ * message's body is then handed out cut to them: a DataRow's first short value). */
+#define PGWIRE_PREFIX_MAX 64u
+void pgwire_framer_keep_prefix(struct pgwire_framer *f, const char *types);
 
 /* Read from data (len bytes) up to the end of the next message: *used bytes taken. 1 when a
  * message ended (*type, and *body and *body_len when kept, else NULL and 0), 0 when data ran out

@@ -431,6 +431,7 @@ static void accept_all(struct proxy *p)
         buf_init(&c->to_client);
         pgwire_framer_init(&c->fe, RECORD_FRONTEND_TYPES, PROXY_BODY_MAX);
         pgwire_framer_init(&c->be, RECORD_BACKEND_TYPES, PGWIRE_STARTUP_MAX * 100);
+        pgwire_framer_keep_prefix(&c->be, RECORD_BACKEND_PREFIX_TYPES);
         c->next = p->conns;
         p->conns = c;
         p->n_conns++;

@@ -15,7 +15,18 @@ struct rev {
     enum capture_event_kind kind;
     struct rec_session *s;
     struct capture_statement st; /* session and offset_us set when written */
+    struct buf copy;             /* st.copy_kept: the rows the client sent */
+    int copy_too_big;            /* more than RECORD_COPY_MAX: kept without its rows */
+    /* The result being read: one column of type oid (in binary format when 2), and its rows
+     * so far; its one row's value is st.returned. */
+    int oid_column, rows;
 };
+
+#define OID_TYPE 26 /* pg_type's oid */
+
+/* The most COPY FROM STDIN data a statement keeps (what a capture's reader takes): a larger
+ * COPY is kept without its rows, as a log's would be. */
+#define RECORD_COPY_MAX ((256u << 20) - 1)
 
 /* What the server answers, in the order the client asked. */
 enum pend_kind { PEND_QUERY, PEND_EXECUTE, PEND_SYNC };
@@ -44,6 +55,8 @@ struct rportal {
 struct rec_session {
     struct rec_session *next;
     char *user, *database;
+    int n_startup;
+    char **startup; /* names then values, as the client sent them */
     uint32_t pid;
     uint8_t key[PGWIRE_CANCEL_KEY_MAX];
     size_t key_len;
@@ -55,8 +68,9 @@ struct rec_session {
     size_t q_head, q_len, q_cap;
     struct rstmt *stmts;
     struct rportal *portals;
-    int64_t ext_start; /* the first Parse or Bind of the next Execute, -1 none */
-    uint32_t queued;   /* its events kept and not written yet */
+    int64_t ext_start;   /* the first Parse or Bind of the next Execute, -1 none */
+    struct rev *copy_in; /* the statement whose COPY FROM STDIN takes the CopyData, or NULL */
+    uint32_t queued;     /* its events kept and not written yet */
 };
 
 struct recorder {
@@ -103,6 +117,8 @@ static void rev_free(struct rev *ev)
     free((char *)ev->st.name);
     free((char *)ev->st.text);
     free((char *)ev->st.error);
+    free((char *)ev->st.returned);
+    buf_free(&ev->copy);
     for (int i = 0; i < ev->st.n_params; i++)
         free((char *)ev->st.params[i]);
     free((void *)ev->st.params);
@@ -127,6 +143,12 @@ struct rec_session *recorder_session_start(struct recorder *r, const struct pgwi
     const char *db = pgwire_startup_param(su, "database");
     s->user = xstrdup(user ? user : "");
     s->database = xstrdup(db && *db ? db : s->user);
+    s->n_startup = su->n_params;
+    s->startup = xcalloc(2 * (size_t)su->n_params + 1, sizeof *s->startup);
+    for (int i = 0; i < su->n_params; i++) {
+        s->startup[i] = xstrdup(su->names[i]);
+        s->startup[su->n_params + i] = xstrdup(su->values[i]);
+    }
     s->ext_start = -1;
     s->last_t = t;
     s->start_ev = rev_new(r, s, CAPTURE_EV_SESSION_START, t);
@@ -348,10 +370,29 @@ void recorder_frontend(struct recorder *r, struct rec_session *s, char type, con
         s->ext_start = -1;
         push(s, PEND_SYNC, NULL);
         break;
-    case 'F': /* FunctionCall: not a statement of format 1's, but answered by a ReadyForQuery */
+    case 'F': /* FunctionCall: not a statement a capture holds yet, but answered by a ReadyForQuery
+               */
         push(s, PEND_QUERY, NULL);
         break;
-    default: /* Describe, Close, Flush, CopyData...: nothing of format 1's */
+    case 'd': /* CopyData of the COPY FROM STDIN the server asked for */
+        if (s->copy_in && body) {
+            struct rev *ev = s->copy_in;
+            if (ev->copy.len + len > RECORD_COPY_MAX) {
+                ev->st.copy_kept = 0;
+                ev->copy_too_big = 1;
+                buf_free(&ev->copy);
+                buf_init(&ev->copy);
+                s->copy_in = NULL;
+            } else {
+                buf_append(&ev->copy, (const char *)body, len);
+            }
+        }
+        break;
+    case 'c': /* CopyDone, CopyFail: the rows end (a CopyFail's error comes from the server) */
+    case 'f':
+        s->copy_in = NULL;
+        break;
+    default: /* Describe, Close, Flush...: nothing a capture holds yet */
         break;
     }
 }
@@ -371,6 +412,17 @@ static void complete(struct recorder *r, struct rev *ev, int64_t t)
         ev->st.outcome = CAPTURE_OUTCOME_OK;
     if (!ev->st.error)
         ev->st.error = xstrdup("");
+    if (ev->s->copy_in == ev)
+        ev->s->copy_in = NULL;
+    /* A COPY the server refused before asking for rows got none from the client: it is kept
+     * with none, as it was sent. */
+    if (!ev->st.copy_kept && !ev->copy_too_big && sqltext_is_copy_from_stdin(ev->st.text))
+        ev->st.copy_kept = 1;
+    if (ev->st.copy_kept) {
+        ev->st.copy_data = (const uint8_t *)ev->copy.data;
+        ev->st.copy_len = ev->copy.len;
+        r->st.copy_in.with_rows += sqltext_is_copy_from_stdin(ev->st.text);
+    }
     keep(r, ev);
     r->st.statements++;
     r->st.by_protocol[ev->st.protocol]++;
@@ -390,6 +442,50 @@ static void set_error(struct rev *ev, const uint8_t *body, size_t len)
     pgwire_parse_error(body, len, ev->st.sqlstate, &msg);
     free((char *)ev->st.error);
     ev->st.error = xstrdup(msg);
+}
+
+/* RowDescription: a result of one oid column may hand back a value a later statement carries. */
+static void on_row_description(struct rev *ev, const uint8_t *body, size_t len)
+{
+    struct pgwire_reader rd;
+    pgwire_reader_init(&rd, body, len);
+    int fields = pgwire_get_u16(&rd);
+    pgwire_get_str(&rd); /* name, table, column, type, size, modifier, format */
+    pgwire_get_u32(&rd);
+    pgwire_get_u16(&rd);
+    uint32_t type = pgwire_get_u32(&rd);
+    pgwire_get_u16(&rd);
+    pgwire_get_u32(&rd);
+    int binary = pgwire_get_u16(&rd) == 1;
+    ev->oid_column = !rd.bad && fields == 1 && type == OID_TYPE ? 1 + binary : 0;
+    ev->rows = 0;
+}
+
+/* DataRow (its first bytes): the one row's value of such a result. A second row: none. */
+static void on_data_row(struct rev *ev, const uint8_t *body, size_t len)
+{
+    if (!ev->oid_column)
+        return;
+    if (++ev->rows > 1 || ev->st.returned) {
+        free((char *)ev->st.returned);
+        ev->st.returned = NULL;
+        ev->oid_column = 0;
+        return;
+    }
+    struct pgwire_reader rd;
+    pgwire_reader_init(&rd, body, len);
+    int cols = pgwire_get_u16(&rd);
+    uint32_t n = pgwire_get_u32(&rd);
+    const uint8_t *v = n <= 20 ? pgwire_get_bytes(&rd, n) : NULL;
+    if (rd.bad || cols != 1 || !v || n == 0)
+        return;
+    if (ev->oid_column == 2) {
+        if (n == 4)
+            ev->st.returned =
+                xasprintf("%u", (unsigned)v[0] << 24 | (unsigned)v[1] << 16 | v[2] << 8 | v[3]);
+    } else {
+        ev->st.returned = xstrndup((const char *)v, n);
+    }
 }
 
 static void on_ready(struct recorder *r, struct rec_session *s, int64_t t)
@@ -431,7 +527,24 @@ void recorder_backend(struct recorder *r, struct rec_session *s, char type, cons
         break;
     }
     case 'Z':
+        s->copy_in = NULL;
         on_ready(r, s, t);
+        break;
+    case 'T':
+        if (h && h->ev && h->kind != PEND_SYNC && body)
+            on_row_description(h->ev, body, len);
+        break;
+    case 'D':
+        if (h && h->ev && h->kind != PEND_SYNC && body)
+            on_data_row(h->ev, body, len);
+        break;
+    case 'G': /* CopyInResponse: the rows the client sends next are the statement's */
+        if (h && h->ev && h->kind != PEND_SYNC) {
+            s->copy_in = h->ev;
+            if (!h->ev->st.copy_kept) /* a second COPY of one Query: its rows follow */
+                buf_init(&h->ev->copy);
+            h->ev->st.copy_kept = 1;
+        }
         break;
     case 'C':
     case 'I':
@@ -546,7 +659,11 @@ static int write_event(struct recorder *r, struct rev *ev, struct err *e)
                                      .offset_us = off,
                                      .log_id = log_id,
                                      .user = ev->s->user,
-                                     .database = ev->s->database};
+                                     .database = ev->s->database,
+                                     .n_startup = ev->s->n_startup,
+                                     .startup_names = (const char *const *)ev->s->startup,
+                                     .startup_values =
+                                         (const char *const *)ev->s->startup + ev->s->n_startup};
         return capture_write_session_start(r->w, &cs, e);
     }
     if (ev->kind == CAPTURE_EV_SESSION_END)
@@ -585,6 +702,9 @@ static void session_free(struct rec_session *s)
     rev_free(s->start_ev);
     free(s->user);
     free(s->database);
+    for (int i = 0; i < 2 * s->n_startup; i++)
+        free(s->startup[i]);
+    free(s->startup);
     free(s);
 }
 

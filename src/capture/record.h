@@ -9,8 +9,9 @@
 #include "capture/pgwire.h"
 
 /*
- * The recording proxy's messages to capture events (format 1): each session's start (user,
- * database), its statements and its end, timed at the proxy in microseconds (monotonic). A
+ * The recording proxy's messages to capture events (capture version 2): each session's start
+ * (every startup parameter as sent), its statements (a COPY FROM STDIN with the rows the
+ * client sent) and its end, timed at the proxy in microseconds (monotonic). A
  * statement is a Query (simple: from it to its ReadyForQuery) or an Execute (extended: from
  * its first Parse or Bind to its CommandComplete, EmptyQueryResponse, PortalSuspended or
  * ErrorResponse), with the text of the statement it runs (named or unnamed), its parameters
@@ -19,7 +20,7 @@
  * in (no ReadyForQuery) is no session. Passwords: the PasswordMessage and SASL messages are
  * never read; a statement setting one has it cut out (capture/sqltext.h), one holding one
  * that cannot be cut out is left out (skipped_secret). Binary-format parameters are left
- * out as unsupported (binary_parameters): format 1 holds text only.
+ * out as unsupported (binary_parameters): the capture holds text parameters only.
  *
  * The events are written as they settle (recorder_flush: once nothing can start before
  * them any more), in the order of their start, sessions numbered in the order they
@@ -33,9 +34,11 @@ struct recorder;
 struct rec_session;
 
 /* The frontend message types whose bodies the recorder reads (a framer's keep_types). */
-#define RECORD_FRONTEND_TYPES "QPBECS"
+#define RECORD_FRONTEND_TYPES "QPBECSd"
 /* The backend's. */
-#define RECORD_BACKEND_TYPES "CEZK"
+#define RECORD_BACKEND_TYPES "CEZKGT"
+/* The backend's whose first bytes it reads (pgwire_framer_keep_prefix): DataRow. */
+#define RECORD_BACKEND_PREFIX_TYPES "D"
 
 struct record_stats {
     uint64_t sessions, statements, by_protocol[3], ok, failed;

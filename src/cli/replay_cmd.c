@@ -183,7 +183,13 @@ void cli_replay_print_kept(const char *label, const struct capture_unsupported_k
         n += copy_in->tables[i].count;
     if (!n)
         return;
-    printf("%sCOPY FROM STDIN kept without their data: %llu (", label, (unsigned long long)n);
+    if (copy_in->with_rows)
+        printf("%sCOPY FROM STDIN kept with their rows: %llu\n", label,
+               (unsigned long long)copy_in->with_rows);
+    if (copy_in->with_rows >= n)
+        return;
+    printf("%sCOPY FROM STDIN kept without their data: %llu (", label,
+           (unsigned long long)(n - copy_in->with_rows));
     for (size_t i = 0; i < copy_in->n_tables; i++)
         printf("%s%s %llu", i ? ", " : "", copy_in->tables[i].table,
                (unsigned long long)copy_in->tables[i].count);

@@ -146,25 +146,38 @@ static const char *const outcomes[] = {"unknown", "ok", "error"};
 
 static json_t *event_json(const struct capture_event *ev)
 {
-    if (ev->kind != CAPTURE_EV_STATEMENT)
-        return ev->kind == CAPTURE_EV_SESSION_START
-                   ? json_pack("{s:s, s:I, s:I, s:s, s:s, s:s}", "event", "start", "session",
-                               (json_int_t)ev->session.id, "offset_us",
-                               (json_int_t)ev->session.offset_us, "log_id", ev->session.log_id,
-                               "user", ev->session.user, "database", ev->session.database)
-                   : json_pack("{s:s, s:I, s:I}", "event", "end", "session",
-                               (json_int_t)ev->session.id, "offset_us",
-                               (json_int_t)ev->session.offset_us);
+    if (ev->kind == CAPTURE_EV_SESSION_END)
+        return json_pack("{s:s, s:I, s:I}", "event", "end", "session", (json_int_t)ev->session.id,
+                         "offset_us", (json_int_t)ev->session.offset_us);
+    if (ev->kind == CAPTURE_EV_SESSION_START) {
+        const struct capture_session *s = &ev->session;
+        json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s}", "event", "start", "session",
+                              (json_int_t)s->id, "offset_us", (json_int_t)s->offset_us, "log_id",
+                              s->log_id, "user", s->user, "database", s->database);
+        if (s->n_startup) { /* version 2: the startup parameters, as pairs in their order */
+            json_t *su = json_array();
+            for (int i = 0; i < s->n_startup; i++)
+                json_array_append_new(
+                    su, json_pack("[s, s]", s->startup_names[i], s->startup_values[i]));
+            json_object_set_new(o, "startup", su);
+        }
+        return o;
+    }
     const struct capture_statement *st = &ev->statement;
     json_t *params = json_array();
     for (int i = 0; i < st->n_params; i++)
         json_array_append_new(params, st->params[i] ? json_string(st->params[i]) : json_null());
-    return json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:o, s:I, s:s, s:s, s:s, s:I}", "event",
-                     "statement", "session", (json_int_t)st->session, "offset_us",
-                     (json_int_t)st->offset_us, "protocol", protocols[st->protocol], "name",
-                     st->name, "text", st->text, "params", params, "duration_us",
-                     (json_int_t)st->duration_us, "outcome", outcomes[st->outcome], "sqlstate",
-                     st->sqlstate, "error", st->error, "cancel_us", (json_int_t)st->cancel_us);
+    json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:o, s:I, s:s, s:s, s:s, s:I}", "event",
+                          "statement", "session", (json_int_t)st->session, "offset_us",
+                          (json_int_t)st->offset_us, "protocol", protocols[st->protocol], "name",
+                          st->name, "text", st->text, "params", params, "duration_us",
+                          (json_int_t)st->duration_us, "outcome", outcomes[st->outcome], "sqlstate",
+                          st->sqlstate, "error", st->error, "cancel_us", (json_int_t)st->cancel_us);
+    if (st->copy_kept) /* version 2: the COPY's rows are in the capture (their size here) */
+        json_object_set_new(o, "copy_bytes", json_integer((json_int_t)st->copy_len));
+    if (st->returned) /* version 2: the value the server handed back */
+        json_object_set_new(o, "returned", json_string(st->returned));
+    return o;
 }
 
 static int print_events(struct capture_reader *r, struct err *e)

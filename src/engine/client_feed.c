@@ -180,6 +180,7 @@ static int statement_done(struct client *c, time_ns now, int sent, int ok, enum 
         .measured = now >= c->w->run->start_ns,
         .copy_empty = f->copy_empty,
         .prepared = f->prepared_now,
+        .returned = f->item.want_returned && f->returned[0] ? f->returned : NULL,
     };
     if (feed->done(c->w->feed_ws, c->id, &f->item, &o) && sent &&
         worker_record(c, c->tx_start, now, !ok, why)) {
@@ -276,6 +277,7 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
     f->cancel_sent = 0;
     f->sqlstate[0] = f->message[0] = '\0';
     f->copy_out = f->copy_in = f->copy_given = f->copy_empty = 0;
+    f->returned[0] = '\0';
     c->failure = PGF_NONE;
     c->tx_deadline = cfg->timeout_us > 0 ? now + cfg->timeout_us * NS_PER_US : 0;
     f->cancel_at = it->cancel_us >= 0 ? now + it->cancel_us * NS_PER_US : 0;
@@ -370,6 +372,8 @@ int client_step_feed_next(struct client *c, time_ns now)
         client_close(c);
         return CS_FEED_NEXT;
     default:
+        if (feed->before_send)
+            feed->before_send(c->w->feed_ws, c->id, &f->item);
         return start_statement(c, due, now);
     }
 }
@@ -457,6 +461,11 @@ static int feed_drain(struct client *c)
                          "COPY TO STDOUT (in a statement of several) cannot be replayed");
                 return -1;
             }
+        }
+        if (f->item.want_returned) { /* the last result's, when one value */
+            int one = st == PG_RES_ROWS && pg_result_rows(res) == 1 && pg_result_cols(res) == 1 &&
+                      !pg_result_isnull(res, 0, 0);
+            snprintf(f->returned, sizeof f->returned, "%s", one ? pg_result_value(res, 0, 0) : "");
         }
         if (st != PG_RES_COMMAND && st != PG_RES_ROWS && st != PG_RES_EMPTY &&
             c->failure == PGF_NONE) {

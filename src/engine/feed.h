@@ -65,6 +65,7 @@ struct engine_feed_item {
     size_t copy_len;
     enum engine_feed_unprepare unprepare;
     const char *unprepare_names; /* FEED_UNPREPARE_NAMES: each with its NUL, an empty one last */
+    int want_returned;           /* hand back its result's value (outcome's returned) */
 };
 
 /* How a statement went, for the source's own figures. */
@@ -80,6 +81,9 @@ struct engine_feed_outcome {
     int measured;          /* it ended after --warmup (the run's figures count it) */
     int copy_empty;        /* its COPY FROM STDIN given no rows (see copy_data) */
     int prepared;          /* FEED_NAMED: it was prepared (a Parse sent) before it ran */
+    /* With the item's want_returned: the value of its last result when that was one row of
+     * one column (not NULL), else NULL; valid during done. */
+    const char *returned;
 };
 
 /* A statement due to start, for the source's ready: the time, and the session's connection
@@ -116,6 +120,10 @@ struct engine_feed {
      * ms (sooner when d->ask_again_ns says so), then asks again. */
     int (*ready)(void *ws, int client, const struct engine_feed_item *it,
                  struct engine_feed_due *d);
+    /* Optional: called once a statement's turn has come, just before it is sent; the source
+     * may point its text and params elsewhere (to what they became since next: values the
+     * replay's server handed back in place of the capture's), valid until its done. */
+    void (*before_send)(void *ws, int client, struct engine_feed_item *it);
 };
 
 #endif

@@ -140,6 +140,79 @@ PY
         fail "the replay did not insert what the capture did"
 }
 
+# Capture version 2 (issue 50): the startup parameters a client sent (DateStyle, an
+# application_name, options' search_path), the rows of every COPY FROM STDIN (psql's COPY and
+# \copy of a 2000-row file: many CopyData messages) and the OID lo_from_bytea returned are
+# recorded; the replay sends them as sent, with its own server's OID where later statements
+# carry the capture's: the target's table holds the same rows (checksum), a date only DMY
+# reads, a statement only the startup's search_path resolves and the large object's content
+# read by its OID all succeed there as in the capture.
+test_replay_record_copy_rows_and_startup() {
+    record_server
+    record_start --seconds 300
+    python3 - "$T/rows.tsv" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    for i in range(1, 2001):  # COPY's text format: a backslash written twice, \N for NULL
+        f.write(f"{i}\t{i % 28 + 1}/02/2026\tline\\\\{i}\t\\N\n" if i % 7 else f"{i}\t\\N\t\t\\N\n")
+PY
+    PGDATESTYLE='ISO, DMY' PGAPPNAME=rec_loader PGOPTIONS='-c search_path=app,public' \
+        "$PSQL15" -X -q -v ON_ERROR_STOP=1 "$pconn" >"$T/psql.out" 2>&1 <<SQL ||
+CREATE SCHEMA app;
+CREATE TABLE items (id int PRIMARY KEY, d date, note text, who text);
+COPY items FROM STDIN;
+9001	13/01/2026	tab\there	\N
+9002	\N	back\\slash	x
+\\.
+\\copy items FROM '$T/rows.tsv'
+INSERT INTO items VALUES (0, '31/12/2026', 'dmy', current_setting('application_name'));
+SELECT lo_from_bytea(0, 'large object') AS loid \gset
+SELECT lo_get(:loid);
+INSERT INTO items VALUES (-1, NULL, convert_from(lo_get(:loid), 'UTF8'), 'lo');
+SQL
+        { cat "$T/psql.out" >&2; fail "psql through the proxy"; }
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+    assert_out "COPY FROM STDIN kept with their rows: 2"
+    local want
+    want=$(sql "SELECT count(*) || ' ' || md5(string_agg(t::text, ',' ORDER BY id)) FROM app.items t" \
+        "${rconn% dbname=*} dbname=rec")
+    case $want in 2004\ *) ;; *) fail "the source holds $want rows" ;; esac
+    pga replay show --events "$T/rec.cap"
+    assert_rc 0
+    python3 - "$T/out" <<'PY' || fail "the capture does not hold the startup or the rows"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+start = [e for e in ev if e["event"] == "start"]
+assert len(start) == 1, start
+su = dict(start[0]["startup"])
+assert su.get("DateStyle", su.get("datestyle")) == "ISO, DMY", su
+assert su["application_name"] == "rec_loader" and su["options"] == "-c search_path=app,public", su
+assert su["user"] == "postgres" and su["database"] == "rec", su
+copies = [e for e in ev if e["event"] == "statement" and e.get("copy_bytes") is not None]
+assert len(copies) == 2 and all(e["outcome"] == "ok" for e in copies), copies
+assert copies[0]["copy_bytes"] > 0 and copies[1]["copy_bytes"] > 20000, copies
+PY
+    pga replay run "$T/rec.cap" "$rconn" --map-db rec=dst --reset-from snap --force -q -o "$T/r.json"
+    assert_rc 0
+    python3 - "$T/r.json" <<'PY' || fail "the replay differs from the capture"
+import json, sys
+d = json.load(open(sys.argv[1]))["replay"]
+assert d["copy_recorded"] == 2 and d["skipped"]["copy"] == 0, d
+assert d["sent"] == d["statements"] == 8, (d["sent"], d["statements"])
+# The large object's OID the replay's server gave, in the two statements that carry it.
+assert d["values_mapped"] == 2, d
+assert d["diverged"]["failed_now"] == 0 and d["diverged"]["succeeded_now"] == 0, d["diverged"]
+PY
+    local got
+    got=$(sql "SELECT count(*) || ' ' || md5(string_agg(t::text, ',' ORDER BY id)) FROM app.items t" \
+        "${rconn% dbname=*} dbname=dst")
+    [ "$got" = "$want" ] || fail "the target's rows: $got, the source's: $want"
+    [ "$(sql "SELECT who FROM app.items WHERE id = 0 AND d = '2026-12-31'" "${rconn% dbname=*} dbname=dst")" = rec_loader ] ||
+        fail "the DMY row or its application_name differ on the target"
+}
+
 test_replay_record_seconds_and_refusals() {
     record_server
     record_start --seconds 4

@@ -46,7 +46,7 @@ static int select_capture(struct capture_writer *w, struct capture_header *h, in
     long sessions = atol(argv[3]), statements = atol(argv[4]), gap = atol(argv[5]);
     long accounts = argc > 6 ? atol(argv[6]) : 100000;
     for (long s = 0; s < sessions; s++) {
-        struct capture_session cs = {(uint32_t)s, 0, "", "", ""};
+        struct capture_session cs = {.id = (uint32_t)s, .log_id = "", .user = "", .database = ""};
         if (capture_write_session_start(w, &cs, &e) < 0)
             return die(&e);
     }
@@ -122,7 +122,11 @@ static int described(struct capture_writer *w, struct capture_header *h)
         if (f[0][0] == 'H' && n >= 3) {
             header_field(h, f[1], f[2]);
         } else if (f[0][0] == 'S' && n >= 5) {
-            struct capture_session s = {(uint32_t)atol(f[1]), atoll(f[2]), "", f[3], f[4]};
+            struct capture_session s = {.id = (uint32_t)atol(f[1]),
+                                        .offset_us = atoll(f[2]),
+                                        .log_id = "",
+                                        .user = f[3],
+                                        .database = f[4]};
             rc = capture_write_session_start(w, &s, &e);
         } else if (f[0][0] == 'E' && n >= 3) {
             rc = capture_write_session_end(w, (uint32_t)atol(f[1]), atoll(f[2]), &e);

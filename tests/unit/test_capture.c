@@ -83,7 +83,7 @@ static void test_round_trip(void **state)
     struct capture_reader *r = capture_reader_open(path, &e);
     assert_non_null(r);
     const struct capture_header *h = capture_reader_header(r);
-    assert_int_equal(h->version, CAPTURE_VERSION);
+    assert_int_equal(h->version, 1); /* nothing of version 2's: older readers take it */
     assert_string_equal(h->system_identifier, "7311234567890123456");
     assert_string_equal(h->address, "db1.example");
     assert_int_equal(h->port, 5433);
@@ -144,6 +144,90 @@ static void test_round_trip(void **state)
     assert_int_equal(ev.session.offset_us, 5000000100LL);
     assert_int_equal(capture_reader_next(r, &ev, &e), 0);
     assert_int_equal(capture_reader_next(r, &ev, &e), 0);
+    capture_reader_close(r);
+}
+
+/* Version 2's records: startup parameters (pairs, in order) and a statement's COPY rows (bytes
+ * with a NUL among them; none at all is not the same as no rows kept). */
+static void test_version_2_round_trip(void **state)
+{
+    (void)state;
+    struct err e = {0};
+    struct capture_writer *w = capture_writer_open(path, &e);
+    assert_non_null(w);
+    const char *names[] = {"user", "database", "options"};
+    const char *values[] = {"app", "shop", "-c search_path=a\\ b"};
+    struct capture_session s0 = {.id = 0,
+                                 .log_id = "9",
+                                 .user = "app",
+                                 .database = "shop",
+                                 .n_startup = 3,
+                                 .startup_names = names,
+                                 .startup_values = values};
+    assert_int_equal(capture_write_session_start(w, &s0, &e), 0);
+    struct capture_statement c = {.text = "COPY t FROM STDIN",
+                                  .offset_us = 10,
+                                  .duration_us = 5,
+                                  .outcome = CAPTURE_OUTCOME_OK,
+                                  .cancel_us = -1,
+                                  .copy_kept = 1,
+                                  .copy_data = (const uint8_t *)"1\t\0x\n",
+                                  .copy_len = 5};
+    assert_int_equal(capture_write_statement(w, &c, &e), 0);
+    c.copy_len = 0;
+    c.copy_data = NULL;
+    assert_int_equal(capture_write_statement(w, &c, &e), 0);
+    c.copy_kept = 0;
+    assert_int_equal(capture_write_statement(w, &c, &e), 0);
+    assert_int_equal(capture_write_session_end(w, 0, 20, &e), 0);
+    struct capture_header h = {0};
+    assert_int_equal(capture_writer_close(w, &h, &e), 0);
+
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    assert_int_equal(capture_reader_header(r)->version, 2);
+    struct capture_event ev;
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.session.n_startup, 3);
+    for (int i = 0; i < 3; i++) {
+        assert_string_equal(ev.session.startup_names[i], names[i]);
+        assert_string_equal(ev.session.startup_values[i], values[i]);
+    }
+    assert_string_equal(ev.session.user, "app");
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.statement.copy_kept, 1);
+    assert_int_equal(ev.statement.copy_len, 5);
+    assert_memory_equal(ev.statement.copy_data, "1\t\0x\n", 5);
+    assert_int_equal(ev.statement.duration_us, 5);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.statement.copy_kept, 1);
+    assert_int_equal(ev.statement.copy_len, 0);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.statement.copy_kept, 0);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.kind, CAPTURE_EV_SESSION_END);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 0);
+    capture_reader_close(r);
+}
+
+/* A version 1 header over a version 2 record: corrupt, not read as something else. */
+static void test_version_2_record_in_version_1(void **state)
+{
+    (void)state;
+    gzFile z = gzopen(path, "wb");
+    assert_non_null(z);
+    gzputs(z, "{\"format\":\"pgarena-capture\",\"version\":1,\"source\":{},\"start_us\":0,"
+              "\"duration_us\":0,\"sessions\":1,\"statements\":0,\"skipped\":{\"copy\":0,"
+              "\"secret\":0,\"unsupported\":0}}\n");
+    const char rec[] = {'T', 0, 0, 0, 0, 0, 0};
+    gzwrite(z, rec, sizeof rec);
+    gzclose(z);
+    struct err e = {0};
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    struct capture_event ev;
+    assert_int_equal(capture_reader_next(r, &ev, &e), -1);
+    assert_non_null(strstr(e.msg, "a version 2 record in a version 1 capture"));
     capture_reader_close(r);
 }
 
@@ -221,7 +305,8 @@ static void test_bad_headers(void **state)
     expect_open_refused("", "not a pgarena capture");
     expect_open_refused("2026-12-01 11:00:00.000 UTC|u|d|1.2|LOG:  statement: x\n",
                         "not a pgarena capture");
-    expect_open_refused("{\"format\":\"pgarena-capture\",\"version\":2}\n", "version 2");
+    expect_open_refused("{\"format\":\"pgarena-capture\",\"version\":3}\n", "version 3");
+    expect_open_refused("{\"format\":\"pgarena-capture\",\"version\":0}\n", "version 0");
     expect_open_refused("{\"format\":\"pgarena-capture\",\"version\":1}\n", "bad capture header");
     struct err e = {0};
     assert_null(capture_reader_open("/nonexistent/x.cap", &e));
@@ -373,6 +458,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_version_2_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_version_2_record_in_version_1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writer_refuses_misuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_headers, setup, teardown),

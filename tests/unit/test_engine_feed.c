@@ -74,7 +74,13 @@ static void add(int client, enum engine_feed_kind kind, int64_t offset_us, const
 
 static struct engine_feed feed_of(double speed)
 {
-    return (struct engine_feed){speed, &TF, tf_open, tf_next, tf_done, tf_failed, tf_close, NULL};
+    return (struct engine_feed){.speed = speed,
+                                .arg = &TF,
+                                .open = tf_open,
+                                .next = tf_next,
+                                .done = tf_done,
+                                .session_failed = tf_failed,
+                                .close = tf_close};
 }
 
 /* A source's order (engine/feed.h's ready): "SELECT B" may not start before "SELECT A" is

@@ -144,8 +144,13 @@ static void paced_start(struct fx *f, struct engine_feed *feed, double speed, in
     fx_init(f, "\\set x 1\n");
     memset(&PACED, 0, sizeof PACED);
     PACED.gap_ms = gap_ms;
-    *feed = (struct engine_feed){speed,      &PACED,       paced_open,  paced_next,
-                                 paced_done, paced_failed, paced_close, NULL};
+    *feed = (struct engine_feed){.speed = speed,
+                                 .arg = &PACED,
+                                 .open = paced_open,
+                                 .next = paced_next,
+                                 .done = paced_done,
+                                 .session_failed = paced_failed,
+                                 .close = paced_close};
     f->cfg.feed = feed;
     f->cfg.tx_per_client = 0;
     engine_state_init(&f->run, &f->cfg);

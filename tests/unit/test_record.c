@@ -323,12 +323,135 @@ static void test_flush_order(void **state)
     unlink(path);
 }
 
+/* Version 2: a session's startup parameters as sent, and a COPY FROM STDIN's rows (CopyData
+ * after the server's CopyInResponse, up to CopyDone) kept with its statement; a COPY the server
+ * refused before asking for rows is kept with none. (A log's capture, holding neither, stays
+ * version 1: test_capture.) */
+static void test_startup_and_copy_rows(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/test_record_copy_%d.cap", (int)getpid());
+    struct err e = {0};
+    rec = recorder_new(path, 1700000000000000LL, 0, &e);
+    buf_init(&body);
+    struct pgwire_startup su = {.kind = PGWIRE_STARTUP_V3, .n_params = 4};
+    const char *names[] = {"user", "database", "DateStyle", "application_name"};
+    const char *values[] = {"app", "shop", "ISO, DMY", "loader"};
+    for (int i = 0; i < 4; i++)
+        su.names[i] = names[i], su.values[i] = values[i];
+    struct rec_session *a = recorder_session_start(rec, &su, 100);
+    ready(a, 110);
+    query(a, "COPY t FROM STDIN", 200);
+    be(a, 'G', 210);
+    buf_append(&body, "1\ta\n", 4);
+    fe(a, 'd', 220);
+    buf_append(&body, "2\t\0b\n", 5); /* bytes as sent, a NUL among them */
+    fe(a, 'd', 230);
+    fe(a, 'c', 240);
+    putstr(&body, "COPY 2");
+    be(a, 'C', 250);
+    ready(a, 260);
+    query(a, "SELECT 1", 300); /* no rows of its own: CopyData only after a CopyInResponse */
+    buf_append(&body, "stray", 5);
+    fe(a, 'd', 305);
+    done(a, 310);
+    ready(a, 320);
+    query(a, "COPY nosuch FROM STDIN", 400);
+    error(a, "42P01", 410);
+    ready(a, 420);
+    /* One row of one oid column: its value is kept (text, then binary format); two rows, or
+     * another type: none. */
+    const struct {
+        const char *text;
+        uint32_t type;
+        int binary, rows;
+    } results[] = {{"SELECT lo_creat(-1)", 26, 0, 1},
+                   {"SELECT lo_import('/f')", 26, 1, 1},
+                   {"SELECT oid FROM pg_class", 26, 0, 2},
+                   {"SELECT 35017::int4", 23, 0, 1}};
+    for (int i = 0; i < 4; i++) {
+        query(a, results[i].text, 430 + 10 * i);
+        put16(&body, 1);
+        putstr(&body, "col");
+        put32(&body, 0);
+        put16(&body, 0);
+        put32(&body, results[i].type);
+        put16(&body, 4);
+        put32(&body, 0xffffffffu);
+        put16(&body, (uint16_t)results[i].binary);
+        be(a, 'T', 431 + 10 * i);
+        for (int row = 0; row < results[i].rows; row++) {
+            put16(&body, 1);
+            if (results[i].binary) {
+                put32(&body, 4);
+                put32(&body, 35018);
+            } else {
+                put32(&body, 5);
+                buf_append(&body, "35017", 5);
+            }
+            be(a, 'D', 432 + 10 * i);
+        }
+        done(a, 433 + 10 * i);
+        ready(a, 434 + 10 * i);
+    }
+    recorder_session_end(rec, a, 600);
+    struct record_stats st;
+    struct capture_header h = {0};
+    assert_int_equal(recorder_close(rec, &h, &st, &e), 0);
+    recorder_free(rec);
+    buf_free(&body);
+    assert_int_equal(st.copy_in.with_rows, 2);
+
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    assert_int_equal(capture_reader_header(r)->version, 2);
+    assert_int_equal(capture_reader_header(r)->copy_in.with_rows, 2);
+    struct capture_event ev;
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.session.n_startup, 4);
+    for (int i = 0; i < 4; i++) {
+        assert_string_equal(ev.session.startup_names[i], names[i]);
+        assert_string_equal(ev.session.startup_values[i], values[i]);
+    }
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_string_equal(ev.statement.text, "COPY t FROM STDIN");
+    assert_int_equal(ev.statement.copy_kept, 1);
+    assert_int_equal(ev.statement.copy_len, 9);
+    assert_memory_equal(ev.statement.copy_data, "1\ta\n2\t\0b\n", 9);
+    assert_int_equal(ev.statement.duration_us, 60);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_string_equal(ev.statement.text, "SELECT 1");
+    assert_int_equal(ev.statement.copy_kept, 0);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_string_equal(ev.statement.text, "COPY nosuch FROM STDIN");
+    assert_int_equal(ev.statement.copy_kept, 1);
+    assert_int_equal(ev.statement.copy_len, 0);
+    assert_string_equal(ev.statement.sqlstate, "42P01");
+    assert_null(ev.statement.returned);
+    const char *want_returned[] = {"35017", "35018", NULL, NULL};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        assert_string_equal(ev.statement.text, results[i].text);
+        if (want_returned[i])
+            assert_string_equal(ev.statement.returned, want_returned[i]);
+        else
+            assert_null(ev.statement.returned);
+    }
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.kind, CAPTURE_EV_SESSION_END);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 0);
+    capture_reader_close(r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_session),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_flush_order),
+        cmocka_unit_test(test_startup_and_copy_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,11 +41,38 @@ static int is_uri(const char *s)
     return s && (strncmp(s, "postgresql://", 13) == 0 || strncmp(s, "postgres://", 11) == 0);
 }
 
-/* The session's connection: CONN's host and port, the session's user and database (mapped),
- * and --read-only's setting, as a conninfo in dbname (libpq expands it). */
-static void make_conn(const struct replay_state *s, const struct pg_connopts *base,
-                      const char *user, const char *db, struct pg_connopts *out)
+/* A recorded session's startup parameters besides user and database, as libpq sends them:
+ * application_name, client_encoding and options as they are (into b's conninfo, options into
+ * opt first), every other as "-c NAME=VALUE" in opt (DateStyle, TimeZone, search_path...);
+ * protocol extensions (_pq_.*) are not libpq's to send and are left out. */
+static void startup_conninfo(const struct capture_session *cs, struct buf *b, struct buf *opt)
 {
+    for (int i = 0; cs && i < cs->n_startup; i++) {
+        const char *name = cs->startup_names[i], *v = cs->startup_values[i];
+        if (!strcmp(name, "user") || !strcmp(name, "database") || !strncmp(name, "_pq_.", 5))
+            continue;
+        if (!strcmp(name, "application_name") || !strcmp(name, "client_encoding")) {
+            replay_conninfo_value(b, name, v);
+        } else if (!strcmp(name, "options")) {
+            buf_printf(opt, "%s%s", opt->len ? " " : "", v);
+        } else {
+            buf_printf(opt, "%s-c %s=", opt->len ? " " : "", name);
+            for (; *v; v++) {
+                if (isspace((unsigned char)*v) || *v == '\\')
+                    buf_putc(opt, '\\');
+                buf_putc(opt, *v);
+            }
+        }
+    }
+}
+
+/* The session's connection: CONN's host and port, the session's user and database (mapped),
+ * a recorded session's startup parameters, then --read-only's and --session-set's settings
+ * (the later setting wins), as a conninfo in dbname (libpq expands it). */
+static void make_conn(const struct replay_state *s, const struct pg_connopts *base,
+                      const struct capture_session *cs, struct pg_connopts *out)
+{
+    const char *user = cs->user, *db = cs->database;
     const struct replay_opts *o = &s->opts;
     struct buf b;
     buf_init(&b);
@@ -58,8 +85,9 @@ static void make_conn(const struct replay_state *s, const struct pg_connopts *ba
         replay_conninfo_value(&b, "dbname", d);
     struct buf opt;
     buf_init(&opt);
+    startup_conninfo(cs, &b, &opt);
     if (o->read_only)
-        buf_puts(&opt, "-c default_transaction_read_only=on");
+        buf_printf(&opt, "%s-c default_transaction_read_only=on", opt.len ? " " : "");
     for (int i = 0; i < o->n_sets; i++) { /* libpq options: a space or \ in a value escaped */
         buf_printf(&opt, "%s-c %.*s=", opt.len ? " " : "", (int)o->sets[i].from_len,
                    o->sets[i].from);
@@ -81,11 +109,18 @@ static void make_conn(const struct replay_state *s, const struct pg_connopts *ba
     buf_free(&b);
 }
 
-/* The index of (user, database) among the distinct ones, added when new. */
-static int conn_index(struct replay_state *s, const struct pg_connopts *base, const char *user,
-                      const char *db, char ***keys)
+/* The index of (user, database, startup parameters) among the distinct ones, added when new. */
+static int conn_index(struct replay_state *s, const struct pg_connopts *base,
+                      const struct capture_session *cs, char ***keys)
 {
-    char *key = xasprintf("%s\n%s", user, db);
+    const char *user = cs->user, *db = cs->database;
+    struct buf kb;
+    buf_init(&kb);
+    buf_printf(&kb, "%s\n%s", user, db);
+    for (int i = 0; i < cs->n_startup; i++)
+        buf_printf(&kb, "\n%s=%s", cs->startup_names[i], cs->startup_values[i]);
+    char *key = xstrdup(kb.data);
+    buf_free(&kb);
     for (size_t i = 0; i < s->n_conns; i++) {
         if (strcmp((*keys)[i], key) == 0) {
             free(key);
@@ -95,7 +130,7 @@ static int conn_index(struct replay_state *s, const struct pg_connopts *base, co
     s->conns = xrealloc(s->conns, (s->n_conns + 1) * sizeof *s->conns);
     *keys = xrealloc(*keys, (s->n_conns + 1) * sizeof **keys);
     (*keys)[s->n_conns] = key;
-    make_conn(s, base, user, db, &s->conns[s->n_conns]);
+    make_conn(s, base, cs, &s->conns[s->n_conns]);
     const char *target = db[0] ? replay_mapped(s->opts.map_db, s->opts.n_map_db, db) : base->dbname;
     int known = !target || strchr(target, '='), at = -1;
     for (size_t i = 0; !known && i < s->n_databases; i++)
@@ -397,7 +432,7 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
         if (ev.kind == CAPTURE_EV_SESSION_START) {
             ss->client = -1;
             ss->start_us = ss->end_us = ev.session.offset_us;
-            ss->conn = conn_index(s, base, ev.session.user, ev.session.database, &keys);
+            ss->conn = conn_index(s, base, &ev.session, &keys);
         } else if (ev.kind == CAPTURE_EV_SESSION_END) {
             if (ev.session.offset_us > ss->end_us)
                 ss->end_us = ev.session.offset_us;
@@ -410,8 +445,9 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
             /* as source.c's read_one: a COPY FROM STDIN without a file, a session never
              * started: out */
             int sent = ss->client != -2;
-            if (sqltext_is_copy_from_stdin(st->text))
-                sent = copy_file(s, st_seq, st->text, &copies, &n_copies) && sent;
+            if (sqltext_is_copy_from_stdin(st->text)) /* the capture's rows, else a file's */
+                sent =
+                    (copy_file(s, st_seq, st->text, &copies, &n_copies) || st->copy_kept) && sent;
             int b = replay_tx_boundary(st->text);
             int schema = replay_schema_change(st->text);
             schema_in_tx[id] = (b > 0 ? 0 : schema_in_tx[id]) | (schema && in_tx[id]);
@@ -486,6 +522,7 @@ struct replay_state *replay_prepass(const struct replay_opts *opts, const struct
         s->sessions[i].client = -2;
     pthread_mutex_init(&s->mu, NULL);
     pthread_mutex_init(&s->order_mu, NULL);
+    replay_returned_init(&s->returned);
     s->ordered = !opts->order_session;
     replay_draw_keys_init(&s->draw_keys);
     replay_draws_build_init(&s->draws_build, s->header.time_resolution_us);
@@ -526,5 +563,6 @@ void replay_state_free(struct replay_state *s)
     pg_connopts_free(&s->own);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->order_mu);
+    replay_returned_free(&s->returned);
     free(s);
 }

@@ -19,6 +19,7 @@
 #include "workload/replay/draws.h"
 #include "workload/replay/order.h"
 #include "workload/replay/replay_classes.h"
+#include "workload/replay/returned.h"
 #include "workload/replay/replay.h"
 #include "workload/replay/sequences.h"
 
@@ -45,9 +46,11 @@ struct replay_reason {
 /* The figures a worker gathers, and the run's once merged. */
 struct replay_figures {
     uint64_t sent, skipped_copy, skipped_read_only, skipped_unsupported;
-    uint64_t prepared;    /* named statements prepared (again after a DEALLOCATE of them) */
-    uint64_t copy_loaded; /* COPY FROM STDIN sent their --copy-from file */
-    uint64_t copy_empty;  /* COPY FROM STDIN inside statements of several, given no rows */
+    uint64_t prepared;      /* named statements prepared (again after a DEALLOCATE of them) */
+    uint64_t copy_loaded;   /* COPY FROM STDIN sent their --copy-from file */
+    uint64_t copy_recorded; /* COPY FROM STDIN sent the rows the capture holds */
+    uint64_t values_mapped; /* statements sent with the replay's values for the capture's */
+    uint64_t copy_empty;    /* COPY FROM STDIN inside statements of several, given no rows */
     uint64_t failed_now, succeeded_now, sessions_failed;
     uint64_t secrets_replaced; /* statements sent with the replay's password for the captured */
     /* --order capture: statements held back for the capture's order, for how long, and the
@@ -63,6 +66,7 @@ struct replay_figures {
 
 struct replay_state {
     struct replay_opts opts;
+    struct replay_returned returned; /* the capture's server's values, mapped (returned.h) */
     struct capture_header header;
     uint64_t transactions; /* the capture's: BEGIN ... COMMIT blocks and single statements */
     size_t n_sessions;

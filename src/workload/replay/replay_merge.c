@@ -15,6 +15,8 @@ static void add_counts(struct replay_result *d, const struct replay_result *s)
     d->sessions_failed += s->sessions_failed;
     d->secrets_replaced += s->secrets_replaced;
     d->copy_loaded += s->copy_loaded;
+    d->copy_recorded += s->copy_recorded;
+    d->values_mapped += s->values_mapped;
     d->copy_empty += s->copy_empty;
     d->prepared += s->prepared;
     d->order_waits += s->order_waits;

@@ -124,6 +124,14 @@ static void show_fidelity(struct result_rows *out, const struct replay_result *p
     if (p->copy_from)
         counts(out, "copy from files", "%v COPY FROM STDIN sent their --copy-from file", 1,
                &p->copy_loaded);
+    if (p->copy_recorded)
+        counts(out, "copy recorded", "%v COPY FROM STDIN sent the rows the capture recorded", 1,
+               &p->copy_recorded);
+    if (p->values_mapped)
+        counts(out, "values mapped",
+               "%v statements sent with the values this server returned for the capture's "
+               "(large-object OIDs)",
+               1, &p->values_mapped);
     if (p->copy_empty)
         counts(out, "copy without data",
                "%v COPY FROM STDIN inside statements of several given no rows (their data is "

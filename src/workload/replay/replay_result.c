@@ -51,6 +51,10 @@ static json_t *replay_json(const void *data, json_t *summary)
         json_decref(kinds);
     if (p->copy_from)
         put_count(o, "copy_loaded", p->copy_loaded);
+    if (p->copy_recorded)
+        put_count(o, "copy_recorded", p->copy_recorded);
+    if (p->values_mapped)
+        put_count(o, "values_mapped", p->values_mapped);
     if (p->copy_empty)
         put_count(o, "copy_empty", p->copy_empty);
     if (p->prepared)
@@ -146,6 +150,8 @@ static void *replay_read(const json_t *o, const json_t *root, const json_t *summ
     p->copy_from = json_object_get(o, "copy_loaded") != NULL;
     p->copy_loaded = result_part_count(o, "copy_loaded");
     p->copy_empty = result_part_count(o, "copy_empty");
+    p->copy_recorded = result_part_count(o, "copy_recorded");
+    p->values_mapped = result_part_count(o, "values_mapped");
     p->prepared = result_part_count(o, "prepared");
     p->portal_fetches = result_part_count(o, "portal_fetches");
     p->failed_now = result_part_count(d, "failed_now");

@@ -34,6 +34,10 @@ struct replay_result {
     struct capture_unsupported_kind unsupported[CAPTURE_UNSUP__COUNT];
     int copy_from; /* --copy-from was given: copy_loaded written */
     uint64_t copy_loaded;
+    /* "copy_recorded": COPY FROM STDIN sent the rows a recorded capture holds; "values_mapped":
+     * statements sent with the values the replay's server handed back in place of the
+     * capture's (large-object OIDs); each only when some. */
+    uint64_t copy_recorded, values_mapped;
     /* "copy_empty": COPY FROM STDIN inside statements of several (their data is in no log,
      * and --copy-from is for COPY statements of their own) given no rows; only when some. */
     uint64_t copy_empty;

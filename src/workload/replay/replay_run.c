@@ -333,6 +333,8 @@ static void fill_result(const struct replay_state *s, struct result *r)
     memcpy(o->unsupported, s->header.unsupported, sizeof o->unsupported);
     o->copy_from = s->opts.copy_from != NULL;
     o->copy_loaded = f->copy_loaded;
+    o->copy_recorded = f->copy_recorded;
+    o->values_mapped = f->values_mapped;
     o->copy_empty = f->copy_empty;
     o->prepared = f->prepared;
     o->portal_fetches = s->header.portal_fetches;

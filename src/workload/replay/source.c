@@ -15,6 +15,7 @@
 #include "os/os.h"
 #include "workload/replay/generated.h"
 #include "workload/replay/giveway.h"
+#include "workload/replay/returned.h"
 
 /* A client whose items are not read yet waits while the look-ahead is full of the others'
  * (the others consume them: a fast session goes at the pace of a slow one rather than
@@ -50,6 +51,8 @@ struct qitem {
     struct qitem *next;
     struct engine_feed_item it;
     size_t text_len;
+    const char *returned; /* the value the capture's server returned (recorded), or NULL */
+    char *mapped;         /* the text with the replay's values for the capture's (returned.h) */
     enum capture_outcome outcome; /* the original's */
     char sqlstate[6];
     uint64_t seq;       /* the statement's number in the capture (order.h) */
@@ -84,6 +87,7 @@ struct worker_source {
     struct buf secret;      /* a statement with the replay's password */
     struct buf copy;        /* a COPY FROM STDIN's data (--copy-from), read from its file */
     struct buf unprepared;  /* the names a DEALLOCATE drops (sqltext_unprepare) */
+    struct buf mapped;      /* a statement's text with the replay's values (returned.h) */
     time_ns handed_ns;      /* the last hand-over */
     struct giveway giveway; /* the give-way question to the server */
 };
@@ -118,6 +122,8 @@ void replay_figures_merge(struct replay_figures *dst, const struct replay_figure
     dst->prepared += src->prepared;
     dst->skipped_copy += src->skipped_copy;
     dst->copy_loaded += src->copy_loaded;
+    dst->copy_recorded += src->copy_recorded;
+    dst->values_mapped += src->values_mapped;
     dst->copy_empty += src->copy_empty;
     dst->secrets_replaced += src->secrets_replaced;
     dst->order_waits += src->order_waits;
@@ -174,6 +180,7 @@ static void *source_open(void *arg, int worker, int first_client, int n_clients)
     buf_init(&ws->secret);
     buf_init(&ws->copy);
     buf_init(&ws->unprepared);
+    buf_init(&ws->mapped);
     struct err e = {0};
     ws->r = capture_reader_open(ws->s->opts.capture, &e);
     ws->eof = ws->r == NULL; /* read once already: it can only have gone since */
@@ -209,8 +216,9 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
                                     size_t data_len, const struct buf *unprepared)
 {
     size_t text_len = strlen(st->text), name_len = strlen(st->name);
+    size_t returned_len = st->returned ? strlen(st->returned) + 1 : 0;
     size_t len = sizeof(struct qitem) + (size_t)st->n_params * sizeof(char *);
-    len += text_len + 1 + name_len + 1 + data_len + unprepared->len;
+    len += text_len + 1 + name_len + 1 + data_len + unprepared->len + returned_len;
     for (int i = 0; i < st->n_params; i++)
         len += st->params[i] ? strlen(st->params[i]) + 1 : 0;
     struct qitem *q = xmalloc(len);
@@ -245,6 +253,12 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
     if (unprepared->len) {
         memcpy(p, unprepared->data, unprepared->len);
         q->it.unprepare_names = p;
+        p += unprepared->len;
+    }
+    if (st->returned) {
+        q->returned = p;
+        q->it.want_returned = 1;
+        memcpy(p, st->returned, returned_len);
     }
     q->outcome = st->outcome;
     memcpy(q->sqlstate, st->sqlstate, sizeof q->sqlstate);
@@ -286,7 +300,13 @@ static void read_one(struct worker_source *ws)
         return;
     if (ev.kind == CAPTURE_EV_STATEMENT) {
         struct buf *data = NULL;
-        if (sqltext_is_copy_from_stdin(ev.statement.text)) {
+        if (ev.statement.copy_kept) { /* the rows the proxy recorded: sent as they were (in a
+                                       * statement of several, to its first COPY FROM STDIN) */
+            buf_reset(&ws->copy);
+            buf_append(&ws->copy, (const char *)ev.statement.copy_data, ev.statement.copy_len);
+            data = &ws->copy;
+            ws->fig.copy_recorded++;
+        } else if (sqltext_is_copy_from_stdin(ev.statement.text)) {
             const char *path = replay_copy_load(s, seq); /* --copy-from's file, if any */
             buf_reset(&ws->copy);
             if (!path || read_copy_file(&ws->copy, path) < 0) {
@@ -359,11 +379,18 @@ static int connect_ready(struct worker_source *ws, struct qitem *q)
     return 0;
 }
 
+static void qitem_free(struct qitem *q)
+{
+    if (q)
+        free(q->mapped);
+    free(q);
+}
+
 static int source_next(void *arg, int client, struct engine_feed_item *it)
 {
     struct worker_source *ws = arg;
     struct wclient *wc = &ws->clients[client - ws->first];
-    free(wc->cur);
+    qitem_free(wc->cur);
     wc->cur = NULL;
     for (int n_read = 0; !wc->head; n_read++) {
         if (ws->eof) {
@@ -547,9 +574,36 @@ static int source_done(void *arg, int client, const struct engine_feed_item *it,
         replay_draws_finished(&ws->s->draws, q->seq);
         pthread_mutex_unlock(&ws->s->order_mu);
     }
+    const struct qitem *q = it->token;
+    if (q->returned && o->returned) /* learnt before the statements it lets go on are sent */
+        replay_returned_learn(&ws->s->returned, q->returned, o->returned);
     int counted = record_done(arg, client, it, o);
     hand_over(arg, 0);
     return counted;
+}
+
+/* The replay's values for the capture's, in the statement about to be sent. */
+static void source_before_send(void *arg, int client, struct engine_feed_item *it)
+{
+    struct worker_source *ws = arg;
+    struct qitem *q = it->token;
+    (void)client;
+    if (atomic_load(&ws->s->returned.count) == 0)
+        return;
+    int mapped = 0;
+    if (replay_returned_map_text(&ws->s->returned, it->text, &ws->mapped) > 0) {
+        free(q->mapped);
+        q->mapped = xstrdup(ws->mapped.data);
+        it->text = q->mapped;
+        mapped = 1;
+    }
+    const char **params = (const char **)it->params;
+    for (int i = 0; i < it->n_params; i++) {
+        const char *now = replay_returned_map_value(&ws->s->returned, params[i]);
+        if (now)
+            params[i] = now, mapped = 1;
+    }
+    ws->fig.values_mapped += mapped;
 }
 
 static void source_session_failed(void *arg, int client, uint32_t session, const char *why)
@@ -570,11 +624,11 @@ static void source_close(void *arg)
     hand_over(ws, 1);
     for (int i = 0; i < ws->n; i++) {
         struct wclient *wc = &ws->clients[i];
-        free(wc->cur);
+        qitem_free(wc->cur);
         while (wc->head) {
             struct qitem *q = wc->head;
             wc->head = q->next;
-            free(q);
+            qitem_free(q);
         }
     }
     free(ws->clients);
@@ -585,6 +639,7 @@ static void source_close(void *arg)
     buf_free(&ws->secret);
     buf_free(&ws->copy);
     buf_free(&ws->unprepared);
+    buf_free(&ws->mapped);
     free(ws);
 }
 
@@ -599,5 +654,6 @@ void replay_source_init(struct replay_state *s)
         .done = source_done,
         .session_failed = source_session_failed,
         .close = source_close,
+        .before_send = source_before_send,
     };
 }

@@ -1,0 +1,43 @@
+#ifndef PGARENA_WORKLOAD_REPLAY_RETURNED_H
+#define PGARENA_WORKLOAD_REPLAY_RETURNED_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+
+/*
+ * The values a capture's server handed back (a recorded capture's statement's `returned`: a
+ * large object's OID from lo_create, lo_import...) and the ones the replay's server handed
+ * back for the same statements, so that the later statements carrying one as a literal or a
+ * parameter (an application keeps the OID and sends it again) carry the replay's. Shared by
+ * the replay's workers (a mutex; count is read without it, for the common case of none).
+ * Ownership: the mapping owns its strings; a value handed out stays valid until
+ * replay_returned_free.
+ */
+struct replay_returned {
+    pthread_mutex_t mu;
+    atomic_size_t count;
+    size_t cap;
+    struct replay_returned_pair {
+        char *captured, *now;
+    } * pairs;
+};
+
+void replay_returned_init(struct replay_returned *m);
+void replay_returned_free(struct replay_returned *m);
+
+/* The statement whose capture returned captured returned now here: learnt when they differ
+ * (a later learning of the same captured value wins). */
+void replay_returned_learn(struct replay_returned *m, const char *captured, const char *now);
+
+/* text with each whole number in it that is a captured value replaced by the replay's, into
+ * out: the replacements made (0: out untouched). A whole number: digits with no letter, digit,
+ * '_', '.' or '$' on either side (in a string literal too: '35017'::oid). */
+int replay_returned_map_text(struct replay_returned *m, const char *text, struct buf *out);
+
+/* The replay's value for a parameter that is a captured value, or NULL. */
+const char *replay_returned_map_value(struct replay_returned *m, const char *v);
+
+#endif
