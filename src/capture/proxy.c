@@ -700,7 +700,12 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     int64_t start = now_us();
-    p.rec = recorder_new(o->output, (int64_t)wall.tv_sec * 1000000 + wall.tv_nsec / 1000, start, e);
+    struct capture_header h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.address, sizeof h.address, "%s", o->server_host);
+    h.port = o->server_port;
+    p.rec =
+        recorder_new(o->output, &h, (int64_t)wall.tv_sec * 1000000 + wall.tv_nsec / 1000, start, e);
     if (!p.rec) {
         close(p.lfd);
         proxy_free(&p);
@@ -727,10 +732,6 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
         conn_close(&p, c);
         conn_free(c);
     }
-    struct capture_header h;
-    memset(&h, 0, sizeof h);
-    snprintf(h.address, sizeof h.address, "%s", o->server_host);
-    h.port = o->server_port;
     sigaction(SIGPIPE, &pipe_old, NULL);
     proxy_free(&p);
     if (rc == 0)
