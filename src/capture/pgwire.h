@@ -69,6 +69,8 @@ struct pgwire_framer {
  * max_body bytes each. */
 void pgwire_framer_init(struct pgwire_framer *f, const char *keep_types, uint32_t max_body);
 void pgwire_framer_free(struct pgwire_framer *f);
+/* 1 when a message has been read in part (the stream ended there: cut mid-message). */
+int pgwire_framer_mid(const struct pgwire_framer *f);
 
 /* Read from data (len bytes) up to the end of the next message: *used bytes taken. 1 when a
  * message ended (*type, and *body and *body_len when kept, else NULL and 0), 0 when data ran out

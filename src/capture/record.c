@@ -47,7 +47,7 @@ struct rec_session {
     uint32_t pid;
     uint8_t key[PGWIRE_CANCEL_KEY_MAX];
     size_t key_len;
-    int logged_in, ended;
+    int logged_in, ended, failed;
     uint32_t cap_id;
     int64_t last_t;
     struct rev *start_ev;
@@ -495,11 +495,17 @@ static void session_forget(struct rec_session *s)
     }
 }
 
+void recorder_session_failed(struct rec_session *s)
+{
+    s->failed = 1;
+}
+
 void recorder_session_end(struct recorder *r, struct rec_session *s, int64_t t)
 {
     if (s->ended)
         return;
     s->ended = 1;
+    r->st.sessions_failed += s->failed && s->logged_in;
     for (size_t i = s->q_head; i < s->q_len; i++) {
         r->st.incomplete += s->q[i].ev != NULL;
         rev_free(s->q[i].ev);

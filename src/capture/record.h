@@ -44,6 +44,9 @@ struct record_stats {
     uint64_t refused;    /* connections that never logged in */
     uint64_t incomplete; /* statements still running at their session's end: left out */
     uint64_t cancels;    /* CancelRequests forwarded */
+    /* Sessions the proxy closed on a fault (recorder_session_failed): what they did before
+     * it is kept. */
+    uint64_t sessions_failed;
     uint64_t skipped_secret, skipped_unsupported, secrets_cut, portal_fetches;
     struct capture_unsupported_kind unsupported[CAPTURE_UNSUP__COUNT];
     struct capture_copy_in copy_in;
@@ -72,6 +75,11 @@ void recorder_backend(struct recorder *r, struct rec_session *s, char type, cons
  * cancelled at t. NULL when none has them. */
 struct rec_session *recorder_cancel(struct recorder *r, uint32_t pid, const uint8_t *key,
                                     size_t key_len, int64_t t);
+
+/* The session is closed on a fault (a client's message that does not read or is cut short,
+ * the server gone before the client's Terminate): counted in sessions_failed at its end
+ * when it had logged in. */
+void recorder_session_failed(struct rec_session *s);
 
 /* The session ended at t (either side closed, or the proxy stopped); s is not to be used
  * after it. */
