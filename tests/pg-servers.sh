@@ -22,6 +22,7 @@
 #                                           for it and started again, with standby.signal
 #   pg-servers.sh promote DIR               pg_ctl promote, waits until it takes writes
 #   pg-servers.sh halt DIR                  immediate shutdown (a crash), keeps DIR
+#   pg-servers.sh resume DIR                start it again after halt, as it was
 #   pg-servers.sh bouncer DIR SERVER_DIR [port=N] [scram] [pool=transaction|session]
 #                    [max_client_conn=N]    pgbouncer in front of the server in SERVER_DIR
 #                                           (on its unix socket), listening on 127.0.0.1
@@ -219,6 +220,10 @@ halt)
     use_bindir "$1"
     as_pg "$bindir/pg_ctl" -D "$1/data" -m immediate -w stop >/dev/null
     ;;
+resume)
+    use_bindir "$1"
+    pg_start "$1"
+    ;;
 bouncer)
     dir=$1 server=$2
     shift 2
@@ -275,7 +280,7 @@ stop)
     rm -rf "$dir"
     ;;
 *)
-    echo "usage: $0 port|start|standby|promote|halt|bouncer|stop ..." >&2
+    echo "usage: $0 port|start|standby|promote|halt|resume|bouncer|stop ..." >&2
     exit 2
     ;;
 esac

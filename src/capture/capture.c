@@ -135,8 +135,11 @@ void capture_count_copy_of(struct capture_copy_in *c, const char *text)
 /* ---- writer ---- */
 
 struct capture_writer {
-    char *path;     /* CAPTURE */
-    char *tmp_path; /* the events, until close */
+    char *path;      /* CAPTURE */
+    char *tmp_path;  /* the events, until close (a live writer's: CAPTURE itself) */
+    int live;        /* capture_writer_open_live's */
+    int live_fd;     /* a live writer's CAPTURE until its header is written, else -1 */
+    off_t events_at; /* where the events start in tmp_path */
     gzFile body;
     struct buf rec; /* the record being built */
     int64_t last_offset_us;
@@ -178,6 +181,8 @@ static uint64_t offset_delta(struct capture_writer *w, int64_t offset_us)
 
 static int flush_record(struct capture_writer *w, struct err *e)
 {
+    if (!w->body)
+        return err_set(e, ERR_RUNTIME, "%s: an event before capture_writer_begin", w->path);
     if (w->rec.len && gzwrite(w->body, w->rec.data, (unsigned)w->rec.len) != (int)w->rec.len) {
         int zerr;
         const char *msg = gzerror(w->body, &zerr);
@@ -215,20 +220,88 @@ struct capture_writer *capture_writer_open(const char *path, struct err *e)
     }
     gzbuffer(w->body, 1 << 17);
     buf_init(&w->rec);
+    w->live_fd = -1;
     return w;
+}
+
+struct capture_writer *capture_writer_open_live(const char *path, struct err *e)
+{
+    int fd = os_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0) {
+        err_set(e, ERR_INPUT, "%s: cannot create: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct capture_writer *w = xcalloc(1, sizeof *w);
+    w->path = xstrdup(path);
+    w->tmp_path = xstrdup(path);
+    w->live = 1;
+    w->live_fd = fd;
+    buf_init(&w->rec);
+    return w;
+}
+
+static char *header_json(const struct capture_header *h, int open);
+
+int capture_writer_begin(struct capture_writer *w, const struct capture_header *h, struct err *e)
+{
+    if (w->live_fd < 0)
+        return 0;
+    int fd = w->live_fd, hfd = dup(fd);
+    w->live_fd = -1;
+    gzFile hz = hfd >= 0 ? gzdopen(hfd, "wb6") : NULL;
+    if (!hz) {
+        if (hfd >= 0)
+            close(hfd);
+        close(fd);
+        return err_set(e, ERR_RUNTIME, "%s: cannot start compression", w->path);
+    }
+    struct capture_header open = *h;
+    open.version = CAPTURE_VERSION;
+    char *text = header_json(&open, 1);
+    size_t n = strlen(text);
+    int wrote = gzwrite(hz, text, (unsigned)n) == (int)n && gzputc(hz, '\n') == '\n';
+    free(text);
+    if (gzclose(hz) != Z_OK || !wrote) {
+        close(fd);
+        return err_set(e, ERR_RUNTIME, "%s: write failed", w->path);
+    }
+    w->events_at = lseek(fd, 0, SEEK_CUR);
+    /* Level 1, as capture_writer_open's. */
+    w->body = w->events_at >= 0 ? gzdopen(fd, "wb1") : NULL;
+    if (!w->body) {
+        close(fd);
+        return err_set(e, ERR_RUNTIME, "%s: cannot start compression", w->path);
+    }
+    gzbuffer(w->body, 1 << 17);
+    return 0;
+}
+
+int capture_writer_sync(struct capture_writer *w, struct err *e)
+{
+    if (!w->live || !w->body)
+        return 0;
+    if (gzflush(w->body, Z_SYNC_FLUSH) != Z_OK)
+        return err_set(e, ERR_RUNTIME, "%s: write failed: %s", w->path, strerror(errno));
+    return 0;
+}
+
+/* Per-session states (0: not started), grown to hold id; its slot. */
+static unsigned char *state_slot(unsigned char **state, size_t *cap, uint32_t id)
+{
+    if (id >= *cap) {
+        size_t n = *cap ? *cap : 1024;
+        while (n <= id)
+            n *= 2;
+        *state = xrealloc(*state, n);
+        memset(*state + *cap, 0, n - *cap);
+        *cap = n;
+    }
+    return &(*state)[id];
 }
 
 static unsigned char *session_state(struct capture_writer *w, uint32_t id)
 {
-    if (id >= w->state_cap) {
-        size_t cap = w->state_cap ? w->state_cap : 1024;
-        while (cap <= id)
-            cap *= 2;
-        w->state = xrealloc(w->state, cap);
-        memset(w->state + w->state_cap, 0, cap - w->state_cap);
-        w->state_cap = cap;
-    }
-    return &w->state[id];
+    return state_slot(&w->state, &w->state_cap, id);
 }
 
 int capture_write_session_start(struct capture_writer *w, const struct capture_session *s,
@@ -337,11 +410,15 @@ void capture_writer_abort(struct capture_writer *w)
         return;
     if (w->body)
         gzclose(w->body);
-    os_unlink(w->tmp_path);
+    if (w->live_fd >= 0)
+        close(w->live_fd);
+    if (!w->live)
+        os_unlink(w->tmp_path); /* a live capture stays: whole up to its last event */
     free_writer(w);
 }
 
-static char *header_json(const struct capture_header *h)
+/* open: a live capture's first header, without the counts (capture_reader_open counts). */
+static char *header_json(const struct capture_header *h, int open)
 {
     char start[64] = "";
     time_t secs = (time_t)(h->start_us / 1000000);
@@ -352,7 +429,10 @@ static char *header_json(const struct capture_header *h)
     }
     json_t *o = json_object();
     json_object_set_new(o, "format", json_string(CAPTURE_FORMAT));
-    json_object_set_new(o, "version", json_integer(h->version));
+    /* A live capture's first header cannot know which records will come: the newest. */
+    json_object_set_new(o, "version", json_integer(h->version ? h->version : CAPTURE_VERSION));
+    if (open)
+        json_object_set_new(o, "open", json_true());
     json_t *src = json_object();
     json_object_set_new(src, "system_identifier", json_string(h->system_identifier));
     json_object_set_new(src, "address", json_string(h->address));
@@ -428,7 +508,7 @@ static int assemble(struct capture_writer *w, const char *header, struct err *e)
         goto out;
     }
     in = os_open(w->tmp_path, O_RDONLY, 0);
-    if (in < 0 || lseek(fd, 0, SEEK_END) < 0) {
+    if (in < 0 || lseek(fd, 0, SEEK_END) < 0 || lseek(in, w->events_at, SEEK_SET) < 0) {
         err_set(e, ERR_RUNTIME, "%s: %s", w->tmp_path, strerror(errno));
         goto out;
     }
@@ -470,6 +550,10 @@ out:
 
 int capture_writer_close(struct capture_writer *w, const struct capture_header *h, struct err *e)
 {
+    if (capture_writer_begin(w, h, e) < 0) {
+        free_writer(w);
+        return -1;
+    }
     buf_putc(&w->rec, REC_END);
     put_u(&w->rec, w->n_sessions);
     put_u(&w->rec, w->n_statements);
@@ -484,11 +568,12 @@ int capture_writer_close(struct capture_writer *w, const struct capture_header *
         full.duration_us = w->last_offset_us;
         full.n_sessions = w->n_sessions;
         full.n_statements = w->n_statements;
-        char *text = header_json(&full);
+        char *text = header_json(&full, 0);
         rc = assemble(w, text, e);
         free(text);
     }
-    os_unlink(w->tmp_path);
+    if (!w->live)
+        os_unlink(w->tmp_path);
     free_writer(w);
     return rc;
 }
@@ -502,8 +587,13 @@ struct capture_reader {
     uint64_t record; /* records read, for messages */
     int64_t offset_us;
     uint64_t n_sessions, n_statements;
-    unsigned char *state; /* per session (n_sessions from the header): 1 started, 2 ended */
+    unsigned char *state; /* per session: 1 started, 2 ended */
+    size_t state_cap;
     int done;
+    /* A live capture not closed (h.cut): its whole records, counted at open; then the
+     * sessions still open are ended, from next_end on. */
+    uint64_t live_records;
+    uint32_t next_end;
     struct buf strings; /* this event's strings, NUL-separated */
     const char **params;
     size_t *param_at; /* where each parameter starts in strings, (size_t)-1 for NULL */
@@ -574,12 +664,22 @@ static int get_offset(struct capture_reader *r, int64_t *offset_us, struct err *
     return 0;
 }
 
+static unsigned char state_of(const struct capture_reader *r, uint64_t id)
+{
+    return id < r->state_cap ? r->state[id] : 0;
+}
+
+static void set_state(struct capture_reader *r, uint32_t id, unsigned char state)
+{
+    *state_slot(&r->state, &r->state_cap, id) = state;
+}
+
 static int get_session_id(struct capture_reader *r, uint32_t *id, int want, struct err *e)
 {
     uint64_t v;
     if (get_u(r, &v, e) < 0)
         return -1;
-    if (v >= r->h.n_sessions || r->state[v] != want)
+    if (v >= r->h.n_sessions || state_of(r, v) != want)
         return corrupt(r, e,
                        want == 0 ? "session started twice or out of range"
                                  : "event of a session not open");
@@ -619,7 +719,7 @@ static int read_session(struct capture_reader *r, struct capture_event *ev, int 
     if (get_offset(r, &s->offset_us, e) < 0 || get_s(r, &log_id, e) < 0 || get_s(r, &user, e) < 0 ||
         get_s(r, &db, e) < 0 || (startup && read_startup(r, s, e) < 0))
         return -1;
-    r->state[s->id] = 1;
+    set_state(r, s->id, 1);
     r->n_sessions++;
     s->log_id = r->strings.data + log_id;
     s->user = r->strings.data + user;
@@ -740,12 +840,31 @@ static int read_end(struct capture_reader *r, struct err *e)
     return 0;
 }
 
+/* A cut capture's end: each session still open ends at the last event's offset. */
+static int end_cut(struct capture_reader *r, struct capture_event *ev)
+{
+    while (r->next_end < r->n_sessions && state_of(r, r->next_end) != 1)
+        r->next_end++;
+    if (r->next_end == r->n_sessions) {
+        r->done = 1;
+        return 0;
+    }
+    ev->kind = CAPTURE_EV_SESSION_END;
+    ev->session.id = r->next_end;
+    ev->session.offset_us = r->offset_us;
+    ev->session.log_id = ev->session.user = ev->session.database = "";
+    set_state(r, r->next_end, 2);
+    return 1;
+}
+
 int capture_reader_next(struct capture_reader *r, struct capture_event *ev, struct err *e)
 {
     if (r->done)
         return 0;
     buf_reset(&r->strings);
     memset(ev, 0, sizeof *ev);
+    if (r->h.cut && r->record == r->live_records)
+        return end_cut(r, ev);
     int type = gzgetc(r->in);
     int rc;
     switch (type) {
@@ -769,7 +888,7 @@ int capture_reader_next(struct capture_reader *r, struct capture_event *ev, stru
         if (rc == 0)
             rc = get_offset(r, &ev->session.offset_us, e);
         if (rc == 0) {
-            r->state[ev->session.id] = 2;
+            set_state(r, ev->session.id, 2);
             ev->session.log_id = ev->session.user = ev->session.database = "";
         }
         break;
@@ -878,6 +997,7 @@ static int parse_header(struct capture_reader *r, const char *line, struct err *
                        v, CAPTURE_VERSION);
     }
     r->h.version = (int)json_integer_value(ver);
+    r->h.cut = json_is_true(json_object_get(o, "open"));
     json_t *src = json_object_get(o, "source");
     json_t *sk = json_object_get(o, "skipped");
     json_t *port = src ? json_object_get(src, "port") : NULL;
@@ -910,6 +1030,34 @@ static int parse_header(struct capture_reader *r, const char *line, struct err *
     return 0;
 }
 
+/* A live capture its recorder did not close (killed): it is whole up to its last whole
+ * record (the rest, cut short in the middle of one, is not read), so count those, then
+ * read it again from its first event with the counts in the header. -1 with e set when
+ * the file cannot be read again. */
+static int count_cut(struct capture_reader *r, struct err *e)
+{
+    struct capture_event ev;
+    struct err tail;
+    r->h.n_sessions = UINT32_MAX;
+    r->live_records = UINT64_MAX;
+    r->h.copy_in.kept = 1;
+    while (capture_reader_next(r, &ev, &tail) == 1)
+        if (ev.kind == CAPTURE_EV_STATEMENT)
+            capture_count_copy_of(&r->h.copy_in, ev.statement.text);
+    r->live_records = r->record;
+    r->h.n_sessions = r->n_sessions;
+    r->h.n_statements = r->n_statements;
+    r->h.duration_us = r->offset_us;
+    r->record = r->n_sessions = r->n_statements = 0;
+    r->offset_us = 0;
+    r->done = 0;
+    memset(r->state, 0, r->state_cap);
+    char line[MAX_HEADER];
+    if (gzrewind(r->in) != 0 || !gzgets(r->in, line, sizeof line))
+        return err_set(e, ERR_INPUT, "%s: cannot read it again", r->path);
+    return 0;
+}
+
 struct capture_reader *capture_reader_open(const char *path, struct err *e)
 {
     gzFile in = os_gzopen(path, "rb");
@@ -926,16 +1074,14 @@ struct capture_reader *capture_reader_open(const char *path, struct err *e)
     if (!ok) {
         err_set(e, ERR_INPUT, "%s:1: not a pgarena capture", path);
     } else if (parse_header(r, line, e) == 0) {
-        r->state = xcalloc(r->h.n_sessions ? r->h.n_sessions : 1, 1);
         buf_init(&r->strings);
+        ok = !r->h.cut || count_cut(r, e) == 0;
     } else {
         ok = 0;
     }
     free(line);
-    if (!ok || !r->state) {
-        gzclose(in);
-        free(r->path);
-        free(r);
+    if (!ok) {
+        capture_reader_close(r);
         return NULL;
     }
     return r;

@@ -15,7 +15,7 @@
  * order (LEB128 varints, offsets as deltas, strings as length + bytes). `zcat CAPTURE | head
  * -1` shows the header. The writer writes the events to a temporary file beside CAPTURE and
  * puts the header in front at close, when the counts are known; CAPTURE appears whole (by
- * rename) or not at all.
+ * rename) or not at all. A live writer (replay record's) writes CAPTURE as it goes instead.
  *
  * The events: a session starts (its number, user, database), its statements follow, it
  * ends. Sessions are numbered 0..n_sessions-1 in the order they start, so a reader can keep
@@ -171,6 +171,10 @@ struct capture_header {
      * first execute, which a replay runs whole; 0 in older captures (they counted them as
      * unsupported "fetch") */
     uint64_t portal_fetches;
+    /* Read from a capture its recorder never closed (replay record killed): the counts
+     * above are its whole records' (what the recorder did not keep apart, skipped and
+     * unsupported, is not known); each session still open ends at the last event. */
+    int cut;
 };
 
 struct capture_writer;
@@ -193,6 +197,16 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
 /* Append the end of a started session. 0 or -1 with e set. */
 int capture_write_session_end(struct capture_writer *w, uint32_t session, int64_t offset_us,
                               struct err *e);
+
+/* A live writer (replay record's): CAPTURE itself is written as the events come, in a form
+ * capture_reader_open reads whole up to the last event written even when the writer never
+ * closes it (killed: header.cut). capture_writer_begin writes its header first (h: the
+ * source and start; the counts come at close), capture_writer_sync makes what was written
+ * readable (a gzip sync flush), and close puts the header with the counts in front as
+ * capture_writer_close does. An abort leaves CAPTURE as it was written. */
+struct capture_writer *capture_writer_open_live(const char *path, struct err *e);
+int capture_writer_begin(struct capture_writer *w, const struct capture_header *h, struct err *e);
+int capture_writer_sync(struct capture_writer *w, struct err *e);
 
 /* Put the header (h, its counts completed by the writer) in front of the events and rename
  * the file into place; frees w in every case. 0, or -1 with e set and no CAPTURE left. */

@@ -91,6 +91,11 @@ void pgwire_framer_free(struct pgwire_framer *f)
     buf_free(&f->body);
 }
 
+int pgwire_framer_mid(const struct pgwire_framer *f)
+{
+    return f->hdr_have > 0;
+}
+
 int pgwire_framer_feed(struct pgwire_framer *f, const uint8_t *data, size_t len, size_t *used,
                        char *type, const uint8_t **body, size_t *body_len)
 {

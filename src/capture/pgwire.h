@@ -74,6 +74,8 @@ void pgwire_framer_free(struct pgwire_framer *f);
  * message's body is then handed out cut to them: a DataRow's first short value). */
 #define PGWIRE_PREFIX_MAX 64u
 void pgwire_framer_keep_prefix(struct pgwire_framer *f, const char *types);
+/* 1 when a message has been read in part (the stream ended there: cut mid-message). */
+int pgwire_framer_mid(const struct pgwire_framer *f);
 
 /* Read from data (len bytes) up to the end of the next message: *used bytes taken. 1 when a
  * message ended (*type, and *body and *body_len when kept, else NULL and 0), 0 when data ran out

@@ -37,6 +37,7 @@ struct pconn {
     enum pstate state;
     int tls_after_flush; /* 'S' queued: TLS with the client starts once it is written */
     int auth_done;       /* AuthenticationOk seen: the server's bytes go through unread */
+    int terminated;      /* the client sent Terminate: the server's end is no fault */
     struct buf sauth;    /* the server's bytes before it, up to a whole message */
     struct buf startup;  /* the client's bytes before its startup packet is whole */
     struct buf to_server, to_client; /* what waits to be written, from off */
@@ -241,6 +242,7 @@ static int relay_pass(struct proxy *p, struct pconn *c, int from_client, const u
             return -1;
         if (rc == 0)
             break;
+        c->terminated |= from_client && type == 'X';
         if (from_client)
             recorder_frontend(p->rec, c->rs, type, body, blen, t);
         else
@@ -452,7 +454,7 @@ static int flush(struct ptls_sock *s, struct buf *b, size_t *off)
     return 0;
 }
 
-/* Read from one side; -1 at its end or an error. */
+/* Read from one side; -1 at its end or an error, -2 when its stream does not read. */
 static int read_side(struct proxy *p, struct pconn *c, int from_client)
 {
     uint8_t data[PROXY_READ];
@@ -467,7 +469,7 @@ static int read_side(struct proxy *p, struct pconn *c, int from_client)
         return 0;
     }
     if (relay_in(p, c, from_client, data, (size_t)n) < 0)
-        return -1; /* a stream that does not read: the session ends */
+        return -2; /* a stream that does not read: the session ends */
     return 0;
 }
 
@@ -525,6 +527,8 @@ static void ssl_answer(struct proxy *p, struct pconn *c)
  * logged in. */
 static void server_gone(struct pconn *c)
 {
+    if (c->rs && !c->terminated)
+        recorder_session_failed(c->rs);
     if (c->ss.ssl && !c->auth_done && c->ss.why[0]) {
         char msg[300];
         snprintf(msg, sizeof msg, "pgarena replay record: TLS to the server failed: %s", c->ss.why);
@@ -537,8 +541,14 @@ static void server_gone(struct pconn *c)
 /* One connection's events: 0 to keep it, -1 to close it. */
 static int conn_step(struct proxy *p, struct pconn *c, short crev, short srev)
 {
+    int rc = 0;
     if (c->state != PS_CLOSING && (crev & (c->cs.rd_ev | POLLHUP | POLLERR)) &&
-        read_side(p, c, 1) < 0) {
+        (rc = read_side(p, c, 1)) < 0) {
+        if (c->rs && (rc == -2 || pgwire_framer_mid(&c->fe))) {
+            /* A message that does not read, or cut short: the server is not sent the rest. */
+            recorder_session_failed(c->rs);
+            return -1;
+        }
         /* The client is gone: what it sent still goes to the server (its Terminate). */
         if (c->state == PS_RELAY)
             flush(&c->ss, &c->to_server, &c->ts_off);
@@ -701,7 +711,12 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
     struct timespec wall;
     clock_gettime(CLOCK_REALTIME, &wall);
     int64_t start = now_us();
-    p.rec = recorder_new(o->output, (int64_t)wall.tv_sec * 1000000 + wall.tv_nsec / 1000, start, e);
+    struct capture_header h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.address, sizeof h.address, "%s", o->server_host);
+    h.port = o->server_port;
+    p.rec =
+        recorder_new(o->output, &h, (int64_t)wall.tv_sec * 1000000 + wall.tv_nsec / 1000, start, e);
     if (!p.rec) {
         close(p.lfd);
         proxy_free(&p);
@@ -728,10 +743,6 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
         conn_close(&p, c);
         conn_free(c);
     }
-    struct capture_header h;
-    memset(&h, 0, sizeof h);
-    snprintf(h.address, sizeof h.address, "%s", o->server_host);
-    h.port = o->server_port;
     sigaction(SIGPIPE, &pipe_old, NULL);
     proxy_free(&p);
     if (rc == 0)

@@ -60,7 +60,7 @@ struct rec_session {
     uint32_t pid;
     uint8_t key[PGWIRE_CANCEL_KEY_MAX];
     size_t key_len;
-    int logged_in, ended;
+    int logged_in, ended, failed;
     uint32_t cap_id;
     int64_t last_t;
     struct rev *start_ev;
@@ -77,6 +77,7 @@ struct recorder {
     int64_t wall_us, mono_us; /* the capture's start: its first event, once written */
     int started;              /* an event was written */
     struct capture_writer *w;
+    struct capture_header source; /* the live capture's first header: address and port */
     uint32_t next_id;
     uint64_t seq;
     struct rev **ev;
@@ -85,13 +86,16 @@ struct recorder {
     struct record_stats st;
 };
 
-struct recorder *recorder_new(const char *path, int64_t wall_us, int64_t mono_us, struct err *e)
+struct recorder *recorder_new(const char *path, const struct capture_header *source,
+                              int64_t wall_us, int64_t mono_us, struct err *e)
 {
-    struct capture_writer *w = capture_writer_open(path, e);
+    struct capture_writer *w = capture_writer_open_live(path, e);
     if (!w)
         return NULL;
     struct recorder *r = xcalloc(1, sizeof *r);
     r->w = w;
+    if (source)
+        r->source = *source;
     r->wall_us = wall_us;
     r->mono_us = mono_us;
     return r;
@@ -604,11 +608,17 @@ static void session_forget(struct rec_session *s)
     }
 }
 
+void recorder_session_failed(struct rec_session *s)
+{
+    s->failed = 1;
+}
+
 void recorder_session_end(struct recorder *r, struct rec_session *s, int64_t t)
 {
     if (s->ended)
         return;
     s->ended = 1;
+    r->st.sessions_failed += s->failed && s->logged_in;
     for (size_t i = s->q_head; i < s->q_len; i++) {
         r->st.incomplete += s->q[i].ev != NULL;
         rev_free(s->q[i].ev);
@@ -647,6 +657,11 @@ static int write_event(struct recorder *r, struct rev *ev, struct err *e)
             r->wall_us += ev->t - r->mono_us;
             r->mono_us = ev->t;
         }
+        struct capture_header hd = r->source;
+        hd.start_us = r->wall_us;
+        hd.time_resolution_us = 0;
+        if (capture_writer_begin(r->w, &hd, e) < 0)
+            return -1;
     }
     int64_t off = ev->t - r->mono_us;
     if (off < 0)
@@ -742,7 +757,9 @@ static int write_until(struct recorder *r, int64_t until, struct err *e)
 
 int recorder_flush(struct recorder *r, int64_t now, struct err *e)
 {
-    return write_until(r, settled_until(r, now), e);
+    if (write_until(r, settled_until(r, now), e) < 0)
+        return -1;
+    return capture_writer_sync(r->w, e);
 }
 
 void recorder_stats(const struct recorder *r, struct record_stats *stats)

@@ -25,9 +25,11 @@
  * The events are written as they settle (recorder_flush: once nothing can start before
  * them any more), in the order of their start, sessions numbered in the order they
  * started, from the first session's start (the capture's start); memory holds only what is
- * still running. CAPTURE itself appears at recorder_close (capture.h's writer: whole or not
- * at all). Ownership: the recorder owns its sessions (a session ended and written is freed
- * at a flush) and copies what it is given.
+ * still running. CAPTURE is written live (capture.h's capture_writer_open_live): each flush
+ * leaves it readable up to the events written, so a recorder killed (SIGKILL) leaves a
+ * capture whole up to its last flush; recorder_close puts the counts in front. Ownership: the
+ * recorder owns its sessions (a session ended and written is freed at a flush) and copies what it
+ * is given.
  */
 
 struct recorder;
@@ -45,14 +47,20 @@ struct record_stats {
     uint64_t refused;    /* connections that never logged in */
     uint64_t incomplete; /* statements still running at their session's end: left out */
     uint64_t cancels;    /* CancelRequests forwarded */
+    /* Sessions the proxy closed on a fault (recorder_session_failed): what they did before
+     * it is kept. */
+    uint64_t sessions_failed;
     uint64_t skipped_secret, skipped_unsupported, secrets_cut, portal_fetches;
     struct capture_unsupported_kind unsupported[CAPTURE_UNSUP__COUNT];
     struct capture_copy_in copy_in;
 };
 
 /* A recorder writing CAPTURE at path, started now: wall_us (µs since the epoch) is mono_us
- * (the clock the events are timed with). NULL with e set when path cannot be written. */
-struct recorder *recorder_new(const char *path, int64_t wall_us, int64_t mono_us, struct err *e);
+ * (the clock the events are timed with); source (NULL: none) gives the server's address and
+ * port for the header written before the first event. NULL with e set when path cannot be
+ * written. */
+struct recorder *recorder_new(const char *path, const struct capture_header *source,
+                              int64_t wall_us, int64_t mono_us, struct err *e);
 
 /* A client's session, started at t by the startup message s (protocol 3). */
 struct rec_session *recorder_session_start(struct recorder *r, const struct pgwire_startup *s,
@@ -71,11 +79,17 @@ void recorder_backend(struct recorder *r, struct rec_session *s, char type, cons
 struct rec_session *recorder_cancel(struct recorder *r, uint32_t pid, const uint8_t *key,
                                     size_t key_len, int64_t t);
 
+/* The session is closed on a fault (a client's message that does not read or is cut short,
+ * the server gone before the client's Terminate): counted in sessions_failed at its end
+ * when it had logged in. */
+void recorder_session_failed(struct rec_session *s);
+
 /* The session ended at t (either side closed, or the proxy stopped); s is not to be used
  * after it. */
 void recorder_session_end(struct recorder *r, struct rec_session *s, int64_t t);
 
-/* Write the events settled at now (call it now and then). 0, or -1 with e set. */
+/* Write the events settled at now and make them readable in CAPTURE (call it now and
+ * then). 0, or -1 with e set. */
 int recorder_flush(struct recorder *r, int64_t now, struct err *e);
 
 /* Write the rest and put CAPTURE in place: h gives the source's address and port; stats gets
@@ -87,7 +101,7 @@ int recorder_close(struct recorder *r, const struct capture_header *h, struct re
 /* The counts so far (sessions, statements: those complete). */
 void recorder_stats(const struct recorder *r, struct record_stats *stats);
 
-/* Free r; a capture not closed is given up (no CAPTURE). */
+/* Free r; a capture not closed stays as written (a cut capture: capture.h). */
 void recorder_free(struct recorder *r);
 
 #endif

@@ -86,6 +86,10 @@ static void print_recorded(const char *output, const struct record_stats *s)
     printf("  outcomes: %llu ok, %llu failed; %llu cancel requests forwarded\n",
            (unsigned long long)s->ok, (unsigned long long)s->failed,
            (unsigned long long)s->cancels);
+    if (s->sessions_failed)
+        printf("  failed sessions: %llu closed on a fault (a message that does not read or cut "
+               "short, the server gone), kept up to it\n",
+               (unsigned long long)s->sessions_failed);
     printf("  skipped: %llu carrying a password, %llu unsupported, %llu still running at the "
            "end; %llu connections never logged in\n",
            (unsigned long long)s->skipped_secret, (unsigned long long)s->skipped_unsupported,

@@ -135,6 +135,9 @@ static void print_header(const char *path, const struct capture_header *h)
            (unsigned long long)h->skipped_copy, (unsigned long long)h->skipped_secret,
            (unsigned long long)h->skipped_unsupported);
     cli_replay_print_kept("            ", h->unsupported, &h->copy_in, h->portal_fetches);
+    if (h->cut)
+        printf("cut         its recorder did not close it (killed): read up to its last whole "
+               "event, the sessions still open end there, its skipped counts are not known\n");
     if (h->missing_files)
         printf("missing     %llu log file(s) gone or cut short during the capture, at least %llu "
                "bytes: their statements are not in it\n",

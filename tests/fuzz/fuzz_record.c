@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!out[0])
         snprintf(out, sizeof out, "/dev/shm/fuzz_record_%d.cap", (int)getpid());
     struct err e = {0};
-    struct recorder *rec = recorder_new(out, 1700000000000000LL, 0, &e);
+    struct recorder *rec = recorder_new(out, NULL, 1700000000000000LL, 0, &e);
     if (!rec)
         abort();
     long n = pgwire_startup_len(data, size);

@@ -37,6 +37,14 @@ record_start() {
     pconn="host=127.0.0.1 port=$port user=postgres dbname=rec"
 }
 
+# wait_running QUERY: wait (at most 30 s) until the server runs QUERY.
+wait_running() {
+    for _ in $(seq 1 300); do
+        [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE query = '$1' AND state = 'active'" "$rconn")" = 1 ] && return 0
+        sleep 0.1
+    done
+}
+
 test_replay_record_pgbench_and_psql() {
     record_server
     record_start --seconds 300
@@ -55,10 +63,7 @@ SQL
     # A statement cancelled by psql (Ctrl-C): its CancelRequest goes through the proxy.
     "$PSQL15" -X -q "$pconn" -c "SELECT pg_sleep(30)" >"$T/cancel.out" 2>&1 &
     local psql_pid=$!
-    for _ in $(seq 1 100); do
-        [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)' AND state = 'active'" "$rconn")" = 1 ] && break
-        sleep 0.1
-    done
+    wait_running "SELECT pg_sleep(30)"
     kill -INT $psql_pid
     wait $psql_pid || true
     grep -q "canceling statement due to user request" "$T/cancel.out" ||

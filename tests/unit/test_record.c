@@ -110,7 +110,7 @@ static void test_session(void **state)
     char path[64];
     snprintf(path, sizeof path, "/tmp/test_record_%d.cap", (int)getpid());
     struct err e = {0};
-    rec = recorder_new(path, 1700000000000000LL, 400, &e); /* 600 µs before the first */
+    rec = recorder_new(path, NULL, 1700000000000000LL, 400, &e); /* 600 µs before the first */
     assert_non_null(rec);
     buf_init(&body);
     struct rec_session *a = start("app", "shop", 1000);
@@ -255,7 +255,7 @@ static void test_empty(void **state)
     char path[64];
     snprintf(path, sizeof path, "/tmp/test_record_empty_%d.cap", (int)getpid());
     struct err e = {0};
-    struct recorder *r = recorder_new(path, 1700000000000000LL, 5, &e);
+    struct recorder *r = recorder_new(path, NULL, 1700000000000000LL, 5, &e);
     struct record_stats st;
     struct capture_header h = {0};
     assert_int_equal(recorder_flush(r, 100, &e), 0);
@@ -279,7 +279,7 @@ static void test_flush_order(void **state)
     char path[64];
     snprintf(path, sizeof path, "/tmp/test_record_order_%d.cap", (int)getpid());
     struct err e = {0};
-    rec = recorder_new(path, 1700000000000000LL, 0, &e);
+    rec = recorder_new(path, NULL, 1700000000000000LL, 0, &e);
     buf_init(&body);
     struct rec_session *a = start("a", "db", 100);
     ready(a, 110);
@@ -333,7 +333,7 @@ static void test_startup_and_copy_rows(void **state)
     char path[64];
     snprintf(path, sizeof path, "/tmp/test_record_copy_%d.cap", (int)getpid());
     struct err e = {0};
-    rec = recorder_new(path, 1700000000000000LL, 0, &e);
+    rec = recorder_new(path, NULL, 1700000000000000LL, 0, &e);
     buf_init(&body);
     struct pgwire_startup su = {.kind = PGWIRE_STARTUP_V3, .n_params = 4};
     const char *names[] = {"user", "database", "DateStyle", "application_name"};
