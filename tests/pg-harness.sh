@@ -72,7 +72,10 @@ freeze|thaw)
     pm=$(head -n 1 "$dir/data/postmaster.pid")
     sig=STOP
     [ "$action" = thaw ] && sig=CONT
-    kill -$sig "$pm" $(pgrep -P "$pm")
+    # The postmaster first: stopped, it forks no backend after the list below is read. A
+    # backend that ends between the list and its signal (a client just gone) is no failure.
+    kill -$sig "$pm"
+    for p in $(pgrep -P "$pm"); do kill -$sig "$p" 2>/dev/null || true; done
     ;;
 *)
     echo "usage: $0 start|stop|halt|resume|freeze|thaw DIR" >&2

@@ -35,7 +35,14 @@ lib_setup() {
 # file pgarena wrote under $T is validated against docs/result.schema.json first; one that
 # does not validate fails the test.
 lib_teardown() {
-    local schema_rc=0
+    # First, before any command here replaces them: how the test ended. A command that failed
+    # under set -e ends the test without a word of its own (a grep -c counting 0 lines did,
+    # in test_faults.sh): it is named, so that every failure says what failed.
+    local rc=$? cmd=$BASH_COMMAND schema_rc=0
+    case $rc:$cmd in
+    0:* | *:"exit "*) ;;
+    *) echo "FAILED: the test ended with status $rc at: $cmd" >&2 ;;
+    esac
     if [ -n "${LIB_CLEANUP:-}" ]; then
         # Tests append with "${LIB_CLEANUP:-}; CMD": a leading ';' is a syntax error for eval,
         # which once skipped every cleanup of such a test (a pgbouncer outlived each run).
@@ -82,6 +89,10 @@ pga() {
 # Run pgarena in the background; $PID is its process, pga_wait waits for it.
 pga_bg() {
     local out=${PGA_OUT:-$T/out} err=${PGA_ERR:-$T/err}
+    # Emptied here, not by the background command's own redirection, which may come later: a
+    # wait_progress right after would read the previous run's progress lines from the old file.
+    : >"$out"
+    : >"$err"
     # shellcheck disable=SC2086
     ${PGA_WRAP:-} "$PGARENA" "$@" >"$out" 2>"$err" &
     PID=$!

@@ -1,13 +1,15 @@
-# run-all: alone (ALTER SYSTEM work_mem on the shared server, and per-query timing)
 # CH-benCHmark's settings sweep (issue 27 item 4): work_mem 64kB against 64MB on 1 warehouse,
 # with per-query verdicts pooled over the queries of each side (docs/compare-method.md §3.7).
 # The queries are the two that work_mem moves most, one each way, by EXPLAIN (ANALYZE,
 # BUFFERS) at 1 warehouse: Q4's hash semi join of order_line runs in 256 batches at 64kB and
 # one at 64MB (latency about 2.5 times lower), while at 64MB the planner gives Q18 a hash
 # aggregate over Memoize'd nested loops instead of a sort and a group aggregate, which runs
-# about twice as slow. Shares test_ch.sh's database.
+# about twice as slow. The sweep sets work_mem with ALTER SYSTEM: it runs on a server of its
+# own. test_ch.sh's helpers load the data, here into a database of this file's (test_ch.sh
+# loads its own anew while this file may run beside it).
 
 . "$PGARENA_TEST_TOP/tests/integration/test_ch.sh"
+CH_DB=pgarena_ch_sweep
 
 # The direction each query's plans predict for 64MB against 64kB, as JSON, from EXPLAIN (no
 # ANALYZE: cheap and exact) of the query texts in result file $1: Q4 "better" when it hashes
@@ -137,6 +139,9 @@ PY
 }
 
 test_ch_sweep_work_mem() {
+    chmod 755 "$T"
+    LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$PGARENA_TEST_TOP/tests/pg-servers.sh' stop '$T/srv'"
+    CONN=$(sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" start "$T/srv")
     ch_ensure
     # A power-test sweep (no terminals, one stream, the queries in order), so that each trial
     # runs each query exactly twice (-t counts a stream's queries: 4 = two passes of q4, q18)

@@ -1,6 +1,7 @@
-# run-all: alone (a side slowed by a server-side delay: timing-sensitive)
 # compare: synthetic result files with known differences (deterministic), bad input, and real
-# runs against the server (interleaved A/A trials, a side slowed by a server-side delay).
+# runs against the server (interleaved A/A trials, a side slowed by a server-side delay). The
+# real runs are judged by orderings a neighbour's load cannot reverse: the slow side waits
+# 50 ms in the server on every transaction, some hundred times the plain side's latency.
 
 # synth OUT LABEL SECONDS TPS LATENCY_US SEED [--clients N] [--server V] [--setting NAME=VALUE]
 # A result file of SECONDS one-second intervals: throughput TPS with 3 % AR(1) noise,

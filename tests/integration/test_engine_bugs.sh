@@ -1,4 +1,3 @@
-# run-all: alone (bounds on how long a run waits: timing-sensitive)
 # Connections as libpq makes them and engine faults found in review (issue 12 items 1 and 6):
 # each test failed before its fix. Tests that stop a server start one of their own.
 
@@ -34,18 +33,27 @@ test_multihost_first_refuses() {
 # clients were compared with all clients, not with those still running.
 test_t_run_server_dies_after_one_client_finished() {
     own_server
+    sql "CREATE TABLE done0 (n int)" "$OCONN"
     cat >s.sql <<'SQL'
 \if :client_id = 0
-SELECT 1;
+INSERT INTO done0 VALUES (1);
 \else
 SELECT pg_sleep(0.2);
 \endif
 SQL
     pga_bg run -f s.sql -c 2 -j 2 -t 50 -q -o r.json "$OCONN"
-    # Client 0's 50 short transactions are done by then; client 1's take 10 s.
-    sleep 3
+    # Client 0's 50 short transactions are done once the server holds their 50 rows (the last
+    # reply is in its socket before the halt closes it); client 1's take 10 s.
+    for _ in $(seq 1 300); do
+        [ "$(sql "SELECT count(*) FROM done0" "$OCONN")" = 50 ] && break
+        kill -0 $PID 2>/dev/null || break
+        sleep 0.1
+    done
+    n=$(sql "SELECT count(*) FROM done0" "$OCONN")
+    [ "$n" = 50 ] || { cat "$T/err"; fail "client 0 did $n of its 50 transactions in 30 s"; }
     sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" halt "$T/srv"
-    # Server-lost ends it about 10 s later; 40 s means it hangs.
+    # Server-lost ends it about 10 s later; 40 s means it hangs (a margin no stall of this
+    # machine's CPU comes near, where a hang waits for ever).
     for _ in $(seq 1 40); do
         kill -0 $PID 2>/dev/null || break
         sleep 1
@@ -68,7 +76,13 @@ test_first_failure_is_one_line() {
     own_server
     printf 'SELECT pg_sleep(0.05);\n' >s.sql
     pga_bg run -f s.sql -c 2 -j 1 -T 5 -q -o r.json "$OCONN"
-    sleep 1.5
+    # Halted once both clients run their statements (a fixed sleep could halt a run still
+    # connecting on a loaded machine: no first failure of a lost connection then).
+    for _ in $(seq 1 300); do
+        [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(0.05)%'" "$OCONN")" -ge 2 ] && break
+        kill -0 $PID 2>/dev/null || break
+        sleep 0.1
+    done
     sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" halt "$T/srv"
     sleep 1
     sh "$PGARENA_TEST_TOP/tests/pg-harness.sh" resume "$T/srv"

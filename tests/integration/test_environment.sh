@@ -1,23 +1,7 @@
-# run-all: alone (ALTER SYSTEM on the shared server)
 # The environment a result records: server version and settings, sizes, location, round trip,
 # statistics deltas over the measured part, warnings; and no password anywhere.
 
 env_db() { pgbench_db "$1"; }
-
-# Wait (up to 5 s) until new sessions see the setting at value: pg_reload_conf only signals.
-wait_setting() {
-    for _ in $(seq 1 50); do
-        [ "$(sql "SHOW $1")" = "$2" ] && return 0
-        sleep 0.1
-    done
-    fail "$1 did not become $2"
-}
-
-restore_fsync() {
-    sql "ALTER SYSTEM RESET fsync" >/dev/null
-    sql "SELECT pg_reload_conf()" >/dev/null
-    wait_setting fsync on
-}
 
 test_environment_recorded() {
     db=$(env_db pga_env)
@@ -62,16 +46,15 @@ test_environment_recorded() {
     diff run.txt show.txt || fail "show prints another environment than run"
 }
 
+# fsync=off on a server of the test's own (fsync is the whole server's, and the shared one's
+# other tests must not run without it), with pgbench's tables.
 test_fsync_off_warns() {
+    chmod 755 "$T"
+    LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$PGARENA_TEST_TOP/tests/pg-servers.sh' stop '$T/srv'"
+    CONN=$(sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" start "$T/srv" conf=fsync=off)
     db=$(env_db pga_fsync)
-    # The EXIT trap is lib_teardown's: keep it, or $T stays behind and r.json goes unchecked.
-    trap 'restore_fsync; lib_teardown' EXIT
-    sql "ALTER SYSTEM SET fsync = off" >/dev/null
-    sql "SELECT pg_reload_conf()" >/dev/null
-    wait_setting fsync off
+    [ "$(sql "SHOW fsync" "$db")" = off ] || fail "the test's server runs with fsync on"
     pga run -w select-only -c 2 -T 2 -q -o r.json "$db"
-    restore_fsync
-    trap lib_teardown EXIT
     assert_rc 0
     pyjson r.json 'd["server"]["settings"]["fsync"] == "off" and "fsync" in d["server"]["non_default_settings"]'
     pyjson r.json '[(w["setting"], w["value"]) for w in d["server"]["warnings"]][0] == ("fsync", "off")'

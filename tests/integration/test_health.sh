@@ -1,4 +1,3 @@
-# run-all: alone (the client's own process is stopped for 1.5 s: a neighbour's load would add stalls)
 # The client's health on every interval (issue 37, item 1): a run whose own process is stopped
 # shows it as client-stalled intervals, cause late, with the time lost in them; recover and
 # merge carry summary.client_health.
@@ -13,6 +12,10 @@ test_health_stopped_client_is_late() {
     kill -CONT "$PID"
     pga_wait
     assert_rc 0
+    # A neighbour's load (another test file, a CPU hog) only adds stalls: the bounds below are
+    # lower ones, which the stop alone passes, and the worst stall stays the stop's (some
+    # 750 ms or more of one interval lost, where the run queue's delays beside a hog are tens
+    # of ms); a client that did not see its own stop fails them however loaded the machine.
     # Every interval has its health; the intervals of the stop are stalled, cause late, and at
     # least a second is lost in them (the file's own count: the workers' lateness past their
     # tick of at most 100 ms).
