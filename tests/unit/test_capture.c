@@ -289,6 +289,92 @@ static void test_truncated(void **state)
     }
 }
 
+/* Read CAPTURE through: its header's counts, and the events' (*starts, *ends, *statements). */
+static void read_cut(uint64_t *starts, uint64_t *ends, uint64_t *statements,
+                     struct capture_header *h)
+{
+    struct err e = {0};
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    *h = *capture_reader_header(r);
+    *starts = *ends = *statements = 0;
+    struct capture_event ev;
+    int rc;
+    while ((rc = capture_reader_next(r, &ev, &e)) == 1) {
+        *starts += ev.kind == CAPTURE_EV_SESSION_START;
+        *ends += ev.kind == CAPTURE_EV_SESSION_END;
+        *statements += ev.kind == CAPTURE_EV_STATEMENT;
+    }
+    assert_int_equal(rc, 0);
+    capture_reader_close(r);
+}
+
+/* A live capture never closed (its writer killed): every cut of its bytes after the header
+ * reads whole up to its last whole event, with its open sessions ended; a sync flush makes
+ * all that was written readable. */
+static void test_live_cut(void **state)
+{
+    (void)state;
+    struct err e = {0};
+    struct capture_writer *w = capture_writer_open_live(path, &e);
+    assert_non_null(w);
+    struct capture_header h = {.address = "db1", .port = 5432, .start_us = 1796051906893203LL};
+    assert_int_equal(capture_writer_begin(w, &h, &e), 0);
+    for (uint32_t i = 0; i < 3; i++) {
+        struct capture_session s = {
+            .id = i, .offset_us = i * 10, .log_id = "", .user = "app", .database = "shop"};
+        assert_int_equal(capture_write_session_start(w, &s, &e), 0);
+    }
+    for (int i = 0; i < 40; i++) {
+        struct capture_statement q = {.session = (uint32_t)(i % 3),
+                                      .offset_us = 100 + i,
+                                      .text = "INSERT INTO t VALUES (1)",
+                                      .duration_us = 5,
+                                      .outcome = CAPTURE_OUTCOME_OK,
+                                      .cancel_us = -1};
+        assert_int_equal(capture_write_statement(w, &q, &e), 0);
+    }
+    assert_int_equal(capture_write_session_end(w, 1, 500, &e), 0);
+    assert_int_equal(capture_writer_sync(w, &e), 0);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char data[1 << 16];
+    size_t n = fread(data, 1, sizeof data, f);
+    fclose(f);
+    uint64_t starts, ends, statements, last = 0;
+    struct capture_header got;
+    read_cut(&starts, &ends, &statements, &got);
+    assert_true(got.cut);
+    assert_int_equal(starts, 3);
+    assert_int_equal(ends, 3);
+    assert_int_equal(statements, 40);
+    assert_int_equal(got.n_statements, 40);
+    assert_int_equal(got.n_sessions, 3);
+    assert_int_equal(got.duration_us, 500);
+    assert_int_equal(got.start_us, h.start_us);
+    assert_int_equal(got.time_resolution_us, 0);
+    assert_string_equal(got.address, "db1");
+    /* The header's own gzip member ends where the events' starts: cut anywhere after it. */
+    size_t from = 0;
+    for (size_t i = 10; i + 1 < n && !from; i++)
+        if ((unsigned char)data[i] == 0x1f && (unsigned char)data[i + 1] == 0x8b)
+            from = i;
+    assert_true(from > 0);
+    for (size_t cut = from; cut <= n; cut++) {
+        f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(data, 1, cut, f), cut);
+        fclose(f);
+        read_cut(&starts, &ends, &statements, &got);
+        assert_int_equal(starts, ends);
+        assert_int_equal(statements, got.n_statements);
+        assert_true(statements >= last);
+        last = statements;
+    }
+    assert_int_equal(last, 40);
+    capture_writer_abort(w);
+}
+
 static void expect_open_refused(const char *content, const char *what)
 {
     spit(content, strlen(content));
@@ -462,6 +548,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_version_2_record_in_version_1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writer_refuses_misuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_live_cut, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_headers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kinds_and_copy_tables, setup, teardown),
