@@ -2,14 +2,11 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "base/mem.h"
-
-/* The client's life outside any one state: creation, the socket it watches, its timer, and
- * the dispatcher that runs the state machine (the states and their arrows are documented
- * at enum client_state). */
+/* The client's life outside any one state: creation (its driver chosen), the socket it
+ * watches, its timer, and the dispatcher that runs the state machine (the core's states are
+ * documented at enum client_state, each driver's in its own header). */
 
 /* The client's kind: a feed's when the run has a feed, else a script client, the last
  * stream_clients of them analytic streams. */

@@ -262,7 +262,7 @@ void worker_record_skipped(struct client *c, time_ns sched_at, time_ns now);
 void worker_record_statement(struct worker *w, int script, int command, time_ns start, time_ns end);
 void *worker_main(void *arg);
 /* The run has started (run->go_ns, start_ns, end_ns set): start the worker's statistics and
- * schedule, and every client's first transaction, at now. */
+ * schedule, and every client (its driver's start), at now. */
 void worker_begin(struct worker *w, time_ns now);
 
 /* Set up run for cfg without starting anything: workers, their clients (not connected) and
