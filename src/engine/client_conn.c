@@ -3,8 +3,9 @@
 #include <stdio.h>
 
 /* Connecting and reconnecting: how a client of any kind gets a usable connection, at setup,
- * after a lost one, for each transaction with -C, and for each session of a feed (the script
- * client's PREPAREs on it are its driver's, client_tx.c). */
+ * after a lost one, for each transaction with -C, and for each session of a feed. What the
+ * client does once connected, or when connecting failed after setup, is its driver's
+ * (engine/client_driver.h). */
 
 /* A connection attempt (with its PREPAREs) that takes longer than this fails: a server that
  * accepts and then never answers must not hold a client forever. */
@@ -26,7 +27,7 @@ void client_close(struct client *c)
     client_watch(c, 0);
     pg_finish(c->conn);
     c->conn = NULL;
-    c->sc.copy_out = 0; /* a new connection is in no COPY */
+    c->copy_out = 0; /* a new connection is in no COPY */
     client_publish_pid(c);
 }
 
@@ -71,25 +72,15 @@ int client_lost(struct client *c, time_ns now)
 
 int client_connect_failed(struct client *c, const char *what, time_ns now)
 {
-    if (c->feed)
-        return client_feed_connect_failed(c, what, now);
     if (c->resume == CS_IDLE)
         return setup_failed(c, what);
-    char line[200];
-    pg_conn_error(c->conn, line, sizeof line);
-    client_note_error(c, line);
-    if (c->resume == CS_START_CMD) { /* -C: this transaction fails */
-        c->failure = PGF_CONNECTION;
-        client_record_failure(c, now, PGF_CONNECTION);
-    }
-    /* A failed reconnect is not a transaction: only the transaction it lost was counted. */
-    return client_lost(c, now);
+    return c->drv->connect_failed(c, what, now);
 }
 
 static int start_connect(struct client *c, time_ns now)
 {
     c->connect_start = now;
-    c->conn = pg_conn_start(c->feed && c->feed->conn ? c->feed->conn : c->w->run->cfg->conn);
+    c->conn = pg_conn_start(c->conn_opts ? c->conn_opts : c->w->run->cfg->conn);
     if (!c->conn || pg_socket(c->conn) < 0) /* failed at once (a bad conninfo) */
         return -1;
     c->connect_deadline = c->connect_start + CONNECT_TIMEOUT_NS;
@@ -115,7 +106,7 @@ int client_reconnect(struct client *c, time_ns now)
     return CS_CONNECTING;
 }
 
-int client_connected(struct client *c, time_ns now)
+int client_connected(struct client *c)
 {
     c->connect_deadline = 0;
     if (c->tx_deadline)
@@ -128,10 +119,6 @@ int client_connected(struct client *c, time_ns now)
         c->lost = 0;
         atomic_fetch_sub(&c->w->n_lost, 1);
     }
-    if (c->resume == CS_START_CMD) /* -C: counted with the transaction, if it counts */
-        c->tx_connect_ns = now - c->connect_start;
-    if (c->feed)
-        c->feed->ready_at = now;
     client_watch_connecting(c, EV_READ);
     return c->resume;
 }
@@ -151,11 +138,7 @@ int client_step_connecting(struct client *c, time_ns now)
         client_publish_pid(c);
         if (pg_set_nonblocking(c->conn) != 0)
             return client_connect_failed(c, "could not set the connection non-blocking", now);
-        if (c->w->run->cfg->protocol == PROTO_PREPARED) {
-            c->sc.prep_script = c->sc.prep_cmd = 0;
-            return CS_PREPARING;
-        }
-        return client_connected(c, now);
+        return c->drv->connected(c, now);
     default:
         return client_connect_failed(c, "could not connect to server", now);
     }

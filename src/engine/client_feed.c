@@ -1,4 +1,5 @@
 #include "engine/client_int.h"
+#include "engine/client_feed.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +9,13 @@
 #include "base/mem.h"
 
 /* The feed client's driver (engine/feed.h): the sessions of its stream, each connected when it
- * starts, its statements sent at their offsets, one after the other. The states and their arrows
- * are documented at enum client_state (CS_FEED_*). */
+ * starts, its statements sent at their offsets, one after the other. Its states and their
+ * arrows: client_feed.h. */
+
+static inline struct client_feed *feed_of(const struct client *c)
+{
+    return (struct client_feed *)c->kind;
+}
 
 /* How soon to look again whether the sessions before ours have started (speed max). */
 #define FEED_RETRY_NS (200 * NS_PER_US)
@@ -17,27 +23,11 @@
  * first (which wakes it). */
 #define FEED_EMPTY_NS (5 * NS_PER_MS)
 
-void client_feed_init(struct client *c)
-{
-    if (c->w->run->cfg->feed)
-        c->feed = xcalloc(1, sizeof *c->feed);
-}
-
 static void forget_prepared(struct client_feed *f)
 {
     for (int i = 0; i < f->n_prepared; i++)
         free(f->prepared[i].name);
     f->n_prepared = 0;
-}
-
-void client_feed_free(struct client *c)
-{
-    if (!c->feed)
-        return;
-    forget_prepared(c->feed);
-    free(c->feed->prepared);
-    free(c->feed);
-    c->feed = NULL;
 }
 
 /* The session's statement prepared under name, or NULL. */
@@ -81,7 +71,7 @@ static void follow_unprepare(struct client_feed *f, const struct engine_feed_ite
 static int wait_until(struct client *c, time_ns when)
 {
     client_set_timer(c, when);
-    return rest(CS_FEED_WAIT);
+    return rest(FS_WAIT);
 }
 
 /* How soon a client the feed's ready held back asks again when the run has several workers
@@ -94,7 +84,7 @@ static int wait_for_feed(struct client *c, time_ns now, time_ns retry_ns)
 {
     struct worker *w = c->w;
     int next = wait_until(c, now + retry_ns);
-    if (c->feed->waiting)
+    if (feed_of(c)->waiting)
         return next;
     if (w->n_feed_waiting == w->cap_feed_waiting) {
         w->cap_feed_waiting = w->cap_feed_waiting ? 2 * w->cap_feed_waiting : 8;
@@ -102,7 +92,7 @@ static int wait_for_feed(struct client *c, time_ns now, time_ns retry_ns)
             xrealloc(w->feed_waiting, (size_t)w->cap_feed_waiting * sizeof *w->feed_waiting);
     }
     w->feed_waiting[w->n_feed_waiting++] = c;
-    c->feed->waiting = 1;
+    feed_of(c)->waiting = 1;
     return next;
 }
 
@@ -111,8 +101,8 @@ static void wake_feed_waiting(struct worker *w, time_ns now)
 {
     for (int i = 0; i < w->n_feed_waiting; i++) {
         struct client *c = w->feed_waiting[i];
-        c->feed->waiting = 0;
-        if (c->state == CS_FEED_WAIT)
+        feed_of(c)->waiting = 0;
+        if (c->state == FS_WAIT)
             client_set_timer(c, now);
     }
     w->n_feed_waiting = 0;
@@ -147,9 +137,9 @@ static int conn_message(const struct client *c, char *line, size_t size)
     return strcmp(line, "unknown error") != 0;
 }
 
-int client_feed_connect_failed(struct client *c, const char *what, time_ns now)
+static int feed_connect_failed(struct client *c, const char *what, time_ns now)
 {
-    struct client_feed *f = c->feed;
+    struct client_feed *f = feed_of(c);
     char line[200], why[300];
     if (conn_message(c, line, sizeof line))
         snprintf(why, sizeof why, "%s: %s", what, line);
@@ -166,7 +156,7 @@ int client_feed_connect_failed(struct client *c, const char *what, time_ns now)
  * figures when the source counts it. */
 static int statement_done(struct client *c, time_ns now, int sent, int ok, enum pg_failure why)
 {
-    struct client_feed *f = c->feed;
+    struct client_feed *f = feed_of(c);
     const struct engine_feed *feed = c->w->run->cfg->feed;
     struct engine_feed_outcome o = {
         .sent = sent,
@@ -200,13 +190,13 @@ static int statement_done(struct client *c, time_ns now, int sent, int ok, enum 
         f->held = 0, atomic_fetch_sub(&c->w->n_feed_held, 1);
     if (c->w->n_feed_waiting > 0)
         wake_feed_waiting(c->w, now);
-    return CS_FEED_NEXT;
+    return FS_NEXT;
 }
 
 /* The session's connection broke under a statement. */
 static int session_broken(struct client *c, time_ns now)
 {
-    struct client_feed *f = c->feed;
+    struct client_feed *f = feed_of(c);
     char line[200];
     /* What broke it when the drain said (a COPY FROM STDIN it cannot feed), else the
      * connection's own message: never libpq's empty one on a connection that is fine. */
@@ -226,7 +216,7 @@ static int session_broken(struct client *c, time_ns now)
 
 static int send_statement(struct client *c)
 {
-    const struct engine_feed_item *it = &c->feed->item;
+    const struct engine_feed_item *it = &feed_of(c)->item;
     int sent;
     switch (it->proto) {
     case FEED_SIMPLE:
@@ -245,7 +235,7 @@ static int send_statement(struct client *c)
 /* The statement's timer: the earlier of its cancel time and its --timeout. */
 static void arm_statement_timer(struct client *c)
 {
-    struct client_feed *f = c->feed;
+    struct client_feed *f = feed_of(c);
     time_ns t = f->cancel_at && !f->cancel_sent ? f->cancel_at : 0;
     if (c->tx_deadline && (!t || c->tx_deadline < t))
         t = c->tx_deadline;
@@ -257,13 +247,13 @@ static void arm_statement_timer(struct client *c)
 
 static int send_prepare(struct client *c)
 {
-    const struct engine_feed_item *it = &c->feed->item;
+    const struct engine_feed_item *it = &feed_of(c)->item;
     return pg_send_prepare(c->conn, it->name, it->text, 0) < 0 || client_flush(c) < 0 ? -1 : 0;
 }
 
 static int start_statement(struct client *c, time_ns due, time_ns now)
 {
-    struct client_feed *f = c->feed;
+    struct client_feed *f = feed_of(c);
     const struct engine_feed_item *it = &f->item;
     const struct engine_config *cfg = c->w->run->cfg;
     if (f->session_failed || !c->conn)
@@ -283,7 +273,7 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
     f->cancel_at = it->cancel_us >= 0 ? now + it->cancel_us * NS_PER_US : 0;
     f->prepared_now = f->closing = 0;
     const struct feed_prepared *p = it->proto == FEED_NAMED ? find_prepared(f, it->name) : NULL;
-    int r, next = CS_FEED_PREPARE;
+    int r, next = FS_PREPARE;
     if (it->proto == FEED_NAMED && !p) {
         r = send_prepare(c);
     } else if (p && p->text_hash != hash_str(it->text)) {
@@ -296,7 +286,7 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
         free(quoted);
     } else {
         r = send_statement(c);
-        next = CS_FEED_RESULT;
+        next = FS_RESULT;
     }
     if (r < 0)
         return session_broken(c, now);
@@ -304,9 +294,9 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
     return rest(next);
 }
 
-int client_step_feed_next(struct client *c, time_ns now)
+static int step_next(struct client *c, time_ns now)
 {
-    struct client_feed *f = c->feed;
+    struct client_feed *f = feed_of(c);
     struct engine_state *run = c->w->run;
     const struct engine_feed *feed = run->cfg->feed;
     if (atomic_load_explicit(&engine_stop_flag, memory_order_relaxed)) {
@@ -363,14 +353,14 @@ int client_step_feed_next(struct client *c, time_ns now)
         forget_prepared(f);
         f->in_session = 1;
         f->session_failed = 0;
-        f->conn = it->conn;
-        c->resume = CS_FEED_NEXT;
+        c->conn_opts = it->conn;
+        c->resume = FS_NEXT;
         return client_reconnect(c, now);
     case FEED_DISCONNECT:
         f->have_item = 0;
         f->in_session = 0;
         client_close(c);
-        return CS_FEED_NEXT;
+        return FS_NEXT;
     default:
         if (feed->before_send)
             feed->before_send(c->w->feed_ws, c->id, &f->item);
@@ -383,7 +373,7 @@ int client_step_feed_next(struct client *c, time_ns now)
 #define COPY_CHUNK 65536
 static int feed_copy_in(struct client *c)
 {
-    struct client_feed *f = c->feed;
+    struct client_feed *f = feed_of(c);
     const struct engine_feed_item *it = &f->item;
     while (f->copy_at < f->copy_len) {
         size_t n = f->copy_len - f->copy_at;
@@ -410,7 +400,7 @@ static int feed_copy_in(struct client *c)
  * dropped; a COPY FROM STDIN is given the item's data. */
 static int feed_drain(struct client *c)
 {
-    struct client_feed *f = c->feed;
+    struct client_feed *f = feed_of(c);
     int sent = client_flush_consume(c);
     if (sent <= 0)
         return sent;
@@ -478,14 +468,14 @@ static int feed_drain(struct client *c)
     }
 }
 
-int client_step_feed_prepare(struct client *c, time_ns now)
+static int step_prepare(struct client *c, time_ns now)
 {
-    struct client_feed *f = c->feed;
+    struct client_feed *f = feed_of(c);
     int r = feed_drain(c);
     if (r < 0)
         return session_broken(c, now);
     if (r == 0)
-        return rest(CS_FEED_PREPARE);
+        return rest(FS_PREPARE);
     if (c->failure != PGF_NONE)
         return statement_done(c, now, 1, 0, c->failure);
     if (f->closing) { /* the name's other text is gone: now its Parse */
@@ -493,33 +483,33 @@ int client_step_feed_prepare(struct client *c, time_ns now)
         drop_prepared(f, f->item.name);
         if (send_prepare(c) < 0)
             return session_broken(c, now);
-        return rest(CS_FEED_PREPARE);
+        return rest(FS_PREPARE);
     }
     add_prepared(f, f->item.name, f->item.text);
     f->prepared_now = 1;
     if (send_statement(c) < 0)
         return session_broken(c, now);
-    return rest(CS_FEED_RESULT);
+    return rest(FS_RESULT);
 }
 
-int client_step_feed_result(struct client *c, time_ns now)
+static int step_result(struct client *c, time_ns now)
 {
     int r = feed_drain(c);
     if (r < 0)
         return session_broken(c, now);
     if (r == 0)
-        return rest(CS_FEED_RESULT);
+        return rest(FS_RESULT);
     if (c->failure == PGF_NONE)
-        follow_unprepare(c->feed, &c->feed->item);
+        follow_unprepare(feed_of(c), &feed_of(c)->item);
     return statement_done(c, now, 1, c->failure == PGF_NONE, c->failure);
 }
 
-int client_feed_timer(struct client *c, time_ns now)
+static int feed_timer(struct client *c, time_ns now)
 {
-    struct client_feed *f = c->feed;
-    if (c->state == CS_FEED_WAIT)
-        return CS_FEED_NEXT;
-    if (c->state != CS_FEED_RESULT && c->state != CS_FEED_PREPARE)
+    struct client_feed *f = feed_of(c);
+    if (c->state == FS_WAIT)
+        return FS_NEXT;
+    if (c->state != FS_RESULT && c->state != FS_PREPARE)
         return rest(c->state);
     if (f->cancel_at && !f->cancel_sent && now >= f->cancel_at) {
         f->cancel_sent = 1; /* as the original client cancelled it */
@@ -543,3 +533,65 @@ int client_feed_timer(struct client *c, time_ns now)
     arm_statement_timer(c);
     return rest(c->state);
 }
+
+/* The driver (engine/client_driver.h). */
+
+static void feed_init(struct client *c)
+{
+    c->kind = xcalloc(1, sizeof(struct client_feed));
+}
+
+static void feed_free(struct client *c)
+{
+    struct client_feed *f = feed_of(c);
+    forget_prepared(f);
+    free(f->prepared);
+    free(f);
+}
+
+static int feed_start(struct client *c, time_ns now)
+{
+    (void)c;
+    (void)now;
+    return FS_NEXT;
+}
+
+static int feed_step(struct client *c, int state, time_ns now)
+{
+    switch ((enum feed_state)state) {
+    case FS_NEXT:
+        return step_next(c, now);
+    case FS_PREPARE:
+        return step_prepare(c, now);
+    case FS_RESULT:
+        return step_result(c, now);
+    case FS_WAIT:
+        break;
+    }
+    return rest(state); /* waits for its timer */
+}
+
+/* Its session's connection is up: the session's time runs from here. */
+static int feed_connection_up(struct client *c, time_ns now)
+{
+    feed_of(c)->ready_at = now;
+    return client_connected(c);
+}
+
+/* A feed's client waits only for its stream's time, which the end of a -T run does not end. */
+static int feed_run_ended(struct client *c, time_ns now)
+{
+    (void)now;
+    return rest(c->state);
+}
+
+const struct client_driver client_feed_driver = {
+    .init = feed_init,
+    .start = feed_start,
+    .step = feed_step,
+    .timer = feed_timer,
+    .connected = feed_connection_up,
+    .connect_failed = feed_connect_failed,
+    .run_ended = feed_run_ended,
+    .free = feed_free,
+};

@@ -3,27 +3,29 @@
 
 /*
  * Shared by the client's files: the core, client.c (the dispatcher and timers), client_conn.c
- * (connecting, reconnecting) and client_io.c (sending and reading results); and the drivers,
- * one per client kind: client_tx.c (a script client: its transactions, and the PREPAREs of
- * its statements) and client_feed.c (a feed's client). Each step helper takes the time of
- * the event that woke the client (one clock reading per event) and returns the next state:
- * plain to go on in the state machine at once, rest(state) to wait there for the next event.
- * The dispatcher (client.c's run_from) moves the client into it; only a client's first state
- * is set elsewhere (client_init, client_connect at setup).
+ * (connecting, reconnecting) and client_io.c (sending and reading results); and the drivers
+ * (engine/client_driver.h), one per client kind: client_tx.c (a script client: its
+ * transactions, and the PREPAREs of its statements), client_stream.c (an analytic stream)
+ * and client_feed.c (a feed's client). Each step helper takes the time of the event that woke
+ * the client (one clock reading per event) and returns the next state: plain to go on in the
+ * state machine at once, rest(state) to wait there for the next event. The dispatcher
+ * (client.c's run_from) moves the client into it; only a client's first state is set
+ * elsewhere (client_init, client_connect at setup).
  */
 
+#include "engine/client_driver.h"
 #include "engine/engine_int.h"
 
 /* A step's answer for a state the client waits in: negative, ~state (the states are >= 0). */
-static inline int rest(enum client_state s)
+static inline int rest(int state)
 {
-    return ~(int)s;
+    return ~state;
 }
 
 /* The state a step's answer names. */
-static inline enum client_state state_of(int next)
+static inline int state_of(int next)
 {
-    return (enum client_state)(next < 0 ? ~next : next);
+    return next < 0 ? ~next : next;
 }
 
 /* Arm the client's one timer at when (replacing any). */
@@ -32,7 +34,7 @@ void client_set_timer(struct client *c, time_ns when);
 void client_note_error(struct client *c, const char *msg);
 /* Done: no timer, no socket. Returns rest(CS_FINISHED). */
 int client_finish(struct client *c);
-/* The transaction ends failed at now, for why, outside CS_END_TX (connection lost, timed
+/* The transaction ends failed at now, for why, outside SC_END_TX (connection lost, timed
  * out): counted for the worker and the client. */
 void client_record_failure(struct client *c, time_ns now, enum pg_failure why);
 void client_exit_on_abort(struct client *c, enum pg_failure why);
@@ -41,8 +43,9 @@ void client_count_connect(struct client *c);
 
 /* client_conn.c */
 int client_step_connecting(struct client *c, time_ns now);
-/* Connected (and its statements prepared): the next state is c->resume. */
-int client_connected(struct client *c, time_ns now);
+/* Connected, and ready for what the client resumes (its driver done with the connection
+ * first: a script client's PREPAREs): the next state is c->resume. */
+int client_connected(struct client *c);
 /* A failure to connect or prepare, what says which: fatal during setup, else counted and
  * tried again later; returns the state to wait in. */
 int client_connect_failed(struct client *c, const char *what, time_ns now);
@@ -62,22 +65,6 @@ int client_lost(struct client *c, time_ns now);
  * attempt fails), 0 when the transaction deadline is to be checked. */
 int client_connect_timer(struct client *c, time_ns now);
 
-/* client_tx.c: a script client. */
-int client_step_preparing(struct client *c, time_ns now);
-int client_step_wait_prepare(struct client *c, time_ns now);
-int client_step_start_tx(struct client *c, time_ns now);
-int client_step_start_cmd(struct client *c, time_ns now);
-int client_step_wait_result(struct client *c, time_ns now);
-int client_step_wait_pipeline(struct client *c, time_ns now);
-int client_step_error(struct client *c, time_ns now);
-int client_step_wait_rollback(struct client *c, time_ns now);
-int client_step_end_tx(struct client *c, time_ns now);
-/* Whether the client is to start no more transactions. */
-int client_run_over(const struct client *c, time_ns now);
-/* Timer of a client waiting for results, a rollback or a \sleep: --timeout, or the sleep's
- * end. Returns the next state. */
-int client_tx_timer(struct client *c, time_ns now);
-
 /* client_io.c */
 /* After a send: keep write interest while the connection still holds unsent data. 0, or -1
  * when the connection broke. */
@@ -91,7 +78,7 @@ int client_flush_consume(struct client *c);
 int client_drain(struct client *c, const struct script_command *cmd, int *ok);
 /* One result of cmd; takes ownership of res. A COPY's (one the parser could not see: its
  * words in variables) aborts the client, as pgbench does: the COPY FROM STDIN is failed, a
- * COPY TO STDOUT's rows are dropped as they come (c->sc.copy_out). 0, or -1 when the
+ * COPY TO STDOUT's rows are dropped as they come (c->copy_out). 0, or -1 when the
  * connection broke. */
 int client_take_result(struct client *c, const struct script_command *cmd, struct pg_result *res,
                        int *ok);

@@ -1,4 +1,5 @@
 #include "engine/client_int.h"
+#include "engine/client_script.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -39,9 +40,9 @@ static int store_row(struct client *c, const struct script_command *cmd,
             if (strncmp(name, cmd->gset_prefix, plen) != 0 || strcmp(name + plen, col) != 0)
                 continue;
             if (pg_result_isnull(res, row, f))
-                script_vars_set_value(&c->sc.vars, v, value_null());
+                script_vars_set_value(&script_of(c)->vars, v, value_null());
             else
-                script_vars_set_text(&c->sc.vars, v, pg_result_value(res, row, f));
+                script_vars_set_text(&script_of(c)->vars, v, pg_result_value(res, row, f));
             break;
         }
     }
@@ -70,7 +71,7 @@ static int refuse_copy(struct client *c, const struct script_command *cmd, enum 
         c->w->n_aborted++;
     }
     if (st == PG_RES_COPY_OUT) {
-        c->sc.copy_out = 1;
+        c->copy_out = 1;
         return 0;
     }
     if (pg_put_copy_end(c->conn, "COPY FROM STDIN is not supported in a pgarena script") < 0)
@@ -109,8 +110,8 @@ int client_take_result(struct client *c, const struct script_command *cmd, struc
             if (pg_result_rows(res) > 0 && store_row(c, cmd, res) < 0)
                 *ok = 0;
         } else {
-            pg_result_free(c->sc.held);
-            c->sc.held = res; /* applied once the command's last result is known */
+            pg_result_free(script_of(c)->held);
+            script_of(c)->held = res; /* applied once the command's last result is known */
             return 0;
         }
     }
@@ -121,13 +122,13 @@ int client_take_result(struct client *c, const struct script_command *cmd, struc
 void client_end_results(struct client *c, const struct script_command *cmd, int *ok)
 {
     if (!cmd || cmd->gset != GSET_LAST || !*ok) {
-        pg_result_free(c->sc.held);
-        c->sc.held = NULL;
+        pg_result_free(script_of(c)->held);
+        script_of(c)->held = NULL;
         return;
     }
-    int rows = c->sc.held ? pg_result_rows(c->sc.held) : -1;
+    int rows = script_of(c)->held ? pg_result_rows(script_of(c)->held) : -1;
     if (rows == 1) {
-        if (store_row(c, cmd, c->sc.held) < 0)
+        if (store_row(c, cmd, script_of(c)->held) < 0)
             *ok = 0;
     } else {
         char msg[100];
@@ -136,8 +137,8 @@ void client_end_results(struct client *c, const struct script_command *cmd, int 
         c->failure = PGF_OTHER;
         *ok = 0;
     }
-    pg_result_free(c->sc.held);
-    c->sc.held = NULL;
+    pg_result_free(script_of(c)->held);
+    script_of(c)->held = NULL;
 }
 
 int client_flush_consume(struct client *c)
@@ -159,11 +160,11 @@ int client_drain(struct client *c, const struct script_command *cmd, int *ok)
     if (sent <= 0)
         return sent;
     for (;;) {
-        if (c->sc.copy_out) {
+        if (c->copy_out) {
             int r = client_copy_skip(c);
             if (r <= 0)
                 return r;
-            c->sc.copy_out = 0;
+            c->copy_out = 0;
         }
         /* A stop is seen between results too: results the connection hands out without end
          * must not keep the worker from its event wait, where the stop ends the run. */

@@ -17,171 +17,59 @@
 
 /*
  * Client states. client_advance runs a client from state to state, with the time of the
- * event that woke it, until it must wait; it then rests in one of the states below. Each
- * state's step is a helper that returns the next state (and whether the client rests there),
- * and one place moves the client (client.c's run_from), as pgbench's advanceConnectionState.
- * For each: what it waits for, and where it goes. The core has the connecting states
- * (client_conn.c) and the timers (client.c); each client kind is a driver with states of its
- * own: a script client (client_tx.c: CS_PREPARING to CS_END_TX) and a feed's client
- * (client_feed.c: CS_FEED_*).
+ * event that woke it, until it must wait; it then rests in one of its states. Each state's
+ * step is a helper that returns the next state (and whether the client rests there), and one
+ * place moves the client (client.c's run_from), as pgbench's advanceConnectionState.
+ *
+ * The core's states, below, are a connection's, shared by every kind of client (client_conn.c,
+ * client.c). What a client does on its connection is its kind's: each kind is a driver
+ * (engine/client_driver.h) with states of its own, numbered from CS_DRIVER in its own enum
+ * and documented there: a script client (client_script.h: SC_*, client_tx.c), an analytic
+ * stream (a script client choosing its scripts in passes, client_stream.c) and a feed's
+ * client (client_feed.h: FS_*, client_feed.c). run_from steps the core's states itself and
+ * hands the others to the client's driver; timers and the end of a -T run likewise.
  *
  * CS_CONNECTING     waits for the socket as pg_conn_poll asks (readable or writable; the
- *                   socket may change at any step). Connected: -> CS_PREPARING in prepared
- *                   mode, else -> c->resume (CS_IDLE at setup, CS_START_TX after a lost
- *                   connection, CS_START_CMD with -C). Failed, or the connect timeout (timer):
- *                   at setup the run is aborted (-> CS_FINISHED), later the client waits to
- *                   try again (-> CS_RECONNECT_WAIT; with -C the transaction fails first).
- * CS_PREPARING      waits for nothing: sends the next PREPARE -> CS_WAIT_PREPARE; all sent
- *                   -> c->resume.
- * CS_WAIT_PREPARE   waits for the PREPARE's results, up to their end (the error, if any, is
- *                   kept in c->failure meanwhile) -> CS_PREPARING; refused by the server at
- *                   setup: the run is refused (-> CS_FINISHED); else failed: as CS_CONNECTING.
- * CS_IDLE           set up; waits for the run to start (the worker moves it to CS_START_TX).
- * CS_START_TX       waits for nothing. Run over -> CS_FINISHED. -R: a start not yet due
- *                   -> CS_THROTTLE (starts already later than --latency-limit are skipped).
- *                   Chooses a script and -> CS_START_CMD, or, without a connection (-C, or
- *                   not yet back), -> CS_CONNECTING with resume CS_START_CMD.
- * CS_THROTTLE       waits (timer) for the scheduled start -> CS_START_TX.
- * CS_START_CMD      runs commands until one must wait: \set and \if inline; SQL sent
- *                   -> CS_WAIT_RESULT (in a pipeline: queued, and on to the next command);
- *                   \sleep -> CS_SLEEP; \endpipeline -> CS_WAIT_PIPELINE; a failure
- *                   -> CS_ERROR; past the last command -> CS_END_TX.
- * CS_WAIT_RESULT    waits for the results of the SQL command sent -> CS_START_CMD (next
- *                   command), or CS_ERROR when one failed or the connection broke. --timeout
- *                   (timer): sends a cancel and waits one more timeout; then the transaction
- *                   fails as a timeout and the connection is dropped -> CS_RECONNECT_WAIT.
- * CS_SLEEP          \sleep: waits (timer) until sleep_until -> CS_START_CMD (next command);
- *                   --timeout first -> CS_ERROR.
- * CS_WAIT_PIPELINE  \endpipeline (or an error in a pipeline): waits for every result up to
- *                   the pipeline's sync -> CS_START_CMD past \endpipeline, or CS_ERROR.
- *                   --timeout (timer): fails as a timeout -> CS_RECONNECT_WAIT.
- * CS_ERROR          a command failed; waits for nothing. Connection broken: the transaction
- *                   fails -> CS_RECONNECT_WAIT. A pipeline open: sync -> CS_WAIT_PIPELINE
- *                   (discarding). A transaction block open: ROLLBACK sent
- *                   -> CS_WAIT_ROLLBACK. Else as after the rollback.
- * CS_WAIT_ROLLBACK  waits for the ROLLBACK's result. A serialization or deadlock failure with
- *                   tries left -> CS_START_CMD from the first command with the same random
- *                   draws; else -> CS_END_TX. --timeout (timer): as in CS_WAIT_PIPELINE.
- * CS_END_TX         waits for nothing: records the transaction (-C: closes the connection)
- *                   -> CS_START_TX.
- * CS_RECONNECT_WAIT connection lost: waits (timer) out a backoff (100 ms, doubling up to 1 s)
- *                   -> CS_CONNECTING with resume CS_START_TX, or CS_FINISHED when the run is
- *                   over.
+ *                   socket may change at any step). Connected: the driver's connected (a
+ *                   script client first prepares its statements with -M prepared), then
+ *                   -> c->resume (CS_IDLE at setup, the driver's state otherwise). Failed, or
+ *                   the connect timeout (timer): at setup the run is aborted (-> CS_FINISHED),
+ *                   later the driver's connect_failed says.
+ * CS_IDLE           set up; waits for the run to start (worker_begin: the driver's start).
+ * CS_RECONNECT_WAIT connection lost (client_lost): waits (timer) out a backoff (100 ms,
+ *                   doubling up to 1 s); the driver's timer says what then.
  * CS_FINISHED       done: waits for nothing.
- *
- * A feed's clients (engine/feed.h, client_feed.c) leave CS_START_TX for these:
- * CS_FEED_NEXT      waits for nothing: takes the next item of the client's stream (none yet:
- *                   -> CS_FEED_WAIT; no more -> CS_FINISHED). Not yet due -> CS_FEED_WAIT.
- *                   A session's start -> CS_CONNECTING with resume CS_FEED_NEXT (a failure:
- *                   the session is failed, its statements are not sent, -> CS_FEED_NEXT); a
- *                   statement -> CS_FEED_RESULT, or first CS_FEED_PREPARE for a named one not
- *                   yet prepared in the session; a session's end closes it -> CS_FEED_NEXT.
- * CS_FEED_WAIT      waits (timer) for the item's due time, or to ask the feed again
- *                   -> CS_FEED_NEXT.
- * CS_FEED_PREPARE   waits for the PREPARE of a named statement -> CS_FEED_RESULT (the
- *                   statement sent), or the statement fails -> CS_FEED_NEXT. When the name
- *                   holds another text, first for the DEALLOCATE of it -> CS_FEED_PREPARE
- *                   (the PREPARE sent).
- * CS_FEED_RESULT    waits for the statement's results -> CS_FEED_NEXT; its cancel time or
- *                   --timeout (timer) sends a cancel; a broken connection fails the session.
  */
 enum client_state {
     CS_CONNECTING,
-    CS_PREPARING,
-    CS_WAIT_PREPARE,
     CS_IDLE,
-    CS_START_TX,
-    CS_THROTTLE,
-    CS_START_CMD,
-    CS_WAIT_RESULT,
-    CS_SLEEP,
-    CS_WAIT_PIPELINE,
-    CS_ERROR,
-    CS_WAIT_ROLLBACK,
-    CS_END_TX,
     CS_RECONNECT_WAIT,
     CS_FINISHED,
-    CS_FEED_NEXT,
-    CS_FEED_WAIT,
-    CS_FEED_PREPARE,
-    CS_FEED_RESULT,
-};
-
-/* A feed client's state beyond a script client's (client_feed.c). */
-struct client_feed {
-    struct engine_feed_item item;
-    int have_item;                  /* item taken from the feed, not yet carried out */
-    int in_session, session_failed; /* a session started; it has no usable connection */
-    const struct pg_connopts *conn; /* the session's, for connecting */
-    struct feed_prepared {          /* named statements prepared in this session */
-        char *name;
-        uint64_t text_hash; /* of the text prepared under it (base/hash.h) */
-    } * prepared;
-    int n_prepared, cap_prepared;
-    int closing; /* CS_FEED_PREPARE: the DEALLOCATE of the name's other text, before its Parse */
-    int prepared_now; /* the statement was prepared before it ran */
-    int cancel_sent;
-    time_ns due, cancel_at; /* the statement's intended start and cancel time */
-    time_ns ready_at;       /* the session's previous statement (or its connect) ended */
-    time_ns client_lag;     /* of the statement's lag, the client's own: from the later of
-                             * due and ready_at to its sending */
-    int waiting;            /* in the worker's feed_waiting */
-    int held;               /* the feed's ready held the item back (its wait ends: ready_at) */
-    char sqlstate[6];       /* the statement's first error */
-    char message[200];
-    int copy_out, copy_in; /* in a COPY TO STDOUT's rows; a COPY FROM STDIN's data to send */
-    int copy_given;        /* the statement's first COPY FROM STDIN had its turn */
-    int copy_empty;        /* of the statement's COPY FROM STDIN, those given no rows */
-    size_t copy_len;       /* the data the current COPY FROM STDIN sends (0: none) */
-    size_t copy_at;        /* of it, what is queued */
-    char returned[64];     /* want_returned: the last result's one value ("" none) */
+    CS_DRIVER, /* the first of a driver's own states */
 };
 
 struct worker;
-
-/* A script client's state beyond what every client has (client_tx.c, client_conn.c's
- * PREPAREs): where it is in its script, and what its commands hold between events. */
-struct client_script {
-    struct rng rng;          /* the client's own stream: a seeded run repeats its values */
-    struct script_vars vars; /* the scripts' variables */
-    int cmd;                 /* index of the current command in script */
-    struct rng tx_rng;       /* state at the transaction's first try: retries repeat its draws */
-    int prep_script;         /* prepared mode setup cursor */
-    int prep_cmd;
-    int scheduled; /* -R: sched_at holds a start not yet used */
-    time_ns sched_at;
-    time_ns sleep_until;
-    time_ns sleep_start;    /* when the current \sleep began */
-    struct pg_result *held; /* \gset: the last result with rows, applied when the command ends */
-    int *pipe_cmds;         /* pipeline: commands sent whose results are still to come */
-    time_ns *pipe_start;    /* and when each was sent */
-    int pipe_head, pipe_tail;
-    int pipe_discard; /* an error in a pipeline: read up to the sync, then fail */
-    int pipe_syncs;   /* \syncpipeline syncs whose PIPELINE_SYNC result is still to come */
-    int copy_out;     /* a refused COPY TO STDOUT's rows are being read and dropped */
-    struct buf sql;   /* simple mode: the command with values substituted */
-    const char **param_values;
-    char (*param_text)[32];
-    /* An analytic stream (engine_config's stream_clients): its pass's order of the stream's
-     * scripts (offsets from the first), and the next one to run; NULL for the others. */
-    int *stream_order;
-    int stream_pos;
-};
+struct client_driver;
 
 /* A client: what every kind shares (its connection and socket, its timer, its transaction's
- * times and outcome, its counts), and its kind's own part: a script client's (sc) or a
- * feed's (feed). */
+ * times and outcome, its counts), its driver, and its kind's own part (kind). */
 struct client {
     int id; /* 0-based, global: :client_id */
     struct worker *w;
     struct pg_conn *conn;
     struct ev_watch watch; /* the connection's socket in the worker's wait set */
-    enum client_state state;
-    enum client_state resume; /* where to go once connected and prepared */
-    int timer_slot;           /* in the worker's timer heap, -1 when none */
-    int lost;                 /* counted in the worker's n_lost */
-    int aborted; /* its script cannot go on (as pgbench aborts a client): it finishes after the
-                  * transaction; counted in the worker's n_aborted */
+    int state;             /* an enum client_state, or one of its driver's states */
+    int resume;            /* where to go once connected (and, for a script client, prepared) */
+    const struct client_driver *drv;
+    void *kind;                          /* the driver's part of the client */
+    const struct pg_connopts *conn_opts; /* what to connect with: a feed's session's (NULL:
+                                          * the run's) */
+    int copy_out;     /* a refused COPY TO STDOUT's rows are being read and dropped */
+    int counts_apart; /* its transactions count in its script's figures only (a stream) */
+    int timer_slot;   /* in the worker's timer heap, -1 when none */
+    int lost;         /* counted in the worker's n_lost */
+    int aborted;      /* its script cannot go on (as pgbench aborts a client): it finishes after the
+                       * transaction; counted in the worker's n_aborted */
     time_ns backoff_ns;
     const struct script *script;
     int script_idx;
@@ -196,11 +84,9 @@ struct client {
     enum pg_failure failure; /* first failure of the current try */
     uint64_t n_tx;
     uint64_t n_failed;
-    uint64_t n_done;          /* transactions finished or skipped, for -t */
-    uint64_t n_logged;        /* -l: the client's transactions logged so far */
-    int64_t lag_us;           /* -R: how late the current transaction started */
-    struct client_script sc;  /* a script client's */
-    struct client_feed *feed; /* a feed's client, else NULL */
+    uint64_t n_done;   /* transactions finished or skipped, for -t */
+    uint64_t n_logged; /* -l: the client's transactions logged so far */
+    int64_t lag_us;    /* -R: how late the current transaction started */
 };
 
 struct engine_state;
@@ -351,9 +237,8 @@ int client_connect(struct client *c, time_ns now);
 /* Advance the state machine as far as it can go without waiting; now is the time of the
  * event that woke the client, the one clock reading all its transitions use. */
 void client_advance(struct client *c, time_ns now);
-/* Move the client into state and on from there (worker_begin: a client's first transaction
- * or its feed). */
-void client_start(struct client *c, enum client_state state, time_ns now);
+/* The run has begun: move the client into its driver's first state and on from there. */
+void client_start(struct client *c, time_ns now);
 /* The client's timer fired (schedule, backoff or timeout). */
 void client_on_timer(struct client *c, time_ns now);
 /* Finish a client that waits for nothing but time, or is only reopening its connection (end
@@ -371,12 +256,13 @@ int client_watch_connecting(struct client *c, unsigned events);
 /* Record a finished transaction of client c (its current script); returns 1 when it counted
  * (after the warmup). */
 int worker_record(struct client *c, time_ns start, time_ns end, int failed, enum pg_failure why);
-/* A transaction of c skipped (-R with --latency-limit: already too late) at now. */
-void worker_record_skipped(struct client *c, time_ns now);
+/* A transaction of c scheduled at sched_at skipped (-R with --latency-limit: already too late)
+ * at now. */
+void worker_record_skipped(struct client *c, time_ns sched_at, time_ns now);
 void worker_record_statement(struct worker *w, int script, int command, time_ns start, time_ns end);
 void *worker_main(void *arg);
 /* The run has started (run->go_ns, start_ns, end_ns set): start the worker's statistics and
- * schedule, and every client's first transaction, at now. */
+ * schedule, and every client (its driver's start), at now. */
 void worker_begin(struct worker *w, time_ns now);
 
 /* Set up run for cfg without starting anything: workers, their clients (not connected) and
@@ -423,18 +309,7 @@ int engine_counters_collect(struct engine_state *run, size_t idx, struct engine_
 /* The main thread asks for the counts of a later interval, at now, when it has none pending. */
 void engine_counters_request(struct engine_state *run, time_ns now);
 
-/* client_feed.c: a feed's client (engine/feed.h). */
-void client_feed_init(struct client *c);
-void client_feed_free(struct client *c);
-/* Steps of its states (client_int.h): each returns the next state. */
-int client_step_feed_next(struct client *c, time_ns now);
-int client_step_feed_prepare(struct client *c, time_ns now);
-int client_step_feed_result(struct client *c, time_ns now);
-/* The timer of a feed client: due time, cancel time or --timeout. The next state. */
-int client_feed_timer(struct client *c, time_ns now);
-/* Connecting for a session failed: the session is failed, the stream goes on. The state to
- * wait in. */
-int client_feed_connect_failed(struct client *c, const char *what, time_ns now);
+/* client_feed.c: a feed's clients. */
 /* Another worker raised w's feed_wake: its held clients ask the feed again. */
 void client_feed_woken(struct worker *w, time_ns now);
 

@@ -26,10 +26,10 @@ static enum txlog_status log_status(enum pg_failure why)
                                     : TXLOG_FAILED;
 }
 
-void worker_record_skipped(struct client *c, time_ns now)
+void worker_record_skipped(struct client *c, time_ns sched_at, time_ns now)
 {
     worker_counters_check(c->w, now);
-    if (c->sc.sched_at < c->w->run->start_ns)
+    if (sched_at < c->w->run->start_ns)
         return; /* warmup */
     c->w->n_skipped++;
     c->w->scripts[c->script_idx].n_skipped++;
@@ -46,7 +46,7 @@ static inline int count_tx(struct client *c, time_ns start, time_ns end, int fai
     if (end < run->start_ns)
         return 0; /* warmup */
     struct engine_script_figures *ss = &w->scripts[c->script_idx];
-    if (c->sc.stream_order) { /* an analytic stream: its script's figures only */
+    if (c->counts_apart) { /* a stream: its script's figures only */
         if (run->cfg->stream_clients == run->cfg->clients)
             w->last_completion = end; /* streams alone: they make the duration */
         if (failed) {
@@ -302,19 +302,8 @@ void worker_begin(struct worker *w, time_ns now)
     const struct engine_feed *feed = run->cfg->feed;
     if (feed && w->n_clients > 0)
         w->feed_ws = feed->open(feed->arg, w->id, w->clients[0].id, w->n_clients);
-    for (int i = 0; i < w->n_clients; i++) {
-        struct client *c = &w->clients[i];
-        if (feed) {
-            client_start(c, CS_FEED_NEXT, now);
-            continue;
-        }
-        if (run->cfg->connect_per_tx) {
-            /* The setup connection only proved the server reachable: -C connects anew
-             * inside each transaction. */
-            client_close(c);
-        }
-        client_start(c, CS_START_TX, now);
-    }
+    for (int i = 0; i < w->n_clients; i++)
+        client_start(&w->clients[i], now);
     w->tick_ns = now + ENGINE_TICK_NS;
     w->measuring = 1;
 }

@@ -15,6 +15,7 @@
 
 #include <string.h>
 
+#include "engine/client_script.h"
 #include "engine/engine_int.h"
 #include "fake_pg.h"
 

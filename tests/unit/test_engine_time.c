@@ -17,11 +17,11 @@ static void test_timeout_cancels(void **state)
     assert_int_equal(fx_start(&f), 0);
     struct client *c = fx_client(&f, 0);
     fx_at(&f, 99 * NS_PER_MS);
-    assert_int_equal(c->state, CS_WAIT_RESULT);
+    assert_int_equal(c->state, SC_WAIT_RESULT);
     assert_int_equal(fake_n_cancels(), 0);
     fx_at(&f, 100 * NS_PER_MS);
     assert_int_equal(fake_n_cancels(), 1);
-    assert_int_equal(c->state, CS_WAIT_RESULT);
+    assert_int_equal(c->state, SC_WAIT_RESULT);
     fake_release(c->conn,
                  (struct fake_reply){.kind = FAKE_ERROR,
                                      .sqlstate = "57014",
@@ -198,8 +198,8 @@ static void test_rate_schedule_and_skips(void **state)
     f.cfg.latency_limit_us = 5000;
     assert_int_equal(fx_start(&f), 0);
     struct client *c = fx_client(&f, 0);
-    assert_int_equal(c->state, CS_THROTTLE);
-    time_ns first = c->sc.sched_at;
+    assert_int_equal(c->state, SC_THROTTLE);
+    time_ns first = script_of(c)->sched_at;
     assert_true(first > f.now);
     /* Serve every start on time for one second... */
     while (f.now < FX_T0 + NS_PER_S)
@@ -233,7 +233,7 @@ static void test_duration_ends_run(void **state)
     assert_int_equal(fx_start(&f), 0);
     fx_events(&f);
     struct client *c = fx_client(&f, 0);
-    assert_int_equal(c->state, CS_SLEEP);
+    assert_int_equal(c->state, SC_SLEEP);
     for (int t = 300; t <= 1200; t += 300)
         fx_at(&f, t * NS_PER_MS);
     assert_int_equal(c->state, CS_FINISHED);
