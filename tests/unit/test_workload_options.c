@@ -122,8 +122,9 @@ static void test_ch_options_parsed(void **state)
     assert_int_equal(t->mix[0], 40);
     assert_int_equal(t->mix[4], 8);
     struct load_options lo;
-    bench_plan_load_options(&o.plan, &lo);
-    assert_int_equal(lo.warehouses, 3);
+    struct workload_opts load_opts;
+    bench_plan_load_options(&o.plan, 0, &lo, &load_opts);
+    assert_int_equal(((const struct tpcc_init_opts *)lo.opts)->warehouses, 3);
     pg_connopts_free(&o.plan.conn);
     free(store);
     /* tpcc without --mix: the spec's */

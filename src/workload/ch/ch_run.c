@@ -207,4 +207,8 @@ const struct workload workload_ch = {
     .options_init = options_init,
     .option = option,
     .load_sizes = tpcc_load_sizes,
+    .init_options = tpcc_init_option_groups,
+    .init_options_init = tpcc_init_options_init,
+    .init_option = tpcc_init_option,
+    .foreign_option = tpcc_foreign_option,
 };
