@@ -80,35 +80,62 @@ const struct workload *workload_by_prefix(const char *name, int *n_matches)
     return unique_prefix(name, 0, n_matches);
 }
 
-/* Whether one of groups has the option `name`; its group's refusal into *refusal then. */
+/* Whether one of groups has the option `name`; its group into *group then. */
 static int in_groups(const struct workload_option_group *const *groups, const char *name,
-                     const char **refusal)
+                     const struct workload_option_group **group)
 {
     for (const struct workload_option_group *const *g = groups; g && *g; g++)
         if (workload_group_has(*g, name)) {
-            *refusal = (*g)->refusal;
+            *group = *g;
             return 1;
         }
     return 0;
 }
 
-static int takes(const struct workload *w, const char *name, const char **refusal)
+static int takes(const struct workload *w, const char *name,
+                 const struct workload_option_group **group)
 {
-    return in_groups(w->options, name, refusal);
+    return in_groups(w->options, name, group);
 }
 
-static int takes_at_init(const struct workload *w, const char *name, const char **refusal)
+static int takes_at_init(const struct workload *w, const char *name,
+                         const struct workload_option_group **group)
 {
-    return in_groups(w->init_options, name, refusal);
+    return in_groups(w->init_options, name, group);
+}
+
+/* An option no workload or another one takes, refused (ERR_INPUT): "CMD: --a, --b and --c are
+ * for WHOSE" from the first group that has it, else "CMD: NAME". */
+static int refuse(const char *cmd, const char *name, int at_init, struct err *e)
+{
+    const struct workload_option_group *g = NULL;
+    for (int i = 0;
+         all[i] && !(at_init ? takes_at_init(all[i], name, &g) : takes(all[i], name, &g)); i++)
+        ;
+    if (!g)
+        return err_set(e, ERR_INPUT, "%s: %s", cmd, name);
+    char list[512];
+    size_t n = 0, count = 0;
+    while (g->names[count])
+        count++;
+    list[0] = '\0';
+    for (size_t k = 0; k < count && n < sizeof list; k++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s--%s",
+                              k == 0           ? ""
+                              : k + 1 == count ? " and "
+                                               : ", ",
+                              g->names[k]);
+    return err_set(e, ERR_INPUT, "%s: %s %s for %s", cmd, list, count == 1 ? "is" : "are",
+                   g->whose);
 }
 
 /* An option's value checked by the first workload that takes it, at init or at run. */
 static int option_check(int at_init, const char *name, const char *arg, struct err *e)
 {
-    const char *refusal;
+    const struct workload_option_group *group;
     for (int i = 0; all[i]; i++) {
         const struct workload *w = all[i];
-        if (!(at_init ? takes_at_init(w, name, &refusal) : takes(w, name, &refusal)))
+        if (!(at_init ? takes_at_init(w, name, &group) : takes(w, name, &group)))
             continue;
         struct workload_opts scratch;
         (at_init ? w->init_options_init : w->options_init)(scratch.bytes);
@@ -132,15 +159,10 @@ int workload_init_options_parse(const struct workload *w, const struct workload_
 {
     if (w->check_init && w->check_init(w, g, e) < 0)
         return -1;
-    const char *refusal = NULL;
-    for (int k = 0; k < g->n; k++) {
-        if (takes_at_init(w, g->opt[k].name, &refusal))
-            continue;
-        refusal = NULL;
-        for (int i = 0; all[i] && !takes_at_init(all[i], g->opt[k].name, &refusal); i++)
-            ;
-        return err_set(e, ERR_INPUT, "init: %s", refusal ? refusal : g->opt[k].name);
-    }
+    const struct workload_option_group *group;
+    for (int k = 0; k < g->n; k++)
+        if (!takes_at_init(w, g->opt[k].name, &group))
+            return refuse("init", g->opt[k].name, 1, e);
     memset(out, 0, sizeof *out);
     if (w->init_options_init)
         w->init_options_init(out->bytes);
@@ -188,27 +210,24 @@ int workload_parse_partitions(const char *arg, int *out, struct err *e)
 int workload_options_parse(const struct workload *w, const struct workload_option *given, int n,
                            struct workload_opts *out, struct err *e)
 {
-    const char *refusal = NULL;
+    const struct workload_option_group *group;
     struct err own = {0}, later = {0};
     int own_refusal = 0; /* w refuses one in its own words, once the others are checked */
     for (int k = 0; k < n; k++) {
-        if (takes(w, given[k].name, &refusal))
+        if (takes(w, given[k].name, &group))
             continue;
         if (w->foreign_option &&
             w->foreign_option(w, given[k].name, own_refusal ? &later : &own) < 0) {
             own_refusal = 1;
             continue;
         }
-        refusal = NULL;
-        for (int i = 0; all[i] && !takes(all[i], given[k].name, &refusal); i++)
-            ;
-        return err_set(e, ERR_INPUT, "run: %s", refusal ? refusal : given[k].name);
+        return refuse("run", given[k].name, 0, e);
     }
     memset(out, 0, sizeof *out);
     if (w->options_init)
         w->options_init(out->bytes);
     for (int k = 0; k < n; k++)
-        if (takes(w, given[k].name, &refusal) &&
+        if (takes(w, given[k].name, &group) &&
             w->option(out->bytes, given[k].name, given[k].arg, e) < 0)
             return -1;
     if (own_refusal) {

@@ -36,10 +36,12 @@ struct workload_option {
     const char *name, *arg;
 };
 
-/* Options a workload takes, and the refusal when another is given them. */
+/* Options a workload takes, and whose they are: the refusal when another workload is given
+ * one is made from both ("--a, --b and --c are for WHOSE", after "run: " or "init: "), so a
+ * name is written once in the workload's folder (and its row in cli/options.def). */
 struct workload_option_group {
     const char *const *names; /* long names, NULL-terminated */
-    const char *refusal;      /* after "run: " */
+    const char *whose;        /* "-w tpcc" */
 };
 
 /* An axis a sweep varies for a workload (sweep --NAME LIST): one of its own run options, set

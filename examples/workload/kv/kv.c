@@ -96,7 +96,7 @@ struct kv_init_opts {
 };
 
 static const char *const init_names[] = {"scale", "fillfactor", NULL};
-static const struct workload_option_group init_group = {init_names, "-s and -F size kv's table"};
+static const struct workload_option_group init_group = {init_names, "-w kv"};
 static const struct workload_option_group *const init_groups[] = {&init_group, NULL};
 
 static void init_options_init(void *opts)

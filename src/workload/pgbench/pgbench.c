@@ -35,17 +35,14 @@ static int foreign_option(const struct workload *w, const char *name, struct err
 }
 
 static const char *const scale_names[] = {"scale", NULL};
-static const struct workload_option_group scale_option = {scale_names,
-                                                          "-s is for pgbench's tables"};
+static const struct workload_option_group scale_option = {scale_names, "pgbench's tables"};
 static const char *const partition_names[] = {"partitions", "partition-method", NULL};
-static const struct workload_option_group partition_options = {
-    partition_names, "--partitions and --partition-method are for pgbench's and TPC-C's tables"};
+static const struct workload_option_group partition_options = {partition_names,
+                                                               "pgbench's and TPC-C's tables"};
 static const char *const init_names[] = {
     "init-steps",      "fillfactor", "no-vacuum",        "foreign-keys",
     "unlogged-tables", "tablespace", "index-tablespace", NULL};
-const struct workload_option_group pgbench_init_options = {
-    init_names, "-I, -F, -n, --foreign-keys, --unlogged-tables and the tablespaces are for "
-                "pgbench's tables"};
+const struct workload_option_group pgbench_init_options = {init_names, "pgbench's tables"};
 static const struct workload_option_group *const init_groups[] = {&scale_option, &partition_options,
                                                                   &pgbench_init_options, NULL};
 

@@ -13,8 +13,8 @@
 _Static_assert(sizeof(struct sysbench_sizes) <= WORKLOAD_OPTS_SIZE, "sysbench's options fit");
 
 static const char *const option_names[] = {"tables", "table-size", NULL};
-const struct workload_option_group sysbench_size_options = {
-    option_names, "--tables and --table-size are for sysbench's workloads (-w oltp-*)"};
+const struct workload_option_group sysbench_size_options = {option_names,
+                                                            "sysbench's workloads (-w oltp-*)"};
 static const struct workload_option_group *const option_groups[] = {&sysbench_size_options, NULL};
 
 /* run's: 0 until given or detected; init's: sysbench's defaults. */

@@ -28,8 +28,7 @@ struct tpcc_state {
 
 static const char *const option_names[] = {"warehouses", "mix", "keying-thinking", "procedures",
                                            NULL};
-const struct workload_option_group tpcc_option_group = {
-    option_names, "--warehouses, --mix, --keying-thinking and --procedures are for -w tpcc"};
+const struct workload_option_group tpcc_option_group = {option_names, "-w tpcc"};
 static const struct workload_option_group *const option_groups[] = {&tpcc_option_group, NULL};
 
 _Static_assert(sizeof(struct tpcc_opts) <= WORKLOAD_OPTS_SIZE, "tpcc's options fit");
@@ -87,8 +86,8 @@ void tpcc_load_sizes(const void *opts, int64_t scale, void *init_opts)
 }
 
 static const char *const init_option_names[] = {"warehouses", "partitions", NULL};
-static const struct workload_option_group tpcc_init_option_group = {
-    init_option_names, "--warehouses is for -w tpcc and -w ch"};
+static const struct workload_option_group tpcc_init_option_group = {init_option_names,
+                                                                    "-w tpcc and -w ch"};
 const struct workload_option_group *const tpcc_init_option_groups[] = {&tpcc_init_option_group,
                                                                        NULL};
 
