@@ -25,16 +25,12 @@ int bench_workload_detect(struct pg_conn *c, struct bench *b, struct err *e)
     b->wl = (struct workload_params){.conn = &b->p.conn,
                                      .name = b->workload_name,
                                      .scale = b->p.scale,
-                                     .tables = b->p.tables,
-                                     .table_size = b->p.table_size,
                                      .seed = b->p.seed,
                                      .warmup_s = b->p.warmup_s,
                                      .opts = b->p.wopts.bytes,
                                      .threads = b->p.threads};
     int rc = w->detect ? w->detect(w, c, &b->wl, e) : 0;
     b->p.scale = b->wl.scale;
-    b->p.tables = b->wl.tables;
-    b->p.table_size = b->wl.table_size;
     if (b->wl.clients > 0) /* as many as the workload's input needs */
         b->p.clients = b->wl.clients;
     return rc;

@@ -117,11 +117,7 @@ static int check_workload(struct bench_plan *p, const struct bench_given *given,
     const struct workload *w = p->workload;
     if (workload_options_parse(w, p->options, p->n_options, &p->wopts, e) < 0)
         return -1;
-    struct workload_run_opts o = {.scale = p->scale,
-                                  .tables = p->tables,
-                                  .table_size = p->table_size,
-                                  .opts = p->wopts.bytes,
-                                  .local = given->local};
+    struct workload_run_opts o = {.scale = p->scale, .opts = p->wopts.bytes, .local = given->local};
     if (w->check_run && w->check_run(w, &o, e) < 0)
         return -1;
     p->stream_clients = o.stream_clients;
@@ -222,16 +218,18 @@ int bench_plan_check(struct bench_plan *p, const struct bench_given *given, stru
     return check_agents(p, e);
 }
 
-void bench_plan_load_options(const struct bench_plan *p, struct load_options *lo)
+void bench_plan_load_options(const struct bench_plan *p, int64_t scale, struct load_options *lo,
+                             struct workload_opts *load_opts)
 {
+    const struct workload *w = p->workload;
+    memset(load_opts, 0, sizeof *load_opts);
+    if (w && w->init_options_init)
+        w->init_options_init(load_opts->bytes);
+    if (w && w->load_sizes)
+        w->load_sizes(p->wopts.bytes, scale ? scale : p->scale, load_opts->bytes);
     *lo = (struct load_options){
-        .scale = p->scale ? (int)p->scale : 1,
-        .warehouses = 1,
-        .tables = p->tables ? (int)p->tables : 1,
-        .table_size = p->table_size ? p->table_size : WORKLOAD_SYSBENCH_TABLE_SIZE,
+        .opts = load_opts->bytes,
         .jobs = load_default_jobs(),
         .seed = (uint64_t)p->seed,
     };
-    if (p->workload && p->workload->load_sizes)
-        p->workload->load_sizes(p->wopts.bytes, lo);
 }

@@ -85,7 +85,6 @@ struct bench_plan {
     int n_defines;
     const char *defines[BENCH_MAX_SPECS]; /* -D NAME=VALUE */
     int64_t scale;                        /* 0: detected by the workload (pgbench: the branches) */
-    int64_t tables, table_size;           /* sysbench workloads; 0: detected by the workload */
     int64_t clients, threads, duration_s, tx_per_client, progress_s, seed;
     int seed_given; /* else bench_run draws one */
     enum engine_protocol protocol;
@@ -150,11 +149,12 @@ int bench_plan_set_option(struct bench_plan *p, const char *name, const char *ar
  * set (ERR_INPUT). */
 int bench_plan_add_meta(struct bench_plan *p, const char *arg, struct err *e);
 
-/* What loading the checked plan's workload takes (run --local, sweep --init): its scale,
- * tables and rows, and the sizes its own options give (1, 1 and sysbench's default where the
- * plan does not say), the default number of connections, the plan's seed; no progress
- * callbacks. */
-void bench_plan_load_options(const struct bench_plan *p, struct load_options *lo);
+/* What run --local or sweep --init loads for the plan: the workload's init options at their
+ * defaults, with what its run options and the scale (0: the plan's -s) give (its
+ * load_sizes), into load_opts (lo->opts points there); the default number of connections, the
+ * plan's seed; no progress callbacks. */
+void bench_plan_load_options(const struct bench_plan *p, int64_t scale, struct load_options *lo,
+                             struct workload_opts *load_opts);
 
 /* -M's names, by enum engine_protocol. */
 extern const char *const bench_protocol_names[];

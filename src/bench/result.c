@@ -146,10 +146,8 @@ void bench_build_result(const struct bench *b, const struct script_set *scripts,
     r->server.version = maybe_dup(b->server_version);
     r->workload.name = xstrdup(b->workload_name);
     r->workload.scale = b->p.scale;
-    if (b->p.tables > 0 && b->p.table_size > 0) { /* sysbench: what was loaded, not a scale */
-        r->workload.tables = b->p.tables;
-        r->workload.table_size = b->p.table_size;
-    }
+    r->workload.n_sizes = b->wl.n_sizes; /* what was loaded, beside a scale */
+    memcpy(r->workload.sizes, b->wl.sizes, sizeof r->workload.sizes);
     r->workload.n_scripts = (size_t)scripts->n_scripts;
     r->workload.scripts = xcalloc(r->workload.n_scripts, sizeof *r->workload.scripts);
     for (int i = 0; i < scripts->n_scripts; i++) {

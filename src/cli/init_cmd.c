@@ -76,112 +76,36 @@ int init_load(const struct pg_connopts *conn, const struct workload *wl, struct 
     return rc;
 }
 
+#define INIT_MAX_OPTIONS 64
+
 /* What init was asked, before it is checked against the workload. */
 struct init_opts {
     struct pg_connopts conn;
     const char *workload;
     const char *init_file; /* -f */
+    int scale;             /* -s for -f's :scale (the workload's own too, as given) */
     struct load_options load;
     int local, quiet;
-    int got_scale, got_partitions, got_method, got_tables, got_size, got_warehouses;
-    int no_vacuum, foreign_keys, got_pgbench_init; /* pgbench -i's options were given */
-    char *steps;                                   /* owned: -I with -n and --foreign-keys */
+    int n_given; /* the workload's options, as given (workload/workload.h) */
+    struct workload_option given[INIT_MAX_OPTIONS];
+    struct workload_opts wopts; /* the workload's, parsed: load.opts */
 };
 
-/* pgbench -i's options of the dataset's definition; 1 if opt was one, -1 on a bad value. */
-static int parse_pgbench_option(int opt, const char *arg, struct init_opts *o, struct err *e)
+/* A workload's init option (by its long name in init's table): 1 taken, 0 none's, -1. */
+static int workload_option(int opt, const char *arg, struct init_opts *o, struct err *e)
 {
-    int64_t v = 0;
-    switch (opt) {
-    case 'I':
-        for (const char *c = arg; *c; c++)
-            if (!strchr("dtgGvpf ", *c))
-                return err_set(e, ERR_INPUT,
-                               "init: unrecognized initialization step \"%c\" (allowed: "
-                               "\"dtgGvpf\")",
-                               *c);
-        o->load.init_steps = arg;
-        break;
-    case 'F':
-        if (num_int("-F", arg, 10, 100, &v, e) < 0)
-            return -1;
-        o->load.fillfactor = (int)v;
-        break;
-    case 'n':
-        o->no_vacuum = 1;
-        break;
-    case OPT_FOREIGN_KEYS:
-        o->foreign_keys = 1;
-        break;
-    case OPT_UNLOGGED:
-        o->load.unlogged = 1;
-        break;
-    case OPT_TABLESPACE:
-        o->load.tablespace = arg;
-        break;
-    case OPT_INDEX_TABLESPACE:
-        o->load.index_tablespace = arg;
-        break;
-    default:
-        return 0;
+    for (const struct option *l = cli_getopt_table(CLI_INIT, NULL); l->name; l++) {
+        if (l->val != opt)
+            continue;
+        int rc = workload_init_option_check(l->name, arg, e);
+        if (rc <= 0)
+            return rc;
+        if (o->n_given == INIT_MAX_OPTIONS)
+            return err_set(e, ERR_INPUT, "init: too many options");
+        o->given[o->n_given++] = (struct workload_option){l->name, arg};
+        return 1;
     }
-    o->got_pgbench_init = 1;
-    return 1;
-}
-
-/* The steps to run, as pgbench makes them: -n blanks out v, --foreign-keys adds f. */
-static void final_steps(struct init_opts *o)
-{
-    if (!o->no_vacuum && !o->foreign_keys)
-        return;
-    const char *given = o->load.init_steps ? o->load.init_steps : "dtgvp";
-    o->steps = xasprintf("%s%s", given, o->foreign_keys && !strchr(given, 'f') ? "f" : "");
-    for (char *c = o->steps; o->no_vacuum && *c; c++)
-        if (*c == 'v')
-            *c = ' ';
-    o->load.init_steps = o->steps;
-}
-
-/* The options about the dataset's size and shape; 1 if opt was one, -1 on a bad value. */
-static int parse_size_option(int opt, const char *arg, struct init_opts *o, struct err *e)
-{
-    int64_t v = 0;
-    int rc = 1;
-    switch (opt) {
-    case 's':
-        rc = num_int("-s", arg, 1, 1000000, &v, e) < 0 ? -1 : (o->load.scale = (int)v, 1);
-        o->got_scale = 1;
-        break;
-    case OPT_PARTITIONS:
-        rc = num_int("--partitions", arg, 0, 100000, &v, e) < 0 ? -1
-                                                                : (o->load.partitions = (int)v, 1);
-        o->got_partitions = 1;
-        break;
-    case OPT_PARTITION_METHOD:
-        if (strcmp(arg, "range") != 0 && strcmp(arg, "hash") != 0)
-            return err_set(e, ERR_INPUT,
-                           "invalid value for --partition-method: '%s' (expected range or hash)",
-                           arg);
-        o->load.partition_method = strcmp(arg, "hash") == 0 ? LOAD_PART_HASH : LOAD_PART_RANGE;
-        o->got_method = 1;
-        break;
-    case OPT_TABLES:
-        rc = num_int("--tables", arg, 1, 100000, &v, e) < 0 ? -1 : (o->load.tables = (int)v, 1);
-        o->got_tables = 1;
-        break;
-    case OPT_TABLE_SIZE:
-        rc = num_int("--table-size", arg, 1, INT32_MAX, &o->load.table_size, e) < 0 ? -1 : 1;
-        o->got_size = 1;
-        break;
-    case OPT_WAREHOUSES:
-        rc = num_int("--warehouses", arg, 1, 100000, &v, e) < 0 ? -1
-                                                                : (o->load.warehouses = (int)v, 1);
-        o->got_warehouses = 1;
-        break;
-    default:
-        return 0;
-    }
-    return rc;
+    return 0;
 }
 
 /* Returns 1 when --help was printed. */
@@ -195,9 +119,9 @@ static int parse_options(int argc, char **argv, struct init_opts *o, struct err 
     while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         if (args_conn_option(opt, optarg, &o->conn))
             continue;
-        int rc = parse_size_option(opt, optarg, o, e);
-        if (rc == 0)
-            rc = parse_pgbench_option(opt, optarg, o, e);
+        if (opt == 's' && workload_parse_scale(optarg, &o->scale, e) < 0)
+            return -1;
+        int rc = opt == '?' || opt == ':' ? 0 : workload_option(opt, optarg, o, e);
         if (rc < 0)
             return -1;
         if (rc > 0)
@@ -240,41 +164,20 @@ static int parse_options(int argc, char **argv, struct init_opts *o, struct err 
     return args_positional(argc, argv, optind, &o->conn, "init", e);
 }
 
-/* Options that do not fit the workload's dataset are usage errors, as in pgbench. */
-static int check_options(const struct init_opts *o, const struct workload *wl, struct err *e)
-{
-    struct workload_init_given g = {o->got_scale,       o->got_partitions, o->got_method,
-                                    o->got_tables,      o->got_size,       o->got_warehouses,
-                                    o->got_pgbench_init};
-    if (wl->check_init && wl->check_init(wl, &g, e) < 0)
-        return -1;
-    if (o->init_file && o->got_pgbench_init)
-        return err_set(e, ERR_INPUT,
-                       "init: -f runs an init script: pgbench's -I, -F, -n, --foreign-keys, "
-                       "--unlogged-tables and tablespaces do not apply");
-    if (o->got_method && o->load.partitions < 1)
-        return err_set(e, ERR_INPUT, "init: --partition-method requires --partitions above 0");
-    return 0;
-}
-
 /* Parse and check the options; 1 when --help was printed, -1 with e set. */
 static int parse_and_check(int argc, char **argv, struct init_opts *o, const struct workload **wl,
                            struct err *e)
 {
-    *o = (struct init_opts){.workload = "tpcb-like"};
-    o->load = (struct load_options){.scale = 1,
-                                    .tables = 1,
-                                    .table_size = WORKLOAD_SYSBENCH_TABLE_SIZE,
-                                    .warehouses = 1,
-                                    .jobs = load_default_jobs()};
+    *o = (struct init_opts){.workload = "tpcb-like", .scale = 1};
+    o->load = (struct load_options){.opts = o->wopts.bytes, .jobs = load_default_jobs()};
     int rc = parse_options(argc, argv, o, e);
     if (rc != 0)
         return rc;
     *wl = workload_find(o->workload);
     if (!*wl)
         return err_set(e, ERR_INPUT, "init: unknown workload '%s'", o->workload);
-    final_steps(o);
-    return check_options(o, *wl, e);
+    struct workload_init_given g = {o->given, o->n_given, o->init_file != NULL};
+    return workload_init_options_parse(*wl, &g, &o->wopts, e);
 }
 
 int cli_init_parse(int argc, char **argv, struct err *e)
@@ -283,7 +186,6 @@ int cli_init_parse(int argc, char **argv, struct err *e)
     const struct workload *wl;
     int rc = parse_and_check(argc, argv, &o, &wl, e);
     pg_connopts_free(&o.conn);
-    free(o.steps);
     return rc < 0 ? -1 : 0;
 }
 
@@ -302,7 +204,7 @@ int cli_init(int argc, char **argv, struct err *e)
     if (o.local && session_local_start(&srv, &o.conn, e) < 0)
         goto out;
     if (o.init_file)
-        rc = bench_init_script(&o.conn, o.init_file, o.load.scale, o.load.seed, e);
+        rc = bench_init_script(&o.conn, o.init_file, o.scale, o.load.seed, e);
     else
         rc = init_load(&o.conn, wl, &o.load, o.quiet, e);
     if (rc < 0 && session_interrupted && !o.init_file)
@@ -311,6 +213,5 @@ int cli_init(int argc, char **argv, struct err *e)
         session_local_stop(&srv);
 out:
     pg_connopts_free(&o.conn);
-    free(o.steps);
     return rc;
 }

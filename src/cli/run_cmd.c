@@ -182,7 +182,8 @@ static int start_local(struct cli_run_opts *o, struct local_server *srv, int nee
     if (session_local_start_run(srv, &p->conn, !o->no_statements, e) < 0)
         return -1;
     struct load_options lo;
-    bench_plan_load_options(p, &lo);
+    struct workload_opts load_opts;
+    bench_plan_load_options(p, 0, &lo, &load_opts);
     return needs_dataset ? init_load(&p->conn, p->workload, &lo, o->quiet, e) : 0;
 }
 

@@ -151,10 +151,6 @@ int cli_run_option(int opt, const char *arg, struct cli_run_opts *o, struct err 
         return TAKE(num_int("--max-tries", arg, 1, 1000000, &p->max_tries, e));
     case OPT_TIMEOUT:
         return TAKE(num_int("--timeout", arg, 1, 100000000, &p->timeout_ms, e));
-    case OPT_TABLES:
-        return TAKE(num_int("--tables", arg, 1, 100000, &p->tables, e));
-    case OPT_TABLE_SIZE:
-        return TAKE(num_int("--table-size", arg, 1, INT32_MAX, &p->table_size, e));
     case 'C':
         p->connect_per_tx = 1;
         return 1;

@@ -223,13 +223,21 @@ char *report_fmt_cut(char *buf, size_t size, const char *s)
 
 char *report_fmt_dataset(char *buf, size_t size, const struct result *r)
 {
-    if (r->workload.tables > 0) {
-        char rows[32];
-        snprintf(buf, size, "%lld table%s × %s rows", (long long)r->workload.tables,
-                 r->workload.tables == 1 ? "" : "s",
-                 report_fmt_count(rows, sizeof rows, (uint64_t)r->workload.table_size));
-    } else {
+    if (r->workload.n_sizes == 0) {
         snprintf(buf, size, "scale %lld", (long long)r->workload.scale);
+        return buf;
+    }
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < r->workload.n_sizes && n < size; i++) {
+        const struct result_size *s = &r->workload.sizes[i];
+        char v[32];
+        if (s->form->grouped)
+            report_fmt_count(v, sizeof v, (uint64_t)s->value);
+        else
+            snprintf(v, sizeof v, "%lld", (long long)s->value);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s%s", i ? " × " : "", v,
+                              s->value == 1 ? s->form->one : s->form->many);
     }
     return buf;
 }

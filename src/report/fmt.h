@@ -50,7 +50,7 @@ char *report_fmt_nines(char *buf, size_t size, double nines);
  * ("-0.0%" would suggest a direction that rounding took away). */
 char *report_fmt_change(char *buf, size_t size, double pct);
 
-/* What a run's workload was loaded with: "2 tables × 20,000 rows" for sysbench's, else
+/* What a run's workload was loaded with: its sizes, "2 tables × 20,000 rows" (sysbench's), else
  * "scale 10". */
 struct result;
 char *report_fmt_dataset(char *buf, size_t size, const struct result *r);

@@ -188,7 +188,7 @@ static void describe_setup(struct buf *b, const struct result *r)
 {
     char n[48], size[96];
     buf_printf(b, "%s %s %s, ", r->workload.name ? r->workload.name : "a custom workload",
-               r->workload.tables > 0 ? "on" : "at", report_fmt_dataset(size, sizeof size, r));
+               r->workload.n_sizes > 0 ? "on" : "at", report_fmt_dataset(size, sizeof size, r));
     buf_printf(b, "%d client%s on %d thread%s, %s protocol, ", r->options.clients,
                r->options.clients == 1 ? "" : "s", r->options.threads,
                r->options.threads == 1 ? "" : "s",

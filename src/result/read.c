@@ -19,6 +19,13 @@
  * histogram) and lenient about the rest, which may be absent in files of other tools'
  * making or of a later minor extension. */
 
+static const struct result_size_form *const *size_forms;
+
+void result_sizes_register(const struct result_size_form *const *forms)
+{
+    size_forms = forms;
+}
+
 static char *dup_str(const json_t *o, const char *key)
 {
     const char *s = json_string_value(json_object_get(o, key));
@@ -199,6 +206,16 @@ static void read_statements(const json_t *a, struct result *r)
 }
 
 /* An integer that may be null or absent: -1 then. */
+/* The registered sizes the workload object holds, in their registered order. */
+static void read_sizes(const json_t *w, struct result *r)
+{
+    for (size_t i = 0; size_forms && size_forms[i]; i++) {
+        int64_t v = (int64_t)count(w, size_forms[i]->key);
+        if (v > 0 && r->workload.n_sizes < RESULT_MAX_SIZES)
+            r->workload.sizes[r->workload.n_sizes++] = (struct result_size){size_forms[i], v};
+    }
+}
+
 static int64_t known_int(const json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
@@ -339,8 +356,7 @@ static void read_context(const json_t *root, struct result *r)
     json_t *w = json_object_get(root, "workload");
     r->workload.name = dup_str(w, "name");
     r->workload.scale = (int64_t)count(w, "scale");
-    r->workload.tables = (int64_t)count(w, "tables");
-    r->workload.table_size = (int64_t)count(w, "table_size");
+    read_sizes(w, r);
     json_t *scripts = json_object_get(w, "scripts");
     r->workload.n_scripts = json_array_size(scripts);
     r->workload.scripts = xcalloc(r->workload.n_scripts, sizeof *r->workload.scripts);

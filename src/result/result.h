@@ -207,6 +207,26 @@ struct result_table {
     int64_t index_bytes; /* all its indexes */
 };
 
+/* A size of a workload's dataset besides its scale (so many tables of so many rows), at
+ * workload.KEY in the file. Its workload declares the form (struct workload's sizes);
+ * result_sizes_register hands result/ every form, and a file's sizes of no registered form are
+ * not read. A dataset with sizes is told by them, joined by " × ": "2 tables × 10,000 rows". */
+struct result_size_form {
+    const char *key;        /* in the workload object */
+    const char *one, *many; /* written after the number when it is 1, and otherwise */
+    int grouped;            /* the number with thousands separators */
+};
+
+struct result_size {
+    const struct result_size_form *form;
+    int64_t value; /* > 0 */
+};
+
+#define RESULT_MAX_SIZES 4
+
+/* Hand result/ the forms of the sizes it reads (NULL-terminated; kept, not copied). */
+void result_sizes_register(const struct result_size_form *const *forms);
+
 /* server_stats: one delta over the measured part; known is 0 when it could not be read. */
 struct result_stat {
     char *name;
@@ -317,7 +337,8 @@ struct result {
         int64_t scale;
         size_t n_scripts;
         struct result_script_text *scripts;
-        int64_t tables, table_size; /* a sysbench workload's tables and rows each; 0: not one */
+        size_t n_sizes; /* 0: the dataset is told by its scale */
+        struct result_size sizes[RESULT_MAX_SIZES];
     } workload;
     struct {
         int clients, threads;

@@ -180,10 +180,8 @@ static json_t *workload_json(const struct result *r)
     set_str(o, "name", r->workload.name);
     set_int(o, "scale", r->workload.scale);
     set(o, "scripts", scripts);
-    if (r->workload.tables > 0) {
-        set_int(o, "tables", r->workload.tables);
-        set_int(o, "table_size", r->workload.table_size);
-    }
+    for (size_t i = 0; i < r->workload.n_sizes; i++)
+        set_int(o, r->workload.sizes[i].form->key, r->workload.sizes[i].value);
     return o;
 }
 

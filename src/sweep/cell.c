@@ -110,8 +110,8 @@ static int load_scale(struct sweep_exec *x, const struct sweep_cell *c, struct e
         return 0;
     }
     struct load_options lo;
-    bench_plan_load_options(&o->run, &lo);
-    lo.scale = (int)scale;
+    struct workload_opts load_opts;
+    bench_plan_load_options(&o->run, scale, &lo, &load_opts);
     lo.stop_requested = x->stop;
     struct pg_connopts conn;
     sweep_setup_connopts(x, c->setup, &conn);

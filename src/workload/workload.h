@@ -23,10 +23,6 @@
  * per-run state a workload allocates in detect is freed by its free_state.
  */
 
-/* Rows per sysbench table (sbtest1..N) when --table-size does not say: sysbench's own default.
- * init --help states it. */
-#define WORKLOAD_SYSBENCH_TABLE_SIZE 10000
-
 /* A workload's own run options (its struct, in its folder): opaque to bench/, plain data
  * (copying a plan copies them; the strings point into argv). */
 #define WORKLOAD_OPTS_SIZE 2048
@@ -34,16 +30,18 @@ struct workload_opts {
     alignas(max_align_t) unsigned char bytes[WORKLOAD_OPTS_SIZE];
 };
 
-/* A run option as given: its long name (as options.def spells it) and its value (NULL: a
- * flag). */
+/* A run or init option as given: its long name (as options.def spells it) and its value
+ * (NULL: a flag). */
 struct workload_option {
     const char *name, *arg;
 };
 
-/* Options a workload takes, and the refusal when another is given them. */
+/* Options a workload takes, and whose they are: the refusal when another workload is given
+ * one is made from both ("--a, --b and --c are for WHOSE", after "run: " or "init: "), so a
+ * name is written once in the workload's folder (and its row in cli/options.def). */
 struct workload_option_group {
     const char *const *names; /* long names, NULL-terminated */
-    const char *refusal;      /* after "run: " */
+    const char *whose;        /* "-w tpcc" */
 };
 
 /* An axis a sweep varies for a workload (sweep --NAME LIST): one of its own run options, set
@@ -60,9 +58,8 @@ struct workload_sweep_axis {
 /* What run gives a workload, and what the workload fills in (plain data). */
 struct workload_params {
     const struct pg_connopts *conn;
-    const char *name;           /* the run's workload name, for messages ("custom": several) */
-    int64_t scale;              /* 0: detected */
-    int64_t tables, table_size; /* sysbench's; 0: detected */
+    const char *name; /* the run's workload name, for messages ("custom": several) */
+    int64_t scale;    /* 0: detected */
     int64_t seed, warmup_s;
     void *opts;  /* its own options (struct workload_opts), the run's copy */
     void *state; /* the workload's own, from detect to free_state */
@@ -72,11 +69,15 @@ struct workload_params {
     int sleep_is_terminal_time; /* out: engine_config's */
     int64_t clients; /* out: the clients the workload runs (from its input), 0: the plan's */
     int64_t threads; /* the plan's -j (a workload with a feed spreads it over them) */
+    /* Out, from detect: the dataset's sizes besides scale (its forms are the workload's
+     * sizes), for the result. */
+    size_t n_sizes;
+    struct result_size sizes[RESULT_MAX_SIZES];
 };
 
 /* run's options as a workload checks them (bench_plan_check). */
 struct workload_run_opts {
-    int64_t scale, tables, table_size;
+    int64_t scale;
     void *opts; /* its own, parsed */
     int local;  /* run --local: a fresh server */
     /* Out: the defaults the workload wants when -M and --max-tries are not given. */
@@ -85,10 +86,12 @@ struct workload_run_opts {
     int64_t stream_clients; /* out: clients it runs besides -c (analytic streams) */
 };
 
-/* Which of init's options about the dataset were given. */
+/* init's options about the dataset, as given (-s among them), and whether -f runs an init
+ * script instead of the workload's loader. */
 struct workload_init_given {
-    int scale, partitions, method, tables, size, warehouses;
-    int pgbench_init; /* -I, -F, -n, --foreign-keys, --unlogged-tables, the tablespaces */
+    const struct workload_option *opt;
+    int n;
+    int script;
 };
 
 struct workload {
@@ -103,8 +106,15 @@ struct workload {
      * change, messages beginning "run: " or "init: ". */
     /* run's options: the refusals and the defaults. */
     int (*check_run)(const struct workload *w, struct workload_run_opts *o, struct err *e);
-    /* init's options. */
+    /* init's options, as given, before they are parsed: the refusals in its own words (what
+     * its dataset takes instead). Options it does not take and does not refuse here are
+     * refused in their group's words. */
     int (*check_init)(const struct workload *w, const struct workload_init_given *g, struct err *e);
+    /* Its own init options, as options below: the groups it takes, its defaults into opts (a
+     * struct workload_opts: load_options' opts) and one as given into opts. */
+    const struct workload_option_group *const *init_options;
+    void (*init_options_init)(void *opts);
+    int (*init_option)(void *opts, const char *name, const char *arg, struct err *e);
     /* Before the run, on the setup connection c: the tables (ERR_INPUT naming what is
      * missing), the sizes p does not give, and the state the run needs. */
     int (*detect)(const struct workload *w, struct pg_conn *c, struct workload_params *p,
@@ -151,8 +161,15 @@ struct workload {
     const struct workload_option_group *const *options;
     void (*options_init)(void *opts);
     int (*option)(void *opts, const char *name, const char *arg, struct err *e);
-    /* The sizes its options give a load (run --local, sweep --init). */
-    void (*load_sizes)(const void *opts, struct load_options *lo);
+    /* A run option of another workload's given to this one: -1 with e to refuse it in this
+     * one's words (what its dataset takes instead), 0 to leave it to the option's group's
+     * refusal. NULL: the group's. */
+    int (*foreign_option)(const struct workload *w, const char *name, struct err *e);
+    /* The forms of the sizes its detect gives (NULL-terminated; NULL: none). */
+    const struct result_size_form *const *sizes;
+    /* What its run options (opts) and -s (scale, 0: not given) give a load (run --local,
+     * sweep --init): into init_opts, its init options at their defaults. */
+    void (*load_sizes)(const void *opts, int64_t scale, void *init_opts);
     /* The axis a sweep varies in place of -c when the workload is paced by its input, or
      * NULL. */
     const struct workload_sweep_axis *sweep_axis;
@@ -161,8 +178,8 @@ struct workload {
 /* The workload called `name`, or NULL. */
 const struct workload *workload_find(const char *name);
 
-/* Hand result/ every workload's section (result_parts_register): once, at startup, before a
- * result file is read. */
+/* Hand result/ every workload's section and size forms (result_parts_register,
+ * result_sizes_register): once, at startup, before a result file is read. */
 void workload_parts_register(void);
 
 /* A run option as it is given, before -w is known: 0 when no workload takes `name`, 1 when
@@ -170,9 +187,27 @@ void workload_parts_register(void);
 int workload_option_check(const char *name, const char *arg, struct err *e);
 
 /* The options given, into w's own struct: one w does not take is refused (ERR_INPUT, "run:
- * ... are for -w NAME"), then each parsed in the order given. */
+ * ... are for -w NAME", or in w's words: its foreign_option, after the others' refusals and the
+ * parse), then each parsed in the order given. */
 int workload_options_parse(const struct workload *w, const struct workload_option *given, int n,
                            struct workload_opts *out, struct err *e);
+
+/* init's: an option as it is given, before -w is known (as workload_option_check); and the
+ * options given (g), checked (w's check_init, then the group's refusal of one w does not
+ * take: ERR_INPUT "init: ...") and parsed into w's own struct. */
+int workload_init_option_check(const char *name, const char *arg, struct err *e);
+int workload_init_options_parse(const struct workload *w, const struct workload_init_given *g,
+                                struct workload_opts *out, struct err *e);
+
+/* The option called name among those given, or NULL; whether one of group's was given. */
+const struct workload_option *workload_given(const struct workload_init_given *g, const char *name);
+int workload_given_any(const struct workload_init_given *g,
+                       const struct workload_option_group *group);
+
+/* -s and --partitions as init takes them: ERR_INPUT "invalid value for -s: ..." (1 to
+ * 1000000), "... --partitions ..." (0 to 100000). */
+int workload_parse_scale(const char *arg, int *out, struct err *e);
+int workload_parse_partitions(const char *arg, int *out, struct err *e);
 
 /* All workloads, NULL-terminated. */
 const struct workload *const *workload_all(void);

@@ -33,6 +33,17 @@ enum workload_dataset {
  * table: the transaction picks a table by picking a script). Caller frees. */
 char *sysbench_script(const struct workload *w, int table, int64_t table_size);
 
+/* sysbench's sizes, run's --tables and --table-size (sysbench_run.c): the others' datasets
+ * refuse them in their own words (their foreign_option). */
+extern const struct workload_option_group sysbench_size_options;
+
+/* pgbench -i's options of the tables' definition (-I, -F, -n, --foreign-keys,
+ * --unlogged-tables, the tablespaces: pgbench.c), which the other datasets refuse. */
+extern const struct workload_option_group pgbench_init_options;
+
+/* Whether group g has the option `name`. */
+int workload_group_has(const struct workload_option_group *g, const char *name);
+
 /* init: --warehouses given to another workload than tpcc. */
 int workload_refuse_warehouses(const struct workload *w, const struct workload_init_given *g,
                                struct err *e);

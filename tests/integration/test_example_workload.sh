@@ -1,9 +1,11 @@
 # Adding a workload is its folder and one line of src/workload/workloads.def: the example of
 # examples/workload/kv/ dropped into a copy of the tree (its build/asan copied too, so only what
 # the change touches compiles) as src/workload/kv with the line W(kv), built, and run against
-# the test server: init -w kv makes its table, run -w kv -t N runs N transactions per client
-# (each adds 1 to one key's value, so the values sum to them), and its result part summary.kv
-# is in the file; the copy differs from the tree by the folder and the line alone.
+# the test server: init -w kv makes its table (-F, an init option of kv's own, its fillfactor),
+# run -w kv -t N runs N transactions per client (each adds 1 to one key's value, so the values
+# sum to them), and its result part summary.kv is in the file with its own figure (what the run
+# added to the values: the transactions); the copy differs from the tree by the folder and the
+# line alone.
 
 test_example_workload_kv() {
     local top=$PGARENA_TEST_TOP tree db compiled
@@ -34,15 +36,18 @@ test_example_workload_kv() {
     # shellcheck disable=SC2034 # pga runs $PGARENA
     PGARENA=$tree/build/asan/pgarena
     db=$(newdb pga_kv)
-    pga init -w kv -s 2 -q "$db"
+    pga init -w kv -s 2 -F 90 -q "$db"
     assert_rc 0
     [ "$(sql 'SELECT count(*) || $$ $$ || sum(v) FROM kv' "$db")" = "2000 0" ] || fail "init -w kv: the table"
+    local relopts
+    relopts=$(sql "SELECT reloptions FROM pg_class WHERE relname = 'kv'" "$db")
+    [ "$relopts" = "{fillfactor=90}" ] || fail "init -w kv -F 90: kv's reloptions are '$relopts'"
     pga run -w kv -c 2 -t 25 -o kv.json "$db"
     assert_rc 0
     assert_out '^transactions: +50$'
     [ "$(sql "SELECT sum(v) FROM kv" "$db")" = 50 ] || fail "the values do not sum to the 50 transactions"
     [ "$(sql 'SELECT count(*) FROM kv WHERE v > 0' "$db")" -ge 2 ] || fail "one key updated only"
-    pyjson kv.json 'd["summary"]["kv"] == {"rows": 2000} and d["workload"]["name"] == "kv"'
+    pyjson kv.json 'd["summary"]["kv"] == {"rows": 2000, "added": 50} and d["workload"]["name"] == "kv"'
     pyjson kv.json 'd["summary"]["transactions"] == 50 and d["workload"]["scale"] == 2'
     pga show kv.json
     assert_rc 0
@@ -50,11 +55,18 @@ test_example_workload_kv() {
     # show prints a part's lines at RESULT_PLACE_SHOW_SUMMARY once report/ calls it there.
     if grep -q 'RESULT_PLACE_SHOW_SUMMARY' "$top"/src/report/*.c; then
         assert_out '^kv rows: +2000$'
+        assert_out '^kv added: +50$'
     fi
     # Its refusals: another workload's table options, no table kv, and a table kv not its own.
     pga run -w kv --tables 2 -t 1 "$db"
     assert_rc 2
     assert_err "^pgarena: run: kv's table is sized by -s, not --tables or --table-size$"
+    pga init -w kv -I dtg -q "$db"
+    assert_rc 2
+    assert_err "^pgarena: init: -I, -n, --foreign-keys, --unlogged-tables and the tablespaces are for pgbench's tables, not kv$"
+    pga init -w kv -F 5 -q "$db"
+    assert_rc 2
+    assert_err "^pgarena: invalid value for -F: '5'"
     db=$(newdb pga_kv_other)
     pga run -w kv -t 1 "$db"
     assert_rc 2

@@ -35,22 +35,49 @@ static int parse_run(const char *words, struct cli_run_opts *o, char **store, st
     return cli_run_parse_argv(argc, argv, o, e);
 }
 
-/* Every option a workload declares is one of run's (options.def), so that it can be given. */
+/* The options of groups are command cmd's (options.def): their count, failing on one that is
+ * not. */
+static int declared_in(const struct workload *w, const struct workload_option_group *const *groups,
+                       enum cli_cmd cmd, const char *cmd_name)
+{
+    int n = 0;
+    for (const struct workload_option_group *const *g = groups; g && *g; g++)
+        for (const char *const *name = (*g)->names; *name; name++) {
+            int found = 0;
+            for (const struct option *o = cli_getopt_table(cmd, NULL); o->name; o++)
+                found |= strcmp(o->name, *name) == 0;
+            if (!found)
+                fail_msg("-w %s declares --%s, which %s does not take", w->name, *name, cmd_name);
+            n++;
+        }
+    return n;
+}
+
+/* Every option a workload declares is one of run's or init's (options.def), so that it can be
+ * given. */
 static void test_declared_options_are_run_options(void **state)
 {
     (void)state;
-    int n = 0;
-    for (const struct workload *const *w = workload_all(); *w; w++)
-        for (const struct workload_option_group *const *g = (*w)->options; g && *g; g++)
-            for (const char *const *name = (*g)->names; *name; name++) {
-                int found = 0;
-                for (const struct option *o = cli_getopt_table(CLI_RUN, NULL); o->name; o++)
-                    found |= strcmp(o->name, *name) == 0;
-                if (!found)
-                    fail_msg("-w %s declares --%s, which run does not take", (*w)->name, *name);
-                n++;
-            }
-    assert_true(n >= 13); /* tpcc's 4 (twice: ch takes them), ch's 2, replay's 7 */
+    int n = 0, n_init = 0;
+    for (const struct workload *const *w = workload_all(); *w; w++) {
+        n += declared_in(*w, (*w)->options, CLI_RUN, "run");
+        n_init += declared_in(*w, (*w)->init_options, CLI_INIT, "init");
+    }
+    assert_true(n >= 13);      /* tpcc's 4 (twice: ch takes them), ch's 2, replay's 7 */
+    assert_true(n_init >= 42); /* pgbench's 10 (its 3), sysbench's 2 (its 4), tpcc's 2 (and ch's) */
+}
+
+/* init's: a value is checked as it is given, by the first workload that takes the option;
+ * init's own options (-j) are no workload's. */
+static void test_init_values_checked_as_given(void **state)
+{
+    (void)state;
+    struct err e = {0};
+    assert_int_equal(workload_init_option_check("fillfactor", "5", &e), -1);
+    assert_string_equal(e.msg, "invalid value for -F: '5' (expected an integer from 10 to 100)");
+    assert_int_equal(workload_init_option_check("tables", "3", &e), 1);
+    assert_int_equal(workload_init_option_check("warehouses", "0", &e), -1);
+    assert_int_equal(workload_init_option_check("jobs", "2", &e), 0);
 }
 
 /* A value is checked when the option is given, by the workload that takes it, before -w is
@@ -122,8 +149,9 @@ static void test_ch_options_parsed(void **state)
     assert_int_equal(t->mix[0], 40);
     assert_int_equal(t->mix[4], 8);
     struct load_options lo;
-    bench_plan_load_options(&o.plan, &lo);
-    assert_int_equal(lo.warehouses, 3);
+    struct workload_opts load_opts;
+    bench_plan_load_options(&o.plan, 0, &lo, &load_opts);
+    assert_int_equal(((const struct tpcc_init_opts *)lo.opts)->warehouses, 3);
     pg_connopts_free(&o.plan.conn);
     free(store);
     /* tpcc without --mix: the spec's */
@@ -169,6 +197,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_declared_options_are_run_options),
         cmocka_unit_test(test_values_checked_as_given),
+        cmocka_unit_test(test_init_values_checked_as_given),
         cmocka_unit_test(test_foreign_options_refused),
         cmocka_unit_test(test_ch_options_parsed),
         cmocka_unit_test(test_replay_options_copied_with_the_plan),

@@ -32,8 +32,7 @@ struct ch_opts {
 _Static_assert(sizeof(struct ch_opts) <= WORKLOAD_OPTS_SIZE, "ch's options fit");
 
 static const char *const option_names[] = {"analytic-clients", "queries", NULL};
-static const struct workload_option_group ch_option_group = {
-    option_names, "--analytic-clients and --queries are for -w ch"};
+static const struct workload_option_group ch_option_group = {option_names, "-w ch"};
 static const struct workload_option_group *const option_groups[] = {&tpcc_option_group,
                                                                     &ch_option_group, NULL};
 
@@ -207,4 +206,8 @@ const struct workload workload_ch = {
     .options_init = options_init,
     .option = option,
     .load_sizes = tpcc_load_sizes,
+    .init_options = tpcc_init_option_groups,
+    .init_options_init = tpcc_init_options_init,
+    .init_option = tpcc_init_option,
+    .foreign_option = tpcc_foreign_option,
 };

@@ -1,4 +1,4 @@
-#include "workload/load/load.h"
+#include "workload/pgbench/pgbench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +33,12 @@
 #define SCALE_BIGINT 20000
 
 #define ACCOUNTS_COLS "aid %s not null,bid int,abalance int,filler char(84)"
+
+/* What to load: pgbench's own options. */
+static const struct pgbench_init_opts *own(const struct load_options *opt)
+{
+    return opt->opts;
+}
 
 static const char accounts_shape[] =
     "aid integer, bid integer, abalance integer, filler character(84)";
@@ -142,15 +148,15 @@ static void put_ident(struct buf *b, const char *name)
  * partitions, which take their parent's). */
 static void put_tablespace(struct buf *b, const struct load_options *opt)
 {
-    if (!opt->tablespace)
+    if (!own(opt)->tablespace)
         return;
     buf_puts(b, " tablespace ");
-    put_ident(b, opt->tablespace);
+    put_ident(b, own(opt)->tablespace);
 }
 
 static int fillfactor(const struct load_options *opt)
 {
-    return opt->fillfactor > 0 ? opt->fillfactor : 100;
+    return own(opt)->fillfactor > 0 ? own(opt)->fillfactor : 100;
 }
 
 /* Step d: the tables and any partitions go. */
@@ -158,26 +164,27 @@ static void drop_sql(struct buf *b, const struct load_options *opt)
 {
     buf_puts(b, "drop table if exists pgbench_accounts, pgbench_branches, pgbench_history, "
                 "pgbench_tellers");
-    for (int p = 1; p <= opt->partitions; p++)
+    for (int p = 1; p <= own(opt)->partitions; p++)
         buf_printf(b, ", pgbench_accounts_%d", p);
 }
 
 static void create_partitions(struct buf *b, const struct load_options *opt, const char *unlogged)
 {
-    int64_t part_size = ((int64_t)opt->scale * N_ACCOUNTS + opt->partitions - 1) /
-                        (opt->partitions ? opt->partitions : 1);
-    for (int p = 1; p <= opt->partitions; p++) {
+    int64_t part_size = ((int64_t)own(opt)->scale * N_ACCOUNTS + own(opt)->partitions - 1) /
+                        (own(opt)->partitions ? own(opt)->partitions : 1);
+    for (int p = 1; p <= own(opt)->partitions; p++) {
         buf_printf(b, ";\ncreate%s table pgbench_accounts_%d\n  partition of pgbench_accounts\n",
                    unlogged, p);
-        if (opt->partition_method == LOAD_PART_HASH) {
-            buf_printf(b, "  for values with (modulus %d, remainder %d)", opt->partitions, p - 1);
+        if (own(opt)->partition_method == PGBENCH_PART_HASH) {
+            buf_printf(b, "  for values with (modulus %d, remainder %d)", own(opt)->partitions,
+                       p - 1);
         } else {
             buf_puts(b, "  for values from (");
             if (p == 1)
                 buf_puts(b, "minvalue");
             else
                 buf_printf(b, "%lld", (long long)((p - 1) * part_size + 1));
-            if (p < opt->partitions)
+            if (p < own(opt)->partitions)
                 buf_printf(b, ") to (%lld)", (long long)(p * part_size + 1));
             else
                 buf_puts(b, ") to (maxvalue)");
@@ -194,9 +201,9 @@ static void create_partitions(struct buf *b, const struct load_options *opt, con
  * them (a parent's persistence is nothing there: a partition has its own). */
 static void create_sql(struct buf *b, const struct load_options *opt, int server_version)
 {
-    const char *aid = opt->scale >= SCALE_BIGINT ? "bigint" : "int";
-    const char *unlogged = opt->unlogged ? " unlogged" : "";
-    const char *table = opt->partitions && server_version >= 180000 ? "" : unlogged;
+    const char *aid = own(opt)->scale >= SCALE_BIGINT ? "bigint" : "int";
+    const char *unlogged = own(opt)->unlogged ? " unlogged" : "";
+    const char *table = own(opt)->partitions && server_version >= 180000 ? "" : unlogged;
     int ff = fillfactor(opt);
     buf_printf(b,
                "create%s table pgbench_history(tid int,bid int,aid %s,delta int,"
@@ -209,9 +216,9 @@ static void create_sql(struct buf *b, const struct load_options *opt, int server
                table, ff);
     put_tablespace(b, opt);
     buf_printf(b, ";\ncreate%s table pgbench_accounts(" ACCOUNTS_COLS ")", table, aid);
-    if (opt->partitions)
+    if (own(opt)->partitions)
         buf_printf(b, " partition by %s (aid)",
-                   opt->partition_method == LOAD_PART_HASH ? "hash" : "range");
+                   own(opt)->partition_method == PGBENCH_PART_HASH ? "hash" : "range");
     else
         buf_printf(b, " with (fillfactor=%d)", ff);
     put_tablespace(b, opt);
@@ -233,28 +240,29 @@ struct unit {
 
 static void add_load(struct load_plan *p, const struct load_options *opt, struct unit *u)
 {
-    int64_t n_accounts = (int64_t)opt->scale * N_ACCOUNTS;
+    int64_t n_accounts = (int64_t)own(opt)->scale * N_ACCOUNTS;
     char what[128], copy[128], before[128];
     snprintf(what, sizeof what, "could not load %s", u->name);
     snprintf(copy, sizeof copy, "copy %s from stdin", u->name);
     struct load_copy cp = {copy, account_row, NULL, 0, n_accounts};
     if (strcmp(u->name, "pgbench_branches") == 0) {
-        cp = (struct load_copy){copy, branch_row, NULL, 0, opt->scale};
+        cp = (struct load_copy){copy, branch_row, NULL, 0, own(opt)->scale};
     } else if (strcmp(u->name, "pgbench_tellers") == 0) {
-        cp = (struct load_copy){copy, teller_row, NULL, 0, (int64_t)opt->scale * N_TELLERS};
-    } else if (u->partition && opt->partition_method == LOAD_PART_HASH) {
+        cp = (struct load_copy){copy, teller_row, NULL, 0, (int64_t)own(opt)->scale * N_TELLERS};
+    } else if (u->partition && own(opt)->partition_method == PGBENCH_PART_HASH) {
         struct account_filter *f = xmalloc(sizeof *f);
-        *f = (struct account_filter){opt->partitions, u->partition - 1, opt->scale >= SCALE_BIGINT};
+        *f = (struct account_filter){own(opt)->partitions, u->partition - 1,
+                                     own(opt)->scale >= SCALE_BIGINT};
         cp.arg = f;
     } else if (u->partition) {
-        int64_t size = (n_accounts + opt->partitions - 1) / opt->partitions;
+        int64_t size = (n_accounts + own(opt)->partitions - 1) / own(opt)->partitions;
         cp.first = (u->partition - 1) * size < n_accounts ? (u->partition - 1) * size : n_accounts;
         cp.end = u->partition * size < n_accounts ? u->partition * size : n_accounts;
     }
     int64_t rows = cp.end - cp.first;
     if (cp.arg) /* an even share, the rest on the last: the sum is exact */
-        rows = n_accounts / opt->partitions +
-               (u->partition == opt->partitions ? n_accounts % opt->partitions : 0);
+        rows = n_accounts / own(opt)->partitions +
+               (u->partition == own(opt)->partitions ? n_accounts % own(opt)->partitions : 0);
     if (strncmp(u->name, "pgbench_accounts", 16) != 0) { /* pgbench does not freeze these */
         u->load = load_plan_copy(p, what, NULL, &cp, NULL, rows);
         return;
@@ -269,8 +277,9 @@ static void add_load(struct load_plan *p, const struct load_options *opt, struct
 static void add_vacuums(struct load_plan *p, const struct load_options *opt, struct unit *u, int n)
 {
     char sql[160];
-    int analyze =
-        opt->partitions ? load_plan_sql(p, "could not analyze", "analyze pgbench_accounts") : -1;
+    int analyze = own(opt)->partitions
+                      ? load_plan_sql(p, "could not analyze", "analyze pgbench_accounts")
+                      : -1;
     for (int i = 0; i < n; i++) {
         snprintf(sql, sizeof sql, "vacuum %s%s", u[i].partition ? "" : "analyze ", u[i].name);
         u[i].vacuum = load_plan_sql(p, "could not vacuum", sql);
@@ -286,20 +295,20 @@ static void add_pkeys(struct load_plan *p, const struct load_options *opt, struc
     struct buf b;
     buf_init(&b);
     int parent = -1;
-    if (opt->partitions) {
+    if (own(opt)->partitions) {
         buf_puts(&b, "alter table pgbench_accounts add primary key (aid)");
-        if (opt->index_tablespace) {
+        if (own(opt)->index_tablespace) {
             buf_puts(&b, " using index tablespace ");
-            put_ident(&b, opt->index_tablespace);
+            put_ident(&b, own(opt)->index_tablespace);
         }
         parent = load_plan_sql(p, "could not create a primary key", b.data);
     }
     for (int i = 0; i < n; i++) {
         buf_reset(&b);
         buf_printf(&b, "alter table %s add primary key (%s)", u[i].name, u[i].key);
-        if (opt->index_tablespace) {
+        if (own(opt)->index_tablespace) {
             buf_puts(&b, " using index tablespace ");
-            put_ident(&b, opt->index_tablespace);
+            put_ident(&b, own(opt)->index_tablespace);
         }
         u[i].pkey = load_plan_sql(p, "could not create a primary key", b.data);
         if (u[i].partition)
@@ -344,8 +353,8 @@ static void add_server_side(struct load_plan *p, const struct load_options *opt)
         "insert into pgbench_accounts(aid,bid,abalance,filler) select aid, (aid - 1) / %d + 1, "
         "0, '' from generate_series(1, %lld) as aid;\n"
         "commit",
-        opt->scale, N_TELLERS, (long long)opt->scale * N_TELLERS, N_ACCOUNTS,
-        (long long)opt->scale * N_ACCOUNTS);
+        own(opt)->scale, N_TELLERS, (long long)own(opt)->scale * N_TELLERS, N_ACCOUNTS,
+        (long long)own(opt)->scale * N_ACCOUNTS);
     load_plan_sql(p, "could not generate data", sql);
     free(sql);
 }
@@ -385,13 +394,20 @@ static void barrier(struct load_plan *p, int prev, int from)
  * once the step before it is done. */
 static void build_plan(struct load_plan *p, const struct load_options *opt)
 {
-    const char *steps = opt->init_steps ? opt->init_steps : "dtgvp";
-    int n = opt->partitions ? opt->partitions + 2 : 3;
+    const struct pgbench_init_opts *o = own(opt);
+    /* As pgbench makes them: -n blanks out v, --foreign-keys adds f. */
+    const char *given = o->init_steps ? o->init_steps : "dtgvp";
+    char *all_steps = xasprintf("%s%s", given, o->foreign_keys && !strchr(given, 'f') ? "f" : "");
+    for (char *c = all_steps; o->no_vacuum && *c; c++)
+        if (*c == 'v')
+            *c = ' ';
+    const char *steps = all_steps;
+    int n = own(opt)->partitions ? own(opt)->partitions + 2 : 3;
     struct unit *u = xcalloc((size_t)n, sizeof *u);
     for (int i = 0; i < n - 2; i++) {
         u[i].key = "aid";
-        u[i].partition = opt->partitions ? i + 1 : 0;
-        if (opt->partitions)
+        u[i].partition = own(opt)->partitions ? i + 1 : 0;
+        if (own(opt)->partitions)
             snprintf(u[i].name, sizeof u[i].name, "pgbench_accounts_%d", i + 1);
         else
             snprintf(u[i].name, sizeof u[i].name, "pgbench_accounts");
@@ -450,6 +466,7 @@ static void build_plan(struct load_plan *p, const struct load_options *opt)
     }
     buf_free(&b);
     free(u);
+    free(all_steps);
 }
 
 /* The names init may replace, with the shapes that make them pgbench's. */
@@ -469,7 +486,7 @@ static int expectations(const struct load_options *opt, struct load_expect *ex, 
     int n = 0;
     for (; n < 4; n++)
         ex[n] = fixed[n];
-    for (int p = 1; p <= opt->partitions; p++, n++) {
+    for (int p = 1; p <= own(opt)->partitions; p++, n++) {
         snprintf(names[p - 1], 64, "pgbench_accounts_%d", p);
         ex[n] = (struct load_expect){names[p - 1], accounts_shape, accounts_shape_big};
     }
@@ -478,12 +495,12 @@ static int expectations(const struct load_options *opt, struct load_expect *ex, 
 
 int load_pgbench(const struct pg_connopts *conn, const struct load_options *opt, struct err *e)
 {
-    if (opt->scale < 1)
-        return err_set(e, ERR_INPUT, "scale must be at least 1, not %d", opt->scale);
-    if (opt->partitions < 0)
-        return err_set(e, ERR_INPUT, "partitions must be at least 0, not %d", opt->partitions);
-    struct load_expect *ex = xcalloc((size_t)opt->partitions + 4, sizeof *ex);
-    char(*names)[64] = xcalloc((size_t)opt->partitions + 1, 64);
+    if (own(opt)->scale < 1)
+        return err_set(e, ERR_INPUT, "scale must be at least 1, not %d", own(opt)->scale);
+    if (own(opt)->partitions < 0)
+        return err_set(e, ERR_INPUT, "partitions must be at least 0, not %d", own(opt)->partitions);
+    struct load_expect *ex = xcalloc((size_t)own(opt)->partitions + 4, sizeof *ex);
+    char(*names)[64] = xcalloc((size_t)own(opt)->partitions + 1, 64);
     int n = expectations(opt, ex, names);
     int rc = load_checked_run(conn, opt, ex, n, build_plan, e);
     free(ex);

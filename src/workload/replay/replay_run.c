@@ -21,9 +21,7 @@ _Static_assert(sizeof(struct replay_opts) <= WORKLOAD_OPTS_SIZE, "replay's optio
 static const char *const option_names[] = {"capture",  "speed",       "order",      "map-db",
                                            "map-user", "session-set", "reset-from", "read-only",
                                            "force",    "copy-from",   NULL};
-static const struct workload_option_group option_group = {
-    option_names, "--capture, --speed, --order, --map-db, --map-user, --session-set, "
-                  "--reset-from, --read-only, --force and --copy-from are for -w replay"};
+static const struct workload_option_group option_group = {option_names, "-w replay"};
 static const struct workload_option_group *const option_groups[] = {&option_group, NULL};
 
 static void options_init(void *opts)

@@ -1,4 +1,4 @@
-#include "workload/load/load.h"
+#include "workload/sysbench/sysbench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +21,12 @@
 #define SB_COLS                                                                                    \
     "id SERIAL, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, "                 \
     "pad CHAR(60) DEFAULT '' NOT NULL"
+
+/* What to load: sysbench's sizes. */
+static const struct sysbench_sizes *own(const struct load_options *opt)
+{
+    return opt->opts;
+}
 
 static const char sb_shape[] = "id integer, k integer, c character(120), pad character(60)";
 
@@ -85,9 +91,9 @@ static char *setup_sql(const struct load_options *opt)
     struct buf b;
     buf_init(&b);
     buf_puts(&b, "drop table if exists ");
-    for (int t = 1; t <= opt->tables; t++)
+    for (int t = 1; t <= own(opt)->tables; t++)
         buf_printf(&b, "%ssbtest%d", t > 1 ? ", " : "", t);
-    for (int t = 1; t <= opt->tables; t++)
+    for (int t = 1; t <= own(opt)->tables; t++)
         buf_printf(&b, ";\nCREATE TABLE sbtest%d(" SB_COLS ")", t);
     return b.data;
 }
@@ -100,19 +106,19 @@ static void add_load(struct load_plan *p, const struct load_options *opt, int t)
     snprintf(before, sizeof before, "begin; truncate sbtest%d", t);
     snprintf(after, sizeof after,
              "select setval(pg_get_serial_sequence('sbtest%d', 'id'), %lld); commit", t,
-             (long long)opt->table_size);
+             (long long)own(opt)->table_size);
     struct sb_gen *g = xmalloc(sizeof *g);
     rng_seed(&g->rng, opt->seed ^ (0x5b7e57ULL * (uint64_t)t));
-    g->table_size = opt->table_size;
-    struct load_copy cp = {copy, sb_row, g, 0, opt->table_size};
-    load_plan_copy(p, what, before, &cp, after, opt->table_size);
+    g->table_size = own(opt)->table_size;
+    struct load_copy cp = {copy, sb_row, g, 0, own(opt)->table_size};
+    load_plan_copy(p, what, before, &cp, after, own(opt)->table_size);
 }
 
 /* Loads, then vacuums, then both indexes of each table (in parallel: CREATE INDEX takes a
  * lock that lets another CREATE INDEX run), then the key made of the unique index. */
 static void build_plan(struct load_plan *p, const struct load_options *opt)
 {
-    int n = opt->tables;
+    int n = own(opt)->tables;
     int *vacuum = xcalloc((size_t)n, sizeof *vacuum);
     int *pkey = xcalloc((size_t)n, sizeof *pkey);
     int *k = xcalloc((size_t)n, sizeof *k);
@@ -149,18 +155,19 @@ static void build_plan(struct load_plan *p, const struct load_options *opt)
 
 int load_sysbench(const struct pg_connopts *conn, const struct load_options *opt, struct err *e)
 {
-    if (opt->tables < 1)
-        return err_set(e, ERR_INPUT, "--tables must be at least 1, not %d", opt->tables);
-    if (opt->table_size < 1)
+    if (own(opt)->tables < 1)
+        return err_set(e, ERR_INPUT, "--tables must be at least 1, not %lld",
+                       (long long)own(opt)->tables);
+    if (own(opt)->table_size < 1)
         return err_set(e, ERR_INPUT, "--table-size must be at least 1, not %lld",
-                       (long long)opt->table_size);
-    struct load_expect *ex = xcalloc((size_t)opt->tables, sizeof *ex);
-    char(*names)[32] = xcalloc((size_t)opt->tables, 32);
-    for (int t = 1; t <= opt->tables; t++) {
+                       (long long)own(opt)->table_size);
+    struct load_expect *ex = xcalloc((size_t)own(opt)->tables, sizeof *ex);
+    char(*names)[32] = xcalloc((size_t)own(opt)->tables, 32);
+    for (int t = 1; t <= own(opt)->tables; t++) {
         snprintf(names[t - 1], 32, "sbtest%d", t);
         ex[t - 1] = (struct load_expect){names[t - 1], sb_shape, NULL};
     }
-    int rc = load_checked_run(conn, opt, ex, opt->tables, build_plan, e);
+    int rc = load_checked_run(conn, opt, ex, own(opt)->tables, build_plan, e);
     free(ex);
     free(names);
     return rc;

@@ -1,4 +1,4 @@
-#include "workload/load/load.h"
+#include "workload/tpcc/tpcc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,6 @@
 #include "base/buf.h"
 #include "base/mem.h"
 #include "workload/load/load_int.h"
-#include "workload/tpcc/tpcc.h"
 #include "workload/tpcc/tpcc_rows.h"
 #include "workload/tpcc/tpcc_schema.h"
 
@@ -26,6 +25,12 @@ struct table_rows {
     load_row_fn row;
     int64_t per_w; /* row numbers per warehouse; 0: item, loaded once */
 };
+
+/* What to load: TPC-C's own options. */
+static const struct tpcc_init_opts *own(const struct load_options *opt)
+{
+    return opt->opts;
+}
 
 static const struct table_rows rows_of[TPCC_N_TABLES] = {
     {tpcc_order_line_row, TPCC_SLOTS_ORDER_LINE},
@@ -64,7 +69,7 @@ static char *setup_sql(const struct load_options *opt)
         buf_printf(&b, "%s%s", t ? ", " : "", tpcc_tables[t].name);
     for (int t = 0; t < TPCC_N_TABLES; t++) {
         buf_puts(&b, ";\n");
-        tpcc_create_sql(&tpcc_tables[t], opt->partitions, &b);
+        tpcc_create_sql(&tpcc_tables[t], own(opt)->partitions, &b);
     }
     struct tpcc_consts k;
     tpcc_consts_load(opt->seed, &k);
@@ -98,7 +103,7 @@ static int add_copy(struct load_plan *p, const struct load_options *opt, int t, 
     snprintf(what, sizeof what, "could not load %s", rel);
     snprintf(copy, sizeof copy, "copy %s from stdin%s", rel, alone ? " with (freeze on)" : "");
     snprintf(before, sizeof before, "begin; truncate %s", rel);
-    struct tpcc_gen *g = new_gen(opt, part ? opt->partitions : 0, part - 1);
+    struct tpcc_gen *g = new_gen(opt, part ? own(opt)->partitions : 0, part - 1);
     int64_t per = rows_of[t].per_w ? rows_of[t].per_w : TPCC_ITEMS;
     int64_t first = rows_of[t].per_w ? (lo - 1) * per : 0;
     int64_t end = rows_of[t].per_w ? hi * per : per;
@@ -107,7 +112,7 @@ static int add_copy(struct load_plan *p, const struct load_options *opt, int t, 
     if (part) { /* only this partition's warehouses count */
         rows = 0;
         for (int64_t w = lo; w <= hi; w++)
-            if (load_hash_partition(w, 0, opt->partitions) == part - 1)
+            if (load_hash_partition(w, 0, own(opt)->partitions) == part - 1)
                 rows += copy_rows(opt, t, w, w);
     }
     return load_plan_copy(p, what, alone ? before : NULL, &cp, alone ? "commit" : NULL, rows);
@@ -120,18 +125,18 @@ static int add_copy(struct load_plan *p, const struct load_options *opt, int t, 
 static int n_ranges(const struct load_options *opt)
 {
     int r = opt->jobs / 4 > 1 ? opt->jobs / 4 : 1;
-    return r < opt->warehouses ? r : opt->warehouses;
+    return r < own(opt)->warehouses ? r : own(opt)->warehouses;
 }
 
 /* The COPY tasks of table t; returns how many, their indexes into ids. */
 static int add_copies(struct load_plan *p, const struct load_options *opt, int t, int *ids)
 {
     int n = 0;
-    int64_t w = opt->warehouses;
+    int64_t w = own(opt)->warehouses;
     if (!rows_of[t].per_w) {
         ids[n++] = add_copy(p, opt, t, 1, 1, 0, 1);
-    } else if (opt->partitions > 0 && tpcc_tables[t].partition_key) {
-        for (int part = 1; part <= opt->partitions; part++)
+    } else if (own(opt)->partitions > 0 && tpcc_tables[t].partition_key) {
+        for (int part = 1; part <= own(opt)->partitions; part++)
             ids[n++] = add_copy(p, opt, t, 1, w, part, 1);
     } else {
         int r = n_ranges(opt);
@@ -147,7 +152,7 @@ static void add_finish(struct load_plan *p, const struct load_options *opt, int 
 {
     const struct tpcc_table *tb = &tpcc_tables[t];
     char sql[256];
-    int partitioned = opt->partitions > 0 && tb->partition_key;
+    int partitioned = own(opt)->partitions > 0 && tb->partition_key;
     int steps[3], n_steps = 0;
     if (tb->key && partitioned) {
         snprintf(sql, sizeof sql, "alter table %s add primary key (%s)", tb->name, tb->key);
@@ -187,7 +192,7 @@ static void build_plan(struct load_plan *p, const struct load_options *opt)
     localtime_r(&now, &tm);
     strftime(load_now, sizeof load_now, "%Y-%m-%d %H:%M:%S", &tm);
     p->setup_sql = setup_sql(opt);
-    int max = opt->jobs + opt->partitions + 1;
+    int max = opt->jobs + own(opt)->partitions + 1;
     int *ids[TPCC_N_TABLES], n[TPCC_N_TABLES];
     for (int t = 0; t < TPCC_N_TABLES; t++) {
         ids[t] = xcalloc((size_t)max, sizeof(int));
@@ -206,8 +211,9 @@ int tpcc_load_with(const struct pg_connopts *conn, const struct load_options *op
                    void (*build)(struct load_plan *p, const struct load_options *opt),
                    struct err *e)
 {
-    if (opt->warehouses < 1)
-        return err_set(e, ERR_INPUT, "--warehouses must be at least 1, not %d", opt->warehouses);
+    if (own(opt)->warehouses < 1)
+        return err_set(e, ERR_INPUT, "--warehouses must be at least 1, not %d",
+                       own(opt)->warehouses);
     int n = TPCC_N_TABLES + n_more;
     struct load_expect *ex = xcalloc((size_t)n, sizeof *ex);
     struct buf shapes[TPCC_N_TABLES];

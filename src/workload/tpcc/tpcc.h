@@ -68,14 +68,26 @@ struct tpcc_opts {
     int keying_thinking, procedures;
 };
 
+/* init's options of TPC-C's tables (load_options' opts). */
+struct tpcc_init_opts {
+    int warehouses; /* --warehouses, default 1 */
+    int partitions; /* --partitions: > 0 hash-partitions order_line and stock */
+};
+
 /* --warehouses, --mix, --keying-thinking and --procedures (tpcc_run.c): the group, the
- * defaults and one option into a struct tpcc_opts, and the warehouses a load takes. */
+ * defaults and one option into a struct tpcc_opts, and the warehouses a load takes (into a
+ * struct tpcc_init_opts); init's --warehouses and --partitions likewise. */
 struct workload_option_group;
 struct load_options;
 extern const struct workload_option_group tpcc_option_group;
+extern const struct workload_option_group *const tpcc_init_option_groups[];
 void tpcc_options_init(void *opts);
 int tpcc_option(void *opts, const char *name, const char *arg, struct err *e);
-void tpcc_load_sizes(const void *opts, struct load_options *lo);
+void tpcc_load_sizes(const void *opts, int64_t scale, void *init_opts);
+void tpcc_init_options_init(void *opts);
+int tpcc_init_option(void *opts, const char *name, const char *arg, struct err *e);
+/* Another dataset's run option (-s, --tables, --table-size) refused in TPC-C's words. */
+int tpcc_foreign_option(const struct workload *w, const char *name, struct err *e);
 
 /* The script of one transaction. */
 char *tpcc_script(enum tpcc_tx tx, const struct tpcc_run *o);
@@ -114,10 +126,10 @@ int tpcc_check(const struct pg_connopts *conn, int all, int jobs, char *failure,
 
 /*
  * TPC-C's nine tables (clause 1.3, HammerDB's names) with the rows of clause 4.3.3.1 for
- * opt->warehouses warehouses: item loaded once, the other tables by warehouse ranges over the
- * connections, then primary keys, the indexes customer_i2 and orders_i2, ANALYZE. Also
- * installs the PL/pgSQL functions of `run --procedures` and records the NURand constants
- * (tpcc_consts_comment) in the comment of table warehouse. With opt->partitions > 0, order_line
+ * opt->opts's warehouses (a struct tpcc_init_opts): item loaded once, the other tables by warehouse
+ * ranges over the connections, then primary keys, the indexes customer_i2 and orders_i2, ANALYZE.
+ * Also installs the PL/pgSQL functions of `run --procedures` and records the NURand constants
+ * (tpcc_consts_comment) in the comment of table warehouse. With partitions > 0, order_line
  * and stock are hash-partitioned by warehouse. Errors as load_pgbench.
  */
 int load_tpcc(const struct pg_connopts *conn, const struct load_options *opt, struct err *e);

@@ -28,8 +28,7 @@ struct tpcc_state {
 
 static const char *const option_names[] = {"warehouses", "mix", "keying-thinking", "procedures",
                                            NULL};
-const struct workload_option_group tpcc_option_group = {
-    option_names, "--warehouses, --mix, --keying-thinking and --procedures are for -w tpcc"};
+const struct workload_option_group tpcc_option_group = {option_names, "-w tpcc"};
 static const struct workload_option_group *const option_groups[] = {&tpcc_option_group, NULL};
 
 _Static_assert(sizeof(struct tpcc_opts) <= WORKLOAD_OPTS_SIZE, "tpcc's options fit");
@@ -78,20 +77,53 @@ int tpcc_option(void *opts, const char *name, const char *arg, struct err *e)
     return 0;
 }
 
-void tpcc_load_sizes(const void *opts, struct load_options *lo)
+void tpcc_load_sizes(const void *opts, int64_t scale, void *init_opts)
 {
+    (void)scale;
     const struct tpcc_opts *o = opts;
     if (o->warehouses)
-        lo->warehouses = (int)o->warehouses;
+        ((struct tpcc_init_opts *)init_opts)->warehouses = (int)o->warehouses;
+}
+
+static const char *const init_option_names[] = {"warehouses", "partitions", NULL};
+static const struct workload_option_group tpcc_init_option_group = {init_option_names,
+                                                                    "-w tpcc and -w ch"};
+const struct workload_option_group *const tpcc_init_option_groups[] = {&tpcc_init_option_group,
+                                                                       NULL};
+
+_Static_assert(sizeof(struct tpcc_init_opts) <= WORKLOAD_OPTS_SIZE, "tpcc's init options fit");
+
+void tpcc_init_options_init(void *opts)
+{
+    *(struct tpcc_init_opts *)opts = (struct tpcc_init_opts){.warehouses = 1};
+}
+
+int tpcc_init_option(void *opts, const char *name, const char *arg, struct err *e)
+{
+    struct tpcc_init_opts *o = opts;
+    if (strcmp(name, "partitions") == 0)
+        return workload_parse_partitions(arg, &o->partitions, e);
+    int64_t v;
+    if (num_int("--warehouses", arg, 1, 100000, &v, e) < 0)
+        return -1;
+    o->warehouses = (int)v;
+    return 0;
+}
+
+int tpcc_foreign_option(const struct workload *w, const char *name, struct err *e)
+{
+    (void)w;
+    if (strcmp(name, "scale") == 0 || workload_group_has(&sysbench_size_options, name))
+        return err_set(e, ERR_INPUT,
+                       "run: tpcc uses TPC-C's tables: give --warehouses, not -s, --tables or "
+                       "--table-size");
+    return 0;
 }
 
 static int check_run(const struct workload *w, struct workload_run_opts *o, struct err *e)
 {
-    (void)w;
-    if (o->scale || o->tables || o->table_size)
-        return err_set(e, ERR_INPUT,
-                       "run: tpcc uses TPC-C's tables: give --warehouses, not -s, --tables or "
-                       "--table-size");
+    if (o->scale)
+        return tpcc_foreign_option(w, "scale", e);
     /* TPC-C's usual setup: prepared statements, and deadlocks between New-Orders (stock rows
      * locked in item order) retried rather than counted as lost work. */
     o->prepared = 1;
@@ -101,13 +133,15 @@ static int check_run(const struct workload *w, struct workload_run_opts *o, stru
 
 static int check_init(const struct workload *w, const struct workload_init_given *g, struct err *e)
 {
-    if (g->scale || g->tables || g->size || g->method)
+    int scale = workload_given(g, "scale") != NULL;
+    int method = workload_given(g, "partition-method") != NULL;
+    if (scale || method || workload_given_any(g, &sysbench_size_options))
         return err_set(e, ERR_INPUT,
                        "init: tpcc uses TPC-C's tables: give --warehouses (and --partitions), "
                        "not %s",
-                       g->scale    ? "-s"
-                       : g->method ? "--partition-method"
-                                   : "--tables or --table-size");
+                       scale    ? "-s"
+                       : method ? "--partition-method"
+                                : "--tables or --table-size");
     return workload_refuse_pgbench_init(w, g, e);
 }
 
@@ -271,8 +305,12 @@ const struct workload workload_tpcc = {
     .options_init = tpcc_options_init,
     .option = tpcc_option,
     .load_sizes = tpcc_load_sizes,
+    .foreign_option = tpcc_foreign_option,
     .check_run = check_run,
     .check_init = check_init,
+    .init_options = tpcc_init_option_groups,
+    .init_options_init = tpcc_init_options_init,
+    .init_option = tpcc_init_option,
     .detect = detect,
     .scripts = scripts,
     .load = load_tpcc,
