@@ -1041,9 +1041,13 @@ static int count_cut(struct capture_reader *r, struct err *e)
     r->h.n_sessions = UINT32_MAX;
     r->live_records = UINT64_MAX;
     r->h.copy_in.kept = 1;
-    while (capture_reader_next(r, &ev, &tail) == 1)
-        if (ev.kind == CAPTURE_EV_STATEMENT)
-            capture_count_copy_of(&r->h.copy_in, ev.statement.text);
+    while (capture_reader_next(r, &ev, &tail) == 1) {
+        if (ev.kind != CAPTURE_EV_STATEMENT)
+            continue;
+        capture_count_copy_of(&r->h.copy_in, ev.statement.text);
+        r->h.copy_in.with_rows +=
+            ev.statement.copy_kept && sqltext_is_copy_from_stdin(ev.statement.text);
+    }
     r->live_records = r->record;
     r->h.n_sessions = r->n_sessions;
     r->h.n_statements = r->n_statements;
@@ -1051,7 +1055,8 @@ static int count_cut(struct capture_reader *r, struct err *e)
     r->record = r->n_sessions = r->n_statements = 0;
     r->offset_us = 0;
     r->done = 0;
-    memset(r->state, 0, r->state_cap);
+    if (r->state) /* (none when no session was read) */
+        memset(r->state, 0, r->state_cap);
     char line[MAX_HEADER];
     if (gzrewind(r->in) != 0 || !gzgets(r->in, line, sizeof line))
         return err_set(e, ERR_INPUT, "%s: cannot read it again", r->path);
