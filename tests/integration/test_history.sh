@@ -1,4 +1,3 @@
-# run-all: alone (an A/A series must show no change point: noise from a neighbour would move it)
 # history: a real short run and copies of it with known figures stored into a harness database,
 # change points found, the CI gate, --accept; the store's concurrency, old result versions and a
 # newer schema.

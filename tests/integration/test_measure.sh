@@ -1,4 +1,3 @@
-# run-all: alone (latency and schedule figures: timing-sensitive)
 # Measurement you can trust: open loop without coordinated omission, failures by class,
 # retries, timeouts, reconnects, -C, warmup, per-statement latencies.
 
@@ -9,15 +8,22 @@ measure_db() {
     echo "$db"
 }
 
-# Another session holds a lock on a table for $2 seconds, starting after $1 seconds.
-stall_later() {
-    (sleep "$1"; sql "BEGIN; LOCK pgbench_accounts IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep($2); COMMIT;" "$3" >/dev/null) &
+# stall_running SECS DB: once the background run (-P 1, without -q) has printed its first
+# progress line (its clients are connected, the measured part has begun), another session
+# holds a lock on pgbench_accounts for SECS seconds of the server's sleep. Started by the
+# run's own progress, not after a delay from its launch: on a busy machine the launch and
+# the connections may take longer than any delay. The figures checked are lower bounds of
+# the stall (a stall of the client's CPU only adds to them) or counts.
+stall_running() {
+    wait_progress 1
+    sql "BEGIN; LOCK pgbench_accounts IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep($1); COMMIT;" "$2" >/dev/null &
 }
 
 test_stall_shows_in_open_loop_tail() {
     db=$(measure_db pga_stall)
-    stall_later 2 2 "$db"
-    pga run -w select-only -c 4 -j 2 -T 6 -R 200 -q -o r.json "$db"
+    pga_bg run -w select-only -c 4 -j 2 -T 6 -R 200 -P 1 -o r.json "$db"
+    stall_running 2 "$db"
+    pga_wait
     wait
     assert_rc 0
     assert_out 'open loop at 200'
@@ -40,18 +46,24 @@ test_closed_loop_hides_less_than_it_seems() {
     # This documents why -R exists: the closed loop's p50 stays tiny while the open loop's
     # tail shows the stall (test above).
     db=$(measure_db pga_closed)
-    stall_later 1 2 "$db"
-    pga run -w select-only -c 2 -T 4 -q -o r.json "$db"
+    pga_bg run -w select-only -c 2 -T 5 -P 1 -o r.json "$db"
+    stall_running 2 "$db"
+    pga_wait
     wait
     assert_rc 0
     assert_out 'closed loop'
+    # The bound on p50 is 20 times below the stall: in a closed loop only the transactions in
+    # flight (2) meet a stall, of the server or of this machine's CPU however long, so the
+    # median stays that of an unhindered select; one that counted the stall against every
+    # transaction scheduled in it (as the open loop does) would put p50 near 2 s.
     pyjson r.json 'd["summary"]["latency_us"]["max"] >= 1800000 and d["summary"]["latency_us"]["p50"] < 100000'
 }
 
 test_latency_limit_skips_late_transactions() {
     db=$(measure_db pga_skip)
-    stall_later 1 2 "$db"
-    pga run -w select-only -c 2 -T 4 -R 200 --latency-limit 100 -q -o r.json "$db"
+    pga_bg run -w select-only -c 2 -T 5 -R 200 --latency-limit 100 -P 1 -o r.json "$db"
+    stall_running 2 "$db"
+    pga_wait
     wait
     assert_rc 0
     pyjson r.json 'd["summary"]["skipped"] > 50 and d["summary"]["late"] > 0'
@@ -82,22 +94,27 @@ assert fb < fa, (fa, fb)
 
 test_timeout_cancels_and_counts() {
     db=$(measure_db pga_timeout)
-    stall_later 1 3 "$db"
-    pga run -w select-only -c 2 -T 5 --timeout 500 -q -o r.json "$db"
+    pga_bg run -w select-only -c 2 -T 8 --timeout 500 -P 1 -o r.json "$db"
+    stall_running 6 "$db"
+    pga_wait
     wait
     assert_rc 0
     pyjson r.json 'd["summary"]["errors"]["timeout"] >= 2'
-    # Cancelled ones are failures, not slow successes.
-    pyjson r.json 'd["summary"]["latency_us"]["max"] < 1500000'
+    # Cancelled ones are failures, not slow successes: a transaction that waited out the 6 s
+    # lock would end 4 s or more after it began. A success that a stall of this machine's CPU
+    # held past its 500 ms would need a stall of 3.5 s more to reach the bound.
+    pyjson r.json 'd["summary"]["latency_us"]["max"] < 4000000'
     pyjson r.json 'd["complete"] is True'
 }
 
 test_lost_connections_reconnect() {
     db=$(measure_db pga_lost)
-    (sleep 1.5; sql "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'pgarena' AND datname = 'pga_lost'" >/dev/null) &
-    pga run -w select-only -c 3 -j 2 -T 4 -q -o r.json "$db"
-    wait
+    pga_bg run -w select-only -c 3 -j 2 -T 4 -P 1 -o r.json "$db"
+    wait_progress 1 # the clients are connected
+    ended=$(sql "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'pgarena' AND datname = 'pga_lost'")
+    pga_wait
     assert_rc 0
+    [ "$ended" -ge 1 ] || fail "no connection of the run to end ($ended)"
     pyjson r.json 'd["summary"]["errors"]["connection"] >= 1 and d["complete"] is True'
     # Every client came back and went on: transactions after the interval of the first
     # failure (not in a given interval: a stall of the machine can empty one).
@@ -147,5 +164,10 @@ test_per_statement_latencies() {
     assert_out 'UPDATE pgbench_tellers'
     pyjson r.json 'len(d["statements"]) == 7 and all(s["count"] == 60 for s in d["statements"])'
     pyjson r.json '[s["line"] for s in d["statements"]] == [5, 6, 7, 8, 9, 10, 11]'
-    pyjson r.json 'all(0 < s["latency_us"]["mean"] <= s["latency_us"]["p99"] * 1.01 + 1 for s in d["statements"])'
+    # Each statement is a part of its transaction: their means add up to no more than the
+    # transaction's, and (in the same unit) to more than a hundredth of it. Not against the
+    # statement's p99: one statement that a stall of this machine held long moves the mean of
+    # 60 above their p99.
+    pyjson r.json '(lambda s, tx: 0 < tx / 100 < s <= tx * 1.001 + 7)(sum(s["latency_us"]["mean"] for s in d["statements"]), d["summary"]["latency_us"]["mean"])'
+    pyjson r.json 'all(s["latency_us"]["mean"] > 0 for s in d["statements"])'
 }

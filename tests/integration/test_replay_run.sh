@@ -1,4 +1,3 @@
-# run-all: alone (replays checked against their schedule: durations at --speed 2 and max)
 # replay run: captures (written with tests/tools/mkcapture, or prepared from a real log when
 # `replay prepare` is in the binary) replayed on copies made with --reset-from, checked on the
 # target itself: every statement class ran there as often as in the capture.
@@ -43,6 +42,22 @@ replay_capture() {
         printf 'Q\t1\t3000\tsimple\t\t100\tok\t\t-1\t0\tSELECT count(*) FROM t WHERE v = '"'"'x'"'"'\n'
         printf 'E\t1\t4000\n'
     } | "$MKCAPTURE" "$2" || fail "mkcapture failed"
+}
+
+# log_written LOG: once the server's other sessions have gone (their disconnections logged),
+# a marker statement, and a wait (at most 60 s) until the collector has written it to LOG:
+# all that came before is then in the file, however far behind a busy machine keeps it.
+log_written() {
+    for _ in $(seq 1 600); do
+        [ "$(sql "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()" "$OCONN")" = 0 ] && break
+        sleep 0.1
+    done
+    sql "SELECT 'pga-log-written-marker'" "$OCONN" >/dev/null
+    for _ in $(seq 1 600); do
+        grep -q 'pga-log-written-marker' "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    fail "the marker never reached the server's log $1"
 }
 
 # A server of the test's own ($OCONN) logging every statement to a csvlog, with the settings
@@ -343,7 +358,7 @@ replay_from_log() {
         "$PSQL" -X -q "$SRC" >/dev/null 2>&1 || true
     log=$(sql "SELECT pg_current_logfile('csvlog')" "$OCONN")
     case "$log" in /*) ;; *) log="$T/srv/data/$log" ;; esac
-    sleep 0.5
+    log_written "$log"
     pga replay prepare "$log" -o cap.pgc --database lsrc
     assert_rc 0
     pga replay run cap.pgc "$OCONN" --map-db lsrc=ldst --reset-from lsnap --speed max -q -o r.json
@@ -446,9 +461,9 @@ fidelity_roles() {
     sleep 1 # replayed at speed 1: the role is there before the session logs in as it
     PGPASSWORD=Fid-Sekr1t-9 sql "INSERT INTO users VALUES (1, 'not a secret'); SELECT password FROM users" "${BASE% user=*} user=fid_app dbname=fsrc" >/dev/null ||
         fail "fid_app cannot log in with its password"
-    sleep 0.7 # the collector writes behind
     log=$(sql "SELECT pg_current_logfile('csvlog')" "$OCONN")
     case "$log" in /*) ;; *) log="$T/srv/data/$log" ;; esac
+    log_written "$log"
     pga replay prepare "$log" -o fid.pgc --database fsrc
     assert_rc 0
     assert_out 'kept with the password cut out: 1'

@@ -1,4 +1,3 @@
-# run-all: alone (replays checked against their schedule)
 # sweep --replay CAPTURE --speed LIST: the speeds are an axis of the matrix (cells, file names,
 # the table, sweep.json's comparisons, report DIR), a sweep of replays resumes as any sweep;
 # and recover of a killed replay keeps replay {} and summary.classes[].
@@ -111,7 +110,9 @@ test_replay_sweep_resume() {
     rs_paced_capture pga_rsw_res paced.pgc 100 10 write
     local opts=(--map-db pga_rsw_res=pga_rsw_dst --reset-from pga_rsw_res --no-sampling -q)
     pga_bg sweep "$CONN" --replay paced.pgc --speed 2,0.5,max "${opts[@]}" -o sw
-    for _ in $(seq 1 300); do
+    # Interrupted once the first cell is complete (however long a busy machine takes to copy
+    # the source and replay it), during the second: its copy and its 2.2 s of schedule.
+    for _ in $(seq 1 1200); do
         grep -q '"status": "complete"' sw/sweep.json 2>/dev/null && break
         sleep 0.05
     done
@@ -139,7 +140,9 @@ test_replay_sweep_resume() {
 # what was replayed by then; a replay that ends copies no snapshot line into its intervals.
 test_replay_recover_keeps_replay() {
     rs_source pga_rsw_rec >/dev/null
-    rs_paced_capture pga_rsw_rec long.pgc 100 60
+    # 60 s of schedule, killed after about 2: however late the kill comes on a busy machine,
+    # the replay is still running.
+    rs_paced_capture pga_rsw_rec long.pgc 100 600
     pga_bg replay run long.pgc "$CONN" --no-sampling -q -o k.json
     # header, then interval and snapshot lines: 2 intervals and their snapshots
     kill_at_journal $PID k.json.journal 5
@@ -152,16 +155,19 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["complete"] is False and d["end_reason"] == "killed", d["end_reason"]
 p = d["replay"]
-assert p["capture"] == "long.pgc" and p["speed"] == 1 and p["statements"] == 60, p
-assert p["as_of_s"] >= 1 and p["sent"] >= 5, p
+assert p["capture"] == "long.pgc" and p["speed"] == 1 and p["statements"] == 600, p
+# Something replayed by the snapshot, not all: the kill came in the middle.
+assert p["as_of_s"] >= 1 and 0 < p["sent"] < p["statements"], p
 assert p["diverged"]["failed_now"] == 0 and p["lag_us"]["max"] > 0, p
 cl = {c["class"]: c for c in d["summary"]["classes"]}
 assert set(cl) == {"SELECT v FROM t WHERE id = $1", "SELECT count(*) FROM t WHERE id < $1"}, cl
 assert sum(c["count"] for c in cl.values()) == p["sent"], (cl, p)
 assert all(c["histogram"]["count"] == c["count"] for c in cl.values()), cl
 # the summary counts every interval recovered, the classes what the workers had handed over
-# by the last snapshot (at most about a second behind it: 10 statements a second here)
-assert abs(d["summary"]["transactions"] - p["sent"]) <= 11, (d["summary"], p)
+# by the last snapshot: at most an interval behind it (10 statements a second here, more in
+# an interval that caught up after a stall)
+last = max(11, max(i["transactions"] for i in d["intervals"]))
+assert abs(d["summary"]["transactions"] - p["sent"]) <= last, (d["summary"], p)
 assert all("t_s" in i for i in d["intervals"]) and len(d["intervals"]) >= 2, d["intervals"]
 PY
     # A replay that ends: its intervals are the interval lines only, its classes its own.

@@ -1,7 +1,11 @@
-# run-all: alone (agents' heartbeats and barrier: timing-sensitive)
 # Several load hosts on a real engine: a one-node Slurm cluster (Debian's slurm-wlm and
 # munge, which tests/ensure-deps.sh installs) started here in $T, running
 # examples/agents/slurm.sh: `srun` starts 3 agents, each taking its index from SLURM_PROCID.
+# What is checked are counts (the merged result is the agents' sum) and causes named; no
+# figure in time. The agents' barrier waits for the last one however late it comes; only an
+# agent whose heartbeat thread got no CPU for the whole 5 s of COORD_SILENT_S would lose the
+# run (how long a silence loses it is test_agents.sh's). The Slurm daemons and ports are the
+# test's own.
 
 # slurm_up: munged, slurmctld and slurmd of our own, stopped by the test's cleanup. SLURM_CONF
 # points the client commands at them. 1 when Slurm is not installed (the test passes).

@@ -1,4 +1,3 @@
-# run-all: alone (A/A and A/B verdicts from 1-second trials)
 # A sweep's verdicts along any axis (issue 30) and pooled over its cells (issue 28): an A/A and
 # an A/B sweep on one server, a --set axis on a scratch server with compare --by giving the
 # sweep's cell verdicts, --local's pg_stat_statements, and sysbench's summary.
