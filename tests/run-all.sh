@@ -6,10 +6,9 @@
 # PGARENA_TESTS=REGEX runs only the integration tests whose name matches (default: all);
 # PGARENA_NO_UNIT=1 skips the unit tests. Both are for development; make check runs all.
 # PGARENA_JOBS=N (default 2) runs up to N integration test files at the same time, each file's
-# tests in order and its output printed whole when the file is done. A file with the line
-# "# run-all: alone (why)" runs by itself: timing-sensitive tests, and those that change the
-# shared server (ALTER SYSTEM) or need most of its connections. PGARENA_JOBS=1 runs every
-# file by itself, its lines printed as they come.
+# tests in order and its output printed whole when the file is done; every file runs beside
+# another (tests/integration/lib.sh says how a test stays right beside a neighbour's load).
+# PGARENA_JOBS=1 runs every file by itself, its lines printed as they come.
 # PGARENA_TEST_TIMEOUT=S (default 900) stops and fails an integration test still running after
 # S seconds, its cleanup run, and the suite goes on.
 # The version matrix's tests (test_version_matrix.sh) write a line per major into the file
@@ -161,7 +160,7 @@ else
         n=$((n + 1))
         res=$resdir/$n.res
         : >"$res"
-        if [ "$jobs" -eq 1 ] || grep -q '^# run-all: alone' "$f"; then
+        if [ "$jobs" -eq 1 ]; then
             wait_all
             run_file "$f" - "$res"
             job_out[alone]=- job_res[alone]=$res

@@ -53,7 +53,7 @@ enum { MORE_END = 0, MORE_COPY = 'c', MORE_RETURNED = 'v' };
 
 const char *const capture_unsupported_names[CAPTURE_UNSUP__COUNT] = {
     "fetch",        "parameters_not_logged", "parameters_unreadable",
-    "out_of_order", "parameters_cut",        "binary_parameters"};
+    "out_of_order", "parameters_cut",        "binary_parameters", "function_call"};
 
 void capture_count_unsupported(struct capture_unsupported_kind *kinds, enum capture_unsupported k,
                                const char *text)

@@ -106,6 +106,7 @@ enum capture_unsupported {
     CAPTURE_UNSUP_OUT_OF_ORDER,          /* logged after its session's end */
     CAPTURE_UNSUP_PARAMETERS_CUT,        /* a value log_parameter_max_length cut ('...') */
     CAPTURE_UNSUP_BINARY_PARAMETERS,     /* recorded: parameters in binary format */
+    CAPTURE_UNSUP_FUNCTION_CALL,         /* recorded: a FunctionCall not libpq's lo_* */
     CAPTURE_UNSUP__COUNT
 };
 #define CAPTURE_EXAMPLE_MAX 200

@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "capture/fncall.h"
 #include "capture/record.h"
 #include "capture/sqltext.h"
 
@@ -17,8 +18,9 @@ struct rev {
     struct capture_statement st; /* session and offset_us set when written */
     struct buf copy;             /* st.copy_kept: the rows the client sent */
     int copy_too_big;            /* more than RECORD_COPY_MAX: kept without its rows */
-    /* The result being read: one column of type oid (in binary format when 2), and its rows
-     * so far; its one row's value is st.returned. */
+    /* The result being read: one column of type oid (in binary format when 2; 3: a
+     * FunctionCall returning an OID), and its rows so far; its one row's value is
+     * st.returned. */
     int oid_column, rows;
 };
 
@@ -234,6 +236,35 @@ static void on_query(struct recorder *r, struct rec_session *s, const uint8_t *b
     push(s, PEND_QUERY, ev);
 }
 
+/* libpq's large-object calls become the statements that do the same (capture/fncall.h);
+ * another function's call is left out as unsupported. */
+static void on_function_call(struct recorder *r, struct rec_session *s, const uint8_t *body,
+                             size_t len, int64_t t)
+{
+    s->ext_start = -1;
+    struct fncall c;
+    int known = body ? fncall_parse(body, len, &c) : -1;
+    if (known <= 0) {
+        if (known == 0)
+            unsupported(r, CAPTURE_UNSUP_FUNCTION_CALL, "FunctionCall");
+        if (body)
+            fncall_free(&c);
+        push(s, PEND_QUERY, NULL);
+        return;
+    }
+    struct rev *ev = rev_new(r, s, CAPTURE_EV_STATEMENT, t);
+    ev->st.protocol = CAPTURE_EXTENDED_UNNAMED;
+    ev->st.name = xstrdup("");
+    ev->st.text = xstrdup(c.text.data);
+    ev->st.n_params = c.n_params;
+    ev->st.params = (const char *const *)c.params;
+    c.params = NULL; /* the statement's now */
+    c.n_params = 0;
+    ev->oid_column = c.returns_oid ? 3 : 0; /* its FunctionCallResponse is an OID */
+    fncall_free(&c);
+    push(s, PEND_QUERY, ev);
+}
+
 static struct rstmt *find_stmt(struct rec_session *s, const char *name)
 {
     struct rstmt *p = s->stmts;
@@ -374,9 +405,8 @@ void recorder_frontend(struct recorder *r, struct rec_session *s, char type, con
         s->ext_start = -1;
         push(s, PEND_SYNC, NULL);
         break;
-    case 'F': /* FunctionCall: not a statement a capture holds yet, but answered by a ReadyForQuery
-               */
-        push(s, PEND_QUERY, NULL);
+    case 'F': /* FunctionCall: answered by a FunctionCallResponse and a ReadyForQuery */
+        on_function_call(r, s, body, len, t);
         break;
     case 'd': /* CopyData of the COPY FROM STDIN the server asked for */
         if (s->copy_in && body) {
@@ -541,6 +571,13 @@ void recorder_backend(struct recorder *r, struct rec_session *s, char type, cons
     case 'D':
         if (h && h->ev && h->kind != PEND_SYNC && body)
             on_data_row(h->ev, body, len);
+        break;
+    case 'V': /* FunctionCallResponse: lo_creat's, lo_create's OID */
+        if (h && h->ev && h->ev->oid_column == 3 && body && !h->ev->st.returned) {
+            char oid[16];
+            if (fncall_oid_result(body, len, oid) == 0)
+                h->ev->st.returned = xstrdup(oid);
+        }
         break;
     case 'G': /* CopyInResponse: the rows the client sends next are the statement's */
         if (h && h->ev && h->kind != PEND_SYNC) {

@@ -36,11 +36,11 @@ struct recorder;
 struct rec_session;
 
 /* The frontend message types whose bodies the recorder reads (a framer's keep_types). */
-#define RECORD_FRONTEND_TYPES "QPBECSd"
+#define RECORD_FRONTEND_TYPES "QPBECSdF"
 /* The backend's. */
 #define RECORD_BACKEND_TYPES "CEZKGT"
 /* The backend's whose first bytes it reads (pgwire_framer_keep_prefix): DataRow. */
-#define RECORD_BACKEND_PREFIX_TYPES "D"
+#define RECORD_BACKEND_PREFIX_TYPES "DV"
 
 struct record_stats {
     uint64_t sessions, statements, by_protocol[3], ok, failed;

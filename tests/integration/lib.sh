@@ -15,10 +15,11 @@
 # Never call "$PGARENA" directly: test_lib_sanitizer_gate shows that a leak reaching these
 # helpers fails the test, even on a path that exits 1.
 #
-# tests/run-all.sh runs two test files at a time (PGARENA_JOBS). A file whose tests are
-# timing-sensitive (bounds in seconds, rates, latencies), change the shared server (ALTER
-# SYSTEM) or need most of its connections says so in a line of its own, and then runs alone:
-#   # run-all: alone (why)
+# tests/run-all.sh runs two test files at a time (PGARENA_JOBS), every file beside another: a
+# test that changes a server's settings (ALTER SYSTEM) or needs most of its connections starts
+# a server of its own (tests/pg-harness.sh, tests/pg-servers.sh), and timing is judged by
+# counts, orderings and server-side effects, or by bounds that a neighbour's load (or a VM
+# losing its CPU for seconds) cannot cross while the bug they catch still would.
 
 PSQL=$(pg_config --bindir 2>/dev/null)/psql
 [ -x "$PSQL" ] || PSQL=$(ls /usr/lib/postgresql/*/bin/psql | sort -V | tail -n 1)
