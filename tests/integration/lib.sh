@@ -164,12 +164,17 @@ sql() {
 
 # jq-like checks with python: pyjson FILE EXPR  (d is the parsed document; EXPR must be true)
 pyjson() {
-    python3 - "$1" "$2" <<'PY' || fail "result check failed: $2"
+    python3 - "$1" "$2" <<'PY' || { [ ! -s "${T:-}/err" ] || tail -n 5 "$T/err" >&2; fail "result check failed: $2"; }
 import json, sys
 d = json.load(open(sys.argv[1]))
 ok = eval(sys.argv[2], {"d": d})
 if not ok:
     print("false:", sys.argv[2], file=sys.stderr)
+    # The detail: what failed and why, as the result says (and the run's last stderr lines).
+    s = d.get("summary") if isinstance(d, dict) else None
+    if isinstance(s, dict) and "failed" in s:
+        print("summary: transactions", s.get("transactions"), "failed", s.get("failed"),
+              "errors", s.get("errors"), file=sys.stderr)
     sys.exit(1)
 PY
 }
