@@ -52,8 +52,8 @@ enum { MORE_END = 0, MORE_COPY = 'c', MORE_RETURNED = 'v' };
 /* ---- what a capture leaves out or keeps without its data ---- */
 
 const char *const capture_unsupported_names[CAPTURE_UNSUP__COUNT] = {
-    "fetch",        "parameters_not_logged", "parameters_unreadable",
-    "out_of_order", "parameters_cut",        "binary_parameters", "function_call"};
+    "fetch",          "parameters_not_logged", "parameters_unreadable", "out_of_order",
+    "parameters_cut", "binary_parameters",     "function_call"};
 
 void capture_count_unsupported(struct capture_unsupported_kind *kinds, enum capture_unsupported k,
                                const char *text)
