@@ -126,7 +126,7 @@ else
                 printf 'ok     %-50s %3ds\n' "$name" "$secs" >&3
             else
                 echo "fail $name" >>"$res"
-                { printf 'FAIL   %-50s %3ds\n' "$name" "$secs"; sed 's/^/    | /' "$log" | tail -n 40; } >&3
+                { printf 'FAIL   %-50s %3ds\n' "$name" "$secs"; sed "s/^/    | /" "$log" | tail -n "${PGARENA_FAIL_LINES:-40}"; } >&3
             fi
             rm -f "$log"
         done

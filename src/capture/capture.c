@@ -31,6 +31,9 @@
  *   'R' statement with more:  'Q''s fields, then tagged fields, each a tag byte and its value,
  *                             ended by a 0 byte: 'c' u length + bytes (the COPY FROM STDIN's
  *                             rows), 'v' s (the value it returned); an unknown tag is corrupt
+ * and in version 3 (written only when a statement has one):
+ *   'R''s tag 'i' s: the value it returned, an id a sequence gave (replayed in a later
+ *                    statement where a value stands, not anywhere a number does)
  */
 enum {
     REC_SESSION = 'S',
@@ -40,7 +43,7 @@ enum {
     REC_SESSION_STARTUP = 'T',
     REC_STATEMENT_MORE = 'R',
 };
-enum { MORE_END = 0, MORE_COPY = 'c', MORE_RETURNED = 'v' };
+enum { MORE_END = 0, MORE_COPY = 'c', MORE_RETURNED = 'v', MORE_RETURNED_ID = 'i' };
 
 /* The longest string or parameter list a reader accepts: a corrupt length must not make it
  * allocate gigabytes. */
@@ -367,7 +370,8 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
     put_s(&w->rec, st->error);
     put_u(&w->rec, st->cancel_us < 0 ? 0 : (uint64_t)st->cancel_us + 1);
     if (more) {
-        w->version = 2;
+        if (w->version < 2)
+            w->version = 2;
         if (st->copy_kept) {
             buf_putc(&w->rec, MORE_COPY);
             put_u(&w->rec, (uint64_t)st->copy_len);
@@ -375,8 +379,10 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
                 buf_append(&w->rec, (const char *)st->copy_data, st->copy_len);
         }
         if (st->returned) {
-            buf_putc(&w->rec, MORE_RETURNED);
+            buf_putc(&w->rec, st->returned_id ? MORE_RETURNED_ID : MORE_RETURNED);
             put_s(&w->rec, st->returned);
+            if (st->returned_id)
+                w->version = 3;
         }
         buf_putc(&w->rec, MORE_END);
     }
@@ -760,9 +766,9 @@ static int read_params(struct capture_reader *r, struct capture_statement *st, s
 }
 
 /* An 'R' record's tagged fields: positions into r->strings (copy_at, returned_at: (size_t)-1
- * when absent). */
+ * when absent), and whether the value returned is an id. */
 static int read_more(struct capture_reader *r, size_t *copy_at, uint64_t *copy_len,
-                     size_t *returned_at, struct err *e)
+                     size_t *returned_at, int *returned_id, struct err *e)
 {
     for (;;) {
         int tag = gzgetc(r->in);
@@ -771,9 +777,11 @@ static int read_more(struct capture_reader *r, size_t *copy_at, uint64_t *copy_l
         if (tag == MORE_COPY && *copy_at == (size_t)-1) {
             if (get_u(r, copy_len, e) < 0 || get_bytes(r, *copy_len, copy_at, e) < 0)
                 return -1;
-        } else if (tag == MORE_RETURNED && *returned_at == (size_t)-1) {
+        } else if ((tag == MORE_RETURNED || (tag == MORE_RETURNED_ID && r->h.version >= 3)) &&
+                   *returned_at == (size_t)-1) {
             if (get_s(r, returned_at, e) < 0)
                 return -1;
+            *returned_id = tag == MORE_RETURNED_ID;
         } else {
             return corrupt(r, e, tag < 0 ? "truncated" : "bad statement field");
         }
@@ -800,7 +808,7 @@ static int read_statement(struct capture_reader *r, struct capture_event *ev, in
     if (get_s(r, &name, e) < 0 || get_s(r, &text, e) < 0 || read_params(r, st, e) < 0 ||
         get_u(r, &duration, e) < 0 || get_s(r, &sqlstate, e) < 0 || get_s(r, &error, e) < 0 ||
         get_u(r, &cancel, e) < 0 ||
-        (more && read_more(r, &copy_at, &copy_len, &returned_at, e) < 0))
+        (more && read_more(r, &copy_at, &copy_len, &returned_at, &st->returned_id, e) < 0))
         return -1;
     if (strlen(r->strings.data + sqlstate) > 5)
         return corrupt(r, e, "bad SQLSTATE");

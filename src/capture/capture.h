@@ -29,8 +29,9 @@
 #define CAPTURE_FORMAT "pgarena-capture"
 /* The newest version this pgarena reads and writes. A capture is written as version 1 unless
  * it holds what only version 2 holds (a session's startup parameters, a COPY FROM STDIN's
- * rows): older pgarena then still reads the captures of server logs. */
-#define CAPTURE_VERSION 2
+ * rows, an OID returned) or version 3 (an id a sequence gave, returned): older pgarena then
+ * still reads the captures of server logs, and version 2's of the proxy without ids. */
+#define CAPTURE_VERSION 3
 /* The resolution of a server log's timestamps (csvlog, jsonlog, %m, %n): milliseconds. */
 #define CAPTURE_LOG_RESOLUTION_US 1000
 
@@ -87,8 +88,11 @@ struct capture_statement {
     size_t copy_len;
     /* Version 2 (recorded): the value the server returned when a later statement may carry it
      * as a literal and a replay's server returns another (one row of one column of type oid:
-     * lo_create, lo_import, lo_from_bytea...), as text; NULL otherwise. */
+     * lo_create, lo_import, lo_from_bytea...), as text; NULL otherwise. Version 3:
+     * returned_id 1 when it is an id a sequence gave (an INSERT's RETURNING, currval...),
+     * which a replay maps only where a value stands in a later statement. */
     const char *returned;
+    int returned_id;
 };
 
 struct capture_event {
@@ -148,7 +152,7 @@ void capture_count_copy_of(struct capture_copy_in *c, const char *text);
 /* The header. At close the writer fills version, duration_us, n_sessions and n_statements
  * itself; the caller gives the rest. */
 struct capture_header {
-    int version;                /* 1 or 2 (set by the writer: the lowest that holds the events) */
+    int version;                /* 1 to 3 (set by the writer: the lowest that holds the events) */
     char system_identifier[32]; /* the source's, "" when unknown (only `replay capture` knows) */
     char address[256];          /* the source's host or address, "" when unknown */
     int port;                   /* the source's port, 0 when unknown */

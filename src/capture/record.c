@@ -1,7 +1,9 @@
 /* The recording proxy's messages to capture events (capture/record.h). */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/buf.h"
 #include "base/mem.h"
@@ -18,13 +20,19 @@ struct rev {
     struct capture_statement st; /* session and offset_us set when written */
     struct buf copy;             /* st.copy_kept: the rows the client sent */
     int copy_too_big;            /* more than RECORD_COPY_MAX: kept without its rows */
-    /* The result being read: one column of type oid (in binary format when 2; 3: a
-     * FunctionCall returning an OID), and its rows so far; its one row's value is
-     * st.returned. */
-    int oid_column, rows;
+    /* The result being read: what its first column may hand back (RET_*), whether in binary
+     * format, and its rows so far; its one row's value is st.returned. */
+    int ret, ret_binary, rows;
 };
 
-#define OID_TYPE 26 /* pg_type's oid */
+/* A result's value a later statement may carry: the OID of a one-column result (lo_create,
+ * lo_import, lo_from_bytea; RET_FUNCTION: a FunctionCall's), or an id a sequence gave: the
+ * first integer column of one row (RET_ID), kept when the command's tag says INSERT (its
+ * RETURNING) or SELECT of currval, lastval, nextval, txid_current or pg_current_xact_id. */
+enum { RET_NONE, RET_OID, RET_FUNCTION, RET_ID };
+
+/* pg_type's OIDs of the types such a value has */
+enum { INT8_TYPE = 20, INT2_TYPE = 21, INT4_TYPE = 23, OID_TYPE = 26, XID8_TYPE = 5069 };
 
 /* The most COPY FROM STDIN data a statement keeps (what a capture's reader takes): a larger
  * COPY is kept without its rows, as a log's would be. */
@@ -260,7 +268,7 @@ static void on_function_call(struct recorder *r, struct rec_session *s, const ui
     ev->st.params = (const char *const *)c.params;
     c.params = NULL; /* the statement's now */
     c.n_params = 0;
-    ev->oid_column = c.returns_oid ? 3 : 0; /* its FunctionCallResponse is an OID */
+    ev->ret = c.returns_oid ? RET_FUNCTION : RET_NONE; /* its FunctionCallResponse is an OID */
     fncall_free(&c);
     push(s, PEND_QUERY, ev);
 }
@@ -478,32 +486,56 @@ static void set_error(struct rev *ev, const uint8_t *body, size_t len)
     ev->st.error = xstrdup(msg);
 }
 
-/* RowDescription: a result of one oid column may hand back a value a later statement carries. */
+/* What a result of fields columns whose first is of type type may hand back (RET_*). */
+static int returns(int fields, uint32_t type)
+{
+    if (type == OID_TYPE)
+        return fields == 1 ? RET_OID : RET_NONE;
+    int id = type == INT8_TYPE || type == INT4_TYPE || type == INT2_TYPE || type == XID8_TYPE;
+    return id ? RET_ID : RET_NONE;
+}
+
+/* RowDescription: a result whose first column may hand back a value a later statement
+ * carries. */
 static void on_row_description(struct rev *ev, const uint8_t *body, size_t len)
 {
     struct pgwire_reader rd;
     pgwire_reader_init(&rd, body, len);
     int fields = pgwire_get_u16(&rd);
-    pgwire_get_str(&rd); /* name, table, column, type, size, modifier, format */
+    pgwire_get_str(&rd); /* the name, then table, column, type, size, modifier, format */
     pgwire_get_u32(&rd);
     pgwire_get_u16(&rd);
     uint32_t type = pgwire_get_u32(&rd);
     pgwire_get_u16(&rd);
     pgwire_get_u32(&rd);
-    int binary = pgwire_get_u16(&rd) == 1;
-    ev->oid_column = !rd.bad && fields == 1 && type == OID_TYPE ? 1 + binary : 0;
+    ev->ret_binary = pgwire_get_u16(&rd) == 1;
+    ev->ret = !rd.bad && fields >= 1 ? returns(fields, type) : RET_NONE;
     ev->rows = 0;
 }
 
-/* DataRow (its first bytes): the one row's value of such a result. A second row: none. */
+/* A binary integer of n bytes (2, 4 or 8; unsigned when an OID) as text, or NULL. */
+static char *binary_integer(const uint8_t *v, uint32_t n, int is_oid)
+{
+    if (n != 2 && n != 4 && n != 8)
+        return NULL;
+    uint64_t u = 0;
+    for (uint32_t i = 0; i < n; i++)
+        u = u << 8 | v[i];
+    if (is_oid)
+        return n == 4 ? xasprintf("%llu", (unsigned long long)u) : NULL;
+    int64_t x = n == 8 ? (int64_t)u : n == 4 ? (int32_t)(uint32_t)u : (int16_t)(uint16_t)u;
+    return xasprintf("%lld", (long long)x);
+}
+
+/* DataRow (its first bytes): the one row's first value of such a result. A second row: none. */
 static void on_data_row(struct rev *ev, const uint8_t *body, size_t len)
 {
-    if (!ev->oid_column)
+    if (ev->ret == RET_NONE || ev->ret == RET_FUNCTION)
         return;
     if (++ev->rows > 1 || ev->st.returned) {
         free((char *)ev->st.returned);
         ev->st.returned = NULL;
-        ev->oid_column = 0;
+        ev->ret = RET_NONE;
         return;
     }
     struct pgwire_reader rd;
@@ -511,15 +543,48 @@ static void on_data_row(struct rev *ev, const uint8_t *body, size_t len)
     int cols = pgwire_get_u16(&rd);
     uint32_t n = pgwire_get_u32(&rd);
     const uint8_t *v = n <= 20 ? pgwire_get_bytes(&rd, n) : NULL;
-    if (rd.bad || cols != 1 || !v || n == 0)
+    if (rd.bad || cols < 1 || !v || n == 0)
         return;
-    if (ev->oid_column == 2) {
-        if (n == 4)
-            ev->st.returned =
-                xasprintf("%u", (unsigned)v[0] << 24 | (unsigned)v[1] << 16 | v[2] << 8 | v[3]);
-    } else {
-        ev->st.returned = xstrndup((const char *)v, n);
-    }
+    ev->st.returned =
+        ev->ret_binary ? binary_integer(v, n, ev->ret == RET_OID) : xstrndup((const char *)v, n);
+    ev->st.returned_id = ev->ret != RET_OID;
+}
+
+static int ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Whether text names a function that hands out an id (in any case, as the server folds it). */
+static int calls_drawing_function(const char *text)
+{
+    static const char *const drawing[] = {"currval", "lastval", "nextval", "txid_current",
+                                          "pg_current_xact_id"};
+    for (const char *p = text; *p; p++)
+        for (size_t i = 0; i < sizeof drawing / sizeof *drawing; i++) {
+            size_t n = strlen(drawing[i]);
+            if (strncasecmp(p, drawing[i], n) == 0 && (p == text || !ident_char(p[-1])) &&
+                !ident_char(p[n]))
+                return 1;
+        }
+    return 0;
+}
+
+/* CommandComplete: an id is kept from an INSERT's RETURNING or a SELECT of a function that
+ * hands one out; another command's integer is not one a sequence gave (an UPDATE's RETURNING
+ * id, a SELECT of a column). */
+static void on_command_complete(struct rev *ev, const uint8_t *body, size_t len)
+{
+    if (ev->ret != RET_ID || !ev->st.returned)
+        return;
+    if (body && len > 7 && memcmp(body, "INSERT ", 7) == 0)
+        return;
+    if (body && len > 7 && memcmp(body, "SELECT ", 7) == 0 && ev->st.text &&
+        calls_drawing_function(ev->st.text))
+        return;
+    free((char *)ev->st.returned);
+    ev->st.returned = NULL;
+    ev->ret = RET_NONE;
 }
 
 static void on_ready(struct recorder *r, struct rec_session *s, int64_t t)
@@ -573,7 +638,7 @@ void recorder_backend(struct recorder *r, struct rec_session *s, char type, cons
             on_data_row(h->ev, body, len);
         break;
     case 'V': /* FunctionCallResponse: lo_creat's, lo_create's OID */
-        if (h && h->ev && h->ev->oid_column == 3 && body && !h->ev->st.returned) {
+        if (h && h->ev && h->ev->ret == RET_FUNCTION && body && !h->ev->st.returned) {
             char oid[16];
             if (fncall_oid_result(body, len, oid) == 0)
                 h->ev->st.returned = xstrdup(oid);
@@ -588,6 +653,9 @@ void recorder_backend(struct recorder *r, struct rec_session *s, char type, cons
         }
         break;
     case 'C':
+        if (h && h->ev && h->kind != PEND_SYNC)
+            on_command_complete(h->ev, body, len);
+        /* fall through */
     case 'I':
     case 's':
         if (h && h->kind == PEND_EXECUTE) {

@@ -178,8 +178,11 @@ static json_t *event_json(const struct capture_event *ev)
                           st->sqlstate, "error", st->error, "cancel_us", (json_int_t)st->cancel_us);
     if (st->copy_kept) /* version 2: the COPY's rows are in the capture (their size here) */
         json_object_set_new(o, "copy_bytes", json_integer((json_int_t)st->copy_len));
-    if (st->returned) /* version 2: the value the server handed back */
+    if (st->returned) { /* version 2: the value the server handed back (3: an id) */
         json_object_set_new(o, "returned", json_string(st->returned));
+        if (st->returned_id)
+            json_object_set_new(o, "returned_id", json_true());
+    }
     return o;
 }
 

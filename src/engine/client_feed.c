@@ -452,8 +452,8 @@ static int feed_drain(struct client *c)
                 return -1;
             }
         }
-        if (f->item.want_returned) { /* the last result's, when one value */
-            int one = st == PG_RES_ROWS && pg_result_rows(res) == 1 && pg_result_cols(res) == 1 &&
+        if (f->item.want_returned) { /* the last result's first value, when one row */
+            int one = st == PG_RES_ROWS && pg_result_rows(res) == 1 && pg_result_cols(res) >= 1 &&
                       !pg_result_isnull(res, 0, 0);
             snprintf(f->returned, sizeof f->returned, "%s", one ? pg_result_value(res, 0, 0) : "");
         }

@@ -81,8 +81,8 @@ struct engine_feed_outcome {
     int measured;          /* it ended after --warmup (the run's figures count it) */
     int copy_empty;        /* its COPY FROM STDIN given no rows (see copy_data) */
     int prepared;          /* FEED_NAMED: it was prepared (a Parse sent) before it ran */
-    /* With the item's want_returned: the value of its last result when that was one row of
-     * one column (not NULL), else NULL; valid during done. */
+    /* With the item's want_returned: the first value of its last result when that was one
+     * row (not NULL), else NULL; valid during done. */
     const char *returned;
 };
 

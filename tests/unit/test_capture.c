@@ -391,7 +391,7 @@ static void test_bad_headers(void **state)
     expect_open_refused("", "not a pgarena capture");
     expect_open_refused("2026-12-01 11:00:00.000 UTC|u|d|1.2|LOG:  statement: x\n",
                         "not a pgarena capture");
-    expect_open_refused("{\"format\":\"pgarena-capture\",\"version\":3}\n", "version 3");
+    expect_open_refused("{\"format\":\"pgarena-capture\",\"version\":4}\n", "version 4");
     expect_open_refused("{\"format\":\"pgarena-capture\",\"version\":0}\n", "version 0");
     expect_open_refused("{\"format\":\"pgarena-capture\",\"version\":1}\n", "bad capture header");
     struct err e = {0};

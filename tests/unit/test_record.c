@@ -94,6 +94,28 @@ static void error(struct rec_session *s, const char *sqlstate, int64_t t)
     be(s, 'E', t);
 }
 
+/* A recorder writing to path (a file of this test's, named for what), its start at mono_us. */
+static void rec_open(char *path, size_t size, const char *what, int64_t mono_us)
+{
+    snprintf(path, size, "/tmp/test_record%s_%d.cap", what, (int)getpid());
+    struct err e = {0};
+    rec = recorder_new(path, NULL, 1700000000000000LL, mono_us, &e);
+    assert_non_null(rec);
+    buf_init(&body);
+}
+
+/* The capture closed and written: its statistics. */
+static struct record_stats rec_close(void)
+{
+    struct record_stats st;
+    struct capture_header h = {0};
+    struct err e = {0};
+    assert_int_equal(recorder_close(rec, &h, &st, &e), 0);
+    recorder_free(rec);
+    buf_free(&body);
+    return st;
+}
+
 static struct rec_session *start(const char *user, const char *db, int64_t t)
 {
     struct pgwire_startup su = {.kind = PGWIRE_STARTUP_V3, .n_params = 2};
@@ -277,10 +299,8 @@ static void test_flush_order(void **state)
 {
     (void)state;
     char path[64];
-    snprintf(path, sizeof path, "/tmp/test_record_order_%d.cap", (int)getpid());
+    rec_open(path, sizeof path, "_order", 0);
     struct err e = {0};
-    rec = recorder_new(path, NULL, 1700000000000000LL, 0, &e);
-    buf_init(&body);
     struct rec_session *a = start("a", "db", 100);
     ready(a, 110);
     struct rec_session *c = start("c", "db", 120);
@@ -296,11 +316,7 @@ static void test_flush_order(void **state)
     recorder_session_end(rec, c, 330);
     assert_int_equal(recorder_flush(rec, 340, &e), 0); /* c is written whole and freed */
     recorder_session_end(rec, a, 400);
-    struct record_stats st;
-    struct capture_header h = {0};
-    assert_int_equal(recorder_close(rec, &h, &st, &e), 0);
-    recorder_free(rec);
-    buf_free(&body);
+    rec_close();
     struct capture_reader *r = capture_reader_open(path, &e);
     assert_non_null(r);
     struct capture_event ev;
@@ -331,10 +347,8 @@ static void test_startup_and_copy_rows(void **state)
 {
     (void)state;
     char path[64];
-    snprintf(path, sizeof path, "/tmp/test_record_copy_%d.cap", (int)getpid());
+    rec_open(path, sizeof path, "_copy", 0);
     struct err e = {0};
-    rec = recorder_new(path, NULL, 1700000000000000LL, 0, &e);
-    buf_init(&body);
     struct pgwire_startup su = {.kind = PGWIRE_STARTUP_V3, .n_params = 4};
     const char *names[] = {"user", "database", "DateStyle", "application_name"};
     const char *values[] = {"app", "shop", "ISO, DMY", "loader"};
@@ -396,11 +410,7 @@ static void test_startup_and_copy_rows(void **state)
         ready(a, 434 + 10 * i);
     }
     recorder_session_end(rec, a, 600);
-    struct record_stats st;
-    struct capture_header h = {0};
-    assert_int_equal(recorder_close(rec, &h, &st, &e), 0);
-    recorder_free(rec);
-    buf_free(&body);
+    struct record_stats st = rec_close();
     assert_int_equal(st.copy_in.with_rows, 2);
 
     struct capture_reader *r = capture_reader_open(path, &e);
@@ -445,13 +455,97 @@ static void test_startup_and_copy_rows(void **state)
     unlink(path);
 }
 
+/* An id a sequence gave: an INSERT's RETURNING (first column, an integer type; simple and
+ * extended, text and binary), currval; not an UPDATE's RETURNING id, nor a SELECT of an
+ * integer column. Kept as ids (version 3). */
+static void test_returned_ids(void **state)
+{
+    (void)state;
+    char path[64];
+    rec_open(path, sizeof path, "_ids", 0);
+    struct err e = {0};
+    struct rec_session *a = start("app", "shop", 100);
+    ready(a, 110);
+    const struct {
+        const char *text, *column, *tag;
+        uint32_t type;
+        int binary, extended;
+        const char *want;
+    } results[] = {
+        {"INSERT INTO p(tag) VALUES (1) RETURNING id, tag", "id", "INSERT 0 1", 20, 0, 0, "1001"},
+        {"INSERT INTO p(tag) VALUES ($1) RETURNING id", "id", "INSERT 0 1", 23, 1, 1, "1001"},
+        {"INSERT INTO p(tag) VALUES (2) RETURNING seq", "seq", "INSERT 0 1", 21, 1, 0, "1001"},
+        {"SELECT currval('p_id_seq')", "currval", "SELECT 1", 20, 0, 0, "1001"},
+        {"SELECT LastVal() AS cur", "cur", "SELECT 1", 20, 1, 0, "1001"},
+        {"SELECT nextvalue FROM t", "nextvalue", "SELECT 1", 20, 0, 0, NULL},
+        {"UPDATE p SET tag = 3 RETURNING id", "id", "UPDATE 1", 20, 0, 0, NULL},
+        {"SELECT id FROM p LIMIT 1", "id", "SELECT 1", 20, 0, 0, NULL},
+        {"INSERT INTO p(tag) VALUES (4) RETURNING tag", "tag", "INSERT 0 1", 25, 0, 0, NULL},
+    };
+    int n = (int)(sizeof results / sizeof *results);
+    for (int i = 0; i < n; i++) {
+        int64_t t = 200 + 10 * i;
+        if (results[i].extended) {
+            parse(a, "", results[i].text, t);
+            bind1(a, "", "5", 0, t);
+            execute(a, t);
+            sync_(a, t);
+        } else {
+            query(a, results[i].text, t);
+        }
+        put16(&body, 1);
+        putstr(&body, results[i].column);
+        put32(&body, 0);
+        put16(&body, 0);
+        put32(&body, results[i].type);
+        put16(&body, 8);
+        put32(&body, 0xffffffffu);
+        put16(&body, (uint16_t)results[i].binary);
+        be(a, 'T', t + 1);
+        put16(&body, 1);
+        if (results[i].binary) { /* 1001 as the type's size in network order */
+            int size = results[i].type == 20 ? 8 : results[i].type == 23 ? 4 : 2;
+            put32(&body, (uint32_t)size);
+            for (int b = size - 1; b >= 0; b--)
+                buf_putc(&body, (char)(b < 4 ? (1001u >> (8 * b)) & 0xff : 0));
+        } else {
+            put32(&body, 4);
+            buf_append(&body, "1001", 4);
+        }
+        be(a, 'D', t + 2);
+        putstr(&body, results[i].tag);
+        be(a, 'C', t + 3);
+        ready(a, t + 4);
+    }
+    recorder_session_end(rec, a, 600);
+    rec_close();
+
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    assert_int_equal(capture_reader_header(r)->version, 3);
+    struct capture_event ev;
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        assert_string_equal(ev.statement.text, results[i].text);
+        if (results[i].want) {
+            assert_non_null(ev.statement.returned);
+            assert_string_equal(ev.statement.returned, results[i].want);
+            assert_int_equal(ev.statement.returned_id, 1);
+        } else {
+            assert_null(ev.statement.returned);
+        }
+    }
+    capture_reader_close(r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_session),
-        cmocka_unit_test(test_empty),
-        cmocka_unit_test(test_flush_order),
-        cmocka_unit_test(test_startup_and_copy_rows),
+        cmocka_unit_test(test_session),      cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_flush_order),  cmocka_unit_test(test_startup_and_copy_rows),
+        cmocka_unit_test(test_returned_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -16,10 +17,10 @@ static void test_map_text_whole_numbers(void **state)
     struct buf out;
     buf_init(&out);
     assert_int_equal(replay_returned_map_text(&m, "SELECT lo_get(35017)", &out), 0);
-    replay_returned_learn(&m, "35017", "35017"); /* the same: nothing to map */
+    replay_returned_learn(&m, "35017", "35017", 0); /* the same: nothing to map */
     assert_int_equal(replay_returned_map_text(&m, "SELECT lo_get(35017)", &out), 0);
-    replay_returned_learn(&m, "35017", "16400");
-    replay_returned_learn(&m, "7", "8");
+    replay_returned_learn(&m, "35017", "16400", 0);
+    replay_returned_learn(&m, "7", "8", 0);
     assert_int_equal(replay_returned_map_text(&m, "SELECT lo_get(35017), '35017'::oid", &out), 2);
     assert_string_equal(out.data, "SELECT lo_get(16400), '16400'::oid");
     /* Not a whole number: part of a longer one, of a name, of a decimal, of a $n. */
@@ -27,7 +28,7 @@ static void test_map_text_whole_numbers(void **state)
         replay_returned_map_text(&m, "SELECT 350170, t35017, 35017.5, 1.7, $7, x_7", &out), 0);
     assert_int_equal(replay_returned_map_text(&m, "7+7", &out), 2);
     assert_string_equal(out.data, "8+8");
-    replay_returned_learn(&m, "35017", "16500"); /* learnt again: the latest wins */
+    replay_returned_learn(&m, "35017", "16500", 0); /* learnt again: the latest wins */
     assert_string_equal(replay_returned_map_value(&m, "35017"), "16500");
     assert_null(replay_returned_map_value(&m, "3501"));
     assert_null(replay_returned_map_value(&m, NULL));
@@ -35,10 +36,64 @@ static void test_map_text_whole_numbers(void **state)
     replay_returned_free(&m);
 }
 
+/* An id a sequence gave is mapped where a value stands (after = < > ( , [, a quote between),
+ * not after LIMIT or an operator; a parameter always. */
+static void test_map_ids_where_values_stand(void **state)
+{
+    (void)state;
+    struct replay_returned m;
+    replay_returned_init(&m);
+    struct buf out;
+    buf_init(&out);
+    replay_returned_learn(&m, "5", "1005", 1);
+    assert_int_equal(replay_returned_map_text(&m,
+                                              "INSERT INTO c VALUES (5, 5) ; SELECT * FROM p "
+                                              "WHERE id = '5' OR id IN (3,5) OR id<>5 LIMIT 5",
+                                              &out),
+                     5);
+    assert_string_equal(out.data, "INSERT INTO c VALUES (1005, 1005) ; SELECT * FROM p "
+                                  "WHERE id = '1005' OR id IN (3,1005) OR id<>1005 LIMIT 5");
+    assert_int_equal(replay_returned_map_text(&m, "SELECT 5, x + 5 FROM t OFFSET 5", &out), 0);
+    assert_string_equal(replay_returned_map_value(&m, "5"), "1005");
+    /* Learnt again with the same value on both sides: no longer mapped; the value handed out
+     * before stays valid. */
+    const char *before = replay_returned_map_value(&m, "5");
+    replay_returned_learn(&m, "5", "5", 1);
+    assert_null(replay_returned_map_value(&m, "5"));
+    assert_int_equal(replay_returned_map_text(&m, "WHERE id = 5", &out), 0);
+    assert_string_equal(before, "1005");
+    buf_free(&out);
+    replay_returned_free(&m);
+}
+
+/* Many pairs (an application's inserted rows): each found, none lost as the table grows. */
+static void test_many_pairs(void **state)
+{
+    (void)state;
+    struct replay_returned m;
+    replay_returned_init(&m);
+    char a[16], b[16];
+    for (int i = 1; i <= 5000; i++) {
+        snprintf(a, sizeof a, "%d", i);
+        snprintf(b, sizeof b, "%d", i + 100000);
+        replay_returned_learn(&m, a, b, 1);
+    }
+    assert_int_equal(atomic_load(&m.count), 5000);
+    for (int i = 1; i <= 5000; i++) {
+        snprintf(a, sizeof a, "%d", i);
+        snprintf(b, sizeof b, "%d", i + 100000);
+        assert_string_equal(replay_returned_map_value(&m, a), b);
+    }
+    assert_null(replay_returned_map_value(&m, "5001"));
+    replay_returned_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_map_text_whole_numbers),
+        cmocka_unit_test(test_map_ids_where_values_stand),
+        cmocka_unit_test(test_many_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

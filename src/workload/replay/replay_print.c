@@ -130,7 +130,7 @@ static void show_fidelity(struct result_rows *out, const struct replay_result *p
     if (p->values_mapped)
         counts(out, "values mapped",
                "%v statements sent with the values this server returned for the capture's "
-               "(large-object OIDs)",
+               "(large-object OIDs, ids a sequence gave)",
                1, &p->values_mapped);
     if (p->copy_empty)
         counts(out, "copy without data",

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/mem.h"
 
 void replay_returned_init(struct replay_returned *m)
@@ -16,38 +17,78 @@ void replay_returned_init(struct replay_returned *m)
 
 void replay_returned_free(struct replay_returned *m)
 {
-    size_t n = atomic_load(&m->count);
-    for (size_t i = 0; i < n; i++) {
-        free(m->pairs[i].captured);
-        free(m->pairs[i].now);
+    for (size_t i = 0; i < m->cap; i++) {
+        free(m->slots[i].captured);
+        free(m->slots[i].now);
     }
-    free(m->pairs);
+    free(m->slots);
+    for (size_t i = 0; i < m->n_retired; i++)
+        free(m->retired[i]);
+    free(m->retired);
     pthread_mutex_destroy(&m->mu);
 }
 
-void replay_returned_learn(struct replay_returned *m, const char *captured, const char *now)
+/* Under mu: the slot of the len bytes at v, the one it would take when absent (cap > 0). */
+static struct replay_returned_pair *slot_of(const struct replay_returned *m, const char *v,
+                                            size_t len)
 {
-    if (strcmp(captured, now) == 0)
+    size_t i = (size_t)hash_bytes(v, len) & (m->cap - 1);
+    for (;; i = (i + 1) & (m->cap - 1)) {
+        struct replay_returned_pair *s = &m->slots[i];
+        if (!s->captured || (strncmp(s->captured, v, len) == 0 && s->captured[len] == '\0'))
+            return s;
+    }
+}
+
+/* Under mu: twice the slots, the pairs moved into them. */
+static void grow(struct replay_returned *m)
+{
+    struct replay_returned old = *m;
+    m->cap = old.cap ? 2 * old.cap : 64;
+    m->slots = xcalloc(m->cap, sizeof *m->slots);
+    for (size_t i = 0; i < old.cap; i++)
+        if (old.slots[i].captured)
+            *slot_of(m, old.slots[i].captured, strlen(old.slots[i].captured)) = old.slots[i];
+    free(old.slots);
+}
+
+void replay_returned_learn(struct replay_returned *m, const char *captured, const char *now,
+                           int is_id)
+{
+    int differ = strcmp(captured, now) != 0;
+    if (!differ && atomic_load(&m->count) == 0)
         return;
     pthread_mutex_lock(&m->mu);
-    size_t n = atomic_load(&m->count);
-    if (n == m->cap) {
-        m->cap = m->cap ? 2 * m->cap : 16;
-        m->pairs = xrealloc(m->pairs, m->cap * sizeof *m->pairs);
+    if (2 * (m->used + 1) > m->cap)
+        grow(m);
+    struct replay_returned_pair *s = slot_of(m, captured, strlen(captured));
+    if (s->captured) { /* learnt before: the later value wins */
+        size_t n = atomic_load(&m->count);
+        int before = strcmp(s->captured, s->now) != 0;
+        atomic_store(&m->count, n - (size_t)before + (size_t)differ);
+        m->retired = xrealloc(m->retired, (m->n_retired + 1) * sizeof *m->retired);
+        m->retired[m->n_retired++] = s->now;
+    } else if (!differ) {
+        pthread_mutex_unlock(&m->mu);
+        return;
+    } else {
+        s->captured = xstrdup(captured);
+        m->used++;
+        atomic_store(&m->count, atomic_load(&m->count) + 1);
     }
-    m->pairs[n].captured = xstrdup(captured);
-    m->pairs[n].now = xstrdup(now);
-    atomic_store(&m->count, n + 1);
+    s->now = xstrdup(now);
+    s->is_id = is_id;
     pthread_mutex_unlock(&m->mu);
 }
 
-/* Under mu: the latest pair for the len bytes at v, or NULL. */
-static const char *lookup(struct replay_returned *m, const char *v, size_t len)
+/* Under mu: the pair for the len bytes at v whose values differ, or NULL. */
+static const struct replay_returned_pair *lookup(const struct replay_returned *m, const char *v,
+                                                 size_t len)
 {
-    for (size_t i = atomic_load(&m->count); i-- > 0;)
-        if (strncmp(m->pairs[i].captured, v, len) == 0 && m->pairs[i].captured[len] == '\0')
-            return m->pairs[i].now;
-    return NULL;
+    if (m->cap == 0)
+        return NULL;
+    const struct replay_returned_pair *s = slot_of(m, v, len);
+    return s->captured && strcmp(s->captured, s->now) != 0 ? s : NULL;
 }
 
 const char *replay_returned_map_value(struct replay_returned *m, const char *v)
@@ -55,7 +96,8 @@ const char *replay_returned_map_value(struct replay_returned *m, const char *v)
     if (!v || atomic_load(&m->count) == 0)
         return NULL;
     pthread_mutex_lock(&m->mu);
-    const char *now = lookup(m, v, strlen(v));
+    const struct replay_returned_pair *s = lookup(m, v, strlen(v));
+    const char *now = s ? s->now : NULL;
     pthread_mutex_unlock(&m->mu);
     return now;
 }
@@ -63,6 +105,18 @@ const char *replay_returned_map_value(struct replay_returned *m, const char *v)
 static int word_char(char c)
 {
     return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '$';
+}
+
+/* Whether the number at p stands where a value does: after one of = < > ( , [ with spaces
+ * and an opening quote between. */
+static int value_stands(const char *text, const char *p)
+{
+    const char *q = p;
+    if (q > text && q[-1] == '\'')
+        q--;
+    while (q > text && isspace((unsigned char)q[-1]))
+        q--;
+    return q > text && strchr("=<>(,[", q[-1]) != NULL;
 }
 
 int replay_returned_map_text(struct replay_returned *m, const char *text, struct buf *out)
@@ -80,12 +134,13 @@ int replay_returned_map_text(struct replay_returned *m, const char *text, struct
         const char *end = p;
         while (isdigit((unsigned char)*end))
             end++;
-        const char *now = word_char(*end) ? NULL : lookup(m, p, (size_t)(end - p));
-        if (now) {
+        const struct replay_returned_pair *s =
+            word_char(*end) ? NULL : lookup(m, p, (size_t)(end - p));
+        if (s && (!s->is_id || value_stands(text, p))) {
             if (!made)
                 buf_reset(out);
             buf_append(out, copied, (size_t)(p - copied));
-            buf_puts(out, now);
+            buf_puts(out, s->now);
             copied = end;
             made++;
         }

@@ -9,32 +9,41 @@
 
 /*
  * The values a capture's server handed back (a recorded capture's statement's `returned`: a
- * large object's OID from lo_create, lo_import...) and the ones the replay's server handed
- * back for the same statements, so that the later statements carrying one as a literal or a
- * parameter (an application keeps the OID and sends it again) carry the replay's. Shared by
- * the replay's workers (a mutex; count is read without it, for the common case of none).
+ * large object's OID from lo_create, lo_import...; an id a sequence gave, from an INSERT's
+ * RETURNING or currval) and the ones the replay's server handed back for the same statements,
+ * so that the later statements carrying one as a literal or a parameter (an application keeps
+ * the value and sends it again) carry the replay's. Shared by the replay's workers (a mutex;
+ * count is read without it, for the common case of none); a hash table, as an application
+ * that inserts rows learns a pair per row.
  * Ownership: the mapping owns its strings; a value handed out stays valid until
  * replay_returned_free.
  */
 struct replay_returned {
     pthread_mutex_t mu;
-    atomic_size_t count;
-    size_t cap;
+    atomic_size_t count; /* the pairs whose values differ */
+    size_t used, cap;    /* slots taken (pairs learnt), slots (a power of 2 or 0) */
     struct replay_returned_pair {
-        char *captured, *now;
-    } * pairs;
+        char *captured, *now; /* captured NULL: a free slot */
+        int is_id;
+    } * slots;
+    char **retired; /* values a later learning replaced: handed out, freed at the end */
+    size_t n_retired;
 };
 
 void replay_returned_init(struct replay_returned *m);
 void replay_returned_free(struct replay_returned *m);
 
-/* The statement whose capture returned captured returned now here: learnt when they differ
- * (a later learning of the same captured value wins). */
-void replay_returned_learn(struct replay_returned *m, const char *captured, const char *now);
+/* The statement whose capture returned captured returned now here: learnt when they differ,
+ * and a later learning of the same captured value wins (equal: no longer mapped). is_id: an
+ * id a sequence gave (capture.h's returned_id), mapped in text only where a value stands. */
+void replay_returned_learn(struct replay_returned *m, const char *captured, const char *now,
+                           int is_id);
 
 /* text with each whole number in it that is a captured value replaced by the replay's, into
  * out: the replacements made (0: out untouched). A whole number: digits with no letter, digit,
- * '_', '.' or '$' on either side (in a string literal too: '35017'::oid). */
+ * '_', '.' or '$' on either side (in a string literal too: '35017'::oid). An id is replaced
+ * only where a value stands: after '=', '<', '>', '(', ',' or '[' (spaces and an opening quote
+ * between), so that LIMIT 5 or an unrelated 5 elsewhere stays as written. */
 int replay_returned_map_text(struct replay_returned *m, const char *text, struct buf *out);
 
 /* The replay's value for a parameter that is a captured value, or NULL. */

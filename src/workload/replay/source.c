@@ -50,8 +50,10 @@
 struct qitem {
     struct qitem *next;
     struct engine_feed_item it;
+    const char *text; /* as captured (it.text may be a mapped copy: mapped), of text_len bytes */
     size_t text_len;
     const char *returned; /* the value the capture's server returned (recorded), or NULL */
+    int returned_id;      /* it is an id a sequence gave (capture.h) */
     char *mapped;         /* the text with the replay's values for the capture's (returned.h) */
     enum capture_outcome outcome; /* the original's */
     char sqlstate[6];
@@ -233,6 +235,7 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
                                                                         : FEED_UNNAMED;
     q->it.cancel_us = st->cancel_us;
     q->it.text = p;
+    q->text = p;
     q->text_len = text_len;
     p = copy_string(p, st->text, text_len);
     q->it.name = p;
@@ -257,6 +260,7 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
     }
     if (st->returned) {
         q->returned = p;
+        q->returned_id = st->returned_id;
         q->it.want_returned = 1;
         memcpy(p, st->returned, returned_len);
     }
@@ -479,7 +483,7 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
         wc->advisory = 1; /* (pg_advisory_lock, _shared, pg_try_...: held past the block) */
     ws->fig.copy_empty += (uint64_t)o->copy_empty;
     if (o->measured) { /* as the summary: nothing of --warmup */
-        normalize_statement(it->text, q->text_len, &ws->norm);
+        normalize_statement(q->text, q->text_len, &ws->norm);
         class_table_record(ws->fig.classes, ws->norm.data, ws->norm.len, o->ok, o->latency_us);
         hist_record(ws->fig.lag, o->lag_us > 0 ? o->lag_us : 0);
         hist_record(ws->fig.client_lag, o->client_lag_us > 0 ? o->client_lag_us : 0);
@@ -576,7 +580,7 @@ static int source_done(void *arg, int client, const struct engine_feed_item *it,
     }
     const struct qitem *q = it->token;
     if (q->returned && o->returned) /* learnt before the statements it lets go on are sent */
-        replay_returned_learn(&ws->s->returned, q->returned, o->returned);
+        replay_returned_learn(&ws->s->returned, q->returned, o->returned, q->returned_id);
     int counted = record_done(arg, client, it, o);
     hand_over(arg, 0);
     return counted;
