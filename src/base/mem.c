@@ -44,6 +44,23 @@ char *xstrndup(const char *s, size_t n)
     return p ? p : oom();
 }
 
+void *xmemdup(const void *p, size_t n)
+{
+    void *q = xmalloc(n ? n : 1);
+    if (n)
+        memcpy(q, p, n);
+    return q;
+}
+
+char *xmemdupz(const void *p, size_t n)
+{
+    char *q = xmalloc(n + 1);
+    if (n)
+        memcpy(q, p, n);
+    q[n] = '\0';
+    return q;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
     va_list ap;

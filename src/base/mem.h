@@ -13,6 +13,9 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* A copy of n bytes (xmemdupz: and a NUL after them, for bytes that may hold NULs). */
+void *xmemdup(const void *p, size_t n);
+char *xmemdupz(const void *p, size_t n);
 /* printf into a fresh heap string. */
 char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,10 @@
  * and in version 3 (written only when a statement has one):
  *   'R''s tag 'i' s: the value it returned, an id a sequence gave (replayed in a later
  *                    statement where a value stands, not anywhere a number does)
+ *             tag 't' u n, n times u: the parameter type OIDs of its Parse
+ *             tag 'b' u n_params, n_params bytes: its parameters' formats (1 binary), when
+ *                    one is binary
+ *             tag 'r' u n, n bytes: its Bind's result-column formats, when one is binary
  */
 enum {
     REC_SESSION = 'S',
@@ -43,7 +48,15 @@ enum {
     REC_SESSION_STARTUP = 'T',
     REC_STATEMENT_MORE = 'R',
 };
-enum { MORE_END = 0, MORE_COPY = 'c', MORE_RETURNED = 'v', MORE_RETURNED_ID = 'i' };
+enum {
+    MORE_END = 0,
+    MORE_COPY = 'c',
+    MORE_RETURNED = 'v',
+    MORE_RETURNED_ID = 'i',
+    MORE_PARAM_TYPES = 't',
+    MORE_PARAM_FORMATS = 'b',
+    MORE_RESULT_FORMATS = 'r',
+};
 
 /* The longest string or parameter list a reader accepts: a corrupt length must not make it
  * allocate gigabytes. */
@@ -340,13 +353,33 @@ static int check_open_session(struct capture_writer *w, uint32_t id, struct err 
     return 0;
 }
 
+/* Whether one of n formats (NULL: none) is binary. */
+static int any_binary(const int *formats, int n)
+{
+    for (int i = 0; formats && i < n; i++)
+        if (formats[i] == 1)
+            return 1;
+    return 0;
+}
+
+static void put_formats(struct buf *b, char tag, const int *formats, int n)
+{
+    buf_putc(b, tag);
+    put_u(b, (uint64_t)n);
+    for (int i = 0; i < n; i++)
+        buf_putc(b, (char)(formats[i] == 1));
+}
+
 int capture_write_statement(struct capture_writer *w, const struct capture_statement *st,
                             struct err *e)
 {
     if (check_open_session(w, st->session, e) < 0)
         return -1;
     w->n_statements++;
-    int more = st->copy_kept || st->returned;
+    int binary_params = any_binary(st->param_formats, st->n_params);
+    int binary_results = any_binary(st->result_formats, st->n_result_formats);
+    int more =
+        st->copy_kept || st->returned || st->n_param_types > 0 || binary_params || binary_results;
     buf_putc(&w->rec, more ? REC_STATEMENT_MORE : REC_STATEMENT);
     put_u(&w->rec, st->session);
     put_u(&w->rec, offset_delta(w, st->offset_us));
@@ -361,7 +394,7 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
             put_u(&w->rec, 0);
             continue;
         }
-        size_t n = strlen(p);
+        size_t n = st->param_lengths ? (size_t)st->param_lengths[i] : strlen(p);
         put_u(&w->rec, n + 1);
         buf_append(&w->rec, p, n);
     }
@@ -384,6 +417,18 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
             if (st->returned_id)
                 w->version = 3;
         }
+        if (st->n_param_types > 0) {
+            buf_putc(&w->rec, MORE_PARAM_TYPES);
+            put_u(&w->rec, (uint64_t)st->n_param_types);
+            for (int i = 0; i < st->n_param_types; i++)
+                put_u(&w->rec, st->param_types[i]);
+        }
+        if (binary_params)
+            put_formats(&w->rec, MORE_PARAM_FORMATS, st->param_formats, st->n_params);
+        if (binary_results)
+            put_formats(&w->rec, MORE_RESULT_FORMATS, st->result_formats, st->n_result_formats);
+        if (st->n_param_types > 0 || binary_params || binary_results)
+            w->version = 3;
         buf_putc(&w->rec, MORE_END);
     }
     return flush_record(w, e);
@@ -603,7 +648,13 @@ struct capture_reader {
     struct buf strings; /* this event's strings, NUL-separated */
     const char **params;
     size_t *param_at; /* where each parameter starts in strings, (size_t)-1 for NULL */
+    int *param_len;   /* its length, -1 for NULL */
     size_t params_cap;
+    /* version 3's: the parameters' types and formats, the results' formats */
+    uint32_t *types;
+    size_t types_cap;
+    int *param_formats, *result_formats;
+    size_t result_formats_cap;
     const char **startup; /* a session's startup names then values */
     size_t *startup_at;
     size_t startup_cap;
@@ -748,6 +799,8 @@ static int read_params(struct capture_reader *r, struct capture_statement *st, s
         r->params_cap = (size_t)n;
         r->params = xrealloc(r->params, r->params_cap * sizeof *r->params);
         r->param_at = xrealloc(r->param_at, r->params_cap * sizeof *r->param_at);
+        r->param_len = xrealloc(r->param_len, r->params_cap * sizeof *r->param_len);
+        r->param_formats = xrealloc(r->param_formats, r->params_cap * sizeof *r->param_formats);
     }
     size_t *at = r->param_at;
     st->n_params = (int)n;
@@ -755,6 +808,7 @@ static int read_params(struct capture_reader *r, struct capture_statement *st, s
         uint64_t len;
         if (get_u(r, &len, e) < 0)
             return -1;
+        r->param_len[i] = len == 0 || len - 1 > INT_MAX ? -1 : (int)(len - 1);
         if (len == 0) {
             at[i] = (size_t)-1;
             continue;
@@ -765,10 +819,70 @@ static int read_params(struct capture_reader *r, struct capture_statement *st, s
     return 0;
 }
 
+/* n formats (bytes 0 or 1) into formats. */
+static int get_formats(struct capture_reader *r, int *formats, uint64_t n, struct err *e)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        int f = gzgetc(r->in);
+        if (f < 0)
+            return corrupt(r, e, "truncated");
+        if (f > 1)
+            return corrupt(r, e, "bad format");
+        formats[i] = f;
+    }
+    return 0;
+}
+
+/* Version 3's parameter types ('t'), parameter formats ('b'), result formats ('r') of st. */
+static int read_forms(struct capture_reader *r, int tag, struct capture_statement *st,
+                      struct err *e)
+{
+    uint64_t n;
+    if (get_u(r, &n, e) < 0)
+        return -1;
+    if (n > MAX_PARAMS)
+        return corrupt(r, e, "too many parameters");
+    if (tag == MORE_PARAM_FORMATS) {
+        if (n != (uint64_t)st->n_params || st->param_formats)
+            return corrupt(r, e, "bad parameter formats");
+        st->param_formats = r->param_formats;
+        return get_formats(r, r->param_formats, n, e);
+    }
+    if (tag == MORE_RESULT_FORMATS) {
+        if (st->result_formats || n == 0)
+            return corrupt(r, e, "bad result formats");
+        if (n > r->result_formats_cap) {
+            r->result_formats_cap = (size_t)n;
+            r->result_formats =
+                xrealloc(r->result_formats, r->result_formats_cap * sizeof *r->result_formats);
+        }
+        st->n_result_formats = (int)n;
+        st->result_formats = r->result_formats;
+        return get_formats(r, r->result_formats, n, e);
+    }
+    if (st->param_types || n == 0)
+        return corrupt(r, e, "bad parameter types");
+    if (n > r->types_cap) {
+        r->types_cap = (size_t)n;
+        r->types = xrealloc(r->types, r->types_cap * sizeof *r->types);
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t oid;
+        if (get_u(r, &oid, e) < 0)
+            return -1;
+        if (oid > UINT32_MAX)
+            return corrupt(r, e, "bad parameter type");
+        r->types[i] = (uint32_t)oid;
+    }
+    st->n_param_types = (int)n;
+    st->param_types = r->types;
+    return 0;
+}
+
 /* An 'R' record's tagged fields: positions into r->strings (copy_at, returned_at: (size_t)-1
- * when absent), and whether the value returned is an id. */
-static int read_more(struct capture_reader *r, size_t *copy_at, uint64_t *copy_len,
-                     size_t *returned_at, int *returned_id, struct err *e)
+ * when absent), the rest into st. */
+static int read_more(struct capture_reader *r, struct capture_statement *st, size_t *copy_at,
+                     uint64_t *copy_len, size_t *returned_at, struct err *e)
 {
     for (;;) {
         int tag = gzgetc(r->in);
@@ -781,7 +895,12 @@ static int read_more(struct capture_reader *r, size_t *copy_at, uint64_t *copy_l
                    *returned_at == (size_t)-1) {
             if (get_s(r, returned_at, e) < 0)
                 return -1;
-            *returned_id = tag == MORE_RETURNED_ID;
+            st->returned_id = tag == MORE_RETURNED_ID;
+        } else if ((tag == MORE_PARAM_TYPES || tag == MORE_PARAM_FORMATS ||
+                    tag == MORE_RESULT_FORMATS) &&
+                   r->h.version >= 3) {
+            if (read_forms(r, tag, st, e) < 0)
+                return -1;
         } else {
             return corrupt(r, e, tag < 0 ? "truncated" : "bad statement field");
         }
@@ -808,7 +927,7 @@ static int read_statement(struct capture_reader *r, struct capture_event *ev, in
     if (get_s(r, &name, e) < 0 || get_s(r, &text, e) < 0 || read_params(r, st, e) < 0 ||
         get_u(r, &duration, e) < 0 || get_s(r, &sqlstate, e) < 0 || get_s(r, &error, e) < 0 ||
         get_u(r, &cancel, e) < 0 ||
-        (more && read_more(r, &copy_at, &copy_len, &returned_at, &st->returned_id, e) < 0))
+        (more && read_more(r, st, &copy_at, &copy_len, &returned_at, e) < 0))
         return -1;
     if (strlen(r->strings.data + sqlstate) > 5)
         return corrupt(r, e, "bad SQLSTATE");
@@ -823,6 +942,7 @@ static int read_statement(struct capture_reader *r, struct capture_event *ev, in
     for (int i = 0; i < st->n_params; i++)
         r->params[i] = r->param_at[i] == (size_t)-1 ? NULL : r->strings.data + r->param_at[i];
     st->params = r->params;
+    st->param_lengths = r->param_len;
     if (returned_at != (size_t)-1)
         st->returned = r->strings.data + returned_at;
     if (copy_at != (size_t)-1) {
@@ -1113,6 +1233,10 @@ void capture_reader_close(struct capture_reader *r)
     buf_free(&r->strings);
     free(r->params);
     free(r->param_at);
+    free(r->param_len);
+    free(r->param_formats);
+    free(r->result_formats);
+    free(r->types);
     free(r->startup);
     free(r->startup_at);
     free(r->state);

@@ -29,8 +29,9 @@
 #define CAPTURE_FORMAT "pgarena-capture"
 /* The newest version this pgarena reads and writes. A capture is written as version 1 unless
  * it holds what only version 2 holds (a session's startup parameters, a COPY FROM STDIN's
- * rows, an OID returned) or version 3 (an id a sequence gave, returned): older pgarena then
- * still reads the captures of server logs, and version 2's of the proxy without ids. */
+ * rows, an OID returned) or version 3 (an id a sequence gave, returned; parameter types and
+ * formats, binary values; result formats): older pgarena then still reads the captures of
+ * server logs, and version 2's. */
 #define CAPTURE_VERSION 3
 /* The resolution of a server log's timestamps (csvlog, jsonlog, %m, %n): milliseconds. */
 #define CAPTURE_LOG_RESOLUTION_US 1000
@@ -75,7 +76,18 @@ struct capture_statement {
     const char *text; /* the statement's text (for a named one, the text it was prepared with) */
     int n_params;
     const char *const *params; /* n_params values as text; NULL is SQL NULL */
-    int64_t duration_us;       /* the original duration, -1 when unknown */
+    /* Version 3 (recorded): parameters as the client bound them. param_formats NULL: every
+     * one text; else n_params formats, 0 text, 1 binary (that value's bytes in params, NUL
+     * terminated for reading but of param_lengths' length). param_lengths: each value's bytes
+     * (-1 NULL); a writer may leave it NULL when every value is text. param_types: the
+     * n_param_types type OIDs of its Parse (0: the server infers it), NULL when none. A Bind's
+     * result-column formats as sent (n_result_formats 0: all text; 1: all in that one). */
+    const int *param_formats, *param_lengths;
+    int n_param_types;
+    const uint32_t *param_types;
+    int n_result_formats;
+    const int *result_formats;
+    int64_t duration_us; /* the original duration, -1 when unknown */
     enum capture_outcome outcome;
     char sqlstate[6];  /* with CAPTURE_OUTCOME_ERROR: the SQLSTATE, "" when unknown */
     const char *error; /* with CAPTURE_OUTCOME_ERROR: the message ("" when unknown), else "" */

@@ -201,17 +201,24 @@ int pgwire_parse_bind(const uint8_t *body, size_t len, struct pgwire_bind *b)
     int n = pgwire_get_u16(&r);
     if (r.bad || (n_formats > 1 && n_formats != n))
         return -1;
-    for (int i = 0; i < n_formats; i++)
-        if (formats[2 * i] != 0 || formats[2 * i + 1] != 0)
-            b->any_binary = 1;
     b->n_params = n;
     b->values = xcalloc((size_t)n + 1, sizeof *b->values);
     b->lens = xcalloc((size_t)n + 1, sizeof *b->lens);
+    b->formats = xcalloc((size_t)n + 1, sizeof *b->formats);
+    for (int i = 0; i < n; i++) { /* one format for all, or one each */
+        const uint8_t *f = n_formats == 0 ? NULL : formats + 2 * (n_formats == 1 ? 0 : i);
+        b->formats[i] = f && (f[0] != 0 || f[1] != 0);
+        b->any_binary |= b->formats[i];
+    }
     for (int i = 0; i < n; i++) {
         int32_t l = (int32_t)pgwire_get_u32(&r);
         b->lens[i] = l < 0 ? PGWIRE_NULL_LEN : l;
         b->values[i] = l < 0 ? NULL : pgwire_get_bytes(&r, (size_t)l);
     }
+    b->n_result_formats = pgwire_get_u16(&r);
+    b->result_formats = xcalloc((size_t)b->n_result_formats + 1, sizeof *b->result_formats);
+    for (int i = 0; i < b->n_result_formats && !r.bad; i++)
+        b->result_formats[i] = pgwire_get_u16(&r) != 0;
     if (r.bad) {
         pgwire_bind_free(b);
         return -1;
@@ -223,8 +230,11 @@ void pgwire_bind_free(struct pgwire_bind *b)
 {
     free(b->values);
     free(b->lens);
+    free(b->formats);
+    free(b->result_formats);
     b->values = NULL;
     b->lens = NULL;
+    b->formats = b->result_formats = NULL;
 }
 
 void pgwire_parse_error(const uint8_t *body, size_t len, char sqlstate[6], const char **message)

@@ -104,6 +104,9 @@ struct pgwire_bind {
     int any_binary;         /* a parameter sent in binary format */
     const uint8_t **values; /* n_params (xcalloc'd arrays: pgwire_bind_free) */
     int32_t *lens;          /* PGWIRE_NULL_LEN for NULL */
+    int *formats;           /* n_params formats (0 text, 1 binary) */
+    int n_result_formats;   /* the result columns' formats as sent (0: all text) */
+    int *result_formats;
 };
 
 /* Parse a Bind body. 0, or -1 when it does not read. */

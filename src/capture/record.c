@@ -50,15 +50,20 @@ struct rstmt {
     struct rstmt *next;
     char *name, *text;
     int secret; /* sqltext_secret_replace's: -1 never kept */
+    int n_types;
+    uint32_t *types; /* its parameters' type OIDs as Parse gave them (0: inferred) */
 };
 
 /* A portal (Bind), by name. */
 struct rportal {
     struct rportal *next;
     char *name, *stmt;
-    char **params;
+    char **params; /* values as bound (a binary one's bytes, NUL terminated) */
+    int *lens;     /* their lengths, -1 NULL */
     int n_params;
-    int binary;
+    int *formats; /* NULL: all text */
+    int n_result_formats;
+    int *result_formats;
     int executed; /* a further Execute fetches more of its rows */
 };
 
@@ -136,6 +141,10 @@ static void rev_free(struct rev *ev)
     for (int i = 0; i < ev->st.n_params; i++)
         free((char *)ev->st.params[i]);
     free((void *)ev->st.params);
+    free((void *)ev->st.param_lengths);
+    free((void *)ev->st.param_formats);
+    free((void *)ev->st.param_types);
+    free((void *)ev->st.result_formats);
     free(ev);
 }
 
@@ -295,9 +304,13 @@ static void portal_clear(struct rportal *p)
     for (int i = 0; i < p->n_params; i++)
         free(p->params[i]);
     free(p->params);
+    free(p->lens);
+    free(p->formats);
+    free(p->result_formats);
     p->stmt = NULL;
     p->params = NULL;
-    p->n_params = 0;
+    p->lens = p->formats = p->result_formats = NULL;
+    p->n_params = p->n_result_formats = 0;
 }
 
 static void on_parse(struct rec_session *s, const uint8_t *body, size_t len)
@@ -317,6 +330,15 @@ static void on_parse(struct rec_session *s, const uint8_t *body, size_t len)
     }
     free(st->text);
     st->secret = cut_secret(text, &st->text);
+    free(st->types);
+    st->types = NULL;
+    st->n_types = pgwire_get_u16(&rd);
+    if (st->n_types > 0)
+        st->types = xcalloc((size_t)st->n_types, sizeof *st->types);
+    for (int i = 0; i < st->n_types; i++)
+        st->types[i] = pgwire_get_u32(&rd);
+    if (rd.bad) /* a Parse the server will refuse: no types */
+        st->n_types = 0;
 }
 
 static void on_bind(struct rec_session *s, const uint8_t *body, size_t len)
@@ -333,14 +355,28 @@ static void on_bind(struct rec_session *s, const uint8_t *body, size_t len)
     }
     portal_clear(p);
     p->stmt = xstrdup(b.statement);
-    p->binary = b.any_binary;
     p->executed = 0;
     p->n_params = b.n_params;
     p->params = xcalloc((size_t)b.n_params + 1, sizeof *p->params);
-    for (int i = 0; i < b.n_params && !b.any_binary; i++)
+    p->lens = xcalloc((size_t)b.n_params + 1, sizeof *p->lens);
+    for (int i = 0; i < b.n_params; i++) {
+        p->lens[i] = b.values[i] ? b.lens[i] : -1;
         if (b.values[i])
-            p->params[i] = xstrndup((const char *)b.values[i], (size_t)b.lens[i]);
+            p->params[i] = xmemdupz(b.values[i], (size_t)b.lens[i]);
+    }
+    if (b.any_binary) {
+        p->formats = b.formats;
+        b.formats = NULL;
+    }
+    p->n_result_formats = b.n_result_formats;
+    p->result_formats = b.result_formats;
+    b.result_formats = NULL;
     pgwire_bind_free(&b);
+}
+
+static int *int_dup(const int *v, int n)
+{
+    return xmemdup(v, (size_t)n * sizeof *v);
 }
 
 static void on_execute(struct recorder *r, struct rec_session *s, const uint8_t *body, size_t len,
@@ -369,21 +405,27 @@ static void on_execute(struct recorder *r, struct rec_session *s, const uint8_t 
         push(s, PEND_EXECUTE, NULL);
         return;
     }
-    if (p->binary) {
-        unsupported(r, CAPTURE_UNSUP_BINARY_PARAMETERS, st->text);
-        push(s, PEND_EXECUTE, NULL);
-        return;
-    }
     r->st.secrets_cut += st->secret > 0;
     struct rev *ev = rev_new(r, s, CAPTURE_EV_STATEMENT, start);
     ev->st.protocol = *st->name ? CAPTURE_EXTENDED_NAMED : CAPTURE_EXTENDED_UNNAMED;
     ev->st.name = xstrdup(st->name);
     ev->st.text = xstrdup(st->text);
     char **params = xcalloc((size_t)p->n_params + 1, sizeof *params);
-    for (int i = 0; i < p->n_params; i++)
-        params[i] = p->params[i] ? xstrdup(p->params[i]) : NULL;
+    int *lens = xcalloc((size_t)p->n_params + 1, sizeof *lens);
+    for (int i = 0; i < p->n_params; i++) {
+        lens[i] = p->lens[i];
+        params[i] = p->params[i] ? xmemdupz(p->params[i], (size_t)p->lens[i]) : NULL;
+    }
     ev->st.n_params = p->n_params;
     ev->st.params = (const char *const *)params;
+    ev->st.param_lengths = lens;
+    ev->st.param_formats = p->formats ? int_dup(p->formats, p->n_params) : NULL;
+    ev->st.n_result_formats = p->n_result_formats;
+    ev->st.result_formats =
+        p->n_result_formats ? int_dup(p->result_formats, p->n_result_formats) : NULL;
+    ev->st.n_param_types = st->n_types;
+    ev->st.param_types =
+        st->n_types ? xmemdup(st->types, (size_t)st->n_types * sizeof *st->types) : NULL;
     push(s, PEND_EXECUTE, ev);
 }
 
@@ -701,6 +743,7 @@ static void session_forget(struct rec_session *s)
         struct rstmt *n = s->stmts->next;
         free(s->stmts->name);
         free(s->stmts->text);
+        free(s->stmts->types);
         free(s->stmts);
         s->stmts = n;
     }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/mem.h"
 #include "capture/capture.h"
 #include "capture/sqltext.h"
 #include "cli/args.h"
@@ -147,6 +148,26 @@ static void print_header(const char *path, const struct capture_header *h)
 static const char *const protocols[] = {"simple", "extended-named", "extended-unnamed"};
 static const char *const outcomes[] = {"unknown", "ok", "error"};
 
+/* A parameter as JSON: null, its text, or a binary one's bytes (or text not in UTF-8) as
+ * bytea's hex ("\\x0102"). */
+static json_t *param_json(const struct capture_statement *st, int i)
+{
+    if (!st->params[i])
+        return json_null();
+    json_t *text = !st->param_formats || !st->param_formats[i] ? json_string(st->params[i]) : NULL;
+    if (text)
+        return text;
+    size_t n = st->param_lengths ? (size_t)st->param_lengths[i] : strlen(st->params[i]);
+    char *hex = xmalloc(2 * n + 3);
+    memcpy(hex, "\\x", 2);
+    for (size_t k = 0; k < n; k++)
+        snprintf(hex + 2 + 2 * k, 3, "%02x", (unsigned char)st->params[i][k]);
+    hex[2 + 2 * n] = '\0';
+    json_t *v = json_string(hex);
+    free(hex);
+    return v;
+}
+
 static json_t *event_json(const struct capture_event *ev)
 {
     if (ev->kind == CAPTURE_EV_SESSION_END)
@@ -169,7 +190,7 @@ static json_t *event_json(const struct capture_event *ev)
     const struct capture_statement *st = &ev->statement;
     json_t *params = json_array();
     for (int i = 0; i < st->n_params; i++)
-        json_array_append_new(params, st->params[i] ? json_string(st->params[i]) : json_null());
+        json_array_append_new(params, param_json(st, i));
     json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s, s:o, s:I, s:s, s:s, s:s, s:I}", "event",
                           "statement", "session", (json_int_t)st->session, "offset_us",
                           (json_int_t)st->offset_us, "protocol", protocols[st->protocol], "name",
@@ -178,6 +199,24 @@ static json_t *event_json(const struct capture_event *ev)
                           st->sqlstate, "error", st->error, "cancel_us", (json_int_t)st->cancel_us);
     if (st->copy_kept) /* version 2: the COPY's rows are in the capture (their size here) */
         json_object_set_new(o, "copy_bytes", json_integer((json_int_t)st->copy_len));
+    if (st->param_formats) { /* version 3: the formats, binary values above as bytea's hex */
+        json_t *f = json_array();
+        for (int i = 0; i < st->n_params; i++)
+            json_array_append_new(f, json_integer(st->param_formats[i]));
+        json_object_set_new(o, "param_formats", f);
+    }
+    if (st->n_param_types > 0) {
+        json_t *t = json_array();
+        for (int i = 0; i < st->n_param_types; i++)
+            json_array_append_new(t, json_integer(st->param_types[i]));
+        json_object_set_new(o, "param_types", t);
+    }
+    if (st->n_result_formats > 0) {
+        json_t *f = json_array();
+        for (int i = 0; i < st->n_result_formats; i++)
+            json_array_append_new(f, json_integer(st->result_formats[i]));
+        json_object_set_new(o, "result_formats", f);
+    }
     if (st->returned) { /* version 2: the value the server handed back (3: an id) */
         json_object_set_new(o, "returned", json_string(st->returned));
         if (st->returned_id)

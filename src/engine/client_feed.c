@@ -223,10 +223,10 @@ static int send_statement(struct client *c)
         sent = pg_send_simple(c->conn, it->text);
         break;
     case FEED_UNNAMED:
-        sent = pg_send_params(c->conn, it->text, it->n_params, it->params);
+        sent = pg_send_params(c->conn, it->text, it->n_params, it->params, it->forms);
         break;
     default:
-        sent = pg_send_prepared(c->conn, it->name, it->n_params, it->params);
+        sent = pg_send_prepared(c->conn, it->name, it->n_params, it->params, it->forms);
         break;
     }
     return sent < 0 || client_flush(c) < 0 ? -1 : 0;
@@ -248,7 +248,12 @@ static void arm_statement_timer(struct client *c)
 static int send_prepare(struct client *c)
 {
     const struct engine_feed_item *it = &feed_of(c)->item;
-    return pg_send_prepare(c->conn, it->name, it->text, 0) < 0 || client_flush(c) < 0 ? -1 : 0;
+    const uint32_t *types = it->forms && it->n_prepare_types ? it->forms->types : NULL;
+    return pg_send_prepare(c->conn, it->name, it->text, types ? it->n_prepare_types : 0, types) <
+                       0 ||
+                   client_flush(c) < 0
+               ? -1
+               : 0;
 }
 
 static int start_statement(struct client *c, time_ns due, time_ns now)

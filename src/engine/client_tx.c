@@ -148,11 +148,11 @@ static int send_sql(struct client *c, const struct script_command *cmd)
         break;
     case PROTO_EXTENDED:
         bind_params(c, cmd);
-        sent = pg_send_params(c->conn, cmd->sql_params, cmd->n_params, sc->param_values);
+        sent = pg_send_params(c->conn, cmd->sql_params, cmd->n_params, sc->param_values, NULL);
         break;
     default:
         bind_params(c, cmd);
-        sent = pg_send_prepared(c->conn, cmd->stmt_name, cmd->n_params, sc->param_values);
+        sent = pg_send_prepared(c->conn, cmd->stmt_name, cmd->n_params, sc->param_values, NULL);
         break;
     }
     if (c->w->run->cfg->debug)
@@ -550,7 +550,7 @@ static int step_preparing(struct client *c, time_ns now)
             continue;
         }
         c->failure = PGF_NONE; /* the PREPARE's outcome, kept across reads */
-        if (pg_send_prepare(c->conn, cmd->stmt_name, cmd->sql_params, cmd->n_params) < 0 ||
+        if (pg_send_prepare(c->conn, cmd->stmt_name, cmd->sql_params, cmd->n_params, NULL) < 0 ||
             client_flush(c) < 0)
             return client_connect_failed(c, "could not prepare statement", now);
         return rest(SC_WAIT_PREPARE);

@@ -55,6 +55,11 @@ struct engine_feed_item {
     const char *text, *name;
     int n_params;
     const char *const *params;
+    /* Its parameters as its client sent them (pg.h): NULL when every one is text and every
+     * type inferred; forms.types has n_params OIDs (FEED_UNNAMED), and a FEED_NAMED one is
+     * prepared with its first n_prepare_types. */
+    const struct pg_param_forms *forms;
+    int n_prepare_types;
     int64_t cancel_us; /* cancel it this long after its start (as the original was); -1: no */
     void *token;       /* the source's, handed back to done */
     /* A COPY FROM STDIN's data, sent to the statement's first COPY FROM STDIN when the

@@ -104,19 +104,22 @@ int pg_send_simple(struct pg_conn *c, const char *sql)
     return c->drv->send_simple(c, sql);
 }
 
-int pg_send_params(struct pg_conn *c, const char *sql, int n, const char *const *values)
+int pg_send_params(struct pg_conn *c, const char *sql, int n, const char *const *values,
+                   const struct pg_param_forms *forms)
 {
-    return c->drv->send_params(c, sql, n, values);
+    return c->drv->send_params(c, sql, n, values, forms);
 }
 
-int pg_send_prepared(struct pg_conn *c, const char *name, int n, const char *const *values)
+int pg_send_prepared(struct pg_conn *c, const char *name, int n, const char *const *values,
+                     const struct pg_param_forms *forms)
 {
-    return c->drv->send_prepared(c, name, n, values);
+    return c->drv->send_prepared(c, name, n, values, forms);
 }
 
-int pg_send_prepare(struct pg_conn *c, const char *name, const char *sql, int n_params)
+int pg_send_prepare(struct pg_conn *c, const char *name, const char *sql, int n_params,
+                    const uint32_t *types)
 {
-    return c->drv->send_prepare(c, name, sql, n_params);
+    return c->drv->send_prepare(c, name, sql, n_params, types);
 }
 
 int pg_flush(struct pg_conn *c)

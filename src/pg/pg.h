@@ -2,6 +2,7 @@
 #define PGARENA_PG_PG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 
@@ -99,12 +100,26 @@ int pg_conn_ok(const struct pg_conn *c);
 /* Put a connected connection in non-blocking mode: 0, or -1 on failure. */
 int pg_set_nonblocking(struct pg_conn *c);
 
+/* How a statement's parameters are sent, when not all as text with types inferred (a
+ * replay sends them as its capture's client did): each value's length and format (1 binary;
+ * NULL: all text), the results' format (1 binary), and type OIDs (send_params: n of them;
+ * send_prepare: n_params; 0 or NULL: the server infers them). */
+struct pg_param_forms {
+    const int *lengths, *formats;
+    int result_binary;
+    const uint32_t *types;
+};
+
 /* Send one statement (several in the simple protocol), without waiting: 0 queued, -1 failed
- * (the connection's error message says why). Values are text, n of them ($1..$n). */
+ * (the connection's error message says why). Values are n of them ($1..$n), text unless
+ * forms (NULL: text) say otherwise. */
 int pg_send_simple(struct pg_conn *c, const char *sql);
-int pg_send_params(struct pg_conn *c, const char *sql, int n, const char *const *values);
-int pg_send_prepared(struct pg_conn *c, const char *name, int n, const char *const *values);
-int pg_send_prepare(struct pg_conn *c, const char *name, const char *sql, int n_params);
+int pg_send_params(struct pg_conn *c, const char *sql, int n, const char *const *values,
+                   const struct pg_param_forms *forms);
+int pg_send_prepared(struct pg_conn *c, const char *name, int n, const char *const *values,
+                     const struct pg_param_forms *forms);
+int pg_send_prepare(struct pg_conn *c, const char *name, const char *sql, int n_params,
+                    const uint32_t *types);
 
 /* Push queued output to the server: 0 all sent, 1 some left (wait until writable and call
  * again), -1 failed. */

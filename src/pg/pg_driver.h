@@ -19,9 +19,12 @@ struct pg_driver {
     int (*ok)(const struct pg_conn *c);
     int (*set_nonblocking)(struct pg_conn *c);
     int (*send_simple)(struct pg_conn *c, const char *sql);
-    int (*send_params)(struct pg_conn *c, const char *sql, int n, const char *const *values);
-    int (*send_prepared)(struct pg_conn *c, const char *name, int n, const char *const *values);
-    int (*send_prepare)(struct pg_conn *c, const char *name, const char *sql, int n_params);
+    int (*send_params)(struct pg_conn *c, const char *sql, int n, const char *const *values,
+                       const struct pg_param_forms *forms);
+    int (*send_prepared)(struct pg_conn *c, const char *name, int n, const char *const *values,
+                         const struct pg_param_forms *forms);
+    int (*send_prepare)(struct pg_conn *c, const char *name, const char *sql, int n_params,
+                        const uint32_t *types);
     int (*flush)(struct pg_conn *c);
     int (*consume)(struct pg_conn *c);
     int (*is_busy)(const struct pg_conn *c);

@@ -75,19 +75,35 @@ static int lp_send_simple(struct pg_conn *c, const char *sql)
     return PQsendQuery(PG_LIBPQ(c), sql) ? 0 : -1;
 }
 
-static int lp_send_params(struct pg_conn *c, const char *sql, int n, const char *const *values)
+/* pg_param_forms' type OIDs are libpq's Oid */
+_Static_assert(sizeof(Oid) == sizeof(uint32_t), "Oid is 32 bits");
+
+static int lp_send_params(struct pg_conn *c, const char *sql, int n, const char *const *values,
+                          const struct pg_param_forms *f)
 {
-    return PQsendQueryParams(PG_LIBPQ(c), sql, n, NULL, values, NULL, NULL, 0) ? 0 : -1;
+    if (!f)
+        return PQsendQueryParams(PG_LIBPQ(c), sql, n, NULL, values, NULL, NULL, 0) ? 0 : -1;
+    return PQsendQueryParams(PG_LIBPQ(c), sql, n, (const Oid *)f->types, values, f->lengths,
+                             f->formats, f->result_binary)
+               ? 0
+               : -1;
 }
 
-static int lp_send_prepared(struct pg_conn *c, const char *name, int n, const char *const *values)
+static int lp_send_prepared(struct pg_conn *c, const char *name, int n, const char *const *values,
+                            const struct pg_param_forms *f)
 {
-    return PQsendQueryPrepared(PG_LIBPQ(c), name, n, values, NULL, NULL, 0) ? 0 : -1;
+    if (!f)
+        return PQsendQueryPrepared(PG_LIBPQ(c), name, n, values, NULL, NULL, 0) ? 0 : -1;
+    return PQsendQueryPrepared(PG_LIBPQ(c), name, n, values, f->lengths, f->formats,
+                               f->result_binary)
+               ? 0
+               : -1;
 }
 
-static int lp_send_prepare(struct pg_conn *c, const char *name, const char *sql, int n_params)
+static int lp_send_prepare(struct pg_conn *c, const char *name, const char *sql, int n_params,
+                           const uint32_t *types)
 {
-    return PQsendPrepare(PG_LIBPQ(c), name, sql, n_params, NULL) ? 0 : -1;
+    return PQsendPrepare(PG_LIBPQ(c), name, sql, n_params, (const Oid *)types) ? 0 : -1;
 }
 
 static int lp_flush(struct pg_conn *c)

@@ -286,6 +286,56 @@ PY
         fail "the target's children, parents, highest id, children of their own parent: $got (want 90 90 90 90)"
 }
 
+# A libpq application's binary parameters (tests/tools/binclient.c: int8, float8 and bytea with
+# NUL and 0xff bytes in binary beside a text one; a named statement prepared with types; a
+# result asked in binary; an enum's parameter typed by its OID) through the proxy: the
+# capture keeps each value's bytes, formats and types, and the replay sends them so, its
+# rows equal to the source's byte for byte (the enum's OID is the target's own there).
+test_replay_record_binary_parameters() {
+    local bin=$PGARENA_TEST_TOP/build/tests/binclient
+    [ -x "$bin" ] || make -s -C "$PGARENA_TEST_TOP" build/tests/binclient >/dev/null ||
+        fail "cannot build tests/tools/binclient"
+    record_server
+    record_start --seconds 300
+    "$bin" "$pconn" >"$T/bin.out" 2>&1 || { cat "$T/bin.out" >&2; fail "binclient through the proxy"; }
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+    pga replay show --events "$T/rec.cap"
+    assert_rc 0
+    python3 - "$T/out" <<'PY' || fail "the capture does not hold the binary parameters"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+st = [e for e in ev if e["event"] == "statement"]
+ins = [e for e in st if e["text"].startswith("INSERT INTO bin_t")]
+assert len(ins) == 20, len(ins)
+assert all(e["param_formats"] == [1, 1, 0, 1] and e["param_types"] == [20, 17, 0, 701] for e in ins), ins[0]
+# row 2: id 2 as int8, data 02 00 ff 0e, its note as text
+assert ins[1]["params"][:3] == ["\\x0000000000000002", "\\x0200ff0e", "note 2"], ins[1]["params"]
+upd = [e for e in st if e["name"] == "bin_upd"]
+assert len(upd) == 10 and all(e["protocol"] == "extended-named" and e["param_formats"] == [1, 1] for e in upd), upd[:1]
+assert [e["result_formats"] for e in st if e["text"].startswith("SELECT data")] == [[1]]
+mood = [e for e in st if e["text"].startswith("INSERT INTO bin_moods")]
+assert len(mood) == 1 and mood[0]["param_types"][1] >= 16384, mood
+PY
+    pga replay run "$T/rec.cap" "$rconn" --map-db rec=dst --reset-from snap --force -q -o "$T/r.json"
+    assert_rc 0
+    python3 - "$T/r.json" <<'PY' || fail "the replay differs from the capture"
+import json, sys
+d = json.load(open(sys.argv[1]))["replay"]
+assert d["sent"] == d["statements"], (d["sent"], d["statements"])
+assert not d.get("unsupported"), d
+assert d["diverged"]["failed_now"] == 0 and d["diverged"]["succeeded_now"] == 0, d["diverged"]
+PY
+    local q="SELECT count(*) || ' ' || md5(string_agg(t::text, ',' ORDER BY id)) FROM bin_t t" want got
+    want=$(sql "$q" "${rconn% dbname=*} dbname=rec")
+    got=$(sql "$q" "${rconn% dbname=*} dbname=dst")
+    case $want in 20\ *) ;; *) fail "the source holds $want rows" ;; esac
+    [ "$got" = "$want" ] || fail "the target's rows: $got, the source's: $want"
+    [ "$(sql "SELECT m FROM bin_moods" "${rconn% dbname=*} dbname=dst")" = happy ] ||
+        fail "the enum's row is not on the target"
+}
+
 test_replay_record_seconds_and_refusals() {
     record_server
     record_start --seconds 4

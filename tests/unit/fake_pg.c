@@ -367,14 +367,18 @@ static int f_send_simple(struct pg_conn *pc, const char *sql)
     return send_statement(c, sql);
 }
 
-static int f_send_params(struct pg_conn *c, const char *sql, int n, const char *const *values)
+static int f_send_params(struct pg_conn *c, const char *sql, int n, const char *const *values,
+                         const struct pg_param_forms *forms)
 {
+    (void)forms;
     record("X %s", sql, n, values);
     return send_statement(FC(c), sql);
 }
 
-static int f_send_prepared(struct pg_conn *pc, const char *name, int n, const char *const *values)
+static int f_send_prepared(struct pg_conn *pc, const char *name, int n, const char *const *values,
+                           const struct pg_param_forms *forms)
 {
+    (void)forms;
     struct fake_conn *c = FC(pc);
     record("E %s", name, n, values);
     const char *sql = NULL;
@@ -390,9 +394,11 @@ static int f_send_prepared(struct pg_conn *pc, const char *name, int n, const ch
     return send_statement(c, sql);
 }
 
-static int f_send_prepare(struct pg_conn *pc, const char *name, const char *sql, int n_params)
+static int f_send_prepare(struct pg_conn *pc, const char *name, const char *sql, int n_params,
+                          const uint32_t *types)
 {
     (void)n_params;
+    (void)types;
     struct fake_conn *c = FC(pc);
     record("P %s", name, -1, NULL);
     if (c->broken || c->n_prep >= MAX_PREP)

@@ -182,6 +182,8 @@ static void test_bind(void **state)
     assert_memory_equal(bd.values[0], "42", 2);
     assert_null(bd.values[1]);
     assert_int_equal(bd.lens[2], 0);
+    assert_int_equal(bd.formats[0] + bd.formats[1] + bd.formats[2], 0);
+    assert_int_equal(bd.n_result_formats, 0);
     pgwire_bind_free(&bd);
     /* One format code for all, binary. */
     buf_reset(&b);
@@ -192,8 +194,15 @@ static void test_bind(void **state)
     put16(&b, 1);
     put32(&b, 4);
     put32(&b, 7);
+    put16(&b, 2); /* the results' formats: text, binary */
+    put16(&b, 0);
+    put16(&b, 1);
     assert_int_equal(pgwire_parse_bind((const uint8_t *)b.data, b.len, &bd), 0);
     assert_true(bd.any_binary);
+    assert_int_equal(bd.formats[0], 1);
+    assert_int_equal(bd.n_result_formats, 2);
+    assert_int_equal(bd.result_formats[0], 0);
+    assert_int_equal(bd.result_formats[1], 1);
     pgwire_bind_free(&bd);
     /* A value longer than the body: refused. */
     assert_int_equal(pgwire_parse_bind((const uint8_t *)b.data, b.len - 1, &bd), -1);

@@ -151,7 +151,7 @@ static void test_session(void **state)
     sync_(a, 3010);
     done(a, 3100);
     ready(a, 3150);
-    /* named: an error, then two executes of which one binary */
+    /* named: an error, then two executes of which one binary (kept with its format) */
     parse(a, "S1", "UPDATE t SET a = $1", 4000);
     bind1(a, "S1", "x", 0, 4000);
     execute(a, 4000);
@@ -208,12 +208,11 @@ static void test_session(void **state)
     buf_free(&body);
     assert_int_equal(st.sessions, 1);
     assert_int_equal(st.refused, 1);
-    assert_int_equal(st.statements, 8);
+    assert_int_equal(st.statements, 9);
     assert_int_equal(st.failed, 3);
     assert_int_equal(st.incomplete, 1);
     assert_int_equal(st.secrets_cut, 1);
-    assert_int_equal(st.skipped_unsupported, 1);
-    assert_int_equal(st.unsupported[CAPTURE_UNSUP_BINARY_PARAMETERS].count, 1);
+    assert_int_equal(st.skipped_unsupported, 0);
     assert_int_equal(st.cancels, 1);
 
     struct capture_reader *r = capture_reader_open(path, &e);
@@ -238,6 +237,7 @@ static void test_session(void **state)
         {CAPTURE_EXTENDED_UNNAMED, "", "SELECT $1", "5", "", 2000, 100, -1},
         {CAPTURE_EXTENDED_NAMED, "S1", "UPDATE t SET a = $1", "x", "23505", 3000, 100, -1},
         {CAPTURE_EXTENDED_NAMED, "S1", "UPDATE t SET a = $1", "y", "", 4000, 50, -1},
+        {CAPTURE_EXTENDED_NAMED, "S1", "UPDATE t SET a = $1", "\1\2", "", 4001, 59, -1},
         {CAPTURE_SIMPLE, "", "ALTER ROLE u PASSWORD 'pgarena-replaced'", NULL, "", 5000, 20, -1},
         {CAPTURE_SIMPLE, "", "SELECT pg_sleep(10)", NULL, "57014", 8000, 700, 500},
         {CAPTURE_EXTENDED_UNNAMED, "", "SELECT 1/0", "1", "22012", 9000, 100, -1},
@@ -252,6 +252,13 @@ static void test_session(void **state)
         if (want[i].param) {
             assert_int_equal(ev.statement.n_params, 1);
             assert_string_equal(ev.statement.params[0], want[i].param);
+            assert_int_equal(ev.statement.param_lengths[0], strlen(want[i].param));
+            /* The binary one keeps its format; the text ones have none written. */
+            int binary = want[i].param[0] == '\1';
+            if (binary)
+                assert_int_equal(ev.statement.param_formats[0], 1);
+            else
+                assert_null(ev.statement.param_formats);
         } else {
             assert_int_equal(ev.statement.n_params, 0);
         }

@@ -55,6 +55,7 @@ struct qitem {
     const char *returned; /* the value the capture's server returned (recorded), or NULL */
     int returned_id;      /* it is an id a sequence gave (capture.h) */
     char *mapped;         /* the text with the replay's values for the capture's (returned.h) */
+    struct pg_param_forms *forms; /* it.forms, with its arrays in the same allocation */
     enum capture_outcome outcome; /* the original's */
     char sqlstate[6];
     uint64_t seq;       /* the statement's number in the capture (order.h) */
@@ -210,6 +211,46 @@ static char *copy_string(char *p, const char *s, size_t n)
     return p + n + 1;
 }
 
+static size_t param_length(const struct capture_statement *st, int i)
+{
+    return st->param_lengths ? (size_t)st->param_lengths[i] : strlen(st->params[i]);
+}
+
+/* The first OID of the types a database makes (PostgreSQL's FirstNormalObjectId): a type of
+ * that OID or above is a user's, whose OID the replay's server need not share. */
+#define FIRST_USER_OID 16384u
+
+/* The statement's parameters sent as its client sent them: binary values (their lengths and
+ * formats), binary results, the type OIDs its Parse gave; nothing when all is text and
+ * inferred. A user's type is left for the server to infer (its OID here is the capture's
+ * server's); a statement whose result is read for a returned value reads it as text. */
+static void copy_forms(struct qitem *q, const struct capture_statement *st)
+{
+    int binary_results = st->n_result_formats > 0 && !q->returned;
+    for (int i = 0; i < st->n_result_formats; i++)
+        binary_results &= st->result_formats[i] == 1;
+    if (!st->param_formats && !binary_results && st->n_param_types == 0)
+        return;
+    size_t n = (size_t)st->n_params;
+    struct pg_param_forms *f = xcalloc(1, sizeof *f + n * (2 * sizeof(int) + sizeof(uint32_t)) + 1);
+    int *lengths = (int *)(f + 1), *formats = lengths + n;
+    uint32_t *types = (uint32_t *)(formats + n);
+    for (size_t i = 0; i < n; i++) {
+        lengths[i] = st->param_lengths ? st->param_lengths[i] : 0;
+        formats[i] = st->param_formats ? st->param_formats[i] : 0;
+    }
+    int n_types = st->n_param_types < st->n_params ? st->n_param_types : st->n_params;
+    for (int i = 0; i < n_types; i++)
+        types[i] = st->param_types[i] < FIRST_USER_OID ? st->param_types[i] : 0;
+    f->lengths = st->param_formats ? lengths : NULL;
+    f->formats = st->param_formats ? formats : NULL;
+    f->result_binary = binary_results;
+    f->types = n_types > 0 ? types : NULL;
+    q->forms = f;
+    q->it.forms = f;
+    q->it.n_prepare_types = n_types;
+}
+
 /* A statement copied into one allocation: the item, its parameters, their text, the COPY
  * data of a COPY FROM STDIN (data_len bytes, 0 for none) and the names a DEALLOCATE drops
  * (unprepared: sqltext_unprepare's, empty for none). Each length is taken once, and only the
@@ -222,7 +263,7 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
     size_t len = sizeof(struct qitem) + (size_t)st->n_params * sizeof(char *);
     len += text_len + 1 + name_len + 1 + data_len + unprepared->len + returned_len;
     for (int i = 0; i < st->n_params; i++)
-        len += st->params[i] ? strlen(st->params[i]) + 1 : 0;
+        len += st->params[i] ? param_length(st, i) + 1 : 0;
     struct qitem *q = xmalloc(len);
     memset(q, 0, sizeof *q);
     const char **params = (const char **)(q + 1);
@@ -243,7 +284,7 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
     for (int i = 0; i < st->n_params; i++) {
         params[i] = st->params[i] ? p : NULL;
         if (st->params[i])
-            p = copy_string(p, st->params[i], strlen(st->params[i]));
+            p = copy_string(p, st->params[i], param_length(st, i));
     }
     q->it.n_params = st->n_params;
     q->it.params = params;
@@ -266,6 +307,8 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
     }
     q->outcome = st->outcome;
     memcpy(q->sqlstate, st->sqlstate, sizeof q->sqlstate);
+    if (st->protocol != CAPTURE_SIMPLE)
+        copy_forms(q, st);
     return q;
 }
 
@@ -385,8 +428,10 @@ static int connect_ready(struct worker_source *ws, struct qitem *q)
 
 static void qitem_free(struct qitem *q)
 {
-    if (q)
+    if (q) {
         free(q->mapped);
+        free(q->forms);
+    }
     free(q);
 }
 
@@ -603,6 +648,8 @@ static void source_before_send(void *arg, int client, struct engine_feed_item *i
     }
     const char **params = (const char **)it->params;
     for (int i = 0; i < it->n_params; i++) {
+        if (it->forms && it->forms->formats && it->forms->formats[i])
+            continue; /* a binary value: not the text the capture's server returned */
         const char *now = replay_returned_map_value(&ws->s->returned, params[i]);
         if (now)
             params[i] = now, mapped = 1;
