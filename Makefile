@@ -7,7 +7,7 @@ PKGS    := libpq jansson zlib openssl
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0)
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror
-CPPFLAGS_ALL = -Isrc -D_GNU_SOURCE -DPGARENA_VERSION='"$(VERSION)"' \
+CPPFLAGS_ALL = -Isrc -Ibuild/gen -D_GNU_SOURCE -DPGARENA_VERSION='"$(VERSION)"' \
                $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LIBS_ALL = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 # The engine's event wait: epoll on Linux; `make EVWAIT=poll` takes poll/ppoll, as other POSIX
@@ -28,15 +28,31 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 REL_OBJ  := $(LIB_SRC:%.c=build/obj/%.o)
 ASAN_OBJ := $(LIB_SRC:%.c=build/asan/obj/%.o)
 
-.PHONY: all asan unit poll windows windows-tests check demo clean format deps fuzz install uninstall unit-check deb docs
+.PHONY: all asan unit poll windows windows-tests check demo clean format deps fuzz install uninstall unit-check deb docs FORCE
 all: build/pgarena
 
-build/obj/%.o: %.c
+# The options only one workload takes are rows of its folder's options.def; cli/options.def
+# includes them all through this file (each folder's, sorted). It is checked on every make and
+# rewritten only when the list of folders changes, so that a folder without options.def
+# recompiles nothing more; every compile waits for it (a fresh tree has no .d files yet).
+WORKLOAD_OPTIONS := build/gen/workload_options.def
+WORKLOAD_OPTION_DEFS := $(sort $(wildcard src/workload/*/options.def))
+
+$(WORKLOAD_OPTIONS): FORCE
+	@mkdir -p $(dir $@)
+	@{ echo '/* Made by the Makefile from every src/workload/NAME/options.def: do not edit. */'; \
+	   for f in $(WORKLOAD_OPTION_DEFS); do \
+	       d=$${f%/options.def}; echo "WORKLOAD_FOLDER(\"$${d#src/workload/}\")"; \
+	       echo "#include \"$${f#src/}\""; \
+	   done; } >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+build/obj/%.o: %.c | $(WORKLOAD_OPTIONS)
 	@mkdir -p $(dir $@)
 	@echo "CC $<"
 	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
 
-build/asan/obj/%.o: %.c
+build/asan/obj/%.o: %.c | $(WORKLOAD_OPTIONS)
 	@mkdir -p $(dir $@)
 	@echo "CC (asan) $<"
 	@$(CC) $(ASAN_CFLAGS) $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@
@@ -97,7 +113,7 @@ POLL_OBJ := $(filter-out $(POLL_ENGINE:%.c=build/obj/%.o),$(REL_OBJ)) \
             $(POLL_ENGINE:%.c=build/poll/obj/%.o)
 POLL_TESTS := $(patsubst tests/unit/%.c,build/poll/tests/%,$(wildcard tests/unit/test_engine_*.c))
 
-build/poll/obj/%.o: %.c
+build/poll/obj/%.o: %.c | $(WORKLOAD_OPTIONS)
 	@mkdir -p $(dir $@)
 	@echo "CC (poll) $<"
 	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -DPGARENA_EVWAIT_POLL -MMD -MP -c $< -o $@
@@ -126,7 +142,7 @@ poll: build/poll/pgarena $(POLL_TESTS)
 WIN64_CACHE ?= $(HOME)/.cache/pgarena-win64
 WIN64_ROOT  := $(WIN64_CACHE)/root
 WIN64_CC    := x86_64-w64-mingw32-gcc
-WIN64_CFLAGS := -std=c11 -O2 $(WARN) -Isrc -I$(WIN64_ROOT)/include -D_GNU_SOURCE \
+WIN64_CFLAGS := -std=c11 -O2 $(WARN) -Isrc -Ibuild/gen -I$(WIN64_ROOT)/include -D_GNU_SOURCE \
                 -D__USE_MINGW_ANSI_STDIO=1 -D_POSIX_THREAD_SAFE_FUNCTIONS=200112L \
                 -include os/compat_win.h -DPGARENA_VERSION='"$(VERSION)"'
 WIN64_LIBS  := -L$(WIN64_ROOT)/lib $(WIN64_ROOT)/bin/libpq.dll -static-libgcc -Wl,-Bstatic \
@@ -134,7 +150,7 @@ WIN64_LIBS  := -L$(WIN64_ROOT)/lib $(WIN64_ROOT)/bin/libpq.dll -static-libgcc -W
 WIN64_OBJ   := $(LIB_SRC:%.c=build/win64/obj/%.o) build/win64/obj/src/main.o
 WIN64_ZIP   := build/pgarena-$(VERSION)-win64.zip
 
-build/win64/obj/%.o: %.c
+build/win64/obj/%.o: %.c | $(WORKLOAD_OPTIONS)
 	@mkdir -p $(dir $@)
 	@echo "CC (win64) $<"
 	@$(WIN64_CC) $(WIN64_CFLAGS) -MMD -MP -c $< -o $@
@@ -182,10 +198,11 @@ unit-check: $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 	@for t in $^; do $$t >/dev/null 2>&1 || { echo "FAIL $$t"; exit 1; }; done; \
 	    echo "$(words $^) unit test programs passed"
 
-# make docs: what is written from src/cli/options.def besides the parsers and --help (the man
+# make docs: what is written from src/cli/options.def (and the workloads' options.def) besides the parsers and --help (the man
 # page's options, the bash completion, the README's synopsis), by tools/gen_docs; all three
 # are committed, and tests/integration/test_docs.sh fails when one is stale.
-build/gen_docs: tools/gen_docs.c src/cli/options.def src/cli/commands.def build/libpgarena.a
+build/gen_docs: tools/gen_docs.c src/cli/options.def src/cli/commands.def $(WORKLOAD_OPTIONS) \
+                $(WORKLOAD_OPTION_DEFS) build/libpgarena.a
 	@mkdir -p $(dir $@)
 	@echo "LD $@"
 	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -o $@ tools/gen_docs.c build/libpgarena.a $(LIBS_ALL)
@@ -247,7 +264,7 @@ FUZZ_CFLAGS := -std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefi
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 FUZZ_BIN := $(FUZZ_TARGETS:%=build/fuzz/fuzz_%)
 
-build/fuzz/obj/%.o: %.c
+build/fuzz/obj/%.o: %.c | $(WORKLOAD_OPTIONS)
 	@mkdir -p $(dir $@)
 	@echo "CC (fuzz) $<"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(CPPFLAGS_ALL) -MMD -MP -c $< -o $@

@@ -20,13 +20,13 @@ _pgarena_options()
 {
     local words=""
     case $1 in
-    init) words="--workload -w --file -f --scale -s --partitions --partition-method --init-steps -I --fillfactor -F --no-vacuum -n --foreign-keys --unlogged-tables --tablespace --index-tablespace --tables --table-size --warehouses --jobs -j --seed --force --local --quiet -q --host -h --port -p --dbname -d --username -U --help" ;;
-    run) words="--workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --no-vacuum -n --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --metrics-listen --seed --local --no-statements --quiet -q --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --capture --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --exit-on-abort --debug --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --host -h --port -p --dbname -d --username -U --help" ;;
+    init) words="--workload -w --file -f --scale -s --partitions --fillfactor -F --no-vacuum -n --partition-method --init-steps -I --foreign-keys --unlogged-tables --tablespace --index-tablespace --tables --table-size --warehouses --jobs -j --seed --force --local --quiet -q --host -h --port -p --dbname -d --username -U --help" ;;
+    run) words="--workload -w --file -f --builtin -b --define -D --scale -s --no-vacuum -n --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --metrics-listen --seed --local --no-statements --quiet -q --analytic-clients --queries --capture --speed --order --map-db --map-user --session-set --reset-from --read-only --force --copy-from --tables --table-size --warehouses --mix --keying-thinking --procedures --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --exit-on-abort --debug --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --host -h --port -p --dbname -d --username -U --help" ;;
     show) words="--intervals --csv --summary --scripts --help" ;;
     compare) words="--json --csv --fail-if-worse --seed --margin --by --help" ;;
     report) words="--output -o --title --history --help" ;;
-    sweep) words="--quiet -q --workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --no-vacuum -n --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --metrics-listen --seed --local --no-statements --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --capture --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --exit-on-abort --debug --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --init --set --setup --trials --duet --max-rate --slo --compare --json --replay --host -h --port -p --dbname -d --username -U --help" ;;
-    calibrate) words="--workload -w --file -f --builtin -b --define -D --scale -s --tables --table-size --no-vacuum -n --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --metrics-listen --seed --local --no-statements --quiet -q --warehouses --mix --keying-thinking --procedures --analytic-clients --queries --capture --speed --order --map-db --map-user --session-set --reset-from --copy-from --read-only --force --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --exit-on-abort --debug --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --trials --json --host -h --port -p --dbname -d --username -U --help" ;;
+    sweep) words="--quiet -q --workload -w --file -f --builtin -b --define -D --scale -s --no-vacuum -n --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --metrics-listen --seed --local --no-statements --analytic-clients --queries --capture --speed --order --map-db --map-user --session-set --reset-from --read-only --force --copy-from --tables --table-size --warehouses --mix --keying-thinking --procedures --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --exit-on-abort --debug --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --init --set --setup --trials --duet --max-rate --slo --compare --json --replay --host -h --port -p --dbname -d --username -U --help" ;;
+    calibrate) words="--workload -w --file -f --builtin -b --define -D --scale -s --no-vacuum -n --clients -c --jobs -j --time -T --transactions -t --protocol -M --progress -P --output -o --rate -R --latency-limit -L --warmup --max-tries --timeout --connect -C --report-per-command -r --label --report --metrics-listen --seed --local --no-statements --quiet -q --analytic-clients --queries --capture --speed --order --map-db --map-user --session-set --reset-from --read-only --force --copy-from --tables --table-size --warehouses --mix --keying-thinking --procedures --select-only -S --skip-some-updates -N --show-script --log -l --log-prefix --sampling-rate --aggregate-interval --failures-detailed --exit-on-abort --debug --progress-timestamp --agents --agent-index --run-id --coord --merged --agent-wait --sample-ms --no-sampling --meta --store --trials --json --host -h --port -p --dbname -d --username -U --help" ;;
     local) words="--dir --bin --help" ;;
     check) words="--workload -w --all --jobs -j --host -h --port -p --dbname -d --username -U --help" ;;
     recover) words="--help" ;;
@@ -124,15 +124,15 @@ _pgarena()
         _pgarena_value ""
         return
         ;;
+    "init -F" | "init --fillfactor")
+        _pgarena_value ""
+        return
+        ;;
     "init --partition-method")
         _pgarena_value "range hash"
         return
         ;;
     "init -I" | "init --init-steps")
-        _pgarena_value ""
-        return
-        ;;
-    "init -F" | "init --fillfactor")
         _pgarena_value ""
         return
         ;;
@@ -181,14 +181,6 @@ _pgarena()
         return
         ;;
     "run -s" | "run --scale" | "calibrate -s" | "calibrate --scale")
-        _pgarena_value ""
-        return
-        ;;
-    "run --tables" | "sweep --tables" | "calibrate --tables")
-        _pgarena_value ""
-        return
-        ;;
-    "run --table-size" | "sweep --table-size" | "calibrate --table-size")
         _pgarena_value ""
         return
         ;;
@@ -256,14 +248,6 @@ _pgarena()
         _pgarena_value ""
         return
         ;;
-    "run --warehouses" | "sweep --warehouses" | "calibrate --warehouses")
-        _pgarena_value ""
-        return
-        ;;
-    "run --mix" | "sweep --mix" | "calibrate --mix")
-        _pgarena_value ""
-        return
-        ;;
     "run --analytic-clients" | "sweep --analytic-clients" | "calibrate --analytic-clients")
         _pgarena_value ""
         return
@@ -301,6 +285,22 @@ _pgarena()
         return
         ;;
     "run --copy-from" | "sweep --copy-from" | "calibrate --copy-from")
+        _pgarena_value ""
+        return
+        ;;
+    "run --tables" | "sweep --tables" | "calibrate --tables")
+        _pgarena_value ""
+        return
+        ;;
+    "run --table-size" | "sweep --table-size" | "calibrate --table-size")
+        _pgarena_value ""
+        return
+        ;;
+    "run --warehouses" | "sweep --warehouses" | "calibrate --warehouses")
+        _pgarena_value ""
+        return
+        ;;
+    "run --mix" | "sweep --mix" | "calibrate --mix")
         _pgarena_value ""
         return
         ;;
@@ -417,6 +417,34 @@ _pgarena()
         return
         ;;
     "sweep --speed")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-run --speed")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-run --order")
+        _pgarena_value "capture session"
+        return
+        ;;
+    "sweep --map-db" | "replay-run --map-db")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep --map-user" | "replay-run --map-user")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep --session-set" | "replay-run --session-set")
+        _pgarena_value ""
+        return
+        ;;
+    "sweep --reset-from" | "replay-run --reset-from")
+        _pgarena_value ""
+        return
+        ;;
+    "replay-run --copy-from")
         _pgarena_value ""
         return
         ;;
@@ -546,34 +574,6 @@ _pgarena()
         ;;
     "replay-record --tls-key")
         _pgarena_value "@file"
-        return
-        ;;
-    "replay-run --speed")
-        _pgarena_value ""
-        return
-        ;;
-    "replay-run --order")
-        _pgarena_value "capture session"
-        return
-        ;;
-    "sweep --map-db" | "replay-run --map-db")
-        _pgarena_value ""
-        return
-        ;;
-    "sweep --map-user" | "replay-run --map-user")
-        _pgarena_value ""
-        return
-        ;;
-    "sweep --session-set" | "replay-run --session-set")
-        _pgarena_value ""
-        return
-        ;;
-    "sweep --reset-from" | "replay-run --reset-from")
-        _pgarena_value ""
-        return
-        ;;
-    "replay-run --copy-from")
-        _pgarena_value ""
         return
         ;;
     "replay-run --store")

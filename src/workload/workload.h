@@ -37,8 +37,9 @@ struct workload_option {
 };
 
 /* Options a workload takes, and whose they are: the refusal when another workload is given
- * one is made from both ("--a, --b and --c are for WHOSE", after "run: " or "init: "), so a
- * name is written once in the workload's folder (and its row in cli/options.def). */
+ * one is made from both ("--a, --b and --c are for WHOSE", after "run: " or "init: "). An
+ * option only the workload takes is a row of its folder's options.def, named here by its
+ * option_ID (workload/option_names.h); a shared one by its name (cli/options.def's row). */
 struct workload_option_group {
     const char *const *names; /* long names, NULL-terminated */
     const char *whose;        /* "-w tpcc" */

@@ -1,11 +1,11 @@
 # Adding a workload is its folder and one line of src/workload/workloads.def: the example of
-# examples/workload/kv/ dropped into a copy of the tree (its build/asan copied too, so only what
-# the change touches compiles) as src/workload/kv with the line W(kv), built, and run against
-# the test server: init -w kv makes its table (-F, an init option of kv's own, its fillfactor),
-# run -w kv -t N runs N transactions per client (each adds 1 to one key's value, so the values
-# sum to them), and its result part summary.kv is in the file with its own figure (what the run
-# added to the values: the transactions); the copy differs from the tree by the folder and the
-# line alone.
+# examples/workload/kv/ dropped into a copy of the tree (its build/asan and build/gen copied
+# too, so only what the change touches compiles) as src/workload/kv with the line W(kv), built,
+# and run against the test server: init -w kv makes its table (-F, an init option of kv's own,
+# its fillfactor), run -w kv -t N runs N transactions per client (each adds 1 to one key's
+# value, so the values sum to them), and its result part summary.kv is in the file with its own
+# figure (what the run added to the values: the transactions); the copy differs from the tree by
+# the folder and the line alone.
 
 test_example_workload_kv() {
     local top=$PGARENA_TEST_TOP tree db compiled
@@ -20,6 +20,8 @@ test_example_workload_kv() {
     git -C "$tree" -c user.name=t -c user.email=t@t commit -qm tree
     mkdir -p "$tree/build/asan"
     cp -a "$top/build/asan/obj" "$top/build/asan/libpgarena.a" "$top/build/asan/pgarena" "$tree/build/asan/"
+    # The workloads' options gathered (Makefile): kv has none, so it stays as it is.
+    cp -a "$top/build/gen" "$tree/build/"
 
     cp -r "$top/examples/workload/kv" "$tree/src/workload/kv"
     echo 'W(kv)' >>"$tree/src/workload/workloads.def"

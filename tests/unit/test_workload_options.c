@@ -35,19 +35,30 @@ static int parse_run(const char *words, struct cli_run_opts *o, char **store, st
     return cli_run_parse_argv(argc, argv, o, e);
 }
 
-/* The options of groups are command cmd's (options.def): their count, failing on one that is
- * not. */
+/* Whether command cmd has a row (OPT or USE) of the option named `name`. */
+static int has_row(enum cli_cmd cmd, const char *name)
+{
+    for (size_t k = 0; k < cli_n_opt_defs; k++) {
+        if (cli_opt_defs[k].alias || strcmp(cli_opt_defs[k].name, name) != 0)
+            continue;
+        for (size_t i = 0; i < cli_n_opt_uses; i++)
+            if (cli_opt_uses[i].code == cli_opt_defs[k].code &&
+                (cli_opt_uses[i].cmds & (1u << cmd)))
+                return 1;
+    }
+    return 0;
+}
+
+/* Every name of groups is a row of command cmd (cli/options.def and the workloads' options.def
+ * it includes): their count, failing on one that is not. */
 static int declared_in(const struct workload *w, const struct workload_option_group *const *groups,
                        enum cli_cmd cmd, const char *cmd_name)
 {
     int n = 0;
     for (const struct workload_option_group *const *g = groups; g && *g; g++)
         for (const char *const *name = (*g)->names; *name; name++) {
-            int found = 0;
-            for (const struct option *o = cli_getopt_table(cmd, NULL); o->name; o++)
-                found |= strcmp(o->name, *name) == 0;
-            if (!found)
-                fail_msg("-w %s declares --%s, which %s does not take", w->name, *name, cmd_name);
+            if (!has_row(cmd, *name))
+                fail_msg("-w %s declares --%s, which has no row of %s", w->name, *name, cmd_name);
             n++;
         }
     return n;
@@ -65,6 +76,84 @@ static void test_declared_options_are_run_options(void **state)
     }
     assert_true(n >= 13);      /* tpcc's 4 (twice: ch takes them), ch's 2, replay's 7 */
     assert_true(n_init >= 42); /* pgbench's 10 (its 3), sysbench's 2 (its 4), tpcc's 2 (and ch's) */
+}
+
+/* The rows of the workloads' folders (build/gen/workload_options.def gathers them), each part's
+ * as cli/options.def includes it; a folder's name starts its rows. */
+enum part { PART_INIT, PART_RUN, PART_COMMANDS };
+struct folder_row {
+    const char *folder; /* a folder's first entry: its name, no row */
+    int code;
+    unsigned cmds;
+    enum part part;
+};
+#define WORKLOAD_FOLDER(name)                      {name, 0, 0, 0},
+#define OPT(id, name, sh, arg, metavar, cmds, ...) {NULL, OPT_##id, cmds, PART},
+#define USE(id, cmds, ...)                         {NULL, OPT_##id, cmds, PART},
+static const struct folder_row folder_rows[] = {
+#define PART PART_INIT
+#define WORKLOAD_OPTIONS_INIT
+#include "workload_options.def"
+#undef WORKLOAD_OPTIONS_INIT
+#undef PART
+#define PART PART_RUN
+#define WORKLOAD_OPTIONS_RUN
+#include "workload_options.def"
+#undef WORKLOAD_OPTIONS_RUN
+#undef PART
+#define PART PART_COMMANDS
+#define WORKLOAD_OPTIONS_COMMANDS
+#include "workload_options.def"
+#undef WORKLOAD_OPTIONS_COMMANDS
+#undef PART
+};
+#undef WORKLOAD_FOLDER
+#undef OPT
+#undef USE
+
+/* Whether a workload's group (its init groups, or its run groups) has the option. */
+static int some_group_has(const char *name, int at_init)
+{
+    for (const struct workload *const *w = workload_all(); *w; w++)
+        for (const struct workload_option_group *const *g = at_init ? (*w)->init_options
+                                                                    : (*w)->options;
+             g && *g; g++)
+            for (const char *const *n = (*g)->names; *n; n++)
+                if (strcmp(*n, name) == 0)
+                    return 1;
+    return 0;
+}
+
+/* Every row in a workload's folder is an option of a workload's group (else every workload
+ * refuses it), in the part of its command (else --help lists it among another command's):
+ * init's rows in init's groups, run's in run's, the other commands' (replay run's, sweep's)
+ * options of run's groups too. */
+static void test_folder_rows_are_in_groups(void **state)
+{
+    (void)state;
+    const char *folder = NULL;
+    int n = 0, folders = 0;
+    for (size_t i = 0; i < sizeof folder_rows / sizeof folder_rows[0]; i++) {
+        const struct folder_row *r = &folder_rows[i];
+        if (r->folder) {
+            folder = r->folder;
+            folders++;
+            continue;
+        }
+        const char *name = cli_opt_find(r->code)->name;
+        unsigned in_part = r->part == PART_INIT  ? (r->cmds & C_INIT) && !(r->cmds & C_RUN)
+                           : r->part == PART_RUN ? (r->cmds & C_RUN) && !(r->cmds & C_INIT)
+                                                 : !(r->cmds & (C_INIT | C_RUN));
+        if (!in_part)
+            fail_msg("%s/options.def: --%s's row is in part %d, not its command's", folder, name,
+                     (int)r->part);
+        if (!some_group_has(name, r->part == PART_INIT))
+            fail_msg("%s/options.def: --%s is in no workload's %s group", folder, name,
+                     r->part == PART_INIT ? "init" : "run");
+        n++;
+    }
+    assert_int_equal(folders / 3, 5); /* ch, pgbench, replay, sysbench, tpcc; once per part */
+    assert_true(n >= 37);
 }
 
 /* init's: a value is checked as it is given, by the first workload that takes the option;
@@ -196,6 +285,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_declared_options_are_run_options),
+        cmocka_unit_test(test_folder_rows_are_in_groups),
         cmocka_unit_test(test_values_checked_as_given),
         cmocka_unit_test(test_init_values_checked_as_given),
         cmocka_unit_test(test_foreign_options_refused),

@@ -11,6 +11,9 @@
 #include "workload/tpcc/tpcc.h"
 #include "workload/workload_int.h"
 
+#define WORKLOAD_OPTIONS_FILE "workload/ch/options.def"
+#include "workload/option_names.h"
+
 /*
  * The workload ch: TPC-C's workload (workload_tpcc: its options, detection, five scripts,
  * summary.tpcc and consistency check, called as they are) with the CH tables and the 22
@@ -31,7 +34,7 @@ struct ch_opts {
 
 _Static_assert(sizeof(struct ch_opts) <= WORKLOAD_OPTS_SIZE, "ch's options fit");
 
-static const char *const option_names[] = {"analytic-clients", "queries", NULL};
+static const char *const option_names[] = {option_ANALYTIC_CLIENTS, option_QUERIES, NULL};
 static const struct workload_option_group ch_option_group = {option_names, "-w ch"};
 static const struct workload_option_group *const option_groups[] = {&tpcc_option_group,
                                                                     &ch_option_group, NULL};
@@ -46,9 +49,9 @@ static void options_init(void *opts)
 static int option(void *opts, const char *name, const char *arg, struct err *e)
 {
     struct ch_opts *o = opts;
-    if (strcmp(name, "analytic-clients") == 0)
+    if (strcmp(name, option_ANALYTIC_CLIENTS) == 0)
         return num_int("--analytic-clients", arg, 0, 10000, &o->analytic_clients, e);
-    if (strcmp(name, "queries") == 0) {
+    if (strcmp(name, option_QUERIES) == 0) {
         o->queries = arg;
         return 0;
     }

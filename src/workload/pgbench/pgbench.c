@@ -6,6 +6,9 @@
 #include "workload/pgbench/pgbench.h"
 #include "workload/workload_int.h"
 
+#define WORKLOAD_OPTIONS_FILE "workload/pgbench/options.def"
+#include "workload/option_names.h"
+
 /* The scripts are pgbench's own (pgbench --show-script), so results compare like for like. */
 
 #define PGBENCH_RANDOM_VARS                                                                        \
@@ -36,12 +39,18 @@ static int foreign_option(const struct workload *w, const char *name, struct err
 
 static const char *const scale_names[] = {"scale", NULL};
 static const struct workload_option_group scale_option = {scale_names, "pgbench's tables"};
-static const char *const partition_names[] = {"partitions", "partition-method", NULL};
+/* -s, --partitions, -F and -n are shared (cli/options.def): kv's, tpcc's, run's -n. */
+static const char *const partition_names[] = {"partitions", option_PARTITION_METHOD, NULL};
 static const struct workload_option_group partition_options = {partition_names,
                                                                "pgbench's and TPC-C's tables"};
-static const char *const init_names[] = {
-    "init-steps",      "fillfactor", "no-vacuum",        "foreign-keys",
-    "unlogged-tables", "tablespace", "index-tablespace", NULL};
+static const char *const init_names[] = {option_INIT_STEPS,
+                                         "fillfactor",
+                                         "no-vacuum",
+                                         option_FOREIGN_KEYS,
+                                         option_UNLOGGED,
+                                         option_TABLESPACE,
+                                         option_INDEX_TABLESPACE,
+                                         NULL};
 const struct workload_option_group pgbench_init_options = {init_names, "pgbench's tables"};
 static const struct workload_option_group *const init_groups[] = {&scale_option, &partition_options,
                                                                   &pgbench_init_options, NULL};
@@ -73,13 +82,13 @@ static int init_option(void *opts, const char *name, const char *arg, struct err
         return workload_parse_scale(arg, &o->scale, e);
     if (strcmp(name, "partitions") == 0)
         return workload_parse_partitions(arg, &o->partitions, e);
-    if (strcmp(name, "partition-method") == 0) {
+    if (strcmp(name, option_PARTITION_METHOD) == 0) {
         if (strcmp(arg, "range") != 0 && strcmp(arg, "hash") != 0)
             return err_set(e, ERR_INPUT,
                            "invalid value for --partition-method: '%s' (expected range or hash)",
                            arg);
         o->partition_method = strcmp(arg, "hash") == 0 ? PGBENCH_PART_HASH : PGBENCH_PART_RANGE;
-    } else if (strcmp(name, "init-steps") == 0) {
+    } else if (strcmp(name, option_INIT_STEPS) == 0) {
         if (parse_steps(arg, e) < 0)
             return -1;
         o->init_steps = arg;
@@ -89,13 +98,13 @@ static int init_option(void *opts, const char *name, const char *arg, struct err
         o->fillfactor = (int)v;
     } else if (strcmp(name, "no-vacuum") == 0) {
         o->no_vacuum = 1;
-    } else if (strcmp(name, "foreign-keys") == 0) {
+    } else if (strcmp(name, option_FOREIGN_KEYS) == 0) {
         o->foreign_keys = 1;
-    } else if (strcmp(name, "unlogged-tables") == 0) {
+    } else if (strcmp(name, option_UNLOGGED) == 0) {
         o->unlogged = 1;
-    } else if (strcmp(name, "tablespace") == 0) {
+    } else if (strcmp(name, option_TABLESPACE) == 0) {
         o->tablespace = arg;
-    } else if (strcmp(name, "index-tablespace") == 0) {
+    } else if (strcmp(name, option_INDEX_TABLESPACE) == 0) {
         o->index_tablespace = arg;
     }
     return 0;
@@ -115,7 +124,7 @@ static int check_init(const struct workload *w, const struct workload_init_given
                        "init: -f runs an init script: pgbench's -I, -F, -n, --foreign-keys, "
                        "--unlogged-tables and tablespaces do not apply");
     const struct workload_option *partitions = workload_given(g, "partitions");
-    if (workload_given(g, "partition-method") && (!partitions || atoi(partitions->arg) < 1))
+    if (workload_given(g, option_PARTITION_METHOD) && (!partitions || atoi(partitions->arg) < 1))
         return err_set(e, ERR_INPUT, "init: --partition-method requires --partitions above 0");
     return 0;
 }

@@ -16,11 +16,23 @@
 #include "os/os.h"
 #include "workload/workload_int.h"
 
+#define WORKLOAD_OPTIONS_FILE "workload/replay/options.def"
+#include "workload/option_names.h"
+
 _Static_assert(sizeof(struct replay_opts) <= WORKLOAD_OPTS_SIZE, "replay's options fit");
 
-static const char *const option_names[] = {"capture",  "speed",       "order",      "map-db",
-                                           "map-user", "session-set", "reset-from", "read-only",
-                                           "force",    "copy-from",   NULL};
+/* --order and --force are shared (history's --order, init's --force: cli/options.def). */
+static const char *const option_names[] = {option_CAPTURE,
+                                           option_SPEED,
+                                           "order",
+                                           option_MAP_DB,
+                                           option_MAP_USER,
+                                           option_SESSION_SET,
+                                           option_RESET_FROM,
+                                           option_READ_ONLY,
+                                           "force",
+                                           option_COPY_FROM,
+                                           NULL};
 static const struct workload_option_group option_group = {option_names, "-w replay"};
 static const struct workload_option_group *const option_groups[] = {&option_group, NULL};
 
@@ -63,9 +75,9 @@ static int add_set(struct replay_opts *r, const char *arg, struct err *e)
 static int option(void *opts, const char *name, const char *arg, struct err *e)
 {
     struct replay_opts *r = opts;
-    if (strcmp(name, "capture") == 0)
+    if (strcmp(name, option_CAPTURE) == 0)
         r->capture = arg;
-    else if (strcmp(name, "speed") == 0) {
+    else if (strcmp(name, option_SPEED) == 0) {
         if (strcmp(arg, "max") == 0)
             r->speed = 0;
         else
@@ -75,19 +87,19 @@ static int option(void *opts, const char *name, const char *arg, struct err *e)
             return err_set(e, ERR_INPUT,
                            "invalid value for --order: '%s' (expected capture or session)", arg);
         r->order_session = strcmp(arg, "session") == 0;
-    } else if (strcmp(name, "map-db") == 0)
+    } else if (strcmp(name, option_MAP_DB) == 0)
         return add_map(r->map_db, &r->n_map_db, "--map-db", arg, e);
-    else if (strcmp(name, "map-user") == 0)
+    else if (strcmp(name, option_MAP_USER) == 0)
         return add_map(r->map_user, &r->n_map_user, "--map-user", arg, e);
-    else if (strcmp(name, "session-set") == 0)
+    else if (strcmp(name, option_SESSION_SET) == 0)
         return add_set(r, arg, e);
-    else if (strcmp(name, "reset-from") == 0)
+    else if (strcmp(name, option_RESET_FROM) == 0)
         r->reset_from = arg;
-    else if (strcmp(name, "read-only") == 0)
+    else if (strcmp(name, option_READ_ONLY) == 0)
         r->read_only = 1;
     else if (strcmp(name, "force") == 0)
         r->force = 1;
-    else if (strcmp(name, "copy-from") == 0) {
+    else if (strcmp(name, option_COPY_FROM) == 0) {
         struct stat st;
         if (os_stat(arg, &st) != 0 || !S_ISDIR(st.st_mode))
             return err_set(e, ERR_INPUT, "invalid value for --copy-from: '%s' (not a directory)",
@@ -396,7 +408,7 @@ static void free_state(const struct workload *w, struct workload_params *p)
 
 /* sweep --speed LIST: each cell replays the capture at one speed. */
 static const struct workload_sweep_axis speed_axis = {
-    .name = "speed",
+    .name = option_SPEED,
     .lo = 0.001,
     .hi = 1000000,
     .top = "max",

@@ -10,9 +10,12 @@
 #include "workload/sysbench/sysbench.h"
 #include "workload/workload_int.h"
 
+#define WORKLOAD_OPTIONS_FILE "workload/sysbench/options.def"
+#include "workload/option_names.h"
+
 _Static_assert(sizeof(struct sysbench_sizes) <= WORKLOAD_OPTS_SIZE, "sysbench's options fit");
 
-static const char *const option_names[] = {"tables", "table-size", NULL};
+static const char *const option_names[] = {option_TABLES, option_TABLE_SIZE, NULL};
 const struct workload_option_group sysbench_size_options = {option_names,
                                                             "sysbench's workloads (-w oltp-*)"};
 static const struct workload_option_group *const option_groups[] = {&sysbench_size_options, NULL};
@@ -31,7 +34,7 @@ static void init_options_init(void *opts)
 static int option(void *opts, const char *name, const char *arg, struct err *e)
 {
     struct sysbench_sizes *o = opts;
-    if (strcmp(name, "tables") == 0)
+    if (strcmp(name, option_TABLES) == 0)
         return num_int("--tables", arg, 1, 100000, &o->tables, e);
     return num_int("--table-size", arg, 1, INT32_MAX, &o->table_size, e);
 }

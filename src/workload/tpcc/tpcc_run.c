@@ -9,6 +9,9 @@
 #include "workload/tpcc/tpcc_result.h"
 #include "workload/workload_int.h"
 
+#define WORKLOAD_OPTIONS_FILE "workload/tpcc/options.def"
+#include "workload/option_names.h"
+
 /*
  * The workload tpcc: its options, what a run reads of the database before starting
  * (warehouses, the load's NURand constants, the functions), the five scripts, and
@@ -26,8 +29,8 @@ struct tpcc_state {
     int64_t before; /* sum(d_next_o_id) at the start of the measured part; -1 unknown */
 };
 
-static const char *const option_names[] = {"warehouses", "mix", "keying-thinking", "procedures",
-                                           NULL};
+static const char *const option_names[] = {option_WAREHOUSES, option_MIX, option_KEYING_THINKING,
+                                           option_PROCEDURES, NULL};
 const struct workload_option_group tpcc_option_group = {option_names, "-w tpcc"};
 static const struct workload_option_group *const option_groups[] = {&tpcc_option_group, NULL};
 
@@ -66,13 +69,13 @@ static int parse_mix(const char *arg, int mix[TPCC_N_TX], struct err *e)
 int tpcc_option(void *opts, const char *name, const char *arg, struct err *e)
 {
     struct tpcc_opts *o = opts;
-    if (strcmp(name, "warehouses") == 0)
+    if (strcmp(name, option_WAREHOUSES) == 0)
         return num_int("--warehouses", arg, 1, 100000, &o->warehouses, e);
-    if (strcmp(name, "mix") == 0)
+    if (strcmp(name, option_MIX) == 0)
         return parse_mix(arg, o->mix, e);
-    if (strcmp(name, "keying-thinking") == 0)
+    if (strcmp(name, option_KEYING_THINKING) == 0)
         o->keying_thinking = 1;
-    else if (strcmp(name, "procedures") == 0)
+    else if (strcmp(name, option_PROCEDURES) == 0)
         o->procedures = 1;
     return 0;
 }
@@ -85,7 +88,8 @@ void tpcc_load_sizes(const void *opts, int64_t scale, void *init_opts)
         ((struct tpcc_init_opts *)init_opts)->warehouses = (int)o->warehouses;
 }
 
-static const char *const init_option_names[] = {"warehouses", "partitions", NULL};
+/* --partitions is shared with pgbench's tables (cli/options.def). */
+static const char *const init_option_names[] = {option_WAREHOUSES, "partitions", NULL};
 static const struct workload_option_group tpcc_init_option_group = {init_option_names,
                                                                     "-w tpcc and -w ch"};
 const struct workload_option_group *const tpcc_init_option_groups[] = {&tpcc_init_option_group,
