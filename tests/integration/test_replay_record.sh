@@ -140,6 +140,9 @@ n = sum(1 for e in ev if e["event"] == "statement")
 assert d["statements"] == n and d["sent"] == n, (d["statements"], d["sent"], n)
 assert d["diverged"]["failed_now"] == 0 and d["diverged"]["succeeded_now"] == 0, d["diverged"]
 assert d["sessions_failed"] == 0, d["sessions_failed"]
+# Named statements prepared once per session and name, as pgbench -M prepared did.
+named = {(e["session"], e["name"]) for e in ev if e.get("protocol") == "extended-named"}
+assert d["prepared"] == len(named) == 2 * 7, (d["prepared"], len(named))
 PY
     [ "$(sql "SELECT count(*) FROM pgbench_history" "${rconn% dbname=*} dbname=dst")" = "$history" ] ||
         fail "the replay did not insert what the capture did"
