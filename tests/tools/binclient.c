@@ -1,9 +1,11 @@
-/* binclient CONNINFO: a libpq application that sends what psql and pgbench never do, for the
- * recording proxy's tests: parameters in binary format (int8, float8, bytea holding NUL and
- * 0xff bytes) with the types its Parse names, beside a text one whose type the server infers;
- * a named statement prepared with types and executed with binary values; a result asked in
- * binary format; a parameter typed by a user's type's OID (an enum). Exits 1 with the
- * server's message on any failure. */
+/* binclient CONNINFO DIRECT: a libpq application that sends what psql and pgbench never do,
+ * for the recording proxy's tests: parameters in binary format (int8, float8, bytea holding
+ * NUL and 0xff bytes) with the types its Parse names, beside a text one whose type the server
+ * infers; a named statement prepared with types and executed with binary values; a result
+ * asked in binary format; a parameter typed by a user's type's OID (an enum); and ids an
+ * INSERT's RETURNING gave in binary, sent again as binary int8 parameters, after 1,000 ids
+ * were taken on DIRECT (a connection the proxy does not see). Exits 1 with the server's
+ * message on any failure. */
 #include <libpq-fe.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,10 +39,49 @@ static void be64(uint64_t v, char out[8])
         out[i] = (char)(v & 0xff);
 }
 
+/* Parents' ids from RETURNING in binary, each sent again as a binary int8 in its child's
+ * INSERT, after DIRECT took 1,000 ids the proxy did not see. */
+static void inserted_ids(const char *direct)
+{
+    exec("CREATE TABLE bin_parent (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, tag int)");
+    exec("CREATE TABLE bin_child (parent_id bigint REFERENCES bin_parent, tag int)");
+    PGconn *beside = PQconnectdb(direct);
+    PGresult *res = PQexec(beside, "SELECT count(nextval(pg_get_serial_sequence('bin_parent', "
+                                   "'id'))) FROM generate_series(1, 1000)");
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+        fprintf(stderr, "binclient: the ids beside: %s", PQerrorMessage(beside));
+        exit(1);
+    }
+    PQclear(res);
+    PQfinish(beside);
+    for (int i = 1; i <= 5; i++) {
+        char tag[4] = {0, 0, 0, (char)i};
+        const Oid int4[1] = {23};
+        const char *values[1] = {tag};
+        const int four[1] = {4}, binary[2] = {1, 1};
+        res = PQexecParams(conn, "INSERT INTO bin_parent (tag) VALUES ($1) RETURNING id", 1, int4,
+                           values, four, binary, 1);
+        check(res, "INSERT bin_parent");
+        if (PQgetlength(res, 0, 0) != 8) {
+            fprintf(stderr, "binclient: the id is not an int8 in binary\n");
+            exit(1);
+        }
+        char id[8];
+        memcpy(id, PQgetvalue(res, 0, 0), 8);
+        PQclear(res);
+        const Oid child_types[2] = {INT8_OID, 23};
+        const char *child[2] = {id, tag};
+        const int lengths[2] = {8, 4};
+        check(PQexecParams(conn, "INSERT INTO bin_child VALUES ($1, $2)", 2, child_types, child,
+                           lengths, binary, 0),
+              "INSERT bin_child");
+    }
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: binclient CONNINFO\n");
+    if (argc != 3) {
+        fprintf(stderr, "usage: binclient CONNINFO DIRECT\n");
         return 2;
     }
     conn = PQconnectdb(argv[1]);
@@ -100,6 +141,7 @@ int main(int argc, char **argv)
     check(PQexecParams(conn, "INSERT INTO bin_moods VALUES ($1, $2)", 2, mood_types, mood_values,
                        NULL, NULL, 0),
           "INSERT bin_moods");
+    inserted_ids(argv[2]);
     PQfinish(conn);
     return 0;
 }

@@ -3,6 +3,8 @@
  * of any size replays in bounded memory and no lock is taken on the hot path. */
 #include "workload/replay/replay_int.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +58,7 @@ struct qitem {
     int returned_id;      /* it is an id a sequence gave (capture.h) */
     char *mapped;         /* the text with the replay's values for the capture's (returned.h) */
     struct pg_param_forms *forms; /* it.forms, with its arrays in the same allocation */
+    char *binary_mapped;          /* room for its binary integers' mapped values: 8 bytes each */
     enum capture_outcome outcome; /* the original's */
     char sqlstate[6];
     uint64_t seq;       /* the statement's number in the capture (order.h) */
@@ -431,6 +434,7 @@ static void qitem_free(struct qitem *q)
     if (q) {
         free(q->mapped);
         free(q->forms);
+        free(q->binary_mapped);
     }
     free(q);
 }
@@ -632,6 +636,42 @@ static int source_done(void *arg, int client, const struct engine_feed_item *it,
 }
 
 /* The replay's values for the capture's, in the statement about to be sent. */
+/* A binary parameter its Parse typed int2, int4 or int8 (as drivers that send integers in
+ * binary name them), mapped as its value in text: the replay's value in the same width, in
+ * q's room for it; 0 when not mapped (another type, not a captured value, out of range). */
+static int map_binary_integer(struct worker_source *ws, struct qitem *q, const char **params, int i)
+{
+    const struct pg_param_forms *f = q->forms;
+    if (!params[i] || !f->types || !f->lengths)
+        return 0;
+    int width = f->types[i] == 20 ? 8 : f->types[i] == 23 ? 4 : f->types[i] == 21 ? 2 : 0;
+    if (!width || f->lengths[i] != width)
+        return 0;
+    uint64_t u = 0;
+    for (int k = 0; k < width; k++)
+        u = u << 8 | (unsigned char)params[i][k];
+    int64_t v = width == 8 ? (int64_t)u : width == 4 ? (int32_t)(uint32_t)u : (int16_t)(uint16_t)u;
+    char text[24];
+    snprintf(text, sizeof text, "%lld", (long long)v);
+    const char *now = replay_returned_map_value(&ws->s->returned, text);
+    if (!now)
+        return 0;
+    char *end;
+    errno = 0;
+    long long x = strtoll(now, &end, 10);
+    int64_t lo = width == 8 ? INT64_MIN : width == 4 ? INT32_MIN : INT16_MIN;
+    int64_t hi = width == 8 ? INT64_MAX : width == 4 ? INT32_MAX : INT16_MAX;
+    if (*end || end == now || errno || x < lo || x > hi)
+        return 0;
+    if (!q->binary_mapped)
+        q->binary_mapped = xcalloc((size_t)q->it.n_params, 8);
+    char *out = q->binary_mapped + 8 * (size_t)i;
+    for (int k = width - 1; k >= 0; k--, x = (long long)((unsigned long long)x >> 8))
+        out[k] = (char)(x & 0xff);
+    params[i] = out;
+    return 1;
+}
+
 static void source_before_send(void *arg, int client, struct engine_feed_item *it)
 {
     struct worker_source *ws = arg;
@@ -648,8 +688,10 @@ static void source_before_send(void *arg, int client, struct engine_feed_item *i
     }
     const char **params = (const char **)it->params;
     for (int i = 0; i < it->n_params; i++) {
-        if (it->forms && it->forms->formats && it->forms->formats[i])
-            continue; /* a binary value: not the text the capture's server returned */
+        if (it->forms && it->forms->formats && it->forms->formats[i]) {
+            mapped |= map_binary_integer(ws, q, params, i);
+            continue;
+        }
         const char *now = replay_returned_map_value(&ws->s->returned, params[i]);
         if (now)
             params[i] = now, mapped = 1;
