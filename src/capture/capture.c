@@ -34,7 +34,8 @@
  *                             rows), 'v' s (the value it returned); an unknown tag is corrupt
  * and in version 3 (written only when a statement has one):
  *   'R''s tag 'i' s: the value it returned, an id a sequence gave (replayed in a later
- *                    statement where a value stands, not anywhere a number does)
+ *                    statement where a value stands, not anywhere a number does); of
+ *                    several rows, each row's in order, a '\n' between them
  *             tag 't' u n, n times u: the parameter type OIDs of its Parse
  *             tag 'b' u n_params, n_params bytes: its parameters' formats (1 binary), when
  *                    one is binary

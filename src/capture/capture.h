@@ -33,6 +33,8 @@
  * formats, binary values; result formats): older pgarena then still reads the captures of
  * server logs, and version 2's. */
 #define CAPTURE_VERSION 3
+/* The most rows of an INSERT's RETURNING whose ids a statement keeps. */
+#define CAPTURE_RETURNED_ROWS_MAX 1000
 /* The resolution of a server log's timestamps (csvlog, jsonlog, %m, %n): milliseconds. */
 #define CAPTURE_LOG_RESOLUTION_US 1000
 
@@ -102,7 +104,9 @@ struct capture_statement {
      * as a literal and a replay's server returns another (one row of one column of type oid:
      * lo_create, lo_import, lo_from_bytea...), as text; NULL otherwise. Version 3:
      * returned_id 1 when it is an id a sequence gave (an INSERT's RETURNING, currval...),
-     * which a replay maps only where a value stands in a later statement. */
+     * which a replay maps only where a value stands in a later statement; an INSERT of
+     * several rows' ids are its rows' in order, a '\n' between them (at most
+     * CAPTURE_RETURNED_ROWS_MAX). */
     const char *returned;
     int returned_id;
 };

@@ -569,26 +569,43 @@ static char *binary_integer(const uint8_t *v, uint32_t n, int is_oid)
     return xasprintf("%lld", (long long)x);
 }
 
-/* DataRow (its first bytes): the one row's first value of such a result. A second row: none. */
+static void drop_returned(struct rev *ev)
+{
+    free((char *)ev->st.returned);
+    ev->st.returned = NULL;
+    ev->ret = RET_NONE;
+}
+
+/* DataRow (its first bytes): the row's first value of such a result, an id's after the ones
+ * before it (a '\n' between: an INSERT of several rows' RETURNING), up to
+ * CAPTURE_RETURNED_ROWS_MAX rows. An OID's second row, a value of an earlier result of the
+ * statement, or a NULL: none. */
 static void on_data_row(struct rev *ev, const uint8_t *body, size_t len)
 {
     if (ev->ret == RET_NONE || ev->ret == RET_FUNCTION)
         return;
-    if (++ev->rows > 1 || ev->st.returned) {
-        free((char *)ev->st.returned);
-        ev->st.returned = NULL;
-        ev->ret = RET_NONE;
+    ev->rows++;
+    if ((ev->rows > 1 && ev->ret == RET_OID) || (ev->rows == 1 && ev->st.returned))
+        return drop_returned(ev);
+    if (ev->rows > CAPTURE_RETURNED_ROWS_MAX)
         return;
-    }
     struct pgwire_reader rd;
     pgwire_reader_init(&rd, body, len);
     int cols = pgwire_get_u16(&rd);
     uint32_t n = pgwire_get_u32(&rd);
     const uint8_t *v = n <= 20 ? pgwire_get_bytes(&rd, n) : NULL;
-    if (rd.bad || cols < 1 || !v || n == 0)
-        return;
-    ev->st.returned =
-        ev->ret_binary ? binary_integer(v, n, ev->ret == RET_OID) : xstrndup((const char *)v, n);
+    char *value = rd.bad || cols < 1 || !v || n == 0 ? NULL
+                  : ev->ret_binary                   ? binary_integer(v, n, ev->ret == RET_OID)
+                                                     : xstrndup((const char *)v, n);
+    if (!value)
+        return drop_returned(ev);
+    if (ev->st.returned) {
+        char *both = xasprintf("%s\n%s", ev->st.returned, value);
+        free(value);
+        free((char *)ev->st.returned);
+        value = both;
+    }
+    ev->st.returned = value;
     ev->st.returned_id = ev->ret != RET_OID;
 }
 

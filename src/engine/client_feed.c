@@ -170,7 +170,7 @@ static int statement_done(struct client *c, time_ns now, int sent, int ok, enum 
         .measured = now >= c->w->run->start_ns,
         .copy_empty = f->copy_empty,
         .prepared = f->prepared_now,
-        .returned = f->item.want_returned && f->returned[0] ? f->returned : NULL,
+        .returned = f->item.want_returned && f->returned.len ? f->returned.data : NULL,
     };
     if (feed->done(c->w->feed_ws, c->id, &f->item, &o) && sent &&
         worker_record(c, c->tx_start, now, !ok, why)) {
@@ -272,7 +272,7 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
     f->cancel_sent = 0;
     f->sqlstate[0] = f->message[0] = '\0';
     f->copy_out = f->copy_in = f->copy_given = f->copy_empty = 0;
-    f->returned[0] = '\0';
+    buf_reset(&f->returned);
     c->failure = PGF_NONE;
     c->tx_deadline = cfg->timeout_us > 0 ? now + cfg->timeout_us * NS_PER_US : 0;
     f->cancel_at = it->cancel_us >= 0 ? now + it->cancel_us * NS_PER_US : 0;
@@ -400,6 +400,25 @@ static int feed_copy_in(struct client *c)
     return client_flush(c) < 0 ? -1 : 1;
 }
 
+/* The first value of each row of a result (at most FEED_RETURNED_ROWS_MAX), a '\n' between
+ * them; none when it has no row or one of them no value. */
+static void keep_returned(struct client_feed *f, const struct pg_result *res, enum pg_status st)
+{
+    buf_reset(&f->returned);
+    int rows = st == PG_RES_ROWS && pg_result_cols(res) >= 1 ? pg_result_rows(res) : 0;
+    if (rows > FEED_RETURNED_ROWS_MAX)
+        rows = FEED_RETURNED_ROWS_MAX;
+    for (int i = 0; i < rows; i++) {
+        if (pg_result_isnull(res, i, 0)) {
+            buf_reset(&f->returned);
+            return;
+        }
+        if (i > 0)
+            buf_putc(&f->returned, '\n');
+        buf_puts(&f->returned, pg_result_value(res, i, 0));
+    }
+}
+
 /* Read the statement's results: 1 all in, 0 wait, -1 the connection broke. The first error
  * is kept (SQLSTATE, message, class). A COPY TO STDOUT's rows are read (as they come) and
  * dropped; a COPY FROM STDIN is given the item's data. */
@@ -457,11 +476,8 @@ static int feed_drain(struct client *c)
                 return -1;
             }
         }
-        if (f->item.want_returned) { /* the last result's first value, when one row */
-            int one = st == PG_RES_ROWS && pg_result_rows(res) == 1 && pg_result_cols(res) >= 1 &&
-                      !pg_result_isnull(res, 0, 0);
-            snprintf(f->returned, sizeof f->returned, "%s", one ? pg_result_value(res, 0, 0) : "");
-        }
+        if (f->item.want_returned) /* the last result's */
+            keep_returned(f, res, st);
         if (st != PG_RES_COMMAND && st != PG_RES_ROWS && st != PG_RES_EMPTY &&
             c->failure == PGF_NONE) {
             c->failure = c->cancelled ? PGF_TIMEOUT : pg_classify(c->conn, res);
@@ -543,7 +559,9 @@ static int feed_timer(struct client *c, time_ns now)
 
 static void feed_init(struct client *c)
 {
-    c->kind = xcalloc(1, sizeof(struct client_feed));
+    struct client_feed *f = xcalloc(1, sizeof *f);
+    buf_init(&f->returned);
+    c->kind = f;
 }
 
 static void feed_free(struct client *c)
@@ -551,6 +569,7 @@ static void feed_free(struct client *c)
     struct client_feed *f = feed_of(c);
     forget_prepared(f);
     free(f->prepared);
+    buf_free(&f->returned);
     free(f);
 }
 

@@ -55,7 +55,7 @@ struct client_feed {
     int copy_empty;        /* of the statement's COPY FROM STDIN, those given no rows */
     size_t copy_len;       /* the data the current COPY FROM STDIN sends (0: none) */
     size_t copy_at;        /* of it, what is queued */
-    char returned[64];     /* want_returned: the last result's one value ("" none) */
+    struct buf returned;   /* want_returned: the last result's first values ("" none) */
 };
 
 #endif

@@ -42,6 +42,9 @@ enum engine_feed_unprepare {
     FEED_UNPREPARE_ALL,
 };
 
+/* The most rows whose first values a statement hands back (outcome's returned). */
+#define FEED_RETURNED_ROWS_MAX 1000
+
 struct engine_feed_item {
     enum engine_feed_kind kind;
     int64_t offset_us;
@@ -86,8 +89,9 @@ struct engine_feed_outcome {
     int measured;          /* it ended after --warmup (the run's figures count it) */
     int copy_empty;        /* its COPY FROM STDIN given no rows (see copy_data) */
     int prepared;          /* FEED_NAMED: it was prepared (a Parse sent) before it ran */
-    /* With the item's want_returned: the first value of its last result when that was one
-     * row (not NULL), else NULL; valid during done. */
+    /* With the item's want_returned: the first value of each row of its last result (at most
+     * FEED_RETURNED_ROWS_MAX, a '\n' between them), NULL when a row has none (NULL) or
+     * there is no row; valid during done. */
     const char *returned;
 };
 

@@ -76,6 +76,16 @@ static void inserted_ids(const char *direct)
                            lengths, binary, 0),
               "INSERT bin_child");
     }
+    /* Three rows' ids from one INSERT's RETURNING, in text, each sent again as text. */
+    res = PQexec(conn, "INSERT INTO bin_parent (tag) VALUES (6), (7), (8) RETURNING id, tag");
+    check(res, "INSERT bin_parent rows");
+    for (int row = 0; row < PQntuples(res); row++) {
+        const char *child[2] = {PQgetvalue(res, row, 0), PQgetvalue(res, row, 1)};
+        check(PQexecParams(conn, "INSERT INTO bin_child VALUES ($1, $2)", 2, NULL, child, NULL,
+                           NULL, 0),
+              "INSERT bin_child (text)");
+    }
+    PQclear(res);
 }
 
 int main(int argc, char **argv)

@@ -463,8 +463,8 @@ static void test_startup_and_copy_rows(void **state)
 }
 
 /* An id a sequence gave: an INSERT's RETURNING (first column, an integer type; simple and
- * extended, text and binary), currval; not an UPDATE's RETURNING id, nor a SELECT of an
- * integer column. Kept as ids (version 3). */
+ * extended, text and binary; several rows' ids in order), currval; not an UPDATE's RETURNING
+ * id, nor a SELECT of an integer column, nor an OID of two rows. Kept as ids (version 3). */
 static void test_returned_ids(void **state)
 {
     (void)state;
@@ -486,6 +486,9 @@ static void test_returned_ids(void **state)
         {"SELECT LastVal() AS cur", "cur", "SELECT 1", 20, 1, 0, "1001"},
         {"SELECT nextvalue FROM t", "nextvalue", "SELECT 1", 20, 0, 0, NULL},
         {"UPDATE p SET tag = 3 RETURNING id", "id", "UPDATE 1", 20, 0, 0, NULL},
+        {"INSERT INTO p(tag) VALUES (1), (2) RETURNING id", "id", "INSERT 0 2", 20, 0, 0,
+         "1001\n1001"},
+        {"SELECT lo_creat(-1) FROM generate_series(1, 2)", "lo_creat", "SELECT 2", 26, 0, 0, NULL},
         {"SELECT id FROM p LIMIT 1", "id", "SELECT 1", 20, 0, 0, NULL},
         {"INSERT INTO p(tag) VALUES (4) RETURNING tag", "tag", "INSERT 0 1", 25, 0, 0, NULL},
     };
@@ -509,17 +512,20 @@ static void test_returned_ids(void **state)
         put32(&body, 0xffffffffu);
         put16(&body, (uint16_t)results[i].binary);
         be(a, 'T', t + 1);
-        put16(&body, 1);
-        if (results[i].binary) { /* 1001 as the type's size in network order */
-            int size = results[i].type == 20 ? 8 : results[i].type == 23 ? 4 : 2;
-            put32(&body, (uint32_t)size);
-            for (int b = size - 1; b >= 0; b--)
-                buf_putc(&body, (char)(b < 4 ? (1001u >> (8 * b)) & 0xff : 0));
-        } else {
-            put32(&body, 4);
-            buf_append(&body, "1001", 4);
+        const char *tag = results[i].tag;
+        for (int row = 0; row < tag[strlen(tag) - 1] - '0'; row++) { /* the tag's count */
+            put16(&body, 1);
+            if (results[i].binary) { /* 1001 as the type's size in network order */
+                int size = results[i].type == 20 ? 8 : results[i].type == 23 ? 4 : 2;
+                put32(&body, (uint32_t)size);
+                for (int b = size - 1; b >= 0; b--)
+                    buf_putc(&body, (char)(b < 4 ? (1001u >> (8 * b)) & 0xff : 0));
+            } else {
+                put32(&body, 4);
+                buf_append(&body, "1001", 4);
+            }
+            be(a, 'D', t + 2);
         }
-        be(a, 'D', t + 2);
         putstr(&body, results[i].tag);
         be(a, 'C', t + 3);
         ready(a, t + 4);

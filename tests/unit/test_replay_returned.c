@@ -88,12 +88,29 @@ static void test_many_pairs(void **state)
     replay_returned_free(&m);
 }
 
+/* Several rows' values (a '\n' between them) learnt pair by pair; other counts: none. */
+static void test_learn_rows(void **state)
+{
+    (void)state;
+    struct replay_returned m;
+    replay_returned_init(&m);
+    replay_returned_learn_rows(&m, "1001\n1002\n1003", "1\n2\n3", 1);
+    assert_string_equal(replay_returned_map_value(&m, "1001"), "1");
+    assert_string_equal(replay_returned_map_value(&m, "1003"), "3");
+    replay_returned_learn_rows(&m, "2001\n2002", "11\n12\n13", 1);
+    assert_null(replay_returned_map_value(&m, "2001"));
+    replay_returned_learn_rows(&m, "3001", "21", 1);
+    assert_string_equal(replay_returned_map_value(&m, "3001"), "21");
+    replay_returned_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_map_text_whole_numbers),
         cmocka_unit_test(test_map_ids_where_values_stand),
         cmocka_unit_test(test_many_pairs),
+        cmocka_unit_test(test_learn_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

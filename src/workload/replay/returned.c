@@ -81,6 +81,39 @@ void replay_returned_learn(struct replay_returned *m, const char *captured, cons
     pthread_mutex_unlock(&m->mu);
 }
 
+static size_t count_rows(const char *s)
+{
+    size_t n = 1;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+void replay_returned_learn_rows(struct replay_returned *m, const char *captured, const char *now,
+                                int is_id)
+{
+    if (!strchr(captured, '\n') && !strchr(now, '\n')) {
+        replay_returned_learn(m, captured, now, is_id);
+        return;
+    }
+    if (count_rows(captured) != count_rows(now))
+        return; /* other rows: which is which cannot be told */
+    char *c = xstrdup(captured), *n = xstrdup(now);
+    char *c_at = c, *n_at = n;
+    for (;;) {
+        char *c_end = strchr(c_at, '\n'), *n_end = strchr(n_at, '\n');
+        if (c_end)
+            *c_end = '\0', *n_end = '\0';
+        replay_returned_learn(m, c_at, n_at, is_id);
+        if (!c_end)
+            break;
+        c_at = c_end + 1;
+        n_at = n_end + 1;
+    }
+    free(c);
+    free(n);
+}
+
 /* Under mu: the pair for the len bytes at v whose values differ, or NULL. */
 static const struct replay_returned_pair *lookup(const struct replay_returned *m, const char *v,
                                                  size_t len)

@@ -39,6 +39,11 @@ void replay_returned_free(struct replay_returned *m);
 void replay_returned_learn(struct replay_returned *m, const char *captured, const char *now,
                            int is_id);
 
+/* The same for the values of several rows, a '\n' between them (an INSERT of several rows'
+ * RETURNING), pair by pair: learnt only when both hold as many. */
+void replay_returned_learn_rows(struct replay_returned *m, const char *captured, const char *now,
+                                int is_id);
+
 /* text with each whole number in it that is a captured value replaced by the replay's, into
  * out: the replacements made (0: out untouched). A whole number: digits with no letter, digit,
  * '_', '.' or '$' on either side (in a string literal too: '35017'::oid). An id is replaced

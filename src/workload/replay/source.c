@@ -629,7 +629,7 @@ static int source_done(void *arg, int client, const struct engine_feed_item *it,
     }
     const struct qitem *q = it->token;
     if (q->returned && o->returned) /* learnt before the statements it lets go on are sent */
-        replay_returned_learn(&ws->s->returned, q->returned, o->returned, q->returned_id);
+        replay_returned_learn_rows(&ws->s->returned, q->returned, o->returned, q->returned_id);
     int counted = record_done(arg, client, it, o);
     hand_over(arg, 0);
     return counted;
