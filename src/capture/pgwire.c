@@ -96,6 +96,46 @@ int pgwire_framer_mid(const struct pgwire_framer *f)
     return f->hdr_have > 0;
 }
 
+/* A whole header's body length and how much of the body f keeps (its keeping): -1 when
+ * the stream does not read there. */
+static int header_keeping(const struct pgwire_framer *f, const uint8_t hdr[5], uint32_t *body_len)
+{
+    uint32_t n = be32(hdr + 1);
+    if (n < 4)
+        return -1;
+    *body_len = n - 4;
+    uint8_t t = hdr[0];
+    int keeping = (f->keep[t >> 3] >> (t & 7)) & 1;
+    if (!keeping && ((f->prefix[t >> 3] >> (t & 7)) & 1))
+        keeping = 2;
+    return keeping == 1 && *body_len > f->max_body ? -1 : keeping;
+}
+
+int pgwire_framer_check(const struct pgwire_framer *f, const uint8_t *data, size_t len)
+{
+    uint8_t hdr[5];
+    int have = f->hdr_have;
+    memcpy(hdr, f->hdr, (size_t)have);
+    uint32_t body_len = f->body_len;
+    size_t body_left = have == 5 ? f->body_len - f->body_have : 0, pos = 0;
+    for (;;) {
+        if (have == 5) {
+            if (len - pos <= body_left)
+                return 0;
+            pos += body_left;
+            have = 0;
+        }
+        while (have < 5) {
+            if (pos == len)
+                return 0;
+            hdr[have++] = data[pos++];
+        }
+        if (header_keeping(f, hdr, &body_len) < 0)
+            return -1;
+        body_left = body_len;
+    }
+}
+
 int pgwire_framer_feed(struct pgwire_framer *f, const uint8_t *data, size_t len, size_t *used,
                        char *type, const uint8_t **body, size_t *body_len)
 {
@@ -108,21 +148,12 @@ int pgwire_framer_feed(struct pgwire_framer *f, const uint8_t *data, size_t len,
         }
         f->hdr[f->hdr_have++] = data[pos++];
         if (f->hdr_have == 5) {
-            uint32_t n = be32(f->hdr + 1);
-            if (n < 4) {
+            f->keeping = header_keeping(f, f->hdr, &f->body_len);
+            if (f->keeping < 0) {
                 *used = pos;
                 return -1;
             }
-            f->body_len = n - 4;
             f->body_have = 0;
-            uint8_t t = f->hdr[0];
-            f->keeping = (f->keep[t >> 3] >> (t & 7)) & 1;
-            if (!f->keeping && ((f->prefix[t >> 3] >> (t & 7)) & 1))
-                f->keeping = 2;
-            if (f->keeping == 1 && f->body_len > f->max_body) {
-                *used = pos;
-                return -1;
-            }
             buf_reset(&f->body);
         }
     }

@@ -82,6 +82,9 @@ int pgwire_framer_mid(const struct pgwire_framer *f);
  * first, -1 when the stream does not read (a length under 4, a kept body over max_body). */
 int pgwire_framer_feed(struct pgwire_framer *f, const uint8_t *data, size_t len, size_t *used,
                        char *type, const uint8_t **body, size_t *body_len);
+/* Whether feeding f data (len bytes) would read: 0, or -1 where feed would fail (f is left as
+ * it was: a relay sends bytes on before it feeds them to be recorded). */
+int pgwire_framer_check(const struct pgwire_framer *f, const uint8_t *data, size_t len);
 
 /* A body read field by field; a read past the end sets bad and gives zeros and "". */
 struct pgwire_reader {

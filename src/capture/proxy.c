@@ -62,6 +62,11 @@ struct proxy {
     size_t n_conns;
     int64_t accept_paused_until; /* out of descriptors: the listener waits until then */
     int accept_paused_once;
+    /* The bytes last read from one side, relayed before they are recorded (the round trip
+     * waits for the relay, not for the recorder), and when they were read. */
+    uint8_t in[PROXY_READ];
+    size_t in_len;
+    int64_t in_t;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -223,13 +228,11 @@ static void forward_cancel(struct proxy *p, const uint8_t *packet, size_t len,
     close(fd);
 }
 
-/* Relay bytes from one side: record its whole messages and queue the bytes for the other. */
-static int relay_pass(struct proxy *p, struct pconn *c, int from_client, const uint8_t *data,
-                      size_t len)
+/* Record the whole messages in bytes from one side, read at t: -1 when they do not read. */
+static int record_side(struct proxy *p, struct pconn *c, int from_client, const uint8_t *data,
+                       size_t len, int64_t t)
 {
-    int64_t t = now_us();
     struct pgwire_framer *f = from_client ? &c->fe : &c->be;
-    buf_append(from_client ? &c->to_server : &c->to_client, (const char *)data, len);
     size_t pos = 0;
     while (pos < len) {
         size_t used;
@@ -249,6 +252,14 @@ static int relay_pass(struct proxy *p, struct pconn *c, int from_client, const u
             recorder_backend(p->rec, c->rs, type, body, blen, t);
     }
     return 0;
+}
+
+/* Relay bytes from one side: queue the bytes for the other and record its whole messages. */
+static int relay_pass(struct proxy *p, struct pconn *c, int from_client, const uint8_t *data,
+                      size_t len)
+{
+    buf_append(from_client ? &c->to_server : &c->to_client, (const char *)data, len);
+    return record_side(p, c, from_client, data, len, now_us());
 }
 
 /* An ErrorResponse body: the server refused SCRAM's channel binding negotiation (a client on
@@ -454,13 +465,16 @@ static int flush(struct ptls_sock *s, struct buf *b, size_t *off)
     return 0;
 }
 
-/* Read from one side; -1 at its end or an error, -2 when its stream does not read. */
+/* Read from one side and queue its bytes for the other; those of a relayed stream are left
+ * in p->in to be recorded once sent (record_in). -1 at its end or an error, -2 when its
+ * stream does not read. */
 static int read_side(struct proxy *p, struct pconn *c, int from_client)
 {
-    uint8_t data[PROXY_READ];
+    uint8_t *data = p->in;
+    p->in_len = 0;
     if (from_client && c->tls_after_flush)
         return -1; /* bytes before TLS could start */
-    ssize_t n = ptls_read(from_client ? &c->cs : &c->ss, data, sizeof data);
+    ssize_t n = ptls_read(from_client ? &c->cs : &c->ss, data, sizeof p->in);
     if (n <= 0)
         return (int)n;
     if (from_client && c->state == PS_STARTUP) {
@@ -468,9 +482,24 @@ static int read_side(struct proxy *p, struct pconn *c, int from_client)
         on_startup(p, c);
         return 0;
     }
-    if (relay_in(p, c, from_client, data, (size_t)n) < 0)
-        return -2; /* a stream that does not read: the session ends */
+    if (!from_client && !c->auth_done)
+        return relay_auth(p, c, data, (size_t)n) < 0 ? -2 : 0;
+    /* A stream that does not read ends the session unsent: its messages before the fault
+     * are recorded, as they would have been. */
+    if (pgwire_framer_check(from_client ? &c->fe : &c->be, data, (size_t)n) < 0)
+        return relay_pass(p, c, from_client, data, (size_t)n) < 0 ? -2 : 0;
+    buf_append(from_client ? &c->to_server : &c->to_client, (const char *)data, (size_t)n);
+    p->in_len = (size_t)n;
+    p->in_t = now_us();
     return 0;
+}
+
+/* Record the bytes read_side left in p->in (checked: they read). */
+static void record_in(struct proxy *p, struct pconn *c, int from_client)
+{
+    if (p->in_len > 0)
+        record_side(p, c, from_client, p->in, p->in_len, p->in_t);
+    p->in_len = 0;
 }
 
 /* The server's socket of a connection being made is ready: connected, or the next address. */
@@ -538,32 +567,44 @@ static void server_gone(struct pconn *c)
     ptls_close(&c->ss);
 }
 
-/* One connection's events: 0 to keep it, -1 to close it. */
+/* One connection's events: 0 to keep it, -1 to close it. What one side sends is written to
+ * the other at once, and recorded after; a side found gone meanwhile is dealt with where it
+ * was before, after both sides were read. */
 static int conn_step(struct proxy *p, struct pconn *c, short crev, short srev)
 {
-    int rc = 0;
-    if (c->state != PS_CLOSING && (crev & (c->cs.rd_ev | POLLHUP | POLLERR)) &&
-        (rc = read_side(p, c, 1)) < 0) {
-        if (c->rs && (rc == -2 || pgwire_framer_mid(&c->fe))) {
-            /* A message that does not read, or cut short: the server is not sent the rest. */
-            recorder_session_failed(c->rs);
+    int rc = 0, server_failed = 0, client_failed = 0;
+    if (c->state != PS_CLOSING && (crev & (c->cs.rd_ev | POLLHUP | POLLERR))) {
+        if ((rc = read_side(p, c, 1)) < 0) {
+            if (c->rs && (rc == -2 || pgwire_framer_mid(&c->fe))) {
+                /* A message that does not read, or cut short: the server is not sent the
+                 * rest. */
+                recorder_session_failed(c->rs);
+                return -1;
+            }
+            /* The client is gone: what it sent still goes to the server (its Terminate). */
+            if (c->state == PS_RELAY)
+                flush(&c->ss, &c->to_server, &c->ts_off);
             return -1;
         }
-        /* The client is gone: what it sent still goes to the server (its Terminate). */
         if (c->state == PS_RELAY)
-            flush(&c->ss, &c->to_server, &c->ts_off);
-        return -1;
+            server_failed = flush(&c->ss, &c->to_server, &c->ts_off) < 0;
+        record_in(p, c, 1);
     }
     if (c->state == PS_CONNECTING && srev)
         connected(p, c);
     else if (c->state == PS_SSL_ASK && srev)
         ssl_answer(p, c);
-    if (c->state == PS_RELAY && (srev & (c->ss.rd_ev | POLLHUP | POLLERR)) &&
-        read_side(p, c, 0) < 0)
+    if (c->state == PS_RELAY && (srev & (c->ss.rd_ev | POLLHUP | POLLERR))) {
+        if (read_side(p, c, 0) < 0) {
+            server_gone(c);
+        } else {
+            client_failed = flush(&c->cs, &c->to_client, &c->tc_off) < 0;
+            record_in(p, c, 0);
+        }
+    }
+    if (c->state == PS_RELAY && (server_failed || flush(&c->ss, &c->to_server, &c->ts_off) < 0))
         server_gone(c);
-    if (c->state == PS_RELAY && flush(&c->ss, &c->to_server, &c->ts_off) < 0)
-        server_gone(c);
-    if (flush(&c->cs, &c->to_client, &c->tc_off) < 0)
+    if (client_failed || flush(&c->cs, &c->to_client, &c->tc_off) < 0)
         return -1;
     if (c->tls_after_flush && c->to_client.len == 0) {
         c->tls_after_flush = 0;

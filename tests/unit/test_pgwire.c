@@ -92,20 +92,28 @@ static void test_startup_requests(void **state)
     buf_free(&b);
 }
 
+/* A Query "SELECT 1", a password message of skipped's bytes, a Sync: appended to stream. */
+static void three_messages(struct buf *stream, const char *skipped)
+{
+    struct buf body;
+    buf_init(&body);
+    putstr(&body, "SELECT 1");
+    msg(stream, 'Q', &body);
+    buf_reset(&body);
+    buf_append(&body, skipped, strlen(skipped));
+    msg(stream, 'p', &body);
+    buf_reset(&body);
+    msg(stream, 'S', &body);
+    buf_free(&body);
+}
+
 /* Three messages fed one byte at a time and all at once: the same types and kept bodies. */
 static void test_framer(void **state)
 {
     (void)state;
-    struct buf stream, body;
+    struct buf stream;
     buf_init(&stream);
-    buf_init(&body);
-    putstr(&body, "SELECT 1");
-    msg(&stream, 'Q', &body);
-    buf_reset(&body);
-    buf_append(&body, "secret-bytes", 12);
-    msg(&stream, 'p', &body); /* not kept: never held */
-    buf_reset(&body);
-    msg(&stream, 'S', &body);
+    three_messages(&stream, "secret-bytes"); /* 'p' is not kept: never held */
     for (size_t step = 1; step <= stream.len; step += stream.len - 1) {
         struct pgwire_framer f;
         pgwire_framer_init(&f, "QS", 1024);
@@ -139,7 +147,6 @@ static void test_framer(void **state)
         pgwire_framer_free(&f);
     }
     buf_free(&stream);
-    buf_free(&body);
 }
 
 static void test_framer_refuses(void **state)
@@ -157,6 +164,44 @@ static void test_framer_refuses(void **state)
     pgwire_framer_init(&f, "Q", 8);
     assert_int_equal(pgwire_framer_feed(&f, too_long, 5, &used, &t, &bd, &bl), -1);
     pgwire_framer_free(&f);
+}
+
+/* Feed a stream in two parts split at every point: check foresees each part's failure (a
+ * length under 4, then a kept body over the most) exactly where feeding it fails. */
+static void test_framer_check(void **state)
+{
+    (void)state;
+    static const uint8_t tails[2][5] = {{'Q', 0, 0, 0, 3}, {'Q', 0, 0, 0, 4 + 17}};
+    for (int bad = 0; bad < 2; bad++) {
+        struct buf stream;
+        buf_init(&stream);
+        three_messages(&stream, "secret-bytes-longer-than-16"); /* not kept: may be longer */
+        buf_append(&stream, (const char *)tails[bad], 5);
+        for (size_t split = 0; split <= stream.len; split++) {
+            struct pgwire_framer f;
+            pgwire_framer_init(&f, "QS", 16);
+            size_t bounds[3] = {0, split, stream.len};
+            int failed = 0;
+            for (int part = 0; part < 2 && !failed; part++) {
+                const uint8_t *d = (const uint8_t *)stream.data + bounds[part];
+                size_t len = bounds[part + 1] - bounds[part], pos = 0, used;
+                int foreseen = pgwire_framer_check(&f, d, len);
+                while (pos < len && !failed) {
+                    char t;
+                    const uint8_t *bd;
+                    size_t bl;
+                    failed = pgwire_framer_feed(&f, d + pos, len - pos, &used, &t, &bd, &bl) < 0;
+                    pos += used;
+                }
+                if (foreseen != (failed ? -1 : 0))
+                    fail_msg("bad tail %d split at %zu, part %d: check %d, feed %s", bad, split,
+                             part, foreseen, failed ? "failed" : "read");
+            }
+            assert_int_equal(failed, 1); /* the tail's header, wherever the split */
+            pgwire_framer_free(&f);
+        }
+        buf_free(&stream);
+    }
 }
 
 static void test_bind(void **state)
@@ -279,8 +324,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_startup_v3),   cmocka_unit_test(test_startup_requests),
         cmocka_unit_test(test_framer),       cmocka_unit_test(test_framer_refuses),
-        cmocka_unit_test(test_bind),         cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_sasl_without),
+        cmocka_unit_test(test_framer_check), cmocka_unit_test(test_bind),
+        cmocka_unit_test(test_errors),       cmocka_unit_test(test_sasl_without),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
