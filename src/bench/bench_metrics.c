@@ -34,13 +34,12 @@ void bench_metrics_register(struct bench *b, const struct script_set *scripts)
 {
     if (!b->p.metrics)
         return;
-    b->metrics.run = metrics_run_add(b->p.metrics, b->run_id, b->p.label, b->workload_name,
-                                     result_error_names, RESULT_N_ERRORS);
     const char *names[METRICS_MAX_SCRIPTS];
     int n = 0;
     for (; n < scripts->n_scripts && n < METRICS_MAX_SCRIPTS; n++)
         names[n] = scripts->scripts[n].name;
-    metrics_run_scripts(b->metrics.run, names, n);
+    b->metrics.run = metrics_run_add(b->p.metrics, b->run_id, b->p.label, b->workload_name,
+                                     result_error_names, RESULT_N_ERRORS, names, n);
     publish(b);
 }
 

@@ -77,7 +77,8 @@ static void put_escaped(struct buf *b, const char *s)
 }
 
 struct metrics_run *metrics_run_add(struct metrics *m, const char *run_id, const char *label,
-                                    const char *workload, const char *const *kinds, int n_kinds)
+                                    const char *workload, const char *const *kinds, int n_kinds,
+                                    const char *const *scripts, int n_scripts)
 {
     struct metrics_run *r = xcalloc(1, sizeof *r);
     r->m = m;
@@ -98,6 +99,13 @@ struct metrics_run *metrics_run_add(struct metrics *m, const char *run_id, const
     buf_putc(&l, '"');
     r->labels = l.data;
     r->n_kinds = n_kinds < METRICS_MAX_KINDS ? n_kinds : METRICS_MAX_KINDS;
+    /* Before the run is listed: a scrape never sees it without its scripts. */
+    for (int i = 0; i < n_scripts && r->n_scripts < METRICS_MAX_SCRIPTS; i++) {
+        struct buf b;
+        buf_init(&b);
+        put_escaped(&b, scripts[i]);
+        r->scripts[r->n_scripts++] = b.data;
+    }
     pthread_mutex_lock(&m->mu);
     if (m->n_runs == m->cap_runs) {
         m->cap_runs = m->cap_runs ? 2 * m->cap_runs : 4;
@@ -107,18 +115,6 @@ struct metrics_run *metrics_run_add(struct metrics *m, const char *run_id, const
     pthread_mutex_unlock(&m->mu);
     evwake_raise(&m->wake); /* requests waiting for a first run */
     return r;
-}
-
-void metrics_run_scripts(struct metrics_run *r, const char *const *names, int n)
-{
-    pthread_mutex_lock(&r->m->mu);
-    for (int i = 0; i < n && r->n_scripts < METRICS_MAX_SCRIPTS; i++) {
-        struct buf b;
-        buf_init(&b);
-        put_escaped(&b, names[i]);
-        r->scripts[r->n_scripts++] = b.data;
-    }
-    pthread_mutex_unlock(&r->m->mu);
 }
 
 void metrics_run_publish(struct metrics_run *r, const struct metrics_figures *f)

@@ -97,14 +97,13 @@ struct metrics *metrics_open(const char *spec, struct err *e);
 void metrics_close(struct metrics *m);
 
 /* A run's series, labelled run_id, label (NULL or "": none) and workload; kinds: the names of
- * its failure kinds (at most METRICS_MAX_KINDS, kept by the caller for m's life). All its
- * figures 0, phase starting. */
+ * its failure kinds (at most METRICS_MAX_KINDS, kept by the caller for m's life); scripts:
+ * its scripts' names (copied; at most METRICS_MAX_SCRIPTS), for
+ * pgarena_script_transactions_total{script}, there from the first scrape that shows the run.
+ * All its figures 0, phase starting. */
 struct metrics_run *metrics_run_add(struct metrics *m, const char *run_id, const char *label,
-                                    const char *workload, const char *const *kinds, int n_kinds);
-
-/* The run's scripts by name (copied; at most METRICS_MAX_SCRIPTS), for
- * pgarena_script_transactions_total{script}. Before the first publish. */
-void metrics_run_scripts(struct metrics_run *r, const char *const *names, int n);
+                                    const char *workload, const char *const *kinds, int n_kinds,
+                                    const char *const *scripts, int n_scripts);
 
 /* The run's figures as they stand now (copied). */
 void metrics_run_publish(struct metrics_run *r, const struct metrics_figures *f);

@@ -122,10 +122,10 @@ static void test_render(void **state)
     metrics_registry_init(&m);
     assert_int_equal(evwake_open(&m.wake), 0);
     static const char *const kinds[] = {"serialization", "other"};
-    struct metrics_run *r = metrics_run_add(&m, "id-1", "a \"b\"\\\n", "tpcb-like", kinds, 2);
     static const char *const scripts[] = {"builtin: tpcb-like", "my \"x\".sql"};
-    metrics_run_scripts(r, scripts, 2);
-    metrics_run_add(&m, "id-2", NULL, "custom", kinds, 2);
+    struct metrics_run *r =
+        metrics_run_add(&m, "id-1", "a \"b\"\\\n", "tpcb-like", kinds, 2, scripts, 2);
+    metrics_run_add(&m, "id-2", NULL, "custom", kinds, 2, NULL, 0);
     struct metrics_figures f = {.phase = METRICS_MEASURING, .transactions = 42};
     f.failures[1] = 3;
     f.script_tx[1] = 40;
