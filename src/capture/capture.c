@@ -337,7 +337,8 @@ int capture_write_session_start(struct capture_writer *w, const struct capture_s
     put_s(&w->rec, s->user);
     put_s(&w->rec, s->database);
     if (startup) {
-        w->version = 2;
+        if (w->version < 2) /* (a version 3 record may have come before) */
+            w->version = 2;
         put_u(&w->rec, (uint64_t)s->n_startup);
         for (int i = 0; i < s->n_startup; i++) {
             put_s(&w->rec, s->startup_names[i]);
@@ -512,6 +513,8 @@ static char *header_json(const struct capture_header *h, int open)
     json_object_set_new(sk, "unsupported_kinds", kinds);
     json_object_set_new(o, "skipped", sk);
     json_object_set_new(o, "portal_fetches", json_integer((json_int_t)h->portal_fetches));
+    if (h->pipelined)
+        json_object_set_new(o, "pipelined", json_integer((json_int_t)h->pipelined));
     if (h->copy_in.kept) {
         json_t *ci = json_object(), *tables = json_object();
         for (size_t i = 0; i < h->copy_in.n_tables; i++)
@@ -1066,6 +1069,8 @@ static int parse_header_parts(struct capture_header *h, json_t *o, json_t *sk, j
         return -1;
     if (json_object_get(o, "portal_fetches") &&
         header_u64(o, "portal_fetches", &h->portal_fetches) < 0)
+        return -1;
+    if (json_object_get(o, "pipelined") && header_u64(o, "pipelined", &h->pipelined) < 0)
         return -1;
     json_t *kinds = json_object_get(sk, "unsupported_kinds");
     if (kinds && !json_is_object(kinds))

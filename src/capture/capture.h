@@ -192,6 +192,10 @@ struct capture_header {
      * first execute, which a replay runs whole; 0 in older captures (they counted them as
      * unsupported "fetch") */
     uint64_t portal_fetches;
+    /* Recorded: statements the client sent before its previous one's result (a pipeline),
+     * which a replay sends each after the one before; 0 in a log's capture (the log cannot
+     * tell) and in older ones */
+    uint64_t pipelined;
     /* Read from a capture its recorder never closed (replay record killed): the counts
      * above are its whole records' (what the recorder did not keep apart, skipped and
      * unsupported, is not known); each session still open ends at the last event. */

@@ -182,6 +182,13 @@ struct rec_session *recorder_session_start(struct recorder *r, const struct pgwi
 
 /* ---- the client's side ---- */
 
+/* Whether the server has yet to answer something the client sent: a statement sent now is
+ * pipelined (sent before the previous one's result). */
+static int pending(const struct rec_session *s)
+{
+    return s->q_len > s->q_head;
+}
+
 static void push(struct rec_session *s, enum pend_kind kind, struct rev *ev)
 {
     if (s->q_head > 0 && s->q_head == s->q_len) {
@@ -250,6 +257,7 @@ static void on_query(struct recorder *r, struct rec_session *s, const uint8_t *b
     ev->st.protocol = CAPTURE_SIMPLE;
     ev->st.name = xstrdup("");
     ev->st.text = cut;
+    r->st.pipelined += pending(s);
     push(s, PEND_QUERY, ev);
 }
 
@@ -406,6 +414,7 @@ static void on_execute(struct recorder *r, struct rec_session *s, const uint8_t 
         return;
     }
     r->st.secrets_cut += st->secret > 0;
+    r->st.pipelined += pending(s);
     struct rev *ev = rev_new(r, s, CAPTURE_EV_STATEMENT, start);
     ev->st.protocol = *st->name ? CAPTURE_EXTENDED_NAMED : CAPTURE_EXTENDED_UNNAMED;
     ev->st.name = xstrdup(st->name);
@@ -952,6 +961,7 @@ int recorder_close(struct recorder *r, const struct capture_header *h, struct re
     memcpy(hd.unsupported, r->st.unsupported, sizeof hd.unsupported);
     hd.copy_in = stats->copy_in;
     hd.portal_fetches = r->st.portal_fetches;
+    hd.pipelined = r->st.pipelined;
     int rc = capture_writer_close(r->w, &hd, e);
     r->w = NULL;
     return rc;

@@ -15,12 +15,12 @@
  * statement is a Query (simple: from it to its ReadyForQuery) or an Execute (extended: from
  * its first Parse or Bind to its CommandComplete, EmptyQueryResponse, PortalSuspended or
  * ErrorResponse), with the text of the statement it runs (named or unnamed), its parameters
- * as bound (text or binary, with their formats and its Parse's types), its outcome (ok, or the ErrorResponse's SQLSTATE) and its duration. A
- * statement still running when its session ends is left out; a session that never logged
- * in (no ReadyForQuery) is no session. Passwords: the PasswordMessage and SASL messages are
- * never read; a statement setting one has it cut out (capture/sqltext.h), one holding one
- * that cannot be cut out is left out (skipped_secret). (Captures of version 2 left out
- * binary-format parameters as unsupported binary_parameters.)
+ * as bound (text or binary, with their formats and its Parse's types), its outcome (ok, or the
+ * ErrorResponse's SQLSTATE) and its duration. A statement still running when its session ends is
+ * left out; a session that never logged in (no ReadyForQuery) is no session. Passwords: the
+ * PasswordMessage and SASL messages are never read; a statement setting one has it cut out
+ * (capture/sqltext.h), one holding one that cannot be cut out is left out (skipped_secret).
+ * (Captures of version 2 left out binary-format parameters as unsupported binary_parameters.)
  *
  * The events are written as they settle (recorder_flush: once nothing can start before
  * them any more), in the order of their start, sessions numbered in the order they
@@ -51,6 +51,7 @@ struct record_stats {
      * it is kept. */
     uint64_t sessions_failed;
     uint64_t skipped_secret, skipped_unsupported, secrets_cut, portal_fetches;
+    uint64_t pipelined; /* statements sent before the session's previous one was answered */
     struct capture_unsupported_kind unsupported[CAPTURE_UNSUP__COUNT];
     struct capture_copy_in copy_in;
 };

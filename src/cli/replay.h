@@ -38,9 +38,10 @@ void cli_replay_format_time(int64_t us, char *out, size_t size);
 /* prepare's summary, on stdout. */
 void cli_replay_print_prepared(const char *output, const struct prepare_stats *s);
 /* What a capture left out as unsupported, by kind with an example, the COPY FROM STDIN it
- * kept, by table, and the portal fetches it folded: a line each, after label (padded by the
- * caller), none when there are none. */
+ * kept, by table, the portal fetches it folded and the statements sent in pipelines: a line
+ * each, after label (padded by the caller), none when there are none. */
 void cli_replay_print_kept(const char *label, const struct capture_unsupported_kind *kinds,
-                           const struct capture_copy_in *copy_in, uint64_t portal_fetches);
+                           const struct capture_copy_in *copy_in, uint64_t portal_fetches,
+                           uint64_t pipelined);
 
 #endif

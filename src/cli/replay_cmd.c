@@ -168,7 +168,8 @@ void cli_replay_format_time(int64_t us, char *out, size_t size)
 }
 
 void cli_replay_print_kept(const char *label, const struct capture_unsupported_kind *kinds,
-                           const struct capture_copy_in *copy_in, uint64_t portal_fetches)
+                           const struct capture_copy_in *copy_in, uint64_t portal_fetches,
+                           uint64_t pipelined)
 {
     for (int k = 0; k < CAPTURE_UNSUP__COUNT; k++)
         if (kinds[k].count)
@@ -178,6 +179,10 @@ void cli_replay_print_kept(const char *label, const struct capture_unsupported_k
         printf("%sportal fetches folded into their portal's first execute: %llu (the log has no "
                "row count: a replay runs each portal whole there)\n",
                label, (unsigned long long)portal_fetches);
+    if (pipelined)
+        printf("%spipelined: %llu statements sent before their session's previous one was "
+               "answered (a replay sends each after the one before: a round trip more each)\n",
+               label, (unsigned long long)pipelined);
     uint64_t n = copy_in->other;
     for (size_t i = 0; i < copy_in->n_tables; i++)
         n += copy_in->tables[i].count;
@@ -219,7 +224,7 @@ void cli_replay_print_prepared(const char *output, const struct prepare_stats *s
         printf("\n  kept with the password cut out: %llu (the replay sets one of its own)",
                (unsigned long long)s->secrets_cut);
     printf("\n");
-    cli_replay_print_kept("  ", s->unsupported, &s->copy_in, s->portal_fetches);
+    cli_replay_print_kept("  ", s->unsupported, &s->copy_in, s->portal_fetches, 0);
 }
 
 int cli_replay_prepare(int argc, char **argv, struct err *e)

@@ -135,7 +135,8 @@ static void print_header(const char *path, const struct capture_header *h)
     printf("skipped     %llu COPY FROM STDIN, %llu carrying a password, %llu unsupported\n",
            (unsigned long long)h->skipped_copy, (unsigned long long)h->skipped_secret,
            (unsigned long long)h->skipped_unsupported);
-    cli_replay_print_kept("            ", h->unsupported, &h->copy_in, h->portal_fetches);
+    cli_replay_print_kept("            ", h->unsupported, &h->copy_in, h->portal_fetches,
+                          h->pipelined);
     if (h->cut)
         printf("cut         its recorder did not close it (killed): read up to its last whole "
                "event, the sessions still open end there, its skipped counts are not known\n");

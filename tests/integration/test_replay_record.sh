@@ -256,9 +256,17 @@ SQL
         "$PGBENCH15" -n -M $m -c 3 -t 10 -f "$T/app.sql" "$pconn" >"$T/pgbench.out" 2>&1 ||
             { cat "$T/pgbench.out" >&2; fail "pgbench -M $m through the proxy"; }
     done
+    # A pipeline: its second and third statements are sent before the first's answer.
+    printf '\\startpipeline\nSELECT 1;\nSELECT 2;\nSELECT 3;\n\\endpipeline\n' >"$T/pipe.sql"
+    "$PGBENCH15" -n -M extended -c 1 -t 5 -f "$T/pipe.sql" "$pconn" >"$T/pgbench.out" 2>&1 ||
+        { cat "$T/pgbench.out" >&2; fail "pgbench's pipeline through the proxy"; }
     kill -INT "$PID"
     pga_wait
     assert_rc 0
+    assert_out "pipelined: 10 statements"
+    pga replay show "$T/rec.cap"
+    assert_rc 0
+    assert_out "pipelined: 10 statements"
     pga replay show --events "$T/rec.cap"
     assert_rc 0
     python3 - "$T/out" <<'PY' || fail "the capture does not hold the ids"

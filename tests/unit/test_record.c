@@ -213,6 +213,8 @@ static void test_session(void **state)
     assert_int_equal(st.incomplete, 1);
     assert_int_equal(st.secrets_cut, 1);
     assert_int_equal(st.skipped_unsupported, 0);
+    /* Sent before the previous one's answer: S1's binary execute, SELECT 2, SELECT 3. */
+    assert_int_equal(st.pipelined, 3);
     assert_int_equal(st.cancels, 1);
 
     struct capture_reader *r = capture_reader_open(path, &e);
@@ -530,6 +532,10 @@ static void test_returned_ids(void **state)
         be(a, 'C', t + 3);
         ready(a, t + 4);
     }
+    /* A session started after them (a version 2 record) leaves the capture's version at 3. */
+    struct rec_session *b = start("app", "shop", 590);
+    ready(b, 595);
+    recorder_session_end(rec, b, 598);
     recorder_session_end(rec, a, 600);
     rec_close();
 
