@@ -110,11 +110,14 @@ need_node() {
     npm install --silent --prefix "$node_cache" pg postgres >/dev/null || die "npm install pg postgres failed"
 }
 
-# pg_stat_statements' calls per top-level statement of database DB: "queryid calls query".
+# pg_stat_statements' calls per top-level statement of database DB: "queryid calls query"
+# (13's counts only top-level ones: no column toplevel).
 pgss_save() { # DB FILE
     if [ "$has_pgss" = 1 ]; then
+        local top
+        top=$(psql postgres -c "SELECT CASE WHEN current_setting('server_version_num')::int >= 140000 THEN 'toplevel AND' END")
         psql postgres -F $'\t' -c "SELECT queryid, calls, regexp_replace(query, '\s+', ' ', 'g')
-            FROM pg_stat_statements WHERE toplevel AND dbid = (SELECT oid FROM pg_database WHERE datname = '$1')
+            FROM pg_stat_statements WHERE $top dbid = (SELECT oid FROM pg_database WHERE datname = '$1')
             ORDER BY 2 DESC" >"$2"
     else
         : >"$2"
