@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by bench/vs-pgreplay-apps and bench/proxy-apps (sourced, not run): a scratch server
 # of each PostgreSQL major with pg_stat_statements preloaded, the applications' data and
 # clients, and pg_stat_statements' calls per statement class.
