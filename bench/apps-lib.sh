@@ -15,6 +15,7 @@ port=5432 # each server listens only on the unix socket in its own directory
 work=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")
 chmod 755 "$work"
 servers=() # "DIR BINDIR" of every server started, stopped at exit
+bg_pids=()  # the caller's background processes, ended at exit
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 stop_server() { # DIR BINDIR
     [ -f "$1/data/postmaster.pid" ] && as_pg "$2/pg_ctl" -D "$1/data" -m immediate -w stop >/dev/null 2>&1
@@ -22,6 +23,7 @@ stop_server() { # DIR BINDIR
 }
 cleanup() {
     local s
+    for s in "${bg_pids[@]}"; do kill "$s" 2>/dev/null; done
     for s in "${servers[@]}"; do stop_server $s; done
     if [ -n "${KEEP:-}" ]; then echo "$name: work directory kept: $work" >&2; else rm -rf "$work"; fi
 }
