@@ -6,18 +6,19 @@
 // The two rows are updated in id order (the debit or the credit first), so that the
 // application itself never deadlocks.
 //
-// Usage: node bench/apps/transfer.js pg|postgres SOCKET_DIR PORT DATABASE [SECONDS [WORKERS]]
+// Usage: node bench/apps/transfer.js pg|postgres SOCKET_DIR|HOST PORT DATABASE [SECONDS [WORKERS]]
 //   pg:       node-postgres (npm `pg`): a Pool; parameters go as unnamed extended-protocol
 //             statements, BEGIN and COMMIT as simple queries
 //   postgres: postgres.js (npm `postgres`): sql.begin(); every statement a named prepared
 //             statement (its default, prepare: true)
-// The packages are found through NODE_PATH (bench/vs-pgreplay-apps installs them in a cache
+// SOCKET_DIR is an absolute path, HOST anything else (TCP: bench/proxy-apps' proxy). The
+// packages are found through NODE_PATH (bench/vs-pgreplay-apps installs them in a cache
 // outside the repository). Prints one line: transfers, failures, seconds.
 'use strict';
 
 const [driver, sockdir, port, database, secondsArg, workersArg] = process.argv.slice(2);
 if (!driver || !sockdir || !port || !database) {
-    console.error('usage: transfer.js pg|postgres SOCKET_DIR PORT DATABASE [SECONDS [WORKERS]]');
+    console.error('usage: transfer.js pg|postgres SOCKET_DIR|HOST PORT DATABASE [SECONDS [WORKERS]]');
     process.exit(2);
 }
 const seconds = Number(secondsArg || 5);
@@ -61,8 +62,11 @@ async function withPg() {
 async function withPostgresJs() {
     const mod = require('postgres');
     const postgres = mod.default || mod;
-    const sql = postgres({ path: `${sockdir}/.s.PGSQL.${port}`, database, username: 'postgres',
-                           max: workers, onnotice: () => {} });
+    // A directory is a unix socket's; anything else a TCP host (bench/proxy-apps' proxy).
+    const where = sockdir.startsWith('/') ? { path: `${sockdir}/.s.PGSQL.${port}` }
+        : { host: sockdir, port: Number(port) };
+    const sql = postgres({ ...where, database, username: 'postgres', max: workers,
+                           onnotice: () => {} });
     const one = async () => {
         const [from, to, amount] = pick();
         await sql.begin(async (tx) => {

@@ -337,7 +337,7 @@ int capture_write_session_start(struct capture_writer *w, const struct capture_s
     put_s(&w->rec, s->user);
     put_s(&w->rec, s->database);
     if (startup) {
-        if (w->version < 2) /* (a version 3 record may have come before) */
+        if (w->version < 2) /* a version 3 record written before stays readable */
             w->version = 2;
         put_u(&w->rec, (uint64_t)s->n_startup);
         for (int i = 0; i < s->n_startup; i++) {

@@ -304,6 +304,7 @@ PY
 # ids taken beside the proxy) through the proxy: the
 # capture keeps each value's bytes, formats and types, and the replay sends them so, its rows
 # equal to the source's byte for byte (the enum's OID and the ids are the target's own there).
+# A psql session after it: the capture stays readable.
 test_replay_record_binary_parameters() {
     local bin=$PGARENA_TEST_TOP/build/tests/binclient
     [ -x "$bin" ] || make -s -C "$PGARENA_TEST_TOP" build/tests/binclient >/dev/null ||
@@ -312,9 +313,17 @@ test_replay_record_binary_parameters() {
     record_start --seconds 300
     "$bin" "$pconn" "${rconn% dbname=*} dbname=rec" >"$T/bin.out" 2>&1 ||
         { cat "$T/bin.out" >&2; fail "binclient through the proxy"; }
+    # A session that starts after the typed statements (its startup parameters a version 2
+    # record) leaves the capture at version 3, which they need to be read.
+    "$PSQL15" -X -q "$pconn" -c "SELECT count(*) FROM bin_t" >"$T/psql.out" 2>&1 ||
+        { cat "$T/psql.out" >&2; fail "psql through the proxy"; }
     kill -INT "$PID"
     pga_wait
     assert_rc 0
+    pga replay show "$T/rec.cap"
+    assert_rc 0
+    assert_out "^capture .*\(pgarena-capture 3\)"
+    assert_out "^sessions +2$"
     pga replay show --events "$T/rec.cap"
     assert_rc 0
     python3 - "$T/out" <<'PY' || fail "the capture does not hold the binary parameters"

@@ -66,6 +66,32 @@ static void test_map_ids_where_values_stand(void **state)
     replay_returned_free(&m);
 }
 
+/* A number that is a date's or a time's field, or part of a longer quoted value, is not the
+ * id or OID it equals (pg_regress's array['2010-02-01', ...] after id 2010 was mapped). */
+static void test_map_not_inside_dates_or_strings(void **state)
+{
+    (void)state;
+    struct replay_returned m;
+    replay_returned_init(&m);
+    struct buf out;
+    buf_init(&out);
+    replay_returned_learn(&m, "2010", "2011", 1);
+    replay_returned_learn(&m, "30", "31", 0);
+    assert_int_equal(
+        replay_returned_map_text(&m,
+                                 "SELECT * FROM t WHERE a = any(array['2010-02-01', "
+                                 "'2020-2010-01']::date[]) OR r = '[2010-02-01,2010/3/4)' OR "
+                                 "n = '2010 rows' OR t = '12:30:05' OR t = 30:05 OR p = 1/30",
+                                 &out),
+        0);
+    assert_int_equal(replay_returned_map_text(
+                         &m, "WHERE id IN ('2010', 2010) AND d = '30' AND x = 30 - 1", &out),
+                     4);
+    assert_string_equal(out.data, "WHERE id IN ('2011', 2011) AND d = '31' AND x = 31 - 1");
+    buf_free(&out);
+    replay_returned_free(&m);
+}
+
 /* Many pairs (an application's inserted rows): each found, none lost as the table grows. */
 static void test_many_pairs(void **state)
 {
@@ -109,6 +135,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_map_text_whole_numbers),
         cmocka_unit_test(test_map_ids_where_values_stand),
+        cmocka_unit_test(test_map_not_inside_dates_or_strings),
         cmocka_unit_test(test_many_pairs),
         cmocka_unit_test(test_learn_rows),
     };

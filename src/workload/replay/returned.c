@@ -152,6 +152,18 @@ static int value_stands(const char *text, const char *p)
     return q > text && strchr("=<>(,[", q[-1]) != NULL;
 }
 
+/* Whether the digits from p to end are a value of their own: not a field of a date or a time
+ * ('2010-02-01', 12:30, 1/2), and, after an opening quote, the whole quoted value ('2010', not
+ * '2010 rows'). */
+static int whole_value(const char *text, const char *p, const char *end)
+{
+    if (strchr("-:/", *end) && *end && isdigit((unsigned char)end[1]))
+        return 0;
+    if (p > text + 1 && strchr("-:/", p[-1]) && isdigit((unsigned char)p[-2]))
+        return 0;
+    return !(p > text && p[-1] == '\'') || *end == '\'';
+}
+
 int replay_returned_map_text(struct replay_returned *m, const char *text, struct buf *out)
 {
     if (atomic_load(&m->count) == 0)
@@ -168,7 +180,7 @@ int replay_returned_map_text(struct replay_returned *m, const char *text, struct
         while (isdigit((unsigned char)*end))
             end++;
         const struct replay_returned_pair *s =
-            word_char(*end) ? NULL : lookup(m, p, (size_t)(end - p));
+            word_char(*end) || !whole_value(text, p, end) ? NULL : lookup(m, p, (size_t)(end - p));
         if (s && (!s->is_id || value_stands(text, p))) {
             if (!made)
                 buf_reset(out);
