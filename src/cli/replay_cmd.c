@@ -176,8 +176,8 @@ void cli_replay_print_kept(const char *label, const struct capture_unsupported_k
             printf("%sunsupported %s: %llu, e.g. %s\n", label, capture_unsupported_names[k],
                    (unsigned long long)kinds[k].count, kinds[k].example);
     if (portal_fetches)
-        printf("%sportal fetches folded into their portal's first execute: %llu (the log has no "
-               "row count: a replay runs each portal whole there)\n",
+        printf("%sportal fetches folded into their portal's first execute: %llu (a replay runs "
+               "each portal whole: libpq sends no Execute with a row limit)\n",
                label, (unsigned long long)portal_fetches);
     if (pipelined)
         printf("%spipelined: %llu statements sent before their session's previous one was "
