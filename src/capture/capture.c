@@ -40,6 +40,7 @@
  *             tag 'b' u n_params, n_params bytes: its parameters' formats (1 binary), when
  *                    one is binary
  *             tag 'r' u n, n bytes: its Bind's result-column formats, when one is binary
+ *             tag 'g': no Sync between it and its session's previous Execute
  */
 enum {
     REC_SESSION = 'S',
@@ -57,6 +58,7 @@ enum {
     MORE_PARAM_TYPES = 't',
     MORE_PARAM_FORMATS = 'b',
     MORE_RESULT_FORMATS = 'r',
+    MORE_SAME_SYNC = 'g',
 };
 
 /* The longest string or parameter list a reader accepts: a corrupt length must not make it
@@ -380,8 +382,8 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
     w->n_statements++;
     int binary_params = any_binary(st->param_formats, st->n_params);
     int binary_results = any_binary(st->result_formats, st->n_result_formats);
-    int more =
-        st->copy_kept || st->returned || st->n_param_types > 0 || binary_params || binary_results;
+    int more = st->copy_kept || st->returned || st->n_param_types > 0 || binary_params ||
+               binary_results || st->same_sync;
     buf_putc(&w->rec, more ? REC_STATEMENT_MORE : REC_STATEMENT);
     put_u(&w->rec, st->session);
     put_u(&w->rec, offset_delta(w, st->offset_us));
@@ -429,7 +431,9 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
             put_formats(&w->rec, MORE_PARAM_FORMATS, st->param_formats, st->n_params);
         if (binary_results)
             put_formats(&w->rec, MORE_RESULT_FORMATS, st->result_formats, st->n_result_formats);
-        if (st->n_param_types > 0 || binary_params || binary_results)
+        if (st->same_sync)
+            buf_putc(&w->rec, MORE_SAME_SYNC);
+        if (st->n_param_types > 0 || binary_params || binary_results || st->same_sync)
             w->version = 3;
         buf_putc(&w->rec, MORE_END);
     }
@@ -515,6 +519,8 @@ static char *header_json(const struct capture_header *h, int open)
     json_object_set_new(o, "portal_fetches", json_integer((json_int_t)h->portal_fetches));
     if (h->pipelined)
         json_object_set_new(o, "pipelined", json_integer((json_int_t)h->pipelined));
+    if (h->same_sync)
+        json_object_set_new(o, "same_sync", json_integer((json_int_t)h->same_sync));
     if (h->copy_in.kept) {
         json_t *ci = json_object(), *tables = json_object();
         for (size_t i = 0; i < h->copy_in.n_tables; i++)
@@ -900,6 +906,8 @@ static int read_more(struct capture_reader *r, struct capture_statement *st, siz
             if (get_s(r, returned_at, e) < 0)
                 return -1;
             st->returned_id = tag == MORE_RETURNED_ID;
+        } else if (tag == MORE_SAME_SYNC && r->h.version >= 3 && !st->same_sync) {
+            st->same_sync = 1;
         } else if ((tag == MORE_PARAM_TYPES || tag == MORE_PARAM_FORMATS ||
                     tag == MORE_RESULT_FORMATS) &&
                    r->h.version >= 3) {
@@ -1071,6 +1079,8 @@ static int parse_header_parts(struct capture_header *h, json_t *o, json_t *sk, j
         header_u64(o, "portal_fetches", &h->portal_fetches) < 0)
         return -1;
     if (json_object_get(o, "pipelined") && header_u64(o, "pipelined", &h->pipelined) < 0)
+        return -1;
+    if (json_object_get(o, "same_sync") && header_u64(o, "same_sync", &h->same_sync) < 0)
         return -1;
     json_t *kinds = json_object_get(sk, "unsupported_kinds");
     if (kinds && !json_is_object(kinds))

@@ -109,6 +109,9 @@ struct capture_statement {
      * CAPTURE_RETURNED_ROWS_MAX). */
     const char *returned;
     int returned_id;
+    /* Version 3 (recorded): no Sync between it and its session's previous Execute (a batch,
+     * a pipeline: one implicit transaction with it, which an error ends for all). */
+    int same_sync;
 };
 
 struct capture_event {
@@ -196,6 +199,10 @@ struct capture_header {
      * which a replay sends each after the one before; 0 in a log's capture (the log cannot
      * tell) and in older ones */
     uint64_t pipelined;
+    /* Recorded: statements in their session's previous one's Sync group (no Sync between
+     * them: one implicit transaction, which an error ends for all), which a replay sends each
+     * with a Sync of its own; 0 in a log's capture and in older ones */
+    uint64_t same_sync;
     /* Read from a capture its recorder never closed (replay record killed): the counts
      * above are its whole records' (what the recorder did not keep apart, skipped and
      * unsupported, is not known); each session still open ends at the last event. */

@@ -84,6 +84,7 @@ struct rec_session {
     struct rstmt *stmts;
     struct rportal *portals;
     int64_t ext_start;   /* the first Parse or Bind of the next Execute, -1 none */
+    int unsynced;        /* an Execute since the last Sync (or Query) */
     struct rev *copy_in; /* the statement whose COPY FROM STDIN takes the CopyData, or NULL */
     uint32_t queued;     /* its events kept and not written yet */
 };
@@ -244,6 +245,7 @@ static void on_query(struct recorder *r, struct rec_session *s, const uint8_t *b
     pgwire_reader_init(&rd, body, len);
     const char *text = pgwire_get_str(&rd);
     s->ext_start = -1;
+    s->unsynced = 0; /* (a Query is a Sync of its own) */
     char *cut;
     int secret = cut_secret(text, &cut);
     if (secret < 0 || rd.bad) {
@@ -267,6 +269,7 @@ static void on_function_call(struct recorder *r, struct rec_session *s, const ui
                              size_t len, int64_t t)
 {
     s->ext_start = -1;
+    s->unsynced = 0; /* (answered with a ReadyForQuery of its own) */
     struct fncall c;
     int known = body ? fncall_parse(body, len, &c) : -1;
     if (known <= 0) {
@@ -395,6 +398,8 @@ static void on_execute(struct recorder *r, struct rec_session *s, const uint8_t 
     const char *portal = pgwire_get_str(&rd);
     int64_t start = s->ext_start >= 0 ? s->ext_start : t;
     s->ext_start = -1;
+    int same_sync = s->unsynced; /* no Sync since the session's previous Execute */
+    s->unsynced = 1;
     struct rportal *p = rd.bad ? NULL : find_portal(s, portal);
     struct rstmt *st = p ? find_stmt(s, p->stmt) : NULL;
     if (!p || !st) {
@@ -415,7 +420,9 @@ static void on_execute(struct recorder *r, struct rec_session *s, const uint8_t 
     }
     r->st.secrets_cut += st->secret > 0;
     r->st.pipelined += pending(s);
+    r->st.same_sync += same_sync;
     struct rev *ev = rev_new(r, s, CAPTURE_EV_STATEMENT, start);
+    ev->st.same_sync = same_sync;
     ev->st.protocol = *st->name ? CAPTURE_EXTENDED_NAMED : CAPTURE_EXTENDED_UNNAMED;
     ev->st.name = xstrdup(st->name);
     ev->st.text = xstrdup(st->text);
@@ -462,6 +469,7 @@ void recorder_frontend(struct recorder *r, struct rec_session *s, char type, con
         break;
     case 'S':
         s->ext_start = -1;
+        s->unsynced = 0;
         push(s, PEND_SYNC, NULL);
         break;
     case 'F': /* FunctionCall: answered by a FunctionCallResponse and a ReadyForQuery */
@@ -962,6 +970,7 @@ int recorder_close(struct recorder *r, const struct capture_header *h, struct re
     hd.copy_in = stats->copy_in;
     hd.portal_fetches = r->st.portal_fetches;
     hd.pipelined = r->st.pipelined;
+    hd.same_sync = r->st.same_sync;
     int rc = capture_writer_close(r->w, &hd, e);
     r->w = NULL;
     return rc;

@@ -52,6 +52,7 @@ struct record_stats {
     uint64_t sessions_failed;
     uint64_t skipped_secret, skipped_unsupported, secrets_cut, portal_fetches;
     uint64_t pipelined; /* statements sent before the session's previous one was answered */
+    uint64_t same_sync; /* statements with no Sync between them and their session's previous */
     struct capture_unsupported_kind unsupported[CAPTURE_UNSUP__COUNT];
     struct capture_copy_in copy_in;
 };

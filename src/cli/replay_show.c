@@ -136,7 +136,7 @@ static void print_header(const char *path, const struct capture_header *h)
            (unsigned long long)h->skipped_copy, (unsigned long long)h->skipped_secret,
            (unsigned long long)h->skipped_unsupported);
     cli_replay_print_kept("            ", h->unsupported, &h->copy_in, h->portal_fetches,
-                          h->pipelined);
+                          h->pipelined, h->same_sync);
     if (h->cut)
         printf("cut         its recorder did not close it (killed): read up to its last whole "
                "event, the sessions still open end there, its skipped counts are not known\n");
@@ -223,6 +223,8 @@ static json_t *event_json(const struct capture_event *ev)
         if (st->returned_id)
             json_object_set_new(o, "returned_id", json_true());
     }
+    if (st->same_sync) /* version 3: in its session's previous statement's Sync group */
+        json_object_set_new(o, "same_sync", json_true());
     return o;
 }
 

@@ -264,9 +264,11 @@ SQL
     pga_wait
     assert_rc 0
     assert_out "pipelined: 10 statements"
+    assert_out "sharing a Sync: 10 statements"
     pga replay show "$T/rec.cap"
     assert_rc 0
     assert_out "pipelined: 10 statements"
+    assert_out "sharing a Sync: 10 statements"
     pga replay show --events "$T/rec.cap"
     assert_rc 0
     python3 - "$T/out" <<'PY' || fail "the capture does not hold the ids"

@@ -213,8 +213,10 @@ static void test_session(void **state)
     assert_int_equal(st.incomplete, 1);
     assert_int_equal(st.secrets_cut, 1);
     assert_int_equal(st.skipped_unsupported, 0);
-    /* Sent before the previous one's answer: S1's binary execute, SELECT 2, SELECT 3. */
+    /* Sent before the previous one's answer: S1's binary execute, SELECT 2, SELECT 3; with no
+     * Sync since the previous Execute: S1's binary execute, SELECT 2. */
     assert_int_equal(st.pipelined, 3);
+    assert_int_equal(st.same_sync, 2);
     assert_int_equal(st.cancels, 1);
 
     struct capture_reader *r = capture_reader_open(path, &e);
@@ -261,6 +263,8 @@ static void test_session(void **state)
                 assert_int_equal(ev.statement.param_formats[0], 1);
             else
                 assert_null(ev.statement.param_formats);
+            /* It followed the text one with no Sync between them. */
+            assert_int_equal(ev.statement.same_sync, binary);
         } else {
             assert_int_equal(ev.statement.n_params, 0);
         }
