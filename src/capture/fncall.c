@@ -33,24 +33,16 @@ static const struct known {
     {3172, "lo_truncate64", 2, {A_INT4, A_INT8}, 0},
 };
 
-static uint64_t be(const uint8_t *p, int n)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* A binary argument of its type as text, or NULL when its length is not the type's. */
 static char *arg_text(enum arg type, const uint8_t *v, uint32_t n)
 {
     switch (type) {
     case A_INT4:
-        return n == 4 ? xasprintf("%d", (int32_t)(uint32_t)be(v, 4)) : NULL;
+        return n == 4 ? xasprintf("%d", (int32_t)(uint32_t)pgwire_be(v, 4)) : NULL;
     case A_OID:
-        return n == 4 ? xasprintf("%u", (unsigned)be(v, 4)) : NULL;
+        return n == 4 ? xasprintf("%u", (unsigned)pgwire_be(v, 4)) : NULL;
     case A_INT8:
-        return n == 8 ? xasprintf("%lld", (long long)(int64_t)be(v, 8)) : NULL;
+        return n == 8 ? xasprintf("%lld", (long long)(int64_t)pgwire_be(v, 8)) : NULL;
     case A_BYTEA: {
         char *s = xmalloc(2 * (size_t)n + 3);
         memcpy(s, "\\x", 2);
@@ -113,7 +105,7 @@ int fncall_oid_result(const uint8_t *body, size_t len, char out[16])
     const uint8_t *v = n == 4 ? pgwire_get_bytes(&rd, 4) : NULL;
     if (rd.bad || !v)
         return -1;
-    snprintf(out, 16, "%u", (unsigned)be(v, 4));
+    snprintf(out, 16, "%u", (unsigned)pgwire_be(v, 4));
     return 0;
 }
 

@@ -112,6 +112,10 @@ struct pgwire_bind {
     int *result_formats;
 };
 
+/* The n bytes (at most 8) at p as an unsigned integer in network order: a binary integer
+ * value's. */
+uint64_t pgwire_be(const uint8_t *p, int n);
+
 /* Parse a Bind body. 0, or -1 when it does not read. */
 int pgwire_parse_bind(const uint8_t *body, size_t len, struct pgwire_bind *b);
 void pgwire_bind_free(struct pgwire_bind *b);

@@ -577,9 +577,7 @@ static char *binary_integer(const uint8_t *v, uint32_t n, int is_oid)
 {
     if (n != 2 && n != 4 && n != 8)
         return NULL;
-    uint64_t u = 0;
-    for (uint32_t i = 0; i < n; i++)
-        u = u << 8 | v[i];
+    uint64_t u = pgwire_be(v, (int)n);
     if (is_oid)
         return n == 4 ? xasprintf("%llu", (unsigned long long)u) : NULL;
     int64_t x = n == 8 ? (int64_t)u : n == 4 ? (int32_t)(uint32_t)u : (int16_t)(uint16_t)u;

@@ -13,6 +13,7 @@
 #include "base/clock.h"
 #include "base/mem.h"
 #include "capture/normalize.h"
+#include "capture/pgwire.h"
 #include "capture/sqltext.h"
 #include "os/os.h"
 #include "workload/replay/generated.h"
@@ -647,9 +648,7 @@ static int map_binary_integer(struct worker_source *ws, struct qitem *q, const c
     int width = f->types[i] == 20 ? 8 : f->types[i] == 23 ? 4 : f->types[i] == 21 ? 2 : 0;
     if (!width || f->lengths[i] != width)
         return 0;
-    uint64_t u = 0;
-    for (int k = 0; k < width; k++)
-        u = u << 8 | (unsigned char)params[i][k];
+    uint64_t u = pgwire_be((const uint8_t *)params[i], width);
     int64_t v = width == 8 ? (int64_t)u : width == 4 ? (int32_t)(uint32_t)u : (int16_t)(uint16_t)u;
     char text[24];
     snprintf(text, sizeof text, "%lld", (long long)v);
