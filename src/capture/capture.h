@@ -200,8 +200,8 @@ struct capture_header {
      * tell) and in older ones */
     uint64_t pipelined;
     /* Recorded: statements in their session's previous one's Sync group (no Sync between
-     * them: one implicit transaction, which an error ends for all), which a replay sends each
-     * with a Sync of its own; 0 in a log's capture and in older ones */
+     * them: one implicit transaction, which an error ends for all), which a replay sends with
+     * one Sync per group; 0 in a log's capture and in older ones */
     uint64_t same_sync;
     /* Read from a capture its recorder never closed (replay record killed): the counts
      * above are its whole records' (what the recorder did not keep apart, skipped and

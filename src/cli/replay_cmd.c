@@ -186,7 +186,7 @@ void cli_replay_print_kept(const char *label, const struct capture_unsupported_k
     if (same_sync)
         printf("%ssharing a Sync: %llu statements with no Sync between them and their session's "
                "previous one (one implicit transaction, which an error ends for all; a replay "
-               "gives each a Sync of its own)\n",
+               "sends each group with one Sync, in pipeline mode)\n",
                label, (unsigned long long)same_sync);
     uint64_t n = copy_in->other;
     for (size_t i = 0; i < copy_in->n_tables; i++)

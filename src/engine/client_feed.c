@@ -170,6 +170,7 @@ static int statement_done(struct client *c, time_ns now, int sent, int ok, enum 
         .measured = now >= c->w->run->start_ns,
         .copy_empty = f->copy_empty,
         .prepared = f->prepared_now,
+        .not_run = f->not_run,
         .returned = f->item.want_returned && f->returned.len ? f->returned.data : NULL,
     };
     if (feed->done(c->w->feed_ws, c->id, &f->item, &o) && sent &&
@@ -214,6 +215,19 @@ static int session_broken(struct client *c, time_ns now)
     return next;
 }
 
+/* In a Sync group, what follows a message: the Sync after the group's last statement, else a
+ * Flush (its results now; the group goes on). 0/-1. */
+static int group_tail(struct client *c, int sync)
+{
+    struct client_feed *f = feed_of(c);
+    if (!f->in_group)
+        return 0;
+    if (!sync)
+        return pg_pipeline_flush_request(c->conn);
+    f->await_sync = 1;
+    return pg_pipeline_sync(c->conn);
+}
+
 static int send_statement(struct client *c)
 {
     const struct engine_feed_item *it = &feed_of(c)->item;
@@ -229,7 +243,7 @@ static int send_statement(struct client *c)
         sent = pg_send_prepared(c->conn, it->name, it->n_params, it->params, it->forms);
         break;
     }
-    return sent < 0 || client_flush(c) < 0 ? -1 : 0;
+    return sent < 0 || group_tail(c, !it->sync_open) < 0 || client_flush(c) < 0 ? -1 : 0;
 }
 
 /* The statement's timer: the earlier of its cancel time and its --timeout. */
@@ -251,7 +265,7 @@ static int send_prepare(struct client *c)
     const uint32_t *types = it->forms && it->n_prepare_types ? it->forms->types : NULL;
     return pg_send_prepare(c->conn, it->name, it->text, types ? it->n_prepare_types : 0, types) <
                        0 ||
-                   client_flush(c) < 0
+                   group_tail(c, 0) < 0 || client_flush(c) < 0
                ? -1
                : 0;
 }
@@ -276,7 +290,15 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
     c->failure = PGF_NONE;
     c->tx_deadline = cfg->timeout_us > 0 ? now + cfg->timeout_us * NS_PER_US : 0;
     f->cancel_at = it->cancel_us >= 0 ? now + it->cancel_us * NS_PER_US : 0;
-    f->prepared_now = f->closing = 0;
+    f->prepared_now = f->closing = f->not_run = 0;
+    if ((it->sync_open || f->in_group) && !f->in_group) { /* a Sync group begins */
+        if (pg_pipeline_enter(c->conn) < 0) {
+            snprintf(f->message, sizeof f->message,
+                     "could not enter pipeline mode for a Sync group");
+            return session_broken(c, now);
+        }
+        f->in_group = 1;
+    }
     const struct feed_prepared *p = it->proto == FEED_NAMED ? find_prepared(f, it->name) : NULL;
     int r, next = FS_PREPARE;
     if (it->proto == FEED_NAMED && !p) {
@@ -286,7 +308,11 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
          * prepared another text under it: so does the replay. */
         f->closing = 1;
         char *quoted = pg_quote_ident(it->name), *sql = xasprintf("DEALLOCATE %s", quoted);
-        r = pg_send_simple(c->conn, sql) < 0 || client_flush(c) < 0 ? -1 : 0;
+        r = (f->in_group ? pg_send_params(c->conn, sql, 0, NULL, NULL)
+                         : pg_send_simple(c->conn, sql)) < 0 ||
+                    group_tail(c, 0) < 0 || client_flush(c) < 0
+                ? -1
+                : 0;
         free(sql);
         free(quoted);
     } else {
@@ -332,7 +358,9 @@ static int step_next(struct client *c, time_ns now)
     time_ns due = feed->speed > 0 ? f->due : now;
     if (it->kind == FEED_STATEMENT && feed->ready && c->conn && !f->session_failed) {
         enum pg_txn tx = pg_txn_status(c->conn);
-        struct engine_feed_due d = {now, tx == PG_TXN_INTRANS || tx == PG_TXN_INERROR,
+        /* (A Sync group is an implicit transaction its server reports only at its end.) */
+        struct engine_feed_due d = {now,
+                                    tx == PG_TXN_INTRANS || tx == PG_TXN_INERROR || f->in_group,
                                     pg_backend_pid(c->conn), 0};
         int was_held = f->held;
         if (!was_held) /* counted before asking: see wake_other_workers */
@@ -356,6 +384,7 @@ static int step_next(struct client *c, time_ns now)
             atomic_fetch_add_explicit(&run->feed_started, 1, memory_order_release);
         client_close(c);
         forget_prepared(f);
+        f->in_group = f->await_sync = 0;
         f->in_session = 1;
         f->session_failed = 0;
         c->conn_opts = it->conn;
@@ -364,6 +393,7 @@ static int step_next(struct client *c, time_ns now)
     case FEED_DISCONNECT:
         f->have_item = 0;
         f->in_session = 0;
+        f->in_group = f->await_sync = 0;
         client_close(c);
         return FS_NEXT;
     default:
@@ -443,9 +473,29 @@ static int feed_drain(struct client *c)
         if (pg_is_busy(c->conn))
             return 0;
         struct pg_result *res = pg_next_result(c->conn);
-        if (!res)
+        if (!res) {
+            if (f->await_sync) /* the group's Sync follows */
+                continue;
             return 1;
+        }
         enum pg_status st = pg_result_status(res);
+        if (st == PG_RES_PIPELINE_SYNC) { /* the Sync group is over */
+            pg_result_free(res);
+            f->await_sync = f->in_group = 0;
+            pg_pipeline_exit(c->conn);
+            return 1;
+        }
+        if (st == PG_RES_PIPELINE_ABORTED) {
+            pg_result_free(res);
+            if (c->failure == PGF_NONE) {
+                f->not_run = 1;
+                c->failure = PGF_OTHER;
+                f->sqlstate[0] = '\0';
+                snprintf(f->message, sizeof f->message,
+                         "not run: an earlier statement of its Sync group failed");
+            }
+            continue;
+        }
         if (st == PG_RES_COPY_OUT) {
             pg_result_free(res);
             f->copy_out = 1;
@@ -497,8 +547,14 @@ static int step_prepare(struct client *c, time_ns now)
         return session_broken(c, now);
     if (r == 0)
         return rest(FS_PREPARE);
-    if (c->failure != PGF_NONE)
+    if (c->failure != PGF_NONE) {
+        if (f->in_group && !f->item.sync_open) { /* its group ends with it: the Sync still */
+            if (group_tail(c, 1) < 0 || client_flush(c) < 0)
+                return session_broken(c, now);
+            return rest(FS_PREPARE);
+        }
         return statement_done(c, now, 1, 0, c->failure);
+    }
     if (f->closing) { /* the name's other text is gone: now its Parse */
         f->closing = 0;
         drop_prepared(f, f->item.name);

@@ -18,6 +18,10 @@
  *             DEALLOCATE of it -> FS_PREPARE (the PREPARE sent).
  * FS_RESULT   waits for the statement's results -> FS_NEXT; its cancel time or --timeout
  *             (timer) sends a cancel; a broken connection fails the session.
+ *
+ * A Sync group (feed.h's sync_open) is sent in pipeline mode: its statements pass through the
+ * same states, each sent with a Flush instead of a Sync, the group's last one with the Sync,
+ * whose result FS_RESULT (or FS_PREPARE, when its Parse failed) reads too before FS_NEXT.
  */
 
 #include "engine/engine_int.h"
@@ -56,6 +60,9 @@ struct client_feed {
     size_t copy_len;       /* the data the current COPY FROM STDIN sends (0: none) */
     size_t copy_at;        /* of it, what is queued */
     struct buf returned;   /* want_returned: the last result's first values ("" none) */
+    int in_group;          /* the connection is in pipeline mode for a Sync group */
+    int await_sync;        /* the group's Sync is sent, its result not read yet */
+    int not_run;           /* the statement was skipped: its group had failed before it */
 };
 
 #endif

@@ -74,6 +74,12 @@ struct engine_feed_item {
     enum engine_feed_unprepare unprepare;
     const char *unprepare_names; /* FEED_UNPREPARE_NAMES: each with its NUL, an empty one last */
     int want_returned;           /* hand back its result's value (outcome's returned) */
+    /* FEED_UNNAMED, FEED_NAMED: its client sent no Sync after it, the session's next statement
+     * shares its Sync. The engine sends the group in pipeline mode, each statement after the
+     * one before has its results, and the Sync after the group's last one: the group runs as
+     * one implicit transaction (outside a transaction block), and an error skips the rest of it
+     * (their outcome: not ok, an empty SQLSTATE), as in the capture. */
+    int sync_open;
 };
 
 /* How a statement went, for the source's own figures. */
@@ -89,6 +95,8 @@ struct engine_feed_outcome {
     int measured;          /* it ended after --warmup (the run's figures count it) */
     int copy_empty;        /* its COPY FROM STDIN given no rows (see copy_data) */
     int prepared;          /* FEED_NAMED: it was prepared (a Parse sent) before it ran */
+    int not_run;           /* its server skipped it: an earlier statement of its Sync group
+                            * failed (sync_open) */
     /* With the item's want_returned: the first value of each row of its last result (at most
      * FEED_RETURNED_ROWS_MAX, a '\n' between them), NULL when a row has none (NULL) or
      * there is no row; valid during done. */

@@ -177,6 +177,11 @@ int pg_pipeline_send_sync(struct pg_conn *c)
     return c->drv->pipeline_send_sync ? c->drv->pipeline_send_sync(c) : c->drv->pipeline_sync(c);
 }
 
+int pg_pipeline_flush_request(struct pg_conn *c)
+{
+    return c->drv->pipeline_flush_request ? c->drv->pipeline_flush_request(c) : 0;
+}
+
 int pg_in_pipeline(const struct pg_conn *c)
 {
     return c->drv->in_pipeline(c);

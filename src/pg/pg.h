@@ -154,6 +154,9 @@ int pg_pipeline_sync(struct pg_conn *c);
 /* A sync in the middle of a pipeline (\syncpipeline), queued without flushing where libpq
  * can (17's PQsendPipelineSync); older ones send the same Sync message and flush. 0/-1. */
 int pg_pipeline_send_sync(struct pg_conn *c);
+/* In pipeline mode, a Flush queued: the server sends the results so far without waiting for a
+ * Sync (a Sync group that goes on). 0/-1. */
+int pg_pipeline_flush_request(struct pg_conn *c);
 int pg_in_pipeline(const struct pg_conn *c);
 
 /* The transaction state, as the server last reported it. */
@@ -181,13 +184,14 @@ void pg_cancel_free(struct pg_cancel *k);
 /* ---- Results ---- */
 
 enum pg_status {
-    PG_RES_COMMAND,       /* a command without rows completed */
-    PG_RES_ROWS,          /* a query returned rows (maybe none) */
-    PG_RES_EMPTY,         /* an empty query string */
-    PG_RES_COPY_IN,       /* the server waits for COPY data */
-    PG_RES_COPY_OUT,      /* the server sends COPY data: read it with pg_get_copy_data */
-    PG_RES_PIPELINE_SYNC, /* a pipeline's sync point */
-    PG_RES_ERROR          /* failed: pg_classify and pg_error_line say why */
+    PG_RES_COMMAND,          /* a command without rows completed */
+    PG_RES_ROWS,             /* a query returned rows (maybe none) */
+    PG_RES_EMPTY,            /* an empty query string */
+    PG_RES_COPY_IN,          /* the server waits for COPY data */
+    PG_RES_COPY_OUT,         /* the server sends COPY data: read it with pg_get_copy_data */
+    PG_RES_PIPELINE_SYNC,    /* a pipeline's sync point */
+    PG_RES_PIPELINE_ABORTED, /* not run: an earlier statement of its pipeline's Sync failed */
+    PG_RES_ERROR             /* failed: pg_classify and pg_error_line say why */
 };
 
 enum pg_status pg_result_status(const struct pg_result *r);

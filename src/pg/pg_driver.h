@@ -37,6 +37,8 @@ struct pg_driver {
     int (*pipeline_sync)(struct pg_conn *c);
     /* A sync queued without flushing (\syncpipeline); NULL: pipeline_sync serves. */
     int (*pipeline_send_sync)(struct pg_conn *c);
+    /* A Flush message queued in pipeline mode; NULL: a no-op (the fake's results are there). */
+    int (*pipeline_flush_request)(struct pg_conn *c);
     int (*in_pipeline)(const struct pg_conn *c);
     enum pg_txn (*txn_status)(const struct pg_conn *c);
     /* The raw message (may span lines), "" when none. */

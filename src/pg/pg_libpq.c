@@ -177,6 +177,11 @@ static int lp_pipeline_send_sync(struct pg_conn *c)
 }
 #endif
 
+static int lp_pipeline_flush_request(struct pg_conn *c)
+{
+    return PQsendFlushRequest(PG_LIBPQ(c)) ? 0 : -1;
+}
+
 static int lp_in_pipeline(const struct pg_conn *c)
 {
     return PQpipelineStatus(PG_LIBPQ(c)) != PQ_PIPELINE_OFF;
@@ -249,6 +254,8 @@ static enum pg_status lp_result_status(const struct pg_result *r)
         return PG_RES_COPY_OUT;
     case PGRES_PIPELINE_SYNC:
         return PG_RES_PIPELINE_SYNC;
+    case PGRES_PIPELINE_ABORTED:
+        return PG_RES_PIPELINE_ABORTED;
     default:
         return PG_RES_ERROR;
     }
@@ -324,6 +331,7 @@ const struct pg_driver pg_libpq_driver = {
 #ifdef LIBPQ_HAS_SEND_PIPELINE_SYNC
     .pipeline_send_sync = lp_pipeline_send_sync,
 #endif
+    .pipeline_flush_request = lp_pipeline_flush_request,
     .in_pipeline = lp_in_pipeline,
     .txn_status = lp_txn_status,
     .error_message = lp_error_message,

@@ -37,6 +37,29 @@ record_start() {
     pconn="host=127.0.0.1 port=$port user=postgres dbname=rec"
 }
 
+# replay_same FROM: the capture replayed onto dst, made from the database FROM: every
+# statement sent, none unsupported, the capture's outcomes. Its result: $T/r.json.
+replay_same() {
+    pga replay run "$T/rec.cap" "$rconn" --map-db rec=dst --reset-from "$1" --force -q -o "$T/r.json"
+    assert_rc 0
+    python3 - "$T/r.json" <<'PY' || fail "the replay differs from the capture"
+import json, sys
+d = json.load(open(sys.argv[1]))["replay"]
+assert d["sent"] == d["statements"], (d["sent"], d["statements"])
+assert not d.get("unsupported"), d
+assert d["diverged"]["failed_now"] == 0 and d["diverged"]["succeeded_now"] == 0, d["diverged"]
+PY
+}
+
+# record_with_tool NAME: tests/tools/NAME built (make unit builds it; a test run alone may
+# not have), the server and the proxy started.
+record_with_tool() {
+    [ -x "$PGARENA_TEST_TOP/build/tests/$1" ] || make -s -C "$PGARENA_TEST_TOP" "build/tests/$1" >/dev/null ||
+        fail "cannot build tests/tools/$1"
+    record_server
+    record_start --seconds 300
+}
+
 # wait_running QUERY: wait (at most 30 s) until the server runs QUERY.
 wait_running() {
     for _ in $(seq 1 300); do
@@ -280,16 +303,9 @@ assert len(ids) == 180, len(ids)
 assert all(int(e["returned"]) > 1000 for e in ids), ids[:3]
 assert not [e for e in ev if e.get("returned") and not e.get("returned_id")], "an OID"
 PY
-    pga replay run "$T/rec.cap" "$rconn" --map-db rec=dst --reset-from snap --force -q -o "$T/r.json"
-    assert_rc 0
-    python3 - "$T/r.json" <<'PY' || fail "the replay differs from the capture"
-import json, sys
-d = json.load(open(sys.argv[1]))["replay"]
-assert d["sent"] == d["statements"], (d["sent"], d["statements"])
-assert d["diverged"]["failed_now"] == 0 and d["diverged"]["succeeded_now"] == 0, d["diverged"]
-# Every child's INSERT and both UPDATEs of each transaction carry the replay's id.
-assert d["values_mapped"] == 270, d["values_mapped"]
-PY
+    replay_same snap
+    # Every child's INSERT and both UPDATEs of each transaction carry the replay's id.
+    pyjson "$T/r.json" 'd["replay"]["values_mapped"] == 270' || fail "values mapped"
     local dst="${rconn% dbname=*} dbname=dst" got
     got=$(sql "SELECT count(*) || ' ' || (SELECT count(*) FROM parent) || ' ' ||
                (SELECT max(id) FROM parent) || ' ' ||
@@ -309,10 +325,7 @@ PY
 # A psql session after it: the capture stays readable.
 test_replay_record_binary_parameters() {
     local bin=$PGARENA_TEST_TOP/build/tests/binclient
-    [ -x "$bin" ] || make -s -C "$PGARENA_TEST_TOP" build/tests/binclient >/dev/null ||
-        fail "cannot build tests/tools/binclient"
-    record_server
-    record_start --seconds 300
+    record_with_tool binclient
     "$bin" "$pconn" "${rconn% dbname=*} dbname=rec" >"$T/bin.out" 2>&1 ||
         { cat "$T/bin.out" >&2; fail "binclient through the proxy"; }
     # A session that starts after the typed statements (its startup parameters a version 2
@@ -343,18 +356,10 @@ assert [e["result_formats"] for e in st if e["text"].startswith("SELECT data")] 
 mood = [e for e in st if e["text"].startswith("INSERT INTO bin_moods")]
 assert len(mood) == 1 and mood[0]["param_types"][1] >= 16384, mood
 PY
-    pga replay run "$T/rec.cap" "$rconn" --map-db rec=dst --reset-from snap --force -q -o "$T/r.json"
-    assert_rc 0
-    python3 - "$T/r.json" <<'PY' || fail "the replay differs from the capture"
-import json, sys
-d = json.load(open(sys.argv[1]))["replay"]
-assert d["sent"] == d["statements"], (d["sent"], d["statements"])
-assert not d.get("unsupported"), d
-assert d["diverged"]["failed_now"] == 0 and d["diverged"]["succeeded_now"] == 0, d["diverged"]
-# Each child's id carries the replay's (1,000 lower than the capture's): five binary int8s,
-# three text values of one INSERT's three rows.
-assert d["values_mapped"] == 8, d["values_mapped"]
-PY
+    replay_same snap
+    # Each child's id carries the replay's (1,000 lower than the capture's): five binary int8s,
+    # three text values of one INSERT's three rows.
+    pyjson "$T/r.json" 'd["replay"]["values_mapped"] == 8' || fail "values mapped"
     [ "$(sql "SELECT count(*) FROM bin_child c JOIN bin_parent p ON p.id = c.parent_id AND p.tag = c.tag
               WHERE p.id <= 8" "${rconn% dbname=*} dbname=dst")" = 8 ] ||
         fail "the target's children do not refer to their parents by the target's ids"
@@ -365,6 +370,50 @@ PY
     [ "$got" = "$want" ] || fail "the target's rows: $got, the source's: $want"
     [ "$(sql "SELECT m FROM bin_moods" "${rconn% dbname=*} dbname=dst")" = happy ] ||
         fail "the enum's row is not on the target"
+}
+
+# Statements sharing a Sync (libpq's pipeline mode, as drivers' batches): the capture marks
+# them, and the replay sends each group with one Sync, so that a group with a failure leaves
+# no row of it behind and its statements after the failure are not run, as in the capture.
+test_replay_record_sync_groups() {
+    local bin=$PGARENA_TEST_TOP/build/tests/syncclient
+    record_with_tool syncclient
+    "$bin" "$pconn" >"$T/sync.out" 2>&1 || { cat "$T/sync.out" >&2; fail "syncclient through the proxy"; }
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+    local direct=${rconn% dbname=*} ids="SELECT string_agg(id::text, ' ' ORDER BY id) FROM grp"
+    [ "$(sql "$ids" "$direct dbname=rec")" = "1 2 3 30 31" ] || fail "the source's rows"
+    pga replay show --events "$T/rec.cap"
+    assert_rc 0
+    python3 - "$T/out" <<'PY' || fail "the capture does not mark the statements sharing a Sync"
+import json, sys
+st = [e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "statement"]
+ins = [(e["params"][0], bool(e.get("same_sync"))) for e in st if e["text"].startswith("INSERT")]
+# grp_b's third INSERT, which its server skipped, is not a statement of the capture.
+want = [("1", False), ("2", True), ("3", True), ("10", False), ("1", True),
+        ("20", False), ("2", True), ("30", False), ("31", True)]
+assert ins == want, ins
+PY
+    replay_same snap
+    # With a Sync each, grp_b's 10 and grp_c's 20 would stay.
+    [ "$(sql "$ids" "$direct dbname=dst")" = "1 2 3 30 31" ] || fail "the target's rows: $(sql "$ids" "$direct dbname=dst")"
+    # A target where grp_a's second INSERT fails now: its first is rolled back and its third
+    # not run (grp_b's INSERT of 1 then succeeds).
+    sql "CREATE DATABASE snap2 TEMPLATE snap" "$direct dbname=postgres" >/dev/null
+    sql "CREATE TABLE grp (id int PRIMARY KEY); INSERT INTO grp VALUES (2)" "$direct dbname=snap2" >/dev/null
+    pga replay run "$T/rec.cap" "$rconn" --map-db rec=dst --reset-from snap2 --force -q -o "$T/r2.json"
+    assert_rc 0
+    python3 - "$T/r2.json" <<'PY' || fail "the replay's divergence is not the group's"
+import json, sys
+d = json.load(open(sys.argv[1]))["replay"]
+v = d["diverged"]
+# CREATE TABLE (the table is there), INSERT 2 (a duplicate), INSERT 3 (not run).
+assert v["failed_now"] == 3 and v["succeeded_now"] == 1, v
+reasons = json.dumps(d)
+assert "not run: an earlier statement of its Sync group failed" in reasons, reasons
+PY
+    [ "$(sql "$ids" "$direct dbname=dst")" = "1 2 10 30 31" ] || fail "the diverged target's rows: $(sql "$ids" "$direct dbname=dst")"
 }
 
 test_replay_record_seconds_and_refusals() {

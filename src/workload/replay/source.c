@@ -63,6 +63,7 @@ struct qitem {
     enum capture_outcome outcome; /* the original's */
     char sqlstate[6];
     uint64_t seq;       /* the statement's number in the capture (order.h) */
+    int same_sync;      /* no Sync between it and its session's previous statement (capture.h) */
     int held;           /* the order holds it back, since held_since */
     time_ns held_since; /* (the engine's clock) */
     time_ns check_at;   /* the next give-way check, while the mark stays */
@@ -310,6 +311,7 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
         memcpy(p, st->returned, returned_len);
     }
     q->outcome = st->outcome;
+    q->same_sync = st->same_sync;
     memcpy(q->sqlstate, st->sqlstate, sizeof q->sqlstate);
     if (st->protocol != CAPTURE_SIMPLE)
         copy_forms(q, st);
@@ -440,13 +442,40 @@ static void qitem_free(struct qitem *q)
     free(q);
 }
 
+/* A statement a Sync group may hold: sent with the extended protocol, not a COPY (libpq's
+ * pipeline mode takes no COPY: a COPY ends a group where it stands, as a Sync would). */
+static int may_share_sync(const struct qitem *q)
+{
+    return q->it.kind == FEED_STATEMENT && q->it.proto != FEED_SIMPLE && !q->it.copy_data &&
+           !sqltext_is_copy_from_stdin(q->text) && !sqltext_is_copy_to_stdout(q->text);
+}
+
+/* Whether the Sync group of the client's next statement goes on after it (feed.h's
+ * sync_open): the client's item after it read first, as far as the look-ahead goes (beyond,
+ * the group's statements get a Sync each, as before groups were replayed). 1/0, or -1 when
+ * this call's share of reading is used up (ask again). */
+static int sync_group_goes_on(struct worker_source *ws, struct wclient *wc, int *n_read)
+{
+    const struct qitem *q = wc->head;
+    if (!ws->s->header.same_sync || !may_share_sync(q))
+        return 0;
+    while (!q->next && !ws->eof && ws->queued < REPLAY_LOOKAHEAD) {
+        if ((*n_read)++ == READ_PER_CALL)
+            return -1;
+        read_one(ws);
+    }
+    const struct qitem *n = q->next;
+    return n && n->same_sync && n->it.session == q->it.session && may_share_sync(n);
+}
+
 static int source_next(void *arg, int client, struct engine_feed_item *it)
 {
     struct worker_source *ws = arg;
     struct wclient *wc = &ws->clients[client - ws->first];
     qitem_free(wc->cur);
     wc->cur = NULL;
-    for (int n_read = 0; !wc->head; n_read++) {
+    int n_read = 0;
+    for (; !wc->head; n_read++) {
         if (ws->eof) {
             if (!wc->finished)
                 wc->finished = 1, ws->n_finished++;
@@ -470,6 +499,10 @@ static int source_next(void *arg, int client, struct engine_feed_item *it)
         wc->blocked = 0, ws->n_blocked--;
     if (wc->head->it.kind == FEED_CONNECT && ws->s->ordered && !connect_ready(ws, wc->head))
         return 0;
+    int group = sync_group_goes_on(ws, wc, &n_read);
+    if (group < 0)
+        return 2;
+    wc->head->it.sync_open = group;
     wc->cur = wc->head;
     wc->head = wc->head->next;
     if (!wc->head)
@@ -482,7 +515,7 @@ static int source_next(void *arg, int client, struct engine_feed_item *it)
 }
 
 /* --read-only: the server refused a write (25006), or a statement of the block it aborted
- * (25P02): skipped, not a divergence. */
+ * (25P02), or a statement of the Sync group it failed: skipped, not a divergence. */
 static int refused_read_only(struct worker_source *ws, struct wclient *wc,
                              const struct engine_feed_outcome *o)
 {
@@ -492,7 +525,7 @@ static int refused_read_only(struct worker_source *ws, struct wclient *wc,
         wc->ro_refused = 1;
         return 1;
     }
-    return wc->ro_refused && strcmp(o->sqlstate, "25P02") == 0;
+    return wc->ro_refused && (strcmp(o->sqlstate, "25P02") == 0 || o->not_run);
 }
 
 /* The worker's figures into the run's, when a second has passed since the last time (a
@@ -538,7 +571,8 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
         hist_record(ws->fig.lag, o->lag_us > 0 ? o->lag_us : 0);
         hist_record(ws->fig.client_lag, o->client_lag_us > 0 ? o->client_lag_us : 0);
     }
-    int cascade = !o->ok && wc->generated_failed && strcmp(o->sqlstate, "25P02") == 0;
+    int cascade =
+        !o->ok && wc->generated_failed && (strcmp(o->sqlstate, "25P02") == 0 || o->not_run);
     if (!o->ok && q->outcome == CAPTURE_OUTCOME_OK) {
         ws->fig.failed_now++;
         char why[200];
@@ -553,8 +587,9 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
             wc->generated_failed = 1;
         } else if (cascade) {
             snprintf(why, sizeof why,
-                     "failed now with 25P02: its transaction block was aborted by a failure on a "
-                     "value the capture's server generated");
+                     "%s was aborted by a failure on a value the capture's server generated",
+                     o->not_run ? "not run: its Sync group"
+                                : "failed now with 25P02: its transaction block");
         } else
             snprintf(why, sizeof why, "failed now%s%s: %.120s", o->sqlstate[0] ? " with " : "",
                      o->sqlstate, o->message);
