@@ -152,8 +152,10 @@ static int feed_connect_failed(struct client *c, const char *what, time_ns now)
     return wait_until(c, now); /* on with the stream at the next timer pass */
 }
 
+static int take_ahead(struct client *c);
+
 /* The statement is over (or was never sent): its outcome to the source, and to the run's
- * figures when the source counts it. */
+ * figures when the source counts it. Then the next one taken ahead, if any, is the statement. */
 static int statement_done(struct client *c, time_ns now, int sent, int ok, enum pg_failure why)
 {
     struct client_feed *f = feed_of(c);
@@ -191,7 +193,26 @@ static int statement_done(struct client *c, time_ns now, int sent, int ok, enum 
         f->held = 0, atomic_fetch_sub(&c->w->n_feed_held, 1);
     if (c->w->n_feed_waiting > 0)
         wake_feed_waiting(c->w, now);
+    if (f->n_ahead > 0)
+        return take_ahead(c);
+    f->ahead_at = 0;
     return FS_NEXT;
+}
+
+/* The session is lost (next: statement_done's answer for the statement that saw it): the
+ * statements sent ahead of their results go with it; the connection is closed. */
+static int lose_session(struct client *c, time_ns now, int next, const char *why)
+{
+    struct client_feed *f = feed_of(c);
+    while (next == FS_RESULT) {
+        snprintf(f->message, sizeof f->message, "%s", why);
+        next = statement_done(c, now, 1, 0, PGF_CONNECTION);
+    }
+    client_close(c);
+    f->session_failed = 1;
+    f->pipeline = f->group_open = f->await_sync = 0;
+    c->w->run->cfg->feed->session_failed(c->w->feed_ws, c->id, f->item.session, why);
+    return next;
 }
 
 /* The session's connection broke under a statement. */
@@ -208,29 +229,31 @@ static int session_broken(struct client *c, time_ns now)
     client_note_error(c, line);
     if (!f->message[0])
         snprintf(f->message, sizeof f->message, "%s", line);
-    int next = statement_done(c, now, 1, 0, PGF_CONNECTION);
-    client_close(c);
-    f->session_failed = 1;
-    c->w->run->cfg->feed->session_failed(c->w->feed_ws, c->id, f->item.session, line);
-    return next;
+    return lose_session(c, now, statement_done(c, now, 1, 0, PGF_CONNECTION), line);
 }
 
-/* In a Sync group, what follows a message: the Sync after the group's last statement, else a
- * Flush (its results now; the group goes on). 0/-1. */
-static int group_tail(struct client *c, int sync)
+/* In pipeline mode, what follows a statement: a Flush when its Sync group goes on (its
+ * results now), else its Sync (*await_sync: the Sync's result follows the statement's). 0/-1. */
+static int pipeline_tail(struct client *c, const struct engine_feed_item *it, int *await_sync)
 {
     struct client_feed *f = feed_of(c);
-    if (!f->in_group)
+    if (!f->pipeline)
         return 0;
-    if (!sync)
+    f->group_open = it->sync_open;
+    if (it->sync_open)
         return pg_pipeline_flush_request(c->conn);
-    f->await_sync = 1;
+    *await_sync = 1;
     return pg_pipeline_sync(c->conn);
 }
 
-static int send_statement(struct client *c)
+/* A Parse or a DEALLOCATE in pipeline mode: a Flush after it (its result now). 0/-1. */
+static int pipeline_flush(struct client *c)
 {
-    const struct engine_feed_item *it = &feed_of(c)->item;
+    return feed_of(c)->pipeline ? pg_pipeline_flush_request(c->conn) : 0;
+}
+
+static int send_statement(struct client *c, const struct engine_feed_item *it, int *await_sync)
+{
     int sent;
     switch (it->proto) {
     case FEED_SIMPLE:
@@ -243,7 +266,7 @@ static int send_statement(struct client *c)
         sent = pg_send_prepared(c->conn, it->name, it->n_params, it->params, it->forms);
         break;
     }
-    return sent < 0 || group_tail(c, !it->sync_open) < 0 || client_flush(c) < 0 ? -1 : 0;
+    return sent < 0 || pipeline_tail(c, it, await_sync) < 0 || client_flush(c) < 0 ? -1 : 0;
 }
 
 /* The statement's timer: the earlier of its cancel time and its --timeout. */
@@ -253,6 +276,8 @@ static void arm_statement_timer(struct client *c)
     time_ns t = f->cancel_at && !f->cancel_sent ? f->cancel_at : 0;
     if (c->tx_deadline && (!t || c->tx_deadline < t))
         t = c->tx_deadline;
+    if (f->ahead_at && (!t || f->ahead_at < t))
+        t = f->ahead_at;
     if (t)
         client_set_timer(c, t);
     else
@@ -265,23 +290,19 @@ static int send_prepare(struct client *c)
     const uint32_t *types = it->forms && it->n_prepare_types ? it->forms->types : NULL;
     return pg_send_prepare(c->conn, it->name, it->text, types ? it->n_prepare_types : 0, types) <
                        0 ||
-                   group_tail(c, 0) < 0 || client_flush(c) < 0
+                   pipeline_flush(c) < 0 || client_flush(c) < 0
                ? -1
                : 0;
 }
 
-static int start_statement(struct client *c, time_ns due, time_ns now)
+/* The statement's figures and state from its sending (sent at now, intended at due). */
+static void begin_statement(struct client *c, time_ns due, time_ns now)
 {
     struct client_feed *f = feed_of(c);
     const struct engine_feed_item *it = &f->item;
     const struct engine_config *cfg = c->w->run->cfg;
-    if (f->session_failed || !c->conn)
-        return statement_done(c, now, 0, 0, PGF_CONNECTION);
     c->tx_start = due; /* latency counts from the intended start */
     c->cmd_start = now;
-    f->client_lag = now - (f->ready_at > f->due ? f->ready_at : f->due); /* max: due 0 */
-    if (f->client_lag < 0)
-        f->client_lag = 0;
     c->cancelled = 0;
     f->cancel_sent = 0;
     f->sqlstate[0] = f->message[0] = '\0';
@@ -291,13 +312,124 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
     c->tx_deadline = cfg->timeout_us > 0 ? now + cfg->timeout_us * NS_PER_US : 0;
     f->cancel_at = it->cancel_us >= 0 ? now + it->cancel_us * NS_PER_US : 0;
     f->prepared_now = f->closing = f->not_run = 0;
-    if ((it->sync_open || f->in_group) && !f->in_group) { /* a Sync group begins */
+}
+
+/* Pipeline mode: the statements taken ahead (feed.h's next_pipelined), of which at most this
+ * many, and how soon to look again at one the feed or its order held back. */
+#define FEED_AHEAD_MAX      64
+#define FEED_AHEAD_RETRY_NS (1 * NS_PER_MS)
+
+/* Whether a statement may be sent before the one before it has its results: no Parse before
+ * it (a named one is prepared with its text), no COPY, the extended protocol. */
+static int may_go_ahead(struct client_feed *f, const struct engine_feed_item *it)
+{
+    if (it->kind != FEED_STATEMENT || it->proto == FEED_SIMPLE || it->copy_data)
+        return 0;
+    if (it->proto == FEED_UNNAMED)
+        return 1;
+    const struct feed_prepared *p = find_prepared(f, it->name);
+    return p && p->text_hash == hash_str(it->text);
+}
+
+/* While the statement's results are awaited: the statements its client sent before they came,
+ * taken from the feed and each sent once it is due and the source's order lets it go (else
+ * ahead_at says when to look again). 0, or -1 when the connection broke. */
+static int send_ahead(struct client *c, time_ns now)
+{
+    struct client_feed *f = feed_of(c);
+    struct engine_state *run = c->w->run;
+    const struct engine_feed *feed = run->cfg->feed;
+    f->ahead_at = 0;
+    while (f->pipeline) {
+        struct feed_ahead *a = f->n_ahead ? &f->ahead[f->n_ahead - 1] : NULL;
+        if (!a || a->sent) {
+            if (!(a ? a->item : f->item).next_pipelined || f->n_ahead == FEED_AHEAD_MAX)
+                return 0;
+            if (f->n_ahead == f->cap_ahead) {
+                f->cap_ahead = f->cap_ahead ? 2 * f->cap_ahead : 4;
+                f->ahead = xrealloc(f->ahead, (size_t)f->cap_ahead * sizeof *f->ahead);
+            }
+            struct engine_feed_item *last = f->n_ahead ? &f->ahead[f->n_ahead - 1].item : &f->item;
+            a = &f->ahead[f->n_ahead];
+            int r = feed->next(c->w->feed_ws, c->id, &a->item);
+            if (r != 1) {
+                if (r < 0) /* (none after all: FS_NEXT hears it again) */
+                    last->next_pipelined = 0;
+                else
+                    f->ahead_at = now + FEED_AHEAD_RETRY_NS;
+                return 0;
+            }
+            last->next_pipelined = 0; /* taken */
+            f->n_ahead++;
+            a->sent = a->await_sync = 0;
+            a->due =
+                feed->speed > 0
+                    ? run->go_ns + (time_ns)((double)a->item.offset_us * NS_PER_US / feed->speed)
+                    : 0;
+        }
+        if (!may_go_ahead(f, &a->item)) /* it waits for its turn (FS_NEXT) */
+            return 0;
+        if (a->due > now) {
+            f->ahead_at = a->due;
+            return 0;
+        }
+        if (feed->ready) {
+            /* (The statement before it runs: the session may hold locks.) */
+            struct engine_feed_due d = {now, 1, pg_backend_pid(c->conn), 0};
+            if (!feed->ready(c->w->feed_ws, c->id, &a->item, &d)) {
+                f->ahead_at = now + (d.ask_again_ns > 0 ? d.ask_again_ns : FEED_AHEAD_RETRY_NS);
+                return 0;
+            }
+        }
+        if (feed->before_send)
+            feed->before_send(c->w->feed_ws, c->id, &a->item);
+        if (send_statement(c, &a->item, &a->await_sync) < 0)
+            return -1;
+        a->cmd_start = now;
+        if (!a->due)
+            a->due = now;
+        a->sent = 1;
+    }
+    return 0;
+}
+
+/* The first statement taken ahead is now the statement: its results are next (FS_RESULT), or
+ * it was not sent yet (FS_NEXT). */
+static int take_ahead(struct client *c)
+{
+    struct client_feed *f = feed_of(c);
+    struct feed_ahead a = f->ahead[0];
+    memmove(f->ahead, f->ahead + 1, (size_t)--f->n_ahead * sizeof *f->ahead);
+    f->item = a.item;
+    f->have_item = 1;
+    f->due = a.due;
+    if (!a.sent) {
+        f->ahead_at = 0;
+        return FS_NEXT;
+    }
+    begin_statement(c, a.due, a.cmd_start);
+    f->client_lag = a.cmd_start - a.due;
+    f->await_sync = a.await_sync;
+    arm_statement_timer(c);
+    return FS_RESULT;
+}
+
+static int start_statement(struct client *c, time_ns due, time_ns now)
+{
+    struct client_feed *f = feed_of(c);
+    const struct engine_feed_item *it = &f->item;
+    if (f->session_failed || !c->conn)
+        return statement_done(c, now, 0, 0, PGF_CONNECTION);
+    begin_statement(c, due, now);
+    f->client_lag = now - (f->ready_at > f->due ? f->ready_at : f->due); /* max: due 0 */
+    if (f->client_lag < 0)
+        f->client_lag = 0;
+    if (!f->pipeline && (it->sync_open || it->next_pipelined)) { /* a group, a pipeline */
         if (pg_pipeline_enter(c->conn) < 0) {
-            snprintf(f->message, sizeof f->message,
-                     "could not enter pipeline mode for a Sync group");
+            snprintf(f->message, sizeof f->message, "could not enter pipeline mode");
             return session_broken(c, now);
         }
-        f->in_group = 1;
+        f->pipeline = 1;
     }
     const struct feed_prepared *p = it->proto == FEED_NAMED ? find_prepared(f, it->name) : NULL;
     int r, next = FS_PREPARE;
@@ -308,16 +440,18 @@ static int start_statement(struct client *c, time_ns due, time_ns now)
          * prepared another text under it: so does the replay. */
         f->closing = 1;
         char *quoted = pg_quote_ident(it->name), *sql = xasprintf("DEALLOCATE %s", quoted);
-        r = (f->in_group ? pg_send_params(c->conn, sql, 0, NULL, NULL)
+        r = (f->pipeline ? pg_send_params(c->conn, sql, 0, NULL, NULL)
                          : pg_send_simple(c->conn, sql)) < 0 ||
-                    group_tail(c, 0) < 0 || client_flush(c) < 0
+                    pipeline_flush(c) < 0 || client_flush(c) < 0
                 ? -1
                 : 0;
         free(sql);
         free(quoted);
     } else {
-        r = send_statement(c);
+        r = send_statement(c, it, &f->await_sync);
         next = FS_RESULT;
+        if (r == 0 && it->next_pipelined)
+            r = send_ahead(c, now);
     }
     if (r < 0)
         return session_broken(c, now);
@@ -360,7 +494,7 @@ static int step_next(struct client *c, time_ns now)
         enum pg_txn tx = pg_txn_status(c->conn);
         /* (A Sync group is an implicit transaction its server reports only at its end.) */
         struct engine_feed_due d = {now,
-                                    tx == PG_TXN_INTRANS || tx == PG_TXN_INERROR || f->in_group,
+                                    tx == PG_TXN_INTRANS || tx == PG_TXN_INERROR || f->group_open,
                                     pg_backend_pid(c->conn), 0};
         int was_held = f->held;
         if (!was_held) /* counted before asking: see wake_other_workers */
@@ -384,7 +518,7 @@ static int step_next(struct client *c, time_ns now)
             atomic_fetch_add_explicit(&run->feed_started, 1, memory_order_release);
         client_close(c);
         forget_prepared(f);
-        f->in_group = f->await_sync = 0;
+        f->pipeline = f->group_open = f->await_sync = 0;
         f->in_session = 1;
         f->session_failed = 0;
         c->conn_opts = it->conn;
@@ -393,7 +527,7 @@ static int step_next(struct client *c, time_ns now)
     case FEED_DISCONNECT:
         f->have_item = 0;
         f->in_session = 0;
-        f->in_group = f->await_sync = 0;
+        f->pipeline = f->group_open = f->await_sync = 0;
         client_close(c);
         return FS_NEXT;
     default:
@@ -479,10 +613,13 @@ static int feed_drain(struct client *c)
             return 1;
         }
         enum pg_status st = pg_result_status(res);
-        if (st == PG_RES_PIPELINE_SYNC) { /* the Sync group is over */
+        if (st == PG_RES_PIPELINE_SYNC) { /* the statement's Sync: its group is over */
             pg_result_free(res);
-            f->await_sync = f->in_group = 0;
-            pg_pipeline_exit(c->conn);
+            f->await_sync = 0;
+            if (!f->group_open && (f->n_ahead == 0 || !f->ahead[0].sent)) { /* none in flight */
+                pg_pipeline_exit(c->conn);
+                f->pipeline = 0;
+            }
             return 1;
         }
         if (st == PG_RES_PIPELINE_ABORTED) {
@@ -548,8 +685,10 @@ static int step_prepare(struct client *c, time_ns now)
     if (r == 0)
         return rest(FS_PREPARE);
     if (c->failure != PGF_NONE) {
-        if (f->in_group && !f->item.sync_open) { /* its group ends with it: the Sync still */
-            if (group_tail(c, 1) < 0 || client_flush(c) < 0)
+        if (f->pipeline && !f->item.sync_open && !f->await_sync) { /* its Sync still */
+            f->group_open = 0;
+            f->await_sync = 1;
+            if (pg_pipeline_sync(c->conn) < 0 || client_flush(c) < 0)
                 return session_broken(c, now);
             return rest(FS_PREPARE);
         }
@@ -564,13 +703,18 @@ static int step_prepare(struct client *c, time_ns now)
     }
     add_prepared(f, f->item.name, f->item.text);
     f->prepared_now = 1;
-    if (send_statement(c) < 0)
+    if (send_statement(c, &f->item, &f->await_sync) < 0 ||
+        (f->item.next_pipelined && send_ahead(c, now) < 0))
         return session_broken(c, now);
+    arm_statement_timer(c);
     return rest(FS_RESULT);
 }
 
 static int step_result(struct client *c, time_ns now)
 {
+    struct client_feed *f = feed_of(c);
+    if (f->pipeline && !f->ahead_at && send_ahead(c, now) < 0)
+        return session_broken(c, now);
     int r = feed_drain(c);
     if (r < 0)
         return session_broken(c, now);
@@ -588,6 +732,8 @@ static int feed_timer(struct client *c, time_ns now)
         return FS_NEXT;
     if (c->state != FS_RESULT && c->state != FS_PREPARE)
         return rest(c->state);
+    if (c->state == FS_RESULT && f->ahead_at && now >= f->ahead_at && send_ahead(c, now) < 0)
+        return session_broken(c, now);
     if (f->cancel_at && !f->cancel_sent && now >= f->cancel_at) {
         f->cancel_sent = 1; /* as the original client cancelled it */
         cancel_request(c->conn);
@@ -596,12 +742,8 @@ static int feed_timer(struct client *c, time_ns now)
         if (c->cancelled) { /* nothing came back after the cancel: give up on the session */
             snprintf(f->message, sizeof f->message, "statement timed out");
             client_note_error(c, "statement timed out");
-            int next = statement_done(c, now, 1, 0, PGF_TIMEOUT);
-            client_close(c);
-            f->session_failed = 1;
-            c->w->run->cfg->feed->session_failed(c->w->feed_ws, c->id, f->item.session,
-                                                 "statement timed out");
-            return next;
+            return lose_session(c, now, statement_done(c, now, 1, 0, PGF_TIMEOUT),
+                                "statement timed out");
         }
         c->cancelled = 1;
         cancel_request(c->conn);
@@ -625,6 +767,7 @@ static void feed_free(struct client *c)
     struct client_feed *f = feed_of(c);
     forget_prepared(f);
     free(f->prepared);
+    free(f->ahead);
     buf_free(&f->returned);
     free(f);
 }

@@ -22,6 +22,9 @@
  * A Sync group (feed.h's sync_open) is sent in pipeline mode: its statements pass through the
  * same states, each sent with a Flush instead of a Sync, the group's last one with the Sync,
  * whose result FS_RESULT (or FS_PREPARE, when its Parse failed) reads too before FS_NEXT.
+ * A pipeline (feed.h's next_pipelined): in FS_RESULT the client takes the statements sent
+ * after the one it waits for (ahead), sends each in pipeline mode once due; when the results
+ * are in, the first of them is the statement -> FS_RESULT (or, not sent yet, FS_NEXT).
  */
 
 #include "engine/engine_int.h"
@@ -60,9 +63,18 @@ struct client_feed {
     size_t copy_len;       /* the data the current COPY FROM STDIN sends (0: none) */
     size_t copy_at;        /* of it, what is queued */
     struct buf returned;   /* want_returned: the last result's first values ("" none) */
-    int in_group;          /* the connection is in pipeline mode for a Sync group */
-    int await_sync;        /* the group's Sync is sent, its result not read yet */
+    int pipeline;          /* the connection is in pipeline mode (a Sync group, a pipeline) */
+    int group_open;        /* the last statement sent left its Sync group open (sync_open) */
+    int await_sync;        /* the statement's Sync is sent, its result not read yet */
     int not_run;           /* the statement was skipped: its group had failed before it */
+    struct feed_ahead {    /* statements taken while the statement's results are awaited */
+        struct engine_feed_item item;
+        time_ns due;       /* its intended start (speed max: its sending) */
+        time_ns cmd_start; /* its sending */
+        int sent, await_sync;
+    } * ahead;
+    int n_ahead, cap_ahead;
+    time_ns ahead_at; /* when to try the next of them again (0: at the statement's results) */
 };
 
 #endif

@@ -16,7 +16,8 @@
  * Calls come on the worker thread that owns the client; each worker has a state of its own
  * from open, so a source needs no locks on its hot path.
  * Ownership: what an item points to belongs to the source and stays valid until the next
- * call of next for the same client.
+ * call of next for the same client; a statement with next_pipelined, and those taken after it
+ * while it runs, until their done.
  */
 
 enum engine_feed_kind {
@@ -80,6 +81,10 @@ struct engine_feed_item {
      * one implicit transaction (outside a transaction block), and an error skips the rest of it
      * (their outcome: not ok, an empty SQLSTATE), as in the capture. */
     int sync_open;
+    /* FEED_UNNAMED, FEED_NAMED: its client sent the session's next statement before this one's
+     * results came (a pipeline). The engine then takes that one from the feed while these are
+     * awaited and sends it in pipeline mode once it is due, unless it needs a Parse first. */
+    int next_pipelined;
 };
 
 /* How a statement went, for the source's own figures. */

@@ -334,6 +334,60 @@ static void test_ready_holds_back(void **state)
     fx_free(&f);
 }
 
+/* A statement its client sent before the one before it had its results (next_pipelined) is
+ * sent in pipeline mode once it is due, while that one still runs; each has its Sync; the
+ * outcomes come in order, each latency from its own intended start. A Sync group's statements
+ * (sync_open) share one Sync. Then the pipeline mode is left: the next statement is sent
+ * after the one before. */
+static void test_pipelined_sent_ahead(void **state)
+{
+    (void)state;
+    struct fx f;
+    fresh(&f);
+    add(0, FEED_CONNECT, 0, NULL);
+    add(0, FEED_STATEMENT, 10000, "SELECT A");
+    add(0, FEED_STATEMENT, 12000, "SELECT B");
+    add(0, FEED_STATEMENT, 13000, "SELECT C");
+    add(0, FEED_STATEMENT, 30000, "SELECT D");
+    add(0, FEED_DISCONNECT, 40000, NULL);
+    for (int i = 1; i <= 4; i++)
+        TF.items[0][i].proto = FEED_UNNAMED;
+    TF.items[0][1].next_pipelined = 1; /* B went before A's results, */
+    TF.items[0][2].next_pipelined = 1; /* C before B's, */
+    TF.items[0][2].sync_open = 1;      /* in B's Sync group */
+    struct engine_feed feed = feed_of(1);
+    fake_push_kind(FAKE_HANG); /* SELECT A runs until released */
+    feed_start(&f, &feed, 1);
+    for (int t = 0; t <= 11; t++)
+        fx_at(&f, MS(t));
+    assert_int_equal(fake_count_sent("X SELECT A"), 1);
+    assert_int_equal(fake_count_sent("X SELECT B"), 0); /* due at 12 ms */
+    fx_at(&f, MS(12));
+    fx_at(&f, MS(13));
+    assert_int_equal(fake_count_sent("X SELECT B"), 1); /* A still runs */
+    assert_int_equal(fake_count_sent("X SELECT C"), 1);
+    assert_int_equal(fake_count_sent("SYNC"), 2); /* A's; B and C's */
+    assert_int_equal(TF.n_done, 0);
+    fake_release(f.w->clients[0].conn, (struct fake_reply){.kind = FAKE_COMMAND});
+    fx_at(&f, MS(20));
+    fx_at(&f, MS(20));
+    assert_int_equal(TF.n_done, 3);
+    for (int t = 21; t <= 45; t++)
+        fx_at(&f, MS(t));
+    fx_run(&f, 8);
+    assert_int_equal(TF.n_done, 4);
+    for (int i = 0; i < 4; i++)
+        assert_true(TF.out[i].ok);
+    assert_int_equal(TF.out[0].latency_us, 10000); /* 10 ms .. 20 ms */
+    assert_int_equal(TF.out[1].lag_us, 0);         /* sent when due */
+    assert_int_equal(TF.out[1].latency_us, 8000);  /* 12 ms .. 20 ms */
+    assert_int_equal(TF.out[2].latency_us, 7000);  /* 13 ms .. 20 ms */
+    assert_int_equal(fake_count_sent("SYNC"), 2);  /* D: out of pipeline mode */
+    assert_int_equal(fake_count_sent("X SELECT D"), 1);
+    assert_false(f.w->clients[0].conn && pg_in_pipeline(f.w->clients[0].conn));
+    fx_free(&f);
+}
+
 /* A COPY TO STDOUT's rows are read as they come (one per read here: the client waits for
  * the next without blocking its worker, whose other client's statement runs meanwhile) and
  * dropped; the COPY succeeds and its session goes on. */
@@ -408,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_named_prepared_once),
         cmocka_unit_test(test_named_prepared_again),
         cmocka_unit_test(test_ready_holds_back),
+        cmocka_unit_test(test_pipelined_sent_ahead),
         cmocka_unit_test(test_copy_out_read_and_dropped),
         cmocka_unit_test(test_copy_in_fed),
     };

@@ -64,6 +64,7 @@ struct qitem {
     char sqlstate[6];
     uint64_t seq;       /* the statement's number in the capture (order.h) */
     int same_sync;      /* no Sync between it and its session's previous statement (capture.h) */
+    int64_t duration_us; /* the original's, -1 when unknown */
     int held;           /* the order holds it back, since held_since */
     time_ns held_since; /* (the engine's clock) */
     time_ns check_at;   /* the next give-way check, while the mark stays */
@@ -72,7 +73,10 @@ struct qitem {
 
 struct wclient {
     struct qitem *head, *tail;
-    struct qitem *cur; /* handed out, freed at the next call */
+    struct qitem *cur; /* a session's start or end handed out, freed at the next call */
+    /* Statements handed out, in order, each freed at its done (the engine may take the next
+     * ones before: feed.h's next_pipelined). */
+    struct qitem *given, *given_tail;
     time_ns blocked_since;
     int blocked, finished; /* waiting for the look-ahead to drain; no more items */
     int ro_refused;        /* --read-only refused a statement of the open transaction block */
@@ -312,6 +316,7 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
     }
     q->outcome = st->outcome;
     q->same_sync = st->same_sync;
+    q->duration_us = st->duration_us;
     memcpy(q->sqlstate, st->sqlstate, sizeof q->sqlstate);
     if (st->protocol != CAPTURE_SIMPLE)
         copy_forms(q, st);
@@ -450,14 +455,17 @@ static int may_share_sync(const struct qitem *q)
            !sqltext_is_copy_from_stdin(q->text) && !sqltext_is_copy_to_stdout(q->text);
 }
 
-/* Whether the Sync group of the client's next statement goes on after it (feed.h's
- * sync_open): the client's item after it read first, as far as the look-ahead goes (beyond,
- * the group's statements get a Sync each, as before groups were replayed). 1/0, or -1 when
- * this call's share of reading is used up (ask again). */
-static int sync_group_goes_on(struct worker_source *ws, struct wclient *wc, int *n_read)
+/* What the client's next statement tells the engine of the one after it (feed.h): whether its
+ * Sync group goes on (sync_open), whether its client sent that one before its results came
+ * (next_pipelined). The client's item after it is read first, as far as the look-ahead goes
+ * (beyond, the statements get a Sync each and wait for the one before, as before groups and
+ * pipelines were replayed). 0, or -1 when this call's share of reading is used up (ask
+ * again). */
+static int mark_what_follows(struct worker_source *ws, struct wclient *wc, int *n_read)
 {
-    const struct qitem *q = wc->head;
-    if (!ws->s->header.same_sync || !may_share_sync(q))
+    struct qitem *q = wc->head;
+    const struct capture_header *h = &ws->s->header;
+    if ((!h->same_sync && !h->pipelined) || !may_share_sync(q))
         return 0;
     while (!q->next && !ws->eof && ws->queued < REPLAY_LOOKAHEAD) {
         if ((*n_read)++ == READ_PER_CALL)
@@ -465,7 +473,12 @@ static int sync_group_goes_on(struct worker_source *ws, struct wclient *wc, int 
         read_one(ws);
     }
     const struct qitem *n = q->next;
-    return n && n->same_sync && n->it.session == q->it.session && may_share_sync(n);
+    if (!n || n->it.session != q->it.session || !may_share_sync(n))
+        return 0;
+    q->it.sync_open = n->same_sync;
+    q->it.next_pipelined =
+        q->duration_us >= 0 && n->it.offset_us < q->it.offset_us + q->duration_us;
+    return 0;
 }
 
 static int source_next(void *arg, int client, struct engine_feed_item *it)
@@ -499,16 +512,23 @@ static int source_next(void *arg, int client, struct engine_feed_item *it)
         wc->blocked = 0, ws->n_blocked--;
     if (wc->head->it.kind == FEED_CONNECT && ws->s->ordered && !connect_ready(ws, wc->head))
         return 0;
-    int group = sync_group_goes_on(ws, wc, &n_read);
-    if (group < 0)
+    if (mark_what_follows(ws, wc, &n_read) < 0)
         return 2;
-    wc->head->it.sync_open = group;
-    wc->cur = wc->head;
-    wc->head = wc->head->next;
+    struct qitem *q = wc->head;
+    wc->head = q->next;
     if (!wc->head)
         wc->tail = NULL;
     ws->queued--;
-    *it = wc->cur->it;
+    q->next = NULL;
+    if (q->it.kind == FEED_STATEMENT) {
+        if (wc->given_tail)
+            wc->given_tail->next = q;
+        else
+            wc->given = q;
+        wc->given_tail = q;
+    } else
+        wc->cur = q;
+    *it = q->it;
     if (it->kind == FEED_CONNECT)
         wc->advisory = wc->generated_failed = 0;
     return 1;
@@ -668,6 +688,17 @@ static int source_done(void *arg, int client, const struct engine_feed_item *it,
         replay_returned_learn_rows(&ws->s->returned, q->returned, o->returned, q->returned_id);
     int counted = record_done(arg, client, it, o);
     hand_over(arg, 0);
+    /* (Done comes in the order next gave them: the first, but a list of a few is walked.) */
+    struct wclient *wc = &ws->clients[client - ws->first];
+    struct qitem *prev = NULL, *g = wc->given;
+    while (g && g != it->token)
+        prev = g, g = g->next;
+    if (g) {
+        *(prev ? &prev->next : &wc->given) = g->next;
+        if (wc->given_tail == g)
+            wc->given_tail = prev;
+        qitem_free(g);
+    }
     return counted;
 }
 
@@ -752,6 +783,11 @@ static void source_close(void *arg)
     for (int i = 0; i < ws->n; i++) {
         struct wclient *wc = &ws->clients[i];
         qitem_free(wc->cur);
+        while (wc->given) { /* taken, not done: the run stopped */
+            struct qitem *q = wc->given;
+            wc->given = q->next;
+            qitem_free(q);
+        }
         while (wc->head) {
             struct qitem *q = wc->head;
             wc->head = q->next;
