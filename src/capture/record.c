@@ -709,9 +709,11 @@ static void on_negotiate(struct rec_session *s, const uint8_t *body, size_t len)
 {
     struct pgwire_reader rd;
     pgwire_reader_init(&rd, body, len);
-    uint32_t minor = pgwire_get_u32(&rd);
+    /* PostgreSQL sends the whole version (3 << 16 | minor) where the protocol's documentation
+     * says the minor: the low 16 bits are the minor either way. */
+    int minor = (int)(pgwire_get_u32(&rd) & 0xffff);
     uint32_t n = pgwire_get_u32(&rd);
-    if (rd.bad || s->negotiated || minor > INT32_MAX || n > len) /* each option takes a byte */
+    if (rd.bad || s->negotiated || n > len) /* each option takes a byte at least */
         return;
     char **options = xcalloc((size_t)n + 1, sizeof *options);
     for (uint32_t i = 0; i < n; i++)
@@ -723,7 +725,7 @@ static void on_negotiate(struct rec_session *s, const uint8_t *body, size_t len)
         return;
     }
     s->negotiated = 1;
-    s->negotiated_minor = (int)minor;
+    s->negotiated_minor = minor;
     s->n_unrecognised = (int)n;
     s->unrecognised = options;
 }

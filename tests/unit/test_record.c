@@ -584,7 +584,7 @@ static void test_param_status_and_negotiate(void **state)
     rec_open(path, sizeof path, "_status", 0);
     struct err e = {0};
     struct rec_session *a = start("app", "shop", 100);
-    put32(&body, 0); /* newest minor 0; two options refused */
+    put32(&body, 0x30000); /* 3.0 (the whole version, as PostgreSQL sends it); two options */
     put32(&body, 2);
     putstr(&body, "_pq_.x");
     putstr(&body, "_pq_.y");
