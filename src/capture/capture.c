@@ -41,6 +41,11 @@
  *                    one is binary
  *             tag 'r' u n, n bytes: its Bind's result-column formats, when one is binary
  *             tag 'g': no Sync between it and its session's previous Execute
+ *             tag 'p' u n, n times s name, s value: the settings the server reported
+ *                    changed with it (ParameterStatus after the login)
+ *   'U' session start with more: 'T''s fields, then tagged fields as 'R''s, ended by a 0
+ *       byte: 'n' u newest minor, u n, n times s option (the server's
+ *       NegotiateProtocolVersion: the protocol options it did not recognise)
  */
 enum {
     REC_SESSION = 'S',
@@ -49,6 +54,7 @@ enum {
     REC_END = 'Z',
     REC_SESSION_STARTUP = 'T',
     REC_STATEMENT_MORE = 'R',
+    REC_SESSION_MORE = 'U',
 };
 enum {
     MORE_END = 0,
@@ -59,6 +65,8 @@ enum {
     MORE_PARAM_FORMATS = 'b',
     MORE_RESULT_FORMATS = 'r',
     MORE_SAME_SYNC = 'g',
+    MORE_PARAM_STATUS = 'p',
+    MORE_NEGOTIATE = 'n', /* a session's */
 };
 
 /* The longest string or parameter list a reader accepts: a corrupt length must not make it
@@ -186,6 +194,16 @@ static void put_s(struct buf *b, const char *s)
     put_u(b, n);
     if (n)
         buf_append(b, s, n);
+}
+
+/* n name, value pairs (a session's startup parameters, a statement's settings reported) */
+static void put_pairs(struct buf *b, int n, const char *const *names, const char *const *values)
+{
+    put_u(b, (uint64_t)n);
+    for (int i = 0; i < n; i++) {
+        put_s(b, names[i]);
+        put_s(b, values[i]);
+    }
 }
 
 /* The delta from the previous event, never negative: a late event takes the previous offset. */
@@ -331,8 +349,10 @@ int capture_write_session_start(struct capture_writer *w, const struct capture_s
                        s->id, (unsigned long long)w->n_sessions);
     *session_state(w, s->id) = 1;
     w->n_sessions++;
-    int startup = s->n_startup > 0;
-    buf_putc(&w->rec, startup ? REC_SESSION_STARTUP : REC_SESSION);
+    int startup = s->n_startup > 0 || s->negotiated;
+    buf_putc(&w->rec, s->negotiated ? REC_SESSION_MORE
+                      : startup     ? REC_SESSION_STARTUP
+                                    : REC_SESSION);
     put_u(&w->rec, s->id);
     put_u(&w->rec, offset_delta(w, s->offset_us));
     put_s(&w->rec, s->log_id);
@@ -341,11 +361,16 @@ int capture_write_session_start(struct capture_writer *w, const struct capture_s
     if (startup) {
         if (w->version < 2) /* a version 3 record written before stays readable */
             w->version = 2;
-        put_u(&w->rec, (uint64_t)s->n_startup);
-        for (int i = 0; i < s->n_startup; i++) {
-            put_s(&w->rec, s->startup_names[i]);
-            put_s(&w->rec, s->startup_values[i]);
-        }
+        put_pairs(&w->rec, s->n_startup, s->startup_names, s->startup_values);
+    }
+    if (s->negotiated) {
+        w->version = 3;
+        buf_putc(&w->rec, MORE_NEGOTIATE);
+        put_u(&w->rec, (uint64_t)s->negotiated_minor);
+        put_u(&w->rec, (uint64_t)s->n_unrecognised);
+        for (int i = 0; i < s->n_unrecognised; i++)
+            put_s(&w->rec, s->unrecognised[i]);
+        buf_putc(&w->rec, MORE_END);
     }
     return flush_record(w, e);
 }
@@ -383,7 +408,7 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
     int binary_params = any_binary(st->param_formats, st->n_params);
     int binary_results = any_binary(st->result_formats, st->n_result_formats);
     int more = st->copy_kept || st->returned || st->n_param_types > 0 || binary_params ||
-               binary_results || st->same_sync;
+               binary_results || st->same_sync || st->n_param_status > 0;
     buf_putc(&w->rec, more ? REC_STATEMENT_MORE : REC_STATEMENT);
     put_u(&w->rec, st->session);
     put_u(&w->rec, offset_delta(w, st->offset_us));
@@ -433,7 +458,12 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
             put_formats(&w->rec, MORE_RESULT_FORMATS, st->result_formats, st->n_result_formats);
         if (st->same_sync)
             buf_putc(&w->rec, MORE_SAME_SYNC);
-        if (st->n_param_types > 0 || binary_params || binary_results || st->same_sync)
+        if (st->n_param_status > 0) {
+            buf_putc(&w->rec, MORE_PARAM_STATUS);
+            put_pairs(&w->rec, st->n_param_status, st->param_status_names, st->param_status_values);
+        }
+        if (st->n_param_types > 0 || binary_params || binary_results || st->same_sync ||
+            st->n_param_status > 0)
             w->version = 3;
         buf_putc(&w->rec, MORE_END);
     }
@@ -641,6 +671,14 @@ int capture_writer_close(struct capture_writer *w, const struct capture_header *
 
 /* ---- reader ---- */
 
+/* Strings of an event: where each starts in the reader's strings, then pointers to them once
+ * the event's strings stop moving. */
+struct str_list {
+    const char **s;
+    size_t *at;
+    size_t cap;
+};
+
 struct capture_reader {
     char *path;
     gzFile in;
@@ -665,9 +703,9 @@ struct capture_reader {
     size_t types_cap;
     int *param_formats, *result_formats;
     size_t result_formats_cap;
-    const char **startup; /* a session's startup names then values */
-    size_t *startup_at;
-    size_t startup_cap;
+    struct str_list startup; /* a session's startup parameters, names then values */
+    struct str_list options; /* its NegotiateProtocolVersion's options */
+    struct str_list status;  /* a statement's settings reported, names then values */
 };
 
 static int corrupt(struct capture_reader *r, struct err *e, const char *what)
@@ -754,27 +792,67 @@ static int get_session_id(struct capture_reader *r, uint32_t *id, int want, stru
     return 0;
 }
 
-/* A 'T' record's startup parameters, after 'S''s fields. */
-static int read_startup(struct capture_reader *r, struct capture_session *s, struct err *e)
+/* u n, then n strings (pairs: n name, value pairs, names then values in l) into l; *count n.
+ * too_many: the message when n is over MAX_STARTUP. */
+static int get_strings(struct capture_reader *r, struct str_list *l, int pairs, int *count,
+                       const char *too_many, struct err *e)
 {
     uint64_t n;
     if (get_u(r, &n, e) < 0)
         return -1;
     if (n > MAX_STARTUP)
-        return corrupt(r, e, "too many startup parameters");
-    if (2 * n > r->startup_cap) {
-        r->startup_cap = 2 * (size_t)n;
-        r->startup = xrealloc(r->startup, r->startup_cap * sizeof *r->startup);
-        r->startup_at = xrealloc(r->startup_at, r->startup_cap * sizeof *r->startup_at);
+        return corrupt(r, e, too_many);
+    size_t need = (pairs ? 2 : 1) * (size_t)n;
+    if (need > l->cap) {
+        l->cap = need;
+        l->s = xrealloc(l->s, l->cap * sizeof *l->s);
+        l->at = xrealloc(l->at, l->cap * sizeof *l->at);
     }
-    for (uint64_t i = 0; i < n; i++) /* pairs on disk; names then values in memory */
-        if (get_s(r, &r->startup_at[i], e) < 0 || get_s(r, &r->startup_at[n + i], e) < 0)
+    for (uint64_t i = 0; i < n; i++)
+        if (get_s(r, &l->at[i], e) < 0 || (pairs && get_s(r, &l->at[n + i], e) < 0))
             return -1;
-    s->n_startup = (int)n;
+    *count = (int)n;
     return 0;
 }
 
-static int read_session(struct capture_reader *r, struct capture_event *ev, int startup,
+/* l's first count strings as pointers into the event's strings. */
+static const char *const *strings_of(const struct capture_reader *r, struct str_list *l,
+                                     size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        l->s[i] = r->strings.data + l->at[i];
+    return l->s;
+}
+
+static void str_list_free(struct str_list *l)
+{
+    free(l->s);
+    free(l->at);
+}
+
+/* A 'U' record's tagged fields, after 'T''s. */
+static int read_session_more(struct capture_reader *r, struct capture_session *s, struct err *e)
+{
+    for (;;) {
+        int tag = gzgetc(r->in);
+        if (tag == MORE_END)
+            return 0;
+        if (tag != MORE_NEGOTIATE || s->negotiated)
+            return corrupt(r, e, tag < 0 ? "truncated" : "bad session field");
+        uint64_t minor;
+        if (get_u(r, &minor, e) < 0)
+            return -1;
+        if (minor > INT_MAX)
+            return corrupt(r, e, "bad protocol version");
+        s->negotiated = 1;
+        s->negotiated_minor = (int)minor;
+        if (get_strings(r, &r->options, 0, &s->n_unrecognised, "too many protocol options", e) < 0)
+            return -1;
+    }
+}
+
+/* startup: a 'T' record (its startup parameters after 'S''s fields); more: a 'U' record. */
+static int read_session(struct capture_reader *r, struct capture_event *ev, int startup, int more,
                         struct err *e)
 {
     struct capture_session *s = &ev->session;
@@ -784,17 +862,20 @@ static int read_session(struct capture_reader *r, struct capture_event *ev, int 
     if (s->id != r->n_sessions)
         return corrupt(r, e, "session out of order");
     if (get_offset(r, &s->offset_us, e) < 0 || get_s(r, &log_id, e) < 0 || get_s(r, &user, e) < 0 ||
-        get_s(r, &db, e) < 0 || (startup && read_startup(r, s, e) < 0))
+        get_s(r, &db, e) < 0 ||
+        (startup &&
+         get_strings(r, &r->startup, 1, &s->n_startup, "too many startup parameters", e) < 0) ||
+        (more && read_session_more(r, s, e) < 0))
         return -1;
     set_state(r, s->id, 1);
     r->n_sessions++;
     s->log_id = r->strings.data + log_id;
     s->user = r->strings.data + user;
     s->database = r->strings.data + db;
-    for (int i = 0; i < 2 * s->n_startup; i++)
-        r->startup[i] = r->strings.data + r->startup_at[i];
-    s->startup_names = r->startup;
-    s->startup_values = r->startup + s->n_startup;
+    s->startup_names = strings_of(r, &r->startup, 2 * (size_t)s->n_startup);
+    s->startup_values = s->startup_names ? s->startup_names + s->n_startup : NULL;
+    if (s->negotiated)
+        s->unrecognised = strings_of(r, &r->options, (size_t)s->n_unrecognised);
     return 0;
 }
 
@@ -908,6 +989,10 @@ static int read_more(struct capture_reader *r, struct capture_statement *st, siz
             st->returned_id = tag == MORE_RETURNED_ID;
         } else if (tag == MORE_SAME_SYNC && r->h.version >= 3 && !st->same_sync) {
             st->same_sync = 1;
+        } else if (tag == MORE_PARAM_STATUS && r->h.version >= 3 && !st->n_param_status) {
+            if (get_strings(r, &r->status, 1, &st->n_param_status, "too many settings reported",
+                            e) < 0)
+                return -1;
         } else if ((tag == MORE_PARAM_TYPES || tag == MORE_PARAM_FORMATS ||
                     tag == MORE_RESULT_FORMATS) &&
                    r->h.version >= 3) {
@@ -957,6 +1042,10 @@ static int read_statement(struct capture_reader *r, struct capture_event *ev, in
     st->param_lengths = r->param_len;
     if (returned_at != (size_t)-1)
         st->returned = r->strings.data + returned_at;
+    if (st->n_param_status) {
+        st->param_status_names = strings_of(r, &r->status, 2 * (size_t)st->n_param_status);
+        st->param_status_values = st->param_status_names + st->n_param_status;
+    }
     if (copy_at != (size_t)-1) {
         st->copy_kept = 1;
         st->copy_data = (const uint8_t *)r->strings.data + copy_at;
@@ -1010,10 +1099,13 @@ int capture_reader_next(struct capture_reader *r, struct capture_event *ev, stru
     switch (type) {
     case REC_SESSION:
     case REC_SESSION_STARTUP:
+    case REC_SESSION_MORE:
         if (type == REC_SESSION_STARTUP && r->h.version < 2)
             return corrupt(r, e, "a version 2 record in a version 1 capture");
+        if (type == REC_SESSION_MORE && r->h.version < 3)
+            return corrupt(r, e, "a version 3 record in an older capture");
         ev->kind = CAPTURE_EV_SESSION_START;
-        rc = read_session(r, ev, type == REC_SESSION_STARTUP, e);
+        rc = read_session(r, ev, type != REC_SESSION, type == REC_SESSION_MORE, e);
         break;
     case REC_STATEMENT:
     case REC_STATEMENT_MORE:
@@ -1253,8 +1345,9 @@ void capture_reader_close(struct capture_reader *r)
     free(r->param_formats);
     free(r->result_formats);
     free(r->types);
-    free(r->startup);
-    free(r->startup_at);
+    str_list_free(&r->startup);
+    str_list_free(&r->options);
+    str_list_free(&r->status);
     free(r->state);
     free(r->path);
     free(r);

@@ -30,7 +30,8 @@
 /* The newest version this pgarena reads and writes. A capture is written as version 1 unless
  * it holds what only version 2 holds (a session's startup parameters, a COPY FROM STDIN's
  * rows, an OID returned) or version 3 (an id a sequence gave, returned; parameter types and
- * formats, binary values; result formats): older pgarena then still reads the captures of
+ * formats, binary values; result formats; the settings a statement changed, a session's
+ * NegotiateProtocolVersion): older pgarena then still reads the captures of
  * server logs, and version 2's. */
 #define CAPTURE_VERSION 3
 /* The most rows of an INSERT's RETURNING whose ids a statement keeps. */
@@ -68,6 +69,13 @@ struct capture_session {
      * sent it (user and database among them), in its order; 0 and NULL otherwise. */
     int n_startup;
     const char *const *startup_names, *const *startup_values;
+    /* SESSION_START of a recorded capture whose server answered the startup with a
+     * NegotiateProtocolVersion (version 3; a startup asking protocol 3.2 of an older server,
+     * or naming a _pq_ option it does not know): negotiated 1, the newest minor version of
+     * protocol 3 the server supports, and the options it did not recognise, in its order;
+     * all 0 and NULL otherwise. */
+    int negotiated, negotiated_minor, n_unrecognised;
+    const char *const *unrecognised;
 };
 
 struct capture_statement {
@@ -112,6 +120,12 @@ struct capture_statement {
     /* Version 3 (recorded): no Sync between it and its session's previous Execute (a batch,
      * a pipeline: one implicit transaction with it, which an error ends for all). */
     int same_sync;
+    /* Version 3 (recorded): the settings the server reported changed (its ParameterStatus
+     * messages after the login: SET TimeZone, RESET ALL, SET SESSION AUTHORIZATION's
+     * is_superuser...) with this statement, in their order; on PostgreSQL 14 and later, which
+     * reports at the end of a Sync group, with its last statement. 0 and NULL when none. */
+    int n_param_status;
+    const char *const *param_status_names, *const *param_status_values;
 };
 
 struct capture_event {
@@ -288,6 +302,7 @@ struct capture_summary {
     /* DEALLOCATE and DISCARD statements, by enum sqltext_unprepare (NONE unused). */
     uint64_t unprepare[4];
     uint64_t ok, failed, unknown, cancelled;
+    uint64_t param_status; /* the settings the server reported changed (version 3) */
     size_t n_classes;
     struct capture_class *classes; /* by count, most first, then by text */
     struct capture_class other;    /* the classes beyond the cap (text "") */

@@ -161,6 +161,7 @@ static void count_statement(struct capture_summary *s, struct class_table *t,
     s->failed += st->outcome == CAPTURE_OUTCOME_ERROR;
     s->unknown += st->outcome == CAPTURE_OUTCOME_UNKNOWN;
     s->cancelled += st->cancel_us >= 0;
+    s->param_status += (uint64_t)st->n_param_status;
     normalize_statement(st->text, strlen(st->text), norm);
     struct capture_class *c = class_get(t, &s->other, norm->data);
     c->count++;

@@ -23,6 +23,7 @@ struct rev {
     /* The result being read: what its first column may hand back (RET_*), whether in binary
      * format, and its rows so far; its one row's value is st.returned. */
     int ret, ret_binary, rows;
+    char **status_names, **status_values; /* st's settings reported, its own */
 };
 
 /* A result's value a later statement may carry: the OID of a one-column result (lo_create,
@@ -87,6 +88,14 @@ struct rec_session {
     int unsynced;        /* an Execute since the last Sync (or Query) */
     struct rev *copy_in; /* the statement whose COPY FROM STDIN takes the CopyData, or NULL */
     uint32_t queued;     /* its events kept and not written yet */
+    /* The last Execute completed since the last ReadyForQuery (NULL: none, or left out): the
+     * settings the server reports at the Sync group's end go with it, so it is not written
+     * before that ReadyForQuery. */
+    struct rev *last_done;
+    /* The server's NegotiateProtocolVersion (negotiated 1): its newest minor, the options of
+     * the startup it did not recognise. */
+    int negotiated, negotiated_minor, n_unrecognised;
+    char **unrecognised;
 };
 
 struct recorder {
@@ -146,6 +155,12 @@ static void rev_free(struct rev *ev)
     free((void *)ev->st.param_formats);
     free((void *)ev->st.param_types);
     free((void *)ev->st.result_formats);
+    for (int i = 0; i < ev->st.n_param_status; i++) {
+        free(ev->status_names[i]);
+        free(ev->status_values[i]);
+    }
+    free(ev->status_names);
+    free(ev->status_values);
     free(ev);
 }
 
@@ -664,8 +679,60 @@ static void on_command_complete(struct rev *ev, const uint8_t *body, size_t len)
     ev->ret = RET_NONE;
 }
 
+/* ParameterStatus after the login: a setting the server reports changed, kept with the
+ * statement it answers (a Query; an Execute on PostgreSQL 13 and older, which report at once),
+ * else with the last Execute of the Sync group whose ReadyForQuery follows (14 and later report
+ * just before it). None when that statement is left out. */
+static void on_param_status(struct rec_session *s, const struct pend *h, const uint8_t *body,
+                            size_t len)
+{
+    struct rev *ev = h && h->kind != PEND_SYNC ? h->ev : s->last_done;
+    struct pgwire_reader rd;
+    pgwire_reader_init(&rd, body, len);
+    const char *name = pgwire_get_str(&rd);
+    const char *value = pgwire_get_str(&rd);
+    if (!ev || rd.bad)
+        return;
+    size_t n = (size_t)ev->st.n_param_status + 1;
+    ev->status_names = xrealloc(ev->status_names, n * sizeof *ev->status_names);
+    ev->status_values = xrealloc(ev->status_values, n * sizeof *ev->status_values);
+    ev->status_names[n - 1] = xstrdup(name);
+    ev->status_values[n - 1] = xstrdup(value);
+    ev->st.n_param_status = (int)n;
+    ev->st.param_status_names = (const char *const *)ev->status_names;
+    ev->st.param_status_values = (const char *const *)ev->status_values;
+}
+
+/* NegotiateProtocolVersion (during the login): the newest minor the server supports and the
+ * options it did not recognise, kept with the session's start. */
+static void on_negotiate(struct rec_session *s, const uint8_t *body, size_t len)
+{
+    struct pgwire_reader rd;
+    pgwire_reader_init(&rd, body, len);
+    /* PostgreSQL sends the whole version (3 << 16 | minor) where the protocol's documentation
+     * says the minor: the low 16 bits are the minor either way. */
+    int minor = (int)(pgwire_get_u32(&rd) & 0xffff);
+    uint32_t n = pgwire_get_u32(&rd);
+    if (rd.bad || s->negotiated || n > len) /* each option takes a byte at least */
+        return;
+    char **options = xcalloc((size_t)n + 1, sizeof *options);
+    for (uint32_t i = 0; i < n; i++)
+        options[i] = xstrdup(pgwire_get_str(&rd));
+    if (rd.bad) {
+        for (uint32_t i = 0; i < n; i++)
+            free(options[i]);
+        free(options);
+        return;
+    }
+    s->negotiated = 1;
+    s->negotiated_minor = minor;
+    s->n_unrecognised = (int)n;
+    s->unrecognised = options;
+}
+
 static void on_ready(struct recorder *r, struct rec_session *s, int64_t t)
 {
+    s->last_done = NULL;
     if (!s->logged_in) {
         s->logged_in = 1;
         keep(r, s->start_ev);
@@ -706,6 +773,15 @@ void recorder_backend(struct recorder *r, struct rec_session *s, char type, cons
         s->copy_in = NULL;
         on_ready(r, s, t);
         break;
+    case 'S': /* after the login only: the login's answer the startup (a replay's server
+               * sends its own) */
+        if (s->logged_in && body)
+            on_param_status(s, h, body, len);
+        break;
+    case 'v':
+        if (!s->logged_in && body)
+            on_negotiate(s, body, len);
+        break;
     case 'T':
         if (h && h->ev && h->kind != PEND_SYNC && body)
             on_row_description(h->ev, body, len);
@@ -738,6 +814,7 @@ void recorder_backend(struct recorder *r, struct rec_session *s, char type, cons
         if (h && h->kind == PEND_EXECUTE) {
             pop(s);
             complete(r, h->ev, t);
+            s->last_done = s->logged_in ? h->ev : NULL;
         }
         break;
     case 'E':
@@ -749,6 +826,7 @@ void recorder_backend(struct recorder *r, struct rec_session *s, char type, cons
             pop(s);
             set_error(h->ev, body, len);
             complete(r, h->ev, t);
+            s->last_done = s->logged_in ? h->ev : NULL;
         }
         break;
     default:
@@ -801,6 +879,7 @@ void recorder_session_end(struct recorder *r, struct rec_session *s, int64_t t)
     if (s->ended)
         return;
     s->ended = 1;
+    s->last_done = NULL;
     r->st.sessions_failed += s->failed && s->logged_in;
     for (size_t i = s->q_head; i < s->q_len; i++) {
         r->st.incomplete += s->q[i].ev != NULL;
@@ -861,11 +940,16 @@ static int write_event(struct recorder *r, struct rev *ev, struct err *e)
                                      .n_startup = ev->s->n_startup,
                                      .startup_names = (const char *const *)ev->s->startup,
                                      .startup_values =
-                                         (const char *const *)ev->s->startup + ev->s->n_startup};
+                                         (const char *const *)ev->s->startup + ev->s->n_startup,
+                                     .negotiated = ev->s->negotiated,
+                                     .negotiated_minor = ev->s->negotiated_minor,
+                                     .n_unrecognised = ev->s->n_unrecognised,
+                                     .unrecognised = (const char *const *)ev->s->unrecognised};
         return capture_write_session_start(r->w, &cs, e);
     }
     if (ev->kind == CAPTURE_EV_SESSION_END)
         return capture_write_session_end(r->w, ev->s->cap_id, off, e);
+    r->st.param_status += (uint64_t)ev->st.n_param_status;
     struct capture_statement st = ev->st;
     st.session = ev->s->cap_id;
     st.offset_us = off;
@@ -884,6 +968,8 @@ static int64_t settled_until(const struct recorder *r, int64_t now)
             until = s->start_ev->t;
         if (s->ext_start >= 0 && s->ext_start < until)
             until = s->ext_start;
+        if (s->last_done && s->last_done->t < until)
+            until = s->last_done->t;
         for (size_t i = s->q_head; i < s->q_len; i++)
             if (s->q[i].ev && s->q[i].ev->t < until)
                 until = s->q[i].ev->t;
@@ -903,6 +989,9 @@ static void session_free(struct rec_session *s)
     for (int i = 0; i < 2 * s->n_startup; i++)
         free(s->startup[i]);
     free(s->startup);
+    for (int i = 0; i < s->n_unrecognised; i++)
+        free(s->unrecognised[i]);
+    free(s->unrecognised);
     free(s);
 }
 
@@ -956,8 +1045,9 @@ int recorder_close(struct recorder *r, const struct capture_header *h, struct re
 {
     for (struct rec_session *s = r->sessions; s; s = s->next)
         recorder_session_end(r, s, s->last_t);
-    recorder_stats(r, stats);
-    if (write_until(r, INT64_MAX, e) < 0)
+    int wrote = write_until(r, INT64_MAX, e);
+    recorder_stats(r, stats); /* (the settings reported are counted as written) */
+    if (wrote < 0)
         return -1;
     struct capture_header hd = *h;
     hd.start_us = r->wall_us;

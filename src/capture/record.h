@@ -10,13 +10,15 @@
 
 /*
  * The recording proxy's messages to capture events (capture version 2): each session's start
- * (every startup parameter as sent), its statements (a COPY FROM STDIN with the rows the
- * client sent) and its end, timed at the proxy in microseconds (monotonic). A
- * statement is a Query (simple: from it to its ReadyForQuery) or an Execute (extended: from
- * its first Parse or Bind to its CommandComplete, EmptyQueryResponse, PortalSuspended or
- * ErrorResponse), with the text of the statement it runs (named or unnamed), its parameters
- * as bound (text or binary, with their formats and its Parse's types), its outcome (ok, or the
- * ErrorResponse's SQLSTATE) and its duration. A statement still running when its session ends is
+ * (every startup parameter as sent; the server's NegotiateProtocolVersion), its statements (a COPY
+ * FROM STDIN with the rows the client sent) and its end, timed at the proxy in microseconds
+ * (monotonic). A statement is a Query (simple: from it to its ReadyForQuery) or an Execute
+ * (extended: from its first Parse or Bind to its CommandComplete, EmptyQueryResponse,
+ * PortalSuspended or ErrorResponse), with the text of the statement it runs (named or unnamed), its
+ * parameters as bound (text or binary, with their formats and its Parse's types), its outcome (ok,
+ * or the ErrorResponse's SQLSTATE), its duration, and the settings the server reported changed
+ * (ParameterStatus after the login; those of the login answer the startup and are left out).
+ * A statement still running when its session ends is
  * left out; a session that never logged in (no ReadyForQuery) is no session. Passwords: the
  * PasswordMessage and SASL messages are never read; a statement setting one has it cut out
  * (capture/sqltext.h), one holding one that cannot be cut out is left out (skipped_secret).
@@ -37,8 +39,9 @@ struct rec_session;
 
 /* The frontend message types whose bodies the recorder reads (a framer's keep_types). */
 #define RECORD_FRONTEND_TYPES "QPBECSdF"
-/* The backend's. */
-#define RECORD_BACKEND_TYPES "CEZKGT"
+/* The backend's (ParameterStatus and NegotiateProtocolVersion: a statement's settings
+ * changed, a session's protocol options refused). */
+#define RECORD_BACKEND_TYPES "CEZKGTSv"
 /* The backend's whose first bytes it reads (pgwire_framer_keep_prefix): DataRow. */
 #define RECORD_BACKEND_PREFIX_TYPES "DV"
 
@@ -51,8 +54,9 @@ struct record_stats {
      * it is kept. */
     uint64_t sessions_failed;
     uint64_t skipped_secret, skipped_unsupported, secrets_cut, portal_fetches;
-    uint64_t pipelined; /* statements sent before the session's previous one was answered */
-    uint64_t same_sync; /* statements with no Sync between them and their session's previous */
+    uint64_t pipelined;    /* statements sent before the session's previous one was answered */
+    uint64_t same_sync;    /* statements with no Sync between them and their session's previous */
+    uint64_t param_status; /* settings the server reported changed, written with statements */
     struct capture_unsupported_kind unsupported[CAPTURE_UNSUP__COUNT];
     struct capture_copy_in copy_in;
 };

@@ -39,10 +39,10 @@ void cli_replay_format_time(int64_t us, char *out, size_t size);
 void cli_replay_print_prepared(const char *output, const struct prepare_stats *s);
 /* What a capture left out as unsupported, by kind with an example, the COPY FROM STDIN it
  * kept, by table, the portal fetches it folded, the statements sent in pipelines and those
- * sharing their previous one's Sync: a line
+ * sharing their previous one's Sync, the settings the server reported changed: a line
  * each, after label (padded by the caller), none when there are none. */
 void cli_replay_print_kept(const char *label, const struct capture_unsupported_kind *kinds,
                            const struct capture_copy_in *copy_in, uint64_t portal_fetches,
-                           uint64_t pipelined, uint64_t same_sync);
+                           uint64_t pipelined, uint64_t same_sync, uint64_t param_status);
 
 #endif

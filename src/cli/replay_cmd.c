@@ -169,7 +169,7 @@ void cli_replay_format_time(int64_t us, char *out, size_t size)
 
 void cli_replay_print_kept(const char *label, const struct capture_unsupported_kind *kinds,
                            const struct capture_copy_in *copy_in, uint64_t portal_fetches,
-                           uint64_t pipelined, uint64_t same_sync)
+                           uint64_t pipelined, uint64_t same_sync, uint64_t param_status)
 {
     for (int k = 0; k < CAPTURE_UNSUP__COUNT; k++)
         if (kinds[k].count)
@@ -188,6 +188,10 @@ void cli_replay_print_kept(const char *label, const struct capture_unsupported_k
                "previous one (one implicit transaction, which an error ends for all; a replay "
                "sends each group with one Sync, in pipeline mode)\n",
                label, (unsigned long long)same_sync);
+    if (param_status)
+        printf("%sparameter changes: %llu settings the server reported changed by the "
+               "statements (ParameterStatus; a replay's server reports its own)\n",
+               label, (unsigned long long)param_status);
     uint64_t n = copy_in->other;
     for (size_t i = 0; i < copy_in->n_tables; i++)
         n += copy_in->tables[i].count;
@@ -229,7 +233,7 @@ void cli_replay_print_prepared(const char *output, const struct prepare_stats *s
         printf("\n  kept with the password cut out: %llu (the replay sets one of its own)",
                (unsigned long long)s->secrets_cut);
     printf("\n");
-    cli_replay_print_kept("  ", s->unsupported, &s->copy_in, s->portal_fetches, 0, 0);
+    cli_replay_print_kept("  ", s->unsupported, &s->copy_in, s->portal_fetches, 0, 0, 0);
 }
 
 int cli_replay_prepare(int argc, char **argv, struct err *e)

@@ -98,7 +98,7 @@ static void print_recorded(const char *output, const struct record_stats *s)
         printf("  kept with the password cut out: %llu (the replay sets one of its own)\n",
                (unsigned long long)s->secrets_cut);
     cli_replay_print_kept("  ", s->unsupported, &s->copy_in, s->portal_fetches, s->pipelined,
-                          s->same_sync);
+                          s->same_sync, s->param_status);
 }
 
 int cli_replay_record(int argc, char **argv, struct err *e)

@@ -118,8 +118,9 @@ static void print_protocols(const struct capture_summary *s)
            (unsigned long long)s->unprepare[SQLTEXT_UNPREPARE_PLANS]);
 }
 
-static void print_header(const char *path, const struct capture_header *h)
+static void print_header(const char *path, const struct capture_summary *sum)
 {
+    const struct capture_header *h = &sum->header;
     char start[64];
     cli_replay_format_time(h->start_us, start, sizeof start);
     printf("capture     %s (%s %d)\n", path, CAPTURE_FORMAT, h->version);
@@ -136,7 +137,7 @@ static void print_header(const char *path, const struct capture_header *h)
            (unsigned long long)h->skipped_copy, (unsigned long long)h->skipped_secret,
            (unsigned long long)h->skipped_unsupported);
     cli_replay_print_kept("            ", h->unsupported, &h->copy_in, h->portal_fetches,
-                          h->pipelined, h->same_sync);
+                          h->pipelined, h->same_sync, sum->param_status);
     if (h->cut)
         printf("cut         its recorder did not close it (killed): read up to its last whole "
                "event, the sessions still open end there, its skipped counts are not known\n");
@@ -149,24 +150,44 @@ static void print_header(const char *path, const struct capture_header *h)
 static const char *const protocols[] = {"simple", "extended-named", "extended-unnamed"};
 static const char *const outcomes[] = {"unknown", "ok", "error"};
 
-/* A parameter as JSON: null, its text, or a binary one's bytes (or text not in UTF-8) as
- * bytea's hex ("\\x0102"). */
-static json_t *param_json(const struct capture_statement *st, int i)
+/* n bytes at p as JSON: their text (unless binary), or, binary or not UTF-8, bytea's hex
+ * ("\\x0102"). */
+static json_t *bytes_json(const char *p, size_t n, int binary)
 {
-    if (!st->params[i])
-        return json_null();
-    json_t *text = !st->param_formats || !st->param_formats[i] ? json_string(st->params[i]) : NULL;
+    json_t *text = binary ? NULL : json_stringn(p, n);
     if (text)
         return text;
-    size_t n = st->param_lengths ? (size_t)st->param_lengths[i] : strlen(st->params[i]);
     char *hex = xmalloc(2 * n + 3);
     memcpy(hex, "\\x", 2);
     for (size_t k = 0; k < n; k++)
-        snprintf(hex + 2 + 2 * k, 3, "%02x", (unsigned char)st->params[i][k]);
+        snprintf(hex + 2 + 2 * k, 3, "%02x", (unsigned char)p[k]);
     hex[2 + 2 * n] = '\0';
     json_t *v = json_string(hex);
     free(hex);
     return v;
+}
+
+/* A parameter as JSON: null, or its value (bytes_json's). */
+static json_t *param_json(const struct capture_statement *st, int i)
+{
+    if (!st->params[i])
+        return json_null();
+    size_t n = st->param_lengths ? (size_t)st->param_lengths[i] : strlen(st->params[i]);
+    return bytes_json(st->params[i], n, st->param_formats && st->param_formats[i]);
+}
+
+static json_t *text_json(const char *s)
+{
+    return bytes_json(s, strlen(s), 0);
+}
+
+/* n name, value pairs as [[name, value], ...] in their order. */
+static json_t *pairs_json(int n, const char *const *names, const char *const *values)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_pack("[o, o]", text_json(names[i]), text_json(values[i])));
+    return a;
 }
 
 static json_t *event_json(const struct capture_event *ev)
@@ -179,12 +200,16 @@ static json_t *event_json(const struct capture_event *ev)
         json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s}", "event", "start", "session",
                               (json_int_t)s->id, "offset_us", (json_int_t)s->offset_us, "log_id",
                               s->log_id, "user", s->user, "database", s->database);
-        if (s->n_startup) { /* version 2: the startup parameters, as pairs in their order */
-            json_t *su = json_array();
-            for (int i = 0; i < s->n_startup; i++)
-                json_array_append_new(
-                    su, json_pack("[s, s]", s->startup_names[i], s->startup_values[i]));
-            json_object_set_new(o, "startup", su);
+        if (s->n_startup) /* version 2: the startup parameters, as pairs in their order */
+            json_object_set_new(o, "startup",
+                                pairs_json(s->n_startup, s->startup_names, s->startup_values));
+        if (s->negotiated) { /* version 3: the server's NegotiateProtocolVersion */
+            json_t *options = json_array();
+            for (int i = 0; i < s->n_unrecognised; i++)
+                json_array_append_new(options, text_json(s->unrecognised[i]));
+            json_object_set_new(
+                o, "negotiated",
+                json_pack("{s:i, s:o}", "minor", s->negotiated_minor, "unrecognised", options));
         }
         return o;
     }
@@ -225,6 +250,10 @@ static json_t *event_json(const struct capture_event *ev)
     }
     if (st->same_sync) /* version 3: in its session's previous statement's Sync group */
         json_object_set_new(o, "same_sync", json_true());
+    if (st->n_param_status) /* version 3: the settings the server reported changed */
+        json_object_set_new(
+            o, "param_status",
+            pairs_json(st->n_param_status, st->param_status_names, st->param_status_values));
     return o;
 }
 
@@ -262,7 +291,7 @@ int cli_replay_show(int argc, char **argv, struct err *e)
     if (capture_summarise(path, &sum, e) < 0)
         return -1;
     const struct capture_header *h = &sum.header;
-    print_header(path, h);
+    print_header(path, &sum);
     printf("statements  %llu: %llu simple, %llu extended named, %llu extended unnamed; "
            "%llu succeeded, %llu failed (%llu cancelled), %llu unknown\n",
            (unsigned long long)h->n_statements, (unsigned long long)sum.by_protocol[0],

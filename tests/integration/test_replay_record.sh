@@ -600,3 +600,157 @@ test_replay_record_tls_server() {
     grep -q "^SSL connection (protocol: TLS" "$T/ssl.out" || { cat "$T/ssl.out" >&2; fail "prefer: psql is not on TLS"; }
     record_stop
 }
+
+# A client of protocol 3 written by hand (libpq 15 sends neither protocol 3.2 nor a _pq_
+# option): python3 raw_client.py HOST PORT OUT.json logs in as postgres to database rec twice,
+# asking protocol 3.2 (application_name raw_32), then 3.2 with the option _pq_.pgarena_probe
+# (raw_pq); in each it sets application_name and asks 41 + 1. OUT.json: per session what the
+# server sent through the proxy (its NegotiateProtocolVersion or null, the settings it reported
+# for the SET, its major, the answer). Exits 1 with the server's message on any failure.
+raw_client() {
+    cat >"$T/raw_client.py" <<'PY'
+import json, socket, struct, sys
+
+def messages(sock):
+    buf = b""
+    while True:
+        while len(buf) < 5 or len(buf) < 1 + struct.unpack("!i", buf[1:5])[0]:
+            got = sock.recv(65536)
+            if not got:
+                sys.exit("raw_client: the connection closed")
+            buf += got
+        n = struct.unpack("!i", buf[1:5])[0]
+        yield buf[0:1], buf[5:1 + n]
+        buf = buf[1 + n:]
+
+def strings(body):
+    return [s.decode() for s in body.split(b"\0")[:-1]]
+
+def until_ready(msgs, seen):
+    for kind, body in msgs:
+        if kind == b"E":
+            sys.exit("raw_client: " + " ".join(strings(body)))
+        if kind == b"R" and struct.unpack("!i", body[:4])[0] != 0:
+            sys.exit("raw_client: the server asks for a password")
+        if kind == b"v":
+            minor, n = struct.unpack("!ii", body[:8])
+            seen["negotiated"] = [minor, strings(body[8:])[:n]]
+        if kind == b"S":
+            name, value = strings(body)
+            seen.setdefault("status", []).append([name, value])
+        if kind == b"D":
+            seen["answer"] = body[6:].decode()
+        if kind == b"Z":
+            return
+
+def query(sock, msgs, sql, seen):
+    text = sql.encode() + b"\0"
+    sock.sendall(b"Q" + struct.pack("!i", 4 + len(text)) + text)
+    until_ready(msgs, seen)
+
+def session(host, port, app, options):
+    sock = socket.create_connection((host, port))
+    params = [("user", "postgres"), ("database", "rec"), ("application_name", app)] + options
+    body = struct.pack("!i", 0x00030002) + b"".join(k.encode() + b"\0" + v.encode() + b"\0" for k, v in params) + b"\0"
+    sock.sendall(struct.pack("!i", 4 + len(body)) + body)
+    msgs = messages(sock)
+    login = {"negotiated": None}
+    until_ready(msgs, login)
+    seen = {"negotiated": login["negotiated"], "major": int(dict(login["status"])["server_version"].split(".")[0].split()[0])}
+    query(sock, msgs, "SET application_name = '%s_set'" % app, seen)
+    query(sock, msgs, "SELECT 41 + 1", seen)
+    sock.sendall(b"X" + struct.pack("!i", 4))
+    sock.close()
+    return seen
+
+host, port, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+got = {"raw_32": session(host, port, "raw_32", []),
+       "raw_pq": session(host, port, "raw_pq", [("_pq_.pgarena_probe", "on")])}
+json.dump(got, open(out, "w"))
+PY
+    python3 "$T/raw_client.py" "$@"
+}
+
+# ParameterStatus and NegotiateProtocolVersion (issue 50): the settings the server reports
+# changed are recorded with the statement that changed them, psql's simple queries (SET
+# TimeZone, SET application_name, SET SESSION AUTHORIZATION and its RESET: is_superuser and
+# session_authorization, RESET ALL) and pgbench's extended one (at its Sync group's end); the
+# login's are not. A startup asking protocol 3.2 (which PostgreSQL 18 supports and older ones
+# answer with NegotiateProtocolVersion) and one naming an unknown _pq_ option (answered so on
+# every major) have what the server sent recorded with their start, and work through the proxy.
+# The capture replays (its server reports its own).
+test_replay_record_param_status_and_negotiate() {
+    chmod 755 "$T"
+    rconn=$(sh "$PGARENA_TEST_TOP/tests/pg-servers.sh" start "$T/srv")
+    LIB_CLEANUP="${LIB_CLEANUP:-}; sh '$PGARENA_TEST_TOP/tests/pg-servers.sh' stop '$T/srv'"
+    sql "CREATE DATABASE rec" "$rconn" >/dev/null
+    sql "CREATE ROLE rec_plain LOGIN" "$rconn" >/dev/null
+    record_start --seconds 300
+    "$PSQL" -X -q -v ON_ERROR_STOP=1 "$pconn application_name=rec_psql" >"$T/psql.out" 2>&1 <<'SQL' ||
+SET TimeZone = 'Asia/Tokyo';
+SET application_name = 'rec_status';
+SET SESSION AUTHORIZATION rec_plain;
+RESET SESSION AUTHORIZATION;
+RESET ALL;
+SELECT 1;
+SQL
+        { cat "$T/psql.out" >&2; fail "psql through the proxy"; }
+    printf "SET TimeZone = 'Europe/Paris';\nSELECT 2;\n" >"$T/set.sql"
+    "$PGBENCH" -n -M extended -t 1 -f "$T/set.sql" "$pconn" >"$T/pgbench.out" 2>&1 ||
+        { cat "$T/pgbench.out" >&2; fail "pgbench -M extended through the proxy"; }
+    local port=${pconn#*port=}
+    raw_client 127.0.0.1 "${port%% *}" "$T/raw.json" || fail "the hand-written client through the proxy"
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+    assert_out "parameter changes: [0-9]+ settings"
+    mv "$T/out" "$T/record.out"
+    pga replay show --events "$T/rec.cap"
+    assert_rc 0
+    mv "$T/out" "$T/events"
+    pga replay show "$T/rec.cap"
+    assert_rc 0
+    python3 - "$T/events" "$T/raw.json" "$T/out" "$T/record.out" <<'PY' || fail "the capture does not hold what the server reported"
+import json, re, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+raw = json.load(open(sys.argv[2]))
+st = [e for e in ev if e["event"] == "statement"]
+status = {e["text"]: e.get("param_status") for e in st}
+print("\n".join("%s: %s" % kv for kv in status.items()), file=sys.stderr)
+assert status["SET TimeZone = 'Asia/Tokyo';"] == [["TimeZone", "Asia/Tokyo"]], status
+assert status["SET application_name = 'rec_status';"] == [["application_name", "rec_status"]], status
+auth = dict(status["SET SESSION AUTHORIZATION rec_plain;"])
+assert auth["is_superuser"] == "off" and auth["session_authorization"] == "rec_plain", auth
+back = dict(status["RESET SESSION AUTHORIZATION;"])
+assert back["is_superuser"] == "on" and back["session_authorization"] == "postgres", back
+reset = dict(status["RESET ALL;"])
+assert reset["application_name"] == "rec_psql" and reset["TimeZone"] != "Asia/Tokyo", reset
+assert status["SELECT 1;"] is None and status["SELECT 2;"] is None and status["SELECT 41 + 1"] is None, status
+paris = [e for e in st if e["text"] == "SET TimeZone = 'Europe/Paris';"]
+assert len(paris) == 1 and paris[0]["protocol"] == "extended-unnamed", paris
+assert paris[0]["param_status"] == [["TimeZone", "Europe/Paris"]], paris
+# What the hand-written client got through the proxy is what the capture holds.
+starts = {dict(e["startup"]).get("application_name"): e for e in ev if e["event"] == "start"}
+for app, got in raw.items():
+    assert got["answer"] == "42", (app, got)
+    assert got["status"] == [["application_name", app + "_set"]], (app, got)
+    assert status["SET application_name = '%s_set'" % app] == got["status"], (app, status)
+    neg = starts[app].get("negotiated")
+    # (PostgreSQL sends the whole version, 3 << 16 | minor, where the protocol says the minor)
+    want = got["negotiated"] and {"minor": got["negotiated"][0] & 0xffff, "unrecognised": got["negotiated"][1]}
+    assert neg == want, (app, neg, want)
+major = raw["raw_32"]["major"]
+# 3.2 alone: PostgreSQL 18 supports it, older ones say 3.0; an unknown option: refused by all.
+assert raw["raw_32"]["negotiated"] == (None if major >= 18 else [0x30000, []]), raw
+assert raw["raw_pq"]["negotiated"] == [0x30002 if major >= 18 else 0x30000, ["_pq_.pgarena_probe"]], raw
+# The login's own reports (server_version, TimeZone...) are nowhere.
+assert not any(n == "server_version" for e in st for n, _ in e.get("param_status", [])), st
+n = sum(len(e.get("param_status", [])) for e in st)
+for f in sys.argv[3:]:
+    said = re.findall(r"parameter changes: (\d+) settings", open(f).read())
+    assert said == [str(n)], (f, said, n)
+PY
+    pga replay run "$T/rec.cap" "$rconn" --force -q -o "$T/r.json"
+    assert_rc 0
+    pyjson "$T/r.json" 'd["replay"]["sent"] == d["replay"]["statements"] == 12 and d["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["sessions_failed"] == 0'
+}

@@ -210,18 +210,27 @@ static void test_version_2_round_trip(void **state)
     capture_reader_close(r);
 }
 
+/* A capture of version v holding one session and one statement in its header, then rec (n
+ * bytes) as its records. */
+static void write_crafted(int v, const char *rec, size_t n)
+{
+    gzFile z = gzopen(path, "wb");
+    assert_non_null(z);
+    gzprintf(z,
+             "{\"format\":\"pgarena-capture\",\"version\":%d,\"source\":{},\"start_us\":0,"
+             "\"duration_us\":0,\"sessions\":1,\"statements\":1,\"skipped\":{\"copy\":0,"
+             "\"secret\":0,\"unsupported\":0}}\n",
+             v);
+    gzwrite(z, rec, (unsigned)n);
+    gzclose(z);
+}
+
 /* A version 1 header over a version 2 record: corrupt, not read as something else. */
 static void test_version_2_record_in_version_1(void **state)
 {
     (void)state;
-    gzFile z = gzopen(path, "wb");
-    assert_non_null(z);
-    gzputs(z, "{\"format\":\"pgarena-capture\",\"version\":1,\"source\":{},\"start_us\":0,"
-              "\"duration_us\":0,\"sessions\":1,\"statements\":0,\"skipped\":{\"copy\":0,"
-              "\"secret\":0,\"unsupported\":0}}\n");
     const char rec[] = {'T', 0, 0, 0, 0, 0, 0};
-    gzwrite(z, rec, sizeof rec);
-    gzclose(z);
+    write_crafted(1, rec, sizeof rec);
     struct err e = {0};
     struct capture_reader *r = capture_reader_open(path, &e);
     assert_non_null(r);
@@ -229,6 +238,142 @@ static void test_version_2_record_in_version_1(void **state)
     assert_int_equal(capture_reader_next(r, &ev, &e), -1);
     assert_non_null(strstr(e.msg, "a version 2 record in a version 1 capture"));
     capture_reader_close(r);
+}
+
+/* Version 3's settings reported with a statement (pairs in their order, a value with any byte
+ * but NUL) and a session's NegotiateProtocolVersion (with and without startup parameters, with
+ * no option refused). */
+static void test_param_status_and_negotiate_round_trip(void **state)
+{
+    (void)state;
+    struct err e = {0};
+    struct capture_writer *w = capture_writer_open(path, &e);
+    assert_non_null(w);
+    const char *su_names[] = {"user", "_pq_.x"}, *su_values[] = {"app", "1"};
+    const char *options[] = {"_pq_.x", "_pq_.y"};
+    struct capture_session s0 = {.id = 0,
+                                 .log_id = "1",
+                                 .user = "app",
+                                 .database = "app",
+                                 .n_startup = 2,
+                                 .startup_names = su_names,
+                                 .startup_values = su_values,
+                                 .negotiated = 1,
+                                 .negotiated_minor = 0,
+                                 .n_unrecognised = 2,
+                                 .unrecognised = options};
+    struct capture_session s1 = {
+        .id = 1, .log_id = "", .user = "", .database = "", .negotiated = 1, .negotiated_minor = 2};
+    assert_int_equal(capture_write_session_start(w, &s0, &e), 0);
+    assert_int_equal(capture_write_session_start(w, &s1, &e), 0);
+    const char *names[] = {"is_superuser", "session_authorization", "application_name"};
+    const char *values[] = {"off", "rec_app", "caf\xc3\xa9 \x01\xff"};
+    struct capture_statement st = {.session = 0,
+                                   .offset_us = 10,
+                                   .text = "SET SESSION AUTHORIZATION rec_app",
+                                   .duration_us = 5,
+                                   .outcome = CAPTURE_OUTCOME_OK,
+                                   .cancel_us = -1,
+                                   .same_sync = 1,
+                                   .n_param_status = 3,
+                                   .param_status_names = names,
+                                   .param_status_values = values};
+    assert_int_equal(capture_write_statement(w, &st, &e), 0);
+    st.n_param_status = 0; /* the next statement changed nothing */
+    assert_int_equal(capture_write_statement(w, &st, &e), 0);
+    assert_int_equal(capture_write_session_end(w, 0, 20, &e), 0);
+    assert_int_equal(capture_write_session_end(w, 1, 20, &e), 0);
+    struct capture_header h = {0};
+    assert_int_equal(capture_writer_close(w, &h, &e), 0);
+
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    assert_int_equal(capture_reader_header(r)->version, 3);
+    struct capture_event ev;
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.session.negotiated, 1);
+    assert_int_equal(ev.session.negotiated_minor, 0);
+    assert_int_equal(ev.session.n_unrecognised, 2);
+    assert_string_equal(ev.session.unrecognised[0], "_pq_.x");
+    assert_string_equal(ev.session.unrecognised[1], "_pq_.y");
+    assert_int_equal(ev.session.n_startup, 2);
+    assert_string_equal(ev.session.startup_names[1], "_pq_.x");
+    assert_string_equal(ev.session.startup_values[0], "app");
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.session.negotiated, 1);
+    assert_int_equal(ev.session.negotiated_minor, 2);
+    assert_int_equal(ev.session.n_unrecognised, 0);
+    assert_int_equal(ev.session.n_startup, 0);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.kind, CAPTURE_EV_STATEMENT);
+    assert_int_equal(ev.statement.n_param_status, 3);
+    for (int i = 0; i < 3; i++) {
+        assert_string_equal(ev.statement.param_status_names[i], names[i]);
+        assert_string_equal(ev.statement.param_status_values[i], values[i]);
+    }
+    assert_int_equal(ev.statement.same_sync, 1);
+    assert_string_equal(ev.statement.text, "SET SESSION AUTHORIZATION rec_app");
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.statement.n_param_status, 0);
+    assert_null(ev.statement.param_status_names);
+    capture_reader_close(r);
+    struct capture_summary sum;
+    assert_int_equal(capture_summarise(path, &sum, &e), 0);
+    assert_int_equal(sum.param_status, 3); /* replay show's "parameter changes" */
+    capture_summary_free(&sum);
+
+    /* Without them, a session is version 1's or 2's again. */
+    w = capture_writer_open(path, &e);
+    assert_non_null(w);
+    s0.negotiated = 0;
+    assert_int_equal(capture_write_session_start(w, &s0, &e), 0);
+    assert_int_equal(capture_writer_close(w, &h, &e), 0);
+    r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    assert_int_equal(capture_reader_header(r)->version, 2);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.session.negotiated, 0);
+    assert_null(ev.session.unrecognised);
+    capture_reader_close(r);
+}
+
+/* A capture of version v: a session's start, then rec (n bytes); what reading rec gives (-1
+ * with e set when refused), its event in ev. */
+static int read_after_start(int v, const char *rec, size_t n, struct capture_event *ev,
+                            struct err *e)
+{
+    char recs[64] = {'S', 0, 0, 0, 0, 0};
+    assert_true(n <= sizeof recs - 6);
+    memcpy(recs + 6, rec, n);
+    write_crafted(v, recs, n + 6);
+    struct capture_reader *r = capture_reader_open(path, e);
+    assert_non_null(r);
+    assert_int_equal(capture_reader_next(r, ev, e), 1);
+    int rc = capture_reader_next(r, ev, e);
+    if (rc == 1) /* (the strings are the reader's: checked before it closes) */
+        assert_string_equal(ev->statement.param_status_values[0], "b");
+    capture_reader_close(r);
+    return rc;
+}
+
+/* Version 3's settings reported ('R''s tag 'p') and session start with more ('U') in a version 2
+ * capture: corrupt, as version 3's other fields. */
+static void test_version_3_fields_in_version_2(void **state)
+{
+    (void)state;
+    /* session 0, offset +0, simple, ok, name "", text "", no params, duration, sqlstate,
+     * error, cancel; then 'p' with one pair a=b, and the end of the fields */
+    const char status[] = {'R', 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 'p', 1, 1, 'a', 1, 'b', 0};
+    struct capture_event ev;
+    struct err e = {0};
+    assert_int_equal(read_after_start(3, status, sizeof status, &ev, &e), 1);
+    assert_int_equal(ev.statement.n_param_status, 1);
+    assert_int_equal(read_after_start(2, status, sizeof status, &ev, &e), -1);
+    assert_non_null(strstr(e.msg, "record 2: bad statement field"));
+    const char negotiated[] = {'U', 1, 0, 0, 0, 0, 0, 'n', 0, 0, 0};
+    e = (struct err){0};
+    assert_int_equal(read_after_start(2, negotiated, sizeof negotiated, &ev, &e), -1);
+    assert_non_null(strstr(e.msg, "record 2: a version 3 record in an older capture"));
 }
 
 static void test_writer_refuses_misuse(void **state)
@@ -546,6 +691,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version_2_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version_2_record_in_version_1, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_param_status_and_negotiate_round_trip, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_version_3_fields_in_version_2, setup, teardown),
         cmocka_unit_test_setup_teardown(test_writer_refuses_misuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
         cmocka_unit_test_setup_teardown(test_live_cut, setup, teardown),

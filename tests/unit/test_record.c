@@ -65,6 +65,14 @@ static void execute(struct rec_session *s, int64_t t)
     fe(s, 'E', t);
 }
 
+/* Parse and Bind of the unnamed statement (one parameter, text), then its Execute. */
+static void execute_unnamed(struct rec_session *s, const char *text, const char *value, int64_t t)
+{
+    parse(s, "", text, t);
+    bind1(s, "", value, 0, t);
+    execute(s, t);
+}
+
 static void sync_(struct rec_session *s, int64_t t)
 {
     fe(s, 'S', t);
@@ -178,12 +186,8 @@ static void test_session(void **state)
     error(a, "57014", 9600);
     ready(a, 9700);
     /* a pipeline whose first statement fails: the second never runs */
-    parse(a, "", "SELECT 1/0", 10000);
-    bind1(a, "", "1", 0, 10000);
-    execute(a, 10000);
-    parse(a, "", "SELECT 2", 10001);
-    bind1(a, "", "1", 0, 10001);
-    execute(a, 10001);
+    execute_unnamed(a, "SELECT 1/0", "1", 10000);
+    execute_unnamed(a, "SELECT 2", "1", 10001);
     sync_(a, 10001);
     error(a, "22012", 10100);
     ready(a, 10200);
@@ -502,9 +506,7 @@ static void test_returned_ids(void **state)
     for (int i = 0; i < n; i++) {
         int64_t t = 200 + 10 * i;
         if (results[i].extended) {
-            parse(a, "", results[i].text, t);
-            bind1(a, "", "5", 0, t);
-            execute(a, t);
+            execute_unnamed(a, results[i].text, "5", t);
             sync_(a, t);
         } else {
             query(a, results[i].text, t);
@@ -563,12 +565,99 @@ static void test_returned_ids(void **state)
     unlink(path);
 }
 
+static void param_status(struct rec_session *s, const char *name, const char *value, int64_t t)
+{
+    putstr(&body, name);
+    putstr(&body, value);
+    be(s, 'S', t);
+}
+
+/* The settings the server reports after the login, with the statement that changed them: a
+ * Query's before its ReadyForQuery; an Execute's at once (PostgreSQL 13) or at its Sync group's
+ * end (14 and later: with the group's last Execute, which a flush before that ReadyForQuery
+ * does not write); none with a statement left out. The login's are not kept; its
+ * NegotiateProtocolVersion is, with the session's start. */
+static void test_param_status_and_negotiate(void **state)
+{
+    (void)state;
+    char path[64];
+    rec_open(path, sizeof path, "_status", 0);
+    struct err e = {0};
+    struct rec_session *a = start("app", "shop", 100);
+    put32(&body, 0x30000); /* 3.0 (the whole version, as PostgreSQL sends it); two options */
+    put32(&body, 2);
+    putstr(&body, "_pq_.x");
+    putstr(&body, "_pq_.y");
+    be(a, 'v', 101);
+    put32(&body, 0);
+    be(a, 'R', 102);
+    param_status(a, "TimeZone", "UTC", 103);
+    ready(a, 110);
+    query(a, "SET TimeZone = 'Asia/Tokyo'", 200);
+    done(a, 201);
+    param_status(a, "TimeZone", "Asia/Tokyo", 202);
+    ready(a, 203);
+    /* 14+: a group of two Executes, a flush between the last one's end and its ReadyForQuery */
+    execute_unnamed(a, "SELECT 1", "1", 300);
+    execute_unnamed(a, "SET application_name = 'b'", "1", 301);
+    sync_(a, 301);
+    done(a, 310);
+    done(a, 311);
+    assert_int_equal(recorder_flush(rec, 320, &e), 0);
+    param_status(a, "application_name", "b", 321);
+    ready(a, 322);
+    /* 13: at once, during the Execute */
+    execute_unnamed(a, "RESET ALL", "1", 400);
+    sync_(a, 400);
+    param_status(a, "application_name", "", 401);
+    param_status(a, "TimeZone", "UTC", 402);
+    done(a, 403);
+    ready(a, 404);
+    /* left out (a password that cannot be cut out): its settings go nowhere */
+    query(a, "CREATE SUBSCRIPTION s CONNECTION 'password=x' PUBLICATION p; SET TimeZone = 'UTC'",
+          500);
+    done(a, 501);
+    param_status(a, "TimeZone", "UTC", 502);
+    ready(a, 503);
+    recorder_session_end(rec, a, 600);
+    struct record_stats st = rec_close();
+    assert_int_equal(st.param_status, 4);
+
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    assert_int_equal(capture_reader_header(r)->version, 3);
+    struct capture_event ev;
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.kind, CAPTURE_EV_SESSION_START);
+    assert_int_equal(ev.session.negotiated, 1);
+    assert_int_equal(ev.session.negotiated_minor, 0);
+    assert_int_equal(ev.session.n_unrecognised, 2);
+    assert_string_equal(ev.session.unrecognised[1], "_pq_.y");
+    const char *want[] = {"SET TimeZone = 'Asia/Tokyo' TimeZone=Asia/Tokyo", "SELECT 1",
+                          "SET application_name = 'b' application_name=b",
+                          "RESET ALL application_name= TimeZone=UTC"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        assert_int_equal(ev.kind, CAPTURE_EV_STATEMENT);
+        char got[128];
+        int n = snprintf(got, sizeof got, "%s", ev.statement.text);
+        for (int k = 0; k < ev.statement.n_param_status; k++)
+            n += snprintf(got + n, sizeof got - (size_t)n, " %s=%s",
+                          ev.statement.param_status_names[k], ev.statement.param_status_values[k]);
+        assert_string_equal(got, want[i]);
+    }
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.kind, CAPTURE_EV_SESSION_END);
+    capture_reader_close(r);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_session),      cmocka_unit_test(test_empty),
         cmocka_unit_test(test_flush_order),  cmocka_unit_test(test_startup_and_copy_rows),
-        cmocka_unit_test(test_returned_ids),
+        cmocka_unit_test(test_returned_ids), cmocka_unit_test(test_param_status_and_negotiate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
