@@ -181,7 +181,7 @@ void cli_replay_print_kept(const char *label, const struct capture_unsupported_k
                label, (unsigned long long)portal_fetches);
     if (pipelined)
         printf("%spipelined: %llu statements sent before their session's previous one was "
-               "answered (a replay sends each after the one before: a round trip more each)\n",
+               "answered (a replay sends them so, in pipeline mode, each once due)\n",
                label, (unsigned long long)pipelined);
     if (same_sync)
         printf("%ssharing a Sync: %llu statements with no Sync between them and their session's "
