@@ -70,6 +70,18 @@ struct capture_session {
     const char *const *startup_names, *const *startup_values;
 };
 
+/* A user's type (OID 16384 or above) a statement's parameters may hold, named as the
+ * capture's server named it (version 3, recorded): a replay sends its own server's OID for
+ * the same schema and name. kind says how a binary value of it holds other types' OIDs: 'a'
+ * an array (its header names its element type, inner), 'c' a composite (each field names its
+ * type), 'd' a domain (a value of its base type, inner), 'o' none. */
+struct capture_type_name {
+    uint32_t oid;
+    const char *schema, *name;
+    char kind;
+    uint32_t inner;
+};
+
 struct capture_statement {
     uint32_t session;  /* the session's id */
     int64_t offset_us; /* when it started, µs from the capture's start */
@@ -112,6 +124,10 @@ struct capture_statement {
     /* Version 3 (recorded): no Sync between it and its session's previous Execute (a batch,
      * a pipeline: one implicit transaction with it, which an error ends for all). */
     int same_sync;
+    /* Version 3 (recorded): the user's types its Parse named, and those their values hold
+     * (an array's element, a composite's fields, a domain's base, and theirs in turn). */
+    int n_type_names;
+    const struct capture_type_name *type_names;
 };
 
 struct capture_event {

@@ -225,6 +225,17 @@ static json_t *event_json(const struct capture_event *ev)
     }
     if (st->same_sync) /* version 3: in its session's previous statement's Sync group */
         json_object_set_new(o, "same_sync", json_true());
+    if (st->n_type_names > 0) { /* version 3: the user's types its parameters hold, named */
+        json_t *t = json_array();
+        for (int i = 0; i < st->n_type_names; i++) {
+            const struct capture_type_name *n = &st->type_names[i];
+            json_array_append_new(t,
+                                  json_pack("{s:I, s:s, s:s, s:s#, s:I}", "oid", (json_int_t)n->oid,
+                                            "schema", n->schema, "name", n->name, "kind", &n->kind,
+                                            1, "inner", (json_int_t)n->inner));
+        }
+        json_object_set_new(o, "type_names", t);
+    }
     return o;
 }
 

@@ -471,6 +471,8 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
                     &s->draws_build, st_seq, st->offset_us,
                     replay_draw_key(&s->draw_keys, s->conn_db[ss->conn], names.data, names.len));
             ss->statements++;
+            for (int i = 0; i < st->n_type_names; i++)
+                replay_types_add(&s->types, s->conn_db[ss->conn], &st->type_names[i]);
             int64_t end = st->offset_us + (st->duration_us > 0 ? st->duration_us : 0);
             if (end > ss->end_us)
                 ss->end_us = end;
@@ -527,6 +529,7 @@ struct replay_state *replay_prepass(const struct replay_opts *opts, const struct
     replay_draw_keys_init(&s->draw_keys);
     replay_draws_build_init(&s->draws_build, s->header.time_resolution_us);
     replay_figures_init(&s->merged);
+    replay_types_init(&s->types);
     int rc = read_events(s, r, conn, e);
     capture_reader_close(r);
     if (rc < 0) {
@@ -561,6 +564,7 @@ void replay_state_free(struct replay_state *s)
     buf_free(&s->generated_keys);
     free(s->conn_db);
     pg_connopts_free(&s->own);
+    replay_types_free(&s->types);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->order_mu);
     replay_returned_free(&s->returned);
