@@ -27,13 +27,7 @@ const char *replay_mapped(const struct replay_map *maps, int n, const char *name
 
 void replay_conninfo_value(struct buf *b, const char *key, const char *v)
 {
-    buf_printf(b, " %s='", key);
-    for (; *v; v++) {
-        if (*v == '\'' || *v == '\\')
-            buf_putc(b, '\\');
-        buf_putc(b, *v);
-    }
-    buf_putc(b, '\'');
+    pg_conninfo_append(b, key, v);
 }
 
 static int is_uri(const char *s)
