@@ -766,8 +766,8 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
     }
     /* The names of user types are learnt on a thread of their own: the relay never waits for
      * a catalog, and a type is named while it exists (an application may drop it later). */
-    struct typenames *names =
-        o->conn ? typenames_new(typenames_lookup_pg, (void *)(uintptr_t)o->conn) : NULL;
+    struct typenames_pg *catalog = o->conn ? typenames_pg_new(o->conn) : NULL;
+    struct typenames *names = catalog ? typenames_new(typenames_lookup_pg, catalog) : NULL;
     recorder_type_names(p.rec, names);
     stop_signal = 0;
     struct os_interrupt_saved old;
@@ -798,6 +798,7 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
         recorder_stats(p.rec, stats);
     recorder_free(p.rec);
     typenames_free(names);
+    typenames_pg_free(catalog);
     return rc;
 }
 

@@ -203,6 +203,11 @@ struct typenames *typenames_new(typenames_lookup_fn lookup, void *arg)
 void typenames_want(struct typenames *t, const char *database, const char *user,
                     const uint32_t *oids, int n)
 {
+    int any = 0;
+    for (int i = 0; i < n && !any; i++)
+        any = oids[i] >= FIRST_USER_OID;
+    if (!any) /* (a Parse of builtin types, the most: no lock taken) */
+        return;
     int woke = 0;
     pthread_mutex_lock(&t->mu);
     for (int i = 0; i < n; i++) {
@@ -358,17 +363,65 @@ static void read_row(const struct pg_result *r, int i, struct typenames_row *out
     }
 }
 
-int typenames_lookup_pg(void *conn, const char *database, const char *user, const uint32_t *oids,
+struct pg_side {
+    char *database, *user;
+    struct pg_conn *conn;
+};
+
+struct typenames_pg {
+    const struct pg_connopts *conn;
+    struct pg_side *sides;
+    size_t n_sides;
+};
+
+struct typenames_pg *typenames_pg_new(const struct pg_connopts *conn)
+{
+    struct typenames_pg *pg = xcalloc(1, sizeof *pg);
+    pg->conn = conn;
+    return pg;
+}
+
+void typenames_pg_free(struct typenames_pg *pg)
+{
+    if (!pg)
+        return;
+    for (size_t i = 0; i < pg->n_sides; i++) {
+        pg_finish(pg->sides[i].conn);
+        free(pg->sides[i].database);
+        free(pg->sides[i].user);
+    }
+    free(pg->sides);
+    free(pg);
+}
+
+/* The connection kept for database and user, made when there is none: NULL with e set when it
+ * cannot be made. */
+static struct pg_side *side_for(struct typenames_pg *pg, const char *database, const char *user,
+                                struct err *e)
+{
+    struct pg_side *s = NULL;
+    for (size_t i = 0; i < pg->n_sides && !s; i++)
+        if (strcmp(pg->sides[i].database, database) == 0 && strcmp(pg->sides[i].user, user) == 0)
+            s = &pg->sides[i];
+    if (!s) {
+        pg->sides = xrealloc(pg->sides, (pg->n_sides + 1) * sizeof *pg->sides);
+        s = &pg->sides[pg->n_sides++];
+        *s = (struct pg_side){xstrdup(database), xstrdup(user), NULL};
+    }
+    if (s->conn)
+        return s;
+    struct pg_connopts o;
+    if (pg_connopts_with_database(pg->conn, database, user, &o, e) < 0)
+        return NULL;
+    s->conn = pg_connect_aux(&o, PG_AUX_TIMEOUT_MS, e);
+    pg_connopts_free(&o);
+    return s->conn ? s : NULL;
+}
+
+int typenames_lookup_pg(void *arg, const char *database, const char *user, const uint32_t *oids,
                         int n, struct typenames_row **rows, int *n_rows, char *why, size_t why_size)
 {
-    struct pg_connopts o;
-    struct err e = {0};
-    if (pg_connopts_with_database(conn, database, user, &o, &e) < 0) {
-        snprintf(why, why_size, "%s", e.msg);
-        return -1;
-    }
-    struct pg_conn *c = pg_connect_aux(&o, PG_AUX_TIMEOUT_MS, &e);
-    pg_connopts_free(&o);
+    struct typenames_pg *pg = arg;
     struct buf list;
     buf_init(&list);
     buf_putc(&list, '{');
@@ -376,9 +429,21 @@ int typenames_lookup_pg(void *conn, const char *database, const char *user, cons
         buf_printf(&list, "%s%u", i ? "," : "", (unsigned)oids[i]);
     buf_putc(&list, '}');
     const char *values[1] = {list.data};
-    struct pg_result *r = c ? pg_query(c, NAMES_SQL, 1, values, &e) : NULL;
+    struct err e = {0};
+    struct pg_result *r = NULL;
+    for (int attempt = 0; attempt < 2 && !r; attempt++) { /* again on a new connection */
+        struct pg_side *s = side_for(pg, database, user, &e);
+        if (!s)
+            break;
+        r = pg_query(s->conn, NAMES_SQL, 1, values, &e);
+        if (!r && !pg_conn_ok(s->conn)) {
+            pg_finish(s->conn);
+            s->conn = NULL;
+        } else if (!r) {
+            break; /* the server refused the question: it would again */
+        }
+    }
     buf_free(&list);
-    pg_finish(c);
     if (!r) {
         snprintf(why, why_size, "database %s: %s", database, e.msg);
         return -1;

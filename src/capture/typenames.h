@@ -60,10 +60,15 @@ void typenames_settle(struct typenames *t, int timeout_ms);
 void typenames_free(struct typenames *t);
 
 struct pg_connopts;
-/* The lookup through libpq: CONN (conn, kept by the caller) with the session's database and,
- * when CONN names no user, the session's user; the first failure said once on stderr. */
-int typenames_lookup_pg(void *conn, const char *database, const char *user, const uint32_t *oids,
+/* The lookup through libpq (arg: a typenames_pg): CONN with the session's database and, when
+ * CONN names no user, the session's user; a connection kept open per database and user (the
+ * question asked at once, while the type is there), made again once when it broke. */
+struct typenames_pg;
+struct typenames_pg *typenames_pg_new(const struct pg_connopts *conn);
+int typenames_lookup_pg(void *arg, const char *database, const char *user, const uint32_t *oids,
                         int n, struct typenames_row **rows, int *n_rows, char *why,
                         size_t why_size);
+/* Close its connections and free it (NULL is fine), once the typenames asking it is freed. */
+void typenames_pg_free(struct typenames_pg *pg);
 
 #endif
