@@ -75,6 +75,7 @@ struct capture_session {
  * the same schema and name. kind says how a binary value of it holds other types' OIDs: 'a'
  * an array (its header names its element type, inner), 'c' a composite (each field names its
  * type), 'd' a domain (a value of its base type, inner), 'o' none. */
+#define CAPTURE_FIRST_USER_OID 16384u /* PostgreSQL's FirstNormalObjectId */
 struct capture_type_name {
     uint32_t oid;
     const char *schema, *name;

@@ -12,8 +12,6 @@
 #include "base/mem.h"
 #include "pg/pg.h"
 
-/* The first OID of the objects a database makes (FirstNormalObjectId): the user's. */
-#define FIRST_USER_OID 16384u
 /* A statement's types and those they hold, walked at most this deep and this many. */
 #define MAX_WALK 256
 
@@ -205,13 +203,13 @@ void typenames_want(struct typenames *t, const char *database, const char *user,
 {
     int any = 0;
     for (int i = 0; i < n && !any; i++)
-        any = oids[i] >= FIRST_USER_OID;
+        any = oids[i] >= CAPTURE_FIRST_USER_OID;
     if (!any) /* (a Parse of builtin types, the most: no lock taken) */
         return;
     int woke = 0;
     pthread_mutex_lock(&t->mu);
     for (int i = 0; i < n; i++) {
-        if (oids[i] < FIRST_USER_OID || find(t, database, oids[i]))
+        if (oids[i] < CAPTURE_FIRST_USER_OID || find(t, database, oids[i]))
             continue;
         struct tentry *x = add(t, database, oids[i], t->stop ? T_NONE : T_QUEUED);
         if (x->state == T_QUEUED) {
@@ -246,7 +244,7 @@ int typenames_collect(struct typenames *t, const char *database, const uint32_t 
         walk[n_walk++] = oids[i];
     pthread_mutex_lock(&t->mu);
     for (int i = 0; i < n_walk && rc == 0; i++) {
-        int seen = walk[i] < FIRST_USER_OID;
+        int seen = walk[i] < CAPTURE_FIRST_USER_OID;
         for (int k = 0; k < i && !seen; k++)
             seen = walk[k] == walk[i];
         struct tentry *x = seen ? NULL : find(t, database, walk[i]);

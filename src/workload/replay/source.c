@@ -243,7 +243,7 @@ static void copy_forms(struct qitem *q, const struct capture_statement *st)
     }
     int n_types = st->n_param_types < st->n_params ? st->n_param_types : st->n_params;
     for (int i = 0; i < n_types; i++)
-        types[i] = st->param_types[i] < REPLAY_FIRST_USER_OID ? st->param_types[i] : 0;
+        types[i] = st->param_types[i] < CAPTURE_FIRST_USER_OID ? st->param_types[i] : 0;
     f->lengths = st->param_formats ? lengths : NULL;
     f->formats = st->param_formats ? formats : NULL;
     f->result_binary = binary_results;
@@ -327,7 +327,7 @@ static void map_user_types(struct worker_source *ws, struct qitem *q,
     for (int i = 0; i < q->it.n_prepare_types; i++) {
         uint32_t oid = st->param_types[i];
         const struct replay_type *t =
-            oid >= REPLAY_FIRST_USER_OID ? replay_types_find(&ws->s->types, db, oid) : NULL;
+            oid >= CAPTURE_FIRST_USER_OID ? replay_types_find(&ws->s->types, db, oid) : NULL;
         if (!t)
             continue;
         if (!t->target) {

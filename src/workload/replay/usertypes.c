@@ -173,7 +173,7 @@ static int walk(const struct replay_types *m, int db, uint32_t oid, uint8_t *v, 
                 int write, int depth)
 {
     const struct replay_type *t =
-        oid >= REPLAY_FIRST_USER_OID ? replay_types_find(m, db, oid) : NULL;
+        oid >= CAPTURE_FIRST_USER_OID ? replay_types_find(m, db, oid) : NULL;
     if (!t)
         return 0;
     if (depth > MAX_DEPTH)

@@ -19,10 +19,6 @@
 
 #include "capture/capture.h"
 
-/* The first OID of the objects a database makes (PostgreSQL's FirstNormalObjectId): a type
- * of that OID or above is a user's, whose OID the replay's server need not share. */
-#define REPLAY_FIRST_USER_OID 16384u
-
 struct replay_type {
     int db;       /* the target database's index (replay_state.databases), -1 the run's own */
     uint32_t oid; /* the capture's */
