@@ -422,7 +422,8 @@ PY
 # have other OIDs, sends the target's OID in Parse (else pg_typeof fails: 42P18) and inside the
 # binary values (else PostgreSQL 13 refuses them: "wrong element type", "wrong data type"; 15
 # takes the capture's OIDs there, so the server is a 13 when the harness has one): its rows say
-# ut_mood and hold the array and the composite. ut_only, which the target lacks, is inferred
+# ut_mood and hold the array and the composite (the names asked as the session's user: CONN
+# names none). ut_only, which the target lacks, is inferred
 # (text, in an INSERT into a text column) and counted among the reasons. A proxy whose CONN names a user the server refuses records
 # all the same and says once why the names cannot be learnt, without the password.
 test_replay_record_user_types() {
@@ -431,7 +432,12 @@ test_replay_record_user_types() {
         fail "cannot build tests/tools/binclient"
     sh "$PGARENA_TEST_TOP/tools/pg/versions.sh" bindir 13 >/dev/null 2>&1 && major=13
     PGARENA_PG_MAJOR=$major record_server
-    record_start --seconds 300
+    # CONN names no user: the names are asked as the session's user (postgres; libpq's default
+    # would be the OS user's name).
+    local own=$rconn
+    rconn=${own/ user=postgres/}
+    PGA_WRAP="env -u PGUSER" record_start --seconds 300
+    rconn=$own
     direct=${rconn% dbname=*}
     local ddl="CREATE TYPE ut_mood AS ENUM ('sad', 'ok', 'happy');
         CREATE TYPE ut_pair AS (m ut_mood, ms ut_mood[]);
@@ -483,7 +489,6 @@ PY
     [ "$got" = 'ut_mood x {happy,sad} (ok,"{happy,sad}")' ] ||
         fail "the target's rows: $got (want: ut_mood x {happy,sad} (ok,\"{happy,sad}\"))"
     # CONN's user refused: the capture is made, without names, and the proxy says so once.
-    local own=$rconn
     rconn="$own user=ut_nobody"
     record_start --seconds 300
     rconn=$own
