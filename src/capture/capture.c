@@ -43,6 +43,8 @@
  *             tag 'g': no Sync between it and its session's previous Execute
  *             tag 'p' u n, n times s name, s value: the settings the server reported
  *                    changed with it (ParameterStatus after the login)
+ *             tag 'y' u n, n times u oid, s schema, s name, byte kind, u inner: the user's
+ *                    types its parameters hold, named (capture_type_name)
  *   'U' session start with more: 'T''s fields, then tagged fields as 'R''s, ended by a 0
  *       byte: 'n' u newest minor, u n, n times s option (the server's
  *       NegotiateProtocolVersion: the protocol options it did not recognise)
@@ -67,6 +69,7 @@ enum {
     MORE_SAME_SYNC = 'g',
     MORE_PARAM_STATUS = 'p',
     MORE_NEGOTIATE = 'n', /* a session's */
+    MORE_TYPE_NAMES = 'y',
 };
 
 /* The longest string or parameter list a reader accepts: a corrupt length must not make it
@@ -399,6 +402,19 @@ static void put_formats(struct buf *b, char tag, const int *formats, int n)
         buf_putc(b, (char)(formats[i] == 1));
 }
 
+static void put_type_names(struct buf *b, const struct capture_type_name *t, int n)
+{
+    buf_putc(b, MORE_TYPE_NAMES);
+    put_u(b, (uint64_t)n);
+    for (int i = 0; i < n; i++) {
+        put_u(b, t[i].oid);
+        put_s(b, t[i].schema);
+        put_s(b, t[i].name);
+        buf_putc(b, t[i].kind);
+        put_u(b, t[i].inner);
+    }
+}
+
 int capture_write_statement(struct capture_writer *w, const struct capture_statement *st,
                             struct err *e)
 {
@@ -407,8 +423,9 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
     w->n_statements++;
     int binary_params = any_binary(st->param_formats, st->n_params);
     int binary_results = any_binary(st->result_formats, st->n_result_formats);
-    int more = st->copy_kept || st->returned || st->n_param_types > 0 || binary_params ||
-               binary_results || st->same_sync || st->n_param_status > 0;
+    int v3 = st->n_param_types > 0 || binary_params || binary_results || st->same_sync ||
+             st->n_type_names > 0 || st->n_param_status > 0;
+    int more = st->copy_kept || st->returned || v3;
     buf_putc(&w->rec, more ? REC_STATEMENT_MORE : REC_STATEMENT);
     put_u(&w->rec, st->session);
     put_u(&w->rec, offset_delta(w, st->offset_us));
@@ -462,8 +479,9 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
             buf_putc(&w->rec, MORE_PARAM_STATUS);
             put_pairs(&w->rec, st->n_param_status, st->param_status_names, st->param_status_values);
         }
-        if (st->n_param_types > 0 || binary_params || binary_results || st->same_sync ||
-            st->n_param_status > 0)
+        if (st->n_type_names > 0)
+            put_type_names(&w->rec, st->type_names, st->n_type_names);
+        if (v3)
             w->version = 3;
         buf_putc(&w->rec, MORE_END);
     }
@@ -706,6 +724,10 @@ struct capture_reader {
     struct str_list startup; /* a session's startup parameters, names then values */
     struct str_list options; /* its NegotiateProtocolVersion's options */
     struct str_list status;  /* a statement's settings reported, names then values */
+    /* version 3's user types named, their schemas' and names' places in strings */
+    struct capture_type_name *type_names;
+    size_t *type_name_at;
+    size_t type_names_cap;
 };
 
 static int corrupt(struct capture_reader *r, struct err *e, const char *what)
@@ -970,6 +992,48 @@ static int read_forms(struct capture_reader *r, int tag, struct capture_statemen
     return 0;
 }
 
+/* Version 3's user types named ('y') of st; their strings' places in r->type_name_at until
+ * the strings stop moving (type_names_resolve). */
+static int read_type_names(struct capture_reader *r, struct capture_statement *st, struct err *e)
+{
+    uint64_t n;
+    if (st->type_names || get_u(r, &n, e) < 0)
+        return st->type_names ? corrupt(r, e, "bad type names") : -1;
+    if (n == 0 || n > MAX_PARAMS)
+        return corrupt(r, e, "bad type names");
+    if (n > r->type_names_cap) {
+        r->type_names_cap = (size_t)n;
+        r->type_names = xrealloc(r->type_names, n * sizeof *r->type_names);
+        r->type_name_at = xrealloc(r->type_name_at, 2 * n * sizeof *r->type_name_at);
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        struct capture_type_name *t = &r->type_names[i];
+        uint64_t oid, inner;
+        int kind;
+        if (get_u(r, &oid, e) < 0 || get_s(r, &r->type_name_at[2 * i], e) < 0 ||
+            get_s(r, &r->type_name_at[2 * i + 1], e) < 0)
+            return -1;
+        if ((kind = gzgetc(r->in)) < 0 || get_u(r, &inner, e) < 0)
+            return kind < 0 ? corrupt(r, e, "truncated") : -1;
+        if (oid > UINT32_MAX || inner > UINT32_MAX ||
+            (kind != 'a' && kind != 'c' && kind != 'd' && kind != 'o'))
+            return corrupt(r, e, "bad type name");
+        *t = (struct capture_type_name){
+            .oid = (uint32_t)oid, .kind = (char)kind, .inner = (uint32_t)inner};
+    }
+    st->n_type_names = (int)n;
+    st->type_names = r->type_names;
+    return 0;
+}
+
+static void type_names_resolve(struct capture_reader *r, struct capture_statement *st)
+{
+    for (int i = 0; i < st->n_type_names; i++) {
+        r->type_names[i].schema = r->strings.data + r->type_name_at[2 * i];
+        r->type_names[i].name = r->strings.data + r->type_name_at[2 * i + 1];
+    }
+}
+
 /* An 'R' record's tagged fields: positions into r->strings (copy_at, returned_at: (size_t)-1
  * when absent), the rest into st. */
 static int read_more(struct capture_reader *r, struct capture_statement *st, size_t *copy_at,
@@ -997,6 +1061,9 @@ static int read_more(struct capture_reader *r, struct capture_statement *st, siz
                     tag == MORE_RESULT_FORMATS) &&
                    r->h.version >= 3) {
             if (read_forms(r, tag, st, e) < 0)
+                return -1;
+        } else if (tag == MORE_TYPE_NAMES && r->h.version >= 3) {
+            if (read_type_names(r, st, e) < 0)
                 return -1;
         } else {
             return corrupt(r, e, tag < 0 ? "truncated" : "bad statement field");
@@ -1040,6 +1107,7 @@ static int read_statement(struct capture_reader *r, struct capture_event *ev, in
         r->params[i] = r->param_at[i] == (size_t)-1 ? NULL : r->strings.data + r->param_at[i];
     st->params = r->params;
     st->param_lengths = r->param_len;
+    type_names_resolve(r, st);
     if (returned_at != (size_t)-1)
         st->returned = r->strings.data + returned_at;
     if (st->n_param_status) {
@@ -1348,6 +1416,8 @@ void capture_reader_close(struct capture_reader *r)
     str_list_free(&r->startup);
     str_list_free(&r->options);
     str_list_free(&r->status);
+    free(r->type_names);
+    free(r->type_name_at);
     free(r->state);
     free(r->path);
     free(r);

@@ -78,6 +78,19 @@ struct capture_session {
     const char *const *unrecognised;
 };
 
+/* A user's type (OID 16384 or above) a statement's parameters may hold, named as the
+ * capture's server named it (version 3, recorded): a replay sends its own server's OID for
+ * the same schema and name. kind says how a binary value of it holds other types' OIDs: 'a'
+ * an array (its header names its element type, inner), 'c' a composite (each field names its
+ * type), 'd' a domain (a value of its base type, inner), 'o' none. */
+#define CAPTURE_FIRST_USER_OID 16384u /* PostgreSQL's FirstNormalObjectId */
+struct capture_type_name {
+    uint32_t oid;
+    const char *schema, *name;
+    char kind;
+    uint32_t inner;
+};
+
 struct capture_statement {
     uint32_t session;  /* the session's id */
     int64_t offset_us; /* when it started, µs from the capture's start */
@@ -126,6 +139,10 @@ struct capture_statement {
      * reports at the end of a Sync group, with its last statement. 0 and NULL when none. */
     int n_param_status;
     const char *const *param_status_names, *const *param_status_values;
+    /* Version 3 (recorded): the user's types its Parse named, and those their values hold
+     * (an array's element, a composite's fields, a domain's base, and theirs in turn). */
+    int n_type_names;
+    const struct capture_type_name *type_names;
 };
 
 struct capture_event {

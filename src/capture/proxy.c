@@ -17,6 +17,7 @@
 #include "base/mem.h"
 #include "capture/proxy.h"
 #include "capture/ptls.h"
+#include "capture/typenames.h"
 #include "os/net.h"
 #include "os/os.h"
 
@@ -763,6 +764,11 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
         proxy_free(&p);
         return -1;
     }
+    /* The names of user types are learnt on a thread of their own: the relay never waits for
+     * a catalog, and a type is named while it exists (an application may drop it later). */
+    struct typenames_pg *catalog = o->conn ? typenames_pg_new(o->conn) : NULL;
+    struct typenames *names = catalog ? typenames_new(typenames_lookup_pg, catalog) : NULL;
+    recorder_type_names(p.rec, names);
     stop_signal = 0;
     struct os_interrupt_saved old;
     os_on_interrupt(on_signal, &old);
@@ -791,6 +797,8 @@ int proxy_run(const struct proxy_opts *o, struct record_stats *stats, struct err
     else
         recorder_stats(p.rec, stats);
     recorder_free(p.rec);
+    typenames_free(names);
+    typenames_pg_free(catalog);
     return rc;
 }
 

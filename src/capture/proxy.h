@@ -3,6 +3,7 @@
 
 #include "base/err.h"
 #include "capture/record.h"
+#include "pg/pg.h"
 
 /*
  * replay record's proxy: it listens where --listen says, and relays each client's protocol 3
@@ -27,6 +28,9 @@ struct proxy_opts {
     const char *output;
     const char *tls_cert, *tls_key;    /* TLS with clients (both, or neither: 'N') */
     const char *sslmode, *sslrootcert; /* TLS to the server, as libpq's (NULL: prefer, none) */
+    /* CONN, for the connections that learn the names of the user's types a Parse names
+     * (capture/typenames.h); NULL: none learnt */
+    const struct pg_connopts *conn;
 };
 
 /* Listen, relay and record until --seconds or a signal, then write the capture at

@@ -10,6 +10,7 @@
 #include "capture/fncall.h"
 #include "capture/record.h"
 #include "capture/sqltext.h"
+#include "capture/typenames.h"
 
 /* An event, held until recorder_write; a statement's strings and params are its own. */
 struct rev {
@@ -109,6 +110,7 @@ struct recorder {
     size_t n_ev, cap_ev;
     struct rec_session *sessions;
     struct record_stats st;
+    struct typenames *type_names; /* NULL: the user's types stay unnamed */
 };
 
 struct recorder *recorder_new(const char *path, const struct capture_header *source,
@@ -161,6 +163,7 @@ static void rev_free(struct rev *ev)
     }
     free(ev->status_names);
     free(ev->status_values);
+    typenames_names_free((struct capture_type_name *)ev->st.type_names, ev->st.n_type_names);
     free(ev);
 }
 
@@ -339,7 +342,7 @@ static void portal_clear(struct rportal *p)
     p->n_params = p->n_result_formats = 0;
 }
 
-static void on_parse(struct rec_session *s, const uint8_t *body, size_t len)
+static void on_parse(struct recorder *r, struct rec_session *s, const uint8_t *body, size_t len)
 {
     struct pgwire_reader rd;
     pgwire_reader_init(&rd, body, len);
@@ -365,6 +368,8 @@ static void on_parse(struct rec_session *s, const uint8_t *body, size_t len)
         st->types[i] = pgwire_get_u32(&rd);
     if (rd.bad) /* a Parse the server will refuse: no types */
         st->n_types = 0;
+    if (r->type_names) /* (nothing to do for the types it knows, or a builtin's) */
+        typenames_want(r->type_names, s->database, s->user, st->types, st->n_types);
 }
 
 static void on_bind(struct rec_session *s, const uint8_t *body, size_t len)
@@ -474,7 +479,7 @@ void recorder_frontend(struct recorder *r, struct rec_session *s, char type, con
         if (s->ext_start < 0)
             s->ext_start = t;
         if (body && type == 'P')
-            on_parse(s, body, len);
+            on_parse(r, s, body, len);
         else if (body)
             on_bind(s, body, len);
         break;
@@ -995,6 +1000,22 @@ static void session_free(struct rec_session *s)
     free(s);
 }
 
+/* The names of the user's types a statement's parameters hold (typenames.h), into ev: -1
+ * while they are still being learnt (the statement waits for them). */
+static int name_user_types(struct recorder *r, struct rev *ev)
+{
+    if (!r->type_names || ev->kind != CAPTURE_EV_STATEMENT || ev->st.type_names)
+        return 0;
+    struct capture_type_name *names;
+    int n;
+    if (typenames_collect(r->type_names, ev->s->database, ev->st.param_types, ev->st.n_param_types,
+                          &names, &n) < 0)
+        return -1;
+    ev->st.type_names = names;
+    ev->st.n_type_names = n;
+    return 0;
+}
+
 /* Write the kept events before until, in the order of their start, and free the sessions
  * ended and written whole. */
 static int write_until(struct recorder *r, int64_t until, struct err *e)
@@ -1003,7 +1024,7 @@ static int write_until(struct recorder *r, int64_t until, struct err *e)
         qsort(r->ev, r->n_ev, sizeof *r->ev, by_time);
     size_t n = 0;
     int rc = 0;
-    while (n < r->n_ev && r->ev[n]->t < until) {
+    while (n < r->n_ev && r->ev[n]->t < until && name_user_types(r, r->ev[n]) == 0) {
         rc = write_event(r, r->ev[n], e);
         if (rc < 0)
             break;
@@ -1045,6 +1066,8 @@ int recorder_close(struct recorder *r, const struct capture_header *h, struct re
 {
     for (struct rec_session *s = r->sessions; s; s = s->next)
         recorder_session_end(r, s, s->last_t);
+    if (r->type_names) /* (a question still open then leaves its types unnamed) */
+        typenames_settle(r->type_names, RECORD_TYPE_NAMES_WAIT_MS);
     int wrote = write_until(r, INT64_MAX, e);
     recorder_stats(r, stats); /* (the settings reported are counted as written) */
     if (wrote < 0)
@@ -1062,6 +1085,11 @@ int recorder_close(struct recorder *r, const struct capture_header *h, struct re
     int rc = capture_writer_close(r->w, &hd, e);
     r->w = NULL;
     return rc;
+}
+
+void recorder_type_names(struct recorder *r, struct typenames *t)
+{
+    r->type_names = t;
 }
 
 void recorder_free(struct recorder *r)

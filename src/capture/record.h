@@ -22,6 +22,8 @@
  * left out; a session that never logged in (no ReadyForQuery) is no session. Passwords: the
  * PasswordMessage and SASL messages are never read; a statement setting one has it cut out
  * (capture/sqltext.h), one holding one that cannot be cut out is left out (skipped_secret).
+ * The user's types a statement's Parse names are named (recorder_type_names), with those
+ * their values hold.
  * (Captures of version 2 left out binary-format parameters as unsupported binary_parameters.)
  *
  * The events are written as they settle (recorder_flush: once nothing can start before
@@ -106,6 +108,13 @@ int recorder_close(struct recorder *r, const struct capture_header *h, struct re
 
 /* The counts so far (sessions, statements: those complete). */
 void recorder_stats(const struct recorder *r, struct record_stats *stats);
+
+/* Name the user's types the statements' parameters hold through t (capture/typenames.h,
+ * kept by the caller until r is freed): a statement waits for its names to be learnt before
+ * it is written, and at recorder_close at most RECORD_TYPE_NAMES_WAIT_MS for those asked. */
+#define RECORD_TYPE_NAMES_WAIT_MS 15000
+struct typenames;
+void recorder_type_names(struct recorder *r, struct typenames *t);
 
 /* Free r; a capture not closed stays as written (a cut capture: capture.h). */
 void recorder_free(struct recorder *r);

@@ -114,15 +114,19 @@ int cli_replay_record(int argc, char **argv, struct err *e)
     rc = pg_connopts_server(&c.conn, host, sizeof host, &port, e);
     if (rc == 0)
         rc = pg_connopts_tls(&c.conn, sslmode, sizeof sslmode, rootcert, sizeof rootcert, e);
-    pg_connopts_free(&c.conn);
-    if (rc < 0)
+    if (rc < 0) {
+        pg_connopts_free(&c.conn);
         return -1;
+    }
     c.o.server_host = host;
     c.o.server_port = port;
     c.o.sslmode = sslmode;
     c.o.sslrootcert = rootcert;
+    c.o.conn = &c.conn;
     struct record_stats stats;
-    if (proxy_run(&c.o, &stats, e) < 0)
+    rc = proxy_run(&c.o, &stats, e);
+    pg_connopts_free(&c.conn);
+    if (rc < 0)
         return -1;
     print_recorded(c.o.output, &stats);
     return 0;

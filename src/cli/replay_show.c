@@ -254,6 +254,17 @@ static json_t *event_json(const struct capture_event *ev)
         json_object_set_new(
             o, "param_status",
             pairs_json(st->n_param_status, st->param_status_names, st->param_status_values));
+    if (st->n_type_names > 0) { /* version 3: the user's types its parameters hold, named */
+        json_t *t = json_array();
+        for (int i = 0; i < st->n_type_names; i++) {
+            const struct capture_type_name *n = &st->type_names[i];
+            json_array_append_new(t,
+                                  json_pack("{s:I, s:s, s:s, s:s#, s:I}", "oid", (json_int_t)n->oid,
+                                            "schema", n->schema, "name", n->name, "kind", &n->kind,
+                                            1, "inner", (json_int_t)n->inner));
+        }
+        json_object_set_new(o, "type_names", t);
+    }
     return o;
 }
 

@@ -54,6 +54,17 @@ int pg_connopts_server(const struct pg_connopts *o, char *host, size_t host_size
 int pg_connopts_tls(const struct pg_connopts *o, char *sslmode, size_t mode_size, char *rootcert,
                     size_t root_size, struct err *e);
 
+struct buf;
+/* " key='v'" appended to conninfo b, as libpq reads it (a backslash before ' and \). */
+void pg_conninfo_append(struct buf *b, const char *key, const char *v);
+
+/* o for database dbname (a new struct into out, its dbname a key=value conninfo holding o's
+ * conninfo or URI, whose other settings stay) and, when o names no user (no -U, none in its
+ * conninfo, no PGUSER), for user. 0, or -1 with e set (ERR_INPUT) when the conninfo does
+ * not read. */
+int pg_connopts_with_database(const struct pg_connopts *o, const char *dbname, const char *user,
+                              struct pg_connopts *out, struct err *e);
+
 struct pg_conn;
 struct pg_result;
 

@@ -1,6 +1,9 @@
 /* Where CONN's server is (pg_connopts_server), as libpq would read it, without connecting. */
 #include "pg/pg_libpq.h"
 
+#include "base/buf.h"
+#include "base/mem.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,5 +92,41 @@ int pg_connopts_server(const struct pg_connopts *o, char *host, size_t host_size
     if (*end || end == pbuf || v < 1 || v > 65535)
         return err_set(e, ERR_INPUT, "invalid port in CONN: '%s'", pbuf);
     *port = (int)v;
+    return 0;
+}
+
+void pg_conninfo_append(struct buf *b, const char *key, const char *v)
+{
+    buf_printf(b, " %s='", key);
+    for (; *v; v++) {
+        if (*v == '\'' || *v == '\\')
+            buf_putc(b, '\\');
+        buf_putc(b, *v);
+    }
+    buf_putc(b, '\'');
+}
+
+int pg_connopts_with_database(const struct pg_connopts *o, const char *dbname, const char *user,
+                              struct pg_connopts *out, struct err *e)
+{
+    PQconninfoOption *given, *defaults;
+    if (parse_given(o, &given, &defaults, e) < 0)
+        return -1;
+    const char *env = getenv("PGUSER");
+    int names_user = o->user || option(given, "user") || (env && *env);
+    struct buf b;
+    buf_init(&b);
+    for (PQconninfoOption *p = given; p && p->keyword; p++)
+        if (p->val && *p->val && strcmp(p->keyword, "dbname") != 0)
+            pg_conninfo_append(&b, p->keyword, p->val);
+    pg_conninfo_append(&b, "dbname", dbname);
+    PQconninfoFree(given);
+    PQconninfoFree(defaults);
+    memset(out, 0, sizeof *out);
+    out->host = o->host ? xstrdup(o->host) : NULL;
+    out->port = o->port ? xstrdup(o->port) : NULL;
+    out->user = o->user ? xstrdup(o->user) : names_user ? NULL : xstrdup(user);
+    out->dbname = xstrdup(b.data);
+    buf_free(&b);
     return 0;
 }

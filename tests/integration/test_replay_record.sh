@@ -416,6 +416,97 @@ PY
     [ "$(sql "$ids" "$direct dbname=dst")" = "1 2 10 30 31" ] || fail "the diverged target's rows: $(sql "$ids" "$direct dbname=dst")"
 }
 
+# User types named by their OIDs (tests/tools/binclient.c types: an enum where pg_typeof could
+# not infer it, a binary ut_mood[] and a binary composite holding a ut_mood and a ut_mood[]): the
+# proxy names them in the capture (type_names), and the replay, onto a database whose types
+# have other OIDs, sends the target's OID in Parse (else pg_typeof fails: 42P18) and inside the
+# binary values (else PostgreSQL 13 refuses them: "wrong element type", "wrong data type"; 15
+# takes the capture's OIDs there, so the server is a 13 when the harness has one): its rows say
+# ut_mood and hold the array and the composite (the names asked as the session's user: CONN
+# names none). ut_only, which the target lacks, is inferred
+# (text, in an INSERT into a text column) and counted among the reasons. A proxy whose CONN names a user the server refuses records
+# all the same and says once why the names cannot be learnt, without the password.
+test_replay_record_user_types() {
+    local bin=$PGARENA_TEST_TOP/build/tests/binclient direct q got major=
+    [ -x "$bin" ] || make -s -C "$PGARENA_TEST_TOP" build/tests/binclient >/dev/null ||
+        fail "cannot build tests/tools/binclient"
+    sh "$PGARENA_TEST_TOP/tools/pg/versions.sh" bindir 13 >/dev/null 2>&1 && major=13
+    PGARENA_PG_MAJOR=$major record_server
+    # CONN names no user: the names are asked as the session's user (postgres; libpq's default
+    # would be the OS user's name).
+    local own=$rconn
+    rconn=${own/ user=postgres/}
+    PGA_WRAP="env -u PGUSER" record_start --seconds 300
+    rconn=$own
+    direct=${rconn% dbname=*}
+    local ddl="CREATE TYPE ut_mood AS ENUM ('sad', 'ok', 'happy');
+        CREATE TYPE ut_pair AS (m ut_mood, ms ut_mood[]);
+        CREATE TABLE ut_seen (t text); CREATE TABLE ut_arr (a ut_mood[]);
+        CREATE TABLE ut_pairs (p ut_pair)"
+    sql "CREATE TYPE ut_only AS ENUM ('x'); $ddl" "$direct dbname=rec" >/dev/null
+    sql "CREATE DATABASE ut_snap" "$direct dbname=postgres" >/dev/null
+    sql "CREATE TYPE ut_dummy AS ENUM ('d'); $ddl" "$direct dbname=ut_snap" >/dev/null
+    q="SELECT string_agg(oid::text, ' ' ORDER BY typname) FROM pg_type
+       WHERE typname IN ('ut_mood', '_ut_mood', 'ut_pair')"
+    [ "$(sql "$q" "$direct dbname=rec")" != "$(sql "$q" "$direct dbname=ut_snap")" ] ||
+        fail "the target's types have the capture's OIDs: $(sql "$q" "$direct dbname=rec")"
+    "$bin" types "$pconn" >"$T/bin.out" 2>&1 || { cat "$T/bin.out" >&2; fail "binclient types through the proxy"; }
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+    pga replay show --events "$T/rec.cap"
+    assert_rc 0
+    python3 - "$T/out" <<'PY' || fail "the capture does not name the user types"
+import json, sys
+st = [e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "statement"]
+def names(prefix):
+    got = [e for e in st if e["text"].startswith(prefix)]
+    return [sorted((t["schema"], t["name"], t["kind"]) for t in e.get("type_names", [])) for e in got]
+mood, only = ("public", "ut_mood", "o"), ("public", "ut_only", "o")
+arr, pair = ("public", "_ut_mood", "a"), ("public", "ut_pair", "c")
+assert names("INSERT INTO ut_seen") == [[mood], [only]], names("INSERT INTO ut_seen")
+assert names("INSERT INTO ut_arr") == [[arr, mood]], names("INSERT INTO ut_arr")
+assert names("INSERT INTO ut_pairs") == [[arr, mood, pair]], names("INSERT INTO ut_pairs")
+ins = [e for e in st if e["text"].startswith("INSERT INTO ut_arr")][0]
+a = [t for t in ins["type_names"] if t["kind"] == "a"][0]
+m = [t for t in ins["type_names"] if t["kind"] == "o"][0]
+assert a["inner"] == m["oid"] and ins["param_types"] == [a["oid"]], ins
+PY
+    pga replay run "$T/rec.cap" "$rconn" --map-db rec=dst --reset-from ut_snap --force -q -o "$T/r.json"
+    assert_rc 0
+    python3 - "$T/r.json" <<'PY' || fail "the replay did not send the target's types"
+import json, sys
+d = json.load(open(sys.argv[1]))["replay"]
+assert d["sent"] == d["statements"] == 8, (d["sent"], d["statements"])
+v = d["diverged"]
+assert v["failed_now"] == 0 and v["succeeded_now"] == 0, v
+why = "a parameter's type not on the target at the start, inferred: public.ut_only"
+assert [t["count"] for t in v["top"] if t["reason"] == why] == [1], v["top"]
+PY
+    got=$(sql "SELECT (SELECT string_agg(t, ' ' ORDER BY t) FROM ut_seen) || ' ' ||
+               (SELECT string_agg(a::text, ' ') FROM ut_arr) || ' ' ||
+               (SELECT string_agg(p::text, ' ') FROM ut_pairs)" "$direct dbname=dst")
+    [ "$got" = 'ut_mood x {happy,sad} (ok,"{happy,sad}")' ] ||
+        fail "the target's rows: $got (want: ut_mood x {happy,sad} (ok,\"{happy,sad}\"))"
+    # CONN's user refused: the capture is made, without names, and the proxy says so once.
+    rconn="$own user=ut_nobody"
+    record_start --seconds 300
+    rconn=$own
+    "$bin" types "$pconn" >"$T/bin.out" 2>&1 || { cat "$T/bin.out" >&2; fail "binclient types through the second proxy"; }
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+    [ "$(grep -c 'the names of user types cannot be learnt' "$T/rec.err")" = 1 ] ||
+        { cat "$T/rec.err" >&2; fail "the proxy does not say once why the names cannot be learnt"; }
+    grep -q ut_nobody "$T/rec.err" || { cat "$T/rec.err" >&2; fail "the reason does not name the refused user"; }
+    ! { cat "$T/rec.err"; zcat "$T/rec.cap"; } | grep -aq "$PGA_TEST_PASSWORD" ||
+        fail "the password is in the proxy's output or its capture"
+    pga replay show --events "$T/rec.cap"
+    assert_rc 0
+    [ "$(grep -c '"event":"statement"' "$T/out")" = 8 ] || { cat "$T/out" >&2; fail "the second capture's statements"; }
+    ! grep -q type_names "$T/out" || fail "the second capture names types it could not learn"
+}
+
 test_replay_record_seconds_and_refusals() {
     record_server
     record_start --seconds 4

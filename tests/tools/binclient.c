@@ -5,7 +5,12 @@
  * asked in binary format; a parameter typed by a user's type's OID (an enum); and ids an
  * INSERT's RETURNING gave in binary, sent again as binary int8 parameters, after 1,000 ids
  * were taken on DIRECT (a connection the proxy does not see). Exits 1 with the server's
- * message on any failure. */
+ * message on any failure.
+ *
+ * binclient types CONNINFO: parameters typed by user types' OIDs (ut_mood, an enum; ut_only;
+ * ut_pair, a composite of a ut_mood and a ut_mood[]: the test makes them) where the server
+ * would infer another type (pg_typeof), and binary values that hold their OIDs: a ut_mood[]
+ * and a ut_pair. */
 #include <libpq-fe.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -88,10 +93,96 @@ static void inserted_ids(const char *direct)
     PQclear(res);
 }
 
+/* The OID of type name, asked through the proxy (a question that a server without the type
+ * answers too: no row). */
+static uint32_t type_oid(const char *name)
+{
+    const char *values[1] = {name};
+    PGresult *res = PQexecParams(conn, "SELECT oid FROM pg_type WHERE typname = $1", 1, NULL,
+                                 values, NULL, NULL, 0);
+    check(res, name);
+    uint32_t oid = PQntuples(res) == 1 ? (uint32_t)strtoul(PQgetvalue(res, 0, 0), NULL, 10) : 0;
+    PQclear(res);
+    return oid;
+}
+
+static void put32(char *p, uint32_t v)
+{
+    for (int k = 3; k >= 0; k--, v >>= 8)
+        p[k] = (char)(v & 0xff);
+}
+
+/* A one-dimensional array of elem in binary (array_send's form) of the labels into out:
+ * its length. */
+static int enum_array(char *out, uint32_t elem, const char *const *labels, int n)
+{
+    put32(out, 1);
+    put32(out + 4, 0);
+    put32(out + 8, elem);
+    put32(out + 12, (uint32_t)n);
+    put32(out + 16, 1);
+    int at = 20;
+    for (int i = 0; i < n; i++) {
+        put32(out + at, (uint32_t)strlen(labels[i]));
+        memcpy(out + at + 4, labels[i], strlen(labels[i]));
+        at += 4 + (int)strlen(labels[i]);
+    }
+    return at;
+}
+
+/* The type a parameter arrived as, written by the server (its pg_typeof: of a parameter the
+ * server would infer, "could not determine data type"), a ut_only as text, a ut_mood[] and a
+ * ut_pair in binary. */
+static int user_types(void)
+{
+    uint32_t mood = type_oid("ut_mood"), moods = type_oid("_ut_mood"), only = type_oid("ut_only"),
+             pair = type_oid("ut_pair");
+    const Oid mood_type[1] = {mood}, only_type[1] = {only};
+    const char *happy[1] = {"happy"}, *x[1] = {"x"};
+    check(PQexecParams(conn, "INSERT INTO ut_seen SELECT pg_typeof($1)::text", 1, mood_type, happy,
+                       NULL, NULL, 0),
+          "pg_typeof ut_mood");
+    check(PQexecParams(conn, "INSERT INTO ut_seen VALUES ($1)", 1, only_type, x, NULL, NULL, 0),
+          "INSERT ut_only");
+    const char *labels[2] = {"happy", "sad"};
+    char arr[64], rec[128];
+    int arr_len = enum_array(arr, mood, labels, 2);
+    const Oid arr_type[1] = {moods};
+    const char *arr_value[1] = {arr};
+    const int arr_lens[1] = {arr_len}, binary[1] = {1};
+    check(PQexecParams(conn, "INSERT INTO ut_arr VALUES ($1)", 1, arr_type, arr_value, arr_lens,
+                       binary, 0),
+          "INSERT ut_arr");
+    /* record_send's form: two fields, a ut_mood and a ut_mood[] */
+    put32(rec, 2);
+    put32(rec + 4, mood);
+    put32(rec + 8, 2);
+    memcpy(rec + 12, "ok", 2);
+    put32(rec + 14, moods);
+    put32(rec + 18, (uint32_t)arr_len);
+    memcpy(rec + 22, arr, (size_t)arr_len);
+    const Oid rec_type[1] = {pair};
+    const char *rec_value[1] = {rec};
+    const int rec_lens[1] = {22 + arr_len};
+    check(PQexecParams(conn, "INSERT INTO ut_pairs VALUES ($1)", 1, rec_type, rec_value, rec_lens,
+                       binary, 0),
+          "INSERT ut_pairs");
+    PQfinish(conn);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[1], "types") == 0) {
+        conn = PQconnectdb(argv[2]);
+        if (PQstatus(conn) != CONNECTION_OK) {
+            fprintf(stderr, "binclient: %s", PQerrorMessage(conn));
+            return 1;
+        }
+        return user_types();
+    }
     if (argc != 3) {
-        fprintf(stderr, "usage: binclient CONNINFO DIRECT\n");
+        fprintf(stderr, "usage: binclient CONNINFO DIRECT | binclient types CONNINFO\n");
         return 2;
     }
     conn = PQconnectdb(argv[1]);

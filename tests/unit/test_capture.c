@@ -225,6 +225,60 @@ static void write_crafted(int v, const char *rec, size_t n)
     gzclose(z);
 }
 
+/* The user's types a statement's parameters hold, named: read back as written (version 3),
+ * beside the parameter types; the strings stay whole whatever else the record holds. */
+static void test_type_names_round_trip(void **state)
+{
+    (void)state;
+    struct err e = {0};
+    struct capture_writer *w = capture_writer_open(path, &e);
+    assert_non_null(w);
+    struct capture_session s0 = {.id = 0, .log_id = "", .user = "app", .database = "shop"};
+    assert_int_equal(capture_write_session_start(w, &s0, &e), 0);
+    const uint32_t types[] = {16390, 25};
+    const struct capture_type_name names[] = {{16390, "public", "_mood", 'a', 16391},
+                                              {16391, "My Schema", "mood\"s", 'o', 0}};
+    const char *params[] = {"{happy}", "x"};
+    struct capture_statement st = {.offset_us = 1,
+                                   .protocol = CAPTURE_EXTENDED_UNNAMED,
+                                   .name = "",
+                                   .text = "SELECT $1, $2",
+                                   .n_params = 2,
+                                   .params = params,
+                                   .n_param_types = 2,
+                                   .param_types = types,
+                                   .n_type_names = 2,
+                                   .type_names = names,
+                                   .duration_us = 3,
+                                   .outcome = CAPTURE_OUTCOME_OK,
+                                   .cancel_us = -1};
+    assert_int_equal(capture_write_statement(w, &st, &e), 0);
+    assert_int_equal(capture_write_session_end(w, 0, 5, &e), 0);
+    struct capture_header h = {0};
+    assert_int_equal(capture_writer_close(w, &h, &e), 0);
+
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    assert_int_equal(capture_reader_header(r)->version, 3);
+    struct capture_event ev;
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    const struct capture_statement *got = &ev.statement;
+    assert_int_equal(got->n_param_types, 2);
+    assert_int_equal(got->n_type_names, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(got->type_names[i].oid, names[i].oid);
+        assert_string_equal(got->type_names[i].schema, names[i].schema);
+        assert_string_equal(got->type_names[i].name, names[i].name);
+        assert_int_equal(got->type_names[i].kind, names[i].kind);
+        assert_int_equal(got->type_names[i].inner, names[i].inner);
+    }
+    assert_string_equal(got->params[0], "{happy}");
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 0);
+    capture_reader_close(r);
+}
+
 /* A version 1 header over a version 2 record: corrupt, not read as something else. */
 static void test_version_2_record_in_version_1(void **state)
 {
@@ -690,6 +744,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version_2_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_type_names_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version_2_record_in_version_1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_param_status_and_negotiate_round_trip, setup,
                                         teardown),

@@ -5,6 +5,7 @@
 #include <cmocka.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "pg/pg.h"
 #include "pg/pg_driver.h"
@@ -75,12 +76,52 @@ static void test_quoting(void **state)
     free(s);
 }
 
+/* CONN for another database: its other settings kept (a URI's too), the user given only
+ * when CONN names none. */
+static void test_connopts_with_database(void **state)
+{
+    (void)state;
+    struct err e = {0};
+    struct pg_connopts out;
+    unsetenv("PGUSER");
+    struct pg_connopts uri = {.dbname = "postgresql://db1:5433/app?sslmode=require"};
+    assert_int_equal(pg_connopts_with_database(&uri, "it's", "alice", &out, &e), 0);
+    assert_non_null(strstr(out.dbname, "host='db1'"));
+    assert_non_null(strstr(out.dbname, "port='5433'"));
+    assert_non_null(strstr(out.dbname, "sslmode='require'"));
+    assert_non_null(strstr(out.dbname, "dbname='it\\'s'"));
+    assert_null(strstr(out.dbname, "dbname='app'"));
+    assert_string_equal(out.user, "alice");
+    pg_connopts_free(&out);
+    struct pg_connopts named = {.dbname = "host=db1 user=bob dbname=app"};
+    assert_int_equal(pg_connopts_with_database(&named, "shop", "alice", &out, &e), 0);
+    assert_null(out.user);
+    assert_non_null(strstr(out.dbname, "user='bob'"));
+    assert_non_null(strstr(out.dbname, "dbname='shop'"));
+    pg_connopts_free(&out);
+    struct pg_connopts u = {.host = "/run/pg", .user = "carol", .dbname = "app"};
+    assert_int_equal(pg_connopts_with_database(&u, "shop", "alice", &out, &e), 0);
+    assert_string_equal(out.user, "carol");
+    assert_string_equal(out.host, "/run/pg");
+    assert_string_equal(out.dbname, " dbname='shop'");
+    pg_connopts_free(&out);
+    setenv("PGUSER", "dave", 1);
+    struct pg_connopts plain = {.dbname = "app"};
+    assert_int_equal(pg_connopts_with_database(&plain, "shop", "alice", &out, &e), 0);
+    assert_null(out.user); /* libpq takes PGUSER's */
+    pg_connopts_free(&out);
+    unsetenv("PGUSER");
+    struct pg_connopts bad = {.dbname = "host=db1 nonsense"};
+    assert_int_equal(pg_connopts_with_database(&bad, "shop", "alice", &out, &e), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sqlstate_classes),
         cmocka_unit_test(test_messages_fold_to_one_line),
         cmocka_unit_test(test_quoting),
+        cmocka_unit_test(test_connopts_with_database),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/mem.h"
 #include "pgwire_fixture.h"
 #include "capture/record.h"
+#include "capture/typenames.h"
 
 static struct recorder *rec;
 static struct buf body;
@@ -356,6 +358,70 @@ static void test_flush_order(void **state)
     unlink(path);
 }
 
+/* The fake catalog: every OID asked is public.mood, an enum, once the test lets it answer. */
+static volatile int catalog_open;
+
+static int mood_catalog(void *arg, const char *database, const char *user, const uint32_t *oids,
+                        int n, struct typenames_row **rows, int *n_rows, char *why, size_t size)
+{
+    (void)arg, (void)database, (void)user, (void)why, (void)size;
+    while (!catalog_open)
+        usleep(1000);
+    *rows = xcalloc((size_t)n, sizeof **rows);
+    for (int i = 0; i < n; i++)
+        (*rows)[i] =
+            (struct typenames_row){oids[i], xstrdup("public"), xstrdup("mood"), 'o', 0, NULL, 0};
+    *n_rows = n;
+    return 0;
+}
+
+/* A Parse naming a user's type: its statement waits at the flushes until the type's name is
+ * learnt, then is written with it. */
+static void test_user_type_names(void **state)
+{
+    (void)state;
+    char path[64];
+    rec_open(path, sizeof path, "_types", 0);
+    catalog_open = 0;
+    struct typenames *names = typenames_new(mood_catalog, NULL);
+    recorder_type_names(rec, names);
+    struct err e = {0};
+    struct rec_session *a = start("a", "db", 100);
+    ready(a, 110);
+    putstr(&body, "");
+    putstr(&body, "SELECT $1, $2");
+    put16(&body, 2);
+    put32(&body, 25);
+    put32(&body, 16500);
+    fe(a, 'P', 200);
+    bind1(a, "", "x", 0, 210);
+    execute(a, 220);
+    sync_(a, 230);
+    done(a, 240);
+    ready(a, 250);
+    assert_int_equal(recorder_flush(rec, 300, &e), 0);
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    assert_int_equal(capture_reader_header(r)->n_statements, 0); /* held for its names */
+    capture_reader_close(r);
+    catalog_open = 1;
+    typenames_settle(names, 5000);
+    assert_int_equal(recorder_flush(rec, 400, &e), 0);
+    recorder_session_end(rec, a, 500);
+    rec_close();
+    typenames_free(names);
+    r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    struct capture_event ev;
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    assert_int_equal(ev.statement.n_type_names, 1);
+    assert_int_equal(ev.statement.type_names[0].oid, 16500);
+    assert_string_equal(ev.statement.type_names[0].name, "mood");
+    capture_reader_close(r);
+    unlink(path);
+}
+
 /* Version 2: a session's startup parameters as sent, and a COPY FROM STDIN's rows (CopyData
  * after the server's CopyInResponse, up to CopyDone) kept with its statement; a COPY the server
  * refused before asking for rows is kept with none. (A log's capture, holding neither, stays
@@ -655,9 +721,10 @@ static void test_param_status_and_negotiate(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_session),      cmocka_unit_test(test_empty),
-        cmocka_unit_test(test_flush_order),  cmocka_unit_test(test_startup_and_copy_rows),
-        cmocka_unit_test(test_returned_ids), cmocka_unit_test(test_param_status_and_negotiate),
+        cmocka_unit_test(test_session),         cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_flush_order),     cmocka_unit_test(test_startup_and_copy_rows),
+        cmocka_unit_test(test_returned_ids),    cmocka_unit_test(test_param_status_and_negotiate),
+        cmocka_unit_test(test_user_type_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,13 +27,7 @@ const char *replay_mapped(const struct replay_map *maps, int n, const char *name
 
 void replay_conninfo_value(struct buf *b, const char *key, const char *v)
 {
-    buf_printf(b, " %s='", key);
-    for (; *v; v++) {
-        if (*v == '\'' || *v == '\\')
-            buf_putc(b, '\\');
-        buf_putc(b, *v);
-    }
-    buf_putc(b, '\'');
+    pg_conninfo_append(b, key, v);
 }
 
 static int is_uri(const char *s)
@@ -471,6 +465,8 @@ static int read_events(struct replay_state *s, struct capture_reader *r,
                     &s->draws_build, st_seq, st->offset_us,
                     replay_draw_key(&s->draw_keys, s->conn_db[ss->conn], names.data, names.len));
             ss->statements++;
+            for (int i = 0; i < st->n_type_names; i++)
+                replay_types_add(&s->types, s->conn_db[ss->conn], &st->type_names[i]);
             int64_t end = st->offset_us + (st->duration_us > 0 ? st->duration_us : 0);
             if (end > ss->end_us)
                 ss->end_us = end;
@@ -527,6 +523,7 @@ struct replay_state *replay_prepass(const struct replay_opts *opts, const struct
     replay_draw_keys_init(&s->draw_keys);
     replay_draws_build_init(&s->draws_build, s->header.time_resolution_us);
     replay_figures_init(&s->merged);
+    replay_types_init(&s->types);
     int rc = read_events(s, r, conn, e);
     capture_reader_close(r);
     if (rc < 0) {
@@ -561,6 +558,7 @@ void replay_state_free(struct replay_state *s)
     buf_free(&s->generated_keys);
     free(s->conn_db);
     pg_connopts_free(&s->own);
+    replay_types_free(&s->types);
     pthread_mutex_destroy(&s->mu);
     pthread_mutex_destroy(&s->order_mu);
     replay_returned_free(&s->returned);

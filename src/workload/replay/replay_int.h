@@ -22,6 +22,7 @@
 #include "workload/replay/returned.h"
 #include "workload/replay/replay.h"
 #include "workload/replay/sequences.h"
+#include "workload/replay/usertypes.h"
 
 /* Distinct classes a worker keeps apart before the rest go into "other". */
 #define REPLAY_WORKER_CLASSES 600
@@ -95,6 +96,8 @@ struct replay_state {
      * (sequences.h): a failure naming one is named as one on a generated value */
     struct buf generated_keys;
     struct pg_connopts own; /* the run's own connection (CONN, its database given) */
+    /* The user's types the capture names, mapped to the targets' OIDs (usertypes.h) */
+    struct replay_types types;
     pthread_mutex_t order_mu;
     struct engine_feed feed;
     /* --copy-from: the COPY FROM STDIN that have a file, by their number in the capture
@@ -117,6 +120,12 @@ struct replay_state {
 struct replay_state *replay_prepass(const struct replay_opts *opts, const struct pg_connopts *conn,
                                     int threads, struct err *e);
 void replay_state_free(struct replay_state *s);
+/* sequences.c: a connection of the replay's own to database name (NULL: the run's own
+ * connection's), where neither pg_stat_statements nor the server's log sees it (track =
+ * none, log_statement = none ... at the session's start, which a superuser may set; else
+ * seen), so that the target's figures and log hold the replay's statements alone; NULL when
+ * it cannot connect. */
+struct pg_conn *replay_catalog_connect(const struct replay_state *s, const char *name);
 /* name as --map-db or --map-user (maps, n of them) map it. */
 const char *replay_mapped(const struct replay_map *maps, int n, const char *name);
 /* " key='v'" appended to conninfo b (backslash before ' and \). */

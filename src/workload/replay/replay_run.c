@@ -295,6 +295,7 @@ static int detect(const struct workload *w, struct pg_conn *c, struct workload_p
     if (s->opts.reset_from && reset_targets(s, p->conn, e) < 0)
         return -1;
     replay_sequences_learn(s); /* (on the targets as reset) */
+    replay_types_learn(s);
     p->clients = s->n_clients;
     replay_source_init(s);
     return 0;

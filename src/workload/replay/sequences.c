@@ -190,11 +190,7 @@ static void link_keys(struct replay_state *s, int db, const struct pg_result *r,
     }
 }
 
-/* The catalog of database name (NULL: the run's own connection's), NULL when it cannot be
- * read. Read where neither pg_stat_statements nor the server's log sees it (track = none,
- * log_statement = none ... at the session's start, which a superuser may set; else seen), so
- * that the target's figures and log hold the replay's statements alone. */
-static struct pg_result *read_catalog(const struct replay_state *s, const char *name)
+struct pg_conn *replay_catalog_connect(const struct replay_state *s, const char *name)
 {
     struct pg_connopts o = s->own;
     struct buf conninfo;
@@ -215,9 +211,18 @@ static struct pg_result *read_catalog(const struct replay_state *s, const char *
         conninfo.data[conninfo.len = plain] = '\0';
         c = pg_connect_aux(&o, PG_AUX_TIMEOUT_MS, &e);
     }
+    buf_free(&conninfo);
+    return c;
+}
+
+/* The catalog of database name (NULL: the run's own connection's), NULL when it cannot be
+ * read. */
+static struct pg_result *read_catalog(const struct replay_state *s, const char *name)
+{
+    struct err e = {0};
+    struct pg_conn *c = replay_catalog_connect(s, name);
     struct pg_result *r = c ? pg_query(c, CATALOG_SQL, 0, NULL, &e) : NULL;
     pg_finish(c);
-    buf_free(&conninfo);
     return r;
 }
 

@@ -225,14 +225,11 @@ static size_t param_length(const struct capture_statement *st, int i)
     return st->param_lengths ? (size_t)st->param_lengths[i] : strlen(st->params[i]);
 }
 
-/* The first OID of the types a database makes (PostgreSQL's FirstNormalObjectId): a type of
- * that OID or above is a user's, whose OID the replay's server need not share. */
-#define FIRST_USER_OID 16384u
-
 /* The statement's parameters sent as its client sent them: binary values (their lengths and
  * formats), binary results, the type OIDs its Parse gave; nothing when all is text and
  * inferred. A user's type is left for the server to infer (its OID here is the capture's
- * server's); a statement whose result is read for a returned value reads it as text. */
+ * server's) until map_user_types names the target's; a statement whose result is read for a
+ * returned value reads it as text. */
 static void copy_forms(struct qitem *q, const struct capture_statement *st)
 {
     int binary_results = st->n_result_formats > 0 && !q->returned;
@@ -250,7 +247,7 @@ static void copy_forms(struct qitem *q, const struct capture_statement *st)
     }
     int n_types = st->n_param_types < st->n_params ? st->n_param_types : st->n_params;
     for (int i = 0; i < n_types; i++)
-        types[i] = st->param_types[i] < FIRST_USER_OID ? st->param_types[i] : 0;
+        types[i] = st->param_types[i] < CAPTURE_FIRST_USER_OID ? st->param_types[i] : 0;
     f->lengths = st->param_formats ? lengths : NULL;
     f->formats = st->param_formats ? formats : NULL;
     f->result_binary = binary_results;
@@ -323,6 +320,36 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
     return q;
 }
 
+/* The user's types of a statement replayed on database db as the target's (usertypes.h): its
+ * Parse's OIDs of the types the capture names and the target has, and the OIDs inside its
+ * binary values of them; a type the target lacks stays inferred, counted among the reasons. */
+static void map_user_types(struct worker_source *ws, struct qitem *q,
+                           const struct capture_statement *st, int db)
+{
+    struct pg_param_forms *f = q->forms;
+    if (!f || !f->types || st->n_type_names == 0)
+        return;
+    for (int i = 0; i < q->it.n_prepare_types; i++) {
+        uint32_t oid = st->param_types[i];
+        const struct replay_type *t =
+            oid >= CAPTURE_FIRST_USER_OID ? replay_types_find(&ws->s->types, db, oid) : NULL;
+        if (!t)
+            continue;
+        if (!t->target) {
+            char why[320];
+            snprintf(why, sizeof why,
+                     "a parameter's type not on the target at the start, inferred: %.120s.%.120s",
+                     t->schema, t->name);
+            replay_figures_reason(&ws->fig, why, 1);
+            continue;
+        }
+        ((uint32_t *)f->types)[i] = t->target;
+        if (f->formats && f->formats[i] && q->it.params[i])
+            replay_types_rewrite(&ws->s->types, db, oid, (uint8_t *)q->it.params[i],
+                                 (size_t)f->lengths[i]);
+    }
+}
+
 /* The file at path appended to b: 0, or -1 when it cannot be read (the COPY is skipped). A
  * local file, read on the worker: the connections wait on the server, not on this. */
 static int read_copy_file(struct buf *b, const char *path)
@@ -390,6 +417,7 @@ static void read_one(struct worker_source *ws)
         enum sqltext_unprepare u = sqltext_unprepare(st.text, &ws->unprepared);
         struct qitem *q =
             copy_statement(&st, data ? data->data : NULL, data ? data->len : 0, &ws->unprepared);
+        map_user_types(ws, q, &st, s->conn_db[ss->conn]);
         q->it.unprepare = u == SQLTEXT_UNPREPARE_ALL     ? FEED_UNPREPARE_ALL
                           : u == SQLTEXT_UNPREPARE_NAMES ? FEED_UNPREPARE_NAMES
                                                          : FEED_UNPREPARE_NONE;
