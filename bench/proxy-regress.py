@@ -1,9 +1,9 @@
 """bench/proxy-regress's figures, from its work directory (python3 bench/proxy-regress.py DIR);
 `python3 bench/proxy-regress.py --pgss` is the filter its pg_stat_statements reads go through.
 
-A is the capture's server, B the replay's. Reads DIR/{A,B}.pgss (pg_stat_statements, top level:
-database, text, calls, as COPY TO STDOUT writes them), DIR/{A,B}.counts (count(*) per table of
-database regression), DIR/schema.diff (pg_dump -s, A against B), DIR/replay.json and
+A is the capture's server, B the replay's. Reads DIR/{A,B}.pgss (pg_stat_statements, top
+level: database, text, calls, rows, as COPY TO STDOUT writes them), DIR/{A,B}.counts (count(*)
+per table of database regression), DIR/schema.diff (pg_dump -s, A against B), DIR/replay.json and
 DIR/events.jsonl (`replay show --events` of the capture).
 
 Calls differing: the sum over (database, text) of |calls on A - calls on B|, over the sum of A's
@@ -44,7 +44,7 @@ password_tag = re.compile(r"'<password [0-9a-f]+>'")
 
 
 def pgss_filter():
-    """stdin (COPY TO STDOUT's lines: database, text, calls) to stdout, each password string
+    """stdin (COPY TO STDOUT's lines: database, text, calls, rows) to stdout, each password string
     replaced by its tag."""
     key = os.environ["PROXY_REGRESS_KEY"].encode()
 
@@ -55,9 +55,9 @@ def pgss_filter():
     sys.stdout.reconfigure(encoding="utf-8", errors="surrogateescape")
     escape = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
     for line in sys.stdin:
-        db, text, n = line.rstrip("\n").split("\t")
-        text = "".join(escape.get(c, c) for c in password.sub(tag, unescape(text)))
-        sys.stdout.write("%s\t%s\t%s\n" % (db, text, n))
+        f = line.rstrip("\n").split("\t")
+        f[1] = "".join(escape.get(c, c) for c in password.sub(tag, unescape(f[1])))
+        sys.stdout.write("\t".join(f) + "\n")
 
 
 def unescape(s):
@@ -85,12 +85,14 @@ def path(name):
 
 
 def read_pgss(name):
-    calls = collections.Counter()
+    """calls and rows per (database, text)"""
+    calls, rows = collections.Counter(), collections.Counter()
     with open(path(name), encoding="utf-8", errors="replace") as f:
         for line in f:
-            db, text, n = line.rstrip("\n").split("\t")
+            db, text, n, r = line.rstrip("\n").split("\t")
             calls[(db, unescape(text))] += int(n)
-    return calls
+            rows[(db, unescape(text))] += int(r)
+    return calls, rows
 
 
 def read_counts(name):
@@ -122,7 +124,7 @@ print("statements: %d captured; %d sent; skipped %d copy, %d unsupported, %d rea
                               sk.get("read_only", 0), sk.get("secret", 0), res.get("sessions_failed", 0)))
 print("diverged: %d failed now, %d succeeded now" % (dv.get("failed_now", 0), dv.get("succeeded_now", 0)))
 for t in dv.get("top", [])[:10]:
-    print("  %s" % one_line(json.dumps(t), 160))
+    print("  %5d  %s" % (t.get("count", 0), one_line(t.get("reason", ""), 160)))
 
 copies = [e for e in stmts if "copy_bytes" in e]  # the COPY FROM STDIN the proxy kept with their data
 print("COPY FROM STDIN: %d in the capture with their data (%d with rows, %d bytes; %d failed in the capture); "
@@ -130,6 +132,15 @@ print("COPY FROM STDIN: %d in the capture with their data (%d with rows, %d byte
       "skipped %d" % (len(copies), sum(1 for e in copies if e["copy_bytes"] > 0), sum(e["copy_bytes"] for e in copies),
                       sum(1 for e in copies if e["outcome"] != "ok"), res.get("copy_recorded", 0),
                       res.get("copy_empty", 0), sk.get("copy", 0)))
+(A, A_rows), (B, B_rows) = read_pgss("A.pgss"), read_pgss("B.pgss")
+copy_in = re.compile(r"^\s*copy\b.*\bfrom\s+stdin\b", re.I | re.S)
+copy_texts = sorted(k for k in set(A_rows) | set(B_rows) if copy_in.search(k[1]))
+copy_unequal = [k for k in copy_texts if A_rows[k] != B_rows[k]]
+print("COPY FROM STDIN rows (pg_stat_statements' rows per text): %d texts, %d equal; rows A %d, B %d"
+      % (len(copy_texts), len(copy_texts) - len(copy_unequal), sum(A_rows[k] for k in copy_texts),
+         sum(B_rows[k] for k in copy_texts)))
+for k in copy_unequal[:10]:
+    print("  A %d, B %d: %s" % (A_rows[k], B_rows[k], one_line(k[1])))
 print("values mapped: %d statements sent with B's large-object OIDs or ids" % res.get("values_mapped", 0))
 
 # --- rows per table
@@ -152,7 +163,6 @@ for line in diff_lines[:10]:
     print("  " + one_line(line))
 
 # --- calls
-A, B = read_pgss("A.pgss"), read_pgss("B.pgss")
 total = sum(A.values())
 
 
