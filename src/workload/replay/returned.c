@@ -53,7 +53,7 @@ static void grow(struct replay_returned *m)
 }
 
 void replay_returned_learn(struct replay_returned *m, const char *captured, const char *now,
-                           int is_id)
+                           int is_id, int64_t session)
 {
     int differ = strcmp(captured, now) != 0;
     if (!differ && atomic_load(&m->count) == 0)
@@ -78,6 +78,7 @@ void replay_returned_learn(struct replay_returned *m, const char *captured, cons
     }
     s->now = xstrdup(now);
     s->is_id = is_id;
+    s->session = session;
     pthread_mutex_unlock(&m->mu);
 }
 
@@ -90,10 +91,10 @@ static size_t count_rows(const char *s)
 }
 
 void replay_returned_learn_rows(struct replay_returned *m, const char *captured, const char *now,
-                                int is_id)
+                                int is_id, int64_t session)
 {
     if (!strchr(captured, '\n') && !strchr(now, '\n')) {
-        replay_returned_learn(m, captured, now, is_id);
+        replay_returned_learn(m, captured, now, is_id, session);
         return;
     }
     if (count_rows(captured) != count_rows(now))
@@ -104,7 +105,7 @@ void replay_returned_learn_rows(struct replay_returned *m, const char *captured,
         char *c_end = strchr(c_at, '\n'), *n_end = strchr(n_at, '\n');
         if (c_end)
             *c_end = '\0', *n_end = '\0';
-        replay_returned_learn(m, c_at, n_at, is_id);
+        replay_returned_learn(m, c_at, n_at, is_id, session);
         if (!c_end)
             break;
         c_at = c_end + 1;
@@ -114,22 +115,26 @@ void replay_returned_learn_rows(struct replay_returned *m, const char *captured,
     free(n);
 }
 
-/* Under mu: the pair for the len bytes at v whose values differ, or NULL. */
+/* Under mu: the pair for the len bytes at v whose values differ, mapped in session's
+ * statements, or NULL. */
 static const struct replay_returned_pair *lookup(const struct replay_returned *m, const char *v,
-                                                 size_t len)
+                                                 size_t len, uint32_t session)
 {
     if (m->cap == 0)
         return NULL;
     const struct replay_returned_pair *s = slot_of(m, v, len);
-    return s->captured && strcmp(s->captured, s->now) != 0 ? s : NULL;
+    return s->captured && strcmp(s->captured, s->now) != 0 &&
+                   (s->session < 0 || s->session == (int64_t)session)
+               ? s
+               : NULL;
 }
 
-const char *replay_returned_map_value(struct replay_returned *m, const char *v)
+const char *replay_returned_map_value(struct replay_returned *m, const char *v, uint32_t session)
 {
     if (!v || atomic_load(&m->count) == 0)
         return NULL;
     pthread_mutex_lock(&m->mu);
-    const struct replay_returned_pair *s = lookup(m, v, strlen(v));
+    const struct replay_returned_pair *s = lookup(m, v, strlen(v), session);
     const char *now = s ? s->now : NULL;
     pthread_mutex_unlock(&m->mu);
     return now;
@@ -164,7 +169,8 @@ static int whole_value(const char *text, const char *p, const char *end)
     return !(p > text && p[-1] == '\'') || *end == '\'';
 }
 
-int replay_returned_map_text(struct replay_returned *m, const char *text, struct buf *out)
+int replay_returned_map_text(struct replay_returned *m, const char *text, uint32_t session,
+                             struct buf *out)
 {
     if (atomic_load(&m->count) == 0)
         return 0;
@@ -179,8 +185,9 @@ int replay_returned_map_text(struct replay_returned *m, const char *text, struct
         const char *end = p;
         while (isdigit((unsigned char)*end))
             end++;
-        const struct replay_returned_pair *s =
-            word_char(*end) || !whole_value(text, p, end) ? NULL : lookup(m, p, (size_t)(end - p));
+        const struct replay_returned_pair *s = word_char(*end) || !whole_value(text, p, end)
+                                                   ? NULL
+                                                   : lookup(m, p, (size_t)(end - p), session);
         if (s && (!s->is_id || value_stands(text, p))) {
             if (!made)
                 buf_reset(out);

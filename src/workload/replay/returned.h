@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/buf.h"
 
@@ -25,6 +26,7 @@ struct replay_returned {
     struct replay_returned_pair {
         char *captured, *now; /* captured NULL: a free slot */
         int is_id;
+        int64_t session; /* only this session's statements carry it (an xid); -1: any */
     } * slots;
     char **retired; /* values a later learning replaced: handed out, freed at the end */
     size_t n_retired;
@@ -35,23 +37,29 @@ void replay_returned_free(struct replay_returned *m);
 
 /* The statement whose capture returned captured returned now here: learnt when they differ,
  * and a later learning of the same captured value wins (equal: no longer mapped). is_id: an
- * id a sequence gave (capture.h's returned_id), mapped in text only where a value stands. */
+ * id a sequence gave (capture.h's returned_id), mapped in text only where a value stands.
+ * session >= 0: mapped in that session's statements only (a transaction ID: the number is the
+ * session's own transaction's, and the same small number in another session's statement is
+ * something else: a partition bound, a large object's OID); -1: in every session's. */
 void replay_returned_learn(struct replay_returned *m, const char *captured, const char *now,
-                           int is_id);
+                           int is_id, int64_t session);
 
 /* The same for the values of several rows, a '\n' between them (an INSERT of several rows'
  * RETURNING), pair by pair: learnt only when both hold as many. */
 void replay_returned_learn_rows(struct replay_returned *m, const char *captured, const char *now,
-                                int is_id);
+                                int is_id, int64_t session);
 
-/* text with each whole number in it that is a captured value replaced by the replay's, into
- * out: the replacements made (0: out untouched). A whole number: digits with no letter, digit,
+/* text (a statement of session) with each whole number in it that is a captured value
+ * replaced by the replay's, into out: the replacements made (0: out untouched). A whole number:
+ * digits with no letter, digit,
  * '_', '.' or '$' on either side (in a string literal too: '35017'::oid). An id is replaced
  * only where a value stands: after '=', '<', '>', '(', ',' or '[' (spaces and an opening quote
  * between), so that LIMIT 5 or an unrelated 5 elsewhere stays as written. */
-int replay_returned_map_text(struct replay_returned *m, const char *text, struct buf *out);
+int replay_returned_map_text(struct replay_returned *m, const char *text, uint32_t session,
+                             struct buf *out);
 
-/* The replay's value for a parameter that is a captured value, or NULL. */
-const char *replay_returned_map_value(struct replay_returned *m, const char *v);
+/* The replay's value for a parameter of a statement of session that is a captured value, or
+ * NULL. */
+const char *replay_returned_map_value(struct replay_returned *m, const char *v, uint32_t session);
 
 #endif

@@ -712,8 +712,12 @@ static int source_done(void *arg, int client, const struct engine_feed_item *it,
         pthread_mutex_unlock(&ws->s->order_mu);
     }
     const struct qitem *q = it->token;
-    if (q->returned && o->returned) /* learnt before the statements it lets go on are sent */
-        replay_returned_learn_rows(&ws->s->returned, q->returned, o->returned, q->returned_id);
+    if (q->returned && o->returned) { /* learnt before the statements it lets go on are sent */
+        int xid = q->returned_id && (strcasestr(q->text, "txid_current") ||
+                                     strcasestr(q->text, "pg_current_xact_id"));
+        replay_returned_learn_rows(&ws->s->returned, q->returned, o->returned, q->returned_id,
+                                   xid ? (int64_t)q->it.session : -1);
+    }
     int counted = record_done(arg, client, it, o);
     hand_over(arg, 0);
     /* (Done comes in the order next gave them: the first, but a list of a few is walked.) */
@@ -746,7 +750,7 @@ static int map_binary_integer(struct worker_source *ws, struct qitem *q, const c
     int64_t v = width == 8 ? (int64_t)u : width == 4 ? (int32_t)(uint32_t)u : (int16_t)(uint16_t)u;
     char text[24];
     snprintf(text, sizeof text, "%lld", (long long)v);
-    const char *now = replay_returned_map_value(&ws->s->returned, text);
+    const char *now = replay_returned_map_value(&ws->s->returned, text, q->it.session);
     if (!now)
         return 0;
     char *end;
@@ -773,7 +777,7 @@ static void source_before_send(void *arg, int client, struct engine_feed_item *i
     if (atomic_load(&ws->s->returned.count) == 0)
         return;
     int mapped = 0;
-    if (replay_returned_map_text(&ws->s->returned, it->text, &ws->mapped) > 0) {
+    if (replay_returned_map_text(&ws->s->returned, it->text, it->session, &ws->mapped) > 0) {
         free(q->mapped);
         q->mapped = xstrdup(ws->mapped.data);
         it->text = q->mapped;
@@ -785,7 +789,7 @@ static void source_before_send(void *arg, int client, struct engine_feed_item *i
             mapped |= map_binary_integer(ws, q, params, i);
             continue;
         }
-        const char *now = replay_returned_map_value(&ws->s->returned, params[i]);
+        const char *now = replay_returned_map_value(&ws->s->returned, params[i], it->session);
         if (now)
             params[i] = now, mapped = 1;
     }
