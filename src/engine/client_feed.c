@@ -173,6 +173,7 @@ static int statement_done(struct client *c, time_ns now, int sent, int ok, enum 
         .copy_empty = f->copy_empty,
         .prepared = f->prepared_now,
         .not_run = f->not_run,
+        .sent_ahead = f->sent_ahead,
         .returned = f->item.want_returned && f->returned.len ? f->returned.data : NULL,
     };
     if (feed->done(c->w->feed_ws, c->id, &f->item, &o) && sent &&
@@ -311,7 +312,7 @@ static void begin_statement(struct client *c, time_ns due, time_ns now)
     c->failure = PGF_NONE;
     c->tx_deadline = cfg->timeout_us > 0 ? now + cfg->timeout_us * NS_PER_US : 0;
     f->cancel_at = it->cancel_us >= 0 ? now + it->cancel_us * NS_PER_US : 0;
-    f->prepared_now = f->closing = f->not_run = 0;
+    f->prepared_now = f->closing = f->not_run = f->sent_ahead = 0;
 }
 
 /* Pipeline mode: the statements taken ahead (feed.h's next_pipelined), of which at most this
@@ -408,6 +409,7 @@ static int take_ahead(struct client *c)
         return FS_NEXT;
     }
     begin_statement(c, a.due, a.cmd_start);
+    f->sent_ahead = 1;
     f->client_lag = a.cmd_start - a.due;
     f->await_sync = a.await_sync;
     arm_statement_timer(c);

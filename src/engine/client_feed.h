@@ -67,6 +67,7 @@ struct client_feed {
     int group_open;        /* the last statement sent left its Sync group open (sync_open) */
     int await_sync;        /* the statement's Sync is sent, its result not read yet */
     int not_run;           /* the statement was skipped: its group had failed before it */
+    int sent_ahead;        /* it was sent before the one before it had its results */
     struct feed_ahead {    /* statements taken while the statement's results are awaited */
         struct engine_feed_item item;
         time_ns due;       /* its intended start (speed max: its sending) */

@@ -102,6 +102,8 @@ struct engine_feed_outcome {
     int prepared;          /* FEED_NAMED: it was prepared (a Parse sent) before it ran */
     int not_run;           /* its server skipped it: an earlier statement of its Sync group
                             * failed (sync_open) */
+    int sent_ahead;        /* sent before the session's previous statement had its results (as
+                            * its client did: next_pipelined) */
     /* With the item's want_returned: the first value of each row of its last result (at most
      * FEED_RETURNED_ROWS_MAX, a '\n' between them), NULL when a row has none (NULL) or
      * there is no row; valid during done. */

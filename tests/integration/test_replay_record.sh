@@ -37,10 +37,12 @@ record_start() {
     pconn="host=127.0.0.1 port=$port user=postgres dbname=rec"
 }
 
-# replay_same FROM: the capture replayed onto dst, made from the database FROM: every
-# statement sent, none unsupported, the capture's outcomes. Its result: $T/r.json.
+# replay_same FROM [OPTION...]: the capture replayed onto dst, made from the database FROM:
+# every statement sent, none unsupported, the capture's outcomes. Its result: $T/r.json.
 replay_same() {
-    pga replay run "$T/rec.cap" "$rconn" --map-db rec=dst --reset-from "$1" --force -q -o "$T/r.json"
+    local from=$1
+    shift
+    pga replay run "$T/rec.cap" "$rconn" --map-db rec=dst --reset-from "$from" --force -q -o "$T/r.json" "$@"
     assert_rc 0
     python3 - "$T/r.json" <<'PY' || fail "the replay differs from the capture"
 import json, sys
@@ -398,6 +400,11 @@ PY
     replay_same snap
     # With a Sync each, grp_b's 10 and grp_c's 20 would stay.
     [ "$(sql "$ids" "$direct dbname=dst")" = "1 2 3 30 31" ] || fail "the target's rows: $(sql "$ids" "$direct dbname=dst")"
+    # At speed max every statement is due at once: each one its client sent before the
+    # previous one's results is sent so again (grp_c's first EXECUTE waits for its Parse).
+    replay_same snap --speed max
+    pyjson "$T/r.json" 'd["replay"]["pipelined"] == 5'
+    [ "$(sql "$ids" "$direct dbname=dst")" = "1 2 3 30 31" ] || fail "the target's rows at speed max: $(sql "$ids" "$direct dbname=dst")"
     # A target where grp_a's second INSERT fails now: its first is rolled back and its third
     # not run (grp_b's INSERT of 1 then succeeds).
     sql "CREATE DATABASE snap2 TEMPLATE snap" "$direct dbname=postgres" >/dev/null

@@ -382,7 +382,9 @@ static void test_pipelined_sent_ahead(void **state)
     assert_int_equal(TF.out[1].lag_us, 0);         /* sent when due */
     assert_int_equal(TF.out[1].latency_us, 8000);  /* 12 ms .. 20 ms */
     assert_int_equal(TF.out[2].latency_us, 7000);  /* 13 ms .. 20 ms */
-    assert_int_equal(fake_count_sent("SYNC"), 2);  /* D: out of pipeline mode */
+    assert_true(!TF.out[0].sent_ahead && TF.out[1].sent_ahead && TF.out[2].sent_ahead);
+    assert_false(TF.out[3].sent_ahead);
+    assert_int_equal(fake_count_sent("SYNC"), 2); /* D: out of pipeline mode */
     assert_int_equal(fake_count_sent("X SELECT D"), 1);
     assert_false(f.w->clients[0].conn && pg_in_pipeline(f.w->clients[0].conn));
     fx_free(&f);

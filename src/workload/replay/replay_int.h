@@ -48,6 +48,7 @@ struct replay_reason {
 struct replay_figures {
     uint64_t sent, skipped_copy, skipped_read_only, skipped_unsupported;
     uint64_t prepared;      /* named statements prepared (again after a DEALLOCATE of them) */
+    uint64_t pipelined;     /* statements sent before their session's previous one's results */
     uint64_t copy_loaded;   /* COPY FROM STDIN sent their --copy-from file */
     uint64_t copy_recorded; /* COPY FROM STDIN sent the rows the capture holds */
     uint64_t values_mapped; /* statements sent with the replay's values for the capture's */

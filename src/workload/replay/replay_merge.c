@@ -19,6 +19,7 @@ static void add_counts(struct replay_result *d, const struct replay_result *s)
     d->values_mapped += s->values_mapped;
     d->copy_empty += s->copy_empty;
     d->prepared += s->prepared;
+    d->pipelined += s->pipelined;
     d->order_waits += s->order_waits;
     d->order_wait_ms += s->order_wait_ms;
     d->order_given_way += s->order_given_way;

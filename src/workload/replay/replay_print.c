@@ -142,6 +142,11 @@ static void show_fidelity(struct result_rows *out, const struct replay_result *p
                "%v prepared (once per session, again after a DEALLOCATE of them); %v portal "
                "fetches folded into their portal's first execute (run whole)",
                2, (const uint64_t[]){p->prepared, p->portal_fetches});
+    if (p->pipelined)
+        counts(out, "pipelined",
+               "%v statements sent before their session's previous one had its results, as "
+               "the capture's clients sent them",
+               1, &p->pipelined);
     if (p->order == REPLAY_RESULT_ORDER_CAPTURE) {
         struct result_row *row =
             counts(out, "order",

@@ -61,6 +61,8 @@ static json_t *replay_json(const void *data, json_t *summary)
         put_count(o, "prepared", p->prepared);
     if (p->portal_fetches)
         put_count(o, "portal_fetches", p->portal_fetches);
+    if (p->pipelined)
+        put_count(o, "pipelined", p->pipelined);
     put_count(div, "failed_now", p->failed_now);
     put_count(div, "succeeded_now", p->succeeded_now);
     for (size_t i = 0; i < p->n_top; i++) {
@@ -154,6 +156,7 @@ static void *replay_read(const json_t *o, const json_t *root, const json_t *summ
     p->values_mapped = result_part_count(o, "values_mapped");
     p->prepared = result_part_count(o, "prepared");
     p->portal_fetches = result_part_count(o, "portal_fetches");
+    p->pipelined = result_part_count(o, "pipelined");
     p->failed_now = result_part_count(d, "failed_now");
     p->succeeded_now = result_part_count(d, "succeeded_now");
     const json_t *top = json_object_get(d, "top");

@@ -45,6 +45,9 @@ struct replay_result {
      * its session deallocated it); "portal_fetches": the capture's fetches of a portal started
      * before, folded into the portal's first execute (run whole); each only when some. */
     uint64_t prepared, portal_fetches;
+    /* "pipelined": statements sent before their session's previous one had its results, as
+     * the capture's clients sent them (a pipeline); only when some. */
+    uint64_t pipelined;
     /* Statements whose password (cut out of the capture) the replay set to one of its own
      * making (random, never written): "secrets_replaced" and "passwords": "generated", both
      * only when there were some. */

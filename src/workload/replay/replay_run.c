@@ -348,6 +348,7 @@ static void fill_result(const struct replay_state *s, struct result *r)
     o->values_mapped = f->values_mapped;
     o->copy_empty = f->copy_empty;
     o->prepared = f->prepared;
+    o->pipelined = f->pipelined;
     o->portal_fetches = s->header.portal_fetches;
     o->secrets_replaced = f->secrets_replaced;
     o->session_set = xcalloc((size_t)s->opts.n_sets + 1, sizeof *o->session_set);

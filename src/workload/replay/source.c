@@ -62,13 +62,13 @@ struct qitem {
     char *binary_mapped;          /* room for its binary integers' mapped values: 8 bytes each */
     enum capture_outcome outcome; /* the original's */
     char sqlstate[6];
-    uint64_t seq;       /* the statement's number in the capture (order.h) */
-    int same_sync;      /* no Sync between it and its session's previous statement (capture.h) */
+    uint64_t seq;        /* the statement's number in the capture (order.h) */
+    int same_sync;       /* no Sync between it and its session's previous statement (capture.h) */
     int64_t duration_us; /* the original's, -1 when unknown */
-    int held;           /* the order holds it back, since held_since */
-    time_ns held_since; /* (the engine's clock) */
-    time_ns check_at;   /* the next give-way check, while the mark stays */
-    time_ns check_step; /* the interval after it */
+    int held;            /* the order holds it back, since held_since */
+    time_ns held_since;  /* (the engine's clock) */
+    time_ns check_at;    /* the next give-way check, while the mark stays */
+    time_ns check_step;  /* the interval after it */
 };
 
 struct wclient {
@@ -132,6 +132,7 @@ void replay_figures_merge(struct replay_figures *dst, const struct replay_figure
 {
     dst->sent += src->sent;
     dst->prepared += src->prepared;
+    dst->pipelined += src->pipelined;
     dst->skipped_copy += src->skipped_copy;
     dst->copy_loaded += src->copy_loaded;
     dst->copy_recorded += src->copy_recorded;
@@ -610,6 +611,7 @@ static int record_done(void *arg, int client, const struct engine_feed_item *it,
         wc->ro_refused = 0; /* (read only by refused_read_only, under --read-only) */
     ws->fig.sent++;
     ws->fig.prepared += (uint64_t)o->prepared;
+    ws->fig.pipelined += (uint64_t)o->sent_ahead;
     if (o->ok && strcasestr(it->text, "advisory_lock"))
         wc->advisory = 1; /* (pg_advisory_lock, _shared, pg_try_...: held past the block) */
     ws->fig.copy_empty += (uint64_t)o->copy_empty;
