@@ -128,7 +128,7 @@ for t in dv.get("top", [])[:10]:
 
 copies = [e for e in stmts if "copy_bytes" in e]  # the COPY FROM STDIN the proxy kept with their data
 print("COPY FROM STDIN: %d in the capture with their data (%d with rows, %d bytes; %d failed in the capture); "
-      "the replay sent %d with their recorded rows, gave %d none (a second COPY in one statement), "
+      "the replay sent %d with their recorded rows, gave %d none (the capture holds none of their own), "
       "skipped %d" % (len(copies), sum(1 for e in copies if e["copy_bytes"] > 0), sum(e["copy_bytes"] for e in copies),
                       sum(1 for e in copies if e["outcome"] != "ok"), res.get("copy_recorded", 0),
                       res.get("copy_empty", 0), sk.get("copy", 0)))

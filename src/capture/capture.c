@@ -15,6 +15,7 @@
 
 #include "base/buf.h"
 #include "base/mem.h"
+#include "base/sqllex.h"
 #include "capture/sqltext.h"
 #include "os/os.h"
 
@@ -45,6 +46,8 @@
  *                    changed with it (ParameterStatus after the login)
  *             tag 'y' u n, n times u oid, s schema, s name, byte kind, u inner: the user's
  *                    types its parameters hold, named (capture_type_name)
+ *             tag 'k' u n, n times u length: of a statement holding several COPY FROM STDIN,
+ *                    each one's part of tag 'c''s rows in order (n >= 2, summing to its length)
  *   'U' session start with more: 'T''s fields, then tagged fields as 'R''s, ended by a 0
  *       byte: 'n' u newest minor, u n, n times s option (the server's
  *       NegotiateProtocolVersion: the protocol options it did not recognise)
@@ -70,6 +73,7 @@ enum {
     MORE_PARAM_STATUS = 'p',
     MORE_NEGOTIATE = 'n', /* a session's */
     MORE_TYPE_NAMES = 'y',
+    MORE_COPY_PARTS = 'k',
 };
 
 /* The longest string or parameter list a reader accepts: a corrupt length must not make it
@@ -160,6 +164,29 @@ void capture_count_copy_of(struct capture_copy_in *c, const char *text)
     char table[128];
     if (sqltext_is_copy_from_stdin(text) && capture_copy_table_of(text, table, sizeof table) == 0)
         capture_count_copy(c, table);
+}
+
+/* The first COPY ... FROM STDIN among text's statements (its "copy"), or NULL. */
+static const char *first_copy_from_stdin(const char *text)
+{
+    for (const char *s = text; s;) {
+        const char *at;
+        if (sql_copy_client(s, &at, &s) == SQL_COPY_IN)
+            return at;
+    }
+    return NULL;
+}
+
+void capture_count_copy_statement(struct capture_copy_in *c, const struct capture_statement *st)
+{
+    c->kept = 1;
+    const char *copy = sqltext_is_copy_from_stdin(st->text) ? st->text
+                       : st->copy_kept                      ? first_copy_from_stdin(st->text)
+                                                            : NULL;
+    char table[128];
+    if (copy && capture_copy_table_of(copy, table, sizeof table) == 0)
+        capture_count_copy(c, table);
+    c->with_rows += st->copy_kept != 0;
 }
 
 /* ---- writer ---- */
@@ -423,8 +450,9 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
     w->n_statements++;
     int binary_params = any_binary(st->param_formats, st->n_params);
     int binary_results = any_binary(st->result_formats, st->n_result_formats);
+    int copy_parts = st->copy_kept && st->n_copy_parts > 1;
     int v3 = st->n_param_types > 0 || binary_params || binary_results || st->same_sync ||
-             st->n_type_names > 0 || st->n_param_status > 0;
+             st->n_type_names > 0 || st->n_param_status > 0 || copy_parts;
     int more = st->copy_kept || st->returned || v3;
     buf_putc(&w->rec, more ? REC_STATEMENT_MORE : REC_STATEMENT);
     put_u(&w->rec, st->session);
@@ -481,6 +509,12 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
         }
         if (st->n_type_names > 0)
             put_type_names(&w->rec, st->type_names, st->n_type_names);
+        if (copy_parts) {
+            buf_putc(&w->rec, MORE_COPY_PARTS);
+            put_u(&w->rec, (uint64_t)st->n_copy_parts);
+            for (int i = 0; i < st->n_copy_parts; i++)
+                put_u(&w->rec, (uint64_t)st->copy_parts[i]);
+        }
         if (v3)
             w->version = 3;
         buf_putc(&w->rec, MORE_END);
@@ -728,6 +762,8 @@ struct capture_reader {
     struct capture_type_name *type_names;
     size_t *type_name_at;
     size_t type_names_cap;
+    size_t *copy_parts; /* version 3's parts of a statement's COPY rows */
+    size_t copy_parts_cap;
 };
 
 static int corrupt(struct capture_reader *r, struct err *e, const char *what)
@@ -1026,6 +1062,31 @@ static int read_type_names(struct capture_reader *r, struct capture_statement *s
     return 0;
 }
 
+/* Version 3's parts of st's COPY rows ('k'), checked against their length once it is read. */
+static int read_copy_parts(struct capture_reader *r, struct capture_statement *st, struct err *e)
+{
+    uint64_t n;
+    if (st->copy_parts || get_u(r, &n, e) < 0)
+        return st->copy_parts ? corrupt(r, e, "bad COPY parts") : -1;
+    if (n < 2 || n > MAX_PARAMS)
+        return corrupt(r, e, "bad COPY parts");
+    if (n > r->copy_parts_cap) {
+        r->copy_parts_cap = (size_t)n;
+        r->copy_parts = xrealloc(r->copy_parts, n * sizeof *r->copy_parts);
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t len;
+        if (get_u(r, &len, e) < 0)
+            return -1;
+        if (len > MAX_STRING)
+            return corrupt(r, e, "bad COPY parts");
+        r->copy_parts[i] = (size_t)len;
+    }
+    st->n_copy_parts = (int)n;
+    st->copy_parts = r->copy_parts;
+    return 0;
+}
+
 static void type_names_resolve(struct capture_reader *r, struct capture_statement *st)
 {
     for (int i = 0; i < st->n_type_names; i++) {
@@ -1064,6 +1125,9 @@ static int read_more(struct capture_reader *r, struct capture_statement *st, siz
                 return -1;
         } else if (tag == MORE_TYPE_NAMES && r->h.version >= 3) {
             if (read_type_names(r, st, e) < 0)
+                return -1;
+        } else if (tag == MORE_COPY_PARTS && r->h.version >= 3) {
+            if (read_copy_parts(r, st, e) < 0)
                 return -1;
         } else {
             return corrupt(r, e, tag < 0 ? "truncated" : "bad statement field");
@@ -1119,6 +1183,11 @@ static int read_statement(struct capture_reader *r, struct capture_event *ev, in
         st->copy_data = (const uint8_t *)r->strings.data + copy_at;
         st->copy_len = (size_t)copy_len;
     }
+    uint64_t parts_len = 0;
+    for (int i = 0; i < st->n_copy_parts; i++)
+        parts_len += st->copy_parts[i];
+    if (st->n_copy_parts && (!st->copy_kept || parts_len != st->copy_len))
+        return corrupt(r, e, "COPY parts differ from the rows");
     r->n_statements++;
     return 0;
 }
@@ -1348,9 +1417,7 @@ static int count_cut(struct capture_reader *r, struct err *e)
     while (capture_reader_next(r, &ev, &tail) == 1) {
         if (ev.kind != CAPTURE_EV_STATEMENT)
             continue;
-        capture_count_copy_of(&r->h.copy_in, ev.statement.text);
-        r->h.copy_in.with_rows +=
-            ev.statement.copy_kept && sqltext_is_copy_from_stdin(ev.statement.text);
+        capture_count_copy_statement(&r->h.copy_in, &ev.statement);
     }
     r->live_records = r->record;
     r->h.n_sessions = r->n_sessions;
@@ -1418,6 +1485,7 @@ void capture_reader_close(struct capture_reader *r)
     str_list_free(&r->status);
     free(r->type_names);
     free(r->type_name_at);
+    free(r->copy_parts);
     free(r->state);
     free(r->path);
     free(r);

@@ -31,8 +31,8 @@
  * it holds what only version 2 holds (a session's startup parameters, a COPY FROM STDIN's
  * rows, an OID returned) or version 3 (an id a sequence gave, returned; parameter types and
  * formats, binary values; result formats; the settings a statement changed, a session's
- * NegotiateProtocolVersion): older pgarena then still reads the captures of
- * server logs, and version 2's. */
+ * NegotiateProtocolVersion; where each COPY's rows end in a statement of several): older pgarena
+ * then still reads the captures of server logs, and version 2's. */
 #define CAPTURE_VERSION 3
 /* The most rows of an INSERT's RETURNING whose ids a statement keeps. */
 #define CAPTURE_RETURNED_ROWS_MAX 1000
@@ -121,6 +121,12 @@ struct capture_statement {
     int copy_kept;
     const uint8_t *copy_data;
     size_t copy_len;
+    /* Version 3 (recorded): a statement of several COPY FROM STDIN (psql's `COPY a FROM
+     * STDIN\; COPY b FROM STDIN`), each given its own rows: where each one's rows end in
+     * copy_data, as the n_copy_parts (2 or more) byte lengths in order, summing to copy_len.
+     * 0 and NULL otherwise: copy_data is the one COPY's. */
+    int n_copy_parts;
+    const size_t *copy_parts;
     /* Version 2 (recorded): the value the server returned when a later statement may carry it
      * as a literal and a replay's server returns another (one row of one column of type oid:
      * lo_create, lo_import, lo_from_bytea...), as text; NULL otherwise. Version 3:
@@ -198,6 +204,10 @@ int capture_copy_table_of(const char *text, char *table, size_t size);
 void capture_count_copy(struct capture_copy_in *c, const char *table);
 /* Count text in c when it is a COPY ... FROM STDIN whose table reads (capture/sqltext.h). */
 void capture_count_copy_of(struct capture_copy_in *c, const char *text);
+/* Count a recorded statement in c: by the table of its COPY ... FROM STDIN (its first
+ * statement's, or, when its rows were recorded, its first COPY FROM STDIN's in a statement of
+ * several), and in with_rows when its rows were recorded (st->copy_kept). */
+void capture_count_copy_statement(struct capture_copy_in *c, const struct capture_statement *st);
 
 /* The header. At close the writer fills version, duration_us, n_sessions and n_statements
  * itself; the caller gives the rest. */

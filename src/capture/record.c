@@ -21,6 +21,10 @@ struct rev {
     struct capture_statement st; /* session and offset_us set when written */
     struct buf copy;             /* st.copy_kept: the rows the client sent */
     int copy_too_big;            /* more than RECORD_COPY_MAX: kept without its rows */
+    /* Where each COPY FROM STDIN's rows start in copy, one per CopyInResponse (a Query may
+     * hold several); at its completion, each one's length (st.copy_parts). */
+    size_t *copy_parts;
+    int n_copies, cap_copies;
     /* The result being read: what its first column may hand back (RET_*), whether in binary
      * format, and its rows so far; its one row's value is st.returned. */
     int ret, ret_binary, rows;
@@ -150,6 +154,7 @@ static void rev_free(struct rev *ev)
     free((char *)ev->st.error);
     free((char *)ev->st.returned);
     buf_free(&ev->copy);
+    free(ev->copy_parts);
     for (int i = 0; i < ev->st.n_params; i++)
         free((char *)ev->st.params[i]);
     free((void *)ev->st.params);
@@ -501,6 +506,7 @@ void recorder_frontend(struct recorder *r, struct rec_session *s, char type, con
             if (ev->copy.len + len > RECORD_COPY_MAX) {
                 ev->st.copy_kept = 0;
                 ev->copy_too_big = 1;
+                ev->n_copies = 0;
                 buf_free(&ev->copy);
                 buf_init(&ev->copy);
                 s->copy_in = NULL;
@@ -509,7 +515,8 @@ void recorder_frontend(struct recorder *r, struct rec_session *s, char type, con
             }
         }
         break;
-    case 'c': /* CopyDone, CopyFail: the rows end (a CopyFail's error comes from the server) */
+    case 'c': /* CopyDone, CopyFail: the rows end (a CopyFail's error comes from the server;
+               * what the client sent before it is kept, as it was sent) */
     case 'f':
         s->copy_in = NULL;
         break;
@@ -519,6 +526,33 @@ void recorder_frontend(struct recorder *r, struct rec_session *s, char type, con
 }
 
 /* ---- the server's side ---- */
+
+/* A COPY FROM STDIN of ev asked for rows: those the client sends next start a part. */
+static void copy_part_start(struct rev *ev)
+{
+    if (!ev->st.copy_kept)
+        buf_init(&ev->copy);
+    ev->st.copy_kept = 1;
+    if (ev->n_copies == ev->cap_copies) {
+        ev->cap_copies = ev->cap_copies ? 2 * ev->cap_copies : 2;
+        ev->copy_parts = xrealloc(ev->copy_parts, (size_t)ev->cap_copies * sizeof *ev->copy_parts);
+    }
+    ev->copy_parts[ev->n_copies++] = ev->copy.len;
+}
+
+/* The parts' starts turned into their lengths, kept when there are several (a statement of
+ * one COPY keeps its rows whole, as before parts were kept). */
+static void copy_parts_settle(struct rev *ev)
+{
+    if (ev->n_copies < 2)
+        return;
+    for (int i = 0; i < ev->n_copies; i++) {
+        size_t end = i + 1 < ev->n_copies ? ev->copy_parts[i + 1] : ev->copy.len;
+        ev->copy_parts[i] = end - ev->copy_parts[i];
+    }
+    ev->st.n_copy_parts = ev->n_copies;
+    ev->st.copy_parts = ev->copy_parts;
+}
 
 static void complete(struct recorder *r, struct rev *ev, int64_t t)
 {
@@ -542,7 +576,7 @@ static void complete(struct recorder *r, struct rev *ev, int64_t t)
     if (ev->st.copy_kept) {
         ev->st.copy_data = (const uint8_t *)ev->copy.data;
         ev->st.copy_len = ev->copy.len;
-        r->st.copy_in.with_rows += sqltext_is_copy_from_stdin(ev->st.text);
+        copy_parts_settle(ev);
     }
     keep(r, ev);
     r->st.statements++;
@@ -551,7 +585,7 @@ static void complete(struct recorder *r, struct rev *ev, int64_t t)
         r->st.failed++;
     else
         r->st.ok++;
-    capture_count_copy_of(&r->st.copy_in, ev->st.text);
+    capture_count_copy_statement(&r->st.copy_in, &ev->st);
 }
 
 static void set_error(struct rev *ev, const uint8_t *body, size_t len)
@@ -802,12 +836,11 @@ void recorder_backend(struct recorder *r, struct rec_session *s, char type, cons
                 h->ev->st.returned = xstrdup(oid);
         }
         break;
-    case 'G': /* CopyInResponse: the rows the client sends next are the statement's */
-        if (h && h->ev && h->kind != PEND_SYNC) {
+    case 'G': /* CopyInResponse: the rows the client sends next are the statement's (a
+               * COPY's of a Query of several a part of them); none kept once over the most */
+        if (h && h->ev && h->kind != PEND_SYNC && !h->ev->copy_too_big) {
             s->copy_in = h->ev;
-            if (!h->ev->st.copy_kept) /* a second COPY of one Query: its rows follow */
-                buf_init(&h->ev->copy);
-            h->ev->st.copy_kept = 1;
+            copy_part_start(h->ev);
         }
         break;
     case 'C':

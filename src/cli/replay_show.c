@@ -225,6 +225,12 @@ static json_t *event_json(const struct capture_event *ev)
                           st->sqlstate, "error", st->error, "cancel_us", (json_int_t)st->cancel_us);
     if (st->copy_kept) /* version 2: the COPY's rows are in the capture (their size here) */
         json_object_set_new(o, "copy_bytes", json_integer((json_int_t)st->copy_len));
+    if (st->n_copy_parts) { /* version 3: each COPY's part of them, of a statement of several */
+        json_t *parts = json_array();
+        for (int i = 0; i < st->n_copy_parts; i++)
+            json_array_append_new(parts, json_integer((json_int_t)st->copy_parts[i]));
+        json_object_set_new(o, "copy_parts", parts);
+    }
     if (st->param_formats) { /* version 3: the formats, binary values above as bytea's hex */
         json_t *f = json_array();
         for (int i = 0; i < st->n_params; i++)

@@ -642,15 +642,21 @@ static int feed_drain(struct client *c)
         }
         if (st == PG_RES_COPY_IN) {
             pg_result_free(res);
-            /* The item's data goes to its first COPY FROM STDIN. Another one (in a statement of
-             * several, whose data no log holds) gets no rows: the statement goes on, as the
-             * capture's did, and the source is told how many went empty. */
-            int empty = !f->item.copy_data || f->copy_given;
+            /* Each COPY FROM STDIN takes the item's next part (without parts, the data is
+             * the first one's), from where the one before ended. One beyond them (in a
+             * statement of several whose data the capture does not hold) gets no rows: the
+             * statement goes on, as the capture's did, and the source is told how many went
+             * empty. */
+            const struct engine_feed_item *it = &f->item;
+            int parts = it->copy_parts ? it->n_copy_parts : it->copy_data != NULL;
+            int empty = f->copy_given >= parts;
+            f->copy_at = f->copy_given ? f->copy_len : 0;
+            f->copy_len = f->copy_at + (empty            ? 0
+                                        : it->copy_parts ? it->copy_parts[f->copy_given]
+                                                         : it->copy_len);
             f->copy_empty += empty;
-            f->copy_len = empty ? 0 : f->item.copy_len;
-            f->copy_given = 1;
+            f->copy_given++;
             f->copy_in = 1;
-            f->copy_at = 0;
             continue;
         }
         if (st == PG_RES_ERROR && !pg_result_sqlstate(res) && pg_conn_ok(c->conn)) {

@@ -58,10 +58,10 @@ struct client_feed {
     char sqlstate[6];       /* the statement's first error */
     char message[200];
     int copy_out, copy_in; /* in a COPY TO STDOUT's rows; a COPY FROM STDIN's data to send */
-    int copy_given;        /* the statement's first COPY FROM STDIN had its turn */
+    int copy_given;        /* the statement's COPY FROM STDIN that had their turn */
     int copy_empty;        /* of the statement's COPY FROM STDIN, those given no rows */
-    size_t copy_len;       /* the data the current COPY FROM STDIN sends (0: none) */
-    size_t copy_at;        /* of it, what is queued */
+    size_t copy_len;       /* where the current COPY FROM STDIN's data ends in the item's */
+    size_t copy_at;        /* of it, what is queued (from where its part starts) */
     struct buf returned;   /* want_returned: the last result's first values ("" none) */
     int pipeline;          /* the connection is in pipeline mode (a Sync group, a pipeline) */
     int group_open;        /* the last statement sent left its Sync group open (sync_open) */

@@ -67,11 +67,15 @@ struct engine_feed_item {
     int64_t cancel_us; /* cancel it this long after its start (as the original was); -1: no */
     void *token;       /* the source's, handed back to done */
     /* A COPY FROM STDIN's data, sent to the statement's first COPY FROM STDIN when the
-     * server asks for it; any COPY FROM STDIN beyond it, or without data (NULL: in a
-     * statement of several, whose data no log holds), is given no rows and counted in the
-     * outcome's copy_empty. A COPY TO STDOUT's rows are read and dropped. */
+     * server asks for it; with n_copy_parts, the data is that many parts of these lengths in
+     * order (summing to copy_len), the statement's Nth COPY FROM STDIN given the Nth. Any
+     * COPY FROM STDIN beyond them, or without data (NULL: in a statement of several, whose
+     * data no log holds), is given no rows and counted in the outcome's copy_empty. A COPY
+     * TO STDOUT's rows are read and dropped. */
     const char *copy_data;
     size_t copy_len;
+    int n_copy_parts;
+    const size_t *copy_parts;
     enum engine_feed_unprepare unprepare;
     const char *unprepare_names; /* FEED_UNPREPARE_NAMES: each with its NUL, an empty one last */
     int want_returned;           /* hand back its result's value (outcome's returned) */
@@ -98,7 +102,7 @@ struct engine_feed_outcome {
     int64_t client_lag_us; /* of lag_us, the client's own: from the later of the intended start
                             * and the session's previous statement's end (or its connect's) */
     int measured;          /* it ended after --warmup (the run's figures count it) */
-    int copy_empty;        /* its COPY FROM STDIN given no rows (see copy_data) */
+    int copy_empty;        /* its COPY FROM STDIN given no rows: none for them (copy_data) */
     int prepared;          /* FEED_NAMED: it was prepared (a Parse sent) before it ran */
     int not_run;           /* its server skipped it: an earlier statement of its Sync group
                             * failed (sync_open) */

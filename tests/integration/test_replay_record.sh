@@ -514,6 +514,45 @@ PY
     ! grep -q type_names "$T/out" || fail "the second capture names types it could not learn"
 }
 
+# psql -f of the regression suite's `select 0\; copy t from stdin\; copy t from stdin\; select 1`
+# through the proxy: one Query whose two COPY FROM STDIN each take the rows psql gives them.
+# The capture keeps where each one's rows end, and the replay gives each its own (all to the
+# first, the server would stop at its `\.`, and the table would hold 2 rows): the target's
+# table holds the source's 4 rows. The proxy's summary counts the statement among those kept
+# with their rows, as the capture's events and the replay do.
+test_replay_record_copy_in_statement_of_several() {
+    record_server
+    record_start --seconds 300
+    printf '%s\n' 'CREATE TABLE cp (a int, b text);' \
+        'select 0\; copy cp from stdin\; copy cp from stdin\; select 1;' \
+        '1	one' '2	two' '\.' '3	three' '4	four' '\.' >"$T/copies.sql"
+    "$PSQL15" -X -q -v ON_ERROR_STOP=1 -f "$T/copies.sql" "$pconn" >"$T/psql.out" 2>&1 ||
+        { cat "$T/psql.out" >&2; fail "psql through the proxy"; }
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+    assert_out "COPY FROM STDIN kept with their rows: 1$"
+    local rows="SELECT count(*) || ' ' || md5(string_agg(t::text, ',' ORDER BY a)) FROM cp t" want got
+    want=$(sql "$rows" "${rconn% dbname=*} dbname=rec")
+    case $want in 4\ *) ;; *) fail "the source holds $want rows" ;; esac
+    pga replay show --events "$T/rec.cap"
+    assert_rc 0
+    python3 - "$T/out" <<'PY' || { cat "$T/out" >&2; fail "the capture does not keep each COPY's rows apart"; }
+import json, sys
+st = [e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "statement"]
+copies = [e for e in st if e.get("copy_bytes") is not None]
+assert len(copies) == 1 and copies[0]["text"].startswith("select 0"), copies
+parts = copies[0].get("copy_parts")
+assert parts and len(parts) == 2 and sum(parts) == copies[0]["copy_bytes"], copies[0]
+PY
+    pga replay run "$T/rec.cap" "$rconn" --map-db rec=dst --reset-from snap --force -q -o "$T/r.json"
+    assert_rc 0
+    got=$(sql "$rows" "${rconn% dbname=*} dbname=dst")
+    [ "$got" = "$want" ] || fail "the target's rows: $got, the source's: $want"
+    pyjson "$T/r.json" 'd["replay"]["copy_recorded"] == 1 and d["replay"].get("copy_empty", 0) == 0'
+    pyjson "$T/r.json" 'd["replay"]["sent"] == d["replay"]["statements"] and d["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["diverged"]["succeeded_now"] == 0'
+}
+
 test_replay_record_seconds_and_refusals() {
     record_server
     record_start --seconds 4

@@ -105,6 +105,7 @@ static struct {
     struct fake_conn *last;
     int copy_rows_read, put_refused;
     struct buf copy_in;
+    size_t copy_in_ended; /* of copy_in, the bytes before the last COPY's end */
 } F;
 
 extern const struct pg_driver fake_driver;
@@ -186,8 +187,10 @@ static void answer(struct fake_conn *c, const struct fake_reply *rep, const char
         push_entry(c, E_RESULT, new_result(PG_RES_COMMAND));
         break;
     case FAKE_COPY_IN:
-        push_entry(c, E_RESULT, new_result(PG_RES_COPY_IN));
-        push_entry(c, E_COPY_IN, NULL);
+        for (int i = 0; i < (rep->copies > 1 ? rep->copies : 1); i++) {
+            push_entry(c, E_RESULT, new_result(PG_RES_COPY_IN));
+            push_entry(c, E_COPY_IN, NULL);
+        }
         break;
     default:
         r = new_result(PG_RES_COMMAND);
@@ -500,11 +503,14 @@ static int f_put_copy_end(struct pg_conn *pc, const char *errmsg)
     struct fake_conn *c = FC(pc);
     if (!copy_in_waiting(c))
         return -1;
-    c->qh++;
+    /* The COPY's result in its place: before the statement's further COPYs and its end. */
+    c->q[c->qh] = (struct entry){.kind = E_RESULT};
     if (!errmsg) {
-        record("COPY END", "", -1, NULL);
-        push_entry(c, E_RESULT, new_result(PG_RES_COMMAND));
-        push_entry(c, E_END, NULL);
+        char n[32];
+        snprintf(n, sizeof n, "%zu", F.copy_in.len - F.copy_in_ended);
+        F.copy_in_ended = F.copy_in.len;
+        record("COPY END %s", n, -1, NULL);
+        c->q[c->qh].r = new_result(PG_RES_COMMAND);
         return 1;
     }
     /* Failed by the client: the server's error, as a cancel's (57014). */
@@ -515,8 +521,14 @@ static int f_put_copy_end(struct pg_conn *pc, const char *errmsg)
     snprintf(c->error, sizeof c->error, "%s", r->message);
     if (c->txn == PG_TXN_INTRANS)
         c->txn = PG_TXN_INERROR;
-    push_entry(c, E_RESULT, r);
-    push_entry(c, E_END, NULL);
+    c->q[c->qh].r = r;
+    /* The statement's further COPYs do not run. */
+    int end = c->qh + 1;
+    for (; end < c->qt && c->q[end].kind != E_END && c->q[end].kind != E_LATE_END; end++)
+        if (c->q[end].r)
+            free_result(&c->q[end].r->base);
+    memmove(c->q + c->qh + 1, c->q + end, (size_t)(c->qt - end) * sizeof c->q[0]);
+    c->qt -= end - c->qh - 1;
     return 1;
 }
 

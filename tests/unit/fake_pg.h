@@ -31,7 +31,8 @@ enum fake_kind {
     FAKE_LOST,     /* the connection breaks (libpq's multi-line message) */
     FAKE_HANG,     /* no answer until fake_release */
     FAKE_COPY_OUT, /* COPY TO STDOUT: copy_rows rows, one more readable after each consume */
-    FAKE_COPY_IN,  /* COPY FROM STDIN: takes the data sent (fake_copy_in), then completes */
+    FAKE_COPY_IN,  /* COPY FROM STDIN: takes the data sent (fake_copy_in), then completes;
+                    * copies of them in one statement, each after the one before (0: one) */
 };
 
 struct fake_reply {
@@ -44,6 +45,7 @@ struct fake_reply {
     int late_end;          /* the end of the results (ReadyForQuery) comes in a later read:
                             * busy after the result until the next consume */
     int copy_rows;         /* FAKE_COPY_OUT */
+    int copies;            /* FAKE_COPY_IN */
 };
 
 /* Install the fake driver and forget everything scripted or recorded. */
@@ -74,7 +76,8 @@ const char *fake_sent(int i);
 int fake_count_sent(const char *s);
 
 /* COPY rows read by the clients (FAKE_COPY_OUT); the COPY data they sent, all COPY FROM
- * STDINs' in order (FAKE_COPY_IN: every other put is refused as a full output buffer). */
+ * STDINs' in order (FAKE_COPY_IN: every other put is refused as a full output buffer; each
+ * COPY's end is sent as "COPY END N", N its bytes). */
 int fake_copy_rows_read(void);
 const char *fake_copy_in(void);
 

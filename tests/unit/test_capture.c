@@ -147,6 +147,20 @@ static void test_round_trip(void **state)
     capture_reader_close(r);
 }
 
+/* w closed (session 0 ended at 20) and read again: its reader, of version v, at its first
+ * event. */
+static struct capture_reader *close_and_open(struct capture_writer *w, int v)
+{
+    struct err e = {0};
+    assert_int_equal(capture_write_session_end(w, 0, 20, &e), 0);
+    struct capture_header h = {0};
+    assert_int_equal(capture_writer_close(w, &h, &e), 0);
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    assert_int_equal(capture_reader_header(r)->version, v);
+    return r;
+}
+
 /* Version 2's records: startup parameters (pairs, in order) and a statement's COPY rows (bytes
  * with a NUL among them; none at all is not the same as no rows kept). */
 static void test_version_2_round_trip(void **state)
@@ -179,13 +193,7 @@ static void test_version_2_round_trip(void **state)
     assert_int_equal(capture_write_statement(w, &c, &e), 0);
     c.copy_kept = 0;
     assert_int_equal(capture_write_statement(w, &c, &e), 0);
-    assert_int_equal(capture_write_session_end(w, 0, 20, &e), 0);
-    struct capture_header h = {0};
-    assert_int_equal(capture_writer_close(w, &h, &e), 0);
-
-    struct capture_reader *r = capture_reader_open(path, &e);
-    assert_non_null(r);
-    assert_int_equal(capture_reader_header(r)->version, 2);
+    struct capture_reader *r = close_and_open(w, 2);
     struct capture_event ev;
     assert_int_equal(capture_reader_next(r, &ev, &e), 1);
     assert_int_equal(ev.session.n_startup, 3);
@@ -277,6 +285,93 @@ static void test_type_names_round_trip(void **state)
     assert_int_equal(capture_reader_next(r, &ev, &e), 1);
     assert_int_equal(capture_reader_next(r, &ev, &e), 0);
     capture_reader_close(r);
+}
+
+/* Where each COPY's rows end in a statement of several COPY FROM STDIN (version 3's 'k'):
+ * read back as written; a statement of one COPY keeps its rows whole and its capture stays
+ * version 2. */
+static void test_copy_parts_round_trip(void **state)
+{
+    (void)state;
+    static const char rows[] = "1\n2\n\\.\n3\n4\n\\.\n";
+    const size_t parts[] = {7, 7};
+    for (int n_parts = 1; n_parts <= 2; n_parts++) {
+        struct err e = {0};
+        struct capture_writer *w = capture_writer_open(path, &e);
+        assert_non_null(w);
+        struct capture_session s0 = {.id = 0, .log_id = "", .user = "app", .database = "shop"};
+        assert_int_equal(capture_write_session_start(w, &s0, &e), 0);
+        struct capture_statement c = {.offset_us = 10,
+                                      .text = "COPY t FROM STDIN; COPY t FROM STDIN",
+                                      .name = "",
+                                      .duration_us = 5,
+                                      .outcome = CAPTURE_OUTCOME_OK,
+                                      .cancel_us = -1,
+                                      .copy_kept = 1,
+                                      .copy_data = (const uint8_t *)rows,
+                                      .copy_len = sizeof rows - 1,
+                                      .n_copy_parts = n_parts,
+                                      .copy_parts =
+                                          n_parts > 1 ? parts : (const size_t[]){sizeof rows - 1}};
+        assert_int_equal(capture_write_statement(w, &c, &e), 0);
+        struct capture_reader *r = close_and_open(w, n_parts > 1 ? 3 : 2);
+        struct capture_event ev;
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        assert_int_equal(ev.statement.copy_len, sizeof rows - 1);
+        assert_memory_equal(ev.statement.copy_data, rows, sizeof rows - 1);
+        if (n_parts > 1) {
+            assert_int_equal(ev.statement.n_copy_parts, 2);
+            assert_int_equal(ev.statement.copy_parts[0], 7);
+            assert_int_equal(ev.statement.copy_parts[1], 7);
+        } else {
+            assert_int_equal(ev.statement.n_copy_parts, 0);
+            assert_null(ev.statement.copy_parts);
+        }
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        assert_int_equal(capture_reader_next(r, &ev, &e), 0);
+        capture_reader_close(r);
+    }
+}
+
+/* A statement's COPY parts that do not add up to its rows, or without rows, or in a version 2
+ * capture: corrupt. */
+static void test_copy_parts_refused(void **state)
+{
+    (void)state;
+    /* a session's start; a statement (session 0, +0, simple, ok, no name, text, params,
+     * duration, sqlstate, error, cancel), then its fields */
+    static const struct {
+        int version;
+        char fields[12];
+        size_t n;
+        const char *what;
+    } cases[] = {
+        {3, {'c', 4, 'a', '\n', 'b', '\n', 'k', 2, 2, 2, 0}, 11, NULL},
+        {3, {'c', 4, 'a', '\n', 'b', '\n', 'k', 2, 1, 2, 0}, 11, "COPY parts differ from the rows"},
+        {3, {'k', 2, 0, 0, 0}, 5, "COPY parts differ from the rows"},
+        {3, {'c', 1, 'a', 'k', 1, 1, 0}, 7, "bad COPY parts"},
+        {2, {'c', 4, 'a', '\n', 'b', '\n', 'k', 2, 2, 2, 0}, 11, "bad statement field"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char rec[64] = {'S', 0, 0, 0, 0, 0, 'R', 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
+        memcpy(rec + 18, cases[i].fields, cases[i].n);
+        write_crafted(cases[i].version, rec, 18 + cases[i].n);
+        struct err e = {0};
+        struct capture_reader *r = capture_reader_open(path, &e);
+        assert_non_null(r);
+        struct capture_event ev;
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        int rc = capture_reader_next(r, &ev, &e);
+        if (!cases[i].what) {
+            assert_int_equal(rc, 1);
+            assert_int_equal(ev.statement.n_copy_parts, 2);
+        } else {
+            if (rc != -1 || !strstr(e.msg, cases[i].what))
+                fail_msg("case %zu: %d, %s (wanted %s)", i, rc, e.msg, cases[i].what);
+        }
+        capture_reader_close(r);
+    }
 }
 
 /* A version 1 header over a version 2 record: corrupt, not read as something else. */
@@ -744,6 +839,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version_2_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_copy_parts_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_copy_parts_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_type_names_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version_2_record_in_version_1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_param_status_and_negotiate_round_trip, setup,

@@ -455,6 +455,36 @@ static void test_copy_in_fed(void **state)
     fx_free(&f);
 }
 
+/* A statement of several COPY FROM STDIN with its data in parts: each COPY is given its own
+ * part, in order, and one beyond the parts no rows (counted in copy_empty). */
+static void test_copy_in_parts(void **state)
+{
+    (void)state;
+    struct fx f;
+    fresh(&f);
+    static const char data[] = "1\n2\n\\.\n3\n\\.\n";
+    static const size_t parts[] = {7, 5};
+    one_statement(0, 1000, "COPY t FROM STDIN; COPY t FROM STDIN; COPY t FROM STDIN", 3000);
+    TF.items[0][1].copy_data = data;
+    TF.items[0][1].copy_len = sizeof data - 1;
+    TF.items[0][1].n_copy_parts = 2;
+    TF.items[0][1].copy_parts = parts;
+    fake_push((struct fake_reply){.kind = FAKE_COPY_IN, .copies = 3});
+    struct engine_feed feed = feed_of(1);
+    feed_start(&f, &feed, 1);
+    for (int t = 0; t <= 4; t++)
+        fx_at(&f, MS(t));
+    fx_run(&f, 16);
+    assert_string_equal(fake_copy_in(), data);
+    assert_int_equal(fake_count_sent("COPY END 7"), 1);
+    assert_int_equal(fake_count_sent("COPY END 5"), 1);
+    assert_int_equal(fake_count_sent("COPY END 0"), 1);
+    assert_int_equal(TF.n_done, 1);
+    assert_true(TF.out[0].ok);
+    assert_int_equal(TF.out[0].copy_empty, 1);
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -467,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_pipelined_sent_ahead),
         cmocka_unit_test(test_copy_out_read_and_dropped),
         cmocka_unit_test(test_copy_in_fed),
+        cmocka_unit_test(test_copy_in_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

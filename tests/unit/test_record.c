@@ -538,6 +538,81 @@ static void test_startup_and_copy_rows(void **state)
     unlink(path);
 }
 
+/* psql's `SELECT 0\; COPY t FROM STDIN\; COPY t FROM STDIN\; SELECT 1`: one Query whose two
+ * COPY FROM STDIN each get the rows the client sent after their CopyInResponse, kept as two
+ * parts (version 3); one whose second COPY the client ended with a CopyFail keeps what it sent
+ * before it; a Query of one COPY keeps its rows whole. Each counts once by the table of its
+ * first COPY and once with rows, as the events do. */
+static void copy_rows(struct rec_session *s, const char *rows, char end, int64_t t)
+{
+    be(s, 'G', t);
+    buf_append(&body, rows, strlen(rows));
+    fe(s, 'd', t + 1);
+    fe(s, end, t + 2);
+    if (end == 'c') {
+        putstr(&body, "COPY 2");
+        be(s, 'C', t + 3);
+    } else {
+        error(s, "57014", t + 3);
+    }
+}
+
+static void test_copy_parts(void **state)
+{
+    (void)state;
+    char path[64];
+    rec_open(path, sizeof path, "_copyparts", 0);
+    struct err e = {0};
+    struct rec_session *a = start("app", "shop", 100);
+    ready(a, 110);
+    query(a, "SELECT 0; COPY t FROM STDIN; COPY t FROM STDIN; SELECT 1", 200);
+    done(a, 205);
+    copy_rows(a, "1\n2\n\\.\n", 'c', 210);
+    copy_rows(a, "3\n4\n\\.\n", 'c', 220);
+    done(a, 230);
+    ready(a, 240);
+    query(a, "COPY t FROM STDIN; COPY u FROM STDIN", 300);
+    copy_rows(a, "5\n", 'c', 310);
+    copy_rows(a, "6\n7", 'f', 320);
+    ready(a, 330);
+    query(a, "COPY u FROM STDIN", 400);
+    copy_rows(a, "8\n", 'c', 410);
+    ready(a, 420);
+    recorder_session_end(rec, a, 500);
+    struct record_stats st = rec_close();
+    assert_int_equal(st.copy_in.with_rows, 3);
+    assert_int_equal(st.copy_in.n_tables, 2);
+    assert_string_equal(st.copy_in.tables[0].table, "t");
+    assert_int_equal(st.copy_in.tables[0].count, 2);
+    assert_int_equal(st.copy_in.tables[1].count, 1);
+
+    struct capture_reader *r = capture_reader_open(path, &e);
+    assert_non_null(r);
+    assert_int_equal(capture_reader_header(r)->version, 3);
+    assert_int_equal(capture_reader_header(r)->copy_in.with_rows, 3);
+    struct capture_event ev;
+    assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+    const struct {
+        const char *rows;
+        size_t parts[2];
+    } want[] = {{"1\n2\n\\.\n3\n4\n\\.\n", {7, 7}}, {"5\n6\n7", {2, 3}}, {"8\n", {0, 0}}};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        const struct capture_statement *got = &ev.statement;
+        assert_int_equal(got->copy_kept, 1);
+        assert_int_equal(got->copy_len, strlen(want[i].rows));
+        assert_memory_equal(got->copy_data, want[i].rows, got->copy_len);
+        assert_int_equal(got->n_copy_parts, want[i].parts[0] ? 2 : 0);
+        for (int k = 0; k < got->n_copy_parts; k++)
+            if (got->copy_parts[k] != want[i].parts[k])
+                fail_msg("statement %d part %d: %zu bytes, wanted %zu", i, k, got->copy_parts[k],
+                         want[i].parts[k]);
+    }
+    assert_int_equal(ev.statement.outcome, CAPTURE_OUTCOME_OK);
+    capture_reader_close(r);
+    unlink(path);
+}
+
 /* An id a sequence gave: an INSERT's RETURNING (first column, an integer type; simple and
  * extended, text and binary; several rows' ids in order), currval; not an UPDATE's RETURNING
  * id, nor a SELECT of an integer column, nor an OID of two rows. Kept as ids (version 3). */
@@ -724,7 +799,7 @@ int main(void)
         cmocka_unit_test(test_session),         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_flush_order),     cmocka_unit_test(test_startup_and_copy_rows),
         cmocka_unit_test(test_returned_ids),    cmocka_unit_test(test_param_status_and_negotiate),
-        cmocka_unit_test(test_user_type_names),
+        cmocka_unit_test(test_user_type_names), cmocka_unit_test(test_copy_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

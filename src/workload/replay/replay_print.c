@@ -134,8 +134,8 @@ static void show_fidelity(struct result_rows *out, const struct replay_result *p
                1, &p->values_mapped);
     if (p->copy_empty)
         counts(out, "copy without data",
-               "%v COPY FROM STDIN inside statements of several given no rows (their data is "
-               "not in the log)",
+               "%v COPY FROM STDIN inside statements of several given no rows (the capture "
+               "holds none of their own)",
                1, &p->copy_empty);
     if (p->prepared || p->portal_fetches)
         counts(out, "named statements",

@@ -258,7 +258,8 @@ static void copy_forms(struct qitem *q, const struct capture_statement *st)
     q->it.n_prepare_types = n_types;
 }
 
-/* A statement copied into one allocation: the item, its parameters, their text, the COPY
+/* A statement copied into one allocation: the item, its parameters, the parts of its COPY
+ * data (a statement of several COPY FROM STDIN recorded: capture.h), their text, the COPY
  * data of a COPY FROM STDIN (data_len bytes, 0 for none) and the names a DEALLOCATE drops
  * (unprepared: sqltext_unprepare's, empty for none). Each length is taken once, and only the
  * item's fields are cleared, not the texts' room. */
@@ -267,14 +268,17 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
 {
     size_t text_len = strlen(st->text), name_len = strlen(st->name);
     size_t returned_len = st->returned ? strlen(st->returned) + 1 : 0;
-    size_t len = sizeof(struct qitem) + (size_t)st->n_params * sizeof(char *);
+    int n_parts = data && st->copy_kept ? st->n_copy_parts : 0;
+    size_t len = sizeof(struct qitem) + (size_t)st->n_params * sizeof(char *) +
+                 (size_t)n_parts * sizeof(size_t);
     len += text_len + 1 + name_len + 1 + data_len + unprepared->len + returned_len;
     for (int i = 0; i < st->n_params; i++)
         len += st->params[i] ? param_length(st, i) + 1 : 0;
     struct qitem *q = xmalloc(len);
     memset(q, 0, sizeof *q);
     const char **params = (const char **)(q + 1);
-    char *p = (char *)(params + st->n_params);
+    size_t *parts = (size_t *)(params + st->n_params);
+    char *p = (char *)(parts + n_parts);
     q->it.kind = FEED_STATEMENT;
     q->it.offset_us = st->offset_us;
     q->it.session = st->session;
@@ -300,6 +304,10 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
         q->it.copy_data = p;
         q->it.copy_len = data_len;
         p += data_len;
+        if (n_parts)
+            memcpy(parts, st->copy_parts, (size_t)n_parts * sizeof *parts);
+        q->it.n_copy_parts = n_parts;
+        q->it.copy_parts = n_parts ? parts : NULL;
     }
     if (unprepared->len) {
         memcpy(p, unprepared->data, unprepared->len);
@@ -387,7 +395,8 @@ static void read_one(struct worker_source *ws)
     if (ev.kind == CAPTURE_EV_STATEMENT) {
         struct buf *data = NULL;
         if (ev.statement.copy_kept) { /* the rows the proxy recorded: sent as they were (in a
-                                       * statement of several, to its first COPY FROM STDIN) */
+                                       * statement of several, each COPY FROM STDIN's part to
+                                       * it, or, without parts, all to its first) */
             buf_reset(&ws->copy);
             buf_append(&ws->copy, (const char *)ev.statement.copy_data, ev.statement.copy_len);
             data = &ws->copy;
