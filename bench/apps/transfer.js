@@ -6,11 +6,15 @@
 // The two rows are updated in id order (the debit or the credit first), so that the
 // application itself never deadlocks.
 //
-// Usage: node bench/apps/transfer.js pg|postgres SOCKET_DIR|HOST PORT DATABASE [SECONDS [WORKERS]]
+// Usage: node bench/apps/transfer.js pg|postgres|postgres-pipeline SOCKET_DIR|HOST PORT DATABASE [SECONDS [WORKERS]]
 //   pg:       node-postgres (npm `pg`): a Pool; parameters go as unnamed extended-protocol
 //             statements, BEGIN and COMMIT as simple queries
 //   postgres: postgres.js (npm `postgres`): sql.begin(); every statement a named prepared
 //             statement (its default, prepare: true)
+//   postgres-pipeline: postgres.js, each worker on a connection of its own issuing four
+//             transfers' eight UPDATEs at once, without a transaction block (each its own
+//             Sync): postgres.js sends them as a pipeline, each before the one before is answered
+// (a transfer of the pipeline is not atomic: the sum of the balances holds once all are in.)
 // SOCKET_DIR is an absolute path, HOST anything else (TCP: bench/proxy-apps' proxy). The
 // packages are found through NODE_PATH (bench/vs-pgreplay-apps installs them in a cache
 // outside the repository). Prints one line: transfers, failures, seconds.
@@ -18,7 +22,7 @@
 
 const [driver, sockdir, port, database, secondsArg, workersArg] = process.argv.slice(2);
 if (!driver || !sockdir || !port || !database) {
-    console.error('usage: transfer.js pg|postgres SOCKET_DIR|HOST PORT DATABASE [SECONDS [WORKERS]]');
+    console.error('usage: transfer.js pg|postgres|postgres-pipeline SOCKET_DIR|HOST PORT DATABASE [SECONDS [WORKERS]]');
     process.exit(2);
 }
 const seconds = Number(secondsArg || 5);
@@ -59,14 +63,31 @@ async function withPg() {
     return { one, end: () => pool.end() };
 }
 
-async function withPostgresJs() {
+function postgresJs(max) {
     const mod = require('postgres');
     const postgres = mod.default || mod;
     // A directory is a unix socket's; anything else a TCP host (bench/proxy-apps' proxy).
     const where = sockdir.startsWith('/') ? { path: `${sockdir}/.s.PGSQL.${port}` }
         : { host: sockdir, port: Number(port) };
-    const sql = postgres({ ...where, database, username: 'postgres', max: workers,
-                           onnotice: () => {} });
+    return postgres({ ...where, database, username: 'postgres', max, onnotice: () => {} });
+}
+
+async function withPostgresJsPipeline() {
+    const sql = postgresJs(workers);
+    const move = (id, amount) => sql`UPDATE accounts SET balance = balance + ${amount} WHERE id = ${id}`;
+    const one = async () => {
+        const updates = [];
+        for (let i = 0; i < 4; i++) {
+            const [from, to, amount] = pick();
+            updates.push(move(from, -amount), move(to, amount));
+        }
+        await Promise.all(updates);
+    };
+    return { one, end: () => sql.end({ timeout: 5 }) };
+}
+
+async function withPostgresJs() {
+    const sql = postgresJs(workers);
     const one = async () => {
         const [from, to, amount] = pick();
         await sql.begin(async (tx) => {
@@ -85,6 +106,7 @@ async function withPostgresJs() {
 async function main() {
     const app = driver === 'pg' ? await withPg()
         : driver === 'postgres' ? await withPostgresJs()
+        : driver === 'postgres-pipeline' ? await withPostgresJsPipeline()
         : (() => { throw new Error(`unknown driver ${driver}`); })();
     const start = Date.now();
     const until = start + seconds * 1000;
