@@ -103,7 +103,7 @@ build/asan/tests/%: tests/unit/%.c build/asan/libpgarena.a
 	    $(LIBS_ALL) $(shell pkg-config --libs cmocka)
 
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%) $(UNIT_SRC:tests/unit/%.c=build/asan/tests/%)
-unit: $(UNIT_BIN) build/tests/mkcapture build/tests/binclient build/tests/syncclient build/gen_docs
+unit: $(UNIT_BIN) build/tests/mkcapture build/tests/binclient build/tests/syncclient build/tests/copyfailclient build/gen_docs
 
 # The poll variant (build/poll/): the release build with the engine's event wait on poll/ppoll
 # in place of epoll, its pgarena and the engine's fake-driver tests. Only src/engine/ reads the
@@ -182,14 +182,14 @@ windows-tests:
 	@$(MAKE) --no-print-directory $(WIN64_TESTS)
 
 # Test tools (tests/tools/): mkcapture writes replay captures for the integration tests;
-# binclient and syncclient are libpq applications sending binary parameters and statements
-# sharing a Sync (the recording proxy's tests).
+# binclient, syncclient and copyfailclient are libpq applications sending binary parameters,
+# statements sharing a Sync and COPYs they fail (the recording proxy's tests).
 build/tests/mkcapture: tests/tools/mkcapture.c build/libpgarena.a
 	@mkdir -p $(dir $@)
 	@echo "LD $@"
 	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -o $@ $^ $(LIBS_ALL)
 
-build/tests/binclient build/tests/syncclient: build/tests/%: tests/tools/%.c
+build/tests/binclient build/tests/syncclient build/tests/copyfailclient: build/tests/%: tests/tools/%.c
 	@mkdir -p $(dir $@)
 	@echo "LD $@"
 	@$(CC) $(REL_CFLAGS) $(CPPFLAGS_ALL) -o $@ $^ $(LIBS_ALL)

@@ -48,6 +48,9 @@
  *                    types its parameters hold, named (capture_type_name)
  *             tag 'k' u n, n times u length: of a statement holding several COPY FROM STDIN,
  *                    each one's part of tag 'c''s rows in order (n >= 2, summing to its length)
+ *             tag 'f' u copy, s message: the client ended its COPY FROM STDIN numbered copy
+ *                    (from 0, of tag 'k''s parts, 0 without them) with a CopyFail carrying
+ *                    message (the server's error ends the statement there); only with tag 'c'
  *   'U' session start with more: 'T''s fields, then tagged fields as 'R''s, ended by a 0
  *       byte: 'n' u newest minor, u n, n times s option (the server's
  *       NegotiateProtocolVersion: the protocol options it did not recognise)
@@ -74,6 +77,7 @@ enum {
     MORE_NEGOTIATE = 'n', /* a session's */
     MORE_TYPE_NAMES = 'y',
     MORE_COPY_PARTS = 'k',
+    MORE_COPY_FAIL = 'f',
 };
 
 /* The longest string or parameter list a reader accepts: a corrupt length must not make it
@@ -451,8 +455,9 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
     int binary_params = any_binary(st->param_formats, st->n_params);
     int binary_results = any_binary(st->result_formats, st->n_result_formats);
     int copy_parts = st->copy_kept && st->n_copy_parts > 1;
+    int copy_fail = st->copy_kept && st->copy_fail;
     int v3 = st->n_param_types > 0 || binary_params || binary_results || st->same_sync ||
-             st->n_type_names > 0 || st->n_param_status > 0 || copy_parts;
+             st->n_type_names > 0 || st->n_param_status > 0 || copy_parts || copy_fail;
     int more = st->copy_kept || st->returned || v3;
     buf_putc(&w->rec, more ? REC_STATEMENT_MORE : REC_STATEMENT);
     put_u(&w->rec, st->session);
@@ -514,6 +519,11 @@ int capture_write_statement(struct capture_writer *w, const struct capture_state
             put_u(&w->rec, (uint64_t)st->n_copy_parts);
             for (int i = 0; i < st->n_copy_parts; i++)
                 put_u(&w->rec, (uint64_t)st->copy_parts[i]);
+        }
+        if (copy_fail) {
+            buf_putc(&w->rec, MORE_COPY_FAIL);
+            put_u(&w->rec, (uint64_t)st->copy_fail_at);
+            put_s(&w->rec, st->copy_fail);
         }
         if (v3)
             w->version = 3;
@@ -1098,7 +1108,7 @@ static void type_names_resolve(struct capture_reader *r, struct capture_statemen
 /* An 'R' record's tagged fields: positions into r->strings (copy_at, returned_at: (size_t)-1
  * when absent), the rest into st. */
 static int read_more(struct capture_reader *r, struct capture_statement *st, size_t *copy_at,
-                     uint64_t *copy_len, size_t *returned_at, struct err *e)
+                     uint64_t *copy_len, size_t *returned_at, size_t *fail_at, struct err *e)
 {
     for (;;) {
         int tag = gzgetc(r->in);
@@ -1129,6 +1139,13 @@ static int read_more(struct capture_reader *r, struct capture_statement *st, siz
         } else if (tag == MORE_COPY_PARTS && r->h.version >= 3) {
             if (read_copy_parts(r, st, e) < 0)
                 return -1;
+        } else if (tag == MORE_COPY_FAIL && r->h.version >= 3 && *fail_at == (size_t)-1) {
+            uint64_t copy;
+            if (get_u(r, &copy, e) < 0 || get_s(r, fail_at, e) < 0)
+                return -1;
+            if (copy > MAX_PARAMS)
+                return corrupt(r, e, "bad COPY failed");
+            st->copy_fail_at = (int)copy;
         } else {
             return corrupt(r, e, tag < 0 ? "truncated" : "bad statement field");
         }
@@ -1149,13 +1166,14 @@ static int read_statement(struct capture_reader *r, struct capture_event *ev, in
         return corrupt(r, e, "bad protocol or outcome");
     st->protocol = (enum capture_protocol)proto;
     st->outcome = (enum capture_outcome)outcome;
-    size_t name, text, sqlstate, error, copy_at = (size_t)-1, returned_at = (size_t)-1;
+    size_t name, text, sqlstate, error, copy_at = (size_t)-1, returned_at = (size_t)-1,
+                                        fail_at = (size_t)-1;
     uint64_t duration, cancel, copy_len = 0;
     /* Positions, not pointers, until the strings stop moving. */
     if (get_s(r, &name, e) < 0 || get_s(r, &text, e) < 0 || read_params(r, st, e) < 0 ||
         get_u(r, &duration, e) < 0 || get_s(r, &sqlstate, e) < 0 || get_s(r, &error, e) < 0 ||
         get_u(r, &cancel, e) < 0 ||
-        (more && read_more(r, st, &copy_at, &copy_len, &returned_at, e) < 0))
+        (more && read_more(r, st, &copy_at, &copy_len, &returned_at, &fail_at, e) < 0))
         return -1;
     if (strlen(r->strings.data + sqlstate) > 5)
         return corrupt(r, e, "bad SQLSTATE");
@@ -1188,6 +1206,11 @@ static int read_statement(struct capture_reader *r, struct capture_event *ev, in
         parts_len += st->copy_parts[i];
     if (st->n_copy_parts && (!st->copy_kept || parts_len != st->copy_len))
         return corrupt(r, e, "COPY parts differ from the rows");
+    if (fail_at != (size_t)-1) {
+        if (!st->copy_kept || st->copy_fail_at >= (st->n_copy_parts ? st->n_copy_parts : 1))
+            return corrupt(r, e, "bad COPY failed");
+        st->copy_fail = r->strings.data + fail_at;
+    }
     r->n_statements++;
     return 0;
 }

@@ -31,7 +31,8 @@
  * it holds what only version 2 holds (a session's startup parameters, a COPY FROM STDIN's
  * rows, an OID returned) or version 3 (an id a sequence gave, returned; parameter types and
  * formats, binary values; result formats; the settings a statement changed, a session's
- * NegotiateProtocolVersion; where each COPY's rows end in a statement of several): older pgarena
+ * NegotiateProtocolVersion; where each COPY's rows end in a statement of several; a COPY its
+ * client ended with a CopyFail): older pgarena
  * then still reads the captures of server logs, and version 2's. */
 #define CAPTURE_VERSION 3
 /* The most rows of an INSERT's RETURNING whose ids a statement keeps. */
@@ -127,6 +128,12 @@ struct capture_statement {
      * 0 and NULL otherwise: copy_data is the one COPY's. */
     int n_copy_parts;
     const size_t *copy_parts;
+    /* Version 3 (recorded): the client ended the statement's COPY FROM STDIN numbered
+     * copy_fail_at (from 0, in the order of copy_parts; the server's error ends the statement
+     * there) with a CopyFail carrying this message, its rows before it kept (copy_kept); NULL
+     * and 0 otherwise. */
+    const char *copy_fail;
+    int copy_fail_at;
     /* Version 2 (recorded): the value the server returned when a later statement may carry it
      * as a literal and a replay's server returns another (one row of one column of type oid:
      * lo_create, lo_import, lo_from_bytea...), as text; NULL otherwise. Version 3:

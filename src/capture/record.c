@@ -153,6 +153,7 @@ static void rev_free(struct rev *ev)
     free((char *)ev->st.text);
     free((char *)ev->st.error);
     free((char *)ev->st.returned);
+    free((char *)ev->st.copy_fail);
     buf_free(&ev->copy);
     free(ev->copy_parts);
     for (int i = 0; i < ev->st.n_params; i++)
@@ -515,9 +516,17 @@ void recorder_frontend(struct recorder *r, struct rec_session *s, char type, con
             }
         }
         break;
-    case 'c': /* CopyDone, CopyFail: the rows end (a CopyFail's error comes from the server;
-               * what the client sent before it is kept, as it was sent) */
-    case 'f':
+    case 'f': /* CopyFail: the rows end, the COPY failed by its client (the server's error
+               * follows); what the client sent before it is kept, as it was sent, and the
+               * COPY marked with the client's message for the replay to fail it again */
+        if (s->copy_in && !s->copy_in->st.copy_fail && s->copy_in->n_copies > 0) {
+            struct rev *ev = s->copy_in;
+            ev->st.copy_fail = body ? xstrndup((const char *)body, len) : xstrdup("");
+            ev->st.copy_fail_at = ev->n_copies - 1;
+        }
+        s->copy_in = NULL;
+        break;
+    case 'c': /* CopyDone: the rows end */
         s->copy_in = NULL;
         break;
     default: /* Describe, Close, Flush...: nothing a capture holds yet */

@@ -39,8 +39,9 @@
 struct recorder;
 struct rec_session;
 
-/* The frontend message types whose bodies the recorder reads (a framer's keep_types). */
-#define RECORD_FRONTEND_TYPES "QPBECSdF"
+/* The frontend message types whose bodies the recorder reads (a framer's keep_types; f: a
+ * CopyFail's message). */
+#define RECORD_FRONTEND_TYPES "QPBECSdfF"
 /* The backend's (ParameterStatus and NegotiateProtocolVersion: a statement's settings
  * changed, a session's protocol options refused). */
 #define RECORD_BACKEND_TYPES "CEZKGTSv"

@@ -231,6 +231,10 @@ static json_t *event_json(const struct capture_event *ev)
             json_array_append_new(parts, json_integer((json_int_t)st->copy_parts[i]));
         json_object_set_new(o, "copy_parts", parts);
     }
+    if (st->copy_fail) /* version 3: the COPY its client ended with a CopyFail, its message */
+        json_object_set_new(
+            o, "copy_fail",
+            json_pack("{s:i, s:s}", "copy", st->copy_fail_at, "message", st->copy_fail));
     if (st->param_formats) { /* version 3: the formats, binary values above as bytea's hex */
         json_t *f = json_array();
         for (int i = 0; i < st->n_params; i++)

@@ -540,7 +540,8 @@ static int step_next(struct client *c, time_ns now)
 }
 
 /* A COPY FROM STDIN's data (none for a COPY given no rows), queued without blocking: 1 all queued
- * with its end, 0 wait until writable, -1 the connection broke. */
+ * with its end (a CopyFail for the one the item says its client failed), 0 wait until writable,
+ * -1 the connection broke. */
 #define COPY_CHUNK 65536
 static int feed_copy_in(struct client *c)
 {
@@ -557,7 +558,9 @@ static int feed_copy_in(struct client *c)
             return client_flush(c) < 0 ? -1 : 0;
         f->copy_at += n;
     }
-    int r = pg_put_copy_end(c->conn, NULL);
+    /* The COPY its client failed in the capture fails so again (f->copy_given counts it). */
+    int failed = it->copy_fail && f->copy_given == it->copy_fail_at + 1;
+    int r = pg_put_copy_end(c->conn, failed ? it->copy_fail : NULL);
     if (r < 0)
         return -1;
     if (r == 0)

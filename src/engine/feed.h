@@ -76,6 +76,11 @@ struct engine_feed_item {
     size_t copy_len;
     int n_copy_parts;
     const size_t *copy_parts;
+    /* Non-NULL: the statement's COPY FROM STDIN numbered copy_fail_at (from 0) is ended with
+     * a CopyFail carrying this message after its data, not a CopyDone (its client failed it
+     * so in the capture; the server's error then ends the statement). */
+    const char *copy_fail;
+    int copy_fail_at;
     enum engine_feed_unprepare unprepare;
     const char *unprepare_names; /* FEED_UNPREPARE_NAMES: each with its NUL, an empty one last */
     int want_returned;           /* hand back its result's value (outcome's returned) */

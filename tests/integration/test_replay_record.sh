@@ -62,6 +62,17 @@ record_with_tool() {
     record_start --seconds 300
 }
 
+# record_tool_run NAME: record_with_tool NAME, then NAME run through the proxy, and the proxy
+# stopped (its summary in $T/out).
+record_tool_run() {
+    record_with_tool "$1"
+    "$PGARENA_TEST_TOP/build/tests/$1" "$pconn" >"$T/$1.out" 2>&1 ||
+        { cat "$T/$1.out" >&2; fail "$1 through the proxy"; }
+    kill -INT "$PID"
+    pga_wait
+    assert_rc 0
+}
+
 # wait_running QUERY: wait (at most 30 s) until the server runs QUERY.
 wait_running() {
     for _ in $(seq 1 300); do
@@ -378,12 +389,7 @@ PY
 # them, and the replay sends each group with one Sync, so that a group with a failure leaves
 # no row of it behind and its statements after the failure are not run, as in the capture.
 test_replay_record_sync_groups() {
-    local bin=$PGARENA_TEST_TOP/build/tests/syncclient
-    record_with_tool syncclient
-    "$bin" "$pconn" >"$T/sync.out" 2>&1 || { cat "$T/sync.out" >&2; fail "syncclient through the proxy"; }
-    kill -INT "$PID"
-    pga_wait
-    assert_rc 0
+    record_tool_run syncclient
     local direct=${rconn% dbname=*} ids="SELECT string_agg(id::text, ' ' ORDER BY id) FROM grp"
     [ "$(sql "$ids" "$direct dbname=rec")" = "1 2 3 30 31" ] || fail "the source's rows"
     pga replay show --events "$T/rec.cap"
@@ -551,6 +557,33 @@ PY
     [ "$got" = "$want" ] || fail "the target's rows: $got, the source's: $want"
     pyjson "$T/r.json" 'd["replay"]["copy_recorded"] == 1 and d["replay"].get("copy_empty", 0) == 0'
     pyjson "$T/r.json" 'd["replay"]["sent"] == d["replay"]["statements"] and d["replay"]["diverged"]["failed_now"] == 0 and d["replay"]["diverged"]["succeeded_now"] == 0'
+}
+
+# A client that gives up on its COPY FROM STDIN (tests/tools/copyfailclient.c: PQputCopyEnd
+# with a message, after some rows; alone, then the second COPY of a Query of two): the server
+# failed each (57014, "COPY from stdin failed: MESSAGE"), and the capture marks which COPY its
+# client failed and with what. The replay fails it so again: the target's table holds none of
+# the rows sent, and no statement succeeds now (ended with a CopyDone, the rows would load).
+test_replay_record_copy_failed_by_client() {
+    record_tool_run copyfailclient
+    assert_out "COPY FROM STDIN kept with their rows: 2$"
+    pga replay show --events "$T/rec.cap"
+    assert_rc 0
+    python3 - "$T/out" <<'PY' || { cat "$T/out" >&2; fail "the capture does not mark the COPYs the client failed"; }
+import json, sys
+st = [e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "statement"]
+copies = [e for e in st if e.get("copy_bytes") is not None]
+assert len(copies) == 2, copies
+assert copies[0]["copy_fail"] == {"copy": 0, "message": "aborted"}, copies[0]
+assert copies[0]["sqlstate"] == "57014" and copies[0]["copy_bytes"] == 12, copies[0]
+assert copies[1]["copy_fail"] == {"copy": 1, "message": "given up"}, copies[1]
+assert copies[1]["copy_parts"] == [8, 7], copies[1]
+assert not [e for e in st if "copy_fail" in e and e not in copies], st
+PY
+    replay_same snap
+    pyjson "$T/r.json" 'd["replay"]["copy_recorded"] == 2'
+    [ "$(sql "SELECT count(*) FROM cf" "${rconn% dbname=*} dbname=dst")" = 0 ] ||
+        fail "the target's cf holds the rows of the COPYs the client failed"
 }
 
 test_replay_record_seconds_and_refusals() {

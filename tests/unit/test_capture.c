@@ -334,6 +334,56 @@ static void test_copy_parts_round_trip(void **state)
     }
 }
 
+/* A COPY its client ended with a CopyFail (version 3's 'f'): which COPY of the statement and
+ * the client's message, read back as written, in a statement of one COPY and of several; not
+ * written for a statement whose rows are not kept (whose capture stays version 1). */
+static void test_copy_fail_round_trip(void **state)
+{
+    (void)state;
+    static const char rows[] = "1\n2\n\\.\n3\n";
+    const size_t parts[] = {7, 2};
+    for (int c = 0; c < 3; c++) {
+        struct err e = {0};
+        struct capture_writer *w = capture_writer_open(path, &e);
+        assert_non_null(w);
+        struct capture_session s0 = {.id = 0, .log_id = "", .user = "app", .database = "shop"};
+        assert_int_equal(capture_write_session_start(w, &s0, &e), 0);
+        struct capture_statement st = {.offset_us = 10,
+                                       .text = "COPY t FROM STDIN; COPY t FROM STDIN",
+                                       .name = "",
+                                       .duration_us = 5,
+                                       .outcome = CAPTURE_OUTCOME_ERROR,
+                                       .sqlstate = "57014",
+                                       .error = "COPY from stdin failed: aborted",
+                                       .cancel_us = -1,
+                                       .copy_kept = c < 2,
+                                       .copy_data = c < 2 ? (const uint8_t *)rows : NULL,
+                                       .copy_len = c < 2 ? sizeof rows - 1 : 0,
+                                       .n_copy_parts = c == 1 ? 2 : 0,
+                                       .copy_parts = c == 1 ? parts : NULL,
+                                       .copy_fail = "aborted by the client",
+                                       .copy_fail_at = c == 1 ? 1 : 0};
+        assert_int_equal(capture_write_statement(w, &st, &e), 0);
+        struct capture_reader *r = close_and_open(w, c < 2 ? 3 : 1);
+        struct capture_event ev;
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        if (c < 2) {
+            assert_int_equal(ev.statement.copy_len, sizeof rows - 1);
+            assert_string_equal(ev.statement.copy_fail, "aborted by the client");
+            assert_int_equal(ev.statement.copy_fail_at, c == 1 ? 1 : 0);
+            assert_int_equal(ev.statement.n_copy_parts, c == 1 ? 2 : 0);
+        } else {
+            assert_int_equal(ev.statement.copy_kept, 0);
+            assert_null(ev.statement.copy_fail);
+        }
+        assert_string_equal(ev.statement.sqlstate, "57014");
+        assert_int_equal(capture_reader_next(r, &ev, &e), 1);
+        assert_int_equal(capture_reader_next(r, &ev, &e), 0);
+        capture_reader_close(r);
+    }
+}
+
 /* A statement's COPY parts that do not add up to its rows, or without rows, or in a version 2
  * capture: corrupt. */
 static void test_copy_parts_refused(void **state)
@@ -352,6 +402,12 @@ static void test_copy_parts_refused(void **state)
         {3, {'k', 2, 0, 0, 0}, 5, "COPY parts differ from the rows"},
         {3, {'c', 1, 'a', 'k', 1, 1, 0}, 7, "bad COPY parts"},
         {2, {'c', 4, 'a', '\n', 'b', '\n', 'k', 2, 2, 2, 0}, 11, "bad statement field"},
+        /* a CopyFail's mark ('f' copy, message): of a COPY the statement has, with rows */
+        {3, {'c', 1, 'a', 'f', 0, 1, 'x', 0}, 8, NULL},
+        {3, {'c', 1, 'a', 'f', 1, 1, 'x', 0}, 8, "bad COPY failed"},
+        {3, {'f', 0, 1, 'x', 0}, 5, "bad COPY failed"},
+        {3, {'c', 1, 'a', 'f', 0, 0, 'f', 0, 0, 0}, 10, "bad statement field"},
+        {2, {'c', 1, 'a', 'f', 0, 1, 'x', 0}, 8, "bad statement field"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char rec[64] = {'S', 0, 0, 0, 0, 0, 'R', 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0};
@@ -365,7 +421,10 @@ static void test_copy_parts_refused(void **state)
         int rc = capture_reader_next(r, &ev, &e);
         if (!cases[i].what) {
             assert_int_equal(rc, 1);
-            assert_int_equal(ev.statement.n_copy_parts, 2);
+            if (cases[i].fields[3] == 'f')
+                assert_string_equal(ev.statement.copy_fail, "x");
+            else
+                assert_int_equal(ev.statement.n_copy_parts, 2);
         } else {
             if (rc != -1 || !strstr(e.msg, cases[i].what))
                 fail_msg("case %zu: %d, %s (wanted %s)", i, rc, e.msg, cases[i].what);
@@ -840,6 +899,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version_2_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_copy_parts_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_copy_fail_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_copy_parts_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_type_names_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version_2_record_in_version_1, setup, teardown),

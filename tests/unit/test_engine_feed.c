@@ -455,33 +455,62 @@ static void test_copy_in_fed(void **state)
     fx_free(&f);
 }
 
+/* A statement of three COPY FROM STDIN with data in two parts (its client failing none, or
+ * the one copy_fail_at says with "aborted"), fed to a server that runs it. */
+static void run_three_copies(struct fx *f, const char *data, const size_t *parts, int fail_at)
+{
+    fresh(f);
+    one_statement(0, 1000, "COPY t FROM STDIN; COPY t FROM STDIN; COPY t FROM STDIN", 3000);
+    struct engine_feed_item *it = &TF.items[0][1];
+    it->copy_data = data;
+    it->copy_len = strlen(data);
+    it->n_copy_parts = 2;
+    it->copy_parts = parts;
+    it->copy_fail = fail_at >= 0 ? "aborted" : NULL;
+    it->copy_fail_at = fail_at >= 0 ? fail_at : 0;
+    fake_push((struct fake_reply){.kind = FAKE_COPY_IN, .copies = 3});
+    static struct engine_feed feed; /* the run's until fx_free */
+    feed = feed_of(1);
+    feed_start(f, &feed, 1);
+    for (int t = 0; t <= 4; t++)
+        fx_at(f, MS(t));
+    fx_run(f, 16);
+    assert_string_equal(fake_copy_in(), data);
+    assert_int_equal(TF.n_done, 1);
+}
+
 /* A statement of several COPY FROM STDIN with its data in parts: each COPY is given its own
  * part, in order, and one beyond the parts no rows (counted in copy_empty). */
 static void test_copy_in_parts(void **state)
 {
     (void)state;
     struct fx f;
-    fresh(&f);
-    static const char data[] = "1\n2\n\\.\n3\n\\.\n";
     static const size_t parts[] = {7, 5};
-    one_statement(0, 1000, "COPY t FROM STDIN; COPY t FROM STDIN; COPY t FROM STDIN", 3000);
-    TF.items[0][1].copy_data = data;
-    TF.items[0][1].copy_len = sizeof data - 1;
-    TF.items[0][1].n_copy_parts = 2;
-    TF.items[0][1].copy_parts = parts;
-    fake_push((struct fake_reply){.kind = FAKE_COPY_IN, .copies = 3});
-    struct engine_feed feed = feed_of(1);
-    feed_start(&f, &feed, 1);
-    for (int t = 0; t <= 4; t++)
-        fx_at(&f, MS(t));
-    fx_run(&f, 16);
-    assert_string_equal(fake_copy_in(), data);
+    run_three_copies(&f, "1\n2\n\\.\n3\n\\.\n", parts, -1);
     assert_int_equal(fake_count_sent("COPY END 7"), 1);
     assert_int_equal(fake_count_sent("COPY END 5"), 1);
     assert_int_equal(fake_count_sent("COPY END 0"), 1);
-    assert_int_equal(TF.n_done, 1);
     assert_true(TF.out[0].ok);
     assert_int_equal(TF.out[0].copy_empty, 1);
+    fx_free(&f);
+}
+
+/* A COPY its client failed in the capture (copy_fail): given its part, then ended with a
+ * CopyFail carrying the client's message, not a CopyDone; the COPY before it ends as usual,
+ * and the statement fails with the server's error (57014), its further COPY not run. */
+static void test_copy_in_failed(void **state)
+{
+    (void)state;
+    struct fx f;
+    static const size_t parts[] = {7, 2};
+    run_three_copies(&f, "1\n2\n\\.\n3\n", parts, 1);
+    assert_int_equal(fake_count_sent("COPY END 7"), 1);
+    assert_int_equal(fake_count_sent("COPY FAIL aborted"), 1);
+    assert_int_equal(fake_count_sent("COPY END 2"), 0);
+    assert_int_equal(fake_count_sent("COPY END 0"), 0);
+    assert_false(TF.out[0].ok);
+    assert_string_equal(TF.out[0].sqlstate, "57014");
+    assert_int_equal(TF.out[0].copy_empty, 0);
     fx_free(&f);
 }
 
@@ -498,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_copy_out_read_and_dropped),
         cmocka_unit_test(test_copy_in_fed),
         cmocka_unit_test(test_copy_in_parts),
+        cmocka_unit_test(test_copy_in_failed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

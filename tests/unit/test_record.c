@@ -541,13 +541,16 @@ static void test_startup_and_copy_rows(void **state)
 /* psql's `SELECT 0\; COPY t FROM STDIN\; COPY t FROM STDIN\; SELECT 1`: one Query whose two
  * COPY FROM STDIN each get the rows the client sent after their CopyInResponse, kept as two
  * parts (version 3); one whose second COPY the client ended with a CopyFail keeps what it sent
- * before it; a Query of one COPY keeps its rows whole. Each counts once by the table of its
- * first COPY and once with rows, as the events do. */
+ * before it, marked failed by its client there with the client's message; a Query of one COPY
+ * keeps its rows whole, and one ended with a CopyFail is marked so at its first. Each counts
+ * once by the table of its first COPY and once with rows, as the events do. */
 static void copy_rows(struct rec_session *s, const char *rows, char end, int64_t t)
 {
     be(s, 'G', t);
     buf_append(&body, rows, strlen(rows));
     fe(s, 'd', t + 1);
+    if (end == 'f')
+        putstr(&body, "aborted");
     fe(s, end, t + 2);
     if (end == 'c') {
         putstr(&body, "COPY 2");
@@ -578,25 +581,32 @@ static void test_copy_parts(void **state)
     query(a, "COPY u FROM STDIN", 400);
     copy_rows(a, "8\n", 'c', 410);
     ready(a, 420);
+    query(a, "COPY u FROM STDIN", 430);
+    copy_rows(a, "9\n", 'f', 440);
+    ready(a, 450);
     recorder_session_end(rec, a, 500);
     struct record_stats st = rec_close();
-    assert_int_equal(st.copy_in.with_rows, 3);
+    assert_int_equal(st.copy_in.with_rows, 4);
     assert_int_equal(st.copy_in.n_tables, 2);
     assert_string_equal(st.copy_in.tables[0].table, "t");
     assert_int_equal(st.copy_in.tables[0].count, 2);
-    assert_int_equal(st.copy_in.tables[1].count, 1);
+    assert_int_equal(st.copy_in.tables[1].count, 2);
 
     struct capture_reader *r = capture_reader_open(path, &e);
     assert_non_null(r);
     assert_int_equal(capture_reader_header(r)->version, 3);
-    assert_int_equal(capture_reader_header(r)->copy_in.with_rows, 3);
+    assert_int_equal(capture_reader_header(r)->copy_in.with_rows, 4);
     struct capture_event ev;
     assert_int_equal(capture_reader_next(r, &ev, &e), 1);
     const struct {
         const char *rows;
         size_t parts[2];
-    } want[] = {{"1\n2\n\\.\n3\n4\n\\.\n", {7, 7}}, {"5\n6\n7", {2, 3}}, {"8\n", {0, 0}}};
-    for (int i = 0; i < 3; i++) {
+        int fail_at; /* the COPY failed by its client, -1 none */
+    } want[] = {{"1\n2\n\\.\n3\n4\n\\.\n", {7, 7}, -1},
+                {"5\n6\n7", {2, 3}, 1},
+                {"8\n", {0, 0}, -1},
+                {"9\n", {0, 0}, 0}};
+    for (int i = 0; i < 4; i++) {
         assert_int_equal(capture_reader_next(r, &ev, &e), 1);
         const struct capture_statement *got = &ev.statement;
         assert_int_equal(got->copy_kept, 1);
@@ -607,8 +617,17 @@ static void test_copy_parts(void **state)
             if (got->copy_parts[k] != want[i].parts[k])
                 fail_msg("statement %d part %d: %zu bytes, wanted %zu", i, k, got->copy_parts[k],
                          want[i].parts[k]);
+        if (want[i].fail_at < 0) {
+            assert_null(got->copy_fail);
+            assert_int_equal(got->copy_fail_at, 0);
+        } else {
+            assert_non_null(got->copy_fail);
+            assert_string_equal(got->copy_fail, "aborted");
+            assert_int_equal(got->copy_fail_at, want[i].fail_at);
+            assert_string_equal(got->sqlstate, "57014");
+        }
     }
-    assert_int_equal(ev.statement.outcome, CAPTURE_OUTCOME_OK);
+    assert_int_equal(ev.statement.outcome, CAPTURE_OUTCOME_ERROR);
     capture_reader_close(r);
     unlink(path);
 }

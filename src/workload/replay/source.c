@@ -269,9 +269,10 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
     size_t text_len = strlen(st->text), name_len = strlen(st->name);
     size_t returned_len = st->returned ? strlen(st->returned) + 1 : 0;
     int n_parts = data && st->copy_kept ? st->n_copy_parts : 0;
+    size_t fail_len = data && st->copy_kept && st->copy_fail ? strlen(st->copy_fail) + 1 : 0;
     size_t len = sizeof(struct qitem) + (size_t)st->n_params * sizeof(char *) +
                  (size_t)n_parts * sizeof(size_t);
-    len += text_len + 1 + name_len + 1 + data_len + unprepared->len + returned_len;
+    len += text_len + 1 + name_len + 1 + data_len + unprepared->len + returned_len + fail_len;
     for (int i = 0; i < st->n_params; i++)
         len += st->params[i] ? param_length(st, i) + 1 : 0;
     struct qitem *q = xmalloc(len);
@@ -308,6 +309,11 @@ static struct qitem *copy_statement(const struct capture_statement *st, const ch
             memcpy(parts, st->copy_parts, (size_t)n_parts * sizeof *parts);
         q->it.n_copy_parts = n_parts;
         q->it.copy_parts = n_parts ? parts : NULL;
+        if (fail_len) { /* its client failed that COPY: so does the replay */
+            q->it.copy_fail = p;
+            q->it.copy_fail_at = st->copy_fail_at;
+            p = copy_string(p, st->copy_fail, fail_len - 1);
+        }
     }
     if (unprepared->len) {
         memcpy(p, unprepared->data, unprepared->len);
