@@ -270,7 +270,8 @@ static int send_statement(struct client *c, const struct engine_feed_item *it, i
     return sent < 0 || pipeline_tail(c, it, await_sync) < 0 || client_flush(c) < 0 ? -1 : 0;
 }
 
-/* The statement's timer: the earlier of its cancel time and its --timeout. */
+/* The statement's timer: the earliest of its cancel time, its --timeout and the next look at
+ * the statements taken ahead (ahead_at). */
 static void arm_statement_timer(struct client *c)
 {
     struct client_feed *f = feed_of(c);
