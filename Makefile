@@ -34,7 +34,9 @@ all: build/pgarena
 # The options only one workload takes are rows of its folder's options.def; cli/options.def
 # includes them all through this file (each folder's, sorted). It is checked on every make and
 # rewritten only when the list of folders changes, so that a folder without options.def
-# recompiles nothing more; every compile waits for it (a fresh tree has no .d files yet).
+# recompiles nothing more; every compile waits for it (a fresh tree has no .d files yet). Its
+# temporary file is the shell's own: make check's Windows step runs two makes at once, each
+# checking it.
 WORKLOAD_OPTIONS := build/gen/workload_options.def
 WORKLOAD_OPTION_DEFS := $(sort $(wildcard src/workload/*/options.def))
 
@@ -44,8 +46,8 @@ $(WORKLOAD_OPTIONS): FORCE
 	   for f in $(WORKLOAD_OPTION_DEFS); do \
 	       d=$${f%/options.def}; echo "WORKLOAD_FOLDER(\"$${d#src/workload/}\")"; \
 	       echo "#include \"$${f#src/}\""; \
-	   done; } >$@.tmp
-	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+	   done; } >$@.tmp.$$$$ && \
+	 if cmp -s $@.tmp.$$$$ $@; then rm -f $@.tmp.$$$$; else mv $@.tmp.$$$$ $@; fi
 
 build/obj/%.o: %.c | $(WORKLOAD_OPTIONS)
 	@mkdir -p $(dir $@)
