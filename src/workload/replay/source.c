@@ -65,6 +65,8 @@ struct qitem {
     uint64_t seq;        /* the statement's number in the capture (order.h) */
     int same_sync;       /* no Sync between it and its session's previous statement (capture.h) */
     int64_t duration_us; /* the original's, -1 when unknown */
+    int shares_sync;     /* a Sync group or a pipeline may hold it (may_share_sync, worked out
+                          * once at its reading, when the capture has either) */
     int held;            /* the order holds it back, since held_since */
     time_ns held_since;  /* (the engine's clock) */
     time_ns check_at;    /* the next give-way check, while the mark stays */
@@ -381,6 +383,14 @@ static int read_copy_file(struct buf *b, const char *path)
     return bad ? -1 : 0;
 }
 
+/* A statement a Sync group may hold: sent with the extended protocol, not a COPY (libpq's
+ * pipeline mode takes no COPY: a COPY ends a group where it stands, as a Sync would). */
+static int may_share_sync(const struct qitem *q)
+{
+    return q->it.kind == FEED_STATEMENT && q->it.proto != FEED_SIMPLE && !q->it.copy_data &&
+           !sqltext_is_copy_from_stdin(q->text) && !sqltext_is_copy_to_stdout(q->text);
+}
+
 /* Read one event; what belongs to this worker's clients is queued. */
 static void read_one(struct worker_source *ws)
 {
@@ -438,6 +448,7 @@ static void read_one(struct worker_source *ws)
                           : u == SQLTEXT_UNPREPARE_NAMES ? FEED_UNPREPARE_NAMES
                                                          : FEED_UNPREPARE_NONE;
         q->seq = seq;
+        q->shares_sync = (s->header.same_sync || s->header.pipelined) && may_share_sync(q);
         enqueue(ws, ss->client, q);
         return;
     }
@@ -491,14 +502,6 @@ static void qitem_free(struct qitem *q)
     free(q);
 }
 
-/* A statement a Sync group may hold: sent with the extended protocol, not a COPY (libpq's
- * pipeline mode takes no COPY: a COPY ends a group where it stands, as a Sync would). */
-static int may_share_sync(const struct qitem *q)
-{
-    return q->it.kind == FEED_STATEMENT && q->it.proto != FEED_SIMPLE && !q->it.copy_data &&
-           !sqltext_is_copy_from_stdin(q->text) && !sqltext_is_copy_to_stdout(q->text);
-}
-
 /* What the client's next statement tells the engine of the one after it (feed.h): whether its
  * Sync group goes on (sync_open), whether its client sent that one before its results came
  * (next_pipelined). The client's item after it is read first, as far as the look-ahead goes
@@ -508,8 +511,7 @@ static int may_share_sync(const struct qitem *q)
 static int mark_what_follows(struct worker_source *ws, struct wclient *wc, int *n_read)
 {
     struct qitem *q = wc->head;
-    const struct capture_header *h = &ws->s->header;
-    if ((!h->same_sync && !h->pipelined) || !may_share_sync(q))
+    if (!q->shares_sync)
         return 0;
     while (!q->next && !ws->eof && ws->queued < REPLAY_LOOKAHEAD) {
         if ((*n_read)++ == READ_PER_CALL)
@@ -517,7 +519,7 @@ static int mark_what_follows(struct worker_source *ws, struct wclient *wc, int *
         read_one(ws);
     }
     const struct qitem *n = q->next;
-    if (!n || n->it.session != q->it.session || !may_share_sync(n))
+    if (!n || n->it.session != q->it.session || !n->shares_sync)
         return 0;
     q->it.sync_open = n->same_sync;
     q->it.next_pipelined =
